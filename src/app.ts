@@ -1,0 +1,94 @@
+import * as Sentry from '@sentry/node';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { requestId } from 'hono/request-id';
+import { secureHeaders } from 'hono/secure-headers';
+import type { AppDeps, AppEnv } from './http/context.ts';
+import { csrf } from './http/csrf.ts';
+import { AppError, errorResponse } from './http/errors.ts';
+import { spaRoutes } from './http/spa.ts';
+import { accountRoutes } from './modules/accounts/routes.ts';
+import { healthRoutes } from './modules/health/routes.ts';
+
+const JSON_BODY_LIMIT = 1024 * 1024;
+const CSRF_EXEMPT = new Set(['/api/stripe/webhook']);
+
+/** The HTTP application: middleware in order, one route group per module, one error handler. */
+export function createApp(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  const { issue, verify } = csrf(deps.authSecret, { secure: deps.env.isProduction, exempt: (path) => CSRF_EXEMPT.has(path) });
+  const sentryOrigin = deps.env.sentry.dsn ? new URL(deps.env.sentry.dsn).origin : undefined;
+
+  app.use(requestId());
+  app.use(async (c, next) => {
+    const started = performance.now();
+    c.set('deps', deps);
+    c.set('user', undefined);
+    c.set('log', deps.log.child({ requestId: c.var.requestId }));
+    await next();
+    c.var.log.info('request', {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round(performance.now() - started),
+    });
+  });
+  app.use(
+    secureHeaders({
+      strictTransportSecurity: 'max-age=31536000; includeSubDomains',
+      xFrameOptions: 'DENY',
+      xContentTypeOptions: 'nosniff',
+      referrerPolicy: 'strict-origin-when-cross-origin',
+      contentSecurityPolicy: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'", ...(sentryOrigin ? [sentryOrigin] : [])],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    }),
+  );
+  app.use('/api/*', async (c, next) => {
+    await next();
+    c.header('Cache-Control', 'no-store');
+  });
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: JSON_BODY_LIMIT,
+      onError: () => {
+        throw new AppError('payload_too_large');
+      },
+    }),
+  );
+  app.use('*', verify);
+
+  app.get('/api/csrf-token', issue);
+  app.route('/api', accountRoutes);
+  app.route('/', healthRoutes);
+  app.get('/api/auth/verify-email', (c) => deps.auth.handler(c.req.raw));
+  app.all('/api/*', () => {
+    throw new AppError('not_found', 'お探しの API は見つかりませんでした。');
+  });
+  if (deps.webRoot) app.route('/', spaRoutes(deps.webRoot));
+
+  app.notFound((c) => c.json({ message: 'お探しのページは見つかりませんでした。' }, 404));
+  app.onError((error, c) => {
+    if (error instanceof AppError) return errorResponse(c, error);
+    if (error instanceof HTTPException) {
+      const status = error.status;
+      const message = status === 413 ? '送信されたデータが大きすぎます。' : 'リクエストを処理できませんでした。';
+      return c.json({ message }, status);
+    }
+    c.var.log?.error('unhandled error', { error });
+    Sentry.captureException(error);
+    return c.json({ message: 'サーバーでエラーが発生しました。時間をおいて再度お試しください。' }, 500);
+  });
+  return app;
+}

@@ -1,0 +1,31 @@
+import { parseArgs } from 'node:util';
+import * as v from 'valibot';
+import { loadEnv } from '../config/env.ts';
+import { initOrm, migrate } from '../db/orm.ts';
+import { fieldErrors } from '../http/validate.ts';
+import { rules } from '../http/validate.ts';
+import { createOrPromoteAdmin } from '../modules/accounts/service.ts';
+
+const { values } = parseArgs({
+  options: { email: { type: 'string' }, password: { type: 'string' } },
+  strict: true,
+});
+const input = v.safeParse(v.object({ email: rules.email(), password: rules.password() }), values);
+if (!input.success) {
+  for (const [field, messages] of Object.entries(fieldErrors(input.issues))) console.error(`--${field}: ${messages[0]}`);
+  console.error('使い方 (usage): npm run admin:create -- --email E --password P');
+  process.exit(2);
+}
+
+const orm = await initOrm(loadEnv());
+try {
+  await migrate(orm);
+  const { user, created } = await createOrPromoteAdmin(orm, input.output);
+  console.log(
+    created
+      ? `管理者を作成しました (administrator created): ${user.email}`
+      : `既存のユーザーを管理者にしました (existing user is an administrator; password unchanged): ${user.email}`,
+  );
+} finally {
+  await orm.close(true);
+}

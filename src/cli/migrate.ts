@@ -1,0 +1,17 @@
+import { loadEnv } from '../config/env.ts';
+import { initOrm, migrate } from '../db/orm.ts';
+
+const command = process.argv[2] ?? 'up';
+const env = loadEnv();
+const orm = await initOrm(env);
+try {
+  if (command === 'create') {
+    const result = await orm.migrator.create(undefined, false, process.argv[3] === '--initial', process.argv[4]);
+    console.log(result.fileName ? `作成しました (created): ${result.fileName}` : '変更はありません (no schema changes)');
+  } else {
+    const names = await migrate(orm);
+    console.log(names.length ? `適用しました (applied): ${names.join(', ')}` : '最新です (up to date)');
+  }
+} finally {
+  await orm.close(true);
+}

@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as v from 'valibot';
+
+/**
+ * The only reader of process.env. Every variable of SPEC §2 is parsed here once, at start-up;
+ * a bad value stops the process with a message that names every bad variable.
+ */
+
+const urlWith = (protocols: string[]) =>
+  v.pipe(
+    v.string(),
+    v.url('URL の形式ではありません (not a URL)'),
+    v.check(
+      (value) => protocols.includes(new URL(value).protocol),
+      `使えるスキームは ${protocols.join(' ')} です (allowed schemes: ${protocols.join(' ')})`,
+    ),
+  );
+
+const optional = <T extends v.GenericSchema>(schema: T) =>
+  v.optional(v.pipe(v.string(), v.trim(), v.transform((s) => (s === '' ? undefined : s)), v.optional(schema)));
+
+const EnvSchema = v.object({
+  NODE_ENV: v.optional(v.picklist(['development', 'production', 'test']), 'development'),
+  PORT: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+$/, '0〜65535 の整数を指定してください (integer 0-65535)'),
+      v.transform(Number),
+      v.maxValue(65535, '0〜65535 の整数を指定してください (integer 0-65535)'),
+    ),
+    '3000',
+  ),
+  APP_URL: optional(urlWith(['http:', 'https:'])),
+  DATABASE_URL: optional(urlWith(['postgres:', 'postgresql:'])),
+  REDIS_URL: optional(urlWith(['redis:', 'rediss:'])),
+  SMTP_URL: optional(urlWith(['smtp:', 'smtps:'])),
+  MAIL_FROM: optional(v.pipe(v.string(), v.minLength(3))),
+  STRIPE_SECRET_KEY: optional(v.pipe(v.string(), v.regex(/^(sk|rk)_/, 'sk_ または rk_ で始まる値です (must start with sk_ or rk_)'))),
+  STRIPE_WEBHOOK_SECRET: optional(v.pipe(v.string(), v.regex(/^whsec_/, 'whsec_ で始まる値です (must start with whsec_)'))),
+  STRIPE_API_URL: optional(urlWith(['http:', 'https:'])),
+  EXPORT_GROUP_NAME: optional(v.string()),
+  SENTRY_DSN: optional(urlWith(['http:', 'https:'])),
+  SENTRY_ENVIRONMENT: optional(v.string()),
+  DATA_DIR: optional(v.string()),
+  AUTH_SECRET: optional(v.pipe(v.string(), v.minLength(32, '32 文字以上にしてください (at least 32 characters)'))),
+  TRUST_PROXY_HEADER: optional(v.pipe(v.string(), v.toLowerCase(), v.regex(/^[a-z0-9-]+$/, 'ヘッダー名を指定してください (a header name)'))),
+  LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
+});
+
+export type Env = ReturnType<typeof resolveEnv>;
+
+export class EnvError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`環境変数の設定に誤りがあります (invalid environment):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'EnvError';
+    this.problems = problems;
+  }
+}
+
+const PRODUCTION_REQUIRED = ['DATABASE_URL', 'AUTH_SECRET', 'SMTP_URL', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const;
+
+export function parseEnv(source: Record<string, string | undefined>) {
+  const result = v.safeParse(EnvSchema, source, { abortPipeEarly: true });
+  if (!result.success) {
+    const problems = result.issues.map((issue) => {
+      const key = issue.path?.map((p) => String(p.key)).join('.') ?? '?';
+      return `${key}: ${issue.message}`;
+    });
+    throw new EnvError(problems);
+  }
+  const raw = result.output;
+  if (raw.NODE_ENV === 'production') {
+    const missing = PRODUCTION_REQUIRED.filter((key) => raw[key] === undefined);
+    if (missing.length > 0) {
+      throw new EnvError(missing.map((key) => `${key}: NODE_ENV=production では必須です (required in production)`));
+    }
+  }
+  return raw;
+}
+
+function resolveEnv(raw: ReturnType<typeof parseEnv>) {
+  const dataDir = resolve(raw.DATA_DIR ?? './var');
+  const port = raw.PORT;
+  return {
+    nodeEnv: raw.NODE_ENV,
+    isProduction: raw.NODE_ENV === 'production',
+    port,
+    appUrl: (raw.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    databaseUrl: raw.DATABASE_URL,
+    redisUrl: raw.REDIS_URL,
+    smtpUrl: raw.SMTP_URL,
+    mailFrom: raw.MAIL_FROM ?? '"ライセンスストア" <no-reply@example.jp>',
+    stripe: {
+      secretKey: raw.STRIPE_SECRET_KEY,
+      webhookSecret: raw.STRIPE_WEBHOOK_SECRET,
+      apiUrl: raw.STRIPE_API_URL,
+    },
+    exportGroupName: raw.EXPORT_GROUP_NAME ?? '（グループ名未設定）',
+    sentry: {
+      dsn: raw.SENTRY_DSN,
+      environment: raw.SENTRY_ENVIRONMENT ?? 'released_production',
+    },
+    dataDir,
+    authSecret: raw.AUTH_SECRET,
+    trustProxyHeader: raw.TRUST_PROXY_HEADER,
+    logLevel: raw.LOG_LEVEL,
+  };
+}
+
+/** Reads and validates an environment; throws EnvError naming every bad variable. */
+export function loadEnv(source: Record<string, string | undefined> = process.env) {
+  return resolveEnv(parseEnv(source));
+}
+
+/** The session secret: AUTH_SECRET, or (outside production) one generated once into DATA_DIR. */
+export function authSecretFor(env: Env): string {
+  if (env.authSecret) return env.authSecret;
+  const file = join(env.dataDir, 'auth-secret');
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    mkdirSync(env.dataDir, { recursive: true });
+    const secret = randomBytes(32).toString('base64url');
+    try {
+      writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+      return secret;
+    } catch {
+      // Another process wrote it first: use theirs.
+      return readFileSync(file, 'utf8').trim();
+    }
+  }
+}
+
+let cached: Env | undefined;
+/** The process environment, parsed once. */
+export function env(): Env {
+  cached ??= loadEnv();
+  return cached;
+}

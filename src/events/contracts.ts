@@ -1,0 +1,49 @@
+import * as v from 'valibot';
+
+/**
+ * Domain events: small, past-tense, carrying ids and the few facts a consumer needs (no secrets).
+ * Each is written to the outbox in the transaction that makes the change (see outbox.ts).
+ */
+const id = v.pipe(v.string(), v.minLength(1));
+
+export const eventPayloads = {
+  UserRegistered: v.object({ userId: id }),
+  PasswordResetRequested: v.object({ userId: id }),
+  SalePaid: v.object({ saleId: id }),
+  SaleRefunded: v.object({ saleId: id }),
+  SaleStatusChanged: v.object({ saleIds: v.array(id), from: v.number(), to: v.number(), actorId: id }),
+  ExportRequested: v.object({ exportId: id }),
+} as const;
+
+export type EventName = keyof typeof eventPayloads;
+export type EventPayload<N extends EventName> = v.InferOutput<(typeof eventPayloads)[N]>;
+
+export interface DomainEvent<N extends EventName = EventName> {
+  id: string;
+  name: N;
+  occurredAt: string;
+  payload: EventPayload<N>;
+}
+
+export const queueNames = ['mail', 'payments', 'exports'] as const;
+export type QueueName = (typeof queueNames)[number];
+
+/**
+ * Which queues receive which event: the consuming module owns the handler, the queue only carries it.
+ * An event that no consumer needs yet routes nowhere and is simply marked published.
+ */
+export const eventRoutes: Record<EventName, readonly QueueName[]> = {
+  UserRegistered: ['mail'],
+  PasswordResetRequested: [],
+  SalePaid: [],
+  SaleRefunded: [],
+  SaleStatusChanged: [],
+  ExportRequested: [],
+};
+
+export function parseEvent(raw: { id: string; name: string; occurredAt: string; payload: unknown }): DomainEvent {
+  if (!(raw.name in eventPayloads)) throw new Error(`unknown event ${raw.name}`);
+  const name = raw.name as EventName;
+  const payload = v.parse(eventPayloads[name], raw.payload);
+  return { id: raw.id, name, occurredAt: raw.occurredAt, payload } as DomainEvent;
+}

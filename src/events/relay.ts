@@ -1,0 +1,111 @@
+import type { Orm } from '../db/orm.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { type EventName, eventRoutes } from './contracts.ts';
+import { onOutboxWrite } from './outbox.ts';
+import type { Queues } from './queues.ts';
+
+interface OutboxRow {
+  id: string;
+  name: string;
+  payload: Record<string, unknown>;
+  occurred_at: Date | string;
+}
+
+const BATCH = 100;
+
+/**
+ * Publishes committed outbox rows to BullMQ, the event id as job id, then marks them published.
+ * Rows are claimed with `FOR UPDATE SKIP LOCKED`, so relays in several processes share the work;
+ * a crash between `add` and the update republishes with the same job id, which BullMQ ignores,
+ * and consumers are idempotent in the database for the rest.
+ */
+export class OutboxRelay {
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #stopped = true;
+  #unsubscribe: (() => void) | undefined;
+  #failing = false;
+  readonly #orm: Orm;
+  readonly #queues: Queues;
+  readonly #log: Logger;
+  readonly #intervalMs: number;
+
+  constructor(orm: Orm, queues: Queues, log: Logger, intervalMs = 1_000) {
+    this.#orm = orm;
+    this.#queues = queues;
+    this.#log = log;
+    this.#intervalMs = intervalMs;
+  }
+
+  start(): void {
+    this.#stopped = false;
+    this.#unsubscribe = onOutboxWrite(() => this.nudge());
+    const tick = () => {
+      if (this.#stopped) return;
+      this.nudge();
+      this.#timer = setTimeout(tick, this.#intervalMs);
+      this.#timer.unref();
+    };
+    tick();
+  }
+
+  /** Runs a publishing pass now (or right after the current one). */
+  nudge(): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = this.#loop().finally(() => {
+      this.#running = undefined;
+    });
+  }
+
+  async #loop(): Promise<void> {
+    do {
+      this.#again = false;
+      try {
+        while ((await this.publishPending()) === BATCH) {
+          // a full batch: there may be more
+        }
+        if (this.#failing) this.#log.info('outbox relay recovered');
+        this.#failing = false;
+      } catch (error) {
+        if (!this.#failing) this.#log.warn('outbox relay cannot publish yet; rows wait in the outbox', { error: String(error) });
+        this.#failing = true;
+        return;
+      }
+    } while (this.#again && !this.#stopped);
+  }
+
+  /** One batch: claim, publish, mark. Returns how many rows were published. */
+  async publishPending(): Promise<number> {
+    const em = this.#orm.em.fork();
+    return em.transactional(async (tx) => {
+      const rows = await tx.execute<OutboxRow[]>(
+        `select id, name, payload, occurred_at from outbox_events
+         where published_at is null order by occurred_at limit ${BATCH} for update skip locked`,
+      );
+      if (rows.length === 0) return 0;
+      for (const row of rows) {
+        const occurredAt = new Date(row.occurred_at).toISOString();
+        const data = { id: row.id, name: row.name, occurredAt, payload: row.payload };
+        for (const queue of eventRoutes[row.name as EventName] ?? []) {
+          await this.#queues[queue].add(row.name, data, { jobId: row.id });
+        }
+      }
+      await tx.execute('update outbox_events set published_at = now(), attempts = attempts + 1 where id = any(?)', [
+        rows.map((r) => r.id),
+      ]);
+      return rows.length;
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#unsubscribe?.();
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#running;
+  }
+}

@@ -1,0 +1,71 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+export type FieldErrors = Record<string, string[]>;
+
+export const INVALID_INPUT_MESSAGE = '不正な値が入力されました。';
+
+type Kind =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'csrf'
+  | 'validation'
+  | 'too_many_requests'
+  | 'unavailable';
+
+const statusOf: Record<Kind, ContentfulStatusCode> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  csrf: 419 as ContentfulStatusCode,
+  validation: 422,
+  too_many_requests: 429,
+  unavailable: 503,
+};
+
+const defaultMessage: Record<Kind, string> = {
+  bad_request: 'リクエストの形式が正しくありません。',
+  unauthorized: 'ログインしてください。',
+  forbidden: 'この操作を行う権限がありません。',
+  not_found: 'お探しのページは見つかりませんでした。',
+  conflict: '他の操作と競合しました。最新の内容を確認してからやり直してください。',
+  payload_too_large: '送信されたデータが大きすぎます。',
+  // The seed's SPA looks for this exact English text on 419.
+  csrf: 'CSRF token mismatch.',
+  validation: INVALID_INPUT_MESSAGE,
+  too_many_requests: '試行回数が多すぎます。しばらく時間をおいてから再度お試しください。',
+  unavailable: 'ただいま処理できません。しばらく時間をおいてから再度お試しください。',
+};
+
+/** The errors a service may throw; `errorResponse` is the only place that turns them into HTTP. */
+export class AppError extends Error {
+  readonly kind: Kind;
+  readonly errors: FieldErrors | undefined;
+  readonly retryAfter: number | undefined;
+  constructor(kind: Kind, message?: string, options: { errors?: FieldErrors; retryAfter?: number } = {}) {
+    super(message ?? defaultMessage[kind]);
+    this.name = 'AppError';
+    this.kind = kind;
+    this.errors = options.errors;
+    this.retryAfter = options.retryAfter;
+  }
+  get status(): ContentfulStatusCode {
+    return statusOf[this.kind];
+  }
+}
+
+export const validationError = (errors: FieldErrors, message = INVALID_INPUT_MESSAGE) =>
+  new AppError('validation', message, { errors });
+
+export function errorResponse(c: Context, error: AppError): Response {
+  if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter));
+  const body = error.errors ? { message: error.message, errors: error.errors } : { message: error.message };
+  return c.json(body, error.status);
+}

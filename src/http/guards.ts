@@ -1,0 +1,57 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv, SessionUser } from './context.ts';
+import { AppError } from './errors.ts';
+
+/** The signed-in user, read from the session cookie once per request (no cookie cache). */
+export async function currentUser(c: Context<AppEnv>): Promise<SessionUser | null> {
+  const known = c.get('user');
+  if (known !== undefined) return known;
+  const session = await c.var.deps.auth.api.getSession({ headers: c.req.raw.headers });
+  const u = session?.user as (Record<string, unknown> & { id: string; email: string }) | undefined;
+  const user: SessionUser | null =
+    u && !u.banned
+      ? {
+          id: u.id,
+          email: u.email,
+          role: String(u.role ?? 'user'),
+          emailVerified: Boolean(u.emailVerified),
+          lastName: String(u.lastName ?? ''),
+          firstName: String(u.firstName ?? ''),
+        }
+      : null;
+  c.set('user', user);
+  return user;
+}
+
+export const isAdmin = (user: SessionUser) => user.role === 'admin';
+
+/** 401 unless signed in. */
+export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!(await currentUser(c))) throw new AppError('unauthorized');
+  return next();
+};
+
+/** 401 unless signed in, 403 unless an administrator. */
+export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const user = await currentUser(c);
+  if (!user) throw new AppError('unauthorized');
+  if (!isAdmin(user)) throw new AppError('forbidden');
+  return next();
+};
+
+/** 401 unless signed in, 403 unless the `:param` user is the signed-in one or they are an administrator. */
+export const requireSelfOrAdmin =
+  (param = 'id'): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const user = await currentUser(c);
+    if (!user) throw new AppError('unauthorized');
+    if (user.id !== c.req.param(param) && !isAdmin(user)) throw new AppError('forbidden');
+    return next();
+  };
+
+/** The signed-in user inside a guarded handler. */
+export function signedInUser(c: Context<AppEnv>): SessionUser {
+  const user = c.get('user');
+  if (!user) throw new AppError('unauthorized');
+  return user;
+}

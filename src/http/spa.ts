@@ -1,0 +1,28 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { Hono } from 'hono';
+import type { AppEnv } from './context.ts';
+
+/**
+ * The built SPA: files from `root`, hashed assets cached for a year, and `index.html` for deep links
+ * (paths without a file extension). A missing `.js` or `.png` is a plain 404, never HTML.
+ */
+export function spaRoutes(root: string) {
+  const app = new Hono<AppEnv>();
+  const indexFile = join(root, 'index.html');
+  const assets = serveStatic({
+    root,
+    onFound: (path, c) => {
+      c.header('Cache-Control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+  app.get('*', assets, async (c) => {
+    if (extname(c.req.path) !== '' || !existsSync(indexFile)) {
+      return c.json({ message: 'お探しのページは見つかりませんでした。' }, 404);
+    }
+    c.header('Cache-Control', 'no-cache');
+    return c.html(readFileSync(indexFile, 'utf8'));
+  });
+  return app;
+}

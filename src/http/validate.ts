@@ -1,0 +1,69 @@
+import type { Context } from 'hono';
+import * as v from 'valibot';
+import { AppError, type FieldErrors, validationError } from './errors.ts';
+
+/** Reads a JSON object body: 400 for anything that is not one (malformed, wrong content type, array). */
+export async function readJson(c: Context): Promise<Record<string, unknown>> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/json\b/i.test(type)) {
+    throw new AppError('bad_request', 'Content-Type は application/json にしてください。');
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await c.req.text());
+  } catch {
+    throw new AppError('bad_request', 'JSON の形式が正しくありません。');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new AppError('bad_request', 'JSON オブジェクトを送信してください。');
+  }
+  return body as Record<string, unknown>;
+}
+
+/** Valibot issues → `{ field: [messages] }`, each field keeping its messages in order. */
+export function fieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of issues) {
+    const key = issue.path?.map((p) => String(p.key)).join('.') || '_';
+    (errors[key] ??= []).push(issue.message);
+  }
+  return errors;
+}
+
+/** Parses `input` with `schema`, throwing the 422 shape with Japanese messages on failure. */
+export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, input);
+  if (!result.success) throw validationError(fieldErrors(result.issues));
+  return result.output;
+}
+
+export async function jsonInput<S extends v.GenericSchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
+  return parseInput(schema, await readJson(c));
+}
+
+/** Japanese messages for common field rules, shared by every module's schemas. */
+export const rules = {
+  requiredString: (label: string, max: number) =>
+    v.pipe(
+      v.string(`${label}を入力してください。`),
+      v.trim(),
+      v.minLength(1, `${label}を入力してください。`),
+      v.maxLength(max, `${label}は${max}文字以内で入力してください。`),
+    ),
+  email: (label = 'メールアドレス') =>
+    v.pipe(
+      v.string(`${label}を入力してください。`),
+      v.trim(),
+      v.minLength(1, `${label}を入力してください。`),
+      v.maxLength(254, `${label}は254文字以内で入力してください。`),
+      v.email(`${label}の形式が正しくありません。`),
+      v.toLowerCase(),
+    ),
+  password: (label = 'パスワード') =>
+    v.pipe(
+      v.string(`${label}を入力してください。`),
+      v.minLength(1, `${label}を入力してください。`),
+      v.minLength(8, `${label}は8文字以上で入力してください。`),
+      v.maxLength(72, `${label}は72文字以内で入力してください。`),
+    ),
+};

@@ -1,0 +1,22 @@
+import type { EventName, QueueName } from '../events/contracts.ts';
+import { eventRoutes } from '../events/contracts.ts';
+import { onUserRegistered } from '../modules/accounts/handlers/on-user-registered.ts';
+import type { EventHandler } from './context.ts';
+
+/** Which module handles which event on which queue. Checked against the routes at start-up. */
+export const handlers: Partial<Record<QueueName, Partial<Record<EventName, EventHandler>>>> = {
+  mail: {
+    UserRegistered: onUserRegistered as EventHandler,
+  },
+};
+
+/** Events routed to a queue that has no handler yet, which must not reach a running worker. */
+export function missingHandlers(implemented: readonly QueueName[]): string[] {
+  const missing: string[] = [];
+  for (const [event, queues] of Object.entries(eventRoutes)) {
+    for (const queue of queues) {
+      if (implemented.includes(queue) && !handlers[queue]?.[event as EventName]) missing.push(`${queue}:${event}`);
+    }
+  }
+  return missing;
+}

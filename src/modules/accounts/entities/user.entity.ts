@@ -1,0 +1,93 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+/**
+ * The member or administrator. better-auth reads and writes this table too (model `users`,
+ * snake_case fields mapped in auth.ts); MikroORM owns its schema and migrations.
+ */
+export const UserSchema = defineEntity({
+  name: 'User',
+  tableName: 'users',
+  uniques: [
+    {
+      name: 'users_email_lower_unique',
+      expression: 'create unique index "users_email_lower_unique" on "users" (lower("email"))',
+    },
+  ],
+  properties: {
+    id: p.string().primary(),
+    // Stored lower-cased (better-auth normalises); the unique index on lower(email) guards the rule.
+    email: p.string().length(254),
+    emailVerified: p.boolean().fieldName('email_verified').default(false),
+    name: p.string().length(120),
+    lastName: p.string().length(50).fieldName('last_name').default(''),
+    firstName: p.string().length(50).fieldName('first_name').default(''),
+    image: p.text().nullable(),
+    role: p.string().length(20).default('user'),
+    banned: p.boolean().nullable().default(false),
+    banReason: p.text().fieldName('ban_reason').nullable(),
+    banExpires: p.datetime().fieldName('ban_expires').nullable(),
+    createdAt: p.datetime().fieldName('created_at').onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .fieldName('updated_at')
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export class User extends UserSchema.class {}
+UserSchema.setClass(User);
+
+export const SessionSchema = defineEntity({
+  name: 'Session',
+  tableName: 'sessions',
+  properties: {
+    id: p.string().primary(),
+    token: p.string().unique('sessions_token_unique'),
+    user: () => p.manyToOne(User).fieldName('user_id').deleteRule('cascade').index('sessions_user_id_index'),
+    expiresAt: p.datetime().fieldName('expires_at'),
+    ipAddress: p.text().fieldName('ip_address').nullable(),
+    userAgent: p.text().fieldName('user_agent').nullable(),
+    impersonatedBy: p.text().fieldName('impersonated_by').nullable(),
+    createdAt: p.datetime().fieldName('created_at'),
+    updatedAt: p.datetime().fieldName('updated_at'),
+  },
+});
+export class Session extends SessionSchema.class {}
+SessionSchema.setClass(Session);
+
+export const AccountSchema = defineEntity({
+  name: 'Account',
+  tableName: 'accounts',
+  properties: {
+    id: p.string().primary(),
+    accountId: p.text().fieldName('account_id'),
+    providerId: p.text().fieldName('provider_id'),
+    user: () => p.manyToOne(User).fieldName('user_id').deleteRule('cascade').index('accounts_user_id_index'),
+    accessToken: p.text().fieldName('access_token').nullable(),
+    refreshToken: p.text().fieldName('refresh_token').nullable(),
+    idToken: p.text().fieldName('id_token').nullable(),
+    accessTokenExpiresAt: p.datetime().fieldName('access_token_expires_at').nullable(),
+    refreshTokenExpiresAt: p.datetime().fieldName('refresh_token_expires_at').nullable(),
+    scope: p.text().nullable(),
+    password: p.text().nullable().hidden(),
+    createdAt: p.datetime().fieldName('created_at'),
+    updatedAt: p.datetime().fieldName('updated_at'),
+  },
+});
+export class Account extends AccountSchema.class {}
+AccountSchema.setClass(Account);
+
+export const VerificationSchema = defineEntity({
+  name: 'Verification',
+  tableName: 'verifications',
+  properties: {
+    id: p.string().primary(),
+    identifier: p.text().index('verifications_identifier_index'),
+    value: p.text(),
+    expiresAt: p.datetime().fieldName('expires_at'),
+    createdAt: p.datetime().fieldName('created_at'),
+    updatedAt: p.datetime().fieldName('updated_at'),
+  },
+});
+export class Verification extends VerificationSchema.class {}
+VerificationSchema.setClass(Verification);

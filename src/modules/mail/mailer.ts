@@ -1,0 +1,46 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Logger } from '../../runtime/logger.ts';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface Mailer {
+  send(message: MailMessage): Promise<{ messageId: string; file?: string }>;
+  close(): void;
+}
+
+/**
+ * SMTP_URL set: nodemailer over SMTP. Unset: each e-mail is written as an .eml file under
+ * DATA_DIR/mail and its path logged, so development needs no mail server.
+ */
+export function createMailer(options: { smtpUrl?: string; from: string; dataDir: string; log: Logger }): Mailer {
+  if (options.smtpUrl) {
+    const transport = nodemailer.createTransport(options.smtpUrl);
+    return {
+      async send(message) {
+        const info = await transport.sendMail({ from: options.from, ...message });
+        return { messageId: info.messageId };
+      },
+      close: () => transport.close(),
+    };
+  }
+  const dir = join(options.dataDir, 'mail');
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(message) {
+      const info = await transport.sendMail({ from: options.from, ...message });
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[<>@]/g, '')}.eml`);
+      writeFileSync(file, info.message as Buffer);
+      options.log.info('e-mail written to file (SMTP_URL is not set)', { to: message.to, subject: message.subject, file });
+      return { messageId: info.messageId, file };
+    },
+    close: () => transport.close(),
+  };
+}

@@ -1,0 +1,128 @@
+import type { ChildProcess } from 'node:child_process';
+import type { Redis } from 'ioredis';
+import { authSecretFor, type Env } from '../config/env.ts';
+import { initOrm, migrate, type Orm } from '../db/orm.ts';
+import { closeQueues, createQueues, type Queues } from '../events/queues.ts';
+import { OutboxRelay } from '../events/relay.ts';
+import type { AppDeps } from '../http/context.ts';
+import { createRateLimiter } from '../http/rate-limit.ts';
+import { createAuth } from '../modules/accounts/auth.ts';
+import { createMailer, type Mailer } from '../modules/mail/mailer.ts';
+import { startWorkers, type Workers } from '../../workers/index.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { connectRedis, connectWorkerRedis, resolveRedis, type RedisTarget } from './redis.ts';
+
+export type Mode = 'all' | 'web' | 'worker';
+
+export interface Runtime {
+  deps: AppDeps;
+  relay: OutboxRelay;
+  mailer: Mailer;
+  workers?: Workers;
+  stop(): Promise<void>;
+}
+
+export interface BootOptions {
+  mode: Mode;
+  log?: Logger;
+  webRoot?: string;
+  /** BullMQ key prefix: tests give each run its own. */
+  queuePrefix?: string;
+  relayIntervalMs?: number;
+}
+
+/** Migrations under an advisory lock, so several processes starting at once apply them once. */
+async function migrateLocked(orm: Orm, log: Logger) {
+  const em = orm.em.fork();
+  const lock = 'select pg_advisory_lock(724513)';
+  await em.execute(lock).catch(() => undefined);
+  try {
+    const applied = await migrate(orm);
+    if (applied.length) log.info('migrations applied', { applied });
+  } finally {
+    await em.execute('select pg_advisory_unlock(724513)').catch(() => undefined);
+  }
+}
+
+/** Builds the process: database (migrated), Redis, queues, auth, relay and, per mode, the workers. */
+export async function boot(env: Env, options: BootOptions): Promise<Runtime> {
+  const log = options.log ?? createLogger(env.logLevel);
+  const orm = await initOrm(env);
+  const closers: (() => Promise<unknown> | unknown)[] = [() => orm.close(true)];
+  try {
+    if (options.mode !== 'worker') await migrateLocked(orm, log);
+    const { target, child } = await resolveRedis(env, log);
+    if (child) closers.push(() => child.kill('SIGTERM'));
+    return await assemble(env, options, log, orm, target, closers, child);
+  } catch (error) {
+    for (const close of closers.reverse()) await close();
+    throw error;
+  }
+}
+
+async function assemble(
+  env: Env,
+  options: BootOptions,
+  log: Logger,
+  orm: Orm,
+  target: RedisTarget,
+  closers: (() => Promise<unknown> | unknown)[],
+  _child: ChildProcess | undefined,
+): Promise<Runtime> {
+  const redis: Redis = connectRedis(target);
+  closers.push(() => redis.quit().catch(() => redis.disconnect()));
+  const prefix = options.queuePrefix ?? 'shop';
+  const queues: Queues = createQueues(redis, prefix);
+  closers.push(() => closeQueues(queues));
+  const authSecret = authSecretFor(env);
+  const auth = createAuth({
+    db: orm.em.fork().getKysely() as never,
+    secret: authSecret,
+    baseUrl: env.appUrl,
+    secureCookies: env.isProduction,
+  });
+  const mailer = createMailer({ smtpUrl: env.smtpUrl, from: env.mailFrom, dataDir: env.dataDir, log });
+  closers.push(() => mailer.close());
+  const relay = new OutboxRelay(orm, queues, log.child({ component: 'outbox-relay' }), options.relayIntervalMs);
+  relay.start();
+  closers.push(() => relay.stop());
+
+  let workers: Workers | undefined;
+  if (options.mode !== 'web') {
+    const workerRedis = connectWorkerRedis(target);
+    workers = startWorkers(workerRedis, { orm, env, mailer, authSecret, log: log.child({ component: 'worker' }) }, prefix);
+    closers.push(() => workerRedis.quit().catch(() => workerRedis.disconnect()));
+    closers.push(() => workers?.close());
+  }
+
+  const deps: AppDeps = {
+    env,
+    orm,
+    auth,
+    redis,
+    queues,
+    log,
+    rateLimit: createRateLimiter(redis, log, `${prefix}:ratelimit`),
+    authSecret,
+    webRoot: options.webRoot,
+  };
+  let stopped: Promise<void> | undefined;
+  return {
+    deps,
+    relay,
+    mailer,
+    workers,
+    stop() {
+      stopped ??= (async () => {
+        for (const close of closers.reverse()) {
+          try {
+            await close();
+          } catch (error) {
+            log.warn('error while closing', { error: String(error) });
+          }
+        }
+      })();
+      return stopped;
+    },
+  };
+}
