@@ -76,7 +76,10 @@ export function createApp(deps: AppDeps) {
   app.all('/api/*', () => {
     throw new AppError('not_found', 'お探しの API は見つかりませんでした。');
   });
-  if (deps.webRoot) app.route('/', spaRoutes(deps.webRoot));
+  if (deps.webRoot) {
+    const config = { sentryDsn: deps.env.sentry.dsn, sentryEnvironment: deps.env.sentry.environment };
+    app.route('/', spaRoutes(deps.webRoot, config));
+  }
 
   app.notFound((c) => c.json({ message: 'お探しのページは見つかりませんでした。' }, 404));
   app.onError((error, c) => {

@@ -18,8 +18,7 @@ const urlWith = (protocols: string[]) =>
     ),
   );
 
-const optional = <T extends v.GenericSchema>(schema: T) =>
-  v.optional(v.pipe(v.string(), v.trim(), v.transform((s) => (s === '' ? undefined : s)), v.optional(schema)));
+const optional = <T extends v.GenericSchema<string, unknown>>(schema: T) => v.optional(schema);
 
 const EnvSchema = v.object({
   NODE_ENV: v.optional(v.picklist(['development', 'production', 'test']), 'development'),
@@ -63,7 +62,13 @@ export class EnvError extends Error {
 const PRODUCTION_REQUIRED = ['DATABASE_URL', 'AUTH_SECRET', 'SMTP_URL', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const;
 
 export function parseEnv(source: Record<string, string | undefined>) {
-  const result = v.safeParse(EnvSchema, source, { abortPipeEarly: true });
+  // An empty or blank variable counts as unset.
+  const cleaned = Object.fromEntries(
+    Object.entries(source)
+      .map(([key, value]) => [key, value?.trim()])
+      .filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const result = v.safeParse(EnvSchema, cleaned, { abortPipeEarly: true });
   if (!result.success) {
     const problems = result.issues.map((issue) => {
       const key = issue.path?.map((p) => String(p.key)).join('.') ?? '?';

@@ -8,9 +8,11 @@ import type { AppEnv } from './context.ts';
  * The built SPA: files from `root`, hashed assets cached for a year, and `index.html` for deep links
  * (paths without a file extension). A missing `.js` or `.png` is a plain 404, never HTML.
  */
-export function spaRoutes(root: string) {
+export function spaRoutes(root: string, config: Record<string, string | undefined>) {
   const app = new Hono<AppEnv>();
   const indexFile = join(root, 'index.html');
+  const meta = `<meta name="app-config" content="${escapeAttr(JSON.stringify(config))}">`;
+  let indexHtml: string | undefined;
   const assets = serveStatic({
     root,
     onFound: (path, c) => {
@@ -21,8 +23,11 @@ export function spaRoutes(root: string) {
     if (extname(c.req.path) !== '' || !existsSync(indexFile)) {
       return c.json({ message: 'お探しのページは見つかりませんでした。' }, 404);
     }
+    indexHtml ??= readFileSync(indexFile, 'utf8').replace('</head>', `${meta}</head>`);
     c.header('Cache-Control', 'no-cache');
-    return c.html(readFileSync(indexFile, 'utf8'));
+    return c.html(indexHtml);
   });
   return app;
 }
+
+const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');

@@ -5,7 +5,8 @@ import type { Kysely } from 'kysely';
 import { hashPassword, verifyPassword } from './password.ts';
 
 export interface AuthOptions {
-  db: Kysely<unknown>;
+  // biome-ignore lint/suspicious/noExplicitAny: better-auth takes an untyped Kysely
+  db: Kysely<any>;
   secret: string;
   baseUrl: string;
   secureCookies: boolean;
@@ -21,7 +22,7 @@ export function createAuth(options: AuthOptions) {
     baseURL: options.baseUrl,
     basePath: '/api/auth',
     trustedOrigins: [options.baseUrl],
-    database: { db: options.db as Kysely<never>, type: 'postgres' },
+    database: { db: options.db, type: 'postgres' },
     user: {
       modelName: 'users',
       fields: { emailVerified: 'email_verified', createdAt: 'created_at', updatedAt: 'updated_at' },

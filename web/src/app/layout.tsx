@@ -1,0 +1,67 @@
+import { Link, Outlet, useMatches, useNavigation } from 'react-router';
+import { site } from '../../../src/site-settings';
+import { LoadingOverlay } from '../components/ui/loading-overlay';
+import { useAuth } from '../features/auth/api/auth-store';
+import { NavigationBar } from './navigation';
+import { type RouteMeta, showsNavigation } from './route-meta';
+
+/** The deepest matched route's metadata. */
+export function useRouteMeta(): RouteMeta | undefined {
+  const matches = useMatches();
+  for (let i = matches.length - 1; i >= 0; i--) {
+    const handle = matches[i]?.handle as RouteMeta | undefined;
+    if (handle && 'type' in handle) return handle;
+  }
+  return undefined;
+}
+
+export function Header() {
+  const { users } = useAuth();
+  const user = users[0];
+  return (
+    <header className="site-header">
+      <div className="site-header-inner">
+        <Link to="/" className="brand">
+          {site.shopName}
+        </Link>
+        <p className="tagline">{site.tagline}</p>
+        {user ? (
+          <p className="signed-in">
+            {`${user.last_name} ${user.first_name}`.trim() || user.email} 様
+          </p>
+        ) : null}
+      </div>
+    </header>
+  );
+}
+
+export function Footer() {
+  return (
+    <footer className="site-footer">
+      <p>{site.companyName}</p>
+      <p>{site.address}</p>
+      <p>{site.contact}</p>
+      <p className="subsidy">{site.subsidyNote}</p>
+      <p className="copyright">{site.copyright}</p>
+    </footer>
+  );
+}
+
+export function Layout() {
+  const meta = useRouteMeta();
+  const navigation = useNavigation();
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        本文へスキップ
+      </a>
+      <Header />
+      {showsNavigation(meta) && meta ? <NavigationBar type={meta.type} /> : null}
+      <main id="main" className="content">
+        <Outlet />
+      </main>
+      <Footer />
+      <LoadingOverlay show={navigation.state !== 'idle'} />
+    </div>
+  );
+}

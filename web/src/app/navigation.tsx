@@ -1,0 +1,61 @@
+import { NavLink, useNavigate } from 'react-router';
+import { logout, useAuth } from '../features/auth/api/auth-store';
+import type { RouteType } from './route-meta';
+
+interface NavItem {
+  label: string;
+  to: string;
+}
+
+export function navItems(type: RouteType, userId: string | undefined): NavItem[] {
+  if (type === 'administrator') {
+    return [
+      { label: 'ユーザー一覧', to: '/admin/users' },
+      { label: 'ライセンス一覧', to: '/admin/licenses' },
+      { label: 'ライセンス発行', to: '/admin/licenses/issue' },
+    ];
+  }
+  if (type === 'endUser') {
+    return [
+      { label: '会員情報・購入履歴', to: `/users/${userId ?? ''}` },
+      { label: 'ライセンス一覧', to: '/licenses' },
+      { label: '特定商取引法に基づく表記', to: '/specified_commercial_transactions_law' },
+    ];
+  }
+  return [];
+}
+
+/** Logs out (seed §4): the call completes, the state resets, then /logout. */
+export function useLogout() {
+  const navigate = useNavigate();
+  return async () => {
+    try {
+      await logout();
+    } finally {
+      navigate('/logout', { replace: true });
+    }
+  };
+}
+
+export function NavigationBar({ type }: { type: RouteType }) {
+  const { users } = useAuth();
+  const onLogout = useLogout();
+  return (
+    <nav className="nav" aria-label={type === 'administrator' ? '管理メニュー' : '会員メニュー'}>
+      <ul>
+        {navItems(type, users[0]?.id).map((item) => (
+          <li key={item.to}>
+            <NavLink to={item.to} end>
+              {item.label}
+            </NavLink>
+          </li>
+        ))}
+        <li>
+          <button type="button" className="link-button" onClick={onLogout}>
+            ログアウト
+          </button>
+        </li>
+      </ul>
+    </nav>
+  );
+}

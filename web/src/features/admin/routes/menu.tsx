@@ -1,0 +1,26 @@
+import { Link } from 'react-router';
+import { navItems, useLogout } from '../../../app/navigation';
+
+/** /admin: the administrator's menu (a menu page: no navigation bar, its own buttons instead). */
+export function AdminMenuPage() {
+  const onLogout = useLogout();
+  return (
+    <section className="card">
+      <h1>管理メニュー</h1>
+      <ul className="menu">
+        {navItems('administrator', undefined).map((item) => (
+          <li key={item.to}>
+            <Link to={item.to} className="button menu-button">
+              {item.label}
+            </Link>
+          </li>
+        ))}
+        <li>
+          <button type="button" className="button menu-button secondary" onClick={onLogout}>
+            ログアウト
+          </button>
+        </li>
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,72 @@
+import { type FormEvent, useEffect, useState } from 'react';
+import { useNavigate } from 'react-router';
+import { homeOf } from '../../../app/guards';
+import { LoadingOverlay } from '../../../components/ui/loading-overlay';
+import { TextInput } from '../../../components/ui/text-input';
+import { ApiError } from '../../../lib/api';
+import { clearAuthMessages, login, useAuth } from '../api/auth-store';
+
+export function LoginPage() {
+  const navigate = useNavigate();
+  const { message, errors } = useAuth();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState('');
+
+  useEffect(() => clearAuthMessages, []);
+
+  const submit = async (event?: FormEvent) => {
+    event?.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setFailure('');
+    try {
+      const user = await login(email, password);
+      if (user) navigate(homeOf(user), { replace: true });
+    } catch (error) {
+      setFailure(error instanceof ApiError ? error.message : 'ログインに失敗しました。時間をおいて再度お試しください。');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const shown = failure || message;
+  return (
+    <section className="card narrow">
+      <h1>ログイン</h1>
+      {shown ? (
+        <p className="alert" role="alert">
+          {shown}
+        </p>
+      ) : null}
+      <form onSubmit={submit} noValidate>
+        <TextInput
+          label="メールアドレス"
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          message={errors.email}
+          onInput={setEmail}
+        />
+        <TextInput
+          label="パスワード"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          message={errors.password}
+          onInput={setPassword}
+          onEnter={() => void submit()}
+        />
+        <button type="submit" className="button primary" disabled={busy}>
+          ログインする
+        </button>
+      </form>
+      <LoadingOverlay show={busy} label="ログインしています" />
+    </section>
+  );
+}

@@ -1,0 +1,50 @@
+import { StrictMode, useEffect } from 'react';
+import { createRoot } from 'react-dom/client';
+import { RouterProvider } from 'react-router/dom';
+import { SWRConfig } from 'swr';
+import { createRouter } from './app/router';
+import { fetcher } from './lib/api';
+import { readConfig } from './lib/config';
+import './styles.css';
+
+const config = readConfig();
+if (config.sentryDsn) {
+  // Loaded only when a DSN is configured. Uncaught errors and unhandled rejections are then
+  // reported by Sentry's global handlers, with nothing shown to the user.
+  void import('@sentry/react').then((Sentry) =>
+    Sentry.init({
+      dsn: config.sentryDsn,
+      environment: config.sentryEnvironment ?? 'released_production',
+      tracesSampleRate: 0.2,
+      integrations: [Sentry.browserTracingIntegration()],
+      dataCollection: { userInfo: true },
+    }),
+  );
+}
+
+const router = createRouter();
+
+function syncTitle(state: typeof router.state) {
+  const handle = state.matches.at(-1)?.route.handle as { title?: string } | undefined;
+  document.title = handle?.title ? `${handle.title}｜ライセンスストア` : 'ライセンスストア';
+}
+
+function TitleSync() {
+  useEffect(() => {
+    syncTitle(router.state);
+    return router.subscribe(syncTitle);
+  }, []);
+  return null;
+}
+
+const root = document.getElementById('root');
+if (root) {
+  createRoot(root).render(
+    <StrictMode>
+      <SWRConfig value={{ fetcher, revalidateOnFocus: false, shouldRetryOnError: false }}>
+        <TitleSync />
+        <RouterProvider router={router} />
+      </SWRConfig>
+    </StrictMode>,
+  );
+}
