@@ -13,11 +13,12 @@ export function spaRoutes(root: string, config: Record<string, string | undefine
   const indexFile = join(root, 'index.html');
   const meta = `<meta name="app-config" content="${escapeAttr(JSON.stringify(config))}">`;
   let indexHtml: string | undefined;
-  const assets = serveStatic({
-    root,
-    onFound: (path, c) => {
-      c.header('Cache-Control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
-    },
+  const assets = serveStatic({ root });
+  app.use('*', async (c, next) => {
+    await next();
+    if (c.res.status === 200 && c.res.headers.get('Cache-Control') === null) {
+      c.res.headers.set('Cache-Control', c.req.path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+    }
   });
   app.get('*', assets, async (c) => {
     if (extname(c.req.path) !== '' || !existsSync(indexFile)) {

@@ -1,0 +1,159 @@
+import { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppEnv } from '../../src/http/context.ts';
+import { AppError, errorResponse } from '../../src/http/errors.ts';
+import { requireAdmin, requireSelfOrAdmin, requireUser } from '../../src/http/guards.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/service.ts';
+import { transact } from '../../src/events/outbox.ts';
+import type { Em } from '../../src/db/orm.ts';
+import { TestClient } from '../support/http-client.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+
+let t: TestRuntime;
+let memberId: string;
+const ADMIN = { email: 'admin@example.jp', password: 'admin-pass-123' };
+const MEMBER = { email: 'member@example.jp', password: 'member-pass-123' };
+
+beforeAll(async () => {
+  t = await startTestRuntime();
+  await createOrPromoteAdmin(t.runtime.deps.orm, ADMIN);
+  const member = await transact(t.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, { ...MEMBER, lastName: '山田', firstName: '花子', emailVerified: true }),
+  );
+  memberId = member.id;
+  await transact(t.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, { email: 'unverified@example.jp', password: 'unverified-123', lastName: '未確認', firstName: '太郎' }),
+  );
+});
+afterAll(async () => t?.stop());
+
+describe('GET/POST /api/login, POST /api/logout', () => {
+  it('answers an empty users list when signed out', async () => {
+    const res = await new TestClient(t.app).get('/api/login');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ users: [] });
+  });
+
+  it('signs in with any letter case of the e-mail and keeps an httpOnly Lax session cookie', async () => {
+    const client = new TestClient(t.app);
+    const res = await client.login('Admin@Example.JP', ADMIN.password);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.users).toHaveLength(1);
+    expect(body.users[0]).toMatchObject({ email: ADMIN.email, role: 'admin' });
+    expect(body.users[0]).not.toHaveProperty('password');
+    const cookie = res.headers.getSetCookie().find((c) => c.includes('session_token'));
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+
+    const me = await (await client.get('/api/login')).json();
+    expect(me.users[0].email).toBe(ADMIN.email);
+
+    const out = await client.post('/api/logout');
+    expect(out.status).toBe(200);
+    expect(await (await client.get('/api/login')).json()).toEqual({ users: [] });
+  });
+
+  it('refuses a wrong password with a Japanese message and field errors', async () => {
+    const res = await new TestClient(t.app).login(ADMIN.email, 'wrong-password');
+    expect(res.status).toBe(422);
+    expect(await res.json()).toEqual({
+      message: 'メールアドレスまたはパスワードが正しくありません。',
+      errors: { email: ['メールアドレスまたはパスワードが正しくありません。'] },
+    });
+  });
+
+  it('answers an unknown address exactly like a wrong password', async () => {
+    const res = await new TestClient(t.app).login('nobody@example.jp', 'whatever-123');
+    expect(res.status).toBe(422);
+    expect((await res.json()).message).toBe('メールアドレスまたはパスワードが正しくありません。');
+  });
+
+  it('refuses an unverified address and says why', async () => {
+    const res = await new TestClient(t.app).login('unverified@example.jp', 'unverified-123');
+    expect(res.status).toBe(422);
+    expect((await res.json()).message).toContain('メールアドレスの確認が完了していません');
+  });
+
+  it('revoked sessions stop working at once (no cookie cache)', async () => {
+    const client = new TestClient(t.app);
+    await client.login(MEMBER.email, MEMBER.password);
+    await t.runtime.deps.orm.em.fork().execute('delete from sessions where user_id = ?', [memberId]);
+    expect(await (await client.get('/api/login')).json()).toEqual({ users: [] });
+  });
+
+  it('rate-limits sign-in per client address, in Redis (429 with Retry-After)', async () => {
+    const client = new TestClient(t.app, '198.51.100.77');
+    let last: Response | undefined;
+    for (let i = 0; i < 21; i++) last = await client.login(`flood${i}@example.jp`, 'wrong-password');
+    expect(last?.status).toBe(429);
+    expect(Number(last?.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await last?.json()).message).toContain('しばらく時間をおいて');
+    // Another address is not affected.
+    const other = await new TestClient(t.app, '198.51.100.78').login(MEMBER.email, MEMBER.password);
+    expect(other.status).toBe(200);
+    const keys = await t.runtime.deps.redis.keys(`${t.prefix}:ratelimit:login-ip:*`);
+    expect(keys.length).toBeGreaterThan(0);
+  });
+});
+
+describe('server-side guards', () => {
+  const guarded = () => {
+    const app = new Hono<AppEnv>();
+    app.use(async (c, next) => {
+      c.set('deps', t.runtime.deps);
+      c.set('user', undefined);
+      await next();
+    });
+    app.get('/signed-in', requireUser, (c) => c.json({ ok: true }));
+    app.get('/admin', requireAdmin, (c) => c.json({ ok: true }));
+    app.get('/users/:id', requireSelfOrAdmin(), (c) => c.json({ ok: true }));
+    app.onError((error, c) => (error instanceof AppError ? errorResponse(c, error) : c.json({}, 500)));
+    return app;
+  };
+
+  it('401 signed out, 403 for the wrong role or someone else, 200 otherwise', async () => {
+    const app = guarded();
+    const member = new TestClient(t.app);
+    await member.login(MEMBER.email, MEMBER.password);
+    const admin = new TestClient(t.app);
+    await admin.login(ADMIN.email, ADMIN.password);
+    const as = (client: TestClient | null, path: string) =>
+      app.request(path, { headers: client ? { cookie: client.cookieHeader() } : {} }).then((r) => r.status);
+
+    expect(await as(null, '/signed-in')).toBe(401);
+    expect(await as(null, '/admin')).toBe(401);
+    expect(await as(member, '/signed-in')).toBe(200);
+    expect(await as(member, '/admin')).toBe(403);
+    expect(await as(admin, '/admin')).toBe(200);
+    expect(await as(member, `/users/${memberId}`)).toBe(200);
+    expect(await as(member, '/users/someone-else')).toBe(403);
+    expect(await as(admin, `/users/${memberId}`)).toBe(200);
+    const denied = await app.request('/admin', { headers: { cookie: member.cookieHeader() } });
+    expect((await denied.json()).message).toBe('この操作を行う権限がありません。');
+  });
+});
+
+describe('admin:create', () => {
+  it('creates once, then promotes without duplicating', async () => {
+    const { orm } = t.runtime.deps;
+    const first = await createOrPromoteAdmin(orm, { email: 'Boss@example.jp', password: 'boss-pass-123' });
+    const second = await createOrPromoteAdmin(orm, { email: 'boss@example.jp', password: 'boss-pass-123' });
+    expect(first.created).toBe(true);
+    expect(second.created).toBe(false);
+    const rows = await orm.em.fork().execute("select count(*)::int as n from users where lower(email) = 'boss@example.jp'");
+    expect(rows[0]?.n).toBe(1);
+    const promoted = await createOrPromoteAdmin(orm, { email: MEMBER.email, password: 'ignored-123' });
+    expect(promoted.user.role).toBe('admin');
+    const login = await new TestClient(t.app, '192.0.2.9').login(MEMBER.email, MEMBER.password);
+    expect((await login.json()).users[0].role).toBe('admin');
+  });
+
+  it('keeps e-mails unique whatever their case', async () => {
+    await expect(
+      transact(t.runtime.deps.orm.em as Em, (tx) =>
+        createUser(tx, { email: 'ADMIN@example.jp', password: 'another-123', lastName: 'x', firstName: 'y' }),
+      ),
+    ).rejects.toThrow();
+  });
+});

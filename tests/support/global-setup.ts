@@ -1,0 +1,22 @@
+import { Client } from 'pg';
+import { loadEnv } from '../../src/config/env.ts';
+import { initOrm, migrate } from '../../src/db/orm.ts';
+import { databaseUrl, TEMPLATE_DB, TEST_PG_URL } from './env.ts';
+
+/** Builds one migrated template database; every test file clones it (CREATE DATABASE … TEMPLATE). */
+export default async function setup() {
+  const admin = new Client({ connectionString: TEST_PG_URL });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${TEMPLATE_DB} with (force)`);
+    await admin.query(`create database ${TEMPLATE_DB}`);
+  } finally {
+    await admin.end();
+  }
+  const orm = await initOrm(loadEnv({ DATABASE_URL: databaseUrl(TEMPLATE_DB) }));
+  try {
+    await migrate(orm);
+  } finally {
+    await orm.close(true);
+  }
+}

@@ -1,0 +1,56 @@
+import type { AddressInfo } from 'node:net';
+import { type ParsedMail, simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+/** A real SMTP server on a random port that keeps every message it receives, parsed. */
+export async function startSmtp() {
+  const messages: ParsedMail[] = [];
+  const waiters = new Set<() => void>();
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, _session, callback) {
+      simpleParser(stream)
+        .then((mail) => {
+          messages.push(mail);
+          for (const wake of waiters) wake();
+          callback();
+        })
+        .catch(callback);
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+
+  /** Resolves with the first message matching `predicate`, or fails after `timeoutMs`. */
+  async function waitFor(predicate: (mail: ParsedMail) => boolean, timeoutMs = 15_000): Promise<ParsedMail> {
+    const found = () => messages.find(predicate);
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const mail = found();
+      if (mail) return mail;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          waiters.delete(wake);
+          resolve();
+        };
+        waiters.add(wake);
+        setTimeout(wake, 200);
+      });
+    }
+    throw new Error(`no matching e-mail within ${timeoutMs} ms (received ${messages.length})`);
+  }
+
+  const to = (address: string) => (mail: ParsedMail) =>
+    [mail.to].flat().some((t) => t?.value.some((v) => v.address?.toLowerCase() === address.toLowerCase()));
+
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    messages,
+    waitFor,
+    to,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+export type TestSmtp = Awaited<ReturnType<typeof startSmtp>>;

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { EnvError, loadEnv } from '../../src/config/env.ts';
+
+describe('environment', () => {
+  it('applies the defaults of SPEC §2', () => {
+    const env = loadEnv({});
+    expect(env.port).toBe(3000);
+    expect(env.appUrl).toBe('http://localhost:3000');
+    expect(env.databaseUrl).toBeUndefined();
+    expect(env.redisUrl).toBeUndefined();
+    expect(env.smtpUrl).toBeUndefined();
+    expect(env.sentry).toEqual({ dsn: undefined, environment: 'released_production' });
+    expect(env.dataDir).toMatch(/var$/);
+    expect(env.nodeEnv).toBe('development');
+    expect(env.exportGroupName.length).toBeGreaterThan(0);
+  });
+
+  it('derives APP_URL from PORT and strips a trailing slash', () => {
+    expect(loadEnv({ PORT: '8080' }).appUrl).toBe('http://localhost:8080');
+    expect(loadEnv({ APP_URL: 'https://shop.example.jp/' }).appUrl).toBe('https://shop.example.jp');
+  });
+
+  it('treats blank variables as unset', () => {
+    expect(loadEnv({ DATABASE_URL: '  ', SMTP_URL: '' }).databaseUrl).toBeUndefined();
+  });
+
+  it('names every bad variable at once', () => {
+    try {
+      loadEnv({ PORT: 'eighty', DATABASE_URL: 'mysql://x', REDIS_URL: 'nope', NODE_ENV: 'staging', STRIPE_SECRET_KEY: 'pk_live_x' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(EnvError);
+      const problems = (error as EnvError).problems.join('\n');
+      for (const key of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'NODE_ENV', 'STRIPE_SECRET_KEY']) expect(problems).toContain(key);
+      expect((error as EnvError).message).toContain('環境変数');
+    }
+  });
+
+  it('refuses production without the required variables', () => {
+    try {
+      loadEnv({ NODE_ENV: 'production' });
+      expect.unreachable();
+    } catch (error) {
+      const problems = (error as EnvError).problems.join('\n');
+      for (const key of ['DATABASE_URL', 'AUTH_SECRET', 'SMTP_URL', 'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']) {
+        expect(problems).toContain(key);
+      }
+    }
+  });
+
+  it('accepts a complete production environment', () => {
+    const env = loadEnv({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/shop',
+      AUTH_SECRET: 'x'.repeat(40),
+      SMTP_URL: 'smtp://mail:25',
+      STRIPE_SECRET_KEY: 'sk_live_abc',
+      STRIPE_WEBHOOK_SECRET: 'whsec_abc',
+    });
+    expect(env.isProduction).toBe(true);
+  });
+});
