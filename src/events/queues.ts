@@ -17,7 +17,12 @@ export type Queues = Record<QueueName, Queue>;
  * otherwise wait silently while Redis is down, and the outbox relay needs to know to retry later.
  */
 export function createQueues(connection: Redis, prefix = 'shop'): Queues {
-  const entries = queueNames.map((name) => [name, new Queue(name, { connection, prefix, defaultJobOptions })] as const);
+  const entries = queueNames.map((name) => {
+    const queue = new Queue(name, { connection, prefix, defaultJobOptions });
+    // Connection errors surface on `add()`, where the relay handles them.
+    queue.on('error', () => undefined);
+    return [name, queue] as const;
+  });
   return Object.fromEntries(entries) as Queues;
 }
 

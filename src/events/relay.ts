@@ -95,7 +95,7 @@ export class OutboxRelay {
           await this.#queues[queue].add(row.name, data, { jobId: row.id });
         }
       }
-      await tx.execute('update outbox_events set published_at = now(), attempts = attempts + 1 where id = any(?)', [
+      await tx.execute('update outbox_events set published_at = now(), attempts = attempts + 1 where id in (?)', [
         rows.map((r) => r.id),
       ]);
       return rows.length;

@@ -1,0 +1,48 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** A private redis-server the test may stop and start again on the same port. */
+export async function startPrivateRedis() {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const up = async () => {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], {
+      stdio: 'ignore',
+    });
+    for (let i = 0; i < 50; i++) {
+      const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, enableOfflineQueue: false });
+      probe.on('error', () => undefined);
+      try {
+        await probe.connect();
+        await probe.ping();
+        probe.disconnect();
+        return;
+      } catch {
+        probe.disconnect();
+        await sleep(100);
+      }
+    }
+    throw new Error('redis-server did not start');
+  };
+  const down = async () => {
+    const c = child;
+    if (!c || c.exitCode !== null) return;
+    const exited = new Promise((resolve) => c.once('exit', resolve));
+    c.kill('SIGKILL');
+    await exited;
+  };
+  await up();
+  return { url: `redis://127.0.0.1:${port}`, port, stop: down, start: up };
+}

@@ -1,0 +1,54 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/service.ts';
+import { TestClient } from '../support/http-client.ts';
+import { startPrivateRedis } from '../support/redis-server.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+
+let smtp: TestSmtp;
+let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
+let t: TestRuntime;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  redis = await startPrivateRedis();
+  t = await startTestRuntime({ mode: 'all', smtpUrl: smtp.url, redisUrl: redis.url });
+  await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'admin@example.jp', password: 'admin-pass-123' });
+});
+afterAll(async () => {
+  await redis?.start().catch(() => undefined);
+  await t?.stop();
+  await redis?.stop();
+  await smtp?.close();
+});
+
+it('keeps requests working while Redis is down and delivers the waiting e-mail once it is back', async () => {
+  await redis.stop();
+
+  // Requests still succeed: sign-in (its rate limiter lets requests through) and a change with an event.
+  const client = new TestClient(t.app);
+  const login = await client.login('admin@example.jp', 'admin-pass-123');
+  expect(login.status).toBe(200);
+  const ready = await t.app.request('/readyz');
+  expect(ready.status).toBe(503);
+  expect((await ready.json()).checks.database).toBe('ok');
+
+  const email = `outage-${Date.now()}@example.jp`;
+  await transact(t.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, { email, password: 'member-pass-123', lastName: '高橋', firstName: '三郎' }),
+  );
+  await sleep(1_500);
+  const waiting = await t.runtime.deps.orm.em.fork().execute('select count(*)::int as n from outbox_events where published_at is null');
+  expect(waiting[0]?.n).toBe(1);
+  expect(smtp.messages.some(smtp.to(email))).toBe(false);
+
+  await redis.start();
+  const mail = await smtp.waitFor(smtp.to(email), 30_000);
+  expect(mail.subject).toContain('メールアドレスの確認');
+  await sleep(1_000);
+  expect(smtp.messages.filter(smtp.to(email))).toHaveLength(1);
+  expect((await t.app.request('/readyz')).status).toBe(200);
+}, 60_000);
