@@ -31,7 +31,8 @@ export function LoginPage() {
     }
   };
 
-  const shown = failure || message;
+  // Seed §8: field errors are shown under their fields; the message only when there are none.
+  const shown = failure || (Object.keys(errors).length ? '' : message);
   return (
     <section className="card narrow">
       <h1>ログイン</h1>

@@ -1,0 +1,34 @@
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { serve } from '@hono/node-server';
+import { createServer } from 'node:net';
+import { createApp } from '../../src/app.ts';
+import { startTestRuntime, type TestRuntimeOptions } from './runtime.ts';
+
+export const WEB_ROOT = resolve(import.meta.dirname, '../../dist/web');
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address() as AddressInfo;
+      s.close(() => (a ? done(a.port) : fail(new Error('no port'))));
+    });
+  });
+}
+
+/** The built app (API + SPA + workers) listening on a free port, for browser tests. */
+export async function startTestServer(options: TestRuntimeOptions = {}) {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const t = await startTestRuntime({ mode: 'all', webRoot: WEB_ROOT, ...options, env: { APP_URL: baseUrl, ...options.env } });
+  const server = serve({ fetch: createApp(t.runtime.deps).fetch, port, hostname: '127.0.0.1' });
+  return {
+    ...t,
+    baseUrl,
+    async stop() {
+      await new Promise<void>((done) => server.close(() => done()));
+      await t.stop();
+    },
+  };
+}
