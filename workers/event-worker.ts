@@ -1,7 +1,7 @@
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import * as v from 'valibot';
-import type { Orm, Em } from '../src/db/orm.ts';
+import type { Em, Orm } from '../src/db/orm.ts';
 import { parseEvent, type QueueName } from '../src/events/contracts.ts';
 import type { JobContext, JobResult } from '../src/jobs/context.ts';
 import { handlers } from '../src/jobs/handlers.ts';
@@ -15,7 +15,13 @@ export interface WorkerServices extends Omit<JobContext, 'em' | 'log'> {
  * A thin dispatcher: job name → the owning module's handler, with an EntityManager forked per job.
  * Jobs carry the event (ids only); a malformed or unknown one can never succeed, so it fails for good.
  */
-export function createEventWorker(queue: QueueName, connection: Redis, services: WorkerServices, concurrency = 5, prefix = 'shop') {
+export function createEventWorker(
+  queue: QueueName,
+  connection: Redis,
+  services: WorkerServices,
+  concurrency = 5,
+  prefix = 'shop',
+) {
   const table = handlers[queue] ?? {};
   return new Worker(
     queue,

@@ -17,7 +17,9 @@ export function startWorkers(connection: Redis, services: WorkerServices, prefix
   if (missing.length) throw new Error(`events routed to a queue without a handler: ${missing.join(', ')}`);
   const workers = QUEUES.map((queue) => createEventWorker(queue, connection, services, 5, prefix));
   for (const worker of workers) {
-    worker.on('failed', (job, error) => services.log.warn('job failed', { queue: worker.name, job: job?.id, attempts: job?.attemptsMade, error: error.message }));
+    worker.on('failed', (job, error) =>
+      services.log.warn('job failed', { queue: worker.name, job: job?.id, attempts: job?.attemptsMade, error: error.message }),
+    );
     worker.on('error', (error) => services.log.error('worker error', { queue: worker.name, error: error.message }));
   }
   return {

@@ -2,8 +2,7 @@ import { parseArgs } from 'node:util';
 import * as v from 'valibot';
 import { loadEnv } from '../config/env.ts';
 import { initOrm, migrate } from '../db/orm.ts';
-import { fieldErrors } from '../http/validate.ts';
-import { rules } from '../http/validate.ts';
+import { fieldErrors, rules } from '../http/validate.ts';
 import { createOrPromoteAdmin } from '../modules/accounts/service.ts';
 
 const { values } = parseArgs({

@@ -36,7 +36,9 @@ const EnvSchema = v.object({
   REDIS_URL: optional(urlWith(['redis:', 'rediss:'])),
   SMTP_URL: optional(urlWith(['smtp:', 'smtps:'])),
   MAIL_FROM: optional(v.pipe(v.string(), v.minLength(3))),
-  STRIPE_SECRET_KEY: optional(v.pipe(v.string(), v.regex(/^(sk|rk)_/, 'sk_ または rk_ で始まる値です (must start with sk_ or rk_)'))),
+  STRIPE_SECRET_KEY: optional(
+    v.pipe(v.string(), v.regex(/^(sk|rk)_/, 'sk_ または rk_ で始まる値です (must start with sk_ or rk_)')),
+  ),
   STRIPE_WEBHOOK_SECRET: optional(v.pipe(v.string(), v.regex(/^whsec_/, 'whsec_ で始まる値です (must start with whsec_)'))),
   STRIPE_API_URL: optional(urlWith(['http:', 'https:'])),
   EXPORT_GROUP_NAME: optional(v.string()),
@@ -44,7 +46,9 @@ const EnvSchema = v.object({
   SENTRY_ENVIRONMENT: optional(v.string()),
   DATA_DIR: optional(v.string()),
   AUTH_SECRET: optional(v.pipe(v.string(), v.minLength(32, '32 文字以上にしてください (at least 32 characters)'))),
-  TRUST_PROXY_HEADER: optional(v.pipe(v.string(), v.toLowerCase(), v.regex(/^[a-z0-9-]+$/, 'ヘッダー名を指定してください (a header name)'))),
+  TRUST_PROXY_HEADER: optional(
+    v.pipe(v.string(), v.toLowerCase(), v.regex(/^[a-z0-9-]+$/, 'ヘッダー名を指定してください (a header name)')),
+  ),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
 });
 

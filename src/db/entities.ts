@@ -1,6 +1,6 @@
+import { OutboxEvent } from '../events/outbox-event.entity.ts';
 import { Account, Session, User, Verification } from '../modules/accounts/entities/user.entity.ts';
 import { MailDelivery } from '../modules/mail/entities/mail-delivery.entity.ts';
-import { OutboxEvent } from '../events/outbox-event.entity.ts';
 
 /** The explicit entity list: every table MikroORM knows about and migrates. */
 export const entities = [User, Session, Account, Verification, OutboxEvent, MailDelivery];

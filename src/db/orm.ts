@@ -31,7 +31,13 @@ export function ormConfig(env: Pick<Env, 'databaseUrl' | 'dataDir'>, overrides: 
     debug: false,
   };
   if (env.databaseUrl) {
-    return { ...common, driver: PostgreSqlDriver, clientUrl: env.databaseUrl, pool: { min: 0, max: 10 }, ...overrides } as Options;
+    return {
+      ...common,
+      driver: PostgreSqlDriver,
+      clientUrl: env.databaseUrl,
+      pool: { min: 0, max: 10 },
+      ...overrides,
+    } as Options;
   }
   const dir = join(env.dataDir, 'pgdata');
   mkdirSync(env.dataDir, { recursive: true });

@@ -1,4 +1,4 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type QueueName, queueNames } from './contracts.ts';
 

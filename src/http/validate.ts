@@ -25,7 +25,7 @@ export function fieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldError
   const errors: FieldErrors = {};
   for (const issue of issues) {
     const key = issue.path?.map((p) => String(p.key)).join('.') || '_';
-    (errors[key] ??= []).push(issue.message);
+    errors[key] = [...(errors[key] ?? []), issue.message];
   }
   return errors;
 }

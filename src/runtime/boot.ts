@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Redis } from 'ioredis';
+import { startWorkers, type Workers } from '../../workers/index.ts';
 import { authSecretFor, type Env } from '../config/env.ts';
 import { initOrm, migrate, type Orm } from '../db/orm.ts';
 import { closeQueues, createQueues, type Queues } from '../events/queues.ts';
@@ -8,9 +9,8 @@ import type { AppDeps } from '../http/context.ts';
 import { createRateLimiter } from '../http/rate-limit.ts';
 import { createAuth } from '../modules/accounts/auth.ts';
 import { createMailer, type Mailer } from '../modules/mail/mailer.ts';
-import { startWorkers, type Workers } from '../../workers/index.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { connectRedis, connectWorkerRedis, resolveRedis, type RedisTarget } from './redis.ts';
+import { connectRedis, connectWorkerRedis, type RedisTarget, resolveRedis } from './redis.ts';
 
 export type Mode = 'all' | 'web' | 'worker';
 

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -67,7 +67,22 @@ export async function resolveRedis(
   mkdirSync(dir, { recursive: true });
   const child = spawn(
     'redis-server',
-    ['--port', '0', '--unixsocket', path, '--unixsocketperm', '700', '--dir', dir, '--maxmemory-policy', 'noeviction', '--appendonly', 'yes', '--save', ''],
+    [
+      '--port',
+      '0',
+      '--unixsocket',
+      path,
+      '--unixsocketperm',
+      '700',
+      '--dir',
+      dir,
+      '--maxmemory-policy',
+      'noeviction',
+      '--appendonly',
+      'yes',
+      '--save',
+      '',
+    ],
     { stdio: 'ignore' },
   );
   child.unref();

@@ -97,7 +97,9 @@ describe('headers and health', () => {
   it('sends security headers and no-store on API answers', async () => {
     const res = await t.app.request('/api/login');
     expect(res.headers.get('strict-transport-security')).toMatch(/max-age=(\d+)/);
-    expect(Number(/max-age=(\d+)/.exec(res.headers.get('strict-transport-security') ?? '')?.[1])).toBeGreaterThanOrEqual(31536000);
+    expect(Number(/max-age=(\d+)/.exec(res.headers.get('strict-transport-security') ?? '')?.[1])).toBeGreaterThanOrEqual(
+      31536000,
+    );
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');

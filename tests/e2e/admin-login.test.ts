@@ -25,7 +25,13 @@ beforeAll(async () => {
   });
   expect(again.stdout).toContain('既存のユーザーを管理者にしました');
   await transact(app.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email: 'e2e-member@example.jp', password: 'e2e-member-pass', lastName: '会員', firstName: '花子', emailVerified: true }),
+    createUser(tx, {
+      email: 'e2e-member@example.jp',
+      password: 'e2e-member-pass',
+      lastName: '会員',
+      firstName: '花子',
+      emailVerified: true,
+    }),
   );
   browser = await launchBrowser();
 }, 90_000);
@@ -99,7 +105,12 @@ describe('administrator sign-in journey (Chromium)', () => {
     await signIn(page, ADMIN.email, ADMIN.password);
     await page.waitForURL('**/admin');
     const forged = await page.evaluate(async () => {
-      const res = await fetch('/api/logout', { method: 'POST', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: 'x' });
+      const res = await fetch('/api/logout', {
+        method: 'POST',
+        credentials: 'include',
+        headers: { 'content-type': 'text/plain' },
+        body: 'x',
+      });
       return { status: res.status, body: await res.json() };
     });
     expect(forged).toEqual({ status: 419, body: { message: 'CSRF token mismatch.' } });

@@ -18,11 +18,21 @@ export async function startPrivateRedis() {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const up = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], {
-      stdio: 'ignore',
-    });
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
+      {
+        stdio: 'ignore',
+      },
+    );
     for (let i = 0; i < 50; i++) {
-      const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, enableOfflineQueue: false });
+      const probe = new Redis({
+        port,
+        host: '127.0.0.1',
+        lazyConnect: true,
+        retryStrategy: () => null,
+        enableOfflineQueue: false,
+      });
       probe.on('error', () => undefined);
       try {
         await probe.connect();

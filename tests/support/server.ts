@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
-import { createServer } from 'node:net';
 import { createApp } from '../../src/app.ts';
 import { startTestRuntime, type TestRuntimeOptions } from './runtime.ts';
 

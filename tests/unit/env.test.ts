@@ -26,7 +26,13 @@ describe('environment', () => {
 
   it('names every bad variable at once', () => {
     try {
-      loadEnv({ PORT: 'eighty', DATABASE_URL: 'mysql://x', REDIS_URL: 'nope', NODE_ENV: 'staging', STRIPE_SECRET_KEY: 'pk_live_x' });
+      loadEnv({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://x',
+        REDIS_URL: 'nope',
+        NODE_ENV: 'staging',
+        STRIPE_SECRET_KEY: 'pk_live_x',
+      });
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(EnvError);

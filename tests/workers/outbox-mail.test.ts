@@ -9,8 +9,8 @@ import { OutboxRelay } from '../../src/events/relay.ts';
 import { onUserRegistered } from '../../src/modules/accounts/handlers/on-user-registered.ts';
 import { createUser } from '../../src/modules/accounts/service.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
-import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 
 let smtp: TestSmtp;
 let t: TestRuntime;
@@ -43,7 +43,9 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
     const rows = await t.runtime.deps.orm.em.fork().execute('select email_verified from users where id = ?', [user.id]);
     expect(rows[0]?.email_verified).toBe(true);
 
-    const published = await t.runtime.deps.orm.em.fork().execute("select published_at from outbox_events where payload->>'userId' = ?", [user.id]);
+    const published = await t.runtime.deps.orm.em
+      .fork()
+      .execute("select published_at from outbox_events where payload->>'userId' = ?", [user.id]);
     expect(published[0]?.published_at).not.toBeNull();
   });
 
@@ -55,7 +57,12 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
-    const rows = await t.runtime.deps.orm.em.fork().execute("select count(*)::int as n from outbox_events where payload->>'userId' in (select id from users where email = ?)", [email]);
+    const rows = await t.runtime.deps.orm.em
+      .fork()
+      .execute(
+        "select count(*)::int as n from outbox_events where payload->>'userId' in (select id from users where email = ?)",
+        [email],
+      );
     expect(rows[0]?.n).toBe(0);
     await sleep(500);
     expect(smtp.messages.some(smtp.to(email))).toBe(false);
@@ -65,7 +72,13 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
     const { orm, env } = t.runtime.deps;
     // Created verified, so no event is recorded and only this test's runs can send.
     const user = await transact(orm.em as Em, (tx) =>
-      createUser(tx, { email: `twice-${Date.now()}@example.jp`, password: 'member-pass-123', lastName: '鈴木', firstName: '次郎', emailVerified: true }),
+      createUser(tx, {
+        email: `twice-${Date.now()}@example.jp`,
+        password: 'member-pass-123',
+        lastName: '鈴木',
+        firstName: '次郎',
+        emailVerified: true,
+      }),
     );
     await orm.em.fork().execute('update users set email_verified = false where id = ?', [user.id]);
     const event: DomainEvent<'UserRegistered'> = {
@@ -74,7 +87,13 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
       occurredAt: new Date().toISOString(),
       payload: { userId: user.id },
     };
-    const ctx = () => ({ em: orm.em.fork() as Em, env, mailer: t.runtime.mailer, log: createLogger('silent'), authSecret: t.runtime.deps.authSecret });
+    const ctx = () => ({
+      em: orm.em.fork() as Em,
+      env,
+      mailer: t.runtime.mailer,
+      log: createLogger('silent'),
+      authSecret: t.runtime.deps.authSecret,
+    });
     const results = await Promise.all([onUserRegistered(ctx(), event), onUserRegistered(ctx(), event)]);
     results.push(await onUserRegistered(ctx(), event));
     expect(results.filter((r) => r === 'done')).toHaveLength(1);
@@ -95,7 +114,7 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
     const counting = {
       ...t.runtime.deps.queues,
       mail: {
-        add: async (name: string, data: unknown, opts: { jobId: string }) => {
+        add: async (_name: string, _data: unknown, opts: { jobId: string }) => {
           added.push(opts.jobId);
           await sleep(2);
           return { id: opts.jobId };
@@ -106,12 +125,18 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
       for (let i = 0; i < 120; i++) recordEvent(tx, 'UserRegistered', { userId: `ghost-${i}` });
     });
     const log = createLogger('silent');
-    const relays = [new OutboxRelay(orm, counting, log), new OutboxRelay(orm, counting, log), new OutboxRelay(orm, counting, log)];
-    const counts = await Promise.all(relays.map(async (r) => {
-      let n = 0;
-      for (let batch = await r.publishPending(); batch > 0; batch = await r.publishPending()) n += batch;
-      return n;
-    }));
+    const relays = [
+      new OutboxRelay(orm, counting, log),
+      new OutboxRelay(orm, counting, log),
+      new OutboxRelay(orm, counting, log),
+    ];
+    const counts = await Promise.all(
+      relays.map(async (r) => {
+        let n = 0;
+        for (let batch = await r.publishPending(); batch > 0; batch = await r.publishPending()) n += batch;
+        return n;
+      }),
+    );
     expect(counts.reduce((a, b) => a + b, 0)).toBe(120);
     expect(new Set(added).size).toBe(added.length);
     expect(added).toHaveLength(120);

@@ -5,8 +5,8 @@ import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/service.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startPrivateRedis } from '../support/redis-server.ts';
-import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 
 let smtp: TestSmtp;
 let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
@@ -41,7 +41,9 @@ it('keeps requests working while Redis is down and delivers the waiting e-mail o
     createUser(tx, { email, password: 'member-pass-123', lastName: '高橋', firstName: '三郎' }),
   );
   await sleep(1_500);
-  const waiting = await t.runtime.deps.orm.em.fork().execute('select count(*)::int as n from outbox_events where published_at is null');
+  const waiting = await t.runtime.deps.orm.em
+    .fork()
+    .execute('select count(*)::int as n from outbox_events where published_at is null');
   expect(waiting[0]?.n).toBe(1);
   expect(smtp.messages.some(smtp.to(email))).toBe(false);
 

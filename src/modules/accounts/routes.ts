@@ -1,5 +1,5 @@
-import { Hono } from 'hono';
 import { APIError } from 'better-auth/api';
+import { Hono } from 'hono';
 import { clientIp } from '../../http/client-ip.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -12,7 +12,14 @@ const LOGIN_PER_IP = { name: 'login-ip', limit: 20, windowSeconds: 15 * 60 };
 const LOGIN_PER_ACCOUNT = { name: 'login-account', limit: 10, windowSeconds: 15 * 60 };
 
 const sessionDto = (u: NonNullable<Awaited<ReturnType<typeof currentUser>>>) =>
-  userDto({ id: u.id, email: u.email, lastName: u.lastName, firstName: u.firstName, role: u.role, emailVerified: u.emailVerified });
+  userDto({
+    id: u.id,
+    email: u.email,
+    lastName: u.lastName,
+    firstName: u.firstName,
+    role: u.role,
+    emailVerified: u.emailVerified,
+  });
 
 /** Copies better-auth's Set-Cookie headers onto our answer. */
 function forwardCookies(from: Headers, to: Headers) {

@@ -1,6 +1,6 @@
 import { site } from '../../site-settings.ts';
 
-const escape = (s: string) =>
+const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] ?? ch);
 
 export interface MailContent {
@@ -26,11 +26,11 @@ export function renderMail(content: MailContent): { subject: string; text: strin
     ...signature,
   ].join('\n');
   const html = `<!doctype html><html lang="ja"><body style="font-family:sans-serif;line-height:1.7;color:#222">
-<p>${escape(content.greeting)}</p>
-${content.paragraphs.map((p) => `<p>${escape(p)}</p>`).join('\n')}
-${content.action ? `<p><a href="${escape(content.action.url)}" style="display:inline-block;padding:10px 20px;background:#0b5394;color:#fff;text-decoration:none;border-radius:4px">${escape(content.action.label)}</a></p><p style="font-size:12px;color:#555">ボタンが開けない場合は次のURLをブラウザに貼り付けてください：<br>${escape(content.action.url)}</p>` : ''}
-${(content.notes ?? []).map((n) => `<p style="font-size:12px;color:#555">※ ${escape(n)}</p>`).join('\n')}
-<hr><p style="font-size:12px;color:#555">${signature.map(escape).join('<br>')}</p>
+<p>${escapeHtml(content.greeting)}</p>
+${content.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}
+${content.action ? `<p><a href="${escapeHtml(content.action.url)}" style="display:inline-block;padding:10px 20px;background:#0b5394;color:#fff;text-decoration:none;border-radius:4px">${escapeHtml(content.action.label)}</a></p><p style="font-size:12px;color:#555">ボタンが開けない場合は次のURLをブラウザに貼り付けてください：<br>${escapeHtml(content.action.url)}</p>` : ''}
+${(content.notes ?? []).map((n) => `<p style="font-size:12px;color:#555">※ ${escapeHtml(n)}</p>`).join('\n')}
+<hr><p style="font-size:12px;color:#555">${signature.map(escapeHtml).join('<br>')}</p>
 </body></html>`;
   return { subject, text, html };
 }

@@ -25,11 +25,7 @@ export function Header() {
           {site.shopName}
         </Link>
         <p className="tagline">{site.tagline}</p>
-        {user ? (
-          <p className="signed-in">
-            {`${user.last_name} ${user.first_name}`.trim() || user.email} 様
-          </p>
-        ) : null}
+        {user ? <p className="signed-in">{`${user.last_name} ${user.first_name}`.trim() || user.email} 様</p> : null}
       </div>
     </header>
   );

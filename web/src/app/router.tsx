@@ -1,4 +1,4 @@
-import { createBrowserRouter, redirect, type RouteObject } from 'react-router';
+import { createBrowserRouter, type RouteObject, redirect } from 'react-router';
 import { AdminMenuPage } from '../features/admin/routes/menu';
 import { fetchCurrentUser } from '../features/auth/api/auth-store';
 import { LoginPage } from '../features/auth/routes/login';

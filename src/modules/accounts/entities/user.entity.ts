@@ -26,7 +26,10 @@ export const UserSchema = defineEntity({
     banned: p.boolean().nullable().default(false),
     banReason: p.text().fieldName('ban_reason').nullable(),
     banExpires: p.datetime().fieldName('ban_expires').nullable(),
-    createdAt: p.datetime().fieldName('created_at').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .fieldName('created_at')
+      .onCreate(() => new Date()),
     updatedAt: p
       .datetime()
       .fieldName('updated_at')

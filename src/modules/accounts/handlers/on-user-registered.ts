@@ -16,7 +16,10 @@ export const onUserRegistered: EventHandler<'UserRegistered'> = async (ctx, even
   const mail = renderMail({
     subject: 'メールアドレスの確認をお願いします',
     greeting: `${user.lastName} ${user.firstName} 様`.trim(),
-    paragraphs: ['会員登録のお申し込みありがとうございます。', '下のボタンからメールアドレスの確認を完了してください。確認が済むとログインできるようになります。'],
+    paragraphs: [
+      '会員登録のお申し込みありがとうございます。',
+      '下のボタンからメールアドレスの確認を完了してください。確認が済むとログインできるようになります。',
+    ],
     action: { label: 'メールアドレスを確認する', url },
     notes: ['このリンクの有効期限は24時間です。', 'お心当たりのない場合は、このメールを破棄してください。'],
   });

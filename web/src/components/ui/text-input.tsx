@@ -17,7 +17,19 @@ export interface TextInputProps {
 }
 
 /** The seed's reusable text input: input/change/Enter events, a message under the field, a required mark. */
-export function TextInput({ label, name, value, type = 'text', required, message, autoComplete, placeholder, onInput, onChange, onEnter }: TextInputProps) {
+export function TextInput({
+  label,
+  name,
+  value,
+  type = 'text',
+  required,
+  message,
+  autoComplete,
+  placeholder,
+  onInput,
+  onChange,
+  onEnter,
+}: TextInputProps) {
   const id = useId();
   const ref = useRef<HTMLInputElement>(null);
   const onChangeRef = useRef(onChange);
