@@ -5,6 +5,7 @@ import * as Sentry from '@sentry/node';
 import { createApp } from './app.ts';
 import { EnvError, env as readEnv } from './config/env.ts';
 import { isEmbedded } from './db/orm.ts';
+import { seedDemoAccounts } from './modules/accounts/demo.ts';
 import { boot, type Mode } from './runtime/boot.ts';
 import { createLogger } from './runtime/logger.ts';
 
@@ -43,6 +44,17 @@ try {
   log.error('start-up failed', { error });
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
+}
+if (mode !== 'worker' && !env.isProduction) {
+  const demo = await seedDemoAccounts(runtime.deps.orm);
+  if (demo.length) {
+    const lines = demo.map(
+      (a) => `  ${a.role === 'admin' ? '管理者 (admin) ' : '会員 (member)  '}  ${a.email}  /  ${a.password}`,
+    );
+    console.log(
+      ['', '空のデータベースにデモ用アカウントを作成しました (demo accounts, shown only once):', ...lines, ''].join('\n'),
+    );
+  }
 }
 if (isEmbedded(env)) log.info('using embedded PostgreSQL (PGlite); set DATABASE_URL for a server', { dataDir: env.dataDir });
 

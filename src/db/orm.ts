@@ -22,6 +22,7 @@ export function ormConfig(env: Pick<Env, 'databaseUrl' | 'dataDir'>, overrides: 
       glob: '!(*.d).{js,ts}',
       emit: 'ts',
       snapshot: false,
+      silent: true,
       transactional: true,
       allOrNothing: true,
       fileName: (timestamp, name) => `${timestamp}_${name ?? 'migration'}`,

@@ -1,0 +1,22 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { seedDemoAccounts } from '../../src/modules/accounts/demo.ts';
+import { TestClient } from '../support/http-client.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+
+let t: TestRuntime;
+beforeAll(async () => {
+  t = await startTestRuntime();
+});
+afterAll(async () => t?.stop());
+
+it('seeds a demo administrator and member on an empty database, once, with working random passwords', async () => {
+  const accounts = await seedDemoAccounts(t.runtime.deps.orm);
+  expect(accounts.map((a) => a.role)).toEqual(['admin', 'user']);
+  expect(new Set(accounts.map((a) => a.password)).size).toBe(2);
+  for (const account of accounts) {
+    const res = await new TestClient(t.app).login(account.email, account.password);
+    expect(res.status).toBe(200);
+    expect((await res.json()).users[0].role).toBe(account.role);
+  }
+  expect(await seedDemoAccounts(t.runtime.deps.orm)).toEqual([]);
+});
