@@ -32,8 +32,10 @@ process.on('unhandledRejection', (reason) => {
   Sentry.captureException(reason);
 });
 process.on('uncaughtException', (error) => {
+  // The process state is unknown after this: report, flush, and let the supervisor restart us.
   log.error('uncaught exception', { error });
   Sentry.captureException(error);
+  void Sentry.close(2_000).finally(() => process.exit(1));
 });
 
 const webRoot = resolve(import.meta.dirname, '../dist/web');
