@@ -8,7 +8,7 @@ import type { AppDeps, AppEnv } from './http/context.ts';
 import { csrf } from './http/csrf.ts';
 import { AppError, errorResponse } from './http/errors.ts';
 import { spaRoutes } from './http/spa.ts';
-import { accountRoutes } from './modules/accounts/routes.ts';
+import { authRoutes, registrationRoutes, userRoutes } from './modules/accounts/routes.ts';
 import { healthRoutes } from './modules/health/routes.ts';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
@@ -70,9 +70,10 @@ export function createApp(deps: AppDeps) {
   app.use('*', verify);
 
   app.get('/api/csrf-token', issue);
-  app.route('/api', accountRoutes);
+  app.route('/api', authRoutes);
+  app.route('/api', registrationRoutes);
+  app.route('/api', userRoutes);
   app.route('/', healthRoutes);
-  app.get('/api/auth/verify-email', (c) => deps.auth.handler(c.req.raw));
   app.all('/api/*', () => {
     throw new AppError('not_found', 'お探しの API は見つかりませんでした。');
   });

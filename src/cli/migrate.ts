@@ -6,7 +6,9 @@ const env = loadEnv();
 const orm = await initOrm(env);
 try {
   if (command === 'create') {
-    const result = await orm.migrator.create(undefined, false, process.argv[3] === '--initial', process.argv[4]);
+    const initial = process.argv.includes('--initial');
+    const name = process.argv.slice(3).find((arg) => !arg.startsWith('--'));
+    const result = await orm.migrator.create(undefined, false, initial, name);
     console.log(result.fileName ? `作成しました (created): ${result.fileName}` : '変更はありません (no schema changes)');
   } else {
     const names = await migrate(orm);

@@ -8,6 +8,10 @@ const id = v.pipe(v.string(), v.minLength(1));
 
 export const eventPayloads = {
   UserRegistered: v.object({ userId: id }),
+  /** Someone tried to register an address that already has an account: its owner is told. */
+  RegistrationAttempted: v.object({ userId: id }),
+  VerificationEmailRequested: v.object({ userId: id }),
+  EmailChangeRequested: v.object({ userId: id, newEmail: v.pipe(v.string(), v.email()) }),
   PasswordResetRequested: v.object({ userId: id }),
   SalePaid: v.object({ saleId: id }),
   SaleRefunded: v.object({ saleId: id }),
@@ -34,7 +38,10 @@ export type QueueName = (typeof queueNames)[number];
  */
 export const eventRoutes: Record<EventName, readonly QueueName[]> = {
   UserRegistered: ['mail'],
-  PasswordResetRequested: [],
+  RegistrationAttempted: ['mail'],
+  VerificationEmailRequested: ['mail'],
+  EmailChangeRequested: ['mail'],
+  PasswordResetRequested: ['mail'],
   SalePaid: [],
   SaleRefunded: [],
   SaleStatusChanged: [],

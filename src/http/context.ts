@@ -26,6 +26,7 @@ export interface SessionUser {
   emailVerified: boolean;
   lastName: string;
   firstName: string;
+  sessionToken: string;
 }
 
 export interface AppEnv {

@@ -17,6 +17,7 @@ export async function currentUser(c: Context<AppEnv>): Promise<SessionUser | nul
           emailVerified: Boolean(u.emailVerified),
           lastName: String(u.lastName ?? ''),
           firstName: String(u.firstName ?? ''),
+          sessionToken: session?.session.token ?? '',
         }
       : null;
   c.set('user', user);

@@ -37,6 +37,20 @@ export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown)
   return result.output;
 }
 
+/** Parses one input with several schemas, reporting every schema's field errors together. */
+export function parseInputs<A extends v.GenericSchema, B extends v.GenericSchema>(
+  input: unknown,
+  a: A,
+  b: B,
+): v.InferOutput<A> & v.InferOutput<B> {
+  const ra = v.safeParse(a, input);
+  const rb = v.safeParse(b, input);
+  if (!ra.success || !rb.success) {
+    throw validationError(fieldErrors([...(ra.success ? [] : ra.issues), ...(rb.success ? [] : rb.issues)]));
+  }
+  return Object.assign({}, ra.output, rb.output);
+}
+
 export async function jsonInput<S extends v.GenericSchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
   return parseInput(schema, await readJson(c));
 }

@@ -1,12 +1,22 @@
 import type { EventName, QueueName } from '../events/contracts.ts';
 import { eventRoutes } from '../events/contracts.ts';
-import { onUserRegistered } from '../modules/accounts/handlers/on-user-registered.ts';
+import {
+  onEmailChangeRequested,
+  onPasswordResetRequested,
+  onRegistrationAttempted,
+  onUserRegistered,
+  onVerificationEmailRequested,
+} from '../modules/accounts/handlers/account-mails.ts';
 import type { EventHandler } from './context.ts';
 
 /** Which module handles which event on which queue. Checked against the routes at start-up. */
 export const handlers: Partial<Record<QueueName, Partial<Record<EventName, EventHandler>>>> = {
   mail: {
     UserRegistered: onUserRegistered as EventHandler,
+    RegistrationAttempted: onRegistrationAttempted as EventHandler,
+    VerificationEmailRequested: onVerificationEmailRequested as EventHandler,
+    EmailChangeRequested: onEmailChangeRequested as EventHandler,
+    PasswordResetRequested: onPasswordResetRequested as EventHandler,
   },
 };
 

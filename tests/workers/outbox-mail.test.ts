@@ -6,7 +6,7 @@ import type { DomainEvent } from '../../src/events/contracts.ts';
 import { recordEvent, transact } from '../../src/events/outbox.ts';
 import type { Queues } from '../../src/events/queues.ts';
 import { OutboxRelay } from '../../src/events/relay.ts';
-import { onUserRegistered } from '../../src/modules/accounts/handlers/on-user-registered.ts';
+import { onUserRegistered } from '../../src/modules/accounts/handlers/account-mails.ts';
 import { createUser } from '../../src/modules/accounts/service.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -34,12 +34,12 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
     expect(mail.subject).toBe('【ライセンスストア】メールアドレスの確認をお願いします');
     expect(mail.text).toContain('佐藤 一郎 様');
     expect(mail.html).toContain('メールアドレスを確認する');
-    const link = /http:\/\/localhost:3000(\/api\/auth\/verify-email\?[^\s"<]+)/.exec(mail.text ?? '')?.[1];
-    expect(link).toBeDefined();
+    const link = /http:\/\/localhost:3000(\/api\/users\/registration\/verify\/[\w-]+)/.exec(mail.text ?? '')?.[1];
+    expect(link, mail.text).toBeDefined();
 
     const res = await t.app.request(link as string);
     expect(res.status).toBe(302);
-    expect(res.headers.get('location')).toContain('/users/registration/email-verified');
+    expect(res.headers.get('location')).toBe('/users/registration/email-verified');
     const rows = await t.runtime.deps.orm.em.fork().execute('select email_verified from users where id = ?', [user.id]);
     expect(rows[0]?.email_verified).toBe(true);
 

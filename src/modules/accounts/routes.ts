@@ -1,17 +1,45 @@
 import { APIError } from 'better-auth/api';
+import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { clientIp } from '../../http/client-ip.ts';
-import type { AppEnv } from '../../http/context.ts';
+import type { AppEnv, SessionUser } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import { currentUser } from '../../http/guards.ts';
-import { jsonInput } from '../../http/validate.ts';
-import { LoginInput } from './schemas.ts';
-import { userDto } from './service.ts';
+import { currentUser, requireSelfOrAdmin, requireUser, signedInUser } from '../../http/guards.ts';
+import type { RateLimitRule } from '../../http/rate-limit.ts';
+import { jsonInput, parseInputs, readJson } from '../../http/validate.ts';
+import {
+  ChangePasswordInput,
+  EmailOnlyInput,
+  LoginInput,
+  PasswordPairInput,
+  ProfileInput,
+  ResetPasswordInput,
+} from './schemas.ts';
+import {
+  changePassword,
+  confirmEmailChange,
+  getUser,
+  profileDto,
+  register,
+  requestPasswordReset,
+  requestVerificationEmail,
+  resetPassword,
+  updateProfile,
+  userDto,
+  verifyEmail,
+} from './service.ts';
 
-const LOGIN_PER_IP = { name: 'login-ip', limit: 20, windowSeconds: 15 * 60 };
-const LOGIN_PER_ACCOUNT = { name: 'login-account', limit: 10, windowSeconds: 15 * 60 };
+const minutes = (n: number) => n * 60;
+const LIMITS = {
+  loginPerIp: { name: 'login-ip', limit: 20, windowSeconds: minutes(15) },
+  loginPerAccount: { name: 'login-account', limit: 10, windowSeconds: minutes(15) },
+  registerPerIp: { name: 'register-ip', limit: 10, windowSeconds: minutes(60) },
+  mailPerIp: { name: 'account-mail-ip', limit: 10, windowSeconds: minutes(15) },
+  mailPerAddress: { name: 'account-mail-address', limit: 3, windowSeconds: minutes(15) },
+  passwordPerUser: { name: 'password-change', limit: 10, windowSeconds: minutes(15) },
+} satisfies Record<string, RateLimitRule>;
 
-const sessionDto = (u: NonNullable<Awaited<ReturnType<typeof currentUser>>>) =>
+const sessionDto = (u: SessionUser) =>
   userDto({
     id: u.id,
     email: u.email,
@@ -26,7 +54,16 @@ function forwardCookies(from: Headers, to: Headers) {
   for (const cookie of from.getSetCookie()) to.append('Set-Cookie', cookie);
 }
 
-export const accountRoutes = new Hono<AppEnv>()
+async function limit(c: Context<AppEnv>, rule: RateLimitRule, key = '') {
+  const ip = clientIp(c, c.var.deps.env.trustProxyHeader);
+  await c.var.deps.rateLimit(rule, key ? `${ip}:${key}` : ip);
+}
+
+const SENT_IF_EXISTS =
+  'ご入力のメールアドレスに、ご案内のメールを送信しました。届かない場合は、メールアドレスをご確認のうえ再度お試しください。';
+
+/** The seed's sign-in calls, and forgot/reset password. */
+export const authRoutes = new Hono<AppEnv>()
   .get('/login', async (c) => {
     const user = await currentUser(c);
     return c.json({ users: user ? [sessionDto(user)] : [] });
@@ -34,17 +71,15 @@ export const accountRoutes = new Hono<AppEnv>()
   .post('/login', async (c) => {
     const { deps } = c.var;
     const input = await jsonInput(c, LoginInput);
-    const ip = clientIp(c, deps.env.trustProxyHeader);
-    await deps.rateLimit(LOGIN_PER_IP, ip);
-    await deps.rateLimit(LOGIN_PER_ACCOUNT, `${ip}:${input.email}`);
+    await limit(c, LIMITS.loginPerIp);
+    await limit(c, LIMITS.loginPerAccount, input.email);
     try {
       const { headers, response } = await deps.auth.api.signInEmail({
         body: { email: input.email, password: input.password, rememberMe: true },
         headers: c.req.raw.headers,
         returnHeaders: true,
       });
-      const u = response.user as unknown as Parameters<typeof userDto>[0];
-      const res = c.json({ users: [userDto(u)] });
+      const res = c.json({ users: [userDto(response.user as unknown as Parameters<typeof userDto>[0])] });
       forwardCookies(headers, res.headers);
       return res;
     } catch (error) {
@@ -74,4 +109,79 @@ export const accountRoutes = new Hono<AppEnv>()
       forwardCookies(headers, res.headers);
     }
     return res;
+  })
+  .post('/forgot-password', async (c) => {
+    const { email } = await jsonInput(c, EmailOnlyInput);
+    await limit(c, LIMITS.mailPerIp);
+    await limit(c, LIMITS.mailPerAddress, email);
+    await requestPasswordReset(c.var.deps.orm, email);
+    return c.json({ message: SENT_IF_EXISTS });
+  })
+  .post('/reset-password', async (c) => {
+    const input = await jsonInput(c, ResetPasswordInput);
+    await limit(c, LIMITS.mailPerIp);
+    await resetPassword(c.var.deps.orm, input);
+    return c.json({ message: 'パスワードを再設定しました。新しいパスワードでログインしてください。' });
+  });
+
+/** Registration and the e-mail links (these come before /users/:id). */
+export const registrationRoutes = new Hono<AppEnv>()
+  .post('/users/registration/validate', async (c) => {
+    const input = parseInputs(await readJson(c), ProfileInput, PasswordPairInput);
+    return c.json({ user: profileDto(input) });
+  })
+  .post('/users/registration', async (c) => {
+    const input = parseInputs(await readJson(c), ProfileInput, PasswordPairInput);
+    await limit(c, LIMITS.registerPerIp);
+    await register(c.var.deps.orm, input);
+    return c.json({ message: '確認メールを送信しました。メールに記載のリンクを開いて登録を完了してください。' });
+  })
+  .post('/users/registration/resend', async (c) => {
+    const { email } = await jsonInput(c, EmailOnlyInput);
+    await limit(c, LIMITS.mailPerIp);
+    await limit(c, LIMITS.mailPerAddress, email);
+    await requestVerificationEmail(c.var.deps.orm, email);
+    return c.json({ message: SENT_IF_EXISTS });
+  })
+  .get('/users/registration/verify/:token', async (c) => {
+    const result = await verifyEmail(c.var.deps.orm, c.req.param('token'));
+    return c.redirect(
+      result === 'verified' ? '/users/registration/email-verified' : `/users/registration/email-verify-failed?reason=${result}`,
+      302,
+    );
+  })
+  .get('/users/email-change/verify/:token', async (c) => {
+    const result = await confirmEmailChange(c.var.deps.orm, c.req.param('token'));
+    return c.redirect(
+      result === 'changed' ? '/users/registration/email-verified?change=1' : '/users/registration/email-verify-failed?change=1',
+      302,
+    );
+  });
+
+/** A member's own data (administrators may read and edit anyone's). */
+export const userRoutes = new Hono<AppEnv>()
+  .get('/users/:id', requireSelfOrAdmin(), async (c) => c.json({ user: await getUser(c.var.deps.orm, c.req.param('id')) }))
+  .post('/users/:id', requireSelfOrAdmin(), async (c) => {
+    const input = await jsonInput(c, ProfileInput);
+    await getUser(c.var.deps.orm, c.req.param('id')); // 404 before a confirm screen for nobody
+    return c.json({ user: profileDto(input) });
+  })
+  .put('/users/:id', requireSelfOrAdmin(), async (c) => {
+    const input = await jsonInput(c, ProfileInput);
+    const { emailChangePending } = await updateProfile(c.var.deps.orm, c.req.param('id'), input);
+    const user = await getUser(c.var.deps.orm, c.req.param('id'));
+    return c.json({
+      user,
+      message: emailChangePending
+        ? '会員情報を更新しました。新しいメールアドレスに確認メールを送信しました。確認が済むとメールアドレスが変更されます。'
+        : '会員情報を更新しました。',
+    });
+  })
+  .put('/users/:id/password', requireUser, async (c) => {
+    const me = signedInUser(c);
+    if (me.id !== c.req.param('id')) throw new AppError('forbidden');
+    const input = await jsonInput(c, ChangePasswordInput);
+    await c.var.deps.rateLimit(LIMITS.passwordPerUser, me.id);
+    await changePassword(c.var.deps.orm, me.id, me.sessionToken, input);
+    return c.json({ message: 'パスワードを変更しました。' });
   });

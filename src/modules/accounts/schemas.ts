@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { rules } from '../../http/validate.ts';
+import { AFFILIATION_OTHER } from './affiliations.ts';
 
 export const LoginInput = v.object({
   email: rules.email(),
@@ -9,3 +10,114 @@ export const LoginInput = v.object({
     v.maxLength(1000),
   ),
 });
+
+const AFFILIATION_MESSAGE = '所属を選択してください。';
+const affiliation = v.pipe(
+  v.union([v.number(), v.pipe(v.string(), v.trim(), v.regex(/^\d+$/), v.transform(Number))], AFFILIATION_MESSAGE),
+  v.integer(AFFILIATION_MESSAGE),
+  v.minValue(1, AFFILIATION_MESSAGE),
+  v.maxValue(6, AFFILIATION_MESSAGE),
+);
+
+const profileEntries = {
+  email: rules.email(),
+  email_confirmation: rules.email('メールアドレス（確認）'),
+  last_name: rules.requiredString('姓', 50),
+  first_name: rules.requiredString('名', 50),
+  affiliations: affiliation,
+  affiliation_name: rules.requiredString('所属名', 100),
+  affiliation_other: v.optional(v.nullable(v.pipe(v.string('その他の所属は文字列で入力してください。'), v.trim()))),
+  distribution: v.optional(v.boolean('配信の希望は「はい」か「いいえ」で選択してください。'), true),
+};
+
+/** The profile fields of registration and edit, with the seed's cross-field rules. */
+export const ProfileInput = v.pipe(
+  v.object(profileEntries),
+  v.forward(
+    v.partialCheck(
+      [['email'], ['email_confirmation']],
+      (input) => input.email === input.email_confirmation,
+      'メールアドレス（確認）がメールアドレスと一致しません。',
+    ),
+    ['email_confirmation'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['affiliations'], ['affiliation_other']],
+      (input) => input.affiliations !== AFFILIATION_OTHER || Boolean(input.affiliation_other),
+      'その他の所属を入力してください',
+    ),
+    ['affiliation_other'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['affiliations'], ['affiliation_other']],
+      (input) => input.affiliations !== AFFILIATION_OTHER || (input.affiliation_other ?? '').length <= 100,
+      'その他の所属は100文字以内で入力してください。',
+    ),
+    ['affiliation_other'],
+  ),
+  // The "other" text only belongs to affiliation 6.
+  v.transform((input) => ({
+    ...input,
+    affiliation_other: input.affiliations === AFFILIATION_OTHER ? (input.affiliation_other ?? null) : null,
+  })),
+);
+
+/** A new password and its confirmation. */
+export const PasswordPairInput = v.pipe(
+  v.object({
+    password: rules.password(),
+    password_confirmation: v.string('パスワード（確認）を入力してください。'),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['password'], ['password_confirmation']],
+      (input) => input.password === input.password_confirmation,
+      'パスワード（確認）がパスワードと一致しません。',
+    ),
+    ['password_confirmation'],
+  ),
+);
+
+export const EmailOnlyInput = v.object({ email: rules.email() });
+
+export const ResetPasswordInput = v.pipe(
+  v.object({
+    email: rules.email(),
+    password: rules.password(),
+    password_confirmation: v.string('パスワード（確認）を入力してください。'),
+    token: v.pipe(v.string('リンクが正しくありません。'), v.minLength(1, 'リンクが正しくありません。'), v.maxLength(200)),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['password'], ['password_confirmation']],
+      (input) => input.password === input.password_confirmation,
+      'パスワード（確認）がパスワードと一致しません。',
+    ),
+    ['password_confirmation'],
+  ),
+);
+
+export const ChangePasswordInput = v.pipe(
+  v.object({
+    old_password: v.pipe(
+      v.string('現在のパスワードを入力してください。'),
+      v.minLength(1, '現在のパスワードを入力してください。'),
+      v.maxLength(1000),
+    ),
+    new_password: rules.password('新しいパスワード'),
+    new_password_confirmation: v.string('新しいパスワード（確認）を入力してください。'),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['new_password'], ['new_password_confirmation']],
+      (input) => input.new_password === input.new_password_confirmation,
+      '新しいパスワード（確認）が新しいパスワードと一致しません。',
+    ),
+    ['new_password_confirmation'],
+  ),
+);
+
+export type ProfileData = v.InferOutput<typeof ProfileInput>;
+export type RegistrationData = ProfileData & v.InferOutput<typeof PasswordPairInput>;

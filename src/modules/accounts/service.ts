@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
+import { AppError, validationError } from '../../http/errors.ts';
+import { AccountToken } from './entities/account-token.entity.ts';
 import { Account, User } from './entities/user.entity.ts';
-import { hashPassword } from './password.ts';
+import { hashPassword, verifyPassword } from './password.ts';
+import type { ProfileData, RegistrationData } from './schemas.ts';
+import { consumeToken, retireTokens } from './tokens.ts';
 
 export interface NewUser {
   email: string;
@@ -11,17 +16,44 @@ export interface NewUser {
   firstName: string;
   role?: 'admin' | 'user';
   emailVerified?: boolean;
+  affiliation?: number | null;
+  affiliationName?: string;
+  affiliationOther?: string | null;
+  distribution?: boolean;
 }
 
+type DtoSource = Pick<User, 'id' | 'email' | 'lastName' | 'firstName' | 'role' | 'emailVerified'> &
+  Partial<Pick<User, 'affiliation' | 'affiliationName' | 'affiliationOther' | 'distribution' | 'createdAt'>>;
+
 /** The user as the API shows it (the seed's snake_case fields). */
-export function userDto(user: Pick<User, 'id' | 'email' | 'lastName' | 'firstName' | 'role' | 'emailVerified'>) {
+export function userDto(user: DtoSource, extra: { pendingEmail?: string | null } = {}) {
   return {
     id: user.id,
     email: user.email,
     last_name: user.lastName,
     first_name: user.firstName,
+    affiliations: user.affiliation ?? null,
+    affiliation_name: user.affiliationName ?? '',
+    affiliation_other: user.affiliationOther ?? null,
+    distribution: user.distribution ?? true,
     role: user.role,
     email_verified: user.emailVerified,
+    ...(extra.pendingEmail !== undefined ? { pending_email: extra.pendingEmail } : {}),
+    ...(user.createdAt ? { created_at: new Date(user.createdAt).toISOString() } : {}),
+  };
+}
+
+/** The registration/edit input as the confirm screen shows it (never the passwords). */
+export function profileDto(input: ProfileData) {
+  return {
+    email: input.email,
+    email_confirmation: input.email_confirmation,
+    last_name: input.last_name,
+    first_name: input.first_name,
+    affiliations: input.affiliations,
+    affiliation_name: input.affiliation_name,
+    affiliation_other: input.affiliation_other,
+    distribution: input.distribution,
   };
 }
 
@@ -43,6 +75,10 @@ export async function createUser(tx: Em, input: NewUser): Promise<User> {
     lastName: input.lastName,
     firstName: input.firstName,
     role: input.role ?? 'user',
+    affiliation: input.affiliation ?? null,
+    affiliationName: input.affiliationName ?? '',
+    affiliationOther: input.affiliationOther ?? null,
+    distribution: input.distribution ?? true,
     banned: false,
     createdAt: now,
     updatedAt: now,
@@ -82,4 +118,183 @@ export async function createOrPromoteAdmin(
     });
     return { user, created: true };
   });
+}
+
+/**
+ * Registration without account enumeration: a new address gets an account and a verification
+ * e-mail; an address that already has one gets the same answer, and its owner an e-mail saying so.
+ */
+export async function register(orm: Orm, input: RegistrationData): Promise<void> {
+  const attempt = () =>
+    transact(orm.em as Em, async (tx) => {
+      const existing = await findUserByEmail(tx, input.email);
+      if (existing) {
+        await hashPassword(input.password); // the same work as a new account, so timing tells nothing
+        recordEvent(tx, 'RegistrationAttempted', { userId: existing.id });
+        return;
+      }
+      await createUser(tx, {
+        email: input.email,
+        password: input.password,
+        lastName: input.last_name,
+        firstName: input.first_name,
+        affiliation: input.affiliations,
+        affiliationName: input.affiliation_name,
+        affiliationOther: input.affiliation_other,
+        distribution: input.distribution,
+      });
+    });
+  try {
+    await attempt();
+  } catch (error) {
+    // Two registrations of one address at once: the loser is told like any existing address.
+    if (error instanceof UniqueConstraintViolationException) return attempt();
+    throw error;
+  }
+}
+
+/** A verification link: marks the address verified. A used link whose address is verified still succeeds. */
+export async function verifyEmail(orm: Orm, token: string): Promise<'verified' | 'expired' | 'invalid'> {
+  return transact(orm.em as Em, async (tx) => {
+    const result = await consumeToken(tx, token, 'verify-email');
+    if (result.ok) {
+      await tx.execute('update users set email_verified = true, updated_at = now() where id = ?', [result.userId]);
+      return 'verified';
+    }
+    if (result.reason === 'used' && result.userId) {
+      const user = await tx.findOne(User, { id: result.userId });
+      if (user?.emailVerified) return 'verified';
+    }
+    return result.reason === 'invalid' ? 'invalid' : 'expired';
+  });
+}
+
+/** A new verification e-mail for an unverified address; nothing (and the same answer) otherwise. */
+export async function requestVerificationEmail(orm: Orm, email: string): Promise<void> {
+  await transact(orm.em as Em, async (tx) => {
+    const user = await findUserByEmail(tx, email);
+    if (user && !user.emailVerified) recordEvent(tx, 'VerificationEmailRequested', { userId: user.id });
+  });
+}
+
+/** Forgot password: the same answer for any address; an existing account gets the reset e-mail. */
+export async function requestPasswordReset(orm: Orm, email: string): Promise<void> {
+  await transact(orm.em as Em, async (tx) => {
+    const user = await findUserByEmail(tx, email);
+    if (user) recordEvent(tx, 'PasswordResetRequested', { userId: user.id });
+  });
+}
+
+async function setPassword(tx: Em, userId: string, password: string) {
+  const hash = await hashPassword(password);
+  const updated = await tx.execute<{ id: string }[]>(
+    `update accounts set password = ?, updated_at = now() where user_id = ? and provider_id = 'credential' returning id`,
+    [hash, userId],
+  );
+  if (updated.length === 0) {
+    const now = new Date();
+    tx.create(Account, {
+      id: randomUUID(),
+      accountId: userId,
+      providerId: 'credential',
+      user: tx.getReference(User, userId),
+      password: hash,
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+}
+
+const INVALID_RESET = 'パスワード再設定のリンクが無効か、有効期限が切れています。もう一度お手続きください。';
+
+/** Resets the password with an e-mailed token (1 hour, once) and ends every session of the account. */
+export async function resetPassword(orm: Orm, input: { email: string; password: string; token: string }): Promise<void> {
+  await transact(orm.em as Em, async (tx) => {
+    const result = await consumeToken(tx, input.token, 'reset-password');
+    if (!result.ok) throw validationError({ token: [INVALID_RESET] }, INVALID_RESET);
+    const user = await tx.findOne(User, { id: result.userId });
+    if (!user || user.email !== input.email) throw validationError({ token: [INVALID_RESET] }, INVALID_RESET);
+    await setPassword(tx, user.id, input.password);
+    await retireTokens(tx, user.id, 'reset-password');
+    // Following the link proved the mailbox is theirs.
+    user.emailVerified = true;
+    await tx.execute('delete from sessions where user_id = ?', [user.id]);
+  });
+}
+
+/** Changes the password after checking the current one; the member's other sessions end. */
+export async function changePassword(
+  orm: Orm,
+  userId: string,
+  currentSessionToken: string | undefined,
+  input: { old_password: string; new_password: string },
+): Promise<void> {
+  await transact(orm.em as Em, async (tx) => {
+    const rows = await tx.execute<{ password: string | null }[]>(
+      `select password from accounts where user_id = ? and provider_id = 'credential'`,
+      [userId],
+    );
+    const current = rows[0]?.password;
+    if (!current || !(await verifyPassword(current, input.old_password))) {
+      throw validationError({ old_password: ['現在のパスワードが正しくありません。'] });
+    }
+    await setPassword(tx, userId, input.new_password);
+    await tx.execute('delete from sessions where user_id = ? and token <> ?', [userId, currentSessionToken ?? '']);
+  });
+}
+
+export async function getUser(orm: Orm, id: string) {
+  const em = orm.em.fork() as Em;
+  const user = await em.findOne(User, { id });
+  if (!user) throw new AppError('not_found', 'エラー: ユーザーが見つかりませんでした。');
+  const pending = await em.findOne(
+    AccountToken,
+    { user: id, purpose: 'change-email', usedAt: null, expiresAt: { $gt: new Date() } },
+    { orderBy: { createdAt: 'desc' } },
+  );
+  return userDto(user, { pendingEmail: pending?.newEmail ?? null });
+}
+
+/**
+ * Saves a profile edit. Names, affiliation and distribution change at once; a new e-mail address
+ * only after it is verified (EmailChangeRequested mails it a link, and tells the old address).
+ */
+export async function updateProfile(orm: Orm, id: string, input: ProfileData): Promise<{ emailChangePending: boolean }> {
+  return transact(orm.em as Em, async (tx) => {
+    const user = await tx.findOne(User, { id });
+    if (!user) throw new AppError('not_found', 'エラー: ユーザーが見つかりませんでした。');
+    user.lastName = input.last_name;
+    user.firstName = input.first_name;
+    user.name = `${input.last_name} ${input.first_name}`;
+    user.affiliation = input.affiliations;
+    user.affiliationName = input.affiliation_name;
+    user.affiliationOther = input.affiliation_other;
+    user.distribution = input.distribution;
+    user.updatedAt = new Date();
+    if (input.email === user.email) return { emailChangePending: false };
+    const taken = await findUserByEmail(tx, input.email);
+    if (taken) throw validationError({ email: ['このメールアドレスは既に使用されています。'] });
+    recordEvent(tx, 'EmailChangeRequested', { userId: user.id, newEmail: input.email });
+    return { emailChangePending: true };
+  });
+}
+
+/** A confirmation link sent to a new address: the address becomes the account's e-mail. */
+export async function confirmEmailChange(orm: Orm, token: string): Promise<'changed' | 'failed'> {
+  try {
+    return await transact(orm.em as Em, async (tx) => {
+      const result = await consumeToken(tx, token, 'change-email');
+      if (!result.ok || !result.newEmail) return 'failed';
+      const taken = await findUserByEmail(tx, result.newEmail);
+      if (taken && taken.id !== result.userId) return 'failed';
+      await tx.execute('update users set email = ?, email_verified = true, updated_at = now() where id = ?', [
+        result.newEmail,
+        result.userId,
+      ]);
+      return 'changed';
+    });
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) return 'failed';
+    throw error;
+  }
 }

@@ -13,13 +13,18 @@ export async function sendOnce(em: Em, mailer: Mailer, key: string, template: st
   return em.fork().transactional(async (tx) => {
     const inserted = await tx.execute<{ id: string }[]>(
       `insert into mail_deliveries (id, key, template, recipient, subject, sent_at)
-       values (?, ?, ?, ?, ?, now()) on conflict (key) do nothing returning id`,
-      [randomUUID(), key, template, message.to, message.subject],
+       values (?, ?, ?, '', '', now()) on conflict (key) do nothing returning id`,
+      [randomUUID(), key, template],
     );
     const row = inserted[0];
     if (!row) return 'skipped';
     const info = await mailer.send(message);
-    await tx.execute('update mail_deliveries set message_id = ? where id = ?', [info.messageId, row.id]);
+    await tx.execute('update mail_deliveries set message_id = ?, recipient = ?, subject = ? where id = ?', [
+      info.messageId,
+      message.to,
+      message.subject,
+      row.id,
+    ]);
     return 'sent';
   });
 }

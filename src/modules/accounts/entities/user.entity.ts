@@ -21,6 +21,11 @@ export const UserSchema = defineEntity({
     name: p.string().length(120),
     lastName: p.string().length(50).fieldName('last_name').default(''),
     firstName: p.string().length(50).fieldName('first_name').default(''),
+    // 1 自衛隊 … 6 その他 (see affiliations.ts); null for administrators created by the CLI.
+    affiliation: p.smallint().nullable(),
+    affiliationName: p.string().length(100).fieldName('affiliation_name').default(''),
+    affiliationOther: p.string().length(100).fieldName('affiliation_other').nullable(),
+    distribution: p.boolean().default(true),
     image: p.text().nullable(),
     role: p.string().length(20).default('user'),
     banned: p.boolean().nullable().default(false),

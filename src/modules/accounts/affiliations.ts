@@ -1,0 +1,23 @@
+/** Affiliation codes of the seed (§1, §9). 6 is "other", with its own free text. */
+export const AFFILIATIONS = {
+  1: '自衛隊',
+  2: '警察関係',
+  3: '海上保安庁',
+  4: '消防・救急',
+  5: '医療機関',
+  6: 'その他',
+} as const;
+
+export type AffiliationCode = keyof typeof AFFILIATIONS;
+export const AFFILIATION_OTHER = 6;
+
+/** The seed's single-string form: for "other", the other-text in full-width brackets before the name. */
+export function combinedAffiliationName(code: number | null, name: string, other: string | null): string {
+  return code === AFFILIATION_OTHER && other ? `（${other}）${name}` : name;
+}
+
+/** Splits the seed's combined form back into other-text and name (for imports of old data). */
+export function splitAffiliationName(combined: string): { other: string | null; name: string } {
+  const match = /^（([^）]*)）(.*)$/s.exec(combined);
+  return match ? { other: match[1] ?? '', name: match[2] ?? '' } : { other: null, name: combined };
+}

@@ -1,0 +1,122 @@
+import type { EventHandler, JobContext } from '../../../jobs/context.ts';
+import { renderMail } from '../../mail/layout.ts';
+import { sendOnce } from '../../mail/service.ts';
+import { User } from '../entities/user.entity.ts';
+import { issueToken } from '../tokens.ts';
+
+const greeting = (user: User) => `${`${user.lastName} ${user.firstName}`.trim() || 'お客'} 様`;
+const done = (result: 'sent' | 'skipped') => (result === 'sent' ? 'done' : 'skipped');
+
+async function loadUser(ctx: JobContext, id: string): Promise<User | null> {
+  return ctx.em.findOne(User, { id });
+}
+
+async function sendVerification(ctx: JobContext, eventId: string, userId: string) {
+  const user = await loadUser(ctx, userId);
+  if (!user || user.emailVerified) return 'skipped';
+  const key = `${eventId}:verification`;
+  const token = await issueToken(ctx.em, ctx.authSecret, key, user.id, 'verify-email');
+  const result = await sendOnce(ctx.em, ctx.mailer, key, 'verification', {
+    to: user.email,
+    ...renderMail({
+      subject: 'メールアドレスの確認をお願いします',
+      greeting: greeting(user),
+      paragraphs: [
+        '会員登録のお申し込みありがとうございます。',
+        '下のボタンからメールアドレスの確認を完了してください。確認が済むとログインできるようになります。',
+      ],
+      action: { label: 'メールアドレスを確認する', url: `${ctx.env.appUrl}/api/users/registration/verify/${token}` },
+      notes: ['このリンクの有効期限は24時間です。', 'お心当たりのない場合は、このメールを破棄してください。'],
+    }),
+  });
+  return done(result);
+}
+
+/** UserRegistered → the verification e-mail. */
+export const onUserRegistered: EventHandler<'UserRegistered'> = (ctx, event) =>
+  sendVerification(ctx, event.id, event.payload.userId);
+
+/** VerificationEmailRequested → a fresh verification e-mail (earlier links stop working). */
+export const onVerificationEmailRequested: EventHandler<'VerificationEmailRequested'> = (ctx, event) =>
+  sendVerification(ctx, event.id, event.payload.userId);
+
+/** RegistrationAttempted → tell the owner their address is already registered, with a reset link. */
+export const onRegistrationAttempted: EventHandler<'RegistrationAttempted'> = async (ctx, event) => {
+  const user = await loadUser(ctx, event.payload.userId);
+  if (!user) return 'skipped';
+  const key = `${event.id}:already-registered`;
+  const token = await issueToken(ctx.em, ctx.authSecret, key, user.id, 'reset-password');
+  const result = await sendOnce(ctx.em, ctx.mailer, key, 'already-registered', {
+    to: user.email,
+    ...renderMail({
+      subject: 'このメールアドレスは登録済みです',
+      greeting: greeting(user),
+      paragraphs: [
+        'このメールアドレスで会員登録のお申し込みがありましたが、すでに会員登録が済んでいます。',
+        'ログイン画面から今のパスワードでログインしてください。パスワードをお忘れの場合は、下のボタンから再設定できます。',
+      ],
+      action: { label: 'パスワードを再設定する', url: `${ctx.env.appUrl}/reset-password/${token}` },
+      notes: [
+        'このリンクの有効期限は1時間です。',
+        'お心当たりのない場合は、このメールを破棄してください。アカウントは変更されません。',
+      ],
+    }),
+  });
+  return done(result);
+};
+
+/** PasswordResetRequested → the reset link (1 hour, once). */
+export const onPasswordResetRequested: EventHandler<'PasswordResetRequested'> = async (ctx, event) => {
+  const user = await loadUser(ctx, event.payload.userId);
+  if (!user) return 'skipped';
+  const key = `${event.id}:password-reset`;
+  const token = await issueToken(ctx.em, ctx.authSecret, key, user.id, 'reset-password');
+  const result = await sendOnce(ctx.em, ctx.mailer, key, 'password-reset', {
+    to: user.email,
+    ...renderMail({
+      subject: 'パスワード再設定のご案内',
+      greeting: greeting(user),
+      paragraphs: ['パスワード再設定のお申し込みを受け付けました。', '下のボタンから新しいパスワードを設定してください。'],
+      action: { label: 'パスワードを再設定する', url: `${ctx.env.appUrl}/reset-password/${token}` },
+      notes: [
+        'このリンクの有効期限は1時間で、一度だけ使えます。',
+        'お心当たりのない場合は、このメールを破棄してください。パスワードは変更されません。',
+      ],
+    }),
+  });
+  return done(result);
+};
+
+/** EmailChangeRequested → a confirmation link to the new address, and a notice to the old one. */
+export const onEmailChangeRequested: EventHandler<'EmailChangeRequested'> = async (ctx, event) => {
+  const user = await loadUser(ctx, event.payload.userId);
+  if (!user) return 'skipped';
+  const { newEmail } = event.payload;
+  const key = `${event.id}:email-change`;
+  const token = await issueToken(ctx.em, ctx.authSecret, key, user.id, 'change-email', newEmail);
+  const confirm = await sendOnce(ctx.em, ctx.mailer, key, 'email-change', {
+    to: newEmail,
+    ...renderMail({
+      subject: '新しいメールアドレスの確認をお願いします',
+      greeting: greeting(user),
+      paragraphs: [
+        '会員情報のメールアドレス変更を受け付けました。',
+        '下のボタンから新しいメールアドレスの確認を完了してください。確認が済むまでは、これまでのメールアドレスでログインできます。',
+      ],
+      action: { label: 'メールアドレスを確認する', url: `${ctx.env.appUrl}/api/users/email-change/verify/${token}` },
+      notes: ['このリンクの有効期限は24時間です。', 'お心当たりのない場合は、このメールを破棄してください。'],
+    }),
+  });
+  const notice = await sendOnce(ctx.em, ctx.mailer, `${event.id}:email-change-notice`, 'email-change-notice', {
+    to: user.email,
+    ...renderMail({
+      subject: 'メールアドレス変更のお知らせ',
+      greeting: greeting(user),
+      paragraphs: [
+        `会員情報のメールアドレスを ${newEmail} に変更するお申し込みがありました。新しいメールアドレスの確認が済むと変更されます。`,
+        'お心当たりのない場合は、すぐにパスワードを変更し、お問い合わせ窓口までご連絡ください。',
+      ],
+    }),
+  });
+  return confirm === 'sent' || notice === 'sent' ? 'done' : 'skipped';
+};
