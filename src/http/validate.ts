@@ -30,9 +30,27 @@ export function fieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldError
   return errors;
 }
 
+/** The object entries of a schema, or of the object schema at the head of its pipe. */
+function entriesOf(schema: v.GenericSchema): Record<string, unknown> | undefined {
+  const s = schema as { entries?: Record<string, unknown>; pipe?: v.GenericSchema[] };
+  return s.entries ?? (s.pipe?.[0] ? entriesOf(s.pipe[0]) : undefined);
+}
+
+/**
+ * A missing key becomes an explicit `undefined`, so each field reports its own Japanese message
+ * ("…を入力してください。") instead of valibot's generic English one for absent keys.
+ */
+function withAllKeys(schema: v.GenericSchema, input: unknown): unknown {
+  const entries = entriesOf(schema);
+  if (!entries || typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+  const filled: Record<string, unknown> = { ...(input as Record<string, unknown>) };
+  for (const key of Object.keys(entries)) if (!(key in filled)) filled[key] = undefined;
+  return filled;
+}
+
 /** Parses `input` with `schema`, throwing the 422 shape with Japanese messages on failure. */
 export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
-  const result = v.safeParse(schema, input);
+  const result = v.safeParse(schema, withAllKeys(schema, input));
   if (!result.success) throw validationError(fieldErrors(result.issues));
   return result.output;
 }
@@ -43,8 +61,8 @@ export function parseInputs<A extends v.GenericSchema, B extends v.GenericSchema
   a: A,
   b: B,
 ): v.InferOutput<A> & v.InferOutput<B> {
-  const ra = v.safeParse(a, input);
-  const rb = v.safeParse(b, input);
+  const ra = v.safeParse(a, withAllKeys(a, input));
+  const rb = v.safeParse(b, withAllKeys(b, input));
   if (!ra.success || !rb.success) {
     throw validationError(fieldErrors([...(ra.success ? [] : ra.issues), ...(rb.success ? [] : rb.issues)]));
   }

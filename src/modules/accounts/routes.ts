@@ -2,7 +2,7 @@ import { APIError } from 'better-auth/api';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { clientIp } from '../../http/client-ip.ts';
-import type { AppEnv, SessionUser } from '../../http/context.ts';
+import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { currentUser, requireSelfOrAdmin, requireUser, signedInUser } from '../../http/guards.ts';
 import type { RateLimitRule } from '../../http/rate-limit.ts';
@@ -25,7 +25,6 @@ import {
   requestVerificationEmail,
   resetPassword,
   updateProfile,
-  userDto,
   verifyEmail,
 } from './service.ts';
 
@@ -38,16 +37,6 @@ const LIMITS = {
   mailPerAddress: { name: 'account-mail-address', limit: 3, windowSeconds: minutes(15) },
   passwordPerUser: { name: 'password-change', limit: 10, windowSeconds: minutes(15) },
 } satisfies Record<string, RateLimitRule>;
-
-const sessionDto = (u: SessionUser) =>
-  userDto({
-    id: u.id,
-    email: u.email,
-    lastName: u.lastName,
-    firstName: u.firstName,
-    role: u.role,
-    emailVerified: u.emailVerified,
-  });
 
 /** Copies better-auth's Set-Cookie headers onto our answer. */
 function forwardCookies(from: Headers, to: Headers) {
@@ -66,7 +55,7 @@ const SENT_IF_EXISTS =
 export const authRoutes = new Hono<AppEnv>()
   .get('/login', async (c) => {
     const user = await currentUser(c);
-    return c.json({ users: user ? [sessionDto(user)] : [] });
+    return c.json({ users: user ? [await getUser(c.var.deps.orm, user.id)] : [] });
   })
   .post('/login', async (c) => {
     const { deps } = c.var;
@@ -79,7 +68,7 @@ export const authRoutes = new Hono<AppEnv>()
         headers: c.req.raw.headers,
         returnHeaders: true,
       });
-      const res = c.json({ users: [userDto(response.user as unknown as Parameters<typeof userDto>[0])] });
+      const res = c.json({ users: [await getUser(deps.orm, response.user.id)] });
       forwardCookies(headers, res.headers);
       return res;
     } catch (error) {

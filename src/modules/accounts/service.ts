@@ -3,7 +3,6 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import { AccountToken } from './entities/account-token.entity.ts';
 import { Account, User } from './entities/user.entity.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import type { ProfileData, RegistrationData } from './schemas.ts';
@@ -244,15 +243,9 @@ export async function changePassword(
 }
 
 export async function getUser(orm: Orm, id: string) {
-  const em = orm.em.fork() as Em;
-  const user = await em.findOne(User, { id });
+  const user = await orm.em.fork().findOne(User, { id });
   if (!user) throw new AppError('not_found', 'エラー: ユーザーが見つかりませんでした。');
-  const pending = await em.findOne(
-    AccountToken,
-    { user: id, purpose: 'change-email', usedAt: null, expiresAt: { $gt: new Date() } },
-    { orderBy: { createdAt: 'desc' } },
-  );
-  return userDto(user, { pendingEmail: pending?.newEmail ?? null });
+  return userDto(user, { pendingEmail: user.pendingEmail ?? null });
 }
 
 /**
@@ -271,9 +264,13 @@ export async function updateProfile(orm: Orm, id: string, input: ProfileData): P
     user.affiliationOther = input.affiliation_other;
     user.distribution = input.distribution;
     user.updatedAt = new Date();
-    if (input.email === user.email) return { emailChangePending: false };
+    if (input.email === user.email) {
+      user.pendingEmail = null;
+      return { emailChangePending: false };
+    }
     const taken = await findUserByEmail(tx, input.email);
     if (taken) throw validationError({ email: ['このメールアドレスは既に使用されています。'] });
+    user.pendingEmail = input.email;
     recordEvent(tx, 'EmailChangeRequested', { userId: user.id, newEmail: input.email });
     return { emailChangePending: true };
   });
@@ -287,10 +284,10 @@ export async function confirmEmailChange(orm: Orm, token: string): Promise<'chan
       if (!result.ok || !result.newEmail) return 'failed';
       const taken = await findUserByEmail(tx, result.newEmail);
       if (taken && taken.id !== result.userId) return 'failed';
-      await tx.execute('update users set email = ?, email_verified = true, updated_at = now() where id = ?', [
-        result.newEmail,
-        result.userId,
-      ]);
+      await tx.execute(
+        'update users set email = ?, email_verified = true, pending_email = null, updated_at = now() where id = ?',
+        [result.newEmail, result.userId],
+      );
       return 'changed';
     });
   } catch (error) {

@@ -26,6 +26,8 @@ export const UserSchema = defineEntity({
     affiliationName: p.string().length(100).fieldName('affiliation_name').default(''),
     affiliationOther: p.string().length(100).fieldName('affiliation_other').nullable(),
     distribution: p.boolean().default(true),
+    // A new address waiting for its owner to follow the confirmation link.
+    pendingEmail: p.string().length(254).fieldName('pending_email').nullable(),
     image: p.text().nullable(),
     role: p.string().length(20).default('user'),
     banned: p.boolean().nullable().default(false),

@@ -1,0 +1,408 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/service.ts';
+import { TestClient } from '../support/http-client.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+
+let t: TestRuntime;
+let smtp: TestSmtp;
+let ipSeq = 0;
+const client = () => new TestClient(t.app, `10.9.${Math.floor(++ipSeq / 200)}.${ipSeq % 200}`);
+const unique = (name: string) => `${name}-${Date.now()}-${Math.random().toString(36).slice(2, 7)}@example.jp`;
+
+const valid = (email = unique('new')) => ({
+  email,
+  email_confirmation: email,
+  last_name: '山田',
+  first_name: '太郎',
+  affiliations: 4,
+  affiliation_name: '〇〇市消防局',
+  affiliation_other: '',
+  distribution: true,
+  password: 'password-123',
+  password_confirmation: 'password-123',
+});
+
+const linkIn = (text: string | undefined, path: string) => {
+  const match = new RegExp(`http://localhost:3000(${path.replace(/\//g, '\\/')}[\\w-]+)`).exec(text ?? '');
+  if (!match?.[1]) throw new Error(`no ${path} link in:\n${text}`);
+  return match[1];
+};
+
+async function registerAndVerify(email = unique('member'), password = 'password-123') {
+  const res = await client().post('/api/users/registration', { ...valid(email), password, password_confirmation: password });
+  expect(res.status).toBe(200);
+  const mail = await smtp.waitFor((m) => smtp.to(email)(m) && m.subject?.includes('メールアドレスの確認') === true);
+  const verify = await t.app.request(linkIn(mail.text, '/api/users/registration/verify/'));
+  expect(verify.headers.get('location')).toBe('/users/registration/email-verified');
+  const member = client();
+  const login = await member.login(email, password);
+  expect(login.status).toBe(200);
+  const { users } = await login.json();
+  return { email, password, member, id: users[0].id as string };
+}
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  t = await startTestRuntime({ mode: 'all', smtpUrl: smtp.url });
+  await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'admin@example.jp', password: 'admin-pass-123' });
+});
+afterAll(async () => {
+  await t?.stop();
+  await smtp?.close();
+});
+
+describe('POST /api/users/registration/validate', () => {
+  const validate = (body: unknown) => client().post('/api/users/registration/validate', body);
+  const errorsOf = async (body: unknown) => {
+    const res = await validate(body);
+    expect(res.status).toBe(422);
+    const json = await res.json();
+    expect(json.message).toBe('不正な値が入力されました。');
+    return json.errors as Record<string, string[]>;
+  };
+
+  it('answers the normalised input, never the password', async () => {
+    const res = await validate({ ...valid('  Mixed.Case@Example.JP '), email_confirmation: 'mixed.case@example.jp' });
+    expect(res.status).toBe(200);
+    const { user } = await res.json();
+    expect(user).toMatchObject({ email: 'mixed.case@example.jp', affiliations: 4, affiliation_other: null, distribution: true });
+    expect(user).not.toHaveProperty('password');
+  });
+
+  it('names every missing field in Japanese', async () => {
+    const errors = await errorsOf({});
+    for (const field of [
+      'email',
+      'email_confirmation',
+      'last_name',
+      'first_name',
+      'affiliations',
+      'affiliation_name',
+      'password',
+    ]) {
+      expect(errors[field]?.[0], field).toMatch(/入力|選択/);
+    }
+  });
+
+  it.each([
+    ['last_name', '姓'.repeat(51), '姓は50文字以内で入力してください。'],
+    ['first_name', 'あ'.repeat(51), '名は50文字以内で入力してください。'],
+    ['affiliation_name', 'x'.repeat(101), '所属名は100文字以内で入力してください。'],
+    ['last_name', '   ', '姓を入力してください。'],
+    ['last_name', 42, '姓を入力してください。'],
+    ['email', 'not-an-email', 'メールアドレスの形式が正しくありません。'],
+    ['password', 'short', 'パスワードは8文字以上で入力してください。'],
+    ['password', 'x'.repeat(73), 'パスワードは72文字以内で入力してください。'],
+    ['affiliations', 0, '所属を選択してください。'],
+    ['affiliations', 7, '所属を選択してください。'],
+    ['affiliations', 'x', '所属を選択してください。'],
+    ['affiliations', 1.5, '所属を選択してください。'],
+    ['affiliations', null, '所属を選択してください。'],
+    ['distribution', 'yes', '配信の希望は「はい」か「いいえ」で選択してください。'],
+  ])('rejects %s = %j', async (field, value, message) => {
+    const body: Record<string, unknown> = valid();
+    body[field] = value;
+    if (field === 'email') body.email_confirmation = value;
+    if (field === 'password') body.password_confirmation = value;
+    const errors = await errorsOf(body);
+    expect(errors[field]?.[0]).toBe(message);
+  });
+
+  it('requires matching confirmations', async () => {
+    const errors = await errorsOf({ ...valid(), email_confirmation: 'other@example.jp', password_confirmation: 'different-123' });
+    expect(errors.email_confirmation).toEqual(['メールアドレス（確認）がメールアドレスと一致しません。']);
+    expect(errors.password_confirmation).toEqual(['パスワード（確認）がパスワードと一致しません。']);
+  });
+
+  it('requires the other-text for affiliation 6 and drops it for the others', async () => {
+    const errors = await errorsOf({ ...valid(), affiliations: 6, affiliation_other: '' });
+    expect(errors.affiliation_other).toEqual(['その他の所属を入力してください']);
+    const six = await (await validate({ ...valid(), affiliations: '6', affiliation_other: '民間救急' })).json();
+    expect(six.user).toMatchObject({ affiliations: 6, affiliation_other: '民間救急' });
+    const two = await (await validate({ ...valid(), affiliations: 2, affiliation_other: '無視される' })).json();
+    expect(two.user.affiliation_other).toBeNull();
+  });
+
+  it('answers 400 for malformed JSON and changes nothing', async () => {
+    const res = await client().request('POST', '/api/users/registration', {
+      body: '{"email":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('registration and verification', () => {
+  it('registers, e-mails a verification link that works once, and only then allows sign-in', async () => {
+    const email = unique('flow');
+    const res = await client().post('/api/users/registration', { ...valid(email), role: 'admin', email_verified: true });
+    expect(res.status).toBe(200);
+    expect((await res.json()).message).toContain('確認メール');
+
+    const early = await client().login(email, 'password-123');
+    expect(early.status).toBe(422);
+    expect((await early.json()).message).toContain('メールアドレスの確認が完了していません');
+
+    const mail = await smtp.waitFor(smtp.to(email));
+    expect(mail.subject).toBe('【ライセンスストア】メールアドレスの確認をお願いします');
+    expect(mail.html).toContain('山田 太郎 様');
+    const link = linkIn(mail.text, '/api/users/registration/verify/');
+    expect((await t.app.request(link)).headers.get('location')).toBe('/users/registration/email-verified');
+    // A second click (or a mail scanner's first) still lands on "verified".
+    expect((await t.app.request(link)).headers.get('location')).toBe('/users/registration/email-verified');
+
+    const login = await client().login(email, 'password-123');
+    expect(login.status).toBe(200);
+    const me = (await login.json()).users[0];
+    expect(me).toMatchObject({ email, role: 'user', affiliations: 4, affiliation_name: '〇〇市消防局', distribution: true });
+  });
+
+  it('answers a taken address (in any case) exactly like a new one, and tells its owner', async () => {
+    const email = unique('taken');
+    const first = await client().post('/api/users/registration', valid(email));
+    const again = await client().post('/api/users/registration', valid(email.toUpperCase()));
+    expect(again.status).toBe(first.status);
+    expect(await again.json()).toEqual(
+      await first
+        .clone()
+        .json()
+        .catch(() => ({ message: expect.any(String) })),
+    );
+    const notice = await smtp.waitFor(
+      (m) => smtp.to(email)(m) && m.subject === '【ライセンスストア】このメールアドレスは登録済みです',
+    );
+    expect(notice.text).toContain('/reset-password/');
+    const rows = await t.runtime.deps.orm.em.fork().execute('select count(*)::int as n from users where email = ?', [email]);
+    expect(rows[0]?.n).toBe(1);
+  });
+
+  it('sends expired, forged and superseded links to the failure page', async () => {
+    const email = unique('expired');
+    await client().post('/api/users/registration', valid(email));
+    const mail = await smtp.waitFor(smtp.to(email));
+    const link = linkIn(mail.text, '/api/users/registration/verify/');
+
+    expect((await t.app.request('/api/users/registration/verify/forged-token-forged-token-forged')).headers.get('location')).toBe(
+      '/users/registration/email-verify-failed?reason=invalid',
+    );
+    expect((await t.app.request('/api/users/registration/verify/%00')).headers.get('location')).toContain('email-verify-failed');
+
+    await t.runtime.deps.orm.em
+      .fork()
+      .execute(
+        "update account_tokens set expires_at = now() - interval '1 minute' where user_id = (select id from users where email = ?)",
+        [email],
+      );
+    expect((await t.app.request(link)).headers.get('location')).toBe('/users/registration/email-verify-failed?reason=expired');
+
+    // A new link can be requested; the same answer is given for an unknown address.
+    const resend = await client().post('/api/users/registration/resend', { email });
+    const unknown = await client().post('/api/users/registration/resend', { email: unique('nobody') });
+    expect(resend.status).toBe(200);
+    expect(await unknown.json()).toEqual(await resend.json());
+    const fresh = await smtp.waitFor((m) => smtp.to(email)(m) && linkIn(m.text, '/api/users/registration/verify/') !== link);
+    expect((await t.app.request(linkIn(fresh.text, '/api/users/registration/verify/'))).headers.get('location')).toBe(
+      '/users/registration/email-verified',
+    );
+  });
+
+  it('rate-limits resending per address', async () => {
+    const email = unique('resend');
+    const c = client();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await c.post('/api/users/registration/resend', { email })).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+});
+
+describe('profile: GET/POST/PUT /api/users/{id}', () => {
+  it('lets members read only their own record', async () => {
+    const a = await registerAndVerify();
+    const b = await registerAndVerify();
+    expect((await a.member.get(`/api/users/${a.id}`)).status).toBe(200);
+    const mine = (await (await a.member.get(`/api/users/${a.id}`)).json()).user;
+    expect(mine).toMatchObject({ id: a.id, email: a.email, last_name: '山田', affiliations: 4, pending_email: null });
+    expect((await a.member.get(`/api/users/${b.id}`)).status).toBe(403);
+    expect((await a.member.put(`/api/users/${b.id}`, { ...valid(b.email), last_name: '乗っ取り' })).status).toBe(403);
+    expect((await client().get(`/api/users/${a.id}`)).status).toBe(401);
+    const admin = client();
+    await admin.login('admin@example.jp', 'admin-pass-123');
+    expect((await admin.get(`/api/users/${a.id}`)).status).toBe(200);
+    expect((await admin.get('/api/users/00000000-0000-0000-0000-000000000000')).status).toBe(404);
+  });
+
+  it('validates an edit, saves it, and ignores fields a member may not set', async () => {
+    const a = await registerAndVerify();
+    const edit = {
+      ...valid(a.email),
+      last_name: '佐藤',
+      affiliations: 6,
+      affiliation_other: '民間',
+      affiliation_name: '〇〇社',
+      distribution: false,
+    };
+    const check = await a.member.post(`/api/users/${a.id}`, edit);
+    expect(check.status).toBe(200);
+    expect((await check.json()).user).toMatchObject({ last_name: '佐藤', affiliations: 6 });
+    expect((await a.member.post(`/api/users/${a.id}`, { ...edit, first_name: '' })).status).toBe(422);
+
+    const saved = await a.member.put(`/api/users/${a.id}`, { ...edit, role: 'admin', email_verified: false });
+    expect(saved.status).toBe(200);
+    const body = await saved.json();
+    expect(body.message).toBe('会員情報を更新しました。');
+    expect(body.user).toMatchObject({
+      last_name: '佐藤',
+      affiliations: 6,
+      affiliation_other: '民間',
+      distribution: false,
+      role: 'user',
+      email_verified: true,
+    });
+  });
+
+  it('changes the e-mail only after the new address is verified, and tells the old one', async () => {
+    const a = await registerAndVerify();
+    const newEmail = unique('changed');
+    const res = await a.member.put(`/api/users/${a.id}`, { ...valid(newEmail), password: undefined });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.message).toContain('確認メール');
+    expect(body.user).toMatchObject({ email: a.email, pending_email: newEmail });
+
+    const notice = await smtp.waitFor(
+      (m) => smtp.to(a.email)(m) && m.subject === '【ライセンスストア】メールアドレス変更のお知らせ',
+    );
+    expect(notice.text).toContain(newEmail);
+    const confirm = await smtp.waitFor(smtp.to(newEmail));
+    expect((await client().login(a.email, a.password)).status).toBe(200);
+
+    const link = linkIn(confirm.text, '/api/users/email-change/verify/');
+    expect((await t.app.request(link)).headers.get('location')).toBe('/users/registration/email-verified?change=1');
+    expect((await t.app.request(link)).headers.get('location')).toBe('/users/registration/email-verify-failed?change=1');
+    expect((await client().login(newEmail, a.password)).status).toBe(200);
+    expect((await client().login(a.email, a.password)).status).toBe(422);
+  });
+
+  it('refuses an address another account uses', async () => {
+    const a = await registerAndVerify();
+    const b = await registerAndVerify();
+    const res = await a.member.put(`/api/users/${a.id}`, valid(b.email));
+    expect(res.status).toBe(422);
+    expect((await res.json()).errors.email).toEqual(['このメールアドレスは既に使用されています。']);
+  });
+});
+
+describe('PUT /api/users/{id}/password', () => {
+  it('needs the current password and ends the other sessions', async () => {
+    const a = await registerAndVerify();
+    const other = client();
+    await other.login(a.email, a.password);
+
+    const wrong = await a.member.put(`/api/users/${a.id}/password`, {
+      old_password: 'not-it-123',
+      new_password: 'brand-new-123',
+      new_password_confirmation: 'brand-new-123',
+    });
+    expect(wrong.status).toBe(422);
+    expect((await wrong.json()).errors.old_password).toEqual(['現在のパスワードが正しくありません。']);
+
+    const mismatch = await a.member.put(`/api/users/${a.id}/password`, {
+      old_password: a.password,
+      new_password: 'brand-new-123',
+      new_password_confirmation: 'brand-new-456',
+    });
+    expect(mismatch.status).toBe(422);
+
+    const ok = await a.member.put(`/api/users/${a.id}/password`, {
+      old_password: a.password,
+      new_password: 'brand-new-123',
+      new_password_confirmation: 'brand-new-123',
+    });
+    expect(ok.status).toBe(200);
+    expect((await (await a.member.get('/api/login')).json()).users).toHaveLength(1);
+    expect((await (await other.get('/api/login')).json()).users).toHaveLength(0);
+    expect((await client().login(a.email, 'brand-new-123')).status).toBe(200);
+    expect((await client().login(a.email, a.password)).status).toBe(422);
+  });
+
+  it("refuses someone else's password", async () => {
+    const a = await registerAndVerify();
+    const b = await registerAndVerify();
+    const res = await a.member.put(`/api/users/${b.id}/password`, {
+      old_password: b.password,
+      new_password: 'brand-new-123',
+      new_password_confirmation: 'brand-new-123',
+    });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('forgot and reset password', () => {
+  it('answers the same for known and unknown addresses, and resets once with the e-mailed token', async () => {
+    const a = await registerAndVerify();
+    const known = await client().post('/api/forgot-password', { email: a.email });
+    const unknown = await client().post('/api/forgot-password', { email: unique('ghost') });
+    expect(known.status).toBe(200);
+    expect(await unknown.json()).toEqual(await known.json());
+
+    const mail = await smtp.waitFor((m) => smtp.to(a.email)(m) && m.subject === '【ライセンスストア】パスワード再設定のご案内');
+    const token = linkIn(mail.text, '/reset-password/').split('/').pop() as string;
+
+    const wrongEmail = await client().post('/api/reset-password', {
+      email: unique('other'),
+      password: 'reset-pass-123',
+      password_confirmation: 'reset-pass-123',
+      token,
+    });
+    expect(wrongEmail.status).toBe(422);
+
+    const reset = await client().post('/api/reset-password', {
+      email: a.email,
+      password: 'reset-pass-123',
+      password_confirmation: 'reset-pass-123',
+      token,
+    });
+    expect(reset.status).toBe(200);
+    expect((await (await a.member.get('/api/login')).json()).users).toHaveLength(0);
+    expect((await client().login(a.email, 'reset-pass-123')).status).toBe(200);
+
+    const reuse = await client().post('/api/reset-password', {
+      email: a.email,
+      password: 'again-pass-123',
+      password_confirmation: 'again-pass-123',
+      token,
+    });
+    expect(reuse.status).toBe(422);
+    expect((await reuse.json()).message).toContain('リンクが無効か、有効期限が切れています');
+  });
+
+  it('refuses expired and forged tokens', async () => {
+    const a = await registerAndVerify();
+    await client().post('/api/forgot-password', { email: a.email });
+    const mail = await smtp.waitFor((m) => smtp.to(a.email)(m) && m.subject === '【ライセンスストア】パスワード再設定のご案内');
+    const token = linkIn(mail.text, '/reset-password/').split('/').pop() as string;
+    await t.runtime.deps.orm.em
+      .fork()
+      .execute(
+        "update account_tokens set expires_at = now() - interval '1 second' where purpose = 'reset-password' and user_id = ?",
+        [a.id],
+      );
+    const body = { email: a.email, password: 'reset-pass-123', password_confirmation: 'reset-pass-123' };
+    expect((await client().post('/api/reset-password', { ...body, token })).status).toBe(422);
+    expect((await client().post('/api/reset-password', { ...body, token: 'forged' })).status).toBe(422);
+    expect((await client().post('/api/reset-password', { ...body, token: 12 })).status).toBe(422);
+    expect((await client().login(a.email, a.password)).status).toBe(200);
+  });
+});
+
+describe('unverified users created directly', () => {
+  it('keep the verification rule', async () => {
+    await transact(t.runtime.deps.orm.em as Em, (tx) =>
+      createUser(tx, { email: 'direct@example.jp', password: 'direct-123', lastName: 'x', firstName: 'y' }),
+    );
+    expect((await client().login('direct@example.jp', 'direct-123')).status).toBe(422);
+  });
+});
