@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import type { DomainEvent, EventName } from '../../src/events/contracts.ts';
+import { transact } from '../../src/events/outbox.ts';
+import type { EventHandler } from '../../src/jobs/context.ts';
+import { handlers } from '../../src/jobs/handlers.ts';
+import { createUser } from '../../src/modules/accounts/service.ts';
+import { createLogger } from '../../src/runtime/logger.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+
+let smtp: TestSmtp;
+let t: TestRuntime;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  // Web mode: no worker competes with the handlers this test runs itself.
+  t = await startTestRuntime({ mode: 'web', smtpUrl: smtp.url });
+});
+afterAll(async () => {
+  await t?.stop();
+  await smtp?.close();
+});
+
+async function member(verified: boolean) {
+  const email = `job-${randomUUID()}@example.jp`;
+  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, { email, password: 'member-pass-123', lastName: '伊藤', firstName: '四郎', emailVerified: verified }),
+  );
+  return { id: user.id, email };
+}
+
+const cases: { name: EventName; verified: boolean; payload: (userId: string) => Record<string, unknown>; mails: number }[] = [
+  { name: 'UserRegistered', verified: false, payload: (userId) => ({ userId }), mails: 1 },
+  { name: 'VerificationEmailRequested', verified: false, payload: (userId) => ({ userId }), mails: 1 },
+  { name: 'RegistrationAttempted', verified: true, payload: (userId) => ({ userId }), mails: 1 },
+  { name: 'PasswordResetRequested', verified: true, payload: (userId) => ({ userId }), mails: 1 },
+  {
+    name: 'EmailChangeRequested',
+    verified: true,
+    payload: (userId) => ({ userId, newEmail: `new-${userId}@example.jp` }),
+    mails: 2,
+  },
+];
+
+it.each(cases)(
+  '$name: a job that runs three times (twice at once) sends its e-mails once',
+  async ({ name, verified, payload, mails }) => {
+    const user = await member(verified);
+    const event = { id: randomUUID(), name, occurredAt: new Date().toISOString(), payload: payload(user.id) } as DomainEvent;
+    const handler = handlers.mail?.[name] as EventHandler;
+    const ctx = () => ({
+      em: t.runtime.deps.orm.em.fork() as Em,
+      env: t.runtime.deps.env,
+      mailer: t.runtime.mailer,
+      log: createLogger('silent'),
+      authSecret: t.runtime.deps.authSecret,
+    });
+    const results = [...(await Promise.all([handler(ctx(), event), handler(ctx(), event)])), await handler(ctx(), event)];
+    // Each run reports whether it sent anything; with two e-mails two racing runs may each send one.
+    expect(results.filter((r) => r === 'done').length).toBeGreaterThanOrEqual(1);
+    expect(results.filter((r) => r === 'done').length).toBeLessThanOrEqual(mails);
+    await sleep(300);
+    const ours = smtp.messages.filter((m) =>
+      [m.to].flat().some((to) => to?.text.includes(user.id) || to?.text.includes(user.email)),
+    );
+    expect(ours).toHaveLength(mails);
+    // Every link in them points at a token that exists and is unused.
+    for (const mail of ours) {
+      for (const token of (mail.text ?? '').matchAll(/\/(?:verify|reset-password)\/([\w-]{20,})/g)) {
+        const rows = await t.runtime.deps.orm.em
+          .fork()
+          .execute("select used_at from account_tokens where token_hash = encode(sha256(convert_to(?, 'UTF8')), 'hex')", [
+            token[1],
+          ]);
+        expect(rows).toHaveLength(1);
+        expect(rows[0]?.used_at).toBeNull();
+      }
+    }
+  },
+);
