@@ -1,10 +1,21 @@
 import { createBrowserRouter, type RouteObject, redirect } from 'react-router';
+import { EmailVerifiedPage, EmailVerifyFailedPage } from '../features/accounts/routes/email-verification';
+import { ForgotPasswordPage } from '../features/accounts/routes/forgot-password';
+import { RegistrationPage } from '../features/accounts/routes/registration';
+import { RegistrationCompletePage } from '../features/accounts/routes/registration-complete';
+import { RegistrationConfirmPage } from '../features/accounts/routes/registration-confirm';
+import { ResetPasswordPage } from '../features/accounts/routes/reset-password';
+import { UserDetailPage } from '../features/accounts/routes/user-detail';
+import { UserEditConfirmPage, UserEditPage } from '../features/accounts/routes/user-edit';
+import { UserPasswordPage } from '../features/accounts/routes/user-password';
 import { AdminMenuPage } from '../features/admin/routes/menu';
 import { fetchCurrentUser } from '../features/auth/api/auth-store';
 import { LoginPage } from '../features/auth/routes/login';
 import { LogoutPage } from '../features/auth/routes/logout';
+import { LandingPage } from '../features/pages/routes/landing';
+import { TermsPage } from '../features/pages/routes/terms';
 import { NotFoundPage, RouteErrorPage } from './error-pages';
-import { homeOf, requireAdministrator } from './guards';
+import { homeOf, requireAdministrator, requireSignedIn } from './guards';
 import { Layout } from './layout';
 import type { RouteMeta } from './route-meta';
 
@@ -27,6 +38,34 @@ export const routes: RouteObject[] = [
         element: <LoginPage />,
       },
       { path: '/logout', handle: meta(null, false, 'ログアウト'), element: <LogoutPage /> },
+      { path: '/forgot-password', handle: meta(null, false, 'パスワードをお忘れの方'), element: <ForgotPasswordPage /> },
+      { path: '/reset-password/:token', handle: meta(null, false, 'パスワードの再設定'), element: <ResetPasswordPage /> },
+      { path: '/terms', handle: meta(null, false, '利用規約'), element: <TermsPage /> },
+      { path: '/ctoms', handle: meta(null, false, 'トレーニングライセンスのご案内'), element: <LandingPage /> },
+      {
+        path: '/users/registration',
+        children: [
+          { index: true, handle: meta(null, false, '新規会員登録'), element: <RegistrationPage /> },
+          { path: 'confirm', handle: meta(null, false, '登録内容の確認'), element: <RegistrationConfirmPage /> },
+          { path: 'complete', handle: meta(null, false, '確認メールを送信しました'), element: <RegistrationCompletePage /> },
+          { path: 'email-verified', handle: meta(null, false, 'メールアドレスの確認完了'), element: <EmailVerifiedPage /> },
+          {
+            path: 'email-verify-failed',
+            handle: meta(null, false, 'メールアドレスを確認できませんでした'),
+            element: <EmailVerifyFailedPage />,
+          },
+        ],
+      },
+      {
+        path: '/users/:id',
+        loader: requireSignedIn,
+        children: [
+          { index: true, handle: meta('endUser', false, '会員情報'), element: <UserDetailPage /> },
+          { path: 'edit', handle: meta('endUser', false, '会員情報の変更'), element: <UserEditPage /> },
+          { path: 'edit/confirm', handle: meta('endUser', false, '変更内容の確認'), element: <UserEditConfirmPage /> },
+          { path: 'password', handle: meta('endUser', false, 'パスワードの変更'), element: <UserPasswordPage /> },
+        ],
+      },
       {
         path: '/admin',
         loader: requireAdministrator,

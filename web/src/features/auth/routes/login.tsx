@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { homeOf } from '../../../app/guards';
+import { ResendVerification } from '../../../components/resend-verification';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
 import { ApiError } from '../../../lib/api';
@@ -32,6 +33,7 @@ export function LoginPage() {
   };
 
   // Seed §8: field errors are shown under their fields; the message only when there are none.
+  const unverified = (errors.email ?? '').includes('メールアドレスの確認が完了していません');
   const shown = failure || (Object.keys(errors).length ? '' : message);
   return (
     <section className="card narrow">
@@ -67,6 +69,20 @@ export function LoginPage() {
           ログインする
         </button>
       </form>
+      {unverified ? (
+        <div className="subsection">
+          <p>確認メールが届いていない場合や、リンクの有効期限が切れた場合は再送できます。</p>
+          <ResendVerification initialEmail={email} />
+        </div>
+      ) : null}
+      <ul className="links">
+        <li>
+          <Link to="/forgot-password">パスワードをお忘れの方</Link>
+        </li>
+        <li>
+          <Link to="/users/registration">新規会員登録</Link>
+        </li>
+      </ul>
       <LoadingOverlay show={busy} label="ログインしています" />
     </section>
   );

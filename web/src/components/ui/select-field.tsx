@@ -1,0 +1,54 @@
+import { useId } from 'react';
+
+export interface SelectFieldProps {
+  label: string;
+  name: string;
+  value: string;
+  options: { value: string; label: string }[];
+  required?: boolean;
+  message?: string;
+  placeholder?: string;
+  onChange?: (value: string) => void;
+}
+
+export function SelectField({
+  label,
+  name,
+  value,
+  options,
+  required,
+  message,
+  placeholder = '選択してください',
+  onChange,
+}: SelectFieldProps) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id} className="field-label">
+        {label}
+        {required ? <span className="required">必須</span> : null}
+      </label>
+      <select
+        id={id}
+        name={name}
+        value={value}
+        required={required}
+        aria-invalid={message ? true : undefined}
+        aria-describedby={message ? `${id}-message` : undefined}
+        onChange={(event) => onChange?.(event.currentTarget.value)}
+      >
+        <option value="">{placeholder}</option>
+        {options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+      {message ? (
+        <p id={`${id}-message`} className="field-message" role="alert">
+          {message}
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,24 @@
+import type { PasswordValues, ProfileValues } from './profile';
+
+/**
+ * Form values carried from a form to its confirm screen and back. Kept in memory only (passwords
+ * must not reach storage): reloading a confirm screen finds nothing and returns to the form.
+ */
+let registration: (ProfileValues & PasswordValues) | null = null;
+const edits = new Map<string, ProfileValues>();
+
+export const registrationDraft = {
+  get: () => registration,
+  set: (values: ProfileValues & PasswordValues) => {
+    registration = values;
+  },
+  clear: () => {
+    registration = null;
+  },
+};
+
+export const editDraft = {
+  get: (id: string) => edits.get(id) ?? null,
+  set: (id: string, values: ProfileValues) => edits.set(id, values),
+  clear: (id: string) => edits.delete(id),
+};

@@ -1,0 +1,29 @@
+import { AFFILIATION_OTHER, affiliationLabel, type ProfileValues } from '../api/profile';
+
+/** The profile as a definition list: confirm screens and the member page show exactly this. */
+export function ProfileSummary({ values, pendingEmail }: { values: ProfileValues; pendingEmail?: string | null }) {
+  return (
+    <dl className="summary">
+      <dt>メールアドレス</dt>
+      <dd>
+        {values.email}
+        {pendingEmail ? (
+          <span className="pending">（{pendingEmail} に変更手続き中：確認メールのリンクを開くと変更されます）</span>
+        ) : null}
+      </dd>
+      <dt>氏名</dt>
+      <dd>
+        {values.last_name} {values.first_name}
+      </dd>
+      <dt>所属</dt>
+      <dd>
+        {affiliationLabel(values.affiliations)}
+        {values.affiliations === AFFILIATION_OTHER && values.affiliation_other ? `（${values.affiliation_other}）` : ''}
+      </dd>
+      <dt>所属名</dt>
+      <dd>{values.affiliation_name || '未設定'}</dd>
+      <dt>メールでのご案内</dt>
+      <dd>{values.distribution ? '受け取る' : '受け取らない'}</dd>
+    </dl>
+  );
+}

@@ -1,0 +1,72 @@
+import { type FormEvent, useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { FormAlert } from '../../../components/ui/form-alert';
+import { LoadingOverlay } from '../../../components/ui/loading-overlay';
+import { TextInput } from '../../../components/ui/text-input';
+import { useFormSubmit } from '../../../lib/use-form-submit';
+import { registrationDraft } from '../api/drafts';
+import { emptyProfile, type PasswordValues, type ProfileValues, profilePayload, validateProfile } from '../api/profile';
+import { PROFILE_FIELDS, ProfileFields } from '../components/profile-fields';
+
+export function RegistrationPage() {
+  const navigate = useNavigate();
+  const draft = registrationDraft.get();
+  const [values, setValues] = useState<ProfileValues>(draft ?? emptyProfile);
+  const [passwords, setPasswords] = useState<PasswordValues>({
+    password: draft?.password ?? '',
+    password_confirmation: draft?.password_confirmation ?? '',
+  });
+  const { busy, message, errors, run } = useFormSubmit();
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    await run(async () => {
+      await validateProfile('/api/users/registration/validate', { ...profilePayload(values), ...passwords }, values);
+      registrationDraft.set({ ...values, ...passwords });
+      navigate('/users/registration/confirm');
+    });
+  };
+
+  return (
+    <section className="card">
+      <h1>新規会員登録</h1>
+      <p>ご所属の情報を入力してください。確認画面で内容をご確認のうえ登録します。</p>
+      <FormAlert message={message} errors={errors} fields={[...PROFILE_FIELDS, 'password', 'password_confirmation']} />
+      <form onSubmit={submit} noValidate>
+        <ProfileFields values={values} errors={errors} onChange={setValues} />
+        <TextInput
+          label="パスワード（8〜72文字）"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          required
+          value={passwords.password}
+          message={errors.password}
+          onInput={(password) => setPasswords({ ...passwords, password })}
+        />
+        <TextInput
+          label="パスワード（確認）"
+          name="password_confirmation"
+          type="password"
+          autoComplete="new-password"
+          required
+          value={passwords.password_confirmation}
+          message={errors.password_confirmation}
+          onInput={(password_confirmation) => setPasswords({ ...passwords, password_confirmation })}
+        />
+        <p className="small">
+          登録すると<Link to="/terms">利用規約</Link>に同意したものとみなされます。
+        </p>
+        <div className="actions">
+          <button type="submit" className="button primary" disabled={busy}>
+            確認画面へ進む
+          </button>
+        </div>
+      </form>
+      <p className="small">
+        すでに会員の方は<Link to="/login">ログイン</Link>してください。
+      </p>
+      <LoadingOverlay show={busy} label="入力内容を確認しています" />
+    </section>
+  );
+}

@@ -1,0 +1,81 @@
+import { type FormEvent, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { FormAlert, Notice } from '../../../components/ui/form-alert';
+import { LoadingOverlay } from '../../../components/ui/loading-overlay';
+import { TextInput } from '../../../components/ui/text-input';
+import { api } from '../../../lib/api';
+import { useFormSubmit } from '../../../lib/use-form-submit';
+
+export function ResetPasswordPage() {
+  const { token = '' } = useParams();
+  const [values, setValues] = useState({ email: '', password: '', password_confirmation: '' });
+  const [done, setDone] = useState('');
+  const { busy, message, errors, run } = useFormSubmit();
+  const set = (field: keyof typeof values) => (value: string) => setValues({ ...values, [field]: value });
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    await run(async () =>
+      setDone((await api<{ message: string }>('/api/reset-password', { method: 'POST', body: { ...values, token } })).message),
+    );
+  };
+  return (
+    <section className="card narrow">
+      <h1>パスワードの再設定</h1>
+      {done ? (
+        <>
+          <Notice>{done}</Notice>
+          <p>
+            <Link to="/login" className="button primary">
+              ログイン画面へ
+            </Link>
+          </p>
+        </>
+      ) : (
+        <>
+          <FormAlert message={message} errors={errors} fields={['email', 'password', 'password_confirmation']} />
+          {errors.token ? (
+            <p>
+              <Link to="/forgot-password">再設定メールをもう一度送る</Link>
+            </p>
+          ) : null}
+          <form onSubmit={submit} noValidate>
+            <TextInput
+              label="メールアドレス"
+              name="email"
+              type="email"
+              autoComplete="email"
+              required
+              value={values.email}
+              message={errors.email}
+              onInput={set('email')}
+            />
+            <TextInput
+              label="新しいパスワード（8〜72文字）"
+              name="password"
+              type="password"
+              autoComplete="new-password"
+              required
+              value={values.password}
+              message={errors.password}
+              onInput={set('password')}
+            />
+            <TextInput
+              label="新しいパスワード（確認）"
+              name="password_confirmation"
+              type="password"
+              autoComplete="new-password"
+              required
+              value={values.password_confirmation}
+              message={errors.password_confirmation}
+              onInput={set('password_confirmation')}
+            />
+            <button type="submit" className="button primary" disabled={busy}>
+              パスワードを再設定する
+            </button>
+          </form>
+        </>
+      )}
+      <LoadingOverlay show={busy} label="再設定しています" />
+    </section>
+  );
+}

@@ -1,0 +1,83 @@
+import { type FormEvent, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { FormAlert, Notice } from '../../../components/ui/form-alert';
+import { LoadingOverlay } from '../../../components/ui/loading-overlay';
+import { TextInput } from '../../../components/ui/text-input';
+import { api } from '../../../lib/api';
+import { useFormSubmit } from '../../../lib/use-form-submit';
+
+const empty = { old_password: '', new_password: '', new_password_confirmation: '' };
+
+export function UserPasswordPage() {
+  const { id = '' } = useParams();
+  const [values, setValues] = useState(empty);
+  const [done, setDone] = useState('');
+  const { busy, message, errors, run } = useFormSubmit();
+  const set = (field: keyof typeof empty) => (value: string) => setValues({ ...values, [field]: value });
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    await run(async () => {
+      const res = await api<{ message: string }>(`/api/users/${id}/password`, { method: 'PUT', body: values });
+      setValues(empty);
+      setDone(res.message);
+    });
+  };
+  return (
+    <section className="card narrow">
+      <h1>パスワードの変更</h1>
+      {done ? (
+        <>
+          <Notice>{done} ほかの端末ではログアウトされました。</Notice>
+          <p>
+            <Link to={`/users/${id}`}>会員情報へ戻る</Link>
+          </p>
+        </>
+      ) : (
+        <>
+          <FormAlert message={message} errors={errors} fields={Object.keys(empty)} />
+          <form onSubmit={submit} noValidate>
+            <TextInput
+              label="現在のパスワード"
+              name="old_password"
+              type="password"
+              autoComplete="current-password"
+              required
+              value={values.old_password}
+              message={errors.old_password}
+              onInput={set('old_password')}
+            />
+            <TextInput
+              label="新しいパスワード（8〜72文字）"
+              name="new_password"
+              type="password"
+              autoComplete="new-password"
+              required
+              value={values.new_password}
+              message={errors.new_password}
+              onInput={set('new_password')}
+            />
+            <TextInput
+              label="新しいパスワード（確認）"
+              name="new_password_confirmation"
+              type="password"
+              autoComplete="new-password"
+              required
+              value={values.new_password_confirmation}
+              message={errors.new_password_confirmation}
+              onInput={set('new_password_confirmation')}
+            />
+            <div className="actions">
+              <Link to={`/users/${id}`} className="button">
+                キャンセル
+              </Link>
+              <button type="submit" className="button primary" disabled={busy}>
+                パスワードを変更する
+              </button>
+            </div>
+          </form>
+        </>
+      )}
+      <LoadingOverlay show={busy} label="変更しています" />
+    </section>
+  );
+}

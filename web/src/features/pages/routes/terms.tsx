@@ -1,0 +1,16 @@
+import { terms } from '../../../../../src/site-settings';
+
+export function TermsPage() {
+  return (
+    <article className="card prose">
+      <h1>{terms.title}</h1>
+      {terms.sections.map((section) => (
+        <section key={section.title}>
+          <h2>{section.title}</h2>
+          <p>{section.body}</p>
+        </section>
+      ))}
+      <p className="small">制定日：{terms.updatedAt}</p>
+    </article>
+  );
+}
