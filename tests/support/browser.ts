@@ -9,8 +9,8 @@ export function chromiumPath(): string {
   return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
 }
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
+export async function launchBrowser(): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath: chromiumPath(),
     args: [
       '--no-sandbox',
@@ -22,6 +22,14 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+  // Fail a step in seconds, not at the test's time limit.
+  const newPage = browser.newPage.bind(browser);
+  browser.newPage = async (...args) => {
+    const page = await newPage(...args);
+    page.setDefaultTimeout(10_000);
+    return page;
+  };
+  return browser;
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

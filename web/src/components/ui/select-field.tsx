@@ -24,10 +24,14 @@ export function SelectField({
   const id = useId();
   return (
     <div className="field">
-      <label htmlFor={id} className="field-label">
-        {label}
-        {required ? <span className="required">必須</span> : null}
-      </label>
+      <div className="field-label">
+        <label htmlFor={id}>{label}</label>
+        {required ? (
+          <span className="required" aria-hidden="true">
+            必須
+          </span>
+        ) : null}
+      </div>
       <select
         id={id}
         name={name}

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { FormAlert } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
@@ -10,7 +10,8 @@ import { ProfileSummary } from '../components/profile-summary';
 
 export function RegistrationConfirmPage() {
   const navigate = useNavigate();
-  const draft = registrationDraft.get();
+  // Captured once: clearing the draft after submitting must not send this screen back to the form.
+  const [draft] = useState(registrationDraft.get);
   const { busy, message, errors, run } = useFormSubmit();
 
   useEffect(() => {

@@ -1,12 +1,13 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
+import { mutate } from 'swr';
 import { FormAlert } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { editDraft } from '../api/drafts';
-import { type ProfileValues, profileOf, profilePayload, validateProfile } from '../api/profile';
+import { type Member, type ProfileValues, profileOf, profilePayload, validateProfile } from '../api/profile';
 import { useMember } from '../api/use-member';
 import { PROFILE_FIELDS, ProfileFields } from '../components/profile-fields';
 import { ProfileSummary } from '../components/profile-summary';
@@ -71,7 +72,8 @@ export function UserEditPage() {
 export function UserEditConfirmPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
-  const draft = editDraft.get(id);
+  // Captured once: clearing the draft after saving must not send this screen back to the form.
+  const [draft] = useState(() => editDraft.get(id));
   const { busy, message, errors, run } = useFormSubmit();
 
   useEffect(() => {
@@ -81,8 +83,12 @@ export function UserEditConfirmPage() {
 
   const save = () =>
     run(async () => {
-      const res = await api<{ message: string }>(`/api/users/${id}`, { method: 'PUT', body: profilePayload(draft) });
+      const res = await api<{ message: string; user: Member }>(`/api/users/${id}`, {
+        method: 'PUT',
+        body: profilePayload(draft),
+      });
       editDraft.clear(id);
+      await mutate(`/api/users/${id}`, { user: res.user }, { revalidate: false });
       navigate(`/users/${id}`, { replace: true, state: { message: res.message } });
     });
 
