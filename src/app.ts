@@ -10,6 +10,7 @@ import { AppError, errorResponse } from './http/errors.ts';
 import { spaRoutes } from './http/spa.ts';
 import { authRoutes, registrationRoutes, userRoutes } from './modules/accounts/routes.ts';
 import { healthRoutes } from './modules/health/routes.ts';
+import { LICENSE_UPLOAD_LIMIT, LICENSE_UPLOAD_PATH, licenseRoutes, uploadRoutes } from './modules/licenses/routes.ts';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
 const CSRF_EXEMPT = new Set(['/api/stripe/webhook']);
@@ -58,14 +59,17 @@ export function createApp(deps: AppDeps) {
     await next();
     c.header('Cache-Control', 'no-store');
   });
-  app.use(
-    '/api/*',
+  const limitTo = (maxSize: number) =>
     bodyLimit({
-      maxSize: JSON_BODY_LIMIT,
+      maxSize,
       onError: () => {
         throw new AppError('payload_too_large');
       },
-    }),
+    });
+  const jsonLimit = limitTo(JSON_BODY_LIMIT);
+  const uploadLimit = limitTo(LICENSE_UPLOAD_LIMIT);
+  app.use('/api/*', (c, next) =>
+    (LICENSE_UPLOAD_PATH.test(c.req.path) && c.req.method === 'POST' ? uploadLimit : jsonLimit)(c, next),
   );
   app.use('*', verify);
 
@@ -73,6 +77,8 @@ export function createApp(deps: AppDeps) {
   app.route('/api', authRoutes);
   app.route('/api', registrationRoutes);
   app.route('/api', userRoutes);
+  app.route('/api', licenseRoutes);
+  app.route('/', uploadRoutes);
   app.route('/', healthRoutes);
   app.all('/api/*', () => {
     throw new AppError('not_found', 'お探しの API は見つかりませんでした。');

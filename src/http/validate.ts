@@ -50,7 +50,7 @@ function withAllKeys(schema: v.GenericSchema, input: unknown): unknown {
 
 /** Parses `input` with `schema`, throwing the 422 shape with Japanese messages on failure. */
 export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
-  const result = v.safeParse(schema, withAllKeys(schema, input));
+  const result = v.safeParse(schema, withAllKeys(schema, input), { abortPipeEarly: true });
   if (!result.success) throw validationError(fieldErrors(result.issues));
   return result.output;
 }
@@ -61,8 +61,8 @@ export function parseInputs<A extends v.GenericSchema, B extends v.GenericSchema
   a: A,
   b: B,
 ): v.InferOutput<A> & v.InferOutput<B> {
-  const ra = v.safeParse(a, withAllKeys(a, input));
-  const rb = v.safeParse(b, withAllKeys(b, input));
+  const ra = v.safeParse(a, withAllKeys(a, input), { abortPipeEarly: true });
+  const rb = v.safeParse(b, withAllKeys(b, input), { abortPipeEarly: true });
   if (!ra.success || !rb.success) {
     throw validationError(fieldErrors([...(ra.success ? [] : ra.issues), ...(rb.success ? [] : rb.issues)]));
   }
@@ -99,3 +99,19 @@ export const rules = {
       v.maxLength(72, `${label}は72文字以内で入力してください。`),
     ),
 };
+
+/** Runs several checks and reports all their 422 field errors together. */
+export async function collectErrors<T extends unknown[]>(...checks: { [K in keyof T]: () => T[K] | Promise<T[K]> }): Promise<T> {
+  const errors: FieldErrors = {};
+  const results: unknown[] = [];
+  for (const check of checks) {
+    try {
+      results.push(await check());
+    } catch (error) {
+      if (!(error instanceof AppError) || error.kind !== 'validation' || !error.errors) throw error;
+      Object.assign(errors, error.errors);
+    }
+  }
+  if (Object.keys(errors).length) throw validationError(errors);
+  return results as T;
+}

@@ -1,0 +1,48 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+/** A training licence on sale. `price` is whole yen, tax included. */
+export const LicenseSchema = defineEntity({
+  name: 'License',
+  tableName: 'licenses',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    name: p.string().length(100),
+    description: p.text().default(''),
+    price: p.integer(),
+    createdAt: p
+      .datetime()
+      .fieldName('created_at')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .fieldName('updated_at')
+      .onCreate(() => new Date()),
+    pictures: () => p.oneToMany(LicensePicture).mappedBy('license').orderBy({ position: 'asc' }),
+  },
+});
+export class License extends LicenseSchema.class {}
+LicenseSchema.setClass(License);
+
+/** A stored, re-encoded picture of a licence, in display order. Files live under DATA_DIR/uploads. */
+export const LicensePictureSchema = defineEntity({
+  name: 'LicensePicture',
+  tableName: 'license_pictures',
+  properties: {
+    id: p.uuid().primary(),
+    license: () => p.manyToOne(License).fieldName('license_id').deleteRule('cascade').index('license_pictures_license_id_index'),
+    position: p.smallint(),
+    fileName: p.string().length(64).fieldName('file_name').unique('license_pictures_file_name_unique'),
+    thumbnailName: p.string().length(64).fieldName('thumbnail_name'),
+    contentType: p.string().length(32).fieldName('content_type'),
+    width: p.integer(),
+    height: p.integer(),
+    byteSize: p.integer().fieldName('byte_size'),
+    originalName: p.string().length(255).fieldName('original_name').nullable(),
+    createdAt: p
+      .datetime()
+      .fieldName('created_at')
+      .onCreate(() => new Date()),
+  },
+});
+export class LicensePicture extends LicensePictureSchema.class {}
+LicensePictureSchema.setClass(LicensePicture);

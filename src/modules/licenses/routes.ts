@@ -1,0 +1,103 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import type { AppEnv } from '../../http/context.ts';
+import { AppError } from '../../http/errors.ts';
+import { requireAdmin, requireUser, signedInUser } from '../../http/guards.ts';
+import { indexed, readMultipart } from '../../http/multipart.ts';
+import { collectErrors, parseInput, parseInputs } from '../../http/validate.ts';
+import { CONTENT_TYPE, MAX_PICTURE_BYTES, MAX_PICTURES, pictureDir, STORED_NAME } from './images.ts';
+import { LicenseFields, ListQuery, UpdatedAtField } from './schemas.ts';
+import { createLicense, getLicense, LICENSE_NOT_FOUND, listLicenses, updateLicense, validateLicense } from './service.ts';
+
+/** Upload routes may carry ten 5 MB pictures; every other API body stays under 1 MB (app.ts). */
+export const LICENSE_UPLOAD_PATH = /^\/api\/licenses\/(create|\d+)(\/validate)?$/;
+export const LICENSE_UPLOAD_LIMIT = MAX_PICTURES * MAX_PICTURE_BYTES + 1024 * 1024;
+
+function licenseId(c: Context<AppEnv>): number {
+  const raw = c.req.param('id') ?? '';
+  if (!/^\d{1,9}$/.test(raw)) throw new AppError('not_found', LICENSE_NOT_FOUND);
+  return Number(raw);
+}
+
+async function readLicenseForm(c: Context<AppEnv>) {
+  const { fields, files } = await readMultipart(c, { maxFiles: MAX_PICTURES, maxFileBytes: MAX_PICTURE_BYTES });
+  const keep = indexed(Object.entries(fields), 'filenames').filter((name) => name !== '');
+  const uploads = indexed(
+    files.map((f) => [f.field, f] as [string, (typeof files)[number]]),
+    'file',
+  );
+  return { fields, keep, uploads };
+}
+
+const actorOf = (c: Context<AppEnv>) => {
+  const user = signedInUser(c);
+  return { id: user.id, email: user.email };
+};
+
+export const licenseRoutes = new Hono<AppEnv>()
+  .get('/licenses', requireUser, async (c) => {
+    const query = parseInput(ListQuery, c.req.query());
+    return c.json(await listLicenses(c.var.deps.orm, query));
+  })
+  .post('/licenses/create/validate', requireAdmin, async (c) => {
+    const form = await readLicenseForm(c);
+    const [fields] = await collectErrors(
+      () => parseInput(LicenseFields, form.fields),
+      () => validateLicense(c.var.deps.orm, null, [], form.uploads),
+    );
+    return c.json({ license: fields });
+  })
+  .post('/licenses/create', requireAdmin, async (c) => {
+    const form = await readLicenseForm(c);
+    const fields = parseInput(LicenseFields, form.fields);
+    const license = await createLicense(c.var.deps.orm, c.var.deps.env.dataDir, actorOf(c), fields, form.uploads);
+    return c.json({ license, message: 'ライセンスを登録しました。' }, 201);
+  })
+  .get('/licenses/:id', requireUser, async (c) => c.json({ license: await getLicense(c.var.deps.orm, licenseId(c)) }))
+  .post('/licenses/:id/validate', requireAdmin, async (c) => {
+    const id = licenseId(c);
+    const form = await readLicenseForm(c);
+    const [input] = await collectErrors(
+      () => parseInputs(form.fields, LicenseFields, UpdatedAtField),
+      () => validateLicense(c.var.deps.orm, id, form.keep, form.uploads, form.fields.updated_at),
+    );
+    return c.json({ license: { name: input.name, description: input.description, price: input.price } });
+  })
+  .post('/licenses/:id', requireAdmin, async (c) => {
+    const id = licenseId(c);
+    const form = await readLicenseForm(c);
+    const input = parseInputs(form.fields, LicenseFields, UpdatedAtField);
+    const license = await updateLicense(
+      c.var.deps.orm,
+      c.var.deps.env.dataDir,
+      actorOf(c),
+      id,
+      {
+        fields: { name: input.name, description: input.description, price: input.price },
+        updatedAt: input.updated_at,
+        keep: form.keep,
+      },
+      form.uploads,
+    );
+    return c.json({ license, message: 'ライセンスを更新しました。' });
+  });
+
+/** Stored pictures: server-generated names only, their stored type, nosniff, cached for good. */
+export const uploadRoutes = new Hono<AppEnv>().get('/uploads/licenses/:name', async (c) => {
+  const name = c.req.param('name');
+  if (!STORED_NAME.test(name)) return c.json({ message: 'お探しの画像は見つかりませんでした。' }, 404);
+  const path = join(pictureDir(c.var.deps.env.dataDir), name);
+  const info = await stat(path).catch(() => null);
+  if (!info?.isFile()) return c.json({ message: 'お探しの画像は見つかりませんでした。' }, 404);
+  const ext = name.split('.').pop() as string;
+  c.header('Content-Type', CONTENT_TYPE[ext] ?? 'application/octet-stream');
+  c.header('Content-Length', String(info.size));
+  c.header('Cache-Control', 'public, max-age=31536000, immutable');
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Content-Disposition', 'inline');
+  return c.body(Readable.toWeb(createReadStream(path)) as ReadableStream);
+});

@@ -1,0 +1,57 @@
+import * as v from 'valibot';
+import { rules } from '../../http/validate.ts';
+
+export const PRICE_MIN = 50;
+export const PRICE_MAX = 9_999_999;
+const PRICE_MESSAGE = `価格は${PRICE_MIN.toLocaleString('ja-JP')}〜${PRICE_MAX.toLocaleString('ja-JP')}円の整数で入力してください。`;
+
+/** The text fields of the licence multipart form (values arrive as strings). */
+export const LicenseFields = v.object({
+  name: rules.requiredString('ライセンス名', 100),
+  description: v.optional(
+    v.pipe(v.string('説明は文字列で入力してください。'), v.trim(), v.maxLength(5000, '説明は5,000文字以内で入力してください。')),
+    '',
+  ),
+  price: v.pipe(
+    v.string('価格を入力してください。'),
+    v.trim(),
+    v.minLength(1, '価格を入力してください。'),
+    v.regex(/^\d{1,9}$/, PRICE_MESSAGE),
+    v.transform(Number),
+    v.minValue(PRICE_MIN, PRICE_MESSAGE),
+    v.maxValue(PRICE_MAX, PRICE_MESSAGE),
+  ),
+});
+export type LicenseFieldsData = v.InferOutput<typeof LicenseFields>;
+
+export const UpdatedAtField = v.object({
+  updated_at: v.pipe(
+    v.string('更新日時がありません。画面を読み込み直してください。'),
+    v.isoTimestamp('更新日時の形式が正しくありません。'),
+  ),
+});
+
+const SORTS = ['id', '-id', 'name', '-name', 'price', '-price', 'updated_at', '-updated_at'] as const;
+export const ListQuery = v.object({
+  page: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,6}$/, 'ページ番号が正しくありません。'),
+      v.transform(Number),
+      v.minValue(1, 'ページ番号が正しくありません。'),
+    ),
+    '1',
+  ),
+  per_page: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,3}$/, '表示件数は1〜100で指定してください。'),
+      v.transform(Number),
+      v.minValue(1, '表示件数は1〜100で指定してください。'),
+      v.maxValue(100, '表示件数は1〜100で指定してください。'),
+    ),
+    '20',
+  ),
+  sort: v.optional(v.picklist(SORTS, '並び順が正しくありません。'), 'id'),
+});
+export type ListQueryData = v.InferOutput<typeof ListQuery>;

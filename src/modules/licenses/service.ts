@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import type { Actor } from '../../audit/audit.ts';
+import { recordAudit } from '../../audit/audit.ts';
+import type { Em, Orm } from '../../db/orm.ts';
+import { transact } from '../../events/outbox.ts';
+import { AppError, validationError } from '../../http/errors.ts';
+import type { UploadedFile } from '../../http/multipart.ts';
+import { License, LicensePicture } from './entities/license.entity.ts';
+import {
+  ImageRejected,
+  MAX_PICTURES,
+  PICTURE_DIRECTORY,
+  type ProcessedPicture,
+  processPicture,
+  removePictures,
+  storePictures,
+} from './images.ts';
+import type { LicenseFieldsData, ListQueryData } from './schemas.ts';
+
+export const LICENSE_NOT_FOUND = 'エラー: ライセンスが見つかりませんでした。';
+export const STALE_EDIT =
+  '他の管理者がこのライセンスを先に更新しました。最新の内容を読み込み直してから、もう一度変更してください。';
+
+type PictureRow = Pick<LicensePicture, 'fileName' | 'thumbnailName' | 'width' | 'height' | 'originalName'>;
+
+/** The licence at the API edge, with the seed's `picture_directory` and `pictures_pathes`. */
+export function licenseDto(license: License, pictures: PictureRow[]) {
+  return {
+    id: license.id,
+    name: license.name,
+    description: license.description,
+    price: license.price,
+    created_at: license.createdAt.toISOString(),
+    updated_at: license.updatedAt.toISOString(),
+    picture_directory: PICTURE_DIRECTORY,
+    pictures_pathes: pictures.map((p) => `${PICTURE_DIRECTORY}/${p.fileName}`),
+    pictures: pictures.map((p) => ({
+      filename: p.fileName,
+      url: `${PICTURE_DIRECTORY}/${p.fileName}`,
+      thumbnail_url: `${PICTURE_DIRECTORY}/${p.thumbnailName}`,
+      width: p.width,
+      height: p.height,
+      original_name: p.originalName,
+    })),
+  };
+}
+export type LicenseDto = ReturnType<typeof licenseDto>;
+
+const SORT_COLUMNS: Record<string, string> = { id: 'id', name: 'name', price: 'price', updated_at: 'updatedAt' };
+
+export async function listLicenses(orm: Orm, query: ListQueryData) {
+  const em = orm.em.fork() as Em;
+  const desc = query.sort.startsWith('-');
+  const column = SORT_COLUMNS[query.sort.replace(/^-/, '')] ?? 'id';
+  const [licenses, total] = await em.findAndCount(
+    License,
+    {},
+    {
+      populate: ['pictures'],
+      orderBy: { [column]: desc ? 'desc' : 'asc', id: 'asc' },
+      limit: query.per_page,
+      offset: (query.page - 1) * query.per_page,
+    },
+  );
+  return {
+    licenses: licenses.map((l) => licenseDto(l, l.pictures.getItems())),
+    total,
+    page: query.page,
+    per_page: query.per_page,
+  };
+}
+
+export async function getLicense(orm: Orm, id: number): Promise<LicenseDto> {
+  const license = await orm.em.fork().findOne(License, { id }, { populate: ['pictures'] });
+  if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
+  return licenseDto(license, license.pictures.getItems());
+}
+
+/** Decodes and re-encodes every new picture; an unusable one answers 422 naming it. */
+export async function processUploads(files: UploadedFile[]): Promise<ProcessedPicture[]> {
+  const processed: ProcessedPicture[] = [];
+  const errors: Record<string, string[]> = {};
+  for (const [index, file] of files.entries()) {
+    try {
+      processed.push(await processPicture(file.data, file.filename));
+    } catch (error) {
+      if (!(error instanceof ImageRejected)) throw error;
+      errors[`file.${index}`] = [`${index + 1}枚目の画像（${file.filename || '名前なし'}）: ${error.message}`];
+    }
+  }
+  if (Object.keys(errors).length) throw validationError(errors);
+  return processed;
+}
+
+const isSameInstant = (stored: Date, given: string) => stored.getTime() === new Date(given).getTime();
+
+function checkCount(count: number) {
+  if (count > MAX_PICTURES) throw validationError({ file: [`画像は${MAX_PICTURES}枚までです。`] });
+}
+
+const snapshot = (license: License, pictures: { fileName: string }[]) => ({
+  name: license.name,
+  description: license.description,
+  price: license.price,
+  pictures: pictures.map((p) => p.fileName),
+});
+
+/** Validates a create or edit (fields, kept pictures, new pictures) without storing anything. */
+export async function validateLicense(
+  orm: Orm,
+  id: number | null,
+  keep: string[],
+  files: UploadedFile[],
+  updatedAt?: string,
+): Promise<void> {
+  if (id !== null) {
+    const license = await orm.em.fork().findOne(License, { id }, { populate: ['pictures'] });
+    if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
+    if (updatedAt && !isSameInstant(license.updatedAt, updatedAt)) throw new AppError('conflict', STALE_EDIT);
+    checkKept(license, keep);
+  }
+  checkCount(keep.length + files.length);
+  await processUploads(files);
+}
+
+function checkKept(license: License, keep: string[]) {
+  const own = new Set(license.pictures.getItems().map((p) => p.fileName));
+  if (keep.some((name) => !own.has(name)) || new Set(keep).size !== keep.length) {
+    throw validationError({ filenames: ['保存済みの画像の指定が正しくありません。画面を読み込み直してください。'] });
+  }
+}
+
+/** Creates a licence with its pictures. Files are written first and removed again if the transaction fails. */
+export async function createLicense(orm: Orm, dataDir: string, actor: Actor, fields: LicenseFieldsData, files: UploadedFile[]) {
+  checkCount(files.length);
+  const stored = await storePictures(dataDir, await processUploads(files));
+  try {
+    const license = await transact(orm.em as Em, async (tx) => {
+      const now = new Date();
+      const license = tx.create(License, { ...fields, createdAt: now, updatedAt: now });
+      stored.forEach((picture, position) =>
+        tx.create(LicensePicture, { id: randomUUID(), license, position, ...picture, createdAt: now }),
+      );
+      await tx.flush();
+      recordAudit(tx, actor, {
+        action: 'license.create',
+        targetType: 'license',
+        targetId: license.id,
+        after: snapshot(license, stored),
+      });
+      return license;
+    });
+    return getLicense(orm, license.id);
+  } catch (error) {
+    await removePictures(dataDir, stored);
+    throw error;
+  }
+}
+
+/**
+ * Saves an edit over the version the form was loaded from (`updated_at`), else 409. Pictures: the
+ * kept ones in the order given, then the new ones. Removed files are deleted after the commit.
+ */
+export async function updateLicense(
+  orm: Orm,
+  dataDir: string,
+  actor: Actor,
+  id: number,
+  input: { fields: LicenseFieldsData; updatedAt: string; keep: string[] },
+  files: UploadedFile[],
+) {
+  checkCount(input.keep.length + files.length);
+  const processed = await processUploads(files);
+  const stored = await storePictures(dataDir, processed);
+  let removed: LicensePicture[] = [];
+  try {
+    await transact(orm.em as Em, async (tx) => {
+      const license = await tx.findOne(License, { id }, { populate: ['pictures'], lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
+      if (!isSameInstant(license.updatedAt, input.updatedAt)) throw new AppError('conflict', STALE_EDIT);
+      checkKept(license, input.keep);
+      const current = license.pictures.getItems();
+      const before = snapshot(license, current);
+      removed = current.filter((p) => !input.keep.includes(p.fileName));
+      for (const picture of removed) tx.remove(picture);
+      for (const picture of current) {
+        const position = input.keep.indexOf(picture.fileName);
+        if (position >= 0) picture.position = position;
+      }
+      const now = new Date();
+      stored.forEach((picture, index) =>
+        tx.create(LicensePicture, { id: randomUUID(), license, position: input.keep.length + index, ...picture, createdAt: now }),
+      );
+      Object.assign(license, input.fields, { updatedAt: now });
+      recordAudit(tx, actor, {
+        action: 'license.update',
+        targetType: 'license',
+        targetId: license.id,
+        before,
+        after: snapshot(license, [...input.keep.map((fileName) => ({ fileName })), ...stored]),
+      });
+    });
+  } catch (error) {
+    await removePictures(dataDir, stored);
+    throw error;
+  }
+  await removePictures(dataDir, removed);
+  return getLicense(orm, id);
+}

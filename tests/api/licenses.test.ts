@@ -1,0 +1,278 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/service.ts';
+import { TestClient } from '../support/http-client.ts';
+import { htmlPage, jpegWithGps, pixelFloodPng, png, svgWithScript, webp } from '../support/images.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+
+let t: TestRuntime;
+let admin: TestClient;
+let member: TestClient;
+let seq = 0;
+
+beforeAll(async () => {
+  t = await startTestRuntime();
+  await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'admin@example.jp', password: 'admin-pass-123' });
+  await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'admin2@example.jp', password: 'admin-pass-123' });
+  await transact(t.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, {
+      email: 'member@example.jp',
+      password: 'member-pass-123',
+      lastName: '会員',
+      firstName: '一郎',
+      emailVerified: true,
+    }),
+  );
+  admin = new TestClient(t.app, '10.1.0.1');
+  await admin.login('admin@example.jp', 'admin-pass-123');
+  member = new TestClient(t.app, '10.1.0.2');
+  await member.login('member@example.jp', 'member-pass-123');
+});
+afterAll(async () => t?.stop());
+
+type Part = [string, string] | [string, Buffer, string];
+function form(parts: Part[]): FormData {
+  const data = new FormData();
+  for (const part of parts) {
+    if (part.length === 2) data.append(part[0], part[1]);
+    else data.append(part[0], new Blob([new Uint8Array(part[1])]), part[2]);
+  }
+  return data;
+}
+const fields = (over: Record<string, string> = {}): Part[] =>
+  Object.entries({ name: `BLS講習ライセンス ${++seq}`, description: '一次救命処置の講習です。', price: '11000', ...over });
+const send = (client: TestClient, path: string, parts: Part[]) => client.request('POST', path, { body: form(parts) });
+const uploadsDir = () => join(t.env.dataDir, 'uploads', 'licenses');
+const storedFiles = () => (existsSync(uploadsDir()) ? readdirSync(uploadsDir()) : []);
+
+async function create(parts: Part[]) {
+  const res = await send(admin, '/api/licenses/create', parts);
+  expect(res.status, await res.clone().text()).toBe(201);
+  return (await res.json()).license;
+}
+
+describe('licence create and read', () => {
+  it('creates a licence with pictures and shows it to members in the seed shape', async () => {
+    const license = await create([
+      ...fields(),
+      ['file[0]', await jpegWithGps(), 'camera.jpg'],
+      ['file[1]', await png(), 'b.png'],
+    ]);
+    expect(license).toMatchObject({ price: 11000, picture_directory: '/uploads/licenses' });
+    expect(license.pictures_pathes).toHaveLength(2);
+    expect(license.pictures_pathes[0]).toMatch(/^\/uploads\/licenses\/[0-9a-f-]{36}\.jpg$/);
+
+    const res = await member.get(`/api/licenses/${license.id}`);
+    expect(res.status).toBe(200);
+    expect((await res.json()).license).toEqual(license);
+    const list = await (await member.get('/api/licenses')).json();
+    expect(list).toMatchObject({ page: 1, per_page: 20 });
+    expect(list.licenses.some((l: { id: number }) => l.id === license.id)).toBe(true);
+    expect(list.total).toBeGreaterThanOrEqual(1);
+
+    const audit = await t.runtime.deps.orm.em
+      .fork()
+      .execute("select action, actor_email from audit_logs where target_type = 'license' and target_id = ?", [
+        String(license.id),
+      ]);
+    expect(audit).toEqual([{ action: 'license.create', actor_email: 'admin@example.jp' }]);
+  });
+
+  it('serves pictures re-encoded without metadata, with their stored type, nosniff and a long cache', async () => {
+    const license = await create([...fields(), ['file[0]', await jpegWithGps(), 'gps.jpg']]);
+    const res = await member.get(license.pictures_pathes[0]);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/jpeg');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('cache-control')).toContain('immutable');
+    const body = Buffer.from(await res.arrayBuffer());
+    const meta = await sharp(body).metadata();
+    expect(meta.exif).toBeUndefined();
+    expect(meta.xmp).toBeUndefined();
+    expect(body.includes(Buffer.from('SecretCam'))).toBe(false);
+    const thumb = await member.get(license.pictures[0].thumbnail_url);
+    expect(thumb.status).toBe(200);
+    expect((await sharp(Buffer.from(await thumb.arrayBuffer())).metadata()).width).toBe(480);
+  });
+
+  it('answers 404 with the seed message for a missing licence, and 404 for odd ids or picture names', async () => {
+    const res = await member.get('/api/licenses/999999');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ message: 'エラー: ライセンスが見つかりませんでした。' });
+    expect((await member.get('/api/licenses/abc')).status).toBe(404);
+    expect((await member.get('/uploads/licenses/..%2f..%2fetc%2fpasswd')).status).toBe(404);
+    expect((await member.get('/uploads/licenses/00000000-0000-0000-0000-000000000000.jpg')).status).toBe(404);
+  });
+
+  it('pages and sorts the list', async () => {
+    for (const price of ['500', '900', '700']) await create(fields({ price }));
+    const page = await (await admin.get('/api/licenses?per_page=2&page=1&sort=-price')).json();
+    expect(page.licenses).toHaveLength(2);
+    expect(page.per_page).toBe(2);
+    expect(page.licenses[0].price).toBeGreaterThanOrEqual(page.licenses[1].price);
+    const bad = await admin.get('/api/licenses?per_page=1000');
+    expect(bad.status).toBe(422);
+    expect((await admin.get('/api/licenses?sort=password')).status).toBe(422);
+  });
+});
+
+describe('bad input', () => {
+  it.each([
+    ['49', '価格は50〜9,999,999円の整数で入力してください。'],
+    ['10000000', '価格は50〜9,999,999円の整数で入力してください。'],
+    ['abc', '価格は50〜9,999,999円の整数で入力してください。'],
+    ['1.5', '価格は50〜9,999,999円の整数で入力してください。'],
+    ['', '価格を入力してください。'],
+  ])('refuses price %j', async (price, message) => {
+    const res = await send(admin, '/api/licenses/create/validate', fields({ price }));
+    expect(res.status).toBe(422);
+    expect((await res.json()).errors.price).toEqual([message]);
+  });
+
+  it('refuses a 101-character name and a 5,001-character description', async () => {
+    const res = await send(
+      admin,
+      '/api/licenses/create/validate',
+      fields({ name: 'x'.repeat(101), description: 'y'.repeat(5001) }),
+    );
+    const body = await res.json();
+    expect(body.errors.name).toEqual(['ライセンス名は100文字以内で入力してください。']);
+    expect(body.errors.description).toEqual(['説明は5,000文字以内で入力してください。']);
+  });
+
+  it.each([
+    ['an HTML page named x.png', htmlPage, 'x.png'],
+    ['an SVG with a script', svgWithScript, 'logo.svg'],
+    ['a truncated JPEG', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]), 'cut.jpg'],
+  ])('refuses %s by its content', async (_label, data, name) => {
+    const before = storedFiles().length;
+    const res = await send(admin, '/api/licenses/create', [
+      ...fields(),
+      ['file[0]', await png(), 'ok.png'],
+      ['file[1]', data, name],
+    ]);
+    expect(res.status).toBe(422);
+    const body = await res.json();
+    expect(body.errors['file.1'][0]).toContain('2枚目の画像');
+    // Nothing half-written: the good picture was not stored either.
+    expect(storedFiles().length).toBe(before);
+  });
+
+  it('refuses a pixel flood (a 30000×30000 PNG) without decoding it', async () => {
+    const res = await send(admin, '/api/licenses/create/validate', [...fields(), ['file[0]', pixelFloodPng(), 'flood.png']]);
+    expect(res.status).toBe(422);
+    expect((await res.json()).errors['file.0'][0]).toContain('画素数が大きすぎます');
+  });
+
+  it('answers 413 for a 6 MB file', async () => {
+    const big = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff]), Buffer.alloc(6 * 1024 * 1024, 1)]);
+    const res = await send(admin, '/api/licenses/create', [...fields(), ['file[0]', big, 'big.jpg']]);
+    expect(res.status).toBe(413);
+    expect((await res.json()).message).toContain('5MB');
+  });
+
+  it('refuses 11 files', async () => {
+    const picture = await png(40, 40);
+    const parts: Part[] = [...fields()];
+    for (let i = 0; i < 11; i++) parts.push([`file[${i}]`, picture, `p${i}.png`]);
+    const res = await send(admin, '/api/licenses/create', parts);
+    expect(res.status).toBe(422);
+    expect((await res.json()).errors.file).toEqual(['画像は10枚までです。']);
+  });
+
+  it('stores a picture named ../../etc/passwd under a server name, the client name kept as metadata only', async () => {
+    const license = await create([...fields(), ['file[0]', await png(), '../../etc/passwd']]);
+    expect(license.pictures[0].filename).toMatch(/^[0-9a-f-]{36}\.png$/);
+    // busboy keeps only the last path segment; either way it is metadata, never a path.
+    expect(license.pictures[0].original_name).toBe('passwd');
+    expect(existsSync(join(t.env.dataDir, 'etc'))).toBe(false);
+  });
+
+  it('strips a payload appended to a JPEG (polyglot)', async () => {
+    const polyglot = Buffer.concat([await jpegWithGps(), Buffer.from('<script>alert(1)</script>')]);
+    const license = await create([...fields(), ['file[0]', polyglot, 'poly.jpg']]);
+    const served = Buffer.from(await (await member.get(license.pictures_pathes[0])).arrayBuffer());
+    expect(served.includes(Buffer.from('<script>'))).toBe(false);
+  });
+
+  it('answers 400 for a body that is not multipart', async () => {
+    const res = await admin.post('/api/licenses/create', { name: 'x', price: 1000 });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('editing', () => {
+  it('keeps, removes, adds and reorders pictures, and records before/after', async () => {
+    const license = await create([
+      ...fields(),
+      ['file[0]', await png(100, 100, { r: 255, g: 0, b: 0 }), 'a.png'],
+      ['file[1]', await png(100, 100, { r: 0, g: 255, b: 0 }), 'b.png'],
+      ['file[2]', await png(100, 100, { r: 0, g: 0, b: 255 }), 'c.png'],
+    ]);
+    const [a, b, c] = license.pictures.map((p: { filename: string }) => p.filename);
+    const res = await send(admin, `/api/licenses/${license.id}`, [
+      ...fields({ name: '改訂版', price: '12000', updated_at: license.updated_at }),
+      ['filenames[0]', c],
+      ['filenames[1]', a],
+      ['file[0]', await webp(), 'd.webp'],
+    ]);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const updated = (await res.json()).license;
+    expect(updated).toMatchObject({ name: '改訂版', price: 12000 });
+    expect(updated.pictures.map((p: { filename: string }) => p.filename).slice(0, 2)).toEqual([c, a]);
+    expect(updated.pictures[2].filename).toMatch(/\.webp$/);
+    expect(storedFiles()).not.toContain(b);
+    expect((await member.get(`/uploads/licenses/${b}`)).status).toBe(404);
+    const audit = await t.runtime.deps.orm.em
+      .fork()
+      .execute("select before, after from audit_logs where action = 'license.update' and target_id = ?", [String(license.id)]);
+    expect(audit[0]?.before.pictures).toEqual([a, b, c]);
+    expect(audit[0]?.after.price).toBe(12000);
+  });
+
+  it('answers 409 to a stale edit, from either of two administrators', async () => {
+    const license = await create(fields());
+    const other = new TestClient(t.app, '10.1.0.3');
+    await other.login('admin2@example.jp', 'admin-pass-123');
+    const first = await send(other, `/api/licenses/${license.id}`, fields({ name: '先に保存', updated_at: license.updated_at }));
+    expect(first.status).toBe(200);
+    const late = await send(admin, `/api/licenses/${license.id}`, fields({ name: '後から保存', updated_at: license.updated_at }));
+    expect(late.status).toBe(409);
+    expect((await late.json()).message).toContain('他の管理者がこのライセンスを先に更新しました');
+    const check = await send(admin, `/api/licenses/${license.id}/validate`, fields({ updated_at: license.updated_at }));
+    expect(check.status).toBe(409);
+    expect((await (await member.get(`/api/licenses/${license.id}`)).json()).license.name).toBe('先に保存');
+  });
+
+  it('refuses pictures that belong to another licence', async () => {
+    const one = await create([...fields(), ['file[0]', await png(), 'a.png']]);
+    const two = await create(fields());
+    const res = await send(admin, `/api/licenses/${two.id}`, [
+      ...fields({ updated_at: two.updated_at }),
+      ['filenames[0]', one.pictures[0].filename],
+    ]);
+    expect(res.status).toBe(422);
+    expect((await res.json()).errors.filenames).toBeDefined();
+  });
+});
+
+describe('permissions', () => {
+  it('keeps members and visitors away from the write calls', async () => {
+    const license = await create(fields());
+    for (const path of [
+      '/api/licenses/create',
+      '/api/licenses/create/validate',
+      `/api/licenses/${license.id}`,
+      `/api/licenses/${license.id}/validate`,
+    ]) {
+      expect((await send(member, path, fields())).status, path).toBe(403);
+      const visitor = new TestClient(t.app, '10.1.0.9');
+      expect((await send(visitor, path, fields())).status, path).toBe(401);
+    }
+    expect((await new TestClient(t.app).get('/api/licenses')).status).toBe(401);
+  });
+});
