@@ -189,9 +189,9 @@ export async function updateLicense(
         if (position >= 0) picture.position = position;
       }
       const now = new Date();
-      stored.forEach((picture, index) =>
-        tx.create(LicensePicture, { id: randomUUID(), license, position: input.keep.length + index, ...picture, createdAt: now }),
-      );
+      for (const [index, picture] of stored.entries()) {
+        tx.create(LicensePicture, { id: randomUUID(), license, position: input.keep.length + index, ...picture, createdAt: now });
+      }
       Object.assign(license, input.fields, { updatedAt: now });
       recordAudit(tx, actor, {
         action: 'license.update',
