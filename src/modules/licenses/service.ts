@@ -139,9 +139,9 @@ export async function createLicense(orm: Orm, dataDir: string, actor: Actor, fie
     const license = await transact(orm.em as Em, async (tx) => {
       const now = new Date();
       const license = tx.create(License, { ...fields, createdAt: now, updatedAt: now });
-      stored.forEach((picture, position) =>
-        tx.create(LicensePicture, { id: randomUUID(), license, position, ...picture, createdAt: now }),
-      );
+      for (const [position, picture] of stored.entries()) {
+        tx.create(LicensePicture, { id: randomUUID(), license, position, ...picture, createdAt: now });
+      }
       await tx.flush();
       recordAudit(tx, actor, {
         action: 'license.create',
