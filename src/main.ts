@@ -6,6 +6,7 @@ import { createApp } from './app.ts';
 import { EnvError, env as readEnv } from './config/env.ts';
 import { isEmbedded } from './db/orm.ts';
 import { seedDemoAccounts } from './modules/accounts/demo.ts';
+import { seedDemoLicenses } from './modules/licenses/demo.ts';
 import { boot, type Mode } from './runtime/boot.ts';
 import { createLogger } from './runtime/logger.ts';
 
@@ -48,6 +49,8 @@ try {
   process.exit(1);
 }
 if (mode !== 'worker' && !env.isProduction) {
+  const licenses = await seedDemoLicenses(runtime.deps.orm, env.dataDir);
+  if (licenses) log.info('demo licences created', { count: licenses });
   const demo = await seedDemoAccounts(runtime.deps.orm);
   if (demo.length) {
     const lines = demo.map(
