@@ -12,6 +12,12 @@ import { AdminMenuPage } from '../features/admin/routes/menu';
 import { fetchCurrentUser } from '../features/auth/api/auth-store';
 import { LoginPage } from '../features/auth/routes/login';
 import { LogoutPage } from '../features/auth/routes/logout';
+import { AdminLicenseConfirmPage } from '../features/licenses/routes/admin-confirm';
+import { AdminLicenseDetailPage } from '../features/licenses/routes/admin-detail';
+import { AdminLicenseFormPage } from '../features/licenses/routes/admin-form';
+import { AdminLicenseListPage } from '../features/licenses/routes/admin-list';
+import { CataloguePage } from '../features/licenses/routes/catalogue';
+import { LicenseDetailPage } from '../features/licenses/routes/license-detail';
 import { LandingPage } from '../features/pages/routes/landing';
 import { TermsPage } from '../features/pages/routes/terms';
 import { NotFoundPage, RouteErrorPage } from './error-pages';
@@ -57,6 +63,14 @@ export const routes: RouteObject[] = [
         ],
       },
       {
+        path: '/licenses',
+        loader: requireSignedIn,
+        children: [
+          { index: true, handle: meta('endUser', false, 'ライセンス一覧'), element: <CataloguePage /> },
+          { path: ':id', handle: meta('endUser', false, 'ライセンス詳細'), element: <LicenseDetailPage /> },
+        ],
+      },
+      {
         path: '/users/:id',
         loader: requireSignedIn,
         children: [
@@ -71,6 +85,28 @@ export const routes: RouteObject[] = [
         loader: requireAdministrator,
         children: [
           { index: true, handle: meta('administrator', true, '管理メニュー'), element: <AdminMenuPage /> },
+          { path: 'licenses', handle: meta('administrator', false, 'ライセンス一覧'), element: <AdminLicenseListPage /> },
+          {
+            path: 'licenses/create',
+            handle: meta('administrator', false, 'ライセンスの新規登録'),
+            element: <AdminLicenseFormPage />,
+          },
+          {
+            path: 'licenses/create/confirm',
+            handle: meta('administrator', false, '登録内容の確認'),
+            element: <AdminLicenseConfirmPage />,
+          },
+          { path: 'licenses/:id', handle: meta('administrator', false, 'ライセンス詳細'), element: <AdminLicenseDetailPage /> },
+          {
+            path: 'licenses/:id/edit',
+            handle: meta('administrator', false, 'ライセンスの編集'),
+            element: <AdminLicenseFormPage />,
+          },
+          {
+            path: 'licenses/:id/edit/confirm',
+            handle: meta('administrator', false, '変更内容の確認'),
+            element: <AdminLicenseConfirmPage />,
+          },
           { path: '*', handle: meta('administrator', false, 'ページが見つかりません'), element: <NotFoundPage /> },
         ],
       },

@@ -1,0 +1,110 @@
+import { type ChangeEvent, useId } from 'react';
+import { type DraftPicture, MAX_PICTURES } from '../api/license-draft';
+
+const ACCEPT = 'image/jpeg,image/png,image/webp';
+
+/**
+ * Pictures of the licence: add (JPEG/PNG/WebP, 5 MB each, 10 in all), remove and reorder. Stored
+ * pictures stay before new ones, the order the API keeps.
+ */
+export function PictureEditor({
+  pictures,
+  message,
+  onChange,
+}: {
+  pictures: DraftPicture[];
+  message?: string;
+  onChange: (pictures: DraftPicture[]) => void;
+}) {
+  const id = useId();
+  const add = (event: ChangeEvent<HTMLInputElement>) => {
+    const files = Array.from(event.currentTarget.files ?? []);
+    event.currentTarget.value = '';
+    const room = MAX_PICTURES - pictures.length;
+    const added: DraftPicture[] = files
+      .slice(0, room)
+      .map((file) => ({ kind: 'new', file, url: URL.createObjectURL(file), name: file.name }));
+    onChange([...pictures, ...added]);
+  };
+  const move = (index: number, by: -1 | 1) => {
+    const target = index + by;
+    const a = pictures[index];
+    const b = pictures[target];
+    if (!a || !b || a.kind !== b.kind) return;
+    const next = [...pictures];
+    next[index] = b;
+    next[target] = a;
+    onChange(next);
+  };
+  const remove = (index: number) => {
+    const picture = pictures[index];
+    if (picture?.kind === 'new') URL.revokeObjectURL(picture.url);
+    onChange(pictures.filter((_, i) => i !== index));
+  };
+  return (
+    <fieldset className="field pictures">
+      <legend className="field-label">
+        画像（{pictures.length} / {MAX_PICTURES}枚）
+      </legend>
+      <p className="small">
+        JPEG・PNG・WebP、1枚5MBまで。位置情報などの撮影データは保存時に取り除かれます。1枚目が一覧に表示されます。
+      </p>
+      {pictures.length ? (
+        <ol className="picture-list">
+          {pictures.map((picture, index) => (
+            <li key={picture.url}>
+              <img src={picture.url} alt={`${index + 1}枚目：${picture.name}`} />
+              <span className="picture-name">
+                {index + 1}. {picture.name}
+                {picture.kind === 'new' ? '（新規）' : ''}
+              </span>
+              <span className="picture-actions">
+                <button
+                  type="button"
+                  className="button small"
+                  onClick={() => move(index, -1)}
+                  disabled={pictures[index - 1]?.kind !== picture.kind}
+                  aria-label={`${index + 1}枚目を前へ`}
+                >
+                  ↑
+                </button>
+                <button
+                  type="button"
+                  className="button small"
+                  onClick={() => move(index, 1)}
+                  disabled={pictures[index + 1]?.kind !== picture.kind}
+                  aria-label={`${index + 1}枚目を後ろへ`}
+                >
+                  ↓
+                </button>
+                <button
+                  type="button"
+                  className="button small secondary"
+                  onClick={() => remove(index)}
+                  aria-label={`${index + 1}枚目を削除`}
+                >
+                  削除
+                </button>
+              </span>
+            </li>
+          ))}
+        </ol>
+      ) : (
+        <p>画像はまだありません。</p>
+      )}
+      {pictures.length < MAX_PICTURES ? (
+        <div>
+          <label htmlFor={id} className="button">
+            画像を追加する
+          </label>
+          <input id={id} className="file-input" type="file" accept={ACCEPT} multiple onChange={add} />
+        </div>
+      ) : null}
+      {message ? (
+        <p className="field-message" role="alert">
+          {message}
+        </p>
+      ) : null}
+    </fieldset>
+  );
+}

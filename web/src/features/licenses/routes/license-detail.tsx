@@ -1,0 +1,32 @@
+import { Link, useParams } from 'react-router';
+import { LoadError, Loading } from '../../../components/ui/load-state';
+import { useLicense } from '../api/licenses';
+import { LicenseView } from '../components/license-view';
+
+/** /licenses/{id}: what a buyer needs to decide. */
+export function LicenseDetailPage() {
+  const { id } = useParams();
+  const { data, error, isLoading, mutate } = useLicense(id);
+  return (
+    <section className="card">
+      {isLoading ? <Loading /> : null}
+      {error ? (
+        <LoadError error={error} onRetry={(error as { status?: number }).status === 404 ? undefined : () => void mutate()} />
+      ) : null}
+      {data ? (
+        <>
+          <h1 className="visually-hidden">{data.license.name}</h1>
+          <LicenseView
+            name={data.license.name}
+            price={data.license.price}
+            description={data.license.description}
+            pictures={data.license.pictures.map((p, i) => ({ url: p.url, alt: `${data.license.name}の画像${i + 1}` }))}
+          />
+        </>
+      ) : null}
+      <p className="small">
+        <Link to="/licenses">ライセンス一覧へ戻る</Link>
+      </p>
+    </section>
+  );
+}
