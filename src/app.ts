@@ -1,3 +1,4 @@
+import { ConnectionException, DriverException } from '@mikro-orm/core';
 import * as Sentry from '@sentry/node';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -9,16 +10,23 @@ import { csrf } from './http/csrf.ts';
 import { AppError, errorResponse } from './http/errors.ts';
 import { spaRoutes } from './http/spa.ts';
 import { authRoutes, registrationRoutes, userRoutes } from './modules/accounts/routes.ts';
+import { checkoutRoutes } from './modules/checkout/routes.ts';
 import { healthRoutes } from './modules/health/routes.ts';
+import { salesRoutes } from './modules/sales/routes.ts';
 import { LICENSE_UPLOAD_LIMIT, LICENSE_UPLOAD_PATH, licenseRoutes, uploadRoutes } from './modules/licenses/routes.ts';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
 const CSRF_EXEMPT = new Set(['/api/stripe/webhook']);
+/** The built-in Stripe emulator's own paths (development without keys): its API, hosted page, controls. */
+const EMULATOR_PATH = /^\/(v1|c\/pay|_emulator|receipts)\//;
 
 /** The HTTP application: middleware in order, one route group per module, one error handler. */
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  const { issue, verify } = csrf(deps.authSecret, { secure: deps.env.isProduction, exempt: (path) => CSRF_EXEMPT.has(path) });
+  const { issue, verify } = csrf(deps.authSecret, {
+    secure: deps.env.isProduction,
+    exempt: (path) => CSRF_EXEMPT.has(path) || (deps.stripeEmulator !== undefined && EMULATOR_PATH.test(path)),
+  });
   const sentryOrigin = deps.env.sentry.dsn ? new URL(deps.env.sentry.dsn).origin : undefined;
 
   app.use(requestId());
@@ -77,14 +85,21 @@ export function createApp(deps: AppDeps) {
   app.route('/api', authRoutes);
   app.route('/api', registrationRoutes);
   app.route('/api', userRoutes);
+  app.route('/api', checkoutRoutes);
   app.route('/api', licenseRoutes);
+  app.route('/api', salesRoutes);
   app.route('/', uploadRoutes);
   app.route('/', healthRoutes);
+  if (deps.stripeEmulator) app.route('/', deps.stripeEmulator.app);
   app.all('/api/*', () => {
     throw new AppError('not_found', 'お探しの API は見つかりませんでした。');
   });
   if (deps.webRoot) {
-    const config = { sentryDsn: deps.env.sentry.dsn, sentryEnvironment: deps.env.sentry.environment };
+    const config = {
+      sentryDsn: deps.env.sentry.dsn,
+      sentryEnvironment: deps.env.sentry.environment,
+      checkoutOrigin: deps.payments.checkoutOrigin,
+    };
     app.route('/', spaRoutes(deps.webRoot, config));
   }
 
@@ -96,9 +111,18 @@ export function createApp(deps: AppDeps) {
       const message = status === 413 ? '送信されたデータが大きすぎます。' : 'リクエストを処理できませんでした。';
       return c.json({ message }, status);
     }
+    if (error instanceof DriverException && isConnectionError(error)) {
+      c.var.log?.error('database unavailable', { error });
+      return errorResponse(c, new AppError('unavailable'));
+    }
     c.var.log?.error('unhandled error', { error });
     Sentry.captureException(error);
     return c.json({ message: 'サーバーでエラーが発生しました。時間をおいて再度お試しください。' }, 500);
   });
   return app;
+}
+
+/** The database is down or unreachable: 503, so clients (and Stripe) retry. */
+function isConnectionError(error: DriverException): boolean {
+  return error instanceof ConnectionException || /ECONNREFUSED|ENOTFOUND|terminat|Connection/i.test(error.message);
 }

@@ -4,7 +4,9 @@ import type { QueueName } from '../src/events/contracts.ts';
 import { missingHandlers } from '../src/jobs/handlers.ts';
 import { createEventWorker, type WorkerServices } from './event-worker.ts';
 
-const QUEUES: readonly QueueName[] = ['mail'];
+const QUEUES: readonly QueueName[] = ['mail', 'payments'];
+/** Payments run one at a time, so a refund normally follows the sale it refunds. */
+const CONCURRENCY: Partial<Record<QueueName, number>> = { payments: 1 };
 
 export interface Workers {
   workers: Worker[];
@@ -15,7 +17,7 @@ export interface Workers {
 export function startWorkers(connection: Redis, services: WorkerServices, prefix = 'shop'): Workers {
   const missing = missingHandlers(QUEUES);
   if (missing.length) throw new Error(`events routed to a queue without a handler: ${missing.join(', ')}`);
-  const workers = QUEUES.map((queue) => createEventWorker(queue, connection, services, 5, prefix));
+  const workers = QUEUES.map((queue) => createEventWorker(queue, connection, services, CONCURRENCY[queue] ?? 5, prefix));
   for (const worker of workers) {
     worker.on('failed', (job, error) =>
       services.log.warn('job failed', { queue: worker.name, job: job?.id, attempts: job?.attemptsMade, error: error.message }),

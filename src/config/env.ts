@@ -41,6 +41,7 @@ const EnvSchema = v.object({
   ),
   STRIPE_WEBHOOK_SECRET: optional(v.pipe(v.string(), v.regex(/^whsec_/, 'whsec_ で始まる値です (must start with whsec_)'))),
   STRIPE_API_URL: optional(urlWith(['http:', 'https:'])),
+  STRIPE_CHECKOUT_ORIGIN: optional(urlWith(['http:', 'https:'])),
   EXPORT_GROUP_NAME: optional(v.string()),
   SENTRY_DSN: optional(urlWith(['http:', 'https:'])),
   SENTRY_ENVIRONMENT: optional(v.string()),
@@ -106,6 +107,7 @@ function resolveEnv(raw: ReturnType<typeof parseEnv>) {
       secretKey: raw.STRIPE_SECRET_KEY,
       webhookSecret: raw.STRIPE_WEBHOOK_SECRET,
       apiUrl: raw.STRIPE_API_URL,
+      checkoutOrigin: raw.STRIPE_CHECKOUT_ORIGIN ? new URL(raw.STRIPE_CHECKOUT_ORIGIN).origin : undefined,
     },
     exportGroupName: raw.EXPORT_GROUP_NAME ?? '（グループ名未設定）',
     sentry: {

@@ -1,3 +1,4 @@
+import type Stripe from 'stripe';
 import type { Env } from '../config/env.ts';
 import type { Em } from '../db/orm.ts';
 import type { DomainEvent, EventName } from '../events/contracts.ts';
@@ -11,6 +12,7 @@ export interface JobContext {
   mailer: Mailer;
   log: Logger;
   authSecret: string;
+  stripe: Stripe;
 }
 
 export type JobResult = 'done' | 'skipped';

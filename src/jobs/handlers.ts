@@ -7,6 +7,8 @@ import {
   onUserRegistered,
   onVerificationEmailRequested,
 } from '../modules/accounts/handlers/account-mails.ts';
+import { onStripeEventReceived } from '../modules/checkout/handlers/on-stripe-event.ts';
+import { onCheckoutPaid, onPaymentRefunded, onSalePaid } from '../modules/sales/handlers/sale-handlers.ts';
 import type { EventHandler } from './context.ts';
 
 /** Which module handles which event on which queue. Checked against the routes at start-up. */
@@ -17,6 +19,12 @@ export const handlers: Partial<Record<QueueName, Partial<Record<EventName, Event
     VerificationEmailRequested: onVerificationEmailRequested as EventHandler,
     EmailChangeRequested: onEmailChangeRequested as EventHandler,
     PasswordResetRequested: onPasswordResetRequested as EventHandler,
+    SalePaid: onSalePaid as EventHandler,
+  },
+  payments: {
+    StripeEventReceived: onStripeEventReceived as EventHandler,
+    CheckoutPaid: onCheckoutPaid as EventHandler,
+    PaymentRefunded: onPaymentRefunded as EventHandler,
   },
 };
 

@@ -2,13 +2,16 @@ import type { ChildProcess } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { startWorkers, type Workers } from '../../workers/index.ts';
 import { authSecretFor, type Env } from '../config/env.ts';
-import { initOrm, migrate, type Orm } from '../db/orm.ts';
+import { type Em, initOrm, migrate, type Orm } from '../db/orm.ts';
 import { closeQueues, createQueues, type Queues } from '../events/queues.ts';
 import { OutboxRelay } from '../events/relay.ts';
 import type { AppDeps } from '../http/context.ts';
 import { createRateLimiter } from '../http/rate-limit.ts';
+import type { JobContext } from '../jobs/context.ts';
 import { createAuth } from '../modules/accounts/auth.ts';
+import { createPayments } from '../modules/checkout/stripe.ts';
 import { createMailer, type Mailer } from '../modules/mail/mailer.ts';
+import { createStripeEmulator, type StripeEmulator } from '../stripe-emulator/emulator.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { connectRedis, connectWorkerRedis, type RedisTarget, resolveRedis } from './redis.ts';
 
@@ -19,6 +22,10 @@ export interface Runtime {
   relay: OutboxRelay;
   mailer: Mailer;
   workers?: Workers;
+  /** The built-in Stripe emulator, when this process serves it (development without keys). */
+  stripeEmulator?: StripeEmulator;
+  /** A job context on a fresh EntityManager, as the workers build one. */
+  jobContext(): JobContext;
   stop(): Promise<void>;
 }
 
@@ -81,6 +88,17 @@ async function assemble(
     baseUrl: env.appUrl,
     secureCookies: env.isProduction,
   });
+  const payments = createPayments(env, authSecret);
+  let stripeEmulator: StripeEmulator | undefined;
+  if (payments.builtInEmulator && options.mode !== 'worker') {
+    stripeEmulator = createStripeEmulator({
+      publicUrl: env.appUrl,
+      webhookUrl: `${env.appUrl}/api/stripe/webhook`,
+      webhookSecret: payments.webhookSecret,
+    });
+    const emulator = stripeEmulator;
+    closers.push(() => emulator.close());
+  }
   const mailer = createMailer({ smtpUrl: env.smtpUrl, from: env.mailFrom, dataDir: env.dataDir, log });
   closers.push(() => mailer.close());
   const relay = new OutboxRelay(orm, queues, log.child({ component: 'outbox-relay' }), options.relayIntervalMs);
@@ -90,7 +108,11 @@ async function assemble(
   let workers: Workers | undefined;
   if (options.mode !== 'web') {
     const workerRedis = connectWorkerRedis(target);
-    workers = startWorkers(workerRedis, { orm, env, mailer, authSecret, log: log.child({ component: 'worker' }) }, prefix);
+    workers = startWorkers(
+      workerRedis,
+      { orm, env, mailer, authSecret, stripe: payments.stripe, log: log.child({ component: 'worker' }) },
+      prefix,
+    );
     closers.push(() => workerRedis.quit().catch(() => workerRedis.disconnect()));
     closers.push(() => workers?.close());
   }
@@ -104,6 +126,8 @@ async function assemble(
     log,
     rateLimit: createRateLimiter(redis, log, `${prefix}:ratelimit`),
     authSecret,
+    payments,
+    stripeEmulator,
     webRoot: options.webRoot,
   };
   let stopped: Promise<void> | undefined;
@@ -112,6 +136,15 @@ async function assemble(
     relay,
     mailer,
     workers,
+    stripeEmulator,
+    jobContext: () => ({
+      em: orm.em.fork() as Em,
+      env,
+      mailer,
+      log: log.child({ component: 'job' }),
+      authSecret,
+      stripe: payments.stripe,
+    }),
     stop() {
       stopped ??= (async () => {
         for (const close of closers.reverse()) {

@@ -51,13 +51,7 @@ it.each(cases)(
     const user = await member(verified);
     const event = { id: randomUUID(), name, occurredAt: new Date().toISOString(), payload: payload(user.id) } as DomainEvent;
     const handler = handlers.mail?.[name] as EventHandler;
-    const ctx = () => ({
-      em: t.runtime.deps.orm.em.fork() as Em,
-      env: t.runtime.deps.env,
-      mailer: t.runtime.mailer,
-      log: createLogger('silent'),
-      authSecret: t.runtime.deps.authSecret,
-    });
+    const ctx = () => t.runtime.jobContext();
     const results = [...(await Promise.all([handler(ctx(), event), handler(ctx(), event)])), await handler(ctx(), event)];
     // Each run reports whether it sent anything; with two e-mails two racing runs may each send one.
     expect(results.filter((r) => r === 'done').length).toBeGreaterThanOrEqual(1);

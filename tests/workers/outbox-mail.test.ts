@@ -87,13 +87,7 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
       occurredAt: new Date().toISOString(),
       payload: { userId: user.id },
     };
-    const ctx = () => ({
-      em: orm.em.fork() as Em,
-      env,
-      mailer: t.runtime.mailer,
-      log: createLogger('silent'),
-      authSecret: t.runtime.deps.authSecret,
-    });
+    const ctx = () => t.runtime.jobContext();
     const results = await Promise.all([onUserRegistered(ctx(), event), onUserRegistered(ctx(), event)]);
     results.push(await onUserRegistered(ctx(), event));
     expect(results.filter((r) => r === 'done')).toHaveLength(1);

@@ -1,0 +1,60 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { User } from '../../accounts/entities/user.entity.ts';
+import { License } from '../../licenses/entities/license.entity.ts';
+
+/**
+ * Our record of a Stripe Checkout Session. `state`: open → complete (paid), awaiting_payment
+ * (konbini, not yet paid), expired, payment_failed, or flagged (Stripe's amount or currency did not
+ * match what we asked for: never fulfilled).
+ */
+export const CheckoutSessionSchema = defineEntity({
+  name: 'CheckoutSession',
+  tableName: 'checkout_sessions',
+  properties: {
+    id: p.uuid().primary(),
+    user: () => p.manyToOne(User).fieldName('user_id').nullable().deleteRule('set null').index('checkout_sessions_user_id_index'),
+    license: () => p.manyToOne(License).fieldName('license_id').index('checkout_sessions_license_id_index'),
+    amount: p.integer(),
+    currency: p.string().length(3),
+    stripeSessionId: p
+      .string()
+      .length(255)
+      .fieldName('stripe_session_id')
+      .nullable()
+      .unique('checkout_sessions_stripe_session_id_unique'),
+    paymentIntentId: p.string().length(255).fieldName('payment_intent_id').nullable(),
+    state: p.string().length(20).default('open'),
+    flagReason: p.text().fieldName('flag_reason').nullable(),
+    distribution: p.boolean().default(true),
+    createdAt: p
+      .datetime()
+      .fieldName('created_at')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .fieldName('updated_at')
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export class CheckoutSession extends CheckoutSessionSchema.class {}
+CheckoutSessionSchema.setClass(CheckoutSession);
+
+/** The payments inbox: every verified Stripe event, stored once by its id. */
+export const StripeEventSchema = defineEntity({
+  name: 'StripeEvent',
+  tableName: 'stripe_events',
+  properties: {
+    id: p.string().length(255).primary(),
+    type: p.string().length(100),
+    payload: p.json<Record<string, unknown>>(),
+    receivedAt: p
+      .datetime()
+      .fieldName('received_at')
+      .onCreate(() => new Date()),
+    processedAt: p.datetime().fieldName('processed_at').nullable(),
+    outcome: p.text().nullable(),
+  },
+});
+export class StripeEvent extends StripeEventSchema.class {}
+StripeEventSchema.setClass(StripeEvent);

@@ -1,0 +1,47 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import type Stripe from 'stripe';
+import type { AppEnv } from '../../http/context.ts';
+import { AppError } from '../../http/errors.ts';
+import { requireUser, signedInUser } from '../../http/guards.ts';
+import { jsonInput } from '../../http/validate.ts';
+import { checkoutStatus, receiveStripeEvent, startCheckout } from './service.ts';
+
+const StartInput = v.object({
+  licenseId: v.pipe(
+    v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number))], 'ライセンスを指定してください。'),
+    v.integer('ライセンスを指定してください。'),
+    v.minValue(1, 'ライセンスを指定してください。'),
+  ),
+  distribution: v.optional(v.boolean('配信の希望は「はい」か「いいえ」で選択してください。'), true),
+});
+
+export const checkoutRoutes = new Hono<AppEnv>()
+  .post('/licenses/stripe', requireUser, async (c) => {
+    const input = await jsonInput(c, StartInput);
+    const user = signedInUser(c);
+    if (user.role === 'admin') throw new AppError('forbidden', '管理者アカウントでは購入できません。会員アカウントでログインしてください。');
+    const { deps } = c.var;
+    return c.json(await startCheckout(deps.orm, deps.env, deps.payments.stripe, user, input));
+  })
+  .get('/checkout/sessions/:id', requireUser, async (c) =>
+    c.json(await checkoutStatus(c.var.deps.orm, signedInUser(c).id, c.req.param('id'))),
+  )
+  /**
+   * Stripe's webhook: exempt from CSRF (it is signed). The signature is checked on the raw body;
+   * the event is stored once and queued, and the answer is immediate. If the database is down the
+   * answer is 503, so Stripe retries.
+   */
+  .post('/stripe/webhook', async (c) => {
+    const { payments, orm } = c.var.deps;
+    const payload = await c.req.text();
+    const signature = c.req.header('stripe-signature') ?? '';
+    let event: Stripe.Event;
+    try {
+      event = await payments.stripe.webhooks.constructEventAsync(payload, signature, payments.webhookSecret, 300);
+    } catch {
+      throw new AppError('bad_request', 'Webhook の署名を確認できませんでした。');
+    }
+    const result = await receiveStripeEvent(orm, event);
+    return c.json({ received: true, duplicate: result === 'duplicate' });
+  });

@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import type Stripe from 'stripe';
+import type { Env } from '../../config/env.ts';
+import type { Em, Orm } from '../../db/orm.ts';
+import { recordEvent, transact } from '../../events/outbox.ts';
+import { AppError } from '../../http/errors.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import { User } from '../accounts/entities/user.entity.ts';
+import { License } from '../licenses/entities/license.entity.ts';
+import { LICENSE_NOT_FOUND } from '../licenses/service.ts';
+import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
+
+/**
+ * Starts a purchase: a Checkout Session in JPY for the licence's price as stored (never the
+ * client's), our ids in client_reference_id and metadata, an idempotency key, and our own record.
+ */
+export async function startCheckout(
+  orm: Orm,
+  env: Env,
+  stripe: Stripe,
+  buyer: { id: string; email: string },
+  input: { licenseId: number; distribution: boolean },
+): Promise<{ url: string }> {
+  const em = orm.em.fork() as Em;
+  const license = await em.findOne(License, { id: input.licenseId });
+  if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
+  const checkoutId = randomUUID();
+  await transact(em, async (tx) => {
+    tx.create(CheckoutSession, {
+      id: checkoutId,
+      user: tx.getReference(User, buyer.id),
+      license: tx.getReference(License, license.id),
+      amount: license.price,
+      currency: 'jpy',
+      state: 'open',
+      distribution: input.distribution,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    });
+    // The purchase screen's opt-in is the member's current choice.
+    await tx.execute('update users set distribution = ?, updated_at = now() where id = ?', [input.distribution, buyer.id]);
+  });
+  let session: Stripe.Checkout.Session;
+  try {
+    session = await stripe.checkout.sessions.create(
+      {
+        mode: 'payment',
+        line_items: [
+          { quantity: 1, price_data: { currency: 'jpy', unit_amount: license.price, product_data: { name: license.name } } },
+        ],
+        client_reference_id: buyer.id,
+        customer_email: buyer.email,
+        metadata: { checkoutId, userId: buyer.id, licenseId: String(license.id) },
+        locale: 'ja',
+        success_url: `${env.appUrl}/licenses/${license.id}/complete?session_id={CHECKOUT_SESSION_ID}`,
+        cancel_url: `${env.appUrl}/licenses/${license.id}/procedure?canceled=1`,
+      },
+      { idempotencyKey: `checkout-${checkoutId}` },
+    );
+  } catch (error) {
+    await em.execute("update checkout_sessions set state = 'failed', flag_reason = ? where id = ?", [String(error), checkoutId]);
+    throw new AppError('unavailable', '決済ページを準備できませんでした。時間をおいて再度お試しください。');
+  }
+  await em.execute('update checkout_sessions set stripe_session_id = ?, updated_at = now() where id = ?', [
+    session.id,
+    checkoutId,
+  ]);
+  if (!session.url) throw new AppError('unavailable', '決済ページを準備できませんでした。時間をおいて再度お試しください。');
+  return { url: session.url };
+}
+
+/** Stores a verified Stripe event in the inbox once, with the event that queues its processing. */
+export async function receiveStripeEvent(orm: Orm, event: Stripe.Event): Promise<'stored' | 'duplicate'> {
+  try {
+    return await transact(orm.em as Em, async (tx) => {
+      const inserted = await tx.execute<{ id: string }[]>(
+        `insert into stripe_events (id, type, payload, received_at) values (?, ?, ?, now())
+         on conflict (id) do nothing returning id`,
+        [event.id, event.type, JSON.stringify(event)],
+      );
+      if (!inserted[0]) return 'duplicate';
+      recordEvent(tx, 'StripeEventReceived', { eventId: event.id });
+      return 'stored';
+    });
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) return 'duplicate';
+    throw error;
+  }
+}
+
+/** The buyer's view of a checkout: the complete page polls it until the webhook made the sale. */
+export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: string) {
+  const em = orm.em.fork() as Em;
+  const checkout = await em.findOne(CheckoutSession, { stripeSessionId, user: userId });
+  if (!checkout) throw new AppError('not_found', 'お支払いの記録が見つかりませんでした。');
+  const sale = await em.execute<{ id: number }[]>('select id from sales where checkout_session_id = ?', [checkout.id]);
+  return { state: checkout.state, license_id: (checkout.license as unknown as { id: number }).id, sale_id: sale[0]?.id ?? null };
+}
+
+type SessionObject = Stripe.Checkout.Session;
+
+async function receiptUrlOf(stripe: Stripe, paymentIntentId: string | null, log: Logger): Promise<string | null> {
+  if (!paymentIntentId) return null;
+  try {
+    const pi = await stripe.paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge'] });
+    const charge = pi.latest_charge;
+    return typeof charge === 'object' && charge ? (charge.receipt_url ?? null) : null;
+  } catch (error) {
+    log.warn('could not fetch the receipt URL', { paymentIntentId, error: String(error) });
+    return null;
+  }
+}
+
+const paymentIntentOf = (session: SessionObject) =>
+  typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? null);
+
+/**
+ * Turns one inbox event into state changes, idempotently and in any order: a paid session becomes
+ * CheckoutPaid once (the sales module makes the sale), a delayed payment only when it succeeds,
+ * a refund PaymentRefunded; a session whose amount or currency differs from ours is flagged.
+ */
+export async function reconcile(ctx: { em: Em; stripe: Stripe; log: Logger }, eventId: string): Promise<'done' | 'skipped'> {
+  const row = await ctx.em.findOne(StripeEvent, { id: eventId });
+  if (!row || row.processedAt) return 'skipped';
+  const event = row.payload as unknown as Stripe.Event;
+  let session: SessionObject | null = null;
+  let refundOf: string | null = null;
+
+  if (event.type.startsWith('checkout.session.')) session = event.data.object as SessionObject;
+  if (event.type === 'charge.refunded') {
+    const charge = event.data.object as Stripe.Charge;
+    refundOf = typeof charge.payment_intent === 'string' ? charge.payment_intent : (charge.payment_intent?.id ?? null);
+    if (refundOf) {
+      // The refund may arrive before we processed the payment: find the session through Stripe.
+      const known = await ctx.em.findOne(CheckoutSession, { paymentIntentId: refundOf });
+      if (!known) session = (await ctx.stripe.checkout.sessions.list({ payment_intent: refundOf, limit: 1 })).data[0] ?? null;
+    }
+  }
+  const paid =
+    (session?.payment_status === 'paid' &&
+      ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'charge.refunded'].includes(event.type)) ||
+    false;
+  const receiptUrl = paid && session ? await receiptUrlOf(ctx.stripe, paymentIntentOf(session), ctx.log) : null;
+
+  const outcome = await transact(ctx.em, async (tx) => {
+    const fresh = await tx.findOne(StripeEvent, { id: eventId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!fresh || fresh.processedAt) return 'already processed';
+    let result = 'ignored';
+    let checkout: CheckoutSession | null = null;
+    if (session) {
+      checkout = await tx.findOne(
+        CheckoutSession,
+        {
+          $or: [
+            { stripeSessionId: session.id },
+            { id: String(session.metadata?.checkoutId ?? '00000000-0000-0000-0000-000000000000') },
+          ],
+        },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      if (!checkout) result = 'unknown session';
+      else if (session.amount_total !== checkout.amount || session.currency !== checkout.currency) {
+        if (checkout.state !== 'complete') {
+          checkout.state = 'flagged';
+          checkout.flagReason = `Stripe: ${session.amount_total} ${session.currency}, ours: ${checkout.amount} ${checkout.currency}`;
+        }
+        ctx.log.warn('checkout amount or currency mismatch; not fulfilled', { checkoutId: checkout.id, eventId });
+        result = 'flagged';
+      } else {
+        checkout.stripeSessionId ??= session.id;
+        checkout.paymentIntentId ??= paymentIntentOf(session);
+        if (paid && checkout.state !== 'complete') {
+          checkout.state = 'complete';
+          recordEvent(tx, 'CheckoutPaid', {
+            checkoutId: checkout.id,
+            userId: (checkout.user as { id: string } | null)?.id ?? null,
+            licenseId: (checkout.license as unknown as { id: number }).id,
+            amount: checkout.amount,
+            currency: checkout.currency,
+            stripeSessionId: session.id,
+            paymentIntentId: paymentIntentOf(session),
+            receiptUrl,
+            paidAt: new Date((event.created ?? Date.now() / 1000) * 1000).toISOString(),
+          });
+          result = 'paid';
+        } else if (event.type === 'checkout.session.completed' && !paid && checkout.state === 'open') {
+          checkout.state = 'awaiting_payment';
+          result = 'awaiting payment';
+        } else if (event.type === 'checkout.session.async_payment_failed' && checkout.state !== 'complete') {
+          checkout.state = 'payment_failed';
+          result = 'payment failed';
+        } else if (event.type === 'checkout.session.expired' && ['open', 'awaiting_payment'].includes(checkout.state)) {
+          checkout.state = 'expired';
+          result = 'expired';
+        }
+      }
+    }
+    if (refundOf) {
+      checkout ??= await tx.findOne(CheckoutSession, { paymentIntentId: refundOf });
+      if (checkout && checkout.state !== 'flagged') {
+        recordEvent(tx, 'PaymentRefunded', { checkoutId: checkout.id, refundedAt: new Date(event.created * 1000).toISOString() });
+        result = result === 'paid' ? 'paid and refunded' : 'refunded';
+      } else if (!checkout) result = 'refund of an unknown payment';
+    }
+    fresh.processedAt = new Date();
+    fresh.outcome = result;
+    return result;
+  });
+  ctx.log.info('stripe event reconciled', { eventId, type: event.type, outcome });
+  return outcome === 'already processed' ? 'skipped' : 'done';
+}

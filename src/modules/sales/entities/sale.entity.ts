@@ -1,0 +1,55 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { User } from '../../accounts/entities/user.entity.ts';
+import { License } from '../../licenses/entities/license.entity.ts';
+
+/** Sale statuses of the seed: 0 awaiting output (出力待ち), 1 in progress (処理中), 2 registered (登録済み). */
+export const SALE_STATUS = { AWAITING: 0, PUBLISH: 1, COMPLETE: 2 } as const;
+export const PUBLISH = SALE_STATUS.PUBLISH;
+export const COMPLETE = SALE_STATUS.COMPLETE;
+export const SALE_STATUS_LABEL: Record<number, string> = { 0: '出力待ち', 1: '処理中', 2: '登録済み' };
+
+/**
+ * One paid Checkout Session. The buyer's details are copied at purchase time and stay when the
+ * account is deleted (user becomes null), for accounting.
+ */
+export const SaleSchema = defineEntity({
+  name: 'Sale',
+  tableName: 'sales',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    user: () => p.manyToOne(User).fieldName('user_id').nullable().deleteRule('set null').index('sales_user_id_index'),
+    buyerLastName: p.string().length(50).fieldName('buyer_last_name'),
+    buyerFirstName: p.string().length(50).fieldName('buyer_first_name'),
+    buyerEmail: p.string().length(254).fieldName('buyer_email'),
+    buyerAffiliation: p.smallint().fieldName('buyer_affiliation').nullable(),
+    buyerAffiliationName: p.string().length(100).fieldName('buyer_affiliation_name').default(''),
+    buyerAffiliationOther: p.string().length(100).fieldName('buyer_affiliation_other').nullable(),
+    license: () => p.manyToOne(License).fieldName('license_id').index('sales_license_id_index'),
+    licenseName: p.string().length(100).fieldName('license_name'),
+    amount: p.integer(),
+    currency: p.string().length(3),
+    checkoutSessionId: p.uuid().fieldName('checkout_session_id').unique('sales_checkout_session_id_unique'),
+    stripeSessionId: p.string().length(255).fieldName('stripe_session_id').unique('sales_stripe_session_id_unique'),
+    stripePaymentIntentId: p
+      .string()
+      .length(255)
+      .fieldName('stripe_payment_intent_id')
+      .nullable()
+      .index('sales_payment_intent_index'),
+    receiptUrl: p.text().fieldName('receipt_url').nullable(),
+    paidAt: p.datetime().fieldName('paid_at'),
+    refundedAt: p.datetime().fieldName('refunded_at').nullable(),
+    status: p.smallint().default(0),
+    createdAt: p
+      .datetime()
+      .fieldName('created_at')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .fieldName('updated_at')
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+export class Sale extends SaleSchema.class {}
+SaleSchema.setClass(Sale);

@@ -1,0 +1,34 @@
+import type { EventHandler } from '../../../jobs/context.ts';
+import { renderMail } from '../../mail/layout.ts';
+import { sendOnce } from '../../mail/service.ts';
+import { Sale } from '../entities/sale.entity.ts';
+import { markRefunded, recordSale } from '../service.ts';
+
+export const onCheckoutPaid: EventHandler<'CheckoutPaid'> = (ctx, event) => recordSale(ctx.em, event.payload);
+export const onPaymentRefunded: EventHandler<'PaymentRefunded'> = (ctx, event) => markRefunded(ctx.em, event.payload);
+
+const jst = new Intl.DateTimeFormat('ja-JP', { timeZone: 'Asia/Tokyo', dateStyle: 'long', timeStyle: 'short' });
+
+/** SalePaid → the receipt e-mail. */
+export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
+  const sale = await ctx.em.findOne(Sale, { id: event.payload.saleId });
+  if (!sale?.buyerEmail) return 'skipped';
+  const result = await sendOnce(ctx.em, ctx.mailer, `${event.id}:receipt`, 'receipt', {
+    to: sale.buyerEmail,
+    ...renderMail({
+      subject: 'ご購入ありがとうございます',
+      greeting: `${`${sale.buyerLastName} ${sale.buyerFirstName}`.trim() || 'お客'} 様`,
+      paragraphs: [
+        'ライセンスのご購入ありがとうございます。お支払いを確認しました。',
+        `ライセンス：${sale.licenseName}`,
+        `金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
+        `お支払い日時：${jst.format(sale.paidAt)}`,
+        `注文番号：${sale.id}`,
+        '研修管理システムへの登録が済みましたら、あらためてご案内します。購入履歴は会員情報のページからご確認いただけます。',
+      ],
+      ...(sale.receiptUrl ? { action: { label: '領収書を表示する', url: sale.receiptUrl } } : {}),
+      notes: ['このメールは送信専用です。'],
+    }),
+  });
+  return result === 'sent' ? 'done' : 'skipped';
+};

@@ -1,0 +1,385 @@
+import { randomBytes } from 'node:crypto';
+import { Hono } from 'hono';
+import Stripe from 'stripe';
+import { parseStripeForm } from './form.ts';
+import { checkoutPage } from './page.ts';
+
+/**
+ * A local stand-in for the part of Stripe's API this shop uses: Checkout Sessions (create, retrieve,
+ * expire), payment intents, refunds, a hosted payment page (card, delayed konbini payment, cancel)
+ * and signed webhooks with retries. The app reaches it only through the real `stripe` SDK.
+ */
+export interface EmulatorOptions {
+  /** Where browsers reach the emulator (hosted page URLs). */
+  publicUrl: string;
+  webhookUrl: string;
+  webhookSecret: string;
+  /** Delivery attempts per event and the first retry delay (doubled each time). */
+  retry?: { attempts: number; delayMs: number };
+  apiKey?: string;
+}
+
+type Obj = Record<string, unknown>;
+interface Session extends Obj {
+  id: string;
+  status: 'open' | 'complete' | 'expired';
+  payment_status: 'unpaid' | 'paid' | 'no_payment_required';
+  amount_total: number;
+  currency: string;
+  success_url: string;
+  cancel_url: string;
+  payment_intent: string | null;
+}
+interface StripeEventRecord {
+  id: string;
+  type: string;
+  object: Obj;
+  created: number;
+  deliveries: { at: string; status: number | string }[];
+}
+
+const id = (prefix: string) => `${prefix}_test_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
+const now = () => Math.floor(Date.now() / 1000);
+const error = (status: number, type: string, message: string, extra: Obj = {}) =>
+  Response.json({ error: { type, message, ...extra } }, { status });
+
+export function createStripeEmulator(options: EmulatorOptions) {
+  const sessions = new Map<string, Session>();
+  const paymentIntents = new Map<string, Obj>();
+  const charges = new Map<string, Obj>();
+  const idempotency = new Map<string, { body: string; response: Obj }>();
+  const events: StripeEventRecord[] = [];
+  const held: StripeEventRecord[] = [];
+  let holding = false;
+  const retry = options.retry ?? { attempts: 5, delayMs: 1_000 };
+  const timers = new Set<NodeJS.Timeout>();
+  const inFlight = new Set<Promise<void>>();
+
+  async function send(event: StripeEventRecord): Promise<boolean> {
+    const payload = JSON.stringify({
+      id: event.id,
+      object: 'event',
+      api_version: '2026-10-28.endive',
+      created: event.created,
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      type: event.type,
+      data: { object: event.object },
+    });
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: options.webhookSecret });
+    try {
+      const res = await fetch(options.webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+        body: payload,
+      });
+      event.deliveries.push({ at: new Date().toISOString(), status: res.status });
+      await res.body?.cancel();
+      return res.ok;
+    } catch (e) {
+      event.deliveries.push({ at: new Date().toISOString(), status: String(e) });
+      return false;
+    }
+  }
+
+  /** Delivers now and retries with back-off until a 2xx or the attempts run out. */
+  function deliver(event: StripeEventRecord, attempt = 1): Promise<void> {
+    const run = (async () => {
+      if (await send(event)) return;
+      if (attempt >= retry.attempts) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(
+          () => {
+            timers.delete(timer);
+            resolve();
+          },
+          retry.delayMs * 2 ** (attempt - 1),
+        );
+        timers.add(timer);
+      });
+      await deliver(event, attempt + 1);
+    })();
+    inFlight.add(run);
+    void run.finally(() => inFlight.delete(run));
+    return run;
+  }
+
+  function emit(type: string, object: Obj): StripeEventRecord {
+    const event: StripeEventRecord = { id: id('evt'), type, object: structuredClone(object), created: now(), deliveries: [] };
+    events.push(event);
+    if (holding) held.push(event);
+    else void deliver(event);
+    return event;
+  }
+
+  function publicSession(session: Session): Obj {
+    return structuredClone(session);
+  }
+
+  function pay(session: Session, method: 'card' | 'konbini') {
+    const pi = id('pi');
+    const charge = id('ch');
+    const paid = method === 'card';
+    charges.set(charge, {
+      id: charge,
+      object: 'charge',
+      amount: session.amount_total,
+      amount_refunded: 0,
+      currency: session.currency,
+      paid,
+      refunded: false,
+      payment_intent: pi,
+      receipt_url: `${options.publicUrl}/receipts/${charge}`,
+      status: paid ? 'succeeded' : 'pending',
+    });
+    paymentIntents.set(pi, {
+      id: pi,
+      object: 'payment_intent',
+      amount: session.amount_total,
+      currency: session.currency,
+      status: paid ? 'succeeded' : 'requires_action',
+      latest_charge: charge,
+      payment_method_types: [method],
+    });
+    Object.assign(session, { status: 'complete', payment_status: paid ? 'paid' : 'unpaid', payment_intent: pi });
+    return emit('checkout.session.completed', publicSession(session));
+  }
+
+  function settleKonbini(session: Session, succeeded: boolean) {
+    const pi = paymentIntents.get(session.payment_intent ?? '');
+    if (!pi) throw new Error('no pending konbini payment');
+    const charge = charges.get(String(pi.latest_charge));
+    if (succeeded) {
+      Object.assign(pi, { status: 'succeeded' });
+      Object.assign(charge ?? {}, { paid: true, status: 'succeeded' });
+      session.payment_status = 'paid';
+      return emit('checkout.session.async_payment_succeeded', publicSession(session));
+    }
+    Object.assign(pi, { status: 'canceled' });
+    Object.assign(charge ?? {}, { status: 'failed' });
+    return emit('checkout.session.async_payment_failed', publicSession(session));
+  }
+
+  function refund(paymentIntentId: string) {
+    const pi = paymentIntents.get(paymentIntentId);
+    const charge = pi ? charges.get(String(pi.latest_charge)) : undefined;
+    if (!pi || !charge) return null;
+    Object.assign(charge, { refunded: true, amount_refunded: charge.amount });
+    const refundObject = {
+      id: id('re'),
+      object: 'refund',
+      amount: charge.amount,
+      charge: charge.id,
+      payment_intent: pi.id,
+      status: 'succeeded',
+    };
+    emit('charge.refunded', charge);
+    return refundObject;
+  }
+
+  function expire(session: Session) {
+    if (session.status !== 'open') return false;
+    session.status = 'expired';
+    emit('checkout.session.expired', publicSession(session));
+    return true;
+  }
+
+  const app = new Hono();
+  const apiKey = options.apiKey;
+  app.use('/v1/*', async (c, next) => {
+    const auth = c.req.header('authorization') ?? '';
+    const key = auth.replace(/^Bearer\s+/i, '');
+    if (!key || !/^(sk|rk)_/.test(key) || (apiKey && key !== apiKey)) {
+      return error(401, 'invalid_request_error', 'Invalid API Key provided.');
+    }
+    return next();
+  });
+
+  app.post('/v1/checkout/sessions', async (c) => {
+    const raw = await c.req.text();
+    const key = c.req.header('idempotency-key');
+    if (key) {
+      const seen = idempotency.get(key);
+      if (seen && seen.body !== raw) {
+        return error(
+          400,
+          'idempotency_error',
+          'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+        );
+      }
+      if (seen) return c.json(seen.response);
+    }
+    const params = parseStripeForm(raw) as Obj;
+    const items = (params.line_items as Obj[] | undefined) ?? [];
+    const item = items[0] as
+      | { price_data?: { currency?: string; unit_amount?: string; product_data?: { name?: string } }; quantity?: string }
+      | undefined;
+    const unit = Number(item?.price_data?.unit_amount);
+    const quantity = Number(item?.quantity ?? 1);
+    if (!item?.price_data || !Number.isInteger(unit) || unit < 0 || !Number.isInteger(quantity) || quantity < 1) {
+      return error(400, 'invalid_request_error', 'line_items[0][price_data] with an integer unit_amount is required.', {
+        param: 'line_items',
+      });
+    }
+    if (params.mode !== 'payment')
+      return error(400, 'invalid_request_error', 'Only mode=payment is supported.', { param: 'mode' });
+    for (const param of ['success_url', 'cancel_url']) {
+      if (typeof params[param] !== 'string')
+        return error(400, 'invalid_request_error', `Missing required param: ${param}.`, { param });
+    }
+    const sessionId = id('cs');
+    const session: Session = {
+      id: sessionId,
+      object: 'checkout.session',
+      mode: 'payment',
+      status: 'open',
+      payment_status: 'unpaid',
+      amount_subtotal: unit * quantity,
+      amount_total: unit * quantity,
+      currency: String(item.price_data.currency ?? '').toLowerCase(),
+      client_reference_id: (params.client_reference_id as string | undefined) ?? null,
+      customer_email: (params.customer_email as string | undefined) ?? null,
+      metadata: (params.metadata as Obj | undefined) ?? {},
+      locale: (params.locale as string | undefined) ?? null,
+      payment_method_types: (params.payment_method_types as string[] | undefined) ?? ['card', 'konbini'],
+      success_url: String(params.success_url),
+      cancel_url: String(params.cancel_url),
+      payment_intent: null,
+      created: now(),
+      expires_at: now() + 24 * 3600,
+      livemode: false,
+      line_items_name: item.price_data.product_data?.name ?? '',
+      url: `${options.publicUrl}/c/pay/${sessionId}#${randomBytes(24).toString('base64url')}`,
+    };
+    sessions.set(sessionId, session);
+    const response = publicSession(session);
+    if (key) idempotency.set(key, { body: raw, response });
+    return c.json(response);
+  });
+
+  app.get('/v1/checkout/sessions', (c) => {
+    const pi = c.req.query('payment_intent');
+    const data = [...sessions.values()].filter((s) => !pi || s.payment_intent === pi).map(publicSession);
+    return c.json({
+      object: 'list',
+      url: '/v1/checkout/sessions',
+      has_more: false,
+      data: data.slice(0, Number(c.req.query('limit') ?? 10)),
+    });
+  });
+
+  app.get('/v1/checkout/sessions/:id', (c) => {
+    const session = sessions.get(c.req.param('id'));
+    if (!session)
+      return error(404, 'invalid_request_error', `No such checkout.session: '${c.req.param('id')}'`, {
+        code: 'resource_missing',
+      });
+    return c.json(publicSession(session));
+  });
+
+  app.post('/v1/checkout/sessions/:id/expire', (c) => {
+    const session = sessions.get(c.req.param('id'));
+    if (!session) return error(404, 'invalid_request_error', 'No such checkout.session', { code: 'resource_missing' });
+    if (!expire(session))
+      return error(400, 'invalid_request_error', `Only open sessions can be expired (status: ${session.status}).`);
+    return c.json(publicSession(session));
+  });
+
+  app.get('/v1/payment_intents/:id', (c) => {
+    const pi = paymentIntents.get(c.req.param('id'));
+    if (!pi) return error(404, 'invalid_request_error', 'No such payment_intent', { code: 'resource_missing' });
+    const expand = new URL(c.req.url).searchParams.getAll('expand[]').concat(new URL(c.req.url).searchParams.getAll('expand[0]'));
+    const body = structuredClone(pi);
+    if (expand.includes('latest_charge')) body.latest_charge = structuredClone(charges.get(String(pi.latest_charge)) ?? null);
+    return c.json(body);
+  });
+
+  app.post('/v1/refunds', async (c) => {
+    const params = parseStripeForm(await c.req.text());
+    const result = refund(String(params.payment_intent ?? ''));
+    if (!result) return error(404, 'invalid_request_error', 'No such payment_intent', { code: 'resource_missing' });
+    return c.json(result);
+  });
+
+  // The hosted payment page.
+  app.get('/c/pay/:id', (c) => {
+    const session = sessions.get(c.req.param('id'));
+    if (!session)
+      return c.html('<!doctype html><html lang="ja"><body><h1>お支払いページが見つかりません</h1></body></html>', 404);
+    return c.html(checkoutPage({ ...session, name: String(session.line_items_name) }));
+  });
+  const back = (url: string, session: Session) => url.replace('{CHECKOUT_SESSION_ID}', session.id);
+  app.post('/c/pay/:id/:action', (c) => {
+    const session = sessions.get(c.req.param('id'));
+    if (!session || session.status !== 'open')
+      return c.html(
+        '<!doctype html><html lang="ja"><body><h1>このお支払いは完了しているか、期限切れです</h1></body></html>',
+        409,
+      );
+    const action = c.req.param('action');
+    if (action === 'cancel') return c.redirect(back(session.cancel_url, session), 303);
+    if (action !== 'card' && action !== 'konbini') return c.text('unknown action', 404);
+    pay(session, action);
+    return c.redirect(back(session.success_url, session), 303);
+  });
+  app.get('/receipts/:charge', (c) => {
+    const charge = charges.get(c.req.param('charge'));
+    if (!charge) return c.text('not found', 404);
+    return c.html(
+      `<!doctype html><html lang="ja"><body><h1>領収書（テスト）</h1><p>¥${Number(charge.amount).toLocaleString('ja-JP')}</p></body></html>`,
+    );
+  });
+
+  // Controls for developers and tests.
+  app.get('/_emulator/events', (c) => c.json({ events }));
+  app.post('/_emulator/sessions/:id/konbini/:result', (c) => {
+    const session = sessions.get(c.req.param('id'));
+    if (!session) return c.json({ error: 'no such session' }, 404);
+    const event = settleKonbini(session, c.req.param('result') === 'paid');
+    return c.json({ event: event.id });
+  });
+  app.post('/_emulator/events/:id/redeliver', async (c) => {
+    const event = events.find((e) => e.id === c.req.param('id'));
+    if (!event) return c.json({ error: 'no such event' }, 404);
+    await deliver(event);
+    return c.json({ deliveries: event.deliveries });
+  });
+
+  return {
+    app,
+    sessions,
+    events,
+    /** Pays a session as a person would on the hosted page. */
+    pay: (sessionId: string, method: 'card' | 'konbini' = 'card') => {
+      const session = sessions.get(sessionId);
+      if (!session) throw new Error(`no session ${sessionId}`);
+      return pay(session, method);
+    },
+    settleKonbini: (sessionId: string, succeeded: boolean) => settleKonbini(sessions.get(sessionId) as Session, succeeded),
+    expire: (sessionId: string) => expire(sessions.get(sessionId) as Session),
+    refund,
+    /** Tampers with a session (tests: an amount that no longer matches ours). */
+    patchSession: (sessionId: string, patch: Obj) => Object.assign(sessions.get(sessionId) as Session, patch),
+    /** Holds events instead of delivering them, so a test can deliver them in any order, or twice. */
+    hold: () => {
+      holding = true;
+    },
+    held: () => [...held],
+    release: async (order: StripeEventRecord[] = [...held], times = 1) => {
+      holding = false;
+      held.length = 0;
+      for (const event of order) for (let i = 0; i < times; i++) await deliver(event);
+    },
+    deliver: (event: StripeEventRecord) => deliver(event),
+    /** Waits for deliveries under way. */
+    settle: async () => {
+      while (inFlight.size) await Promise.all([...inFlight]);
+    },
+    close: () => {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+    },
+  };
+}
+export type StripeEmulator = ReturnType<typeof createStripeEmulator>;
