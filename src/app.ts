@@ -12,8 +12,8 @@ import { spaRoutes } from './http/spa.ts';
 import { authRoutes, registrationRoutes, userRoutes } from './modules/accounts/routes.ts';
 import { checkoutRoutes } from './modules/checkout/routes.ts';
 import { healthRoutes } from './modules/health/routes.ts';
-import { salesRoutes } from './modules/sales/routes.ts';
 import { LICENSE_UPLOAD_LIMIT, LICENSE_UPLOAD_PATH, licenseRoutes, uploadRoutes } from './modules/licenses/routes.ts';
+import { salesRoutes } from './modules/sales/routes.ts';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
 const CSRF_EXEMPT = new Set(['/api/stripe/webhook']);
@@ -111,7 +111,7 @@ export function createApp(deps: AppDeps) {
       const message = status === 413 ? '送信されたデータが大きすぎます。' : 'リクエストを処理できませんでした。';
       return c.json({ message }, status);
     }
-    if (error instanceof DriverException && isConnectionError(error)) {
+    if (isDatabaseUnavailable(error)) {
       c.var.log?.error('database unavailable', { error });
       return errorResponse(c, new AppError('unavailable'));
     }
@@ -122,7 +122,19 @@ export function createApp(deps: AppDeps) {
   return app;
 }
 
-/** The database is down or unreachable: 503, so clients (and Stripe) retry. */
-function isConnectionError(error: DriverException): boolean {
-  return error instanceof ConnectionException || /ECONNREFUSED|ENOTFOUND|terminat|Connection/i.test(error.message);
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+
+/** The database is down or unreachable (the driver's error, or one wrapping it): 503, so clients and Stripe retry. */
+function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 4) return false;
+  if (error instanceof ConnectionException) return true;
+  const { code, message, cause } = error as { code?: unknown; message?: unknown; cause?: unknown };
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  if (
+    typeof message === 'string' &&
+    /Connection terminated|terminating connection|connect ECONNREFUSED|does not allow connections/i.test(message)
+  ) {
+    return true;
+  }
+  return error instanceof DriverException ? isDatabaseUnavailable(cause, depth + 1) : isDatabaseUnavailable(cause, depth + 1);
 }

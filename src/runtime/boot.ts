@@ -55,7 +55,14 @@ async function migrateLocked(orm: Orm, log: Logger) {
 export async function boot(env: Env, options: BootOptions): Promise<Runtime> {
   const log = options.log ?? createLogger(env.logLevel);
   const orm = await initOrm(env);
-  const closers: (() => Promise<unknown> | unknown)[] = [() => orm.close(true)];
+  // A connection lost mid-transaction (database restarted) can stay checked out of the pool, and
+  // pool.end() would wait for it for ever: give closing the database a time limit.
+  const closeOrm = () =>
+    Promise.race([
+      orm.close(true),
+      new Promise((resolve) => setTimeout(resolve, 5_000).unref()).then(() => log.warn('database pool did not close in 5 s')),
+    ]);
+  const closers: (() => Promise<unknown> | unknown)[] = [closeOrm];
   try {
     if (options.mode !== 'worker') await migrateLocked(orm, log);
     const { target, child } = await resolveRedis(env, log);
@@ -148,8 +155,10 @@ async function assemble(
     stop() {
       stopped ??= (async () => {
         for (const close of closers.reverse()) {
+          const started = Date.now();
           try {
             await close();
+            log.debug('closed', { what: close.toString().slice(0, 60), ms: Date.now() - started });
           } catch (error) {
             log.warn('error while closing', { error: String(error) });
           }

@@ -7,7 +7,7 @@ import { startTestRuntime, type TestRuntimeOptions } from './runtime.ts';
 
 export const WEB_ROOT = resolve(import.meta.dirname, '../../dist/web');
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const s = createServer();
     s.listen(0, '127.0.0.1', () => {
@@ -18,8 +18,8 @@ async function freePort(): Promise<number> {
 }
 
 /** The built app (API + SPA + workers) listening on a free port, for browser tests. */
-export async function startTestServer(options: TestRuntimeOptions = {}) {
-  const port = await freePort();
+export async function startTestServer(options: TestRuntimeOptions & { port?: number } = {}) {
+  const port = options.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
   const t = await startTestRuntime({ mode: 'all', webRoot: WEB_ROOT, ...options, env: { APP_URL: baseUrl, ...options.env } });
   const server = serve({ fetch: createApp(t.runtime.deps).fetch, port, hostname: '127.0.0.1' });
@@ -27,7 +27,11 @@ export async function startTestServer(options: TestRuntimeOptions = {}) {
     ...t,
     baseUrl,
     async stop() {
-      await new Promise<void>((done) => server.close(() => done()));
+      await new Promise<void>((done) => {
+        server.close(() => done());
+        // Keep-alive connections (browsers, the Stripe emulator's webhook calls) would hold close() open.
+        (server as import('node:http').Server).closeAllConnections?.();
+      });
       await t.stop();
     },
   };

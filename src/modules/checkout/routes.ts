@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import * as v from 'valibot';
 import type Stripe from 'stripe';
+import * as v from 'valibot';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireUser, signedInUser } from '../../http/guards.ts';
@@ -20,7 +20,8 @@ export const checkoutRoutes = new Hono<AppEnv>()
   .post('/licenses/stripe', requireUser, async (c) => {
     const input = await jsonInput(c, StartInput);
     const user = signedInUser(c);
-    if (user.role === 'admin') throw new AppError('forbidden', '管理者アカウントでは購入できません。会員アカウントでログインしてください。');
+    if (user.role === 'admin')
+      throw new AppError('forbidden', '管理者アカウントでは購入できません。会員アカウントでログインしてください。');
     const { deps } = c.var;
     return c.json(await startCheckout(deps.orm, deps.env, deps.payments.stripe, user, input));
   })

@@ -1,0 +1,357 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/service.ts';
+import { createLicense } from '../../src/modules/licenses/service.ts';
+import { TestClient } from '../support/http-client.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+import { type ShopWithStripe, startShopWithStripe, TEST_WEBHOOK_SECRET } from '../support/stripe.ts';
+import { eventually } from '../support/wait.ts';
+
+let shop: ShopWithStripe;
+let smtp: TestSmtp;
+let licenseId: number;
+let seq = 0;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  shop = await startShopWithStripe({ smtpUrl: smtp.url });
+  const license = await createLicense(
+    shop.runtime.deps.orm,
+    shop.env.dataDir,
+    { id: 'test', email: 'test' },
+    { name: 'ACLS 講習ライセンス', description: '', price: 11000 },
+    [],
+  );
+  licenseId = license.id;
+  await createOrPromoteAdmin(shop.runtime.deps.orm, { email: 'admin@example.jp', password: 'admin-pass-123' });
+}, 60_000);
+afterAll(async () => {
+  await shop?.stop();
+  await smtp?.close();
+});
+
+async function member() {
+  const email = `buyer${++seq}-${Date.now()}@example.jp`;
+  const user = await transact(shop.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, {
+      email,
+      password: 'buyer-pass-123',
+      lastName: '購入',
+      firstName: `太郎${seq}`,
+      emailVerified: true,
+      affiliation: 4,
+      affiliationName: '〇〇消防',
+    }),
+  );
+  const client = new TestClient(shop.app, `10.20.0.${seq}`);
+  expect((await client.login(email, 'buyer-pass-123')).status).toBe(200);
+  return { client, id: user.id, email };
+}
+
+async function startPurchase(client: TestClient, body: Record<string, unknown> = { licenseId, distribution: true }) {
+  const res = await client.post('/api/licenses/stripe', body);
+  expect(res.status, await res.clone().text()).toBe(200);
+  const { url } = await res.json();
+  const sessionId = new URL(url).pathname.split('/').pop() as string;
+  return { url: url as string, sessionId };
+}
+
+const salesOf = async (client: TestClient, id: string) =>
+  (await (await client.get(`/api/sales/user/${id}`)).json()).sales as {
+    id: number;
+    refunded_at: string | null;
+    status: number;
+    amount: number;
+    license_name: string;
+  }[];
+const checkoutState = async (sessionId: string) =>
+  (
+    await shop.runtime.deps.orm.em.fork().execute('select state from checkout_sessions where stripe_session_id = ?', [sessionId])
+  )[0]?.state as string;
+const saleCount = async (sessionId: string) =>
+  (
+    await shop.runtime.deps.orm.em.fork().execute('select count(*)::int as n from sales where stripe_session_id = ?', [sessionId])
+  )[0]?.n as number;
+const inboxDone = async (eventId: string) =>
+  (await shop.runtime.deps.orm.em.fork().execute('select processed_at from stripe_events where id = ?', [eventId]))[0]
+    ?.processed_at;
+
+describe('POST /api/licenses/stripe', () => {
+  it('creates a Checkout Session from the price in the database, with our ids, and records it', async () => {
+    const buyer = await member();
+    const { url, sessionId } = await startPurchase(buyer.client, {
+      licenseId: String(licenseId),
+      distribution: false,
+      price: 1,
+      amount: 1,
+    });
+    expect(url.startsWith(`${shop.stripeUrl}/c/pay/cs_test_`)).toBe(true);
+    expect(new URL(url).hash.length).toBeGreaterThan(10);
+    const session = shop.emulator.sessions.get(sessionId);
+    expect(session).toMatchObject({
+      amount_total: 11000,
+      currency: 'jpy',
+      client_reference_id: buyer.id,
+      locale: 'ja',
+      status: 'open',
+    });
+    expect((session?.metadata as Record<string, string>).licenseId).toBe(String(licenseId));
+    expect(await checkoutState(sessionId)).toBe('open');
+    const me = await (await buyer.client.get(`/api/users/${buyer.id}`)).json();
+    expect(me.user.distribution).toBe(false);
+  });
+
+  it('answers 404 for a licence that does not exist, 422 for a bad id, 401 signed out, 403 for administrators', async () => {
+    const buyer = await member();
+    const missing = await buyer.client.post('/api/licenses/stripe', { licenseId: 999999, distribution: true });
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).message).toBe('エラー: ライセンスが見つかりませんでした。');
+    expect((await buyer.client.post('/api/licenses/stripe', { licenseId: 'abc' })).status).toBe(422);
+    expect((await new TestClient(shop.app).post('/api/licenses/stripe', { licenseId })).status).toBe(401);
+    const admin = new TestClient(shop.app, '10.20.9.9');
+    await admin.login('admin@example.jp', 'admin-pass-123');
+    expect((await admin.post('/api/licenses/stripe', { licenseId })).status).toBe(403);
+  });
+});
+
+describe('webhook → inbox → worker → sale', () => {
+  it('a card payment becomes one sale with the buyer snapshot, and a receipt e-mail', async () => {
+    const buyer = await member();
+    const { sessionId } = await startPurchase(buyer.client);
+    shop.emulator.pay(sessionId, 'card');
+    const sales = await eventually(
+      async () => {
+        const list = await salesOf(buyer.client, buyer.id);
+        return list.length ? list : null;
+      },
+      15_000,
+      'the sale',
+    );
+    expect(sales[0]).toMatchObject({ amount: 11000, status: 0, license_name: 'ACLS 講習ライセンス', refunded_at: null });
+    const status = await (await buyer.client.get(`/api/checkout/sessions/${sessionId}`)).json();
+    expect(status).toMatchObject({ state: 'complete', sale_id: sales[0]?.id });
+    const receipt = await smtp.waitFor(smtp.to(buyer.email));
+    expect(receipt.subject).toBe('【ライセンスストア】ご購入ありがとうございます');
+    expect(receipt.text).toContain('ACLS 講習ライセンス');
+    expect(receipt.text).toContain('¥11,000（税込）');
+    expect(receipt.text).toContain(`${shop.stripeUrl}/receipts/`);
+    const row = await shop.runtime.deps.orm.em
+      .fork()
+      .execute('select buyer_email, buyer_affiliation, buyer_affiliation_name from sales where stripe_session_id = ?', [
+        sessionId,
+      ]);
+    expect(row[0]).toEqual({ buyer_email: buyer.email, buyer_affiliation: 4, buyer_affiliation_name: '〇〇消防' });
+  });
+
+  it('the same checkout.session.completed delivered 10 times at once makes one sale and one e-mail', async () => {
+    const buyer = await member();
+    const { sessionId } = await startPurchase(buyer.client);
+    shop.emulator.hold();
+    shop.emulator.pay(sessionId);
+    const [completed] = shop.emulator.held();
+    await shop.emulator.release([]);
+    await Promise.all(Array.from({ length: 10 }, () => shop.emulator.deliver(completed as never)));
+    await eventually(async () => (await saleCount(sessionId)) === 1, 15_000, 'the sale');
+    await smtp.waitFor(smtp.to(buyer.email));
+    await sleep(1_000);
+    expect(await saleCount(sessionId)).toBe(1);
+    expect(smtp.messages.filter(smtp.to(buyer.email))).toHaveLength(1);
+    const inbox = await shop.runtime.deps.orm.em
+      .fork()
+      .execute('select count(*)::int as n from stripe_events where id = ?', [completed?.id]);
+    expect(inbox[0]?.n).toBe(1);
+  });
+
+  it('a konbini payment becomes a sale only when it succeeds; a failed one never does', async () => {
+    const paidBuyer = await member();
+    const paid = await startPurchase(paidBuyer.client);
+    shop.emulator.pay(paid.sessionId, 'konbini');
+    await eventually(async () => (await checkoutState(paid.sessionId)) === 'awaiting_payment', 10_000, 'awaiting payment');
+    expect(await saleCount(paid.sessionId)).toBe(0);
+    shop.emulator.settleKonbini(paid.sessionId, true);
+    await eventually(async () => (await saleCount(paid.sessionId)) === 1, 10_000, 'the konbini sale');
+
+    const failedBuyer = await member();
+    const failed = await startPurchase(failedBuyer.client);
+    shop.emulator.pay(failed.sessionId, 'konbini');
+    const event = shop.emulator.settleKonbini(failed.sessionId, false);
+    await eventually(async () => inboxDone(event.id), 10_000, 'the failed event');
+    expect(await checkoutState(failed.sessionId)).toBe('payment_failed');
+    expect(await saleCount(failed.sessionId)).toBe(0);
+  });
+
+  it('an expired session is marked so', async () => {
+    const buyer = await member();
+    const { sessionId } = await startPurchase(buyer.client);
+    shop.emulator.expire(sessionId);
+    await eventually(async () => (await checkoutState(sessionId)) === 'expired', 10_000, 'expired');
+  });
+
+  it('a refund marks the sale refunded', async () => {
+    const buyer = await member();
+    const { sessionId } = await startPurchase(buyer.client);
+    shop.emulator.pay(sessionId);
+    await eventually(async () => (await saleCount(sessionId)) === 1, 10_000, 'the sale');
+    shop.emulator.refund(String(shop.emulator.sessions.get(sessionId)?.payment_intent));
+    const sales = await eventually(
+      async () => {
+        const list = await salesOf(buyer.client, buyer.id);
+        return list[0]?.refunded_at ? list : null;
+      },
+      10_000,
+      'the refund',
+    );
+    expect(sales[0]?.refunded_at).not.toBeNull();
+  });
+
+  it.each([
+    ['refund before completed', (ids: Record<string, string>) => [ids.refunded, ids.completed]],
+    ['completed twice around the refund', (ids: Record<string, string>) => [ids.completed, ids.refunded, ids.completed]],
+  ])('card events in any order: %s', async (_name, order) => {
+    const buyer = await member();
+    const { sessionId } = await startPurchase(buyer.client);
+    shop.emulator.hold();
+    shop.emulator.pay(sessionId);
+    shop.emulator.refund(String(shop.emulator.sessions.get(sessionId)?.payment_intent));
+    const held = shop.emulator.held();
+    const ids = Object.fromEntries(held.map((e) => [e.type.split('.').pop() as string, e.id]));
+    const sequence = order(ids).map((id) => held.find((e) => e.id === id));
+    await shop.emulator.release([]);
+    for (const event of sequence) await shop.emulator.deliver(event as never);
+    const sales = await eventually(
+      async () => {
+        const list = await salesOf(buyer.client, buyer.id);
+        return list[0]?.refunded_at ? list : null;
+      },
+      20_000,
+      'a refunded sale',
+    );
+    expect(sales).toHaveLength(1);
+  });
+
+  it.each([
+    ['async_payment_succeeded, completed, expired', ['async_payment_succeeded', 'completed', 'expired']],
+    ['expired, completed, async_payment_succeeded', ['expired', 'completed', 'async_payment_succeeded']],
+    ['completed, async_payment_succeeded, expired', ['completed', 'async_payment_succeeded', 'expired']],
+  ])('konbini events in any order: %s', async (_name, order) => {
+    const buyer = await member();
+    const { sessionId } = await startPurchase(buyer.client);
+    shop.emulator.hold();
+    shop.emulator.pay(sessionId, 'konbini');
+    shop.emulator.settleKonbini(sessionId, true);
+    // An expired event for the same session (Stripe would not send one after payment; we must not regress).
+    const session = shop.emulator.sessions.get(sessionId);
+    const expired = {
+      ...(shop.emulator.held()[0] as object),
+      id: `evt_test_expired_${seq}`,
+      type: 'checkout.session.expired',
+      object: { ...session, status: 'expired', payment_status: 'unpaid' },
+    };
+    const held = [...shop.emulator.held(), expired] as { id: string; type: string }[];
+    await shop.emulator.release([]);
+    for (const type of order) await shop.emulator.deliver(held.find((e) => e.type.endsWith(type)) as never);
+    await eventually(async () => (await saleCount(sessionId)) === 1, 15_000, 'one sale');
+    await sleep(500);
+    expect(await saleCount(sessionId)).toBe(1);
+    expect(await checkoutState(sessionId)).toBe('complete');
+  });
+
+  it('flags a session whose amount does not match ours, and makes no sale', async () => {
+    const buyer = await member();
+    const { sessionId } = await startPurchase(buyer.client);
+    shop.emulator.patchSession(sessionId, { amount_total: 50 });
+    const event = shop.emulator.pay(sessionId);
+    await eventually(async () => inboxDone(event.id), 10_000, 'the event');
+    expect(await checkoutState(sessionId)).toBe('flagged');
+    expect(await saleCount(sessionId)).toBe(0);
+  });
+});
+
+describe('webhook signature', () => {
+  const payload = JSON.stringify({
+    id: 'evt_test_forged',
+    object: 'event',
+    type: 'checkout.session.completed',
+    created: 1,
+    data: { object: {} },
+  });
+  const post = (body: string, signature: string) =>
+    shop.app.request('/api/stripe/webhook', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+      body,
+    });
+  const stored = async () =>
+    (
+      await shop.runtime.deps.orm.em.fork().execute("select count(*)::int as n from stripe_events where id = 'evt_test_forged'")
+    )[0]?.n;
+
+  it('refuses a bad signature, a stale timestamp and a re-serialised body, writing nothing', async () => {
+    expect((await post(payload, 't=1,v1=deadbeef')).status).toBe(400);
+    expect((await post(payload, '')).status).toBe(400);
+    const wrongSecret = Stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_wrong' });
+    expect((await post(payload, wrongSecret)).status).toBe(400);
+    const stale = Stripe.webhooks.generateTestHeaderString({
+      payload,
+      secret: TEST_WEBHOOK_SECRET,
+      timestamp: Math.floor(Date.now() / 1000) - 600,
+    });
+    expect((await post(payload, stale)).status).toBe(400);
+    const good = Stripe.webhooks.generateTestHeaderString({ payload, secret: TEST_WEBHOOK_SECRET });
+    const reserialised = JSON.stringify(JSON.parse(payload), null, 2);
+    const res = await post(reserialised, good);
+    expect(res.status).toBe(400);
+    expect((await res.json()).message).toBe('Webhook の署名を確認できませんでした。');
+    expect(await stored()).toBe(0);
+    // It needs no CSRF token, and a genuine one is accepted.
+    expect((await post(payload, good)).status).toBe(200);
+    expect(await stored()).toBe(1);
+  });
+
+  it('answers 503 while PostgreSQL is unreachable, and stores the event when Stripe retries', async () => {
+    const buyer = await member();
+    const { sessionId } = await startPurchase(buyer.client);
+    shop.emulator.hold();
+    const event = shop.emulator.pay(sessionId);
+    await shop.emulator.release([]);
+    const admin = new (await import('pg')).Client({
+      connectionString: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    });
+    await admin.connect();
+    try {
+      await admin.query(`alter database ${shop.db.name} allow_connections false`);
+      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [shop.db.name]);
+      const body = JSON.stringify({
+        id: event.id,
+        object: 'event',
+        type: event.type,
+        created: event.created,
+        data: { object: event.object },
+      });
+      const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: TEST_WEBHOOK_SECRET });
+      const res = await post(body, signature);
+      expect(res.status).toBe(503);
+      expect((await res.json()).message).toContain('ただいま処理できません');
+    } finally {
+      await admin.query(`alter database ${shop.db.name} allow_connections true`);
+      await admin.end();
+    }
+    await shop.emulator.deliver(event as never);
+    await eventually(async () => (await saleCount(sessionId)) === 1, 20_000, 'the sale after redelivery');
+  });
+});
+
+describe('GET /api/sales/user/{id}', () => {
+  it("is the member's own (administrators may read any)", async () => {
+    const a = await member();
+    const b = await member();
+    expect((await a.client.get(`/api/sales/user/${b.id}`)).status).toBe(403);
+    expect((await a.client.get(`/api/sales/user/${a.id}`)).status).toBe(200);
+    const admin = new TestClient(shop.app, '10.20.9.8');
+    await admin.login('admin@example.jp', 'admin-pass-123');
+    expect((await admin.get(`/api/sales/user/${a.id}`)).status).toBe(200);
+  });
+});
