@@ -98,7 +98,7 @@ describe('POST /api/licenses/stripe', () => {
       locale: 'ja',
       status: 'open',
     });
-    expect((session?.metadata as Record<string, string>).licenseId).toBe(String(licenseId));
+    expect((session?.metadata as Record<string, string> | undefined)?.licenseId).toBe(String(licenseId));
     expect(await checkoutState(sessionId)).toBe('open');
     const me = await (await buyer.client.get(`/api/users/${buyer.id}`)).json();
     expect(me.user.distribution).toBe(false);
