@@ -58,3 +58,39 @@ export const landing = {
     'ご購入後、研修管理システムへの登録をご案内します。',
   ],
 } as const;
+
+/** 特定商取引法に基づく表記 (/specified_commercial_transactions_law) and the purchase screen. Placeholders. */
+export const legal = {
+  title: '特定商取引法に基づく表記',
+  items: [
+    { term: '販売事業者', detail: '株式会社〇〇メディカル（仮）' },
+    { term: '運営責任者', detail: '〇〇 〇〇（仮）' },
+    { term: '所在地', detail: '〒000-0000 東京都〇〇区〇〇 0-0-0（仮）' },
+    { term: '電話番号', detail: '00-0000-0000（平日 9:00〜17:00）（仮）' },
+    { term: 'メールアドレス', detail: 'support@example.jp（仮）' },
+    { term: '販売価格', detail: '各ライセンスのページに税込価格で表示しています。' },
+    { term: '商品代金以外の必要料金', detail: 'なし（インターネット接続料金・通信料金はお客様のご負担です）' },
+    { term: 'お支払い方法', detail: 'クレジットカード、コンビニ払い（決済代行：Stripe）' },
+    {
+      term: 'お支払い時期',
+      detail:
+        'クレジットカード：ご注文時にお支払いが確定します。コンビニ払い：お支払い番号の発行後、期限までにお支払いください。',
+    },
+    {
+      term: 'ライセンスの提供時期',
+      detail: 'お支払いの確認後、研修管理システムへの登録が済み次第、メールでご案内します（通常5営業日以内）。',
+    },
+    {
+      term: '返品・キャンセル',
+      detail: 'ライセンスの性質上、お支払い確定後のキャンセル・返金はお受けできません。当社の責による場合はご連絡ください。',
+    },
+  ],
+} as const;
+
+/** The purchase procedure screen's points (Japan's 特定商取引法 final-confirmation rules). */
+export const purchaseTerms = {
+  paymentMethods: 'クレジットカード、コンビニ払い',
+  paymentTiming: 'クレジットカードはご注文時、コンビニ払いはお支払い番号の発行後、期限までにお支払いください。',
+  delivery: 'お支払いの確認後、研修管理システムへの登録が済み次第、メールでご案内します（通常5営業日以内）。',
+  cancellation: 'お支払い確定後のキャンセル・返金はお受けできません。',
+} as const;

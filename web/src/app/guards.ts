@@ -1,5 +1,5 @@
 import { data, redirect } from 'react-router';
-import { type CurrentUser, fetchCurrentUser } from '../features/auth/api/auth-store';
+import { type CurrentUser, fetchCurrentUser } from '../lib/auth-store';
 
 /** Client guard: signed-out users go to /login (the server enforces the same rules on every call). */
 export async function requireSignedIn(): Promise<CurrentUser> {

@@ -1,7 +1,7 @@
 import { Link, Outlet, useMatches, useNavigation } from 'react-router';
 import { site } from '../../../src/site-settings';
 import { LoadingOverlay } from '../components/ui/loading-overlay';
-import { useAuth } from '../features/auth/api/auth-store';
+import { useAuth } from '../lib/auth-store';
 import { NavigationBar } from './navigation';
 import { type RouteMeta, showsNavigation } from './route-meta';
 

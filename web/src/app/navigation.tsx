@@ -1,5 +1,5 @@
 import { NavLink, useNavigate } from 'react-router';
-import { logout, useAuth } from '../features/auth/api/auth-store';
+import { logout, useAuth } from '../lib/auth-store';
 import type { RouteType } from './route-meta';
 
 interface NavItem {

@@ -9,7 +9,6 @@ import { UserDetailPage } from '../features/accounts/routes/user-detail';
 import { UserEditConfirmPage, UserEditPage } from '../features/accounts/routes/user-edit';
 import { UserPasswordPage } from '../features/accounts/routes/user-password';
 import { AdminMenuPage } from '../features/admin/routes/menu';
-import { fetchCurrentUser } from '../features/auth/api/auth-store';
 import { LoginPage } from '../features/auth/routes/login';
 import { LogoutPage } from '../features/auth/routes/logout';
 import { AdminLicenseConfirmPage } from '../features/licenses/routes/admin-confirm';
@@ -19,7 +18,13 @@ import { AdminLicenseListPage } from '../features/licenses/routes/admin-list';
 import { CataloguePage } from '../features/licenses/routes/catalogue';
 import { LicenseDetailPage } from '../features/licenses/routes/license-detail';
 import { LandingPage } from '../features/pages/routes/landing';
+import { LegalNoticePage } from '../features/pages/routes/legal';
 import { TermsPage } from '../features/pages/routes/terms';
+import { PurchaseHistory } from '../features/purchase/purchase-history';
+import { CheckoutRedirectPage } from '../features/purchase/routes/checkout-redirect';
+import { PurchaseCompletePage } from '../features/purchase/routes/complete';
+import { ProcedurePage } from '../features/purchase/routes/procedure';
+import { fetchCurrentUser } from '../lib/auth-store';
 import { NotFoundPage, RouteErrorPage } from './error-pages';
 import { homeOf, requireAdministrator, requireSignedIn } from './guards';
 import { Layout } from './layout';
@@ -47,6 +52,12 @@ export const routes: RouteObject[] = [
       { path: '/forgot-password', handle: meta(null, false, 'パスワードをお忘れの方'), element: <ForgotPasswordPage /> },
       { path: '/reset-password/:token', handle: meta(null, false, 'パスワードの再設定'), element: <ResetPasswordPage /> },
       { path: '/terms', handle: meta(null, false, '利用規約'), element: <TermsPage /> },
+      {
+        path: '/specified_commercial_transactions_law',
+        loader: requireSignedIn,
+        handle: meta('endUser', false, '特定商取引法に基づく表記'),
+        element: <LegalNoticePage />,
+      },
       { path: '/ctoms', handle: meta(null, false, 'トレーニングライセンスのご案内'), element: <LandingPage /> },
       {
         path: '/users/registration',
@@ -68,13 +79,28 @@ export const routes: RouteObject[] = [
         children: [
           { index: true, handle: meta('endUser', false, 'ライセンス一覧'), element: <CataloguePage /> },
           { path: ':id', handle: meta('endUser', false, 'ライセンス詳細'), element: <LicenseDetailPage /> },
+          { path: ':id/procedure', handle: meta('endUser', false, 'ご購入手続き'), element: <ProcedurePage /> },
+          { path: ':id/complete', handle: meta('endUser', false, 'ご購入手続きの状況'), element: <PurchaseCompletePage /> },
+          {
+            path: 'checkout/:protocol/:page/:token',
+            handle: meta('endUser', false, 'お支払いページへ移動'),
+            element: <CheckoutRedirectPage />,
+          },
         ],
       },
       {
         path: '/users/:id',
         loader: requireSignedIn,
         children: [
-          { index: true, handle: meta('endUser', false, '会員情報'), element: <UserDetailPage /> },
+          {
+            index: true,
+            handle: meta('endUser', false, '会員情報・購入履歴'),
+            element: (
+              <UserDetailPage>
+                <PurchaseHistory />
+              </UserDetailPage>
+            ),
+          },
           { path: 'edit', handle: meta('endUser', false, '会員情報の変更'), element: <UserEditPage /> },
           { path: 'edit/confirm', handle: meta('endUser', false, '変更内容の確認'), element: <UserEditConfirmPage /> },
           { path: 'password', handle: meta('endUser', false, 'パスワードの変更'), element: <UserPasswordPage /> },

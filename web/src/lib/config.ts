@@ -2,6 +2,7 @@
 export interface AppConfig {
   sentryDsn?: string;
   sentryEnvironment?: string;
+  checkoutOrigin?: string;
 }
 
 export function readConfig(): AppConfig {

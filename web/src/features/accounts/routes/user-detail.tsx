@@ -6,7 +6,7 @@ import { useMember } from '../api/use-member';
 import { ProfileSummary } from '../components/profile-summary';
 
 /** /users/{id}: member information (the purchase history joins it with the purchase feature). */
-export function UserDetailPage() {
+export function UserDetailPage({ children }: { children?: React.ReactNode }) {
   const { id } = useParams();
   const flash = (useLocation().state as { message?: string } | null)?.message;
   const { data, error, isLoading, mutate } = useMember(id);
@@ -29,6 +29,7 @@ export function UserDetailPage() {
           </div>
         </>
       ) : null}
+      {data ? children : null}
     </section>
   );
 }

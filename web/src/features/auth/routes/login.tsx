@@ -5,7 +5,7 @@ import { ResendVerification } from '../../../components/resend-verification';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
 import { ApiError } from '../../../lib/api';
-import { clearAuthMessages, login, useAuth } from '../api/auth-store';
+import { clearAuthMessages, login, useAuth } from '../../../lib/auth-store';
 
 export function LoginPage() {
   const navigate = useNavigate();

@@ -22,6 +22,11 @@ export function LicenseDetailPage() {
             description={data.license.description}
             pictures={data.license.pictures.map((p, i) => ({ url: p.url, alt: `${data.license.name}の画像${i + 1}` }))}
           />
+          <div className="actions">
+            <Link to={`/licenses/${data.license.id}/procedure`} className="button primary">
+              購入手続きへ進む
+            </Link>
+          </div>
         </>
       ) : null}
       <p className="small">

@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import { ApiError, api, type FieldErrors, INVALID_INPUT_MESSAGE } from '../../../lib/api';
+import { ApiError, api, type FieldErrors, INVALID_INPUT_MESSAGE } from './api';
 
 export interface CurrentUser {
   id: string;

@@ -1,0 +1,52 @@
+import { useParams } from 'react-router';
+import { LoadError, Loading } from '../../components/ui/load-state';
+import { formatDateTime, formatPrice } from '../../lib/format';
+import { useSales } from './api';
+
+/** The purchase history on /users/{id}. */
+export function PurchaseHistory() {
+  const { id } = useParams();
+  const { data, error, isLoading, mutate } = useSales(id);
+  return (
+    <section className="subsection" aria-labelledby="history-heading">
+      <h2 id="history-heading">購入履歴</h2>
+      {isLoading ? <Loading /> : null}
+      {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
+      {data && data.sales.length === 0 ? <p>購入したライセンスはまだありません。</p> : null}
+      {data && data.sales.length > 0 ? (
+        <div className="table-wrap">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">購入日時</th>
+                <th scope="col">ライセンス</th>
+                <th scope="col">金額</th>
+                <th scope="col">状況</th>
+                <th scope="col">領収書</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.sales.map((sale) => (
+                <tr key={sale.id}>
+                  <td>{formatDateTime(sale.paid_at)}</td>
+                  <td>{sale.license_name}</td>
+                  <td>{formatPrice(sale.amount)}</td>
+                  <td>{sale.refunded_at ? '返金済み' : sale.status_label}</td>
+                  <td>
+                    {sale.receipt_url ? (
+                      <a href={sale.receipt_url} target="_blank" rel="noreferrer">
+                        表示
+                      </a>
+                    ) : (
+                      '—'
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}

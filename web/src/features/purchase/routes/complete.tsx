@@ -1,0 +1,72 @@
+import { Link, useParams, useSearchParams } from 'react-router';
+import useSWR from 'swr';
+import { LoadError } from '../../../components/ui/load-state';
+import { useAuth } from '../../../lib/auth-store';
+import type { CheckoutStatus } from '../api';
+
+const SETTLED = new Set(['complete', 'expired', 'payment_failed', 'flagged', 'failed']);
+
+/** /licenses/{id}/complete: "confirming payment" until the webhook has made the sale. */
+export function PurchaseCompletePage() {
+  const { id } = useParams();
+  const sessionId = useSearchParams()[0].get('session_id');
+  const { users } = useAuth();
+  const { data, error } = useSWR<CheckoutStatus>(sessionId ? `/api/checkout/sessions/${encodeURIComponent(sessionId)}` : null, {
+    refreshInterval: (latest) =>
+      latest && SETTLED.has(latest.state) && (latest.state !== 'complete' || latest.sale_id) ? 0 : 2000,
+  });
+  const history = users[0] ? `/users/${users[0].id}` : '/login';
+
+  let body: React.ReactNode;
+  if (!sessionId) body = <p role="alert">お支払いの情報がありません。購入履歴をご確認ください。</p>;
+  else if (error) body = <LoadError error={error} />;
+  else if (!data || data.state === 'open' || (data.state === 'complete' && !data.sale_id)) {
+    body = (
+      <p className="loading" role="status">
+        <span className="spinner small" aria-hidden="true" />
+        お支払いを確認しています。このままお待ちください…
+      </p>
+    );
+  } else if (data.state === 'complete') {
+    body = (
+      <>
+        <h2>ご購入ありがとうございます</h2>
+        <p role="status">お支払いを確認しました。ご登録のメールアドレスに確認メールをお送りしました。</p>
+      </>
+    );
+  } else if (data.state === 'awaiting_payment') {
+    body = (
+      <>
+        <h2>コンビニでのお支払いをお待ちしています</h2>
+        <p role="status">お支払い番号の案内に沿って、期限までにお支払いください。お支払いを確認するとメールでお知らせします。</p>
+      </>
+    );
+  } else {
+    const reason =
+      data.state === 'expired'
+        ? 'お支払いの期限が過ぎました。'
+        : data.state === 'payment_failed'
+          ? 'お支払いが完了しませんでした。'
+          : 'お支払いの確認で問題が見つかりました。お手数ですがお問い合わせください。';
+    body = (
+      <p role="alert">
+        {reason}
+        <Link to={`/licenses/${id}/procedure`}>もう一度お手続きする</Link>
+      </p>
+    );
+  }
+  return (
+    <section className="card narrow">
+      <h1>ご購入手続きの状況</h1>
+      {body}
+      <p className="actions">
+        <Link to={history} className="button">
+          購入履歴を見る
+        </Link>
+        <Link to="/licenses" className="button">
+          ライセンス一覧へ
+        </Link>
+      </p>
+    </section>
+  );
+}

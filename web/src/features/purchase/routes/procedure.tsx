@@ -1,0 +1,90 @@
+import { useState } from 'react';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { legal, purchaseTerms } from '../../../../../src/site-settings';
+import { CheckboxField } from '../../../components/ui/checkbox-field';
+import { FormAlert, Notice } from '../../../components/ui/form-alert';
+import { LoadError, Loading } from '../../../components/ui/load-state';
+import { LoadingOverlay } from '../../../components/ui/loading-overlay';
+import { api } from '../../../lib/api';
+import { formatPrice } from '../../../lib/format';
+import { useFormSubmit } from '../../../lib/use-form-submit';
+import { useLicenseSummary } from '../api';
+import { checkoutRoute } from '../checkout-url';
+
+const seller = legal.items.find((item) => item.term === '販売事業者')?.detail ?? '';
+
+/** /licenses/{id}/procedure: the final confirmation before Stripe Checkout (特定商取引法). */
+export function ProcedurePage() {
+  const { id } = useParams();
+  const navigate = useNavigate();
+  const canceled = useSearchParams()[0].get('canceled') === '1';
+  const { data, error, isLoading, mutate } = useLicenseSummary(id);
+  const [distribution, setDistribution] = useState(true);
+  const { busy, message, errors, run } = useFormSubmit();
+
+  const proceed = () =>
+    run(async () => {
+      const { url } = await api<{ url: string }>('/api/licenses/stripe', {
+        method: 'POST',
+        body: { licenseId: Number(id), distribution },
+      });
+      const route = checkoutRoute(url);
+      if (!route) throw new Error('unexpected checkout address');
+      navigate(route);
+    });
+
+  return (
+    <section className="card">
+      <h1>ご購入手続き</h1>
+      {canceled ? <Notice>お支払いはキャンセルされました。内容をご確認のうえ、もう一度お手続きいただけます。</Notice> : null}
+      {isLoading ? <Loading /> : null}
+      {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
+      {data ? (
+        <>
+          <p>
+            以下の内容をご確認のうえ、「お支払いへ進む」を押してください。決済代行会社（Stripe）のお支払いページに移動します。
+          </p>
+          <dl className="summary">
+            <dt>ライセンス</dt>
+            <dd>{data.license.name}</dd>
+            <dt>数量</dt>
+            <dd>1</dd>
+            <dt>お支払い金額</dt>
+            <dd className="price-inline">{formatPrice(data.license.price)}</dd>
+            <dt>お支払い方法</dt>
+            <dd>{purchaseTerms.paymentMethods}</dd>
+            <dt>お支払い時期</dt>
+            <dd>{purchaseTerms.paymentTiming}</dd>
+            <dt>ライセンスの提供時期</dt>
+            <dd>{purchaseTerms.delivery}</dd>
+            <dt>キャンセル・返金</dt>
+            <dd>{purchaseTerms.cancellation}</dd>
+            <dt>販売事業者</dt>
+            <dd>{seller}</dd>
+          </dl>
+          <CheckboxField
+            label="新しいトレーニングやライセンスのご案内をメールで受け取る"
+            name="distribution"
+            checked={distribution}
+            onChange={setDistribution}
+          />
+          <p className="small">
+            お申し込みにより<Link to="/terms">利用規約</Link>および
+            <Link to="/specified_commercial_transactions_law">特定商取引法に基づく表記</Link>
+            の内容に同意したものとみなします。
+          </p>
+          <FormAlert message={message} errors={errors} />
+          <div className="actions">
+            <Link to={`/licenses/${id}`} className="button">
+              戻る
+            </Link>
+            <button type="button" className="button primary" onClick={() => void proceed()} disabled={busy}>
+              お支払いへ進む
+            </button>
+          </div>
+        </>
+      ) : null}
+      <LoadingOverlay show={busy} label="お支払いページを準備しています" />
+    </section>
+  );
+}
