@@ -1,0 +1,115 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createUser } from '../../src/modules/accounts/service.ts';
+import { createLicense } from '../../src/modules/licenses/service.ts';
+import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { png } from '../support/images.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+
+let shop: ShopWithStripe;
+let smtp: TestSmtp;
+let browser: Browser;
+let licenseId: number;
+const EMAIL = 'e2e-buyer@example.jp';
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  shop = await startShopWithStripe({ smtpUrl: smtp.url });
+  const license = await createLicense(
+    shop.runtime.deps.orm,
+    shop.env.dataDir,
+    { id: 'test', email: 'test' },
+    { name: 'PALS 小児二次救命処置ライセンス', description: '小児の二次救命処置を学びます。', price: 22000 },
+    [{ field: 'file[0]', filename: 'pals.png', data: await png() }],
+  );
+  licenseId = license.id;
+  await transact(shop.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, { email: EMAIL, password: 'e2e-buyer-pass', lastName: '救命', firstName: '次郎', emailVerified: true, affiliation: 5, affiliationName: '〇〇病院' }),
+  );
+  browser = await launchBrowser();
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await shop?.stop();
+  await smtp?.close();
+});
+
+async function signIn(page: Page) {
+  await page.goto(`${shop.baseUrl}/login`);
+  await page.getByLabel('メールアドレス').fill(EMAIL);
+  await page.getByLabel('パスワード').fill('e2e-buyer-pass');
+  await page.getByRole('button', { name: 'ログインする' }).click();
+  await page.waitForURL(/\/users\//);
+}
+const accessible = async (page: Page, name: string) => expect(await axeViolations(page), name).toEqual([]);
+
+describe('purchase in Chromium', () => {
+  it('a cancelled checkout returns to the procedure screen with a message', async () => {
+    const page = await browser.newPage();
+    await signIn(page);
+    await page.goto(`${shop.baseUrl}/licenses/${licenseId}/procedure`);
+    await page.getByRole('button', { name: 'お支払いへ進む' }).click();
+    await page.waitForURL(`${shop.stripeUrl}/c/pay/**`);
+    await page.getByRole('button', { name: 'キャンセルしてショップに戻る' }).click();
+    await page.waitForURL(`**/licenses/${licenseId}/procedure?canceled=1`);
+    await page.getByText('お支払いはキャンセルされました。', { exact: false }).waitFor();
+    await page.close();
+  });
+
+  it('a member buys a licence on the hosted page, sees it confirmed and in the history, and gets a receipt', async () => {
+    const page = await browser.newPage();
+    await signIn(page);
+    await page.getByRole('navigation', { name: '会員メニュー' }).getByRole('link', { name: 'ライセンス一覧' }).click();
+    await page.locator('.license-card', { hasText: 'PALS' }).getByRole('link').click();
+    await page.getByRole('link', { name: '購入手続きへ進む' }).click();
+    await page.waitForURL(`**/licenses/${licenseId}/procedure`);
+    await page.getByText('¥22,000（税込）').waitFor();
+    for (const term of ['お支払い方法', 'お支払い時期', 'ライセンスの提供時期', 'キャンセル・返金']) {
+      expect(await page.getByText(term, { exact: true }).count(), term).toBe(1);
+    }
+    await accessible(page, 'procedure');
+    await page.getByRole('button', { name: 'お支払いへ進む' }).click();
+    await page.waitForURL(`${shop.stripeUrl}/c/pay/**`);
+    expect(await page.textContent('body')).toContain('¥22,000');
+    await page.getByRole('button', { name: 'カードで支払う' }).click();
+
+    await page.waitForURL(`**/licenses/${licenseId}/complete?session_id=*`);
+    await page.getByRole('heading', { name: 'ご購入ありがとうございます' }).waitFor({ timeout: 20_000 });
+    await accessible(page, 'complete');
+
+    await page.getByRole('link', { name: '購入履歴を見る' }).click();
+    const row = page.locator('table tbody tr', { hasText: 'PALS 小児二次救命処置ライセンス' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('¥22,000（税込）');
+    expect(await row.textContent()).toContain('出力待ち');
+    await accessible(page, 'member page with history');
+    await page.screenshot({ path: 'test-results/purchase-history.png', fullPage: true });
+
+    const receipt = await smtp.waitFor(smtp.to(EMAIL));
+    expect(receipt.subject).toBe('【ライセンスストア】ご購入ありがとうございます');
+    expect(receipt.text).toContain('PALS 小児二次救命処置ライセンス');
+
+    await page.getByRole('navigation', { name: '会員メニュー' }).getByRole('link', { name: '特定商取引法に基づく表記' }).click();
+    await page.getByRole('heading', { name: '特定商取引法に基づく表記' }).waitFor();
+    await accessible(page, 'legal notice');
+    await page.close();
+  });
+
+  it('never forwards to another host (no open redirect)', async () => {
+    const page = await browser.newPage();
+    await signIn(page);
+    for (const path of [
+      '/licenses/checkout/https/evil.example.com/token',
+      '/licenses/checkout/javascript/cs_test_abc/alert(1)',
+      '/licenses/checkout/https/cs_test_abc%2F%2Fevil.example.com/token',
+    ]) {
+      await page.goto(`${shop.baseUrl}${path}`);
+      await page.getByRole('heading', { name: 'お支払いページに移動できません' }).waitFor();
+      expect(new URL(page.url()).origin).toBe(shop.baseUrl);
+    }
+    await page.close();
+  });
+});
