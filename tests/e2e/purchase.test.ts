@@ -27,7 +27,15 @@ beforeAll(async () => {
   );
   licenseId = license.id;
   await transact(shop.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email: EMAIL, password: 'e2e-buyer-pass', lastName: '救命', firstName: '次郎', emailVerified: true, affiliation: 5, affiliationName: '〇〇病院' }),
+    createUser(tx, {
+      email: EMAIL,
+      password: 'e2e-buyer-pass',
+      lastName: '救命',
+      firstName: '次郎',
+      emailVerified: true,
+      affiliation: 5,
+      affiliationName: '〇〇病院',
+    }),
   );
   browser = await launchBrowser();
 }, 90_000);
