@@ -100,6 +100,9 @@ export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: 
 
 type SessionObject = Stripe.Checkout.Session;
 
+/** Retryable: the job runs again later (BullMQ back-off), after the payment has been reconciled. */
+export class RefundBeforePayment extends Error {}
+
 async function receiptUrlOf(stripe: Stripe, paymentIntentId: string | null, log: Logger): Promise<string | null> {
   if (!paymentIntentId) return null;
   try {
@@ -134,7 +137,13 @@ export async function reconcile(ctx: { em: Em; stripe: Stripe; log: Logger }, ev
     if (refundOf) {
       // The refund may arrive before we processed the payment: find the session through Stripe.
       const known = await ctx.em.findOne(CheckoutSession, { paymentIntentId: refundOf });
-      if (!known) session = (await ctx.stripe.checkout.sessions.list({ payment_intent: refundOf, limit: 1 })).data[0] ?? null;
+      if (!known) {
+        try {
+          session = (await ctx.stripe.checkout.sessions.list({ payment_intent: refundOf, limit: 1 })).data[0] ?? null;
+        } catch (error) {
+          ctx.log.warn('could not look up the session of a refund', { paymentIntentId: refundOf, error: String(error) });
+        }
+      }
     }
   }
   const paid =
@@ -201,7 +210,10 @@ export async function reconcile(ctx: { em: Em; stripe: Stripe; log: Logger }, ev
       if (checkout && checkout.state !== 'flagged') {
         recordEvent(tx, 'PaymentRefunded', { checkoutId: checkout.id, refundedAt: new Date(event.created * 1000).toISOString() });
         result = result === 'paid' ? 'paid and refunded' : 'refunded';
-      } else if (!checkout) result = 'refund of an unknown payment';
+      } else if (!checkout) {
+        // Not known yet (its payment event has not been processed): leave it unprocessed and retry.
+        throw new RefundBeforePayment(`refund for unknown payment ${refundOf}`);
+      }
     }
     fresh.processedAt = new Date();
     fresh.outcome = result;
