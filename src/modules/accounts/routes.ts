@@ -7,14 +7,7 @@ import { AppError, validationError } from '../../http/errors.ts';
 import { currentUser, requireSelfOrAdmin, requireUser, signedInUser } from '../../http/guards.ts';
 import type { RateLimitRule } from '../../http/rate-limit.ts';
 import { jsonInput, parseInputs, readJson } from '../../http/validate.ts';
-import {
-  ChangePasswordInput,
-  EmailOnlyInput,
-  LoginInput,
-  PasswordPairInput,
-  ProfileInput,
-  ResetPasswordInput,
-} from './schemas.ts';
+import { ChangePasswordInput, EmailOnlyInput, LoginInput, PasswordPairInput, ProfileInput, ResetTokenInput } from './schemas.ts';
 import {
   changePassword,
   confirmEmailChange,
@@ -107,7 +100,7 @@ export const authRoutes = new Hono<AppEnv>()
     return c.json({ message: SENT_IF_EXISTS });
   })
   .post('/reset-password', async (c) => {
-    const input = await jsonInput(c, ResetPasswordInput);
+    const input = parseInputs(await readJson(c), ResetTokenInput, PasswordPairInput);
     await limit(c, LIMITS.mailPerIp);
     await resetPassword(c.var.deps.orm, input);
     return c.json({ message: 'パスワードを再設定しました。新しいパスワードでログインしてください。' });

@@ -82,22 +82,11 @@ export const PasswordPairInput = v.pipe(
 
 export const EmailOnlyInput = v.object({ email: rules.email() });
 
-export const ResetPasswordInput = v.pipe(
-  v.object({
-    email: rules.email(),
-    password: rules.password(),
-    password_confirmation: v.string('パスワード（確認）を入力してください。'),
-    token: v.pipe(v.string('リンクが正しくありません。'), v.minLength(1, 'リンクが正しくありません。'), v.maxLength(200)),
-  }),
-  v.forward(
-    v.partialCheck(
-      [['password'], ['password_confirmation']],
-      (input) => input.password === input.password_confirmation,
-      'パスワード（確認）がパスワードと一致しません。',
-    ),
-    ['password_confirmation'],
-  ),
-);
+/** Reset-password fields besides the new password pair (PasswordPairInput). */
+export const ResetTokenInput = v.object({
+  email: rules.email(),
+  token: v.pipe(v.string('リンクが正しくありません。'), v.minLength(1, 'リンクが正しくありません。'), v.maxLength(200)),
+});
 
 export const ChangePasswordInput = v.pipe(
   v.object({

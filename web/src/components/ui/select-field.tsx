@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { Field } from './field';
 
 export interface SelectFieldProps {
   label: string;
@@ -23,15 +24,7 @@ export function SelectField({
 }: SelectFieldProps) {
   const id = useId();
   return (
-    <div className="field">
-      <div className="field-label">
-        <label htmlFor={id}>{label}</label>
-        {required ? (
-          <span className="required" aria-hidden="true">
-            必須
-          </span>
-        ) : null}
-      </div>
+    <Field id={id} label={label} required={required} message={message}>
       <select
         id={id}
         name={name}
@@ -48,11 +41,6 @@ export function SelectField({
           </option>
         ))}
       </select>
-      {message ? (
-        <p id={`${id}-message`} className="field-message" role="alert">
-          {message}
-        </p>
-      ) : null}
-    </div>
+    </Field>
   );
 }

@@ -1,4 +1,5 @@
 import { type KeyboardEvent, useEffect, useId, useRef } from 'react';
+import { Field } from './field';
 
 export interface TextInputProps {
   label: string;
@@ -48,15 +49,7 @@ export function TextInput({
   };
 
   return (
-    <div className="field">
-      <div className="field-label">
-        <label htmlFor={id}>{label}</label>
-        {required ? (
-          <span className="required" aria-hidden="true">
-            必須
-          </span>
-        ) : null}
-      </div>
+    <Field id={id} label={label} required={required} message={message}>
       <input
         ref={ref}
         id={id}
@@ -71,11 +64,6 @@ export function TextInput({
         onChange={(event) => onInput?.(event.currentTarget.value)}
         onKeyDown={onKeyDown}
       />
-      {message ? (
-        <p id={`${id}-message`} className="field-message" role="alert">
-          {message}
-        </p>
-      ) : null}
-    </div>
+    </Field>
   );
 }
