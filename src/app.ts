@@ -8,6 +8,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { AppDeps, AppEnv } from './http/context.ts';
 import { csrf } from './http/csrf.ts';
 import { AppError, errorResponse } from './http/errors.ts';
+import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard.ts';
 import { spaRoutes } from './http/spa.ts';
 import { authRoutes, registrationRoutes, userRoutes } from './modules/accounts/routes.ts';
 import { checkoutRoutes } from './modules/checkout/routes.ts';
@@ -25,7 +26,10 @@ export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const { issue, verify } = csrf(deps.authSecret, {
     secure: deps.env.isProduction,
-    exempt: (path) => CSRF_EXEMPT.has(path) || (deps.stripeEmulator !== undefined && EMULATOR_PATH.test(path)),
+    exempt: (path) =>
+      CSRF_EXEMPT.has(path) ||
+      path.startsWith(`${QUEUE_DASHBOARD_PATH}/`) ||
+      (deps.stripeEmulator !== undefined && EMULATOR_PATH.test(path)),
   });
   const sentryOrigin = deps.env.sentry.dsn ? new URL(deps.env.sentry.dsn).origin : undefined;
 
@@ -91,6 +95,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', uploadRoutes);
   app.route('/', healthRoutes);
   if (deps.stripeEmulator) app.route('/', deps.stripeEmulator.app);
+  app.route(QUEUE_DASHBOARD_PATH, queueDashboard(deps.queues, new URL(deps.env.appUrl).origin));
   app.all('/api/*', () => {
     throw new AppError('not_found', 'お探しの API は見つかりませんでした。');
   });

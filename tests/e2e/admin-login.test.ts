@@ -79,6 +79,16 @@ describe('administrator sign-in journey (Chromium)', () => {
     await page.close();
   });
 
+  it('opens the queue dashboard from the menu', async () => {
+    const page = await browser.newPage();
+    await signIn(page, ADMIN.email, ADMIN.password);
+    await page.waitForURL('**/admin');
+    await page.getByRole('link', { name: 'ジョブキュー' }).click();
+    await page.waitForURL('**/admin/queues');
+    await page.getByText('payments').first().waitFor();
+    await page.close();
+  });
+
   it('shows Japanese errors for a wrong password, and the login page is accessible', async () => {
     const page = await browser.newPage();
     await signIn(page, ADMIN.email, 'not-the-password');

@@ -16,6 +16,12 @@ export function AdminMenuPage() {
           </li>
         ))}
         <li>
+          {/* A server page (bull-board), not an SPA route. */}
+          <a href="/admin/queues" className="button menu-button">
+            ジョブキュー
+          </a>
+        </li>
+        <li>
           <button type="button" className="button menu-button secondary" onClick={onLogout}>
             ログアウト
           </button>
