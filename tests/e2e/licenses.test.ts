@@ -64,6 +64,7 @@ describe('licences in Chromium', () => {
     await page.locator('input[type=file]').setInputFiles([first, second]);
     await page.getByAltText('2枚目：second.png').waitFor();
     await accessible(page, 'create form');
+    await page.screenshot({ path: 'test-results/licence-form.png', fullPage: true });
     await page.getByRole('button', { name: '確認画面へ進む' }).click();
     await page.waitForURL('**/admin/licenses/create/confirm');
     await page.getByText('¥11,000（税込）').waitFor();

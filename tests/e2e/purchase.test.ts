@@ -79,9 +79,11 @@ describe('purchase in Chromium', () => {
       expect(await page.getByText(term, { exact: true }).count(), term).toBe(1);
     }
     await accessible(page, 'procedure');
+    await page.screenshot({ path: 'test-results/procedure.png', fullPage: true });
     await page.getByRole('button', { name: 'お支払いへ進む' }).click();
     await page.waitForURL(`${shop.stripeUrl}/c/pay/**`);
     expect(await page.textContent('body')).toContain('¥22,000');
+    await page.screenshot({ path: 'test-results/hosted-page.png' });
     await page.getByRole('button', { name: 'カードで支払う' }).click();
 
     await page.waitForURL(`**/licenses/${licenseId}/complete?session_id=*`);

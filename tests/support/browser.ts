@@ -46,5 +46,7 @@ export async function axeViolations(page: Page): Promise<string[]> {
       (v: { id: string; nodes: { target: string[] }[] }) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
     );
   });
-  return violations as string[];
+  // Not WCAG by axe, but a broken layout all the same: nothing may stick out sideways.
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  return [...(violations as string[]), ...(overflow > 0 ? [`horizontal-overflow: ${overflow}px`] : [])];
 }
