@@ -48,7 +48,7 @@ const paths = [
   '/api/users/registration/validate',
   '/api/users/registration',
   '/api/users/registration/resend',
-  `/api/users/${memberId ?? 'x'}`,
+  '/api/users/x',
   '/api/users/%ZZ',
   '/api/users/x/password',
   '/api/licenses/create/validate',

@@ -6,9 +6,8 @@ import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Logger } from '../../runtime/logger.ts';
-import { User } from '../accounts/entities/user.entity.ts';
-import { License } from '../licenses/entities/license.entity.ts';
-import { LICENSE_NOT_FOUND } from '../licenses/service.ts';
+import { User } from '../accounts/index.ts';
+import { LICENSE_NOT_FOUND, License } from '../licenses/index.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 
 /**

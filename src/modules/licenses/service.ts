@@ -16,9 +16,10 @@ import {
   removePictures,
   storePictures,
 } from './images.ts';
+import { LICENSE_NOT_FOUND } from './index.ts';
 import type { LicenseFieldsData, ListQueryData } from './schemas.ts';
 
-export const LICENSE_NOT_FOUND = 'エラー: ライセンスが見つかりませんでした。';
+export { LICENSE_NOT_FOUND };
 export const STALE_EDIT =
   '他の管理者がこのライセンスを先に更新しました。最新の内容を読み込み直してから、もう一度変更してください。';
 

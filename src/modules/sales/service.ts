@@ -2,8 +2,8 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
-import { User } from '../accounts/entities/user.entity.ts';
-import { License } from '../licenses/entities/license.entity.ts';
+import { User } from '../accounts/index.ts';
+import { License } from '../licenses/index.ts';
 import { SALE_STATUS_LABEL, Sale } from './entities/sale.entity.ts';
 
 export class SaleNotYetRecorded extends Error {}

@@ -1,6 +1,5 @@
 import type { EventHandler, JobContext } from '../../../jobs/context.ts';
-import { renderMail } from '../../mail/layout.ts';
-import { sendOnce } from '../../mail/service.ts';
+import { renderMail, sendOnce } from '../../mail/index.ts';
 import { User } from '../entities/user.entity.ts';
 import { issueToken } from '../tokens.ts';
 

@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { User } from '../../accounts/entities/user.entity.ts';
-import { License } from '../../licenses/entities/license.entity.ts';
+import { User } from '../../accounts/index.ts';
+import { License } from '../../licenses/index.ts';
 
 /**
  * Our record of a Stripe Checkout Session. `state`: open → complete (paid), awaiting_payment

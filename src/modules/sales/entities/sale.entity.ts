@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { User } from '../../accounts/entities/user.entity.ts';
-import { License } from '../../licenses/entities/license.entity.ts';
+import { User } from '../../accounts/index.ts';
+import { License } from '../../licenses/index.ts';
 
 /** Sale statuses of the seed: 0 awaiting output (出力待ち), 1 in progress (処理中), 2 registered (登録済み). */
 export const SALE_STATUS = { AWAITING: 0, PUBLISH: 1, COMPLETE: 2 } as const;

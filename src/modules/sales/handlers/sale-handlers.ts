@@ -1,6 +1,5 @@
 import type { EventHandler } from '../../../jobs/context.ts';
-import { renderMail } from '../../mail/layout.ts';
-import { sendOnce } from '../../mail/service.ts';
+import { renderMail, sendOnce } from '../../mail/index.ts';
 import { Sale } from '../entities/sale.entity.ts';
 import { markRefunded, recordSale } from '../service.ts';
 
