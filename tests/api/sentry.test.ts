@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { eventually } from '../support/wait.ts';
@@ -52,7 +53,8 @@ it('reports an unexpected server error to Sentry (environment released_productio
 });
 
 it('gives the browser the DSN at run time in index.html (it is never baked into the build)', async () => {
-  const html = await (await t.app.request('/login')).text();
+  const withSpa = createApp({ ...t.runtime.deps, webRoot: join(import.meta.dirname, '../../dist/web') });
+  const html = await (await withSpa.request('/login')).text();
   const config = /name="app-config" content="([^"]+)"/.exec(html)?.[1] ?? '';
   const parsed = JSON.parse(config.replace(/&quot;/g, '"').replace(/&amp;/g, '&'));
   expect(parsed).toMatchObject({ sentryDsn: process.env.SENTRY_DSN, sentryEnvironment: 'released_production' });
