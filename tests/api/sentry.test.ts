@@ -29,7 +29,6 @@ beforeAll(async () => {
   await import('../../src/instrument.ts');
   t = await startTestRuntime({
     env: { SENTRY_DSN: process.env.SENTRY_DSN },
-    webRoot: join(import.meta.dirname, '../../dist/web'),
   });
 });
 afterAll(async () => {
