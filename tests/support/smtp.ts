@@ -3,16 +3,22 @@ import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
 /** A real SMTP server on a random port that keeps every message it receives, parsed. */
-export async function startSmtp() {
+export async function startSmtp(options: { delayMs?: number } = {}) {
   const messages: ParsedMail[] = [];
+  let receiving = 0;
   const waiters = new Set<() => void>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
     onData(stream, _session, callback) {
+      const started = Date.now();
+      receiving++;
       simpleParser(stream)
-        .then((mail) => {
+        .then(async (mail) => {
+          const wait = (options.delayMs ?? 0) - (Date.now() - started);
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          receiving--;
           messages.push(mail);
           for (const wake of waiters) wake();
           callback();
@@ -48,6 +54,8 @@ export async function startSmtp() {
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
+    /** How many messages are being received right now. */
+    receiving: () => receiving,
     waitFor,
     to,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
