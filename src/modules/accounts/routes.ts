@@ -4,19 +4,31 @@ import { Hono } from 'hono';
 import { clientIp } from '../../http/client-ip.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import { currentUser, requireSelfOrAdmin, requireUser, signedInUser } from '../../http/guards.ts';
+import { currentUser, isAdmin, requireAdmin, requireSelfOrAdmin, requireUser, signedInUser } from '../../http/guards.ts';
 import type { RateLimitRule } from '../../http/rate-limit.ts';
-import { jsonInput, parseInputs, readJson } from '../../http/validate.ts';
-import { ChangePasswordInput, EmailOnlyInput, LoginInput, PasswordPairInput, ProfileInput, ResetTokenInput } from './schemas.ts';
+import { jsonInput, parseInput, parseInputs, readJson } from '../../http/validate.ts';
+import {
+  ChangePasswordInput,
+  EmailOnlyInput,
+  ForcePasswordInput,
+  LoginInput,
+  PasswordPairInput,
+  ProfileInput,
+  ResetTokenInput,
+  UserSearchQuery,
+} from './schemas.ts';
 import {
   changePassword,
   confirmEmailChange,
+  forceDelete,
+  forcePassword,
   getUser,
   profileDto,
   register,
   requestPasswordReset,
   requestVerificationEmail,
   resetPassword,
+  searchUsers,
   updateProfile,
   verifyEmail,
 } from './service.ts';
@@ -40,6 +52,11 @@ async function limit(c: Context<AppEnv>, rule: RateLimitRule, key = '') {
   const ip = clientIp(c, c.var.deps.env.trustProxyHeader);
   await c.var.deps.rateLimit(rule, key ? `${ip}:${key}` : ip);
 }
+
+const actorOf = (c: Context<AppEnv>) => {
+  const user = signedInUser(c);
+  return { id: user.id, email: user.email };
+};
 
 const SENT_IF_EXISTS =
   'ご入力のメールアドレスに、ご案内のメールを送信しました。届かない場合は、メールアドレスをご確認のうえ再度お試しください。';
@@ -142,6 +159,26 @@ export const registrationRoutes = new Hono<AppEnv>()
 
 /** A member's own data (administrators may read and edit anyone's). */
 export const userRoutes = new Hono<AppEnv>()
+  .get('/users', requireAdmin, async (c) => {
+    const query = parseInput(UserSearchQuery, c.req.query());
+    return c.json(
+      await searchUsers(c.var.deps.orm, {
+        ...query,
+        name: query.name || undefined,
+        email: query.email || undefined,
+        affiliations: typeof query.affiliations === 'number' ? query.affiliations : undefined,
+      }),
+    );
+  })
+  .put('/users/:id/password/force', requireAdmin, async (c) => {
+    const input = await jsonInput(c, ForcePasswordInput);
+    await forcePassword(c.var.deps.orm, actorOf(c), c.req.param('id'), input.new_password);
+    return c.json({ message: 'パスワードを変更しました。このユーザーはすべての端末でログアウトされました。' });
+  })
+  .delete('/users/:id/force', requireAdmin, async (c) => {
+    await forceDelete(c.var.deps.orm, actorOf(c), c.req.param('id'));
+    return c.json({ message: 'ユーザーを削除しました。購入履歴は経理のために残ります。' });
+  })
   .get('/users/:id', requireSelfOrAdmin(), async (c) => c.json({ user: await getUser(c.var.deps.orm, c.req.param('id')) }))
   .post('/users/:id', requireSelfOrAdmin(), async (c) => {
     const input = await jsonInput(c, ProfileInput);
@@ -150,7 +187,9 @@ export const userRoutes = new Hono<AppEnv>()
   })
   .put('/users/:id', requireSelfOrAdmin(), async (c) => {
     const input = await jsonInput(c, ProfileInput);
-    const { emailChangePending } = await updateProfile(c.var.deps.orm, c.req.param('id'), input);
+    const me = signedInUser(c);
+    const byAdmin = isAdmin(me) ? actorOf(c) : null;
+    const { emailChangePending } = await updateProfile(c.var.deps.orm, c.req.param('id'), input, byAdmin);
     const user = await getUser(c.var.deps.orm, c.req.param('id'));
     return c.json({
       user,

@@ -110,3 +110,45 @@ export const ChangePasswordInput = v.pipe(
 
 export type ProfileData = v.InferOutput<typeof ProfileInput>;
 export type RegistrationData = ProfileData & v.InferOutput<typeof PasswordPairInput>;
+
+const pageNumber = (label: string, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
+    v.transform(Number),
+    v.minValue(1, `${label}が正しくありません。`),
+    v.maxValue(max, `${label}が正しくありません。`),
+  );
+
+/** The administrators' user search (query string). */
+export const UserSearchQuery = v.object({
+  name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(50, '氏名は50文字以内で入力してください。'))),
+  email: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(254, 'メールアドレスは254文字以内で入力してください。'))),
+  affiliations: v.optional(
+    v.union(
+      [v.literal(''), v.pipe(v.string(), v.regex(/^[1-6]$/, '所属を選択してください。'), v.transform(Number))],
+      '所属を選択してください。',
+    ),
+  ),
+  page: v.optional(pageNumber('ページ番号', 100_000), '1'),
+  per_page: v.optional(pageNumber('表示件数', 100), '20'),
+  sort: v.optional(
+    v.picklist(['created_at', '-created_at', 'email', '-email', 'name', '-name'], '並び順が正しくありません。'),
+    '-created_at',
+  ),
+});
+
+export const ForcePasswordInput = v.pipe(
+  v.object({
+    new_password: rules.password('新しいパスワード'),
+    new_password_confirmation: v.string('新しいパスワード（確認）を入力してください。'),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['new_password'], ['new_password_confirmation']],
+      (input) => input.new_password === input.new_password_confirmation,
+      '新しいパスワード（確認）が新しいパスワードと一致しません。',
+    ),
+    ['new_password_confirmation'],
+  ),
+);

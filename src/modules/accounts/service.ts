@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { type Actor, recordAudit } from '../../audit/audit.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -242,6 +243,18 @@ export async function changePassword(
   });
 }
 
+export const USER_NOT_FOUND = 'エラー: ユーザーが見つかりませんでした。';
+
+const auditView = (user: User) => ({
+  email: user.email,
+  last_name: user.lastName,
+  first_name: user.firstName,
+  affiliations: user.affiliation,
+  affiliation_name: user.affiliationName,
+  affiliation_other: user.affiliationOther,
+  distribution: user.distribution,
+});
+
 export async function getUser(orm: Orm, id: string) {
   const user = await orm.em.fork().findOne(User, { id });
   if (!user) throw new AppError('not_found', 'エラー: ユーザーが見つかりませんでした。');
@@ -252,10 +265,36 @@ export async function getUser(orm: Orm, id: string) {
  * Saves a profile edit. Names, affiliation and distribution change at once; a new e-mail address
  * only after it is verified (EmailChangeRequested mails it a link, and tells the old address).
  */
-export async function updateProfile(orm: Orm, id: string, input: ProfileData): Promise<{ emailChangePending: boolean }> {
+export async function updateProfile(
+  orm: Orm,
+  id: string,
+  input: ProfileData,
+  byAdmin: Actor | null = null,
+): Promise<{ emailChangePending: boolean }> {
   return transact(orm.em as Em, async (tx) => {
     const user = await tx.findOne(User, { id });
-    if (!user) throw new AppError('not_found', 'エラー: ユーザーが見つかりませんでした。');
+    if (!user) throw new AppError('not_found', USER_NOT_FOUND);
+    const before = auditView(user);
+    if (byAdmin) {
+      // An administrator's edit applies at once (the address is theirs to vouch for) and is audited.
+      if (input.email !== user.email && (await findUserByEmail(tx, input.email))) {
+        throw validationError({ email: ['このメールアドレスは既に使用されています。'] });
+      }
+      Object.assign(user, {
+        email: input.email,
+        pendingEmail: null,
+        lastName: input.last_name,
+        firstName: input.first_name,
+        name: `${input.last_name} ${input.first_name}`,
+        affiliation: input.affiliations,
+        affiliationName: input.affiliation_name,
+        affiliationOther: input.affiliation_other,
+        distribution: input.distribution,
+        updatedAt: new Date(),
+      });
+      recordAudit(tx, byAdmin, { action: 'user.update', targetType: 'user', targetId: user.id, before, after: auditView(user) });
+      return { emailChangePending: false };
+    }
     user.lastName = input.last_name;
     user.firstName = input.first_name;
     user.name = `${input.last_name} ${input.first_name}`;
@@ -294,4 +333,69 @@ export async function confirmEmailChange(orm: Orm, token: string): Promise<'chan
     if (error instanceof UniqueConstraintViolationException) return 'failed';
     throw error;
   }
+}
+
+export interface UserSearch {
+  name?: string;
+  email?: string;
+  affiliations?: number;
+  page: number;
+  per_page: number;
+  sort: string;
+}
+
+const USER_SORTS: Record<string, string> = {
+  created_at: 'createdAt',
+  email: 'email',
+  name: 'lastName',
+};
+
+/** The administrators' user list: name (姓 or 名, partial), e-mail (partial), affiliation; paged, sorted. */
+export async function searchUsers(orm: Orm, query: UserSearch) {
+  const em = orm.em.fork() as Em;
+  const like = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+  const where: Record<string, unknown>[] = [];
+  if (query.name) where.push({ $or: [{ lastName: { $ilike: like(query.name) } }, { firstName: { $ilike: like(query.name) } }] });
+  if (query.email) where.push({ email: { $ilike: like(query.email) } });
+  if (query.affiliations) where.push({ affiliation: query.affiliations });
+  const desc = query.sort.startsWith('-');
+  const column = USER_SORTS[query.sort.replace(/^-/, '')] ?? 'createdAt';
+  const [users, total] = await em.findAndCount(User, where.length ? { $and: where } : {}, {
+    orderBy: { [column]: desc ? 'desc' : 'asc', id: 'asc' },
+    limit: query.per_page,
+    offset: (query.page - 1) * query.per_page,
+  });
+  return {
+    users: users.map((u) => userDto(u, { pendingEmail: u.pendingEmail ?? null })),
+    total,
+    page: query.page,
+    per_page: query.per_page,
+  };
+}
+
+/** An administrator sets a user's password; every session of that user ends. */
+export async function forcePassword(orm: Orm, actor: Actor, id: string, password: string): Promise<void> {
+  await transact(orm.em as Em, async (tx) => {
+    const user = await tx.findOne(User, { id });
+    if (!user) throw new AppError('not_found', USER_NOT_FOUND);
+    await setPassword(tx, user.id, password);
+    await tx.execute('delete from sessions where user_id = ?', [user.id]);
+    recordAudit(tx, actor, { action: 'user.force_password', targetType: 'user', targetId: user.id });
+  });
+}
+
+/**
+ * An administrator deletes an account: its sessions end, the account goes; its sales stay, with the
+ * buyer's details copied at purchase time (their user link becomes empty).
+ */
+export async function forceDelete(orm: Orm, actor: Actor, id: string): Promise<void> {
+  if (actor.id === id) throw new AppError('forbidden', '自分自身のアカウントは削除できません。');
+  await transact(orm.em as Em, async (tx) => {
+    const user = await tx.findOne(User, { id });
+    if (!user) throw new AppError('not_found', USER_NOT_FOUND);
+    const before = auditView(user);
+    await tx.execute('delete from sessions where user_id = ?', [user.id]);
+    await tx.execute('delete from users where id = ?', [user.id]);
+    recordAudit(tx, actor, { action: 'user.delete', targetType: 'user', targetId: id, before });
+  });
 }
