@@ -1,4 +1,10 @@
 import { createBrowserRouter, type RouteObject, redirect } from 'react-router';
+import {
+  AdminUserDeletePage,
+  AdminUserDetailPage,
+  AdminUserListPage,
+  AdminUserPasswordPage,
+} from '../features/accounts/routes/admin-users';
 import { EmailVerifiedPage, EmailVerifyFailedPage } from '../features/accounts/routes/email-verification';
 import { ForgotPasswordPage } from '../features/accounts/routes/forgot-password';
 import { RegistrationPage } from '../features/accounts/routes/registration';
@@ -111,6 +117,32 @@ export const routes: RouteObject[] = [
         loader: requireAdministrator,
         children: [
           { index: true, handle: meta('administrator', true, '管理メニュー'), element: <AdminMenuPage /> },
+          { path: 'users', handle: meta('administrator', false, 'ユーザー一覧'), element: <AdminUserListPage /> },
+          {
+            path: 'users/:id',
+            handle: meta('administrator', false, 'ユーザー詳細'),
+            element: (
+              <AdminUserDetailPage>
+                <PurchaseHistory />
+              </AdminUserDetailPage>
+            ),
+          },
+          {
+            path: 'users/:id/edit',
+            handle: meta('administrator', false, 'ユーザーの編集'),
+            element: <UserEditPage base="/admin/users" />,
+          },
+          {
+            path: 'users/:id/edit/confirm',
+            handle: meta('administrator', false, '変更内容の確認'),
+            element: <UserEditConfirmPage base="/admin/users" />,
+          },
+          {
+            path: 'users/:id/password',
+            handle: meta('administrator', false, 'パスワードの強制変更'),
+            element: <AdminUserPasswordPage />,
+          },
+          { path: 'users/:id/delete', handle: meta('administrator', false, 'ユーザーの削除'), element: <AdminUserDeletePage /> },
           { path: 'licenses', handle: meta('administrator', false, 'ライセンス一覧'), element: <AdminLicenseListPage /> },
           {
             path: 'licenses/create',

@@ -12,7 +12,8 @@ import { useMember } from '../api/use-member';
 import { PROFILE_FIELDS, ProfileFields } from '../components/profile-fields';
 import { ProfileSummary } from '../components/profile-summary';
 
-export function UserEditPage() {
+/** `base` is where the user's pages live: `/users` for members, `/admin/users` for administrators. */
+export function UserEditPage({ base = '/users' }: { base?: string }) {
   const { id = '' } = useParams();
   const navigate = useNavigate();
   const { data, error, mutate } = useMember(id);
@@ -29,7 +30,7 @@ export function UserEditPage() {
     await run(async () => {
       await validateProfile(`/api/users/${id}`, profilePayload(values), values);
       editDraft.set(id, values);
-      navigate(`/users/${id}/edit/confirm`);
+      navigate(`${base}/${id}/edit/confirm`);
     });
   };
 
@@ -52,7 +53,7 @@ export function UserEditPage() {
                 className="button"
                 onClick={() => {
                   editDraft.clear(id);
-                  navigate(`/users/${id}`);
+                  navigate(`${base}/${id}`);
                 }}
               >
                 キャンセル
@@ -69,7 +70,7 @@ export function UserEditPage() {
   );
 }
 
-export function UserEditConfirmPage() {
+export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
   const { id = '' } = useParams();
   const navigate = useNavigate();
   // Captured once: clearing the draft after saving must not send this screen back to the form.
@@ -77,8 +78,8 @@ export function UserEditConfirmPage() {
   const { busy, message, errors, run } = useFormSubmit();
 
   useEffect(() => {
-    if (!draft) navigate(`/users/${id}/edit`, { replace: true });
-  }, [draft, id, navigate]);
+    if (!draft) navigate(`${base}/${id}/edit`, { replace: true });
+  }, [draft, id, navigate, base]);
   if (!draft) return null;
 
   const save = () =>
@@ -89,7 +90,7 @@ export function UserEditConfirmPage() {
       });
       editDraft.clear(id);
       await mutate(`/api/users/${id}`, { user: res.user }, { revalidate: false });
-      navigate(`/users/${id}`, { replace: true, state: { message: res.message } });
+      navigate(`${base}/${id}`, { replace: true, state: { message: res.message } });
     });
 
   return (
@@ -99,7 +100,7 @@ export function UserEditConfirmPage() {
       <FormAlert message={message} errors={errors} />
       <ProfileSummary values={draft} />
       <div className="actions">
-        <button type="button" className="button" onClick={() => navigate(`/users/${id}/edit`)} disabled={busy}>
+        <button type="button" className="button" onClick={() => navigate(`${base}/${id}/edit`)} disabled={busy}>
           入力画面に戻る
         </button>
         <button type="button" className="button primary" onClick={() => void save()} disabled={busy}>

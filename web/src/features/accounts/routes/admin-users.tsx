@@ -1,0 +1,275 @@
+import { type FormEvent, useState } from 'react';
+import { Link, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
+import { mutate } from 'swr';
+import { FormAlert, Notice } from '../../../components/ui/form-alert';
+import { LoadError, Loading } from '../../../components/ui/load-state';
+import { LoadingOverlay } from '../../../components/ui/loading-overlay';
+import { Pager } from '../../../components/ui/pager';
+import { SelectField } from '../../../components/ui/select-field';
+import { TextInput } from '../../../components/ui/text-input';
+import { api } from '../../../lib/api';
+import { formatDateTime } from '../../../lib/format';
+import { useFormSubmit } from '../../../lib/use-form-submit';
+import { AFFILIATIONS, affiliationLabel, profileOf } from '../api/profile';
+import { useMember } from '../api/use-member';
+import { useUserSearch } from '../api/use-user-search';
+import { ProfileSummary } from '../components/profile-summary';
+
+const SORTS = [
+  { value: '-created_at', label: '登録の新しい順' },
+  { value: 'created_at', label: '登録の古い順' },
+  { value: 'name', label: '姓の順' },
+  { value: 'email', label: 'メールアドレス順' },
+];
+
+/** /admin/users: search by name (姓 or 名), e-mail and affiliation. */
+export function AdminUserListPage() {
+  const [params, setParams] = useSearchParams();
+  const flash = (useLocation().state as { message?: string } | null)?.message;
+  const [form, setForm] = useState({
+    name: params.get('name') ?? '',
+    email: params.get('email') ?? '',
+    affiliations: params.get('affiliations') ?? '',
+  });
+  const sort = params.get('sort') ?? '-created_at';
+  const { data, error, isLoading, mutate: reload } = useUserSearch(params);
+  const search = (event: FormEvent) => {
+    event.preventDefault();
+    const next = new URLSearchParams({
+      ...Object.fromEntries(Object.entries(form).filter(([, v]) => v !== '')),
+      sort,
+      page: '1',
+    });
+    setParams(next);
+  };
+  const setPage = (page: number) => {
+    const next = new URLSearchParams(params);
+    next.set('page', String(page));
+    setParams(next);
+  };
+  return (
+    <section className="card">
+      <h1>ユーザー一覧</h1>
+      {flash ? <Notice>{flash}</Notice> : null}
+      <search aria-label="ユーザー検索">
+        <form className="search" onSubmit={search}>
+          <TextInput
+            label="氏名（姓または名の一部）"
+            name="name"
+            value={form.name}
+            onInput={(name) => setForm({ ...form, name })}
+          />
+          <TextInput
+            label="メールアドレス（一部）"
+            name="email"
+            value={form.email}
+            onInput={(email) => setForm({ ...form, email })}
+          />
+          <SelectField
+            label="所属"
+            name="affiliations"
+            value={form.affiliations}
+            options={AFFILIATIONS}
+            placeholder="すべて"
+            onChange={(affiliations) => setForm({ ...form, affiliations })}
+          />
+          <div className="search-actions">
+            <button type="submit" className="button primary">
+              検索する
+            </button>
+          </div>
+        </form>
+      </search>
+      <div className="field inline">
+        <label htmlFor="user-sort">並び順</label>
+        <select
+          id="user-sort"
+          value={sort}
+          onChange={(e) => {
+            const next = new URLSearchParams(params);
+            next.set('sort', e.currentTarget.value);
+            next.set('page', '1');
+            setParams(next);
+          }}
+        >
+          {SORTS.map((s) => (
+            <option key={s.value} value={s.value}>
+              {s.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      {isLoading ? <Loading /> : null}
+      {error ? <LoadError error={error} onRetry={() => void reload()} /> : null}
+      {data && data.users.length === 0 ? <p>条件に合うユーザーはいません。</p> : null}
+      {data && data.users.length > 0 ? (
+        <>
+          <p className="small">全{data.total}件</p>
+          <div className="table-wrap">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">氏名</th>
+                  <th scope="col">メールアドレス</th>
+                  <th scope="col">所属</th>
+                  <th scope="col">所属名</th>
+                  <th scope="col">登録日時</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.users.map((user) => (
+                  <tr key={user.id}>
+                    <td>
+                      <Link to={`/admin/users/${user.id}`}>{`${user.last_name} ${user.first_name}`.trim() || '（未設定）'}</Link>
+                      {user.role === 'admin' ? <span className="tag">管理者</span> : null}
+                    </td>
+                    <td>{user.email}</td>
+                    <td>{user.affiliations ? affiliationLabel(user.affiliations) : '—'}</td>
+                    <td>{user.affiliation_name || '—'}</td>
+                    <td>{user.created_at ? formatDateTime(user.created_at) : '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** /admin/users/{id}: the user and (composed by the router) their purchases. */
+export function AdminUserDetailPage({ children }: { children?: React.ReactNode }) {
+  const { id } = useParams();
+  const flash = (useLocation().state as { message?: string } | null)?.message;
+  const { data, error, isLoading, mutate: reload } = useMember(id);
+  return (
+    <section className="card">
+      <h1>ユーザー詳細</h1>
+      {flash ? <Notice>{flash}</Notice> : null}
+      {isLoading ? <Loading /> : null}
+      {error ? <LoadError error={error} onRetry={() => void reload()} /> : null}
+      {data ? (
+        <>
+          <ProfileSummary values={profileOf(data.user)} pendingEmail={data.user.pending_email} />
+          <div className="actions">
+            <Link to="/admin/users" className="button">
+              一覧へ戻る
+            </Link>
+            <Link to={`/admin/users/${data.user.id}/edit`} className="button">
+              編集する
+            </Link>
+            <Link to={`/admin/users/${data.user.id}/password`} className="button">
+              パスワードを変更する
+            </Link>
+            <Link to={`/admin/users/${data.user.id}/delete`} className="button secondary">
+              削除する
+            </Link>
+          </div>
+          {children}
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** /admin/users/{id}/password: the administrator sets a new password; the user is signed out everywhere. */
+export function AdminUserPasswordPage() {
+  const { id = '' } = useParams();
+  const navigate = useNavigate();
+  const [values, setValues] = useState({ new_password: '', new_password_confirmation: '' });
+  const { busy, message, errors, run } = useFormSubmit();
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    await run(async () => {
+      const res = await api<{ message: string }>(`/api/users/${id}/password/force`, { method: 'PUT', body: values });
+      navigate(`/admin/users/${id}`, { state: { message: res.message } });
+    });
+  };
+  return (
+    <section className="card narrow">
+      <h1>パスワードの強制変更</h1>
+      <p>
+        新しいパスワードを設定すると、このユーザーはすべての端末でログアウトされます。新しいパスワードは本人に安全な方法でお伝えください。
+      </p>
+      <FormAlert message={message} errors={errors} fields={Object.keys(values)} />
+      <form onSubmit={submit} noValidate>
+        <TextInput
+          label="新しいパスワード（8〜72文字）"
+          name="new_password"
+          type="password"
+          autoComplete="new-password"
+          required
+          value={values.new_password}
+          message={errors.new_password}
+          onInput={(new_password) => setValues({ ...values, new_password })}
+        />
+        <TextInput
+          label="新しいパスワード（確認）"
+          name="new_password_confirmation"
+          type="password"
+          autoComplete="new-password"
+          required
+          value={values.new_password_confirmation}
+          message={errors.new_password_confirmation}
+          onInput={(new_password_confirmation) => setValues({ ...values, new_password_confirmation })}
+        />
+        <div className="actions">
+          <Link to={`/admin/users/${id}`} className="button">
+            キャンセル
+          </Link>
+          <button type="submit" className="button primary" disabled={busy}>
+            パスワードを変更する
+          </button>
+        </div>
+      </form>
+      <LoadingOverlay show={busy} label="変更しています" />
+    </section>
+  );
+}
+
+/** /admin/users/{id}/delete: a confirmation before deleting an account. */
+export function AdminUserDeletePage() {
+  const { id = '' } = useParams();
+  const navigate = useNavigate();
+  const { data, error } = useMember(id);
+  const { busy, message, errors, run } = useFormSubmit();
+  const remove = () =>
+    run(async () => {
+      const res = await api<{ message: string }>(`/api/users/${id}/force`, { method: 'DELETE' });
+      await mutate((key) => typeof key === 'string' && key.startsWith('/api/users'), undefined, { revalidate: true });
+      navigate('/admin/users', { replace: true, state: { message: res.message } });
+    });
+  return (
+    <section className="card narrow">
+      <h1>ユーザーの削除</h1>
+      {error ? <LoadError error={error} /> : null}
+      {data ? (
+        <>
+          <p>
+            <strong>
+              {data.user.last_name} {data.user.first_name}（{data.user.email}）
+            </strong>
+            を削除します。
+          </p>
+          <ul>
+            <li>このユーザーはログアウトされ、ログインできなくなります。</li>
+            <li>購入履歴（売上）は経理のために購入時の氏名・メールアドレスとともに残ります。</li>
+            <li>この操作は取り消せません。</li>
+          </ul>
+          <FormAlert message={message} errors={errors} />
+          <div className="actions">
+            <Link to={`/admin/users/${id}`} className="button">
+              キャンセル
+            </Link>
+            <button type="button" className="button danger" onClick={() => void remove()} disabled={busy}>
+              削除する
+            </button>
+          </div>
+        </>
+      ) : null}
+      <LoadingOverlay show={busy} label="削除しています" />
+    </section>
+  );
+}
