@@ -12,6 +12,7 @@ import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard.ts'
 import { spaRoutes } from './http/spa.ts';
 import { authRoutes, registrationRoutes, userRoutes } from './modules/accounts/routes.ts';
 import { checkoutRoutes } from './modules/checkout/routes.ts';
+import { exportRoutes } from './modules/exports/routes.ts';
 import { healthRoutes } from './modules/health/routes.ts';
 import { LICENSE_UPLOAD_LIMIT, LICENSE_UPLOAD_PATH, licenseRoutes, uploadRoutes } from './modules/licenses/routes.ts';
 import { salesRoutes } from './modules/sales/routes.ts';
@@ -92,6 +93,7 @@ export function createApp(deps: AppDeps) {
   app.route('/api', checkoutRoutes);
   app.route('/api', licenseRoutes);
   app.route('/api', salesRoutes);
+  app.route('/api', exportRoutes);
   app.route('/', uploadRoutes);
   app.route('/', healthRoutes);
   if (deps.stripeEmulator) app.route('/', deps.stripeEmulator.app);

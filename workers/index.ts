@@ -4,9 +4,9 @@ import type { QueueName } from '../src/events/contracts.ts';
 import { missingHandlers } from '../src/jobs/handlers.ts';
 import { createEventWorker, type WorkerServices } from './event-worker.ts';
 
-const QUEUES: readonly QueueName[] = ['mail', 'payments'];
+const QUEUES: readonly QueueName[] = ['mail', 'payments', 'exports'];
 /** Payments run one at a time, so a refund normally follows the sale it refunds. */
-const CONCURRENCY: Partial<Record<QueueName, number>> = { payments: 1 };
+const CONCURRENCY: Partial<Record<QueueName, number>> = { payments: 1, exports: 1 };
 
 export interface Workers {
   workers: Worker[];

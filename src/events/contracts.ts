@@ -63,7 +63,7 @@ export const eventRoutes: Record<EventName, readonly QueueName[]> = {
   SalePaid: ['mail'],
   SaleRefunded: [],
   SaleStatusChanged: [],
-  ExportRequested: [],
+  ExportRequested: ['exports'],
 };
 
 export function parseEvent(raw: { id: string; name: string; occurredAt: string; payload: unknown }): DomainEvent {

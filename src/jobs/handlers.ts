@@ -8,6 +8,7 @@ import {
   onVerificationEmailRequested,
 } from '../modules/accounts/handlers/account-mails.ts';
 import { onStripeEventReceived } from '../modules/checkout/handlers/on-stripe-event.ts';
+import { onExportRequested } from '../modules/exports/handlers/on-export-requested.ts';
 import { onCheckoutPaid, onPaymentRefunded, onSalePaid } from '../modules/sales/handlers/sale-handlers.ts';
 import type { EventHandler } from './context.ts';
 
@@ -20,6 +21,9 @@ export const handlers: Partial<Record<QueueName, Partial<Record<EventName, Event
     EmailChangeRequested: onEmailChangeRequested as EventHandler,
     PasswordResetRequested: onPasswordResetRequested as EventHandler,
     SalePaid: onSalePaid as EventHandler,
+  },
+  exports: {
+    ExportRequested: onExportRequested as EventHandler,
   },
   payments: {
     StripeEventReceived: onStripeEventReceived as EventHandler,

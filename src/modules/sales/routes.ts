@@ -1,8 +1,28 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
-import { requireSelfOrAdmin } from '../../http/guards.ts';
-import { salesOfUser } from './service.ts';
+import { requireAdmin, requireSelfOrAdmin, signedInUser } from '../../http/guards.ts';
+import { jsonInput, parseInput } from '../../http/validate.ts';
+import { SalesQuery, StatusUpdateInput, toFilter } from './schemas.ts';
+import { advanceStatus, listSales, salesOfUser } from './service.ts';
 
-export const salesRoutes = new Hono<AppEnv>().get('/sales/user/:id', requireSelfOrAdmin(), async (c) =>
-  c.json({ sales: await salesOfUser(c.var.deps.orm, c.req.param('id')) }),
-);
+export const salesRoutes = new Hono<AppEnv>()
+  .get('/sales', requireAdmin, async (c) => {
+    const query = parseInput(SalesQuery, c.req.query());
+    return c.json(await listSales(c.var.deps.orm, toFilter(query), query.page, query.per_page));
+  })
+  .post('/sales/update', requireAdmin, async (c) => {
+    const input = await jsonInput(c, StatusUpdateInput);
+    const user = signedInUser(c);
+    const sales = await advanceStatus(
+      c.var.deps.orm,
+      { id: user.id, email: user.email },
+      input as { status: 1 | 2; licenseId: number; saleIds?: number[] },
+    );
+    return c.json({
+      sales,
+      message: sales.length ? `${sales.length}件の状態を更新しました。` : '更新できる売上はありませんでした。',
+    });
+  })
+  .get('/sales/user/:id', requireSelfOrAdmin(), async (c) =>
+    c.json({ sales: await salesOfUser(c.var.deps.orm, c.req.param('id')) }),
+  );

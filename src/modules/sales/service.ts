@@ -1,4 +1,5 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { recordAudit } from '../../audit/audit.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
@@ -74,6 +75,11 @@ export function saleDto(sale: Sale) {
     refunded_at: sale.refundedAt ? sale.refundedAt.toISOString() : null,
     receipt_url: sale.receiptUrl,
     user: { first_name: sale.buyerFirstName, last_name: sale.buyerLastName, email: sale.buyerEmail },
+    user_id: (sale.user as { id: string } | null)?.id ?? null,
+    buyer_affiliation: sale.buyerAffiliation,
+    buyer_affiliation_name: sale.buyerAffiliationName,
+    buyer_affiliation_other: sale.buyerAffiliationOther,
+    licenseId: (sale.license as unknown as { id: number }).id,
   };
 }
 
@@ -81,4 +87,92 @@ export function saleDto(sale: Sale) {
 export async function salesOfUser(orm: Orm, userId: string) {
   const sales = await orm.em.fork().find(Sale, { user: userId }, { orderBy: { paidAt: 'desc', id: 'desc' } });
   return sales.map(saleDto);
+}
+
+export interface SalesFilter {
+  licenseId?: number;
+  status?: number;
+  q?: string;
+  paidFrom?: string;
+  paidTo?: string;
+}
+
+/** The WHERE of the administrators' sales list and of the export, as SQL and parameters. */
+export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sql: string; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (filter.licenseId) {
+    clauses.push('s.license_id = ?');
+    params.push(filter.licenseId);
+  }
+  if (filter.status !== undefined) {
+    clauses.push('s.status = ?');
+    params.push(filter.status);
+  }
+  if (filter.exportable) clauses.push('s.status in (0, 1) and s.refunded_at is null');
+  if (filter.q) {
+    const like = `%${filter.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+    clauses.push(
+      '(s.buyer_last_name ilike ? or s.buyer_first_name ilike ? or s.buyer_email ilike ? or (s.buyer_last_name || s.buyer_first_name) ilike ?)',
+    );
+    params.push(like, like, like, like);
+  }
+  // Dates are Japan dates: a whole day from 00:00 JST.
+  if (filter.paidFrom) {
+    clauses.push("s.paid_at >= (?::date)::timestamp at time zone 'Asia/Tokyo'");
+    params.push(filter.paidFrom);
+  }
+  if (filter.paidTo) {
+    clauses.push("s.paid_at < ((?::date + 1)::timestamp at time zone 'Asia/Tokyo')");
+    params.push(filter.paidTo);
+  }
+  return { sql: clauses.length ? `where ${clauses.join(' and ')}` : '', params };
+}
+
+/** The administrators' sales list, newest first, with the total. */
+export async function listSales(orm: Orm, filter: SalesFilter, page: number, perPage: number) {
+  const em = orm.em.fork() as Em;
+  const where = salesWhere(filter);
+  const [count] = await em.execute<{ n: number }[]>(`select count(*)::int as n from sales s ${where.sql}`, where.params);
+  const ids = await em.execute<{ id: number }[]>(
+    `select s.id from sales s ${where.sql} order by s.paid_at desc, s.id desc limit ? offset ?`,
+    [...where.params, perPage, (page - 1) * perPage],
+  );
+  const sales = ids.length
+    ? await em.find(Sale, { id: { $in: ids.map((r) => r.id) } }, { orderBy: { paidAt: 'desc', id: 'desc' } })
+    : [];
+  return { sales: sales.map(saleDto), total: count?.n ?? 0, page, per_page: perPage };
+}
+
+/**
+ * Moves sales of a licence one step forward (0→1 or 1→2), all of them or the chosen ones. Refunded
+ * sales stay where they are. Audited, and SaleStatusChanged is recorded.
+ */
+export async function advanceStatus(
+  orm: Orm,
+  actor: { id: string; email: string },
+  input: { status: 1 | 2; licenseId: number; saleIds?: number[] },
+) {
+  const from = input.status - 1;
+  return transact(orm.em as Em, async (tx) => {
+    const where: Record<string, unknown> = { license: input.licenseId, status: from, refundedAt: null };
+    if (input.saleIds) where.id = { $in: input.saleIds };
+    const sales = await tx.find(Sale, where, { orderBy: { id: 'asc' } });
+    for (const sale of sales) {
+      sale.status = input.status;
+      sale.updatedAt = new Date();
+    }
+    if (sales.length) {
+      const saleIds = sales.map((s) => s.id);
+      recordEvent(tx, 'SaleStatusChanged', { saleIds, from, to: input.status, actorId: actor.id });
+      recordAudit(tx, actor, {
+        action: 'sale.status',
+        targetType: 'license',
+        targetId: input.licenseId,
+        before: { status: from, sale_ids: saleIds },
+        after: { status: input.status, sale_ids: saleIds },
+      });
+    }
+    return sales.map(saleDto);
+  });
 }

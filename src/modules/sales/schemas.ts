@@ -1,0 +1,66 @@
+import * as v from 'valibot';
+
+const positiveInt = (message: string) =>
+  v.pipe(
+    v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{1,9}$/, message), v.transform(Number))], message),
+    v.integer(message),
+    v.minValue(1, message),
+  );
+const date = v.pipe(
+  v.string(),
+  v.regex(/^\d{4}-\d{2}-\d{2}$/, '日付は YYYY-MM-DD で入力してください。'),
+  v.isoDate('日付が正しくありません。'),
+);
+const numberInRange = (label: string, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
+    v.transform(Number),
+    v.minValue(1, `${label}が正しくありません。`),
+    v.maxValue(max, `${label}が正しくありません。`),
+  );
+
+/** Filters of the sales list and of the CSV export (query string or JSON). */
+export const SalesQuery = v.object({
+  license_id: v.optional(v.union([v.literal(''), positiveInt('ライセンスが正しくありません。')])),
+  status: v.optional(
+    v.union(
+      [
+        v.literal(''),
+        v.pipe(
+          v.union([v.number(), v.string()]),
+          v.transform(String),
+          v.picklist(['0', '1', '2'], '状態が正しくありません。'),
+          v.transform(Number),
+        ),
+      ],
+      '状態が正しくありません。',
+    ),
+  ),
+  q: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(254, '検索語は254文字以内で入力してください。'))),
+  paid_from: v.optional(v.union([v.literal(''), date])),
+  paid_to: v.optional(v.union([v.literal(''), date])),
+  page: v.optional(numberInRange('ページ番号', 100_000), '1'),
+  per_page: v.optional(numberInRange('表示件数', 100), '20'),
+});
+
+/** POST /api/sales/update: move a licence's sales one step forward (0→1 or 1→2). */
+export const StatusUpdateInput = v.object({
+  status: v.picklist([1, 2], '状態は 1（処理中）か 2（登録済み）を指定してください。'),
+  licenseId: positiveInt('ライセンスを指定してください。'),
+  saleIds: v.optional(
+    v.pipe(
+      v.array(positiveInt('売上の指定が正しくありません。'), '売上の指定が正しくありません。'),
+      v.minLength(1, '売上を選択してください。'),
+      v.maxLength(1000, '一度に更新できるのは1,000件までです。'),
+    ),
+  ),
+});
+
+export const toFilter = (query: v.InferOutput<typeof SalesQuery>) => ({
+  licenseId: typeof query.license_id === 'number' ? query.license_id : undefined,
+  status: typeof query.status === 'number' ? query.status : undefined,
+  q: query.q || undefined,
+  paidFrom: query.paid_from || undefined,
+  paidTo: query.paid_to || undefined,
+});
