@@ -30,6 +30,7 @@ import { PurchaseHistory } from '../features/purchase/purchase-history';
 import { CheckoutRedirectPage } from '../features/purchase/routes/checkout-redirect';
 import { PurchaseCompletePage } from '../features/purchase/routes/complete';
 import { ProcedurePage } from '../features/purchase/routes/procedure';
+import { IssuePage } from '../features/sales/routes/issue';
 import { fetchCurrentUser } from '../lib/auth-store';
 import { NotFoundPage, RouteErrorPage } from './error-pages';
 import { homeOf, requireAdministrator, requireSignedIn } from './guards';
@@ -144,6 +145,7 @@ export const routes: RouteObject[] = [
           },
           { path: 'users/:id/delete', handle: meta('administrator', false, 'ユーザーの削除'), element: <AdminUserDeletePage /> },
           { path: 'licenses', handle: meta('administrator', false, 'ライセンス一覧'), element: <AdminLicenseListPage /> },
+          { path: 'licenses/issue', handle: meta('administrator', false, 'ライセンス発行'), element: <IssuePage /> },
           {
             path: 'licenses/create',
             handle: meta('administrator', false, 'ライセンスの新規登録'),

@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/service.ts';
+import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { startTestServer } from '../support/server.ts';
+
+let app: Awaited<ReturnType<typeof startTestServer>>;
+let browser: Browser;
+
+beforeAll(async () => {
+  app = await startTestServer({ env: { EXPORT_GROUP_NAME: 'E2Eグループ' } });
+  await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'issue-admin@example.jp', password: 'issue-admin-pass' });
+  const em = app.runtime.deps.orm.em.fork();
+  const license = (
+    await em.execute(
+      "insert into licenses (name, description, price, created_at, updated_at) values ('JPTEC講習', '', 16500, now(), now()) returning id",
+    )
+  )[0]?.id;
+  for (const [last, first, email] of [
+    ['高橋', '一郎', 'takahashi@example.jp'],
+    ['渡辺', '二郎', 'watanabe@example.jp'],
+  ]) {
+    await em.execute(
+      `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name, license_id, license_name,
+        amount, currency, checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
+       values (?, ?, ?, 4, '〇〇消防', ?, 'JPTEC講習', 16500, 'jpy', gen_random_uuid(), 'cs_test_' || md5(random()::text), now(), 0, now(), now())`,
+      [last, first, email, license],
+    );
+  }
+  browser = await launchBrowser();
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+it('an administrator moves sales to 処理中 and downloads the training-system CSV', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${app.baseUrl}/login`);
+  await page.getByLabel('メールアドレス').fill('issue-admin@example.jp');
+  await page.getByLabel('パスワード').fill('issue-admin-pass');
+  await page.getByRole('button', { name: 'ログインする' }).click();
+  await page.waitForURL('**/admin');
+  await page.getByRole('link', { name: 'ライセンス発行' }).click();
+  await page.waitForURL('**/admin/licenses/issue');
+  await page.getByText('takahashi@example.jp').waitFor();
+  await page.getByLabel('ライセンス', { exact: true }).selectOption({ label: 'JPTEC講習' });
+  await page.getByRole('button', { name: '検索する' }).click();
+  await page.waitForURL(/license_id=/);
+  await page.getByText('watanabe@example.jp').waitFor();
+  expect(await axeViolations(page)).toEqual([]);
+
+  await page.getByRole('checkbox', { name: '高橋 一郎さんの売上を選択' }).check();
+  await page.getByRole('button', { name: '選択した1件を処理中にする' }).click();
+  await page.getByText('1件の状態を更新しました。').waitFor();
+  await page.locator('tr', { hasText: 'takahashi@example.jp' }).getByText('処理中').waitFor();
+
+  await page.getByRole('button', { name: 'CSVを作成する' }).click();
+  const link = page.getByRole('link', { name: 'data.csv をダウンロード' });
+  await link.waitFor({ timeout: 15_000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+  expect(download.suggestedFilename()).toBe('data.csv');
+  const csv = readFileSync((await download.path()) as string, 'utf8').replace(/^\uFEFF/, '');
+  const lines = csv.split('\r\n').filter(Boolean);
+  expect(lines[0]).toBe('メールアドレス,姓,名,言語,グループ,所属,所属名,ライセンス名,購入日時');
+  expect(lines).toHaveLength(3);
+  expect(lines[1]).toContain(',日本語,E2Eグループ,消防・救急,〇〇消防,JPTEC講習,');
+  await page.close();
+});
