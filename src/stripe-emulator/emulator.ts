@@ -312,7 +312,7 @@ export function createStripeEmulator(options: EmulatorOptions) {
   const back = (url: string, session: Session) => url.replace('{CHECKOUT_SESSION_ID}', session.id);
   app.post('/c/pay/:id/:action', (c) => {
     const session = sessions.get(c.req.param('id'));
-    if (!session || session.status !== 'open')
+    if (session?.status !== 'open')
       return c.html(
         '<!doctype html><html lang="ja"><body><h1>このお支払いは完了しているか、期限切れです</h1></body></html>',
         409,

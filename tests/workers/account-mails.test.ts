@@ -7,7 +7,6 @@ import { transact } from '../../src/events/outbox.ts';
 import type { EventHandler } from '../../src/jobs/context.ts';
 import { handlers } from '../../src/jobs/handlers.ts';
 import { createUser } from '../../src/modules/accounts/service.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 

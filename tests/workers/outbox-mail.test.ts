@@ -69,7 +69,7 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
   });
 
   it('sends one e-mail when the same job runs twice, even concurrently', async () => {
-    const { orm, env } = t.runtime.deps;
+    const { orm } = t.runtime.deps;
     // Created verified, so no event is recorded and only this test's runs can send.
     const user = await transact(orm.em as Em, (tx) =>
       createUser(tx, {

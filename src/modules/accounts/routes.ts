@@ -8,10 +8,10 @@ import { currentUser, isAdmin, requireAdmin, requireSelfOrAdmin, requireUser, si
 import type { RateLimitRule } from '../../http/rate-limit.ts';
 import { jsonInput, parseInput, parseInputs, readJson } from '../../http/validate.ts';
 import {
-  ChangePasswordInput,
   EmailOnlyInput,
-  ForcePasswordInput,
   LoginInput,
+  NewPasswordPairInput,
+  OldPasswordInput,
   PasswordPairInput,
   ProfileInput,
   ResetTokenInput,
@@ -171,7 +171,7 @@ export const userRoutes = new Hono<AppEnv>()
     );
   })
   .put('/users/:id/password/force', requireAdmin, async (c) => {
-    const input = await jsonInput(c, ForcePasswordInput);
+    const input = await jsonInput(c, NewPasswordPairInput);
     await forcePassword(c.var.deps.orm, actorOf(c), c.req.param('id'), input.new_password);
     return c.json({ message: 'パスワードを変更しました。このユーザーはすべての端末でログアウトされました。' });
   })
@@ -201,7 +201,7 @@ export const userRoutes = new Hono<AppEnv>()
   .put('/users/:id/password', requireUser, async (c) => {
     const me = signedInUser(c);
     if (me.id !== c.req.param('id')) throw new AppError('forbidden');
-    const input = await jsonInput(c, ChangePasswordInput);
+    const input = parseInputs(await readJson(c), OldPasswordInput, NewPasswordPairInput);
     await c.var.deps.rateLimit(LIMITS.passwordPerUser, me.id);
     await changePassword(c.var.deps.orm, me.id, me.sessionToken, input);
     return c.json({ message: 'パスワードを変更しました。' });

@@ -88,13 +88,9 @@ export const ResetTokenInput = v.object({
   token: v.pipe(v.string('リンクが正しくありません。'), v.minLength(1, 'リンクが正しくありません。'), v.maxLength(200)),
 });
 
-export const ChangePasswordInput = v.pipe(
+/** A new password and its confirmation, as the password-change calls name them. */
+export const NewPasswordPairInput = v.pipe(
   v.object({
-    old_password: v.pipe(
-      v.string('現在のパスワードを入力してください。'),
-      v.minLength(1, '現在のパスワードを入力してください。'),
-      v.maxLength(1000),
-    ),
     new_password: rules.password('新しいパスワード'),
     new_password_confirmation: v.string('新しいパスワード（確認）を入力してください。'),
   }),
@@ -107,6 +103,15 @@ export const ChangePasswordInput = v.pipe(
     ['new_password_confirmation'],
   ),
 );
+
+/** The member's own change also needs the current password (with NewPasswordPairInput). */
+export const OldPasswordInput = v.object({
+  old_password: v.pipe(
+    v.string('現在のパスワードを入力してください。'),
+    v.minLength(1, '現在のパスワードを入力してください。'),
+    v.maxLength(1000),
+  ),
+});
 
 export type ProfileData = v.InferOutput<typeof ProfileInput>;
 export type RegistrationData = ProfileData & v.InferOutput<typeof PasswordPairInput>;
@@ -137,18 +142,3 @@ export const UserSearchQuery = v.object({
     '-created_at',
   ),
 });
-
-export const ForcePasswordInput = v.pipe(
-  v.object({
-    new_password: rules.password('新しいパスワード'),
-    new_password_confirmation: v.string('新しいパスワード（確認）を入力してください。'),
-  }),
-  v.forward(
-    v.partialCheck(
-      [['new_password'], ['new_password_confirmation']],
-      (input) => input.new_password === input.new_password_confirmation,
-      '新しいパスワード（確認）が新しいパスワードと一致しません。',
-    ),
-    ['new_password_confirmation'],
-  ),
-);

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
 import { mutate } from 'swr';
+import { PasswordPair } from '../../../components/password-pair';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
@@ -195,25 +196,11 @@ export function AdminUserPasswordPage() {
       </p>
       <FormAlert message={message} errors={errors} fields={Object.keys(values)} />
       <form onSubmit={submit} noValidate>
-        <TextInput
-          label="新しいパスワード（8〜72文字）"
-          name="new_password"
-          type="password"
-          autoComplete="new-password"
-          required
-          value={values.new_password}
-          message={errors.new_password}
-          onInput={(new_password) => setValues({ ...values, new_password })}
-        />
-        <TextInput
-          label="新しいパスワード（確認）"
-          name="new_password_confirmation"
-          type="password"
-          autoComplete="new-password"
-          required
-          value={values.new_password_confirmation}
-          message={errors.new_password_confirmation}
-          onInput={(new_password_confirmation) => setValues({ ...values, new_password_confirmation })}
+        <PasswordPair
+          names={['new_password', 'new_password_confirmation']}
+          values={values}
+          errors={errors}
+          onChange={(next) => setValues({ ...values, ...next })}
         />
         <div className="actions">
           <Link to={`/admin/users/${id}`} className="button">

@@ -1,8 +1,8 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { PasswordPair } from '../../../components/password-pair';
 import { FormAlert } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
-import { TextInput } from '../../../components/ui/text-input';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { registrationDraft } from '../api/drafts';
 import { emptyProfile, type PasswordValues, type ProfileValues, profilePayload, validateProfile } from '../api/profile';
@@ -34,25 +34,12 @@ export function RegistrationPage() {
       <FormAlert message={message} errors={errors} fields={[...PROFILE_FIELDS, 'password', 'password_confirmation']} />
       <form onSubmit={submit} noValidate>
         <ProfileFields values={values} errors={errors} onChange={setValues} />
-        <TextInput
-          label="パスワード（8〜72文字）"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          value={passwords.password}
-          message={errors.password}
-          onInput={(password) => setPasswords({ ...passwords, password })}
-        />
-        <TextInput
-          label="パスワード（確認）"
-          name="password_confirmation"
-          type="password"
-          autoComplete="new-password"
-          required
-          value={passwords.password_confirmation}
-          message={errors.password_confirmation}
-          onInput={(password_confirmation) => setPasswords({ ...passwords, password_confirmation })}
+        <PasswordPair
+          label="パスワード"
+          names={['password', 'password_confirmation']}
+          values={{ ...passwords }}
+          errors={errors}
+          onChange={(next) => setPasswords({ ...passwords, ...next })}
         />
         <p className="small">
           登録すると<Link to="/terms">利用規約</Link>に同意したものとみなされます。

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useParams } from 'react-router';
+import { PasswordPair } from '../../../components/password-pair';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
@@ -49,25 +50,11 @@ export function ResetPasswordPage() {
               message={errors.email}
               onInput={set('email')}
             />
-            <TextInput
-              label="新しいパスワード（8〜72文字）"
-              name="password"
-              type="password"
-              autoComplete="new-password"
-              required
-              value={values.password}
-              message={errors.password}
-              onInput={set('password')}
-            />
-            <TextInput
-              label="新しいパスワード（確認）"
-              name="password_confirmation"
-              type="password"
-              autoComplete="new-password"
-              required
-              value={values.password_confirmation}
-              message={errors.password_confirmation}
-              onInput={set('password_confirmation')}
+            <PasswordPair
+              names={['password', 'password_confirmation']}
+              values={values}
+              errors={errors}
+              onChange={(next) => setValues({ ...values, ...next })}
             />
             <button type="submit" className="button primary" disabled={busy}>
               パスワードを再設定する

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useParams } from 'react-router';
+import { PasswordPair } from '../../../components/password-pair';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
@@ -46,25 +47,11 @@ export function UserPasswordPage() {
               message={errors.old_password}
               onInput={set('old_password')}
             />
-            <TextInput
-              label="新しいパスワード（8〜72文字）"
-              name="new_password"
-              type="password"
-              autoComplete="new-password"
-              required
-              value={values.new_password}
-              message={errors.new_password}
-              onInput={set('new_password')}
-            />
-            <TextInput
-              label="新しいパスワード（確認）"
-              name="new_password_confirmation"
-              type="password"
-              autoComplete="new-password"
-              required
-              value={values.new_password_confirmation}
-              message={errors.new_password_confirmation}
-              onInput={set('new_password_confirmation')}
+            <PasswordPair
+              names={['new_password', 'new_password_confirmation']}
+              values={values}
+              errors={errors}
+              onChange={(next) => setValues({ ...values, ...next })}
             />
             <div className="actions">
               <Link to={`/users/${id}`} className="button">
