@@ -51,10 +51,16 @@ it('an administrator moves sales to 処理中 and downloads the training-system 
   await page.getByText('watanabe@example.jp').waitFor();
   expect(await axeViolations(page)).toEqual([]);
 
+  const confirmations: string[] = [];
+  page.on('dialog', (dialog) => {
+    confirmations.push(dialog.message());
+    void dialog.accept();
+  });
   await page.getByRole('checkbox', { name: '高橋 一郎さんの売上を選択' }).check();
   await page.getByRole('button', { name: '選択した1件を処理中にする' }).click();
   await page.getByText('1件の状態を更新しました。').waitFor();
   await page.locator('tr', { hasText: 'takahashi@example.jp' }).getByText('処理中').waitFor();
+  expect(confirmations).toEqual(['選択した1件を「処理中」にします。よろしいですか？']);
 
   await page.getByRole('button', { name: 'CSVを作成する' }).click();
   const link = page.getByRole('link', { name: 'data.csv をダウンロード' });

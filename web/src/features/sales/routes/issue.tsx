@@ -46,10 +46,15 @@ export function IssuePage() {
     else next.add(id);
     setSelected(next);
   };
-  const advance = (status: 1 | 2) =>
-    run(async () => {
-      const chosen =
-        data?.sales.filter((s) => selected.has(s.id) && s.status === status - 1 && !s.refunded_at).map((s) => s.id) ?? [];
+  const advance = (status: 1 | 2) => {
+    const chosen =
+      data?.sales.filter((s) => selected.has(s.id) && s.status === status - 1 && !s.refunded_at).map((s) => s.id) ?? [];
+    const target = status === 1 ? '処理中' : '登録済み';
+    const scope = chosen.length
+      ? `選択した${chosen.length}件`
+      : `このライセンスの「${status === 1 ? '出力待ち' : '処理中'}」の売上すべて`;
+    if (!window.confirm(`${scope}を「${target}」にします。よろしいですか？`)) return;
+    void run(async () => {
       const res = await api<{ message: string }>('/api/sales/update', {
         method: 'POST',
         body: { status, licenseId: Number(licenseId), ...(chosen.length ? { saleIds: chosen } : {}) },
@@ -58,6 +63,7 @@ export function IssuePage() {
       setSelected(new Set());
       await mutate();
     });
+  };
   const startExport = () =>
     run(async () => {
       const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? '']).filter(([, v]) => v !== ''));
