@@ -57,9 +57,10 @@ async function answers(target: RedisTarget): Promise<boolean> {
 export async function resolveRedis(
   env: Pick<Env, 'redisUrl' | 'dataDir'>,
   log: Logger,
+  defaultUrl = DEFAULT_URL,
 ): Promise<{ target: RedisTarget; child?: ChildProcess }> {
   if (env.redisUrl) return { target: { url: env.redisUrl } };
-  if (await answers({ url: DEFAULT_URL })) return { target: { url: DEFAULT_URL } };
+  if (await answers({ url: defaultUrl })) return { target: { url: defaultUrl } };
   const dir = join(env.dataDir, 'redis');
   const path = join(dir, 'redis.sock');
   if (await answers({ path })) return { target: { path } };
