@@ -62,7 +62,7 @@ export const eventRoutes: Record<EventName, readonly QueueName[]> = {
   PaymentRefunded: ['payments'],
   SalePaid: ['mail'],
   SaleRefunded: [],
-  SaleStatusChanged: [],
+  SaleStatusChanged: ['mail'],
   ExportRequested: ['exports'],
 };
 

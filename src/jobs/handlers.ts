@@ -9,7 +9,7 @@ import {
 } from '../modules/accounts/handlers/account-mails.ts';
 import { onStripeEventReceived } from '../modules/checkout/handlers/on-stripe-event.ts';
 import { onExportRequested } from '../modules/exports/handlers/on-export-requested.ts';
-import { onCheckoutPaid, onPaymentRefunded, onSalePaid } from '../modules/sales/handlers/sale-handlers.ts';
+import { onCheckoutPaid, onPaymentRefunded, onSalePaid, onSaleStatusChanged } from '../modules/sales/handlers/sale-handlers.ts';
 import type { EventHandler } from './context.ts';
 
 /** Which module handles which event on which queue. Checked against the routes at start-up. */
@@ -21,6 +21,7 @@ export const handlers: Partial<Record<QueueName, Partial<Record<EventName, Event
     EmailChangeRequested: onEmailChangeRequested as EventHandler,
     PasswordResetRequested: onPasswordResetRequested as EventHandler,
     SalePaid: onSalePaid as EventHandler,
+    SaleStatusChanged: onSaleStatusChanged as EventHandler,
   },
   exports: {
     ExportRequested: onExportRequested as EventHandler,

@@ -6,9 +6,11 @@ import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/ser
 import { buildExport } from '../../src/modules/exports/service.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { eventually } from '../support/wait.ts';
 
 let t: TestRuntime;
+let smtp: TestSmtp;
 let admin: TestClient;
 let member: TestClient;
 let licenseA: number;
@@ -50,7 +52,8 @@ const ito = { last: '伊藤', first: '三郎', email: 'ito@police.example.jp', a
 const ids: Record<string, number> = {};
 
 beforeAll(async () => {
-  t = await startTestRuntime({ mode: 'all', env: { EXPORT_GROUP_NAME: '〇〇研修グループ' } });
+  smtp = await startSmtp();
+  t = await startTestRuntime({ mode: 'all', smtpUrl: smtp.url, env: { EXPORT_GROUP_NAME: '〇〇研修グループ' } });
   await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'sales-admin@example.jp', password: 'sales-admin-123' });
   await transact(t.runtime.deps.orm.em as Em, (tx) =>
     createUser(tx, {
@@ -83,7 +86,10 @@ beforeAll(async () => {
   member = new TestClient(t.app, '10.60.0.2');
   await member.login('member@example.jp', 'member-pass-123');
 });
-afterAll(async () => t?.stop());
+afterAll(async () => {
+  await t?.stop();
+  await smtp?.close();
+});
 
 const saleIds = async (query: string) =>
   ((await (await admin.get(`/api/sales${query}`)).json()).sales as { id: number }[]).map((s) => s.id).sort();
@@ -187,5 +193,18 @@ describe('CSV export', () => {
     expect((await member.get(`/api/exports/${done.id}/download`)).status).toBe(403);
     expect((await admin.get('/api/exports/not-a-uuid')).status).toBe(404);
     expect((await admin.post('/api/exports', { encoding: 'latin1' })).status).toBe(422);
+  });
+});
+
+describe('登録済み', () => {
+  it('tells the buyer when their sale becomes registered', async () => {
+    const res = await admin.post('/api/sales/update', { status: 2, licenseId: licenseA, saleIds: [ids.tanaka] });
+    const body = await res.json();
+    expect(body.sales.map((s: { id: number; status: number }) => [s.id, s.status])).toEqual([[ids.tanaka, 2]]);
+    const mail = await smtp.waitFor(smtp.to(tanaka.email));
+    expect(mail.subject).toBe('【ライセンスストア】ライセンスの登録が完了しました');
+    expect(mail.text).toContain('「BLS」を研修管理システムに登録しました。');
+    // Moving to 処理中 sends nothing.
+    expect(smtp.messages.filter(smtp.to(suzuki.email))).toHaveLength(0);
   });
 });

@@ -31,3 +31,28 @@ export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
   });
   return result === 'sent' ? 'done' : 'skipped';
 };
+
+/** SaleStatusChanged to 登録済み → tell each buyer their licence is registered in the training system. */
+export const onSaleStatusChanged: EventHandler<'SaleStatusChanged'> = async (ctx, event) => {
+  if (event.payload.to !== 2) return 'skipped';
+  let sent = 0;
+  for (const saleId of event.payload.saleIds) {
+    const sale = await ctx.em.findOne(Sale, { id: saleId });
+    if (!sale?.buyerEmail || sale.refundedAt) continue;
+    const result = await sendOnce(ctx.em, ctx.mailer, `${event.id}:registered:${saleId}`, 'license-registered', {
+      to: sale.buyerEmail,
+      ...renderMail({
+        subject: 'ライセンスの登録が完了しました',
+        greeting: `${`${sale.buyerLastName} ${sale.buyerFirstName}`.trim() || 'お客'} 様`,
+        paragraphs: [
+          `ご購入いただいた「${sale.licenseName}」を研修管理システムに登録しました。`,
+          '研修管理システムからのご案内に沿って受講をお進めください。',
+          `注文番号：${sale.id}`,
+        ],
+        notes: ['このメールは送信専用です。'],
+      }),
+    });
+    if (result === 'sent') sent++;
+  }
+  return sent ? 'done' : 'skipped';
+};
