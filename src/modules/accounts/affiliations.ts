@@ -15,9 +15,3 @@ export const AFFILIATION_OTHER = 6;
 export function combinedAffiliationName(code: number | null, name: string, other: string | null): string {
   return code === AFFILIATION_OTHER && other ? `（${other}）${name}` : name;
 }
-
-/** Splits the seed's combined form back into other-text and name (for imports of old data). */
-export function splitAffiliationName(combined: string): { other: string | null; name: string } {
-  const match = /^（([^）]*)）(.*)$/s.exec(combined);
-  return match ? { other: match[1] ?? '', name: match[2] ?? '' } : { other: null, name: combined };
-}

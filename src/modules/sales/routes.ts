@@ -13,11 +13,7 @@ export const salesRoutes = new Hono<AppEnv>()
   .post('/sales/update', requireAdmin, async (c) => {
     const input = await jsonInput(c, StatusUpdateInput);
     const user = signedInUser(c);
-    const sales = await advanceStatus(
-      c.var.deps.orm,
-      { id: user.id, email: user.email },
-      input as { status: 1 | 2; licenseId: number; saleIds?: number[] },
-    );
+    const sales = await advanceStatus(c.var.deps.orm, { id: user.id, email: user.email }, input);
     return c.json({
       sales,
       message: sales.length ? `${sales.length}件の状態を更新しました。` : '更新できる売上はありませんでした。',

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { COMPLETE, PUBLISH } from './entities/sale.entity.ts';
 
 const positiveInt = (message: string) =>
   v.pipe(
@@ -46,7 +47,7 @@ export const SalesQuery = v.object({
 
 /** POST /api/sales/update: move a licence's sales one step forward (0→1 or 1→2). */
 export const StatusUpdateInput = v.object({
-  status: v.picklist([1, 2], '状態は 1（処理中）か 2（登録済み）を指定してください。'),
+  status: v.picklist([PUBLISH, COMPLETE], '状態は 1（処理中）か 2（登録済み）を指定してください。'),
   licenseId: positiveInt('ライセンスを指定してください。'),
   saleIds: v.optional(
     v.pipe(

@@ -5,7 +5,7 @@ import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { User } from '../accounts/index.ts';
 import { License } from '../licenses/index.ts';
-import { SALE_STATUS_LABEL, Sale } from './entities/sale.entity.ts';
+import { type COMPLETE, type PUBLISH, SALE_STATUS_LABEL, Sale } from './entities/sale.entity.ts';
 
 export class SaleNotYetRecorded extends Error {}
 
@@ -151,7 +151,7 @@ export async function listSales(orm: Orm, filter: SalesFilter, page: number, per
 export async function advanceStatus(
   orm: Orm,
   actor: { id: string; email: string },
-  input: { status: 1 | 2; licenseId: number; saleIds?: number[] },
+  input: { status: typeof PUBLISH | typeof COMPLETE; licenseId: number; saleIds?: number[] },
 ) {
   const from = input.status - 1;
   return transact(orm.em as Em, async (tx) => {

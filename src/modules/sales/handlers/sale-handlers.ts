@@ -1,6 +1,6 @@
 import type { EventHandler } from '../../../jobs/context.ts';
 import { renderMail, sendOnce } from '../../mail/index.ts';
-import { Sale } from '../entities/sale.entity.ts';
+import { COMPLETE, Sale } from '../entities/sale.entity.ts';
 import { markRefunded, recordSale } from '../service.ts';
 
 export const onCheckoutPaid: EventHandler<'CheckoutPaid'> = (ctx, event) => recordSale(ctx.em, event.payload);
@@ -34,7 +34,7 @@ export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
 
 /** SaleStatusChanged to 登録済み → tell each buyer their licence is registered in the training system. */
 export const onSaleStatusChanged: EventHandler<'SaleStatusChanged'> = async (ctx, event) => {
-  if (event.payload.to !== 2) return 'skipped';
+  if (event.payload.to !== COMPLETE) return 'skipped';
   let sent = 0;
   for (const saleId of event.payload.saleIds) {
     const sale = await ctx.em.findOne(Sale, { id: saleId });
