@@ -69,6 +69,7 @@ it('an administrator moves sales to 処理中 and downloads the training-system 
   expect(download.suggestedFilename()).toBe('data.csv');
   const csv = readFileSync((await download.path()) as string, 'utf8').replace(/^\uFEFF/, '');
   const lines = csv.split('\r\n').filter(Boolean);
+  await page.screenshot({ path: 'test-results/issue.png', fullPage: true });
   expect(lines[0]).toBe('メールアドレス,姓,名,言語,グループ,所属,所属名,ライセンス名,購入日時');
   expect(lines).toHaveLength(3);
   expect(lines[1]).toContain(',日本語,E2Eグループ,消防・救急,〇〇消防,JPTEC講習,');

@@ -36,6 +36,9 @@ export function AdminLicenseDetailPage() {
             <Link to="/admin/licenses" className="button">
               一覧へ戻る
             </Link>
+            <Link to={`/admin/licenses/issue?license_id=${data.license.id}`} className="button">
+              このライセンスの売上を見る
+            </Link>
             <Link to={`/admin/licenses/${data.license.id}/edit`} className="button primary">
               編集する
             </Link>
