@@ -176,6 +176,10 @@ describe('member journey in Chromium', () => {
     await page.goto(`${app.baseUrl}/terms`);
     expect(await heading(page)).toBe('利用規約');
     await expectAccessible(page, 'terms');
+    // The legal notice is public, from the footer, without the member navigation.
+    await page.getByRole('navigation', { name: 'サイト情報' }).getByRole('link', { name: '特定商取引法に基づく表記' }).click();
+    await page.getByRole('heading', { name: '特定商取引法に基づく表記' }).waitFor();
+    expect(await page.getByRole('navigation', { name: '会員メニュー' }).count()).toBe(0);
     await page.close();
   });
 });

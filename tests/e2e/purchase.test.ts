@@ -74,7 +74,8 @@ describe('purchase in Chromium', () => {
     await page.locator('.license-card', { hasText: 'PALS' }).getByRole('link').click();
     await page.getByRole('link', { name: '購入手続きへ進む' }).click();
     await page.waitForURL(`**/licenses/${licenseId}/procedure`);
-    await page.getByText('¥22,000（税込）').waitFor();
+    await page.getByRole('heading', { name: 'ご購入手続き' }).waitFor();
+    await page.locator('dd', { hasText: '¥22,000（税込）' }).waitFor();
     for (const term of ['お支払い方法', 'お支払い時期', 'ライセンスの提供時期', 'キャンセル・返金']) {
       expect(await page.getByText(term, { exact: true }).count(), term).toBe(1);
     }

@@ -34,6 +34,16 @@ export function Header() {
 export function Footer() {
   return (
     <footer className="site-footer">
+      <nav aria-label="サイト情報">
+        <ul className="footer-links">
+          <li>
+            <Link to="/terms">利用規約</Link>
+          </li>
+          <li>
+            <Link to="/specified_commercial_transactions_law">特定商取引法に基づく表記</Link>
+          </li>
+        </ul>
+      </nav>
       <p>{site.companyName}</p>
       <p>{site.address}</p>
       <p>{site.contact}</p>
@@ -46,13 +56,15 @@ export function Footer() {
 export function Layout() {
   const meta = useRouteMeta();
   const navigation = useNavigation();
+  const { users } = useAuth();
   return (
     <div className="app">
       <a className="skip-link" href="#main">
         本文へスキップ
       </a>
       <Header />
-      {showsNavigation(meta) && meta ? <NavigationBar type={meta.type} /> : null}
+      {/* Public pages of an endUser type (the legal notice) show the bar only to signed-in users. */}
+      {showsNavigation(meta) && meta && users.length > 0 ? <NavigationBar type={meta.type} /> : null}
       <main id="main" className="content">
         <Outlet />
       </main>

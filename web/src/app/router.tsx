@@ -59,9 +59,9 @@ export const routes: RouteObject[] = [
       { path: '/forgot-password', handle: meta(null, false, 'パスワードをお忘れの方'), element: <ForgotPasswordPage /> },
       { path: '/reset-password/:token', handle: meta(null, false, 'パスワードの再設定'), element: <ResetPasswordPage /> },
       { path: '/terms', handle: meta(null, false, '利用規約'), element: <TermsPage /> },
+      // Public (SPEC §3): anyone must be able to read it before buying.
       {
         path: '/specified_commercial_transactions_law',
-        loader: requireSignedIn,
         handle: meta('endUser', false, '特定商取引法に基づく表記'),
         element: <LegalNoticePage />,
       },
