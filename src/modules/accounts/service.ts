@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { type Actor, recordAudit } from '../../audit/audit.ts';
+import { containsPattern } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -353,10 +354,12 @@ const USER_SORTS: Record<string, string> = {
 /** The administrators' user list: name (姓 or 名, partial), e-mail (partial), affiliation; paged, sorted. */
 export async function searchUsers(orm: Orm, query: UserSearch) {
   const em = orm.em.fork() as Em;
-  const like = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
   const where: Record<string, unknown>[] = [];
-  if (query.name) where.push({ $or: [{ lastName: { $ilike: like(query.name) } }, { firstName: { $ilike: like(query.name) } }] });
-  if (query.email) where.push({ email: { $ilike: like(query.email) } });
+  if (query.name)
+    where.push({
+      $or: [{ lastName: { $ilike: containsPattern(query.name) } }, { firstName: { $ilike: containsPattern(query.name) } }],
+    });
+  if (query.email) where.push({ email: { $ilike: containsPattern(query.email) } });
   if (query.affiliations) where.push({ affiliation: query.affiliations });
   const desc = query.sort.startsWith('-');
   const column = USER_SORTS[query.sort.replace(/^-/, '')] ?? 'createdAt';

@@ -1,5 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { recordAudit } from '../../audit/audit.ts';
+import { containsPattern } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
@@ -111,7 +112,7 @@ export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sq
   }
   if (filter.exportable) clauses.push('s.status in (0, 1) and s.refunded_at is null');
   if (filter.q) {
-    const like = `%${filter.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+    const like = containsPattern(filter.q);
     clauses.push(
       '(s.buyer_last_name ilike ? or s.buyer_first_name ilike ? or s.buyer_email ilike ? or (s.buyer_last_name || s.buyer_first_name) ilike ?)',
     );
