@@ -1,12 +1,12 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TEST_REDIS_URL } from '../support/env.ts';
+import { freePort } from '../support/ports.ts';
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), 'shop-embedded-'));
@@ -21,12 +21,7 @@ const env = () => {
 };
 
 beforeAll(async () => {
-  port = await new Promise<number>((done) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => done(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
+  port = await freePort();
   // PGlite allows one process at a time: the CLI runs (and migrates) before the server starts.
   const cli = await run(
     process.execPath,

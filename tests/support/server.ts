@@ -1,21 +1,10 @@
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createApp } from '../../src/app.ts';
+import { freePort } from './ports.ts';
 import { startTestRuntime, type TestRuntimeOptions } from './runtime.ts';
 
 export const WEB_ROOT = resolve(import.meta.dirname, '../../dist/web');
-
-export async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address() as AddressInfo;
-      s.close(() => (a ? done(a.port) : fail(new Error('no port'))));
-    });
-  });
-}
 
 /** The built app (API + SPA + workers) listening on a free port, for browser tests. */
 export async function startTestServer(options: TestRuntimeOptions & { port?: number } = {}) {

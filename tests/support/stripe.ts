@@ -1,7 +1,8 @@
 import { serve } from '@hono/node-server';
 import { createStripeEmulator } from '../../src/stripe-emulator/emulator.ts';
+import { freePort } from './ports.ts';
 import type { TestRuntimeOptions } from './runtime.ts';
-import { freePort, startTestServer } from './server.ts';
+import { startTestServer } from './server.ts';
 
 export const TEST_STRIPE_KEY = 'sk_test_shop_tests';
 export const TEST_WEBHOOK_SECRET = 'whsec_shop_tests_secret';
