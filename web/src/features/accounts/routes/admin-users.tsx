@@ -10,6 +10,7 @@ import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
+import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { AFFILIATIONS, affiliationLabel, profileOf } from '../api/profile';
 import { useMember } from '../api/use-member';
@@ -36,18 +37,9 @@ export function AdminUserListPage() {
   const { data, error, isLoading, mutate: reload } = useUserSearch(params);
   const search = (event: FormEvent) => {
     event.preventDefault();
-    const next = new URLSearchParams({
-      ...Object.fromEntries(Object.entries(form).filter(([, v]) => v !== '')),
-      sort,
-      page: '1',
-    });
-    setParams(next);
+    setParams(withParams(new URLSearchParams({ sort }), { ...form, page: '1' }));
   };
-  const setPage = (page: number) => {
-    const next = new URLSearchParams(params);
-    next.set('page', String(page));
-    setParams(next);
-  };
+  const setPage = (page: number) => setParams(withParams(params, { page: String(page) }));
   return (
     <section className="card">
       <h1>ユーザー一覧</h1>
@@ -86,12 +78,7 @@ export function AdminUserListPage() {
         <select
           id="user-sort"
           value={sort}
-          onChange={(e) => {
-            const next = new URLSearchParams(params);
-            next.set('sort', e.currentTarget.value);
-            next.set('page', '1');
-            setParams(next);
-          }}
+          onChange={(e) => setParams(withParams(params, { sort: e.currentTarget.value, page: '1' }))}
         >
           {SORTS.map((s) => (
             <option key={s.value} value={s.value}>

@@ -8,6 +8,7 @@ import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { api } from '../../../lib/api';
 import { formatDateTime, formatPrice } from '../../../lib/format';
+import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type ExportState, useExport, useLicenseOptions, useSalesSearch } from '../api';
 
@@ -38,7 +39,7 @@ export function IssuePage() {
   const search = (event: FormEvent) => {
     event.preventDefault();
     setSelected(new Set());
-    setParams(new URLSearchParams({ ...Object.fromEntries(Object.entries(form).filter(([, v]) => v !== '')), page: '1' }));
+    setParams(withParams(new URLSearchParams(), { ...form, page: '1' }));
   };
   const toggle = (id: number) => {
     const next = new Set(selected);
@@ -189,11 +190,7 @@ export function IssuePage() {
             page={data.page}
             perPage={data.per_page}
             total={data.total}
-            onPage={(page) => {
-              const next = new URLSearchParams(params);
-              next.set('page', String(page));
-              setParams(next);
-            }}
+            onPage={(page) => setParams(withParams(params, { page: String(page) }))}
           />
         </>
       ) : null}
