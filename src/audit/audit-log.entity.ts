@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt } from '../db/columns.ts';
 
 /** Who did what to which record, and when: written in the transaction of every administrator change. */
 export const AuditLogSchema = defineEntity({
@@ -14,10 +15,7 @@ export const AuditLogSchema = defineEntity({
     targetId: p.string().length(64).fieldName('target_id'),
     before: p.json<Record<string, unknown>>().nullable(),
     after: p.json<Record<string, unknown>>().nullable(),
-    createdAt: p
-      .datetime()
-      .fieldName('created_at')
-      .onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 export class AuditLog extends AuditLogSchema.class {}

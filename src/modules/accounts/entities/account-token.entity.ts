@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt } from '../../../db/columns.ts';
 import { User } from './user.entity.ts';
 
 export type TokenPurpose = 'verify-email' | 'reset-password' | 'change-email';
@@ -18,10 +19,7 @@ export const AccountTokenSchema = defineEntity({
     newEmail: p.string().length(254).fieldName('new_email').nullable(),
     expiresAt: p.datetime().fieldName('expires_at'),
     usedAt: p.datetime().fieldName('used_at').nullable(),
-    createdAt: p
-      .datetime()
-      .fieldName('created_at')
-      .onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 export class AccountToken extends AccountTokenSchema.class {}

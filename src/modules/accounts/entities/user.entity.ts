@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt, updatedAt } from '../../../db/columns.ts';
 
 /**
  * The member or administrator. better-auth reads and writes this table too (model `users`,
@@ -33,15 +34,8 @@ export const UserSchema = defineEntity({
     banned: p.boolean().nullable().default(false),
     banReason: p.text().fieldName('ban_reason').nullable(),
     banExpires: p.datetime().fieldName('ban_expires').nullable(),
-    createdAt: p
-      .datetime()
-      .fieldName('created_at')
-      .onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .fieldName('updated_at')
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
 });
 export class User extends UserSchema.class {}

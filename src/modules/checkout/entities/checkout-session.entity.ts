@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt, updatedAt } from '../../../db/columns.ts';
 import { User } from '../../accounts/index.ts';
 import { License } from '../../licenses/index.ts';
 
@@ -26,15 +27,8 @@ export const CheckoutSessionSchema = defineEntity({
     state: p.string().length(20).default('open'),
     flagReason: p.text().fieldName('flag_reason').nullable(),
     distribution: p.boolean().default(true),
-    createdAt: p
-      .datetime()
-      .fieldName('created_at')
-      .onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .fieldName('updated_at')
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
 });
 export class CheckoutSession extends CheckoutSessionSchema.class {}

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt } from '../../../db/columns.ts';
 
 /** A CSV export an administrator asked for: queued → running → done (file) or failed. */
 export const ExportSchema = defineEntity({
@@ -13,10 +14,7 @@ export const ExportSchema = defineEntity({
     rowCount: p.integer().fieldName('row_count').default(0),
     fileName: p.string().length(100).fieldName('file_name').nullable(),
     error: p.text().nullable(),
-    createdAt: p
-      .datetime()
-      .fieldName('created_at')
-      .onCreate(() => new Date()),
+    createdAt: createdAt(),
     finishedAt: p.datetime().fieldName('finished_at').nullable(),
   },
 });

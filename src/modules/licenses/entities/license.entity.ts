@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt } from '../../../db/columns.ts';
 
 /** A training licence on sale. `price` is whole yen, tax included. */
 export const LicenseSchema = defineEntity({
@@ -9,10 +10,7 @@ export const LicenseSchema = defineEntity({
     name: p.string().length(100),
     description: p.text().default(''),
     price: p.integer(),
-    createdAt: p
-      .datetime()
-      .fieldName('created_at')
-      .onCreate(() => new Date()),
+    createdAt: createdAt(),
     updatedAt: p
       .datetime()
       .fieldName('updated_at')
@@ -38,10 +36,7 @@ export const LicensePictureSchema = defineEntity({
     height: p.integer(),
     byteSize: p.integer().fieldName('byte_size'),
     originalName: p.string().length(255).fieldName('original_name').nullable(),
-    createdAt: p
-      .datetime()
-      .fieldName('created_at')
-      .onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 export class LicensePicture extends LicensePictureSchema.class {}
