@@ -11,7 +11,6 @@ export const OutboxEventSchema = defineEntity({
     occurredAt: p.datetime().fieldName('occurred_at'),
     publishedAt: p.datetime().fieldName('published_at').nullable(),
     attempts: p.integer().default(0),
-    lastError: p.text().fieldName('last_error').nullable(),
   },
   indexes: [{ name: 'outbox_events_unpublished_index', properties: ['occurredAt'], where: { publishedAt: null } }],
 });
