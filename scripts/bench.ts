@@ -10,10 +10,10 @@ import { createApp } from '../src/app.ts';
 import { loadEnv } from '../src/config/env.ts';
 import type { Em } from '../src/db/orm.ts';
 import { transact } from '../src/events/outbox.ts';
-import { createUser } from '../src/modules/accounts/service.ts';
-import { createLicense } from '../src/modules/licenses/service.ts';
-import { boot } from '../src/runtime/boot.ts';
-import { createLogger } from '../src/runtime/logger.ts';
+import { boot } from '../src/host/boot.ts';
+import { createLogger } from '../src/lib/logger.ts';
+import { createUser } from '../src/modules/accounts/index.ts';
+import { createLicense } from '../src/modules/licenses/index.ts';
 
 const PG = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = `shop_bench_${randomBytes(4).toString('hex')}`;

@@ -5,30 +5,29 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
-import type { AppDeps, AppEnv } from './http/context.ts';
+import { appModules } from './host/modules.ts';
+import type { AppDeps, AppEnv, AppModule } from './http/context.ts';
 import { csrf } from './http/csrf.ts';
 import { AppError, errorResponse } from './http/errors.ts';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard.ts';
 import { spaRoutes } from './http/spa.ts';
-import { authRoutes, registrationRoutes, userRoutes } from './modules/accounts/routes.ts';
-import { checkoutRoutes } from './modules/checkout/routes.ts';
-import { exportRoutes } from './modules/exports/routes.ts';
-import { healthRoutes } from './modules/health/routes.ts';
-import { LICENSE_UPLOAD_LIMIT, LICENSE_UPLOAD_PATH, licenseRoutes, uploadRoutes } from './modules/licenses/routes.ts';
-import { salesRoutes } from './modules/sales/routes.ts';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
-const CSRF_EXEMPT = new Set(['/api/stripe/webhook']);
 /** The built-in Stripe emulator's own paths (development without keys): its API, hosted page, controls. */
 const EMULATOR_PATH = /^\/(v1|c\/pay|_emulator|receipts)\//;
 
-/** The HTTP application: middleware in order, one route group per module, one error handler. */
-export function createApp(deps: AppDeps) {
+/**
+ * The HTTP application: middleware in order, each module's routes (in any order: their paths never
+ * overlap), one error handler.
+ */
+export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModules) {
   const app = new Hono<AppEnv>();
+  const csrfExempt = new Set(modules.flatMap((m) => m.csrfExempt ?? []));
+  const uploads = modules.flatMap((m) => m.uploads ?? []);
   const { issue, verify } = csrf(deps.authSecret, {
     secure: deps.env.isProduction,
     exempt: (path) =>
-      CSRF_EXEMPT.has(path) ||
+      csrfExempt.has(path) ||
       path.startsWith(`${QUEUE_DASHBOARD_PATH}/`) ||
       (deps.stripeEmulator !== undefined && EMULATOR_PATH.test(path)),
   });
@@ -80,22 +79,18 @@ export function createApp(deps: AppDeps) {
       },
     });
   const jsonLimit = limitTo(JSON_BODY_LIMIT);
-  const uploadLimit = limitTo(LICENSE_UPLOAD_LIMIT);
-  app.use('/api/*', (c, next) =>
-    (LICENSE_UPLOAD_PATH.test(c.req.path) && c.req.method === 'POST' ? uploadLimit : jsonLimit)(c, next),
-  );
+  const uploadLimits = uploads.map((u) => ({ path: u.path, limit: limitTo(u.maxBytes) }));
+  app.use('/api/*', (c, next) => {
+    const upload = c.req.method === 'POST' ? uploadLimits.find((u) => u.path.test(c.req.path)) : undefined;
+    return (upload?.limit ?? jsonLimit)(c, next);
+  });
   app.use('*', verify);
 
   app.get('/api/csrf-token', issue);
-  app.route('/api', authRoutes);
-  app.route('/api', registrationRoutes);
-  app.route('/api', userRoutes);
-  app.route('/api', checkoutRoutes);
-  app.route('/api', licenseRoutes);
-  app.route('/api', salesRoutes);
-  app.route('/api', exportRoutes);
-  app.route('/', uploadRoutes);
-  app.route('/', healthRoutes);
+  for (const module of modules) {
+    if (module.api) app.route('/api', module.api);
+    if (module.root) app.route('/', module.root);
+  }
   if (deps.stripeEmulator) app.route('/', deps.stripeEmulator.app);
   app.route(QUEUE_DASHBOARD_PATH, queueDashboard(deps.queues, new URL(deps.env.appUrl).origin));
   app.all('/api/*', () => {

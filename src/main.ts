@@ -5,10 +5,8 @@ import * as Sentry from '@sentry/node';
 import { createApp } from './app.ts';
 import { EnvError, env as readEnv } from './config/env.ts';
 import { isEmbedded } from './db/orm.ts';
-import { seedDemoAccounts } from './modules/accounts/demo.ts';
-import { seedDemoLicenses } from './modules/licenses/demo.ts';
-import { boot, type Mode } from './runtime/boot.ts';
-import { createLogger } from './runtime/logger.ts';
+import { boot, type Mode } from './host/boot.ts';
+import { createLogger } from './lib/logger.ts';
 
 const mode = (process.argv[2] ?? 'all') as Mode;
 if (!['all', 'web', 'worker'].includes(mode)) {
@@ -49,17 +47,9 @@ try {
   process.exit(1);
 }
 if (mode !== 'worker' && !env.isProduction) {
-  const licenses = await seedDemoLicenses(runtime.deps.orm, env.dataDir);
-  if (licenses) log.info('demo licences created', { count: licenses });
-  const demo = await seedDemoAccounts(runtime.deps.orm);
-  if (demo.length) {
-    const lines = demo.map(
-      (a) => `  ${a.role === 'admin' ? '管理者 (admin) ' : '会員 (member)  '}  ${a.email}  /  ${a.password}`,
-    );
-    console.log(
-      ['', '空のデータベースにデモ用アカウントを作成しました (demo accounts, shown only once):', ...lines, ''].join('\n'),
-    );
-  }
+  // Development only, and loaded only here: production never imports src/dev.
+  const { seedDemo } = await import('./dev/demo.ts');
+  await seedDemo(runtime.deps.orm, env.dataDir, log);
 }
 if (isEmbedded(env)) log.info('using embedded PostgreSQL (PGlite); set DATABASE_URL for a server', { dataDir: env.dataDir });
 

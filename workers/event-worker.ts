@@ -1,10 +1,9 @@
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import * as v from 'valibot';
 import type { Em, Orm } from '../src/db/orm.ts';
 import { parseEvent, type QueueName } from '../src/events/contracts.ts';
+import { handlerFor } from '../src/host/handlers.ts';
 import type { JobContext, JobResult } from '../src/jobs/context.ts';
-import { handlers } from '../src/jobs/handlers.ts';
 
 export interface WorkerServices extends Omit<JobContext, 'em' | 'log'> {
   orm: Orm;
@@ -22,7 +21,6 @@ export function createEventWorker(
   concurrency = 5,
   prefix = 'shop',
 ) {
-  const table = handlers[queue] ?? {};
   return new Worker(
     queue,
     async (job: Job): Promise<JobResult> => {
@@ -30,10 +28,9 @@ export function createEventWorker(
       try {
         event = parseEvent(job.data);
       } catch (error) {
-        if (error instanceof v.ValiError || error instanceof Error) throw new UnrecoverableError(`bad event: ${error.message}`);
-        throw error;
+        throw new UnrecoverableError(`bad event: ${error instanceof Error ? error.message : String(error)}`);
       }
-      const handler = table[event.name];
+      const handler = handlerFor(queue, event);
       if (!handler) throw new UnrecoverableError(`no handler for ${event.name} on ${queue}`);
       const log = services.log.child({ queue, job: job.id, event: event.name });
       const result = await handler({ ...services, em: services.orm.em.fork() as Em, log }, event);

@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { QueueName } from '../src/events/contracts.ts';
-import { missingHandlers } from '../src/jobs/handlers.ts';
+import { missingHandlers } from '../src/host/handlers.ts';
 import { createEventWorker, type WorkerServices } from './event-worker.ts';
 
 const QUEUES: readonly QueueName[] = ['mail', 'payments', 'exports'];

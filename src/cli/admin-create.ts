@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import * as v from 'valibot';
 import { loadEnv } from '../config/env.ts';
-import { initOrm, migrate } from '../db/orm.ts';
+import { migrate } from '../db/orm.ts';
+import { openDatabase } from '../host/modules.ts';
 import { fieldErrors, rules } from '../http/validate.ts';
-import { createOrPromoteAdmin } from '../modules/accounts/service.ts';
+import { createOrPromoteAdmin } from '../modules/accounts/index.ts';
 
 const { values } = parseArgs({
   options: { email: { type: 'string' }, password: { type: 'string' } },
@@ -16,7 +17,7 @@ if (!input.success) {
   process.exit(2);
 }
 
-const orm = await initOrm(loadEnv());
+const orm = await openDatabase(loadEnv());
 try {
   await migrate(orm);
   const { user, created } = await createOrPromoteAdmin(orm, input.output);

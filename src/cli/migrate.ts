@@ -1,9 +1,10 @@
 import { loadEnv } from '../config/env.ts';
-import { initOrm, migrate } from '../db/orm.ts';
+import { migrate } from '../db/orm.ts';
+import { openDatabase } from '../host/modules.ts';
 
 const command = process.argv[2] ?? 'up';
 const env = loadEnv();
-const orm = await initOrm(env);
+const orm = await openDatabase(env);
 try {
   if (command === 'create') {
     const initial = process.argv.includes('--initial');

@@ -1,21 +1,25 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Options } from '@mikro-orm/core';
+import type { EntityClass, Options } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { PgliteDriver } from '@mikro-orm/pglite';
 import { MikroORM, PostgreSqlDriver, type SqlEntityManager } from '@mikro-orm/postgresql';
 import type { Env } from '../config/env.ts';
-import { entities } from './entities.ts';
 
 export type Orm = MikroORM;
 export type Em = SqlEntityManager;
 
 const migrationsPath = resolve(import.meta.dirname, '../../migrations');
 
-/** MikroORM on PostgreSQL (DATABASE_URL) or, when it is unset, on embedded PGlite under DATA_DIR. */
-export function ormConfig(env: Pick<Env, 'databaseUrl' | 'dataDir'>, overrides: Partial<Options> = {}): Options {
+export type DbEnv = Pick<Env, 'databaseUrl' | 'dataDir'>;
+
+/**
+ * MikroORM on PostgreSQL (DATABASE_URL) or, when it is unset, on embedded PGlite under DATA_DIR.
+ * `entities` is the explicit list the host collects from the modules (src/host/modules.ts).
+ */
+export function ormConfig(env: DbEnv, entities: readonly EntityClass[], overrides: Partial<Options> = {}): Options {
   const common: Partial<Options> = {
-    entities,
+    entities: [...entities],
     extensions: [Migrator],
     migrations: {
       path: migrationsPath,
@@ -45,8 +49,8 @@ export function ormConfig(env: Pick<Env, 'databaseUrl' | 'dataDir'>, overrides: 
   return { ...common, driver: PgliteDriver, dbName: dir, ...overrides } as Options;
 }
 
-export async function initOrm(env: Pick<Env, 'databaseUrl' | 'dataDir'>, overrides: Partial<Options> = {}): Promise<Orm> {
-  return (await MikroORM.init(ormConfig(env, overrides))) as Orm;
+export async function initOrm(env: DbEnv, entities: readonly EntityClass[], overrides: Partial<Options> = {}): Promise<Orm> {
+  return (await MikroORM.init(ormConfig(env, entities, overrides))) as Orm;
 }
 
 export async function migrate(orm: Orm): Promise<string[]> {

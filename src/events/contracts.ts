@@ -13,6 +13,8 @@ export const eventPayloads = {
   VerificationEmailRequested: v.object({ userId: id }),
   EmailChangeRequested: v.object({ userId: id, newEmail: v.pipe(v.string(), v.email()) }),
   PasswordResetRequested: v.object({ userId: id }),
+  /** An account was deleted: modules that keep a reference to the user drop it. */
+  UserDeleted: v.object({ userId: id }),
   /** A verified Stripe event is in the payments inbox. */
   StripeEventReceived: v.object({ eventId: id }),
   /** A checkout was paid (card, or a delayed payment that succeeded). */
@@ -35,6 +37,7 @@ export const eventPayloads = {
 } as const;
 
 export type EventName = keyof typeof eventPayloads;
+export const eventNames = Object.keys(eventPayloads) as EventName[];
 export type EventPayload<N extends EventName> = v.InferOutput<(typeof eventPayloads)[N]>;
 
 export interface DomainEvent<N extends EventName = EventName> {
@@ -51,12 +54,13 @@ export type QueueName = (typeof queueNames)[number];
  * Which queues receive which event: the consuming module owns the handler, the queue only carries it.
  * An event that no consumer needs yet routes nowhere and is simply marked published.
  */
-export const eventRoutes: Record<EventName, readonly QueueName[]> = {
+export const eventRoutes = {
   UserRegistered: ['mail'],
   RegistrationAttempted: ['mail'],
   VerificationEmailRequested: ['mail'],
   EmailChangeRequested: ['mail'],
   PasswordResetRequested: ['mail'],
+  UserDeleted: ['payments'],
   StripeEventReceived: ['payments'],
   CheckoutPaid: ['payments'],
   PaymentRefunded: ['payments'],
@@ -64,7 +68,10 @@ export const eventRoutes: Record<EventName, readonly QueueName[]> = {
   SaleRefunded: [],
   SaleStatusChanged: ['mail'],
   ExportRequested: ['exports'],
-};
+} as const satisfies Record<EventName, readonly QueueName[]>;
+
+/** The events some queue carries: each must have a handler (src/host/handlers.ts, checked by the compiler). */
+export type RoutedEvent = { [N in EventName]: (typeof eventRoutes)[N] extends readonly [] ? never : N }[EventName];
 
 export function parseEvent(raw: { id: string; name: string; occurredAt: string; payload: unknown }): DomainEvent {
   if (!(raw.name in eventPayloads)) throw new Error(`unknown event ${raw.name}`);

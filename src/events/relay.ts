@@ -1,5 +1,5 @@
 import type { Orm } from '../db/orm.ts';
-import type { Logger } from '../runtime/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { type EventName, eventRoutes } from './contracts.ts';
 import { onOutboxWrite } from './outbox.ts';
 import type { Queues } from './queues.ts';

@@ -1,14 +1,16 @@
+import type { EntityClass } from '@mikro-orm/core';
+import type { Hono } from 'hono';
 import type { Redis } from 'ioredis';
 import type { Env } from '../config/env.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Queues } from '../events/queues.ts';
-import type { Auth } from '../modules/accounts/auth.ts';
-import type { Payments } from '../modules/checkout/stripe.ts';
-import type { Logger } from '../runtime/logger.ts';
-import type { StripeEmulator } from '../stripe-emulator/emulator.ts';
+import type { EventHandlers } from '../jobs/context.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Auth } from '../modules/accounts/index.ts';
+import type { Payments } from '../modules/checkout/index.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
-/** Everything a request handler may use, built once at start-up (see main.ts and tests/support). */
+/** Everything a request handler may use, built once at start-up (src/host/boot.ts). */
 export interface AppDeps {
   env: Env;
   orm: Orm;
@@ -19,7 +21,8 @@ export interface AppDeps {
   rateLimit: RateLimiter;
   authSecret: string;
   payments: Payments;
-  stripeEmulator?: StripeEmulator;
+  /** The built-in Stripe emulator's routes (development without Stripe keys; src/dev). */
+  stripeEmulator?: { app: Hono };
   webRoot?: string;
 }
 
@@ -40,4 +43,27 @@ export interface AppEnv {
     log: Logger;
     user: SessionUser | null | undefined;
   };
+}
+
+/** An API path (under /api) that takes a larger body than the 1 MB JSON limit: picture uploads. */
+export interface UploadRoute {
+  path: RegExp;
+  maxBytes: number;
+}
+
+/**
+ * What a module hands the host (its index.ts exports one): its routes, the tables it owns, the
+ * events it handles. The host mounts, migrates and dispatches only what modules declare here.
+ */
+export interface AppModule {
+  name: string;
+  /** Routes under /api. Paths must not depend on mounting order: numeric or uuid ids are constrained. */
+  api?: Hono<AppEnv>;
+  /** Routes at the site root (e.g. stored pictures, health checks). */
+  root?: Hono<AppEnv>;
+  entities: readonly EntityClass[];
+  handlers?: EventHandlers;
+  uploads?: readonly UploadRoute[];
+  /** Signed callers that cannot carry the CSRF token (the Stripe webhook). */
+  csrfExempt?: readonly string[];
 }

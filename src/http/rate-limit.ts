@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../runtime/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { AppError } from './errors.ts';
 
 export interface RateLimitRule {

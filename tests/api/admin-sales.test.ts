@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/service.ts';
-import { buildExport } from '../../src/modules/exports/service.ts';
+import { handlers } from '../../src/host/handlers.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -188,7 +189,13 @@ describe('CSV export', () => {
 
   it('builds once even if its job runs again, and is for administrators only', async () => {
     const { done } = await exportOf({});
-    expect(await buildExport(t.runtime.deps.orm.em.fork() as Em, t.env.dataDir, 'x', done.id)).toBe('skipped');
+    const again = {
+      id: randomUUID(),
+      name: 'ExportRequested' as const,
+      occurredAt: new Date().toISOString(),
+      payload: { exportId: done.id },
+    };
+    expect(await handlers.ExportRequested(t.runtime.jobContext(), again)).toBe('skipped');
     expect((await member.post('/api/exports', {})).status).toBe(403);
     expect((await member.get(`/api/exports/${done.id}/download`)).status).toBe(403);
     expect((await admin.get('/api/exports/not-a-uuid')).status).toBe(404);

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/service.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { eventually } from '../support/wait.ts';
 
 let t: TestRuntime;
 let admin: TestClient;
@@ -17,7 +18,8 @@ const people = [
 ];
 
 beforeAll(async () => {
-  t = await startTestRuntime();
+  // Workers run: a deleted user's sales lose their account link through UserDeleted.
+  t = await startTestRuntime({ mode: 'all' });
   adminId = (await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'boss@example.jp', password: 'boss-pass-123' })).user.id;
   for (const p of people) {
     const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
@@ -145,7 +147,14 @@ describe('administrator changes', () => {
     expect(res.status).toBe(200);
     expect((await admin.get(`/api/users/${ids.yamada}`)).status).toBe(404);
     expect((await (await member.get('/api/login')).json()).users).toEqual([]);
-    const sale = await em.execute("select user_id, buyer_email from sales where stripe_session_id = 'cs_test_keep'");
+    const sale = await eventually(
+      async () => {
+        const rows = await em.execute("select user_id, buyer_email from sales where stripe_session_id = 'cs_test_keep'");
+        return rows[0]?.user_id === null && rows;
+      },
+      10_000,
+      'UserDeleted to reach the sales module',
+    );
     expect(sale[0]).toEqual({ user_id: null, buyer_email: people[0]?.email });
     expect((await admin.request('DELETE', `/api/users/${adminId}/force`)).status).toBe(403);
     expect((await admin.request('DELETE', '/api/users/00000000-0000-0000-0000-000000000000/force')).status).toBe(404);

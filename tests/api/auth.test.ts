@@ -5,7 +5,7 @@ import { transact } from '../../src/events/outbox.ts';
 import type { AppEnv } from '../../src/http/context.ts';
 import { AppError, errorResponse } from '../../src/http/errors.ts';
 import { requireAdmin, requireSelfOrAdmin, requireUser } from '../../src/http/guards.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/service.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { seedDemoAccounts } from '../../src/modules/accounts/demo.ts';
+import { loadDemo as loadDemoAccounts } from '../../src/modules/accounts/index.ts';
+import { loadDemo as loadDemoLicenses } from '../../src/modules/licenses/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -10,6 +11,7 @@ beforeAll(async () => {
 afterAll(async () => t?.stop());
 
 it('seeds a demo administrator and member on an empty database, once, with working random passwords', async () => {
+  const { seedDemoAccounts } = await loadDemoAccounts();
   const accounts = await seedDemoAccounts(t.runtime.deps.orm);
   expect(accounts.map((a) => a.role)).toEqual(['admin', 'user']);
   expect(new Set(accounts.map((a) => a.password)).size).toBe(2);
@@ -22,7 +24,7 @@ it('seeds a demo administrator and member on an empty database, once, with worki
 });
 
 it('seeds demo licences with pictures once', async () => {
-  const { seedDemoLicenses } = await import('../../src/modules/licenses/demo.ts');
+  const { seedDemoLicenses } = await loadDemoLicenses();
   expect(await seedDemoLicenses(t.runtime.deps.orm, t.env.dataDir)).toBe(3);
   expect(await seedDemoLicenses(t.runtime.deps.orm, t.env.dataDir)).toBe(0);
   const rows = await t.runtime.deps.orm.em.fork().execute('select count(*)::int as n from license_pictures');

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/service.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { startTestServer } from '../support/server.ts';
 

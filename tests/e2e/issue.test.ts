@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createOrPromoteAdmin } from '../../src/modules/accounts/service.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { startTestServer } from '../support/server.ts';
 

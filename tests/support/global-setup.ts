@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { loadEnv } from '../../src/config/env.ts';
-import { initOrm, migrate } from '../../src/db/orm.ts';
+import { migrate } from '../../src/db/orm.ts';
+import { openDatabase } from '../../src/host/modules.ts';
 import { databaseUrl, TEMPLATE_DB, TEST_PG_URL } from './env.ts';
 
 /** Builds one migrated template database; every test file clones it (CREATE DATABASE … TEMPLATE). */
@@ -13,7 +14,7 @@ export default async function setup() {
   } finally {
     await admin.end();
   }
-  const orm = await initOrm(loadEnv({ DATABASE_URL: databaseUrl(TEMPLATE_DB) }));
+  const orm = await openDatabase(loadEnv({ DATABASE_URL: databaseUrl(TEMPLATE_DB) }));
   try {
     await migrate(orm);
   } finally {

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { createApp } from '../../src/app.ts';
 import { loadEnv } from '../../src/config/env.ts';
-import { boot, type Mode } from '../../src/runtime/boot.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
+import { boot, type Mode } from '../../src/host/boot.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { databaseUrl, TEMPLATE_DB, TEST_PG_URL, TEST_REDIS_URL } from './env.ts';
 
 export async function createDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {

@@ -1,5 +1,5 @@
 import { serve } from '@hono/node-server';
-import { createStripeEmulator } from '../../src/stripe-emulator/emulator.ts';
+import { createStripeEmulator } from '../../src/dev/stripe-emulator/emulator.ts';
 import { freePort } from './ports.ts';
 import type { TestRuntimeOptions } from './runtime.ts';
 import { startTestServer } from './server.ts';

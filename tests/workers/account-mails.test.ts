@@ -4,9 +4,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import type { DomainEvent, EventName } from '../../src/events/contracts.ts';
 import { transact } from '../../src/events/outbox.ts';
-import type { EventHandler } from '../../src/jobs/context.ts';
-import { handlers } from '../../src/jobs/handlers.ts';
-import { createUser } from '../../src/modules/accounts/service.ts';
+import { handlerFor } from '../../src/host/handlers.ts';
+import { createUser } from '../../src/modules/accounts/index.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 
@@ -49,7 +48,8 @@ it.each(cases)(
   async ({ name, verified, payload, mails }) => {
     const user = await member(verified);
     const event = { id: randomUUID(), name, occurredAt: new Date().toISOString(), payload: payload(user.id) } as DomainEvent;
-    const handler = handlers.mail?.[name] as EventHandler;
+    const handler = handlerFor('mail', event);
+    if (!handler) throw new Error(`no mail handler for ${name}`);
     const ctx = () => t.runtime.jobContext();
     const results = [...(await Promise.all([handler(ctx(), event), handler(ctx(), event)])), await handler(ctx(), event)];
     // Each run reports whether it sent anything; with two e-mails two racing runs may each send one.

@@ -6,11 +6,12 @@ import type { DomainEvent } from '../../src/events/contracts.ts';
 import { recordEvent, transact } from '../../src/events/outbox.ts';
 import type { Queues } from '../../src/events/queues.ts';
 import { OutboxRelay } from '../../src/events/relay.ts';
-import { onUserRegistered } from '../../src/modules/accounts/handlers/account-mails.ts';
-import { createUser } from '../../src/modules/accounts/service.ts';
-import { createLogger } from '../../src/runtime/logger.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { accounts, createUser } from '../../src/modules/accounts/index.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+
+const onUserRegistered = accounts.handlers.UserRegistered;
 
 let smtp: TestSmtp;
 let t: TestRuntime;

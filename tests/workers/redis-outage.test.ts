@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/service.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startPrivateRedis } from '../support/redis-server.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';

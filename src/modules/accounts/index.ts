@@ -1,4 +1,32 @@
-// The accounts module's public surface: what other modules may use.
+// The accounts module's public surface: what the host and other modules may use.
+import type { AppModule } from '../../http/context.ts';
+import { AccountToken } from './entities/account-token.entity.ts';
+import { Account, Session, User, Verification } from './entities/user.entity.ts';
+import {
+  onEmailChangeRequested,
+  onPasswordResetRequested,
+  onRegistrationAttempted,
+  onUserRegistered,
+  onVerificationEmailRequested,
+} from './handlers/account-mails.ts';
+import { accountRoutes } from './routes.ts';
 
 export { AFFILIATIONS, combinedAffiliationName } from './affiliations.ts';
-export { User } from './entities/user.entity.ts';
+export { type Auth, createAuth } from './auth.ts';
+export { type Buyer, createOrPromoteAdmin, createUser, findBuyer, type NewUser, setDistribution } from './service.ts';
+
+/** Demo accounts for an empty development database: loaded only when used, never in production. */
+export const loadDemo = () => import('./demo.ts');
+
+export const accounts = {
+  name: 'accounts',
+  api: accountRoutes,
+  entities: [User, Session, Account, Verification, AccountToken],
+  handlers: {
+    UserRegistered: onUserRegistered,
+    RegistrationAttempted: onRegistrationAttempted,
+    VerificationEmailRequested: onVerificationEmailRequested,
+    EmailChangeRequested: onEmailChangeRequested,
+    PasswordResetRequested: onPasswordResetRequested,
+  },
+} satisfies AppModule;

@@ -62,7 +62,7 @@ const SENT_IF_EXISTS =
   'ご入力のメールアドレスに、ご案内のメールを送信しました。届かない場合は、メールアドレスをご確認のうえ再度お試しください。';
 
 /** The seed's sign-in calls, and forgot/reset password. */
-export const authRoutes = new Hono<AppEnv>()
+const authRoutes = new Hono<AppEnv>()
   .get('/login', async (c) => {
     const user = await currentUser(c);
     return c.json({ users: user ? [await getUser(c.var.deps.orm, user.id)] : [] });
@@ -123,8 +123,8 @@ export const authRoutes = new Hono<AppEnv>()
     return c.json({ message: 'パスワードを再設定しました。新しいパスワードでログインしてください。' });
   });
 
-/** Registration and the e-mail links (these come before /users/:id). */
-export const registrationRoutes = new Hono<AppEnv>()
+/** Registration and the e-mail links. */
+const registrationRoutes = new Hono<AppEnv>()
   .post('/users/registration/validate', async (c) => {
     const input = parseInputs(await readJson(c), ProfileInput, PasswordPairInput);
     return c.json({ user: profileDto(input) });
@@ -157,8 +157,11 @@ export const registrationRoutes = new Hono<AppEnv>()
     );
   });
 
+/** User ids are uuids: `/users/registration` can never be taken for a user, whatever the mounting order. */
+const USER = ':id{[0-9a-fA-F-]+}';
+
 /** A member's own data (administrators may read and edit anyone's). */
-export const userRoutes = new Hono<AppEnv>()
+const userRoutes = new Hono<AppEnv>()
   .get('/users', requireAdmin, async (c) => {
     const query = parseInput(UserSearchQuery, c.req.query());
     return c.json(
@@ -170,22 +173,22 @@ export const userRoutes = new Hono<AppEnv>()
       }),
     );
   })
-  .put('/users/:id/password/force', requireAdmin, async (c) => {
+  .put(`/users/${USER}/password/force`, requireAdmin, async (c) => {
     const input = await jsonInput(c, NewPasswordPairInput);
     await forcePassword(c.var.deps.orm, actorOf(c), c.req.param('id'), input.new_password);
     return c.json({ message: 'パスワードを変更しました。このユーザーはすべての端末でログアウトされました。' });
   })
-  .delete('/users/:id/force', requireAdmin, async (c) => {
+  .delete(`/users/${USER}/force`, requireAdmin, async (c) => {
     await forceDelete(c.var.deps.orm, actorOf(c), c.req.param('id'));
     return c.json({ message: 'ユーザーを削除しました。購入履歴は経理のために残ります。' });
   })
-  .get('/users/:id', requireSelfOrAdmin(), async (c) => c.json({ user: await getUser(c.var.deps.orm, c.req.param('id')) }))
-  .post('/users/:id', requireSelfOrAdmin(), async (c) => {
+  .get(`/users/${USER}`, requireSelfOrAdmin(), async (c) => c.json({ user: await getUser(c.var.deps.orm, c.req.param('id')) }))
+  .post(`/users/${USER}`, requireSelfOrAdmin(), async (c) => {
     const input = await jsonInput(c, ProfileInput);
     await getUser(c.var.deps.orm, c.req.param('id')); // 404 before a confirm screen for nobody
     return c.json({ user: profileDto(input) });
   })
-  .put('/users/:id', requireSelfOrAdmin(), async (c) => {
+  .put(`/users/${USER}`, requireSelfOrAdmin(), async (c) => {
     const input = await jsonInput(c, ProfileInput);
     const me = signedInUser(c);
     const byAdmin = isAdmin(me) ? actorOf(c) : null;
@@ -198,7 +201,7 @@ export const userRoutes = new Hono<AppEnv>()
         : '会員情報を更新しました。',
     });
   })
-  .put('/users/:id/password', requireUser, async (c) => {
+  .put(`/users/${USER}/password`, requireUser, async (c) => {
     const me = signedInUser(c);
     if (me.id !== c.req.param('id')) throw new AppError('forbidden');
     const input = parseInputs(await readJson(c), OldPasswordInput, NewPasswordPairInput);
@@ -206,3 +209,6 @@ export const userRoutes = new Hono<AppEnv>()
     await changePassword(c.var.deps.orm, me.id, me.sessionToken, input);
     return c.json({ message: 'パスワードを変更しました。' });
   });
+
+/** The accounts module's API, mounted under /api. */
+export const accountRoutes = new Hono<AppEnv>().route('/', authRoutes).route('/', registrationRoutes).route('/', userRoutes);

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { type Actor, recordAudit } from '../../audit/audit.ts';
 import { containsPattern } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
+import { type Actor, recordAudit } from '../audit/index.ts';
 import { Account, User } from './entities/user.entity.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import type { ProfileData, RegistrationData } from './schemas.ts';
@@ -389,7 +389,7 @@ export async function forcePassword(orm: Orm, actor: Actor, id: string, password
 
 /**
  * An administrator deletes an account: its sessions end, the account goes; its sales stay, with the
- * buyer's details copied at purchase time (their user link becomes empty).
+ * buyer's details copied at purchase time (UserDeleted: the sales module empties their user link).
  */
 export async function forceDelete(orm: Orm, actor: Actor, id: string): Promise<void> {
   if (actor.id === id) throw new AppError('forbidden', '自分自身のアカウントは削除できません。');
@@ -400,5 +400,28 @@ export async function forceDelete(orm: Orm, actor: Actor, id: string): Promise<v
     await tx.execute('delete from sessions where user_id = ?', [user.id]);
     await tx.execute('delete from users where id = ?', [user.id]);
     recordAudit(tx, actor, { action: 'user.delete', targetType: 'user', targetId: id, before });
+    // Modules that keep a reference to the user (sales, checkout) drop it when they handle this.
+    recordEvent(tx, 'UserDeleted', { userId: id });
   });
+}
+
+/** The buyer's details as they are now, for the sale a payment creates (null: the account is gone). */
+export async function findBuyer(em: Em, userId: string) {
+  const user = await em.findOne(User, { id: userId });
+  if (!user) return null;
+  return {
+    id: user.id,
+    email: user.email,
+    lastName: user.lastName,
+    firstName: user.firstName,
+    affiliation: user.affiliation ?? null,
+    affiliationName: user.affiliationName,
+    affiliationOther: user.affiliationOther ?? null,
+  };
+}
+export type Buyer = NonNullable<Awaited<ReturnType<typeof findBuyer>>>;
+
+/** The purchase screen's distribution opt-in is the member's current choice: saved in the caller's transaction. */
+export async function setDistribution(tx: Em, userId: string, distribution: boolean): Promise<void> {
+  await tx.execute('update users set distribution = ?, updated_at = now() where id = ?', [distribution, userId]);
 }

@@ -16,6 +16,9 @@ const StartInput = v.object({
   distribution: v.optional(v.boolean('配信の希望は「はい」か「いいえ」で選択してください。'), true),
 });
 
+/** Stripe's webhook: signed, so exempt from CSRF (see index.ts). */
+export const WEBHOOK_PATH = '/stripe/webhook';
+
 export const checkoutRoutes = new Hono<AppEnv>()
   .post('/licenses/stripe', requireUser, async (c) => {
     const input = await jsonInput(c, StartInput);
@@ -33,7 +36,7 @@ export const checkoutRoutes = new Hono<AppEnv>()
    * the event is stored once and queued, and the answer is immediate. If the database is down the
    * answer is 503, so Stripe retries.
    */
-  .post('/stripe/webhook', async (c) => {
+  .post(WEBHOOK_PATH, async (c) => {
     const { payments, orm } = c.var.deps;
     const payload = await c.req.text();
     const signature = c.req.header('stripe-signature') ?? '';

@@ -5,9 +5,10 @@ import type { Env } from '../../config/env.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError } from '../../http/errors.ts';
-import type { Logger } from '../../runtime/logger.ts';
-import { User } from '../accounts/index.ts';
-import { LICENSE_NOT_FOUND, License } from '../licenses/index.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { setDistribution } from '../accounts/index.ts';
+import { findLicenseForSale, LICENSE_NOT_FOUND } from '../licenses/index.ts';
+import { saleIdForCheckout } from '../sales/index.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 
 /**
@@ -22,14 +23,14 @@ export async function startCheckout(
   input: { licenseId: number; distribution: boolean },
 ): Promise<{ url: string }> {
   const em = orm.em.fork() as Em;
-  const license = await em.findOne(License, { id: input.licenseId });
+  const license = await findLicenseForSale(em, input.licenseId);
   if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
   const checkoutId = randomUUID();
   await transact(em, async (tx) => {
     tx.create(CheckoutSession, {
       id: checkoutId,
-      user: tx.getReference(User, buyer.id),
-      license: tx.getReference(License, license.id),
+      userId: buyer.id,
+      licenseId: license.id,
       amount: license.price,
       currency: 'jpy',
       state: 'open',
@@ -38,7 +39,7 @@ export async function startCheckout(
       updatedAt: new Date(),
     });
     // The purchase screen's opt-in is the member's current choice.
-    await tx.execute('update users set distribution = ?, updated_at = now() where id = ?', [input.distribution, buyer.id]);
+    await setDistribution(tx, buyer.id, input.distribution);
   });
   let session: Stripe.Checkout.Session;
   try {
@@ -91,10 +92,9 @@ export async function receiveStripeEvent(orm: Orm, event: Stripe.Event): Promise
 /** The buyer's view of a checkout: the complete page polls it until the webhook made the sale. */
 export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: string) {
   const em = orm.em.fork() as Em;
-  const checkout = await em.findOne(CheckoutSession, { stripeSessionId, user: userId });
+  const checkout = await em.findOne(CheckoutSession, { stripeSessionId, userId });
   if (!checkout) throw new AppError('not_found', 'お支払いの記録が見つかりませんでした。');
-  const sale = await em.execute<{ id: number }[]>('select id from sales where checkout_session_id = ?', [checkout.id]);
-  return { state: checkout.state, license_id: (checkout.license as unknown as { id: number }).id, sale_id: sale[0]?.id ?? null };
+  return { state: checkout.state, license_id: checkout.licenseId, sale_id: await saleIdForCheckout(em, checkout.id) };
 }
 
 type SessionObject = Stripe.Checkout.Session;
@@ -182,8 +182,8 @@ export async function reconcile(ctx: { em: Em; stripe: Stripe; log: Logger }, ev
           checkout.state = 'complete';
           recordEvent(tx, 'CheckoutPaid', {
             checkoutId: checkout.id,
-            userId: (checkout.user as { id: string } | null)?.id ?? null,
-            licenseId: (checkout.license as unknown as { id: number }).id,
+            userId: checkout.userId ?? null,
+            licenseId: checkout.licenseId,
             amount: checkout.amount,
             currency: checkout.currency,
             stripeSessionId: session.id,
@@ -220,4 +220,10 @@ export async function reconcile(ctx: { em: Em; stripe: Stripe; log: Logger }, ev
   });
   ctx.log.info('stripe event reconciled', { eventId, type: event.type, outcome });
   return outcome === 'already processed' ? 'skipped' : 'done';
+}
+
+/** UserDeleted → our checkout records keep their payment facts and lose the link to the account. */
+export async function forgetUser(em: Em, userId: string): Promise<'done' | 'skipped'> {
+  const changed = await em.fork().nativeUpdate(CheckoutSession, { userId }, { userId: null, updatedAt: new Date() });
+  return changed ? 'done' : 'skipped';
 }

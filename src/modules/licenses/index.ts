@@ -1,3 +1,17 @@
-// The licences module's public surface: what other modules may use.
-export { License } from './entities/license.entity.ts';
-export const LICENSE_NOT_FOUND = 'エラー: ライセンスが見つかりませんでした。';
+// The licences module's public surface: what the host and other modules may use.
+import type { AppModule } from '../../http/context.ts';
+import { License, LicensePicture } from './entities/license.entity.ts';
+import { LICENSE_UPLOAD_LIMIT, LICENSE_UPLOAD_PATH, licenseRoutes, uploadRoutes } from './routes.ts';
+
+export { createLicense, findLicenseForSale, LICENSE_NOT_FOUND } from './service.ts';
+
+/** Demo licences for an empty development database: loaded only when used, never in production. */
+export const loadDemo = () => import('./demo.ts');
+
+export const licenses = {
+  name: 'licenses',
+  api: licenseRoutes,
+  root: uploadRoutes,
+  entities: [License, LicensePicture],
+  uploads: [{ path: LICENSE_UPLOAD_PATH, maxBytes: LICENSE_UPLOAD_LIMIT }],
+} satisfies AppModule;

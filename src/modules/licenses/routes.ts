@@ -38,6 +38,9 @@ const actorOf = (c: Context<AppEnv>) => {
   return { id: user.id, email: user.email };
 };
 
+/** Licence ids are numbers: `/licenses/create` and `/licenses/stripe` never reach `/licenses/:id`. */
+const LICENSE = ':id{[0-9]+}';
+
 export const licenseRoutes = new Hono<AppEnv>()
   .get('/licenses', requireUser, async (c) => {
     const query = parseInput(ListQuery, c.req.query());
@@ -57,8 +60,8 @@ export const licenseRoutes = new Hono<AppEnv>()
     const license = await createLicense(c.var.deps.orm, c.var.deps.env.dataDir, actorOf(c), fields, form.uploads);
     return c.json({ license, message: 'ライセンスを登録しました。' }, 201);
   })
-  .get('/licenses/:id', requireUser, async (c) => c.json({ license: await getLicense(c.var.deps.orm, licenseId(c)) }))
-  .post('/licenses/:id/validate', requireAdmin, async (c) => {
+  .get(`/licenses/${LICENSE}`, requireUser, async (c) => c.json({ license: await getLicense(c.var.deps.orm, licenseId(c)) }))
+  .post(`/licenses/${LICENSE}/validate`, requireAdmin, async (c) => {
     const id = licenseId(c);
     const form = await readLicenseForm(c);
     const [input] = await collectErrors(
@@ -67,7 +70,7 @@ export const licenseRoutes = new Hono<AppEnv>()
     );
     return c.json({ license: { name: input.name, description: input.description, price: input.price } });
   })
-  .post('/licenses/:id', requireAdmin, async (c) => {
+  .post(`/licenses/${LICENSE}`, requireAdmin, async (c) => {
     const id = licenseId(c);
     const form = await readLicenseForm(c);
     const input = parseInputs(form.fields, LicenseFields, UpdatedAtField);

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import type { Actor } from '../../audit/audit.ts';
-import { recordAudit } from '../../audit/audit.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import type { UploadedFile } from '../../http/multipart.ts';
+import type { Actor } from '../audit/index.ts';
+import { recordAudit } from '../audit/index.ts';
 import { License, LicensePicture } from './entities/license.entity.ts';
 import {
   ImageRejected,
@@ -16,10 +16,9 @@ import {
   removePictures,
   storePictures,
 } from './images.ts';
-import { LICENSE_NOT_FOUND } from './index.ts';
 import type { LicenseFieldsData, ListQueryData } from './schemas.ts';
 
-export { LICENSE_NOT_FOUND };
+export const LICENSE_NOT_FOUND = 'エラー: ライセンスが見つかりませんでした。';
 export const STALE_EDIT =
   '他の管理者がこのライセンスを先に更新しました。最新の内容を読み込み直してから、もう一度変更してください。';
 
@@ -208,4 +207,10 @@ export async function updateLicense(
   }
   await removePictures(dataDir, removed);
   return getLicense(orm, id);
+}
+
+/** What a purchase needs of a licence: its name and its price as stored (never the client's). */
+export async function findLicenseForSale(em: Em, id: number): Promise<{ id: number; name: string; price: number } | null> {
+  const license = await em.findOne(License, { id });
+  return license ? { id: license.id, name: license.name, price: license.price } : null;
 }

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import type { Logger } from '../../runtime/logger.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 export interface MailMessage {
   to: string;

@@ -1,4 +1,30 @@
-// The sales module's public surface.
+// The sales module's public surface: sales, their fulfilment statuses and the training-system CSV.
+import type { AppModule } from '../../http/context.ts';
+import { Export } from './entities/export.entity.ts';
+import { Sale } from './entities/sale.entity.ts';
+import {
+  onCheckoutPaid,
+  onExportRequested,
+  onPaymentRefunded,
+  onSalePaid,
+  onSaleStatusChanged,
+  onUserDeleted,
+} from './handlers/sale-handlers.ts';
+import { salesRoutes } from './routes.ts';
 
 export { COMPLETE, PUBLISH, SALE_STATUS } from './entities/sale.entity.ts';
-export { type SalesFilter, salesWhere } from './service.ts';
+export { saleIdForCheckout } from './service.ts';
+
+export const sales = {
+  name: 'sales',
+  api: salesRoutes,
+  entities: [Sale, Export],
+  handlers: {
+    CheckoutPaid: onCheckoutPaid,
+    PaymentRefunded: onPaymentRefunded,
+    SalePaid: onSalePaid,
+    SaleStatusChanged: onSaleStatusChanged,
+    ExportRequested: onExportRequested,
+    UserDeleted: onUserDeleted,
+  },
+} satisfies AppModule;

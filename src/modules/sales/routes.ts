@@ -2,10 +2,11 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin, requireSelfOrAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput } from '../../http/validate.ts';
+import { exportRoutes } from './export-routes.ts';
 import { SalesQuery, StatusUpdateInput, toFilter } from './schemas.ts';
 import { advanceStatus, listSales, salesOfUser } from './service.ts';
 
-export const salesRoutes = new Hono<AppEnv>()
+const saleRoutes = new Hono<AppEnv>()
   .get('/sales', requireAdmin, async (c) => {
     const query = parseInput(SalesQuery, c.req.query());
     return c.json(await listSales(c.var.deps.orm, toFilter(query), query.page, query.per_page));
@@ -19,6 +20,9 @@ export const salesRoutes = new Hono<AppEnv>()
       message: sales.length ? `${sales.length}件の状態を更新しました。` : '更新できる売上はありませんでした。',
     });
   })
-  .get('/sales/user/:id', requireSelfOrAdmin(), async (c) =>
+  .get('/sales/user/:id{[0-9a-fA-F-]+}', requireSelfOrAdmin(), async (c) =>
     c.json({ sales: await salesOfUser(c.var.deps.orm, c.req.param('id')) }),
   );
+
+/** The sales module's API, mounted under /api: the sales list, status moves and the training-system CSV. */
+export const salesRoutes = new Hono<AppEnv>().route('/', saleRoutes).route('/', exportRoutes);

@@ -1,11 +1,11 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { recordAudit } from '../../audit/audit.ts';
 import { containsPattern } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
-import { User } from '../accounts/index.ts';
-import { License } from '../licenses/index.ts';
+import { findBuyer } from '../accounts/index.ts';
+import { recordAudit } from '../audit/index.ts';
+import { findLicenseForSale } from '../licenses/index.ts';
 import { type COMPLETE, type PUBLISH, SALE_STATUS_LABEL, Sale } from './entities/sale.entity.ts';
 
 export class SaleNotYetRecorded extends Error {}
@@ -16,17 +16,18 @@ export async function recordSale(em: Em, paid: EventPayload<'CheckoutPaid'>): Pr
     return await transact(em, async (tx) => {
       const existing = await tx.findOne(Sale, { checkoutSessionId: paid.checkoutId });
       if (existing) return 'skipped';
-      const user = paid.userId ? await tx.findOne(User, { id: paid.userId }) : null;
-      const license = await tx.findOneOrFail(License, { id: paid.licenseId });
+      const user = paid.userId ? await findBuyer(tx, paid.userId) : null;
+      const license = await findLicenseForSale(tx, paid.licenseId);
+      if (!license) throw new Error(`licence ${paid.licenseId} of checkout ${paid.checkoutId} not found`);
       const sale = tx.create(Sale, {
-        user,
+        userId: user?.id ?? null,
         buyerLastName: user?.lastName ?? '',
         buyerFirstName: user?.firstName ?? '',
         buyerEmail: user?.email ?? '',
         buyerAffiliation: user?.affiliation ?? null,
         buyerAffiliationName: user?.affiliationName ?? '',
         buyerAffiliationOther: user?.affiliationOther ?? null,
-        license,
+        licenseId: license.id,
         licenseName: license.name,
         amount: paid.amount,
         currency: paid.currency,
@@ -66,7 +67,7 @@ export async function markRefunded(em: Em, refund: EventPayload<'PaymentRefunded
 export function saleDto(sale: Sale) {
   return {
     id: sale.id,
-    license_id: (sale.license as unknown as { id: number }).id,
+    license_id: sale.licenseId,
     license_name: sale.licenseName,
     amount: sale.amount,
     currency: sale.currency,
@@ -76,17 +77,17 @@ export function saleDto(sale: Sale) {
     refunded_at: sale.refundedAt ? sale.refundedAt.toISOString() : null,
     receipt_url: sale.receiptUrl,
     user: { first_name: sale.buyerFirstName, last_name: sale.buyerLastName, email: sale.buyerEmail },
-    user_id: (sale.user as { id: string } | null)?.id ?? null,
+    user_id: sale.userId ?? null,
     buyer_affiliation: sale.buyerAffiliation,
     buyer_affiliation_name: sale.buyerAffiliationName,
     buyer_affiliation_other: sale.buyerAffiliationOther,
-    licenseId: (sale.license as unknown as { id: number }).id,
+    licenseId: sale.licenseId,
   };
 }
 
 /** A member's purchase history, newest first. */
 export async function salesOfUser(orm: Orm, userId: string) {
-  const sales = await orm.em.fork().find(Sale, { user: userId }, { orderBy: { paidAt: 'desc', id: 'desc' } });
+  const sales = await orm.em.fork().find(Sale, { userId }, { orderBy: { paidAt: 'desc', id: 'desc' } });
   return sales.map(saleDto);
 }
 
@@ -156,7 +157,7 @@ export async function advanceStatus(
 ) {
   const from = input.status - 1;
   return transact(orm.em as Em, async (tx) => {
-    const where: Record<string, unknown> = { license: input.licenseId, status: from, refundedAt: null };
+    const where: Record<string, unknown> = { licenseId: input.licenseId, status: from, refundedAt: null };
     if (input.saleIds) where.id = { $in: input.saleIds };
     const sales = await tx.find(Sale, where, { orderBy: { id: 'asc' } });
     for (const sale of sales) {
@@ -176,4 +177,16 @@ export async function advanceStatus(
     }
     return sales.map(saleDto);
   });
+}
+
+/** The complete page's question: has the webhook made the sale of this checkout yet? */
+export async function saleIdForCheckout(em: Em, checkoutId: string): Promise<number | null> {
+  const sale = await em.findOne(Sale, { checkoutSessionId: checkoutId }, { fields: ['id'] });
+  return sale?.id ?? null;
+}
+
+/** UserDeleted → the user's sales keep their buyer snapshot and lose the link to the account. */
+export async function forgetUser(em: Em, userId: string): Promise<'done' | 'skipped'> {
+  const changed = await em.fork().nativeUpdate(Sale, { userId }, { userId: null, updatedAt: new Date() });
+  return changed ? 'done' : 'skipped';
 }

@@ -1,7 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt, updatedAt } from '../../../db/columns.ts';
-import { User } from '../../accounts/index.ts';
-import { License } from '../../licenses/index.ts';
 
 /**
  * Our record of a Stripe Checkout Session. `state`: open → complete (paid), awaiting_payment
@@ -13,8 +11,9 @@ export const CheckoutSessionSchema = defineEntity({
   tableName: 'checkout_sessions',
   properties: {
     id: p.uuid().primary(),
-    user: () => p.manyToOne(User).fieldName('user_id').nullable().deleteRule('set null').index('checkout_sessions_user_id_index'),
-    license: () => p.manyToOne(License).fieldName('license_id').index('checkout_sessions_license_id_index'),
+    // Other modules' records, by id only (UserDeleted empties userId).
+    userId: p.string().length(255).fieldName('user_id').nullable().index('checkout_sessions_user_id_index'),
+    licenseId: p.integer().fieldName('license_id').index('checkout_sessions_license_id_index'),
     amount: p.integer(),
     currency: p.string().length(3),
     stripeSessionId: p

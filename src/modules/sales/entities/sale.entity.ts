@@ -1,7 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt, updatedAt } from '../../../db/columns.ts';
-import { User } from '../../accounts/index.ts';
-import { License } from '../../licenses/index.ts';
 
 /** Sale statuses of the seed: 0 awaiting output (出力待ち), 1 in progress (処理中), 2 registered (登録済み). */
 export const SALE_STATUS = { AWAITING: 0, PUBLISH: 1, COMPLETE: 2 } as const;
@@ -11,21 +9,22 @@ export const SALE_STATUS_LABEL: Record<number, string> = { 0: '出力待ち', 1:
 
 /**
  * One paid Checkout Session. The buyer's details are copied at purchase time and stay when the
- * account is deleted (user becomes null), for accounting.
+ * account is deleted (UserDeleted empties `userId`), for accounting. `userId` and `licenseId` name
+ * other modules' records by id only: no relation, no foreign key across modules.
  */
 export const SaleSchema = defineEntity({
   name: 'Sale',
   tableName: 'sales',
   properties: {
     id: p.integer().primary().autoincrement(),
-    user: () => p.manyToOne(User).fieldName('user_id').nullable().deleteRule('set null').index('sales_user_id_index'),
+    userId: p.string().length(255).fieldName('user_id').nullable().index('sales_user_id_index'),
     buyerLastName: p.string().length(50).fieldName('buyer_last_name'),
     buyerFirstName: p.string().length(50).fieldName('buyer_first_name'),
     buyerEmail: p.string().length(254).fieldName('buyer_email'),
     buyerAffiliation: p.smallint().fieldName('buyer_affiliation').nullable(),
     buyerAffiliationName: p.string().length(100).fieldName('buyer_affiliation_name').default(''),
     buyerAffiliationOther: p.string().length(100).fieldName('buyer_affiliation_other').nullable(),
-    license: () => p.manyToOne(License).fieldName('license_id').index('sales_license_id_index'),
+    licenseId: p.integer().fieldName('license_id').index('sales_license_id_index'),
     licenseName: p.string().length(100).fieldName('license_name'),
     amount: p.integer(),
     currency: p.string().length(3),

@@ -1,10 +1,16 @@
 import type { EventHandler } from '../../../jobs/context.ts';
 import { renderMail, sendOnce } from '../../mail/index.ts';
 import { COMPLETE, Sale } from '../entities/sale.entity.ts';
-import { markRefunded, recordSale } from '../service.ts';
+import { buildExport } from '../export.ts';
+import { forgetUser, markRefunded, recordSale } from '../service.ts';
 
 export const onCheckoutPaid: EventHandler<'CheckoutPaid'> = (ctx, event) => recordSale(ctx.em, event.payload);
 export const onPaymentRefunded: EventHandler<'PaymentRefunded'> = (ctx, event) => markRefunded(ctx.em, event.payload);
+export const onUserDeleted: EventHandler<'UserDeleted'> = (ctx, event) => forgetUser(ctx.em, event.payload.userId);
+
+/** ExportRequested → the CSV file (idempotent: a finished export is not built again). */
+export const onExportRequested: EventHandler<'ExportRequested'> = (ctx, event) =>
+  buildExport(ctx.em, ctx.env.dataDir, ctx.env.exportGroupName, event.payload.exportId);
 
 const jst = new Intl.DateTimeFormat('ja-JP', { timeZone: 'Asia/Tokyo', dateStyle: 'long', timeStyle: 'short' });
 

@@ -1,6 +1,7 @@
+// The health module: liveness and readiness for load balancers and supervisors.
 import { Hono } from 'hono';
-import type { AppEnv } from '../../http/context.ts';
-import { evictionPolicy } from '../../runtime/redis.ts';
+import type { AppEnv, AppModule } from '../../http/context.ts';
+import { evictionPolicy } from '../../lib/redis.ts';
 
 async function check(work: () => Promise<void>): Promise<string> {
   try {
@@ -12,7 +13,7 @@ async function check(work: () => Promise<void>): Promise<string> {
 }
 
 /** /healthz: the process answers. /readyz: PostgreSQL and Redis answer, and Redis will not evict jobs. */
-export const healthRoutes = new Hono<AppEnv>()
+const healthRoutes = new Hono<AppEnv>()
   .get('/healthz', (c) => c.json({ status: 'ok' }))
   .get('/readyz', async (c) => {
     const { orm, redis } = c.var.deps;
@@ -28,3 +29,5 @@ export const healthRoutes = new Hono<AppEnv>()
     const ready = database === 'ok' && redisStatus === 'ok';
     return c.json({ status: ready ? 'ok' : 'unavailable', checks: { database, redis: redisStatus } }, ready ? 200 : 503);
   });
+
+export const health = { name: 'health', root: healthRoutes, entities: [] } satisfies AppModule;

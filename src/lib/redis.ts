@@ -1,14 +1,8 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis, type RedisOptions } from 'ioredis';
-import type { Env } from '../config/env.ts';
-import type { Logger } from './logger.ts';
 
 export type RedisTarget = { url: string } | { path: string };
 
-const DEFAULT_URL = 'redis://127.0.0.1:6379';
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 export const REDIS_MISSING_MESSAGE = [
   'Redis に接続できません。Redis をインストールして起動するか、REDIS_URL を設定してください。',
@@ -38,7 +32,8 @@ export function connectWorkerRedis(target: RedisTarget): Redis {
   return connectRedis(target, { enableOfflineQueue: true, maxRetriesPerRequest: null });
 }
 
-async function answers(target: RedisTarget): Promise<boolean> {
+/** Whether a Redis server answers PING at `target` (one short try). */
+export async function redisAnswers(target: RedisTarget): Promise<boolean> {
   const client = connectRedis(target, { retryStrategy: () => null, connectTimeout: 1_000, lazyConnect: true });
   try {
     await client.connect();
@@ -48,54 +43,6 @@ async function answers(target: RedisTarget): Promise<boolean> {
   } finally {
     client.disconnect();
   }
-}
-
-/**
- * Where Redis is: REDIS_URL; else 127.0.0.1:6379 if it answers; else a private redis-server under
- * DATA_DIR (if installed); else an error telling how to get Redis (SPEC §2).
- */
-export async function resolveRedis(
-  env: Pick<Env, 'redisUrl' | 'dataDir'>,
-  log: Logger,
-  defaultUrl = DEFAULT_URL,
-): Promise<{ target: RedisTarget; child?: ChildProcess }> {
-  if (env.redisUrl) return { target: { url: env.redisUrl } };
-  if (await answers({ url: defaultUrl })) return { target: { url: defaultUrl } };
-  const dir = join(env.dataDir, 'redis');
-  const path = join(dir, 'redis.sock');
-  if (await answers({ path })) return { target: { path } };
-  if (spawnSync('redis-server', ['--version']).status !== 0) throw new Error(REDIS_MISSING_MESSAGE);
-  mkdirSync(dir, { recursive: true });
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      '0',
-      '--unixsocket',
-      path,
-      '--unixsocketperm',
-      '700',
-      '--dir',
-      dir,
-      '--maxmemory-policy',
-      'noeviction',
-      '--appendonly',
-      'yes',
-      '--save',
-      '',
-    ],
-    { stdio: 'ignore' },
-  );
-  child.unref();
-  for (let i = 0; i < 50; i++) {
-    if (await answers({ path })) {
-      log.info('started a private redis-server', { socket: path });
-      return { target: { path }, child };
-    }
-    await sleep(100);
-  }
-  child.kill();
-  throw new Error(REDIS_MISSING_MESSAGE);
 }
 
 /** Redis must never evict BullMQ's keys. */

@@ -8,13 +8,16 @@ import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput } from '../../http/validate.ts';
-import { SalesQuery, toFilter } from '../sales/schemas.ts';
-import { exportDir, exportDto, getExport, requestExport } from './service.ts';
+import { exportDir, exportDto, getExport, requestExport } from './export.ts';
+import { SalesQuery, toFilter } from './schemas.ts';
 
 const ExportInput = v.object({
   ...SalesQuery.entries,
   encoding: v.optional(v.picklist(['utf-8', 'shift_jis'], '文字コードは utf-8 か shift_jis を指定してください。'), 'utf-8'),
 });
+
+/** Export ids are uuids: `/exports/<word>` routes can be added beside `/exports/:id` in any order. */
+const EXPORT = ':id{[0-9a-f-]+}';
 
 const exportId = (raw: string) => {
   if (!/^[0-9a-f-]{36}$/.test(raw)) throw new AppError('not_found', 'エラー: エクスポートが見つかりませんでした。');
@@ -29,10 +32,10 @@ export const exportRoutes = new Hono<AppEnv>()
     const created = await requestExport(c.var.deps.orm, { id: user.id, email: user.email }, toFilter(input), input.encoding);
     return c.json({ export: created }, 202);
   })
-  .get('/exports/:id', requireAdmin, async (c) =>
+  .get(`/exports/${EXPORT}`, requireAdmin, async (c) =>
     c.json({ export: exportDto(await getExport(c.var.deps.orm, exportId(c.req.param('id')))) }),
   )
-  .get('/exports/:id/download', requireAdmin, async (c) => {
+  .get(`/exports/${EXPORT}/download`, requireAdmin, async (c) => {
     const row = await getExport(c.var.deps.orm, exportId(c.req.param('id')));
     if (row.state !== 'done' || !row.fileName) throw new AppError('conflict', 'エクスポートはまだ完了していません。');
     const path = join(exportDir(c.var.deps.env.dataDir), row.fileName);

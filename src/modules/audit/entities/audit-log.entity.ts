@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { createdAt } from '../db/columns.ts';
+import { createdAt } from '../../../db/columns.ts';
 
 /** Who did what to which record, and when: written in the transaction of every administrator change. */
 export const AuditLogSchema = defineEntity({

@@ -2,18 +2,21 @@ import type { ChildProcess } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { startWorkers, type Workers } from '../../workers/index.ts';
 import { authSecretFor, type Env } from '../config/env.ts';
-import { type Em, initOrm, migrate, type Orm } from '../db/orm.ts';
+import { type Em, migrate, type Orm } from '../db/orm.ts';
+// Types only (erased): the emulator itself is imported below only when it is used, never in production.
+import type { StripeEmulator } from '../dev/stripe-emulator/emulator.ts';
 import { closeQueues, createQueues, type Queues } from '../events/queues.ts';
 import { OutboxRelay } from '../events/relay.ts';
 import type { AppDeps } from '../http/context.ts';
 import { createRateLimiter } from '../http/rate-limit.ts';
 import type { JobContext } from '../jobs/context.ts';
-import { createAuth } from '../modules/accounts/auth.ts';
-import { createPayments } from '../modules/checkout/stripe.ts';
-import { createMailer, type Mailer } from '../modules/mail/mailer.ts';
-import { createStripeEmulator, type StripeEmulator } from '../stripe-emulator/emulator.ts';
-import { createLogger, type Logger } from './logger.ts';
-import { connectRedis, connectWorkerRedis, type RedisTarget, resolveRedis } from './redis.ts';
+import { createLogger, type Logger } from '../lib/logger.ts';
+import { connectRedis, connectWorkerRedis, type RedisTarget } from '../lib/redis.ts';
+import { createAuth } from '../modules/accounts/index.ts';
+import { createPayments } from '../modules/checkout/index.ts';
+import { createMailer, type Mailer } from '../modules/mail/index.ts';
+import { openDatabase } from './modules.ts';
+import { resolveRedis } from './redis.ts';
 
 export type Mode = 'all' | 'web' | 'worker';
 
@@ -54,7 +57,7 @@ async function migrateLocked(orm: Orm, log: Logger) {
 /** Builds the process: database (migrated), Redis, queues, auth, relay and, per mode, the workers. */
 export async function boot(env: Env, options: BootOptions): Promise<Runtime> {
   const log = options.log ?? createLogger(env.logLevel);
-  const orm = await initOrm(env);
+  const orm = await openDatabase(env);
   // A connection lost mid-transaction (database restarted) can stay checked out of the pool, and
   // pool.end() would wait for it for ever: give closing the database a time limit.
   const closeOrm = () =>
@@ -98,6 +101,7 @@ async function assemble(
   const payments = createPayments(env, authSecret);
   let stripeEmulator: StripeEmulator | undefined;
   if (payments.builtInEmulator && options.mode !== 'worker') {
+    const { createStripeEmulator } = await import('../dev/stripe-emulator/emulator.ts');
     stripeEmulator = createStripeEmulator({
       publicUrl: env.appUrl,
       webhookUrl: `${env.appUrl}/api/stripe/webhook`,

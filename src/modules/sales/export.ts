@@ -6,13 +6,13 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import iconv from 'iconv-lite';
-import { type Actor, recordAudit } from '../../audit/audit.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError } from '../../http/errors.ts';
 import { AFFILIATIONS, combinedAffiliationName } from '../accounts/index.ts';
-import { type SalesFilter, salesWhere } from '../sales/index.ts';
+import { type Actor, recordAudit } from '../audit/index.ts';
 import { Export } from './entities/export.entity.ts';
+import { type SalesFilter, salesWhere } from './service.ts';
 
 export const EXPORT_HEADER = ['メールアドレス', '姓', '名', '言語', 'グループ', '所属', '所属名', 'ライセンス名', '購入日時'];
 export type ExportEncoding = 'utf-8' | 'shift_jis';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Em } from '../db/orm.ts';
-import { AuditLog } from './audit-log.entity.ts';
+import type { Em } from '../../db/orm.ts';
+import { AuditLog } from './entities/audit-log.entity.ts';
 
 export interface Actor {
   id: string;

@@ -1,0 +1,19 @@
+import type { Orm } from '../db/orm.ts';
+import type { Logger } from '../lib/logger.ts';
+import { loadDemo as loadDemoAccounts } from '../modules/accounts/index.ts';
+import { loadDemo as loadDemoLicenses } from '../modules/licenses/index.ts';
+
+/**
+ * Development only: on an empty database, demo licences, a demo administrator and a demo member,
+ * whose sign-in details are printed once. main.ts imports this file only outside production.
+ */
+export async function seedDemo(orm: Orm, dataDir: string, log: Logger): Promise<void> {
+  const licenses = await (await loadDemoLicenses()).seedDemoLicenses(orm, dataDir);
+  if (licenses) log.info('demo licences created', { count: licenses });
+  const demo = await (await loadDemoAccounts()).seedDemoAccounts(orm);
+  if (!demo.length) return;
+  const lines = demo.map((a) => `  ${a.role === 'admin' ? '管理者 (admin) ' : '会員 (member)  '}  ${a.email}  /  ${a.password}`);
+  console.log(
+    ['', '空のデータベースにデモ用アカウントを作成しました (demo accounts, shown only once):', ...lines, ''].join('\n'),
+  );
+}

@@ -1,0 +1,45 @@
+import {
+  type DomainEvent,
+  type EventName,
+  eventNames,
+  eventRoutes,
+  type QueueName,
+  type RoutedEvent,
+} from '../events/contracts.ts';
+import { type EventHandler, type EventHandlers, inTurn } from '../jobs/context.ts';
+import { accounts } from '../modules/accounts/index.ts';
+import { checkout } from '../modules/checkout/index.ts';
+import { sales } from '../modules/sales/index.ts';
+
+/**
+ * Which module handles which event. The mapped type ties each event routed to a queue to a handler
+ * of that event's payload: a missing handler, or one written for another event, does not compile.
+ */
+export type HandlerMap = { [N in RoutedEvent]: EventHandler<N> };
+
+export const handlers: HandlerMap = {
+  ...accounts.handlers,
+  ...checkout.handlers,
+  ...sales.handlers,
+  // Both modules keep a reference to the user.
+  UserDeleted: inTurn(sales.handlers.UserDeleted, checkout.handlers.UserDeleted),
+};
+
+const table: EventHandlers = handlers;
+
+/** The handler of `event`, when `queue` carries that event. */
+export function handlerFor<N extends EventName>(queue: QueueName, event: DomainEvent<N>): EventHandler<N> | undefined {
+  const queues: readonly QueueName[] = eventRoutes[event.name];
+  if (!queues.includes(queue)) return undefined;
+  return table[event.name];
+}
+
+/** Events routed to a queue that has no handler, which must not reach a running worker (checked at start-up). */
+export function missingHandlers(implemented: readonly QueueName[]): string[] {
+  const missing: string[] = [];
+  for (const event of eventNames) {
+    const queues: readonly QueueName[] = eventRoutes[event];
+    for (const queue of queues) if (implemented.includes(queue) && !table[event]) missing.push(`${queue}:${event}`);
+  }
+  return missing;
+}

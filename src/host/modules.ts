@@ -1,0 +1,20 @@
+import type { DbEnv } from '../db/orm.ts';
+import { initOrm } from '../db/orm.ts';
+import { OutboxEvent } from '../events/outbox-event.entity.ts';
+import type { AppModule } from '../http/context.ts';
+import { accounts } from '../modules/accounts/index.ts';
+import { audit } from '../modules/audit/index.ts';
+import { checkout } from '../modules/checkout/index.ts';
+import { health } from '../modules/health/index.ts';
+import { licenses } from '../modules/licenses/index.ts';
+import { mail } from '../modules/mail/index.ts';
+import { sales } from '../modules/sales/index.ts';
+
+/** Every module of the shop, as the host mounts them. Their order carries no meaning (tests reverse it). */
+export const appModules: readonly AppModule[] = [accounts, licenses, checkout, sales, mail, audit, health];
+
+/** The explicit entity list: every table MikroORM knows about and migrates, collected from the modules. */
+export const entities = [...appModules.flatMap((m) => m.entities), OutboxEvent];
+
+/** MikroORM with the shop's entities (CLI, boot and tests). */
+export const openDatabase = (env: DbEnv) => initOrm(env, entities);
