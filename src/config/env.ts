@@ -110,6 +110,7 @@ function resolveEnv(raw: ReturnType<typeof parseEnv>) {
       checkoutOrigin: raw.STRIPE_CHECKOUT_ORIGIN ? new URL(raw.STRIPE_CHECKOUT_ORIGIN).origin : undefined,
     },
     exportGroupName: raw.EXPORT_GROUP_NAME ?? '（グループ名未設定）',
+    exportGroupNameConfigured: raw.EXPORT_GROUP_NAME !== undefined,
     sentry: {
       dsn: raw.SENTRY_DSN,
       environment: raw.SENTRY_ENVIRONMENT ?? 'released_production',

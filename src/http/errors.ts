@@ -49,12 +49,19 @@ export class AppError extends Error {
   readonly kind: Kind;
   readonly errors: FieldErrors | undefined;
   readonly retryAfter: number | undefined;
-  constructor(kind: Kind, message?: string, options: { errors?: FieldErrors; retryAfter?: number } = {}) {
+  /** More facts for the client, beside `message` (e.g. the actual count of a 409). */
+  readonly details: Record<string, unknown> | undefined;
+  constructor(
+    kind: Kind,
+    message?: string,
+    options: { errors?: FieldErrors; retryAfter?: number; details?: Record<string, unknown> } = {},
+  ) {
     super(message ?? defaultMessage[kind]);
     this.name = 'AppError';
     this.kind = kind;
     this.errors = options.errors;
     this.retryAfter = options.retryAfter;
+    this.details = options.details;
   }
   get status(): ContentfulStatusCode {
     return statusOf[this.kind];
@@ -66,6 +73,6 @@ export const validationError = (errors: FieldErrors, message = INVALID_INPUT_MES
 
 export function errorResponse(c: Context, error: AppError): Response {
   if (error.retryAfter !== undefined) c.header('Retry-After', String(error.retryAfter));
-  const body = error.errors ? { message: error.message, errors: error.errors } : { message: error.message };
+  const body = { ...error.details, message: error.message, ...(error.errors ? { errors: error.errors } : {}) };
   return c.json(body, error.status);
 }

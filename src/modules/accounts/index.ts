@@ -13,7 +13,15 @@ import { accountRoutes } from './routes.ts';
 
 export { AFFILIATIONS, combinedAffiliationName } from './affiliations.ts';
 export { type Auth, createAuth } from './auth.ts';
-export { type Buyer, createOrPromoteAdmin, createUser, findBuyer, type NewUser, setDistribution } from './service.ts';
+export {
+  type Buyer,
+  createOrPromoteAdmin,
+  createUser,
+  currentBuyers,
+  findBuyer,
+  type NewUser,
+  setDistribution,
+} from './service.ts';
 
 /** Demo accounts for an empty development database: loaded only when used, never in production. */
 export const loadDemo = () => import('./demo.ts');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { containsPattern } from '../../db/like.ts';
+import { containsPattern, nameKey } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -355,10 +355,8 @@ const USER_SORTS: Record<string, string> = {
 export async function searchUsers(orm: Orm, query: UserSearch) {
   const em = orm.em.fork() as Em;
   const where: Record<string, unknown>[] = [];
-  if (query.name)
-    where.push({
-      $or: [{ lastName: { $ilike: containsPattern(query.name) } }, { firstName: { $ilike: containsPattern(query.name) } }],
-    });
+  // 姓, 名, 「姓 名」 or 「姓名」, full- or half-width: against the normalised 姓名 (db/like.ts).
+  if (query.name && nameKey(query.name)) where.push({ nameKey: { $ilike: containsPattern(nameKey(query.name)) } });
   if (query.email) where.push({ email: { $ilike: containsPattern(query.email) } });
   if (query.affiliations) where.push({ affiliation: query.affiliations });
   const desc = query.sort.startsWith('-');
@@ -405,19 +403,33 @@ export async function forceDelete(orm: Orm, actor: Actor, id: string): Promise<v
   });
 }
 
+const buyerOf = (
+  user: Pick<User, 'id' | 'email' | 'lastName' | 'firstName' | 'affiliation' | 'affiliationName' | 'affiliationOther'>,
+) => ({
+  id: user.id,
+  email: user.email,
+  lastName: user.lastName,
+  firstName: user.firstName,
+  affiliation: user.affiliation ?? null,
+  affiliationName: user.affiliationName,
+  affiliationOther: user.affiliationOther ?? null,
+});
+
 /** The buyer's details as they are now, for the sale a payment creates (null: the account is gone). */
 export async function findBuyer(em: Em, userId: string) {
   const user = await em.findOne(User, { id: userId });
-  if (!user) return null;
-  return {
-    id: user.id,
-    email: user.email,
-    lastName: user.lastName,
-    firstName: user.firstName,
-    affiliation: user.affiliation ?? null,
-    affiliationName: user.affiliationName,
-    affiliationOther: user.affiliationOther ?? null,
-  };
+  return user ? buyerOf(user) : null;
+}
+
+/** Several members' current details at once (the training-system CSV); deleted ones are absent. */
+export async function currentBuyers(em: Em, userIds: readonly string[]): Promise<Map<string, Buyer>> {
+  if (userIds.length === 0) return new Map();
+  const users = await em.find(
+    User,
+    { id: { $in: [...new Set(userIds)] } },
+    { fields: ['id', 'email', 'lastName', 'firstName', 'affiliation', 'affiliationName', 'affiliationOther'] },
+  );
+  return new Map(users.map((u) => [u.id, buyerOf(u)]));
 }
 export type Buyer = NonNullable<Awaited<ReturnType<typeof findBuyer>>>;
 

@@ -1,22 +1,55 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import type { Context } from 'hono';
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
-import { jsonInput } from '../../http/validate.ts';
-import { exportDir, exportDto, getExport, requestExport } from './export.ts';
-import { SalesQuery, toFilter } from './schemas.ts';
+import { jsonInput, parseInput } from '../../http/validate.ts';
+import { completeBatch, exportDto, getExport, listExports, openDownload, preflight, requestExport } from './export.ts';
+import { PageQuery, SalesQuery, toFilter } from './schemas.ts';
+
+const flag = (message: string) =>
+  v.optional(
+    v.union(
+      [
+        v.boolean(),
+        v.pipe(
+          v.picklist(['true', 'false', '1', '0'], message),
+          v.transform((s) => s === 'true' || s === '1'),
+        ),
+      ],
+      message,
+    ),
+    false,
+  );
+
+const filterEntries = {
+  license_id: SalesQuery.entries.license_id,
+  status: SalesQuery.entries.status,
+  q: SalesQuery.entries.q,
+  paid_from: SalesQuery.entries.paid_from,
+  paid_to: SalesQuery.entries.paid_to,
+};
 
 const ExportInput = v.object({
-  ...SalesQuery.entries,
+  ...filterEntries,
   encoding: v.optional(v.picklist(['utf-8', 'shift_jis'], '文字コードは utf-8 か shift_jis を指定してください。'), 'utf-8'),
+  batch: flag('一括処理の指定が正しくありません。'),
+  replace_unmappable: flag('置き換えの指定が正しくありません。'),
+  expected_count: v.optional(
+    v.pipe(
+      v.number('件数が正しくありません。'),
+      v.integer('件数が正しくありません。'),
+      v.minValue(0, '件数が正しくありません。'),
+    ),
+  ),
 });
 
-/** Export ids are uuids: `/exports/<word>` routes can be added beside `/exports/:id` in any order. */
+const PreflightQuery = v.object({ ...filterEntries, batch: flag('一括処理の指定が正しくありません。') });
+
+/** Export ids are uuids: `/exports/preflight` and `/exports/:id` never meet, in any mounting order. */
 const EXPORT = ':id{[0-9a-f-]+}';
 
 const exportId = (raw: string) => {
@@ -24,25 +57,52 @@ const exportId = (raw: string) => {
   return raw;
 };
 
-/** CSV exports for the training-management system: queued (202), then polled, then downloaded. */
+const actorOf = (c: Context<AppEnv>) => {
+  const user = signedInUser(c);
+  return { id: user.id, email: user.email };
+};
+
+/** CSV exports for the training-management system: queued (202), polled, downloaded again at will; batches completed. */
 export const exportRoutes = new Hono<AppEnv>()
+  .get('/exports', requireAdmin, async (c) => {
+    const query = parseInput(PageQuery, c.req.query());
+    const { env } = c.var.deps;
+    return c.json({
+      ...(await listExports(c.var.deps.orm, query.page, query.per_page)),
+      group_name: env.exportGroupNameConfigured ? env.exportGroupName : null,
+    });
+  })
+  .get('/exports/preflight', requireAdmin, async (c) => {
+    const query = parseInput(PreflightQuery, c.req.query());
+    return c.json(await preflight(c.var.deps.orm, toFilter(query), query.batch, c.var.deps.env.exportGroupName));
+  })
   .post('/exports', requireAdmin, async (c) => {
     const input = await jsonInput(c, ExportInput);
-    const user = signedInUser(c);
-    const created = await requestExport(c.var.deps.orm, { id: user.id, email: user.email }, toFilter(input), input.encoding);
+    const created = await requestExport(
+      c.var.deps.orm,
+      actorOf(c),
+      {
+        filter: toFilter(input),
+        encoding: input.encoding,
+        batch: input.batch,
+        replaceUnmappable: input.replace_unmappable,
+        expectedCount: input.expected_count,
+      },
+      c.var.deps.env.exportGroupName,
+    );
     return c.json({ export: created }, 202);
   })
   .get(`/exports/${EXPORT}`, requireAdmin, async (c) =>
     c.json({ export: exportDto(await getExport(c.var.deps.orm, exportId(c.req.param('id')))) }),
   )
+  .post(`/exports/${EXPORT}/complete`, requireAdmin, async (c) => {
+    const result = await completeBatch(c.var.deps.orm, actorOf(c), exportId(c.req.param('id')));
+    return c.json({ ...result, message: `${result.moved.toLocaleString('ja-JP')}件を登録済みにしました。` });
+  })
   .get(`/exports/${EXPORT}/download`, requireAdmin, async (c) => {
-    const row = await getExport(c.var.deps.orm, exportId(c.req.param('id')));
-    if (row.state !== 'done' || !row.fileName) throw new AppError('conflict', 'エクスポートはまだ完了していません。');
-    const path = join(exportDir(c.var.deps.env.dataDir), row.fileName);
-    const info = await stat(path).catch(() => null);
-    if (!info) throw new AppError('not_found', 'エクスポートのファイルが見つかりませんでした。もう一度作成してください。');
-    c.header('Content-Type', `text/csv; charset=${row.encoding === 'shift_jis' ? 'Shift_JIS' : 'UTF-8'}`);
-    c.header('Content-Disposition', 'attachment; filename="data.csv"');
-    c.header('Content-Length', String(info.size));
-    return c.body(Readable.toWeb(createReadStream(path)) as ReadableStream);
+    const file = await openDownload(c.var.deps.orm, actorOf(c), c.var.deps.env.dataDir, exportId(c.req.param('id')));
+    c.header('Content-Type', file.contentType);
+    c.header('Content-Disposition', file.disposition);
+    c.header('Content-Length', String(file.size));
+    return c.body(Readable.toWeb(createReadStream(file.path)) as ReadableStream);
   });

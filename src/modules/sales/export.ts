@@ -1,22 +1,38 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, type Hash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { LockMode } from '@mikro-orm/core';
 import { stringify } from 'csv-stringify';
 import iconv from 'iconv-lite';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
-import { AppError } from '../../http/errors.ts';
-import { AFFILIATIONS, combinedAffiliationName } from '../accounts/index.ts';
+import { AppError, validationError } from '../../http/errors.ts';
+import { AFFILIATIONS, type Buyer, combinedAffiliationName, currentBuyers } from '../accounts/index.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
+import { findLicenseForSale } from '../licenses/index.ts';
+import { CP932, contentDisposition, downloadNames, neutralise, replaceUnmappable, toCp932Forms, unmappableIn } from './csv.ts';
 import { Export } from './entities/export.entity.ts';
 import { type SalesFilter, salesWhere } from './service.ts';
 
 export const EXPORT_HEADER = ['メールアドレス', '姓', '名', '言語', 'グループ', '所属', '所属名', 'ライセンス名', '購入日時'];
+const FIELD_OF_COLUMN = [
+  'email',
+  'last_name',
+  'first_name',
+  null,
+  'group',
+  null,
+  'affiliation_name',
+  'license_name',
+  null,
+] as const;
 export type ExportEncoding = 'utf-8' | 'shift_jis';
-const BATCH = 1_000;
+const BATCH = 5_000;
+const PROGRESS_EVERY = 20_000;
+const EXPORT_NOT_FOUND = 'エラー: エクスポートが見つかりませんでした。';
 
 export const exportDir = (dataDir: string) => join(dataDir, 'exports');
 
@@ -24,50 +40,38 @@ export function exportDto(row: Export) {
   return {
     id: row.id,
     state: row.state,
+    batch: row.batch,
     row_count: row.rowCount,
+    total_rows: row.totalRows ?? null,
     encoding: row.encoding,
+    replace_unmappable: row.replaceUnmappable,
     filters: row.filters,
+    license_name: row.licenseName ?? null,
     error: row.error,
+    sha256: row.sha256 ?? null,
+    requested_by: row.requestedByEmail ?? null,
     created_at: row.createdAt.toISOString(),
     finished_at: row.finishedAt ? row.finishedAt.toISOString() : null,
+    completed_at: row.completedAt ? row.completedAt.toISOString() : null,
+    completed_by: row.completedBy ?? null,
+    file_name: downloadNames(row.licenseName ?? null, row.createdAt).utf8,
     download_url: row.state === 'done' ? `/api/exports/${row.id}/download` : null,
   };
 }
 
-/** Queues a training-system CSV of the sales matching `filter` (status 0 or 1, not refunded). */
-export async function requestExport(orm: Orm, actor: Actor, filter: SalesFilter, encoding: ExportEncoding) {
-  const row = await transact(orm.em as Em, async (tx) => {
-    const created = tx.create(Export, {
-      id: randomUUID(),
-      requestedBy: actor.id,
-      filters: { ...filter },
-      encoding,
-      state: 'queued',
-      rowCount: 0,
-      createdAt: new Date(),
-    });
-    recordEvent(tx, 'ExportRequested', { exportId: created.id });
-    recordAudit(tx, actor, {
-      action: 'sale.export',
-      targetType: 'export',
-      targetId: created.id,
-      after: { filters: filter, encoding },
-    });
-    return created;
-  });
-  return exportDto(row);
+export interface ExportRequest {
+  filter: SalesFilter;
+  encoding: ExportEncoding;
+  /** Freeze the 出力待ち sales it holds and move them to 処理中 in the same transaction. */
+  batch: boolean;
+  /** Shift_JIS only: write 〓 for characters CP932 cannot hold (otherwise they refuse the export). */
+  replaceUnmappable: boolean;
+  expectedCount?: number;
 }
-
-export async function getExport(orm: Orm, id: string) {
-  const row = await orm.em.fork().findOne(Export, { id });
-  if (!row) throw new AppError('not_found', 'エラー: エクスポートが見つかりませんでした。');
-  return row;
-}
-
-const jst = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Asia/Tokyo', dateStyle: 'short', timeStyle: 'medium' });
 
 interface ExportRow {
   id: number;
+  user_id: string | null;
   buyer_email: string;
   buyer_last_name: string;
   buyer_first_name: string;
@@ -78,79 +82,347 @@ interface ExportRow {
   paid_at: Date | string;
 }
 
+const ROW_COLUMNS = `s.id, s.user_id, s.buyer_email, s.buyer_last_name, s.buyer_first_name, s.buyer_affiliation,
+  s.buyer_affiliation_name, s.buyer_affiliation_other, s.license_name, s.paid_at`;
+
+/** The rows of an export in keyset batches: a batch's frozen sales, or the sales its filters match (出力待ち/処理中). */
+async function* saleRows(em: Em, source: { batchId: string } | { filter: SalesFilter }): AsyncGenerator<ExportRow[]> {
+  let lastId = 0;
+  for (;;) {
+    let rows: ExportRow[];
+    if ('batchId' in source) {
+      rows = await em.execute<ExportRow[]>(
+        `select ${ROW_COLUMNS} from export_sales e join sales s on s.id = e.sale_id
+         where e.export_id = ? and s.id > ? order by s.id limit ${BATCH}`,
+        [source.batchId, lastId],
+      );
+    } else {
+      const where = salesWhere({ ...source.filter, exportable: true });
+      rows = await em.execute<ExportRow[]>(
+        `select ${ROW_COLUMNS} from sales s ${where.sql ? `${where.sql} and` : 'where'} s.id > ? order by s.id limit ${BATCH}`,
+        [...where.params, lastId],
+      );
+    }
+    if (rows.length) yield rows;
+    if (rows.length < BATCH) return;
+    lastId = rows.at(-1)?.id ?? lastId;
+  }
+}
+
+const jst = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Asia/Tokyo', dateStyle: 'short', timeStyle: 'medium' });
+
 /**
- * Builds the CSV of an export: rows read from the database in keyset batches (memory stays flat),
- * streamed through csv-stringify (comma, CRLF) into a temp file, UTF-8 with BOM or Shift_JIS, then
- * renamed into place. Running it again after it is done does nothing.
+ * One CSV record of the training system: the member's current details while the account exists,
+ * the purchase-time snapshot once it is deleted; every cell safe from spreadsheet formulas.
+ */
+function record(sale: ExportRow, buyer: Buyer | undefined, groupName: string): string[] {
+  const affiliation = buyer ? buyer.affiliation : sale.buyer_affiliation;
+  const cells = [
+    buyer?.email ?? sale.buyer_email,
+    buyer?.lastName ?? sale.buyer_last_name,
+    buyer?.firstName ?? sale.buyer_first_name,
+    '日本語',
+    groupName,
+    affiliation ? (AFFILIATIONS[affiliation as keyof typeof AFFILIATIONS] ?? '') : '',
+    buyer
+      ? combinedAffiliationName(buyer.affiliation, buyer.affiliationName, buyer.affiliationOther)
+      : combinedAffiliationName(sale.buyer_affiliation, sale.buyer_affiliation_name, sale.buyer_affiliation_other),
+    sale.license_name,
+    jst.format(new Date(sale.paid_at)).replace(/-/g, '/'),
+  ];
+  return cells.map(neutralise);
+}
+
+async function* records(em: Em, source: { batchId: string } | { filter: SalesFilter }, groupName: string) {
+  for await (const rows of saleRows(em, source)) {
+    const buyers = await currentBuyers(
+      em,
+      rows.flatMap((r) => (r.user_id ? [r.user_id] : [])),
+    );
+    yield rows.map((sale) => ({
+      saleId: sale.id,
+      cells: record(sale, sale.user_id ? buyers.get(sale.user_id) : undefined, groupName),
+    }));
+  }
+}
+
+export interface Unmappable {
+  sale_id: number;
+  field: string;
+  text: string;
+  characters: string[];
+}
+
+/** Every cell that CP932 cannot hold, with its sale and field (the screen shows them before a Shift_JIS export). */
+async function findUnmappable(
+  em: Em,
+  source: { batchId: string } | { filter: SalesFilter },
+  groupName: string,
+  limit = 200,
+): Promise<{ problems: Unmappable[]; total: number }> {
+  const problems: Unmappable[] = [];
+  let total = 0;
+  for await (const batch of records(em, source, groupName)) {
+    for (const { saleId, cells } of batch) {
+      cells.forEach((text, column) => {
+        const characters = unmappableIn(text);
+        if (!characters.length) return;
+        total++;
+        if (problems.length < limit) {
+          problems.push({ sale_id: saleId, field: FIELD_OF_COLUMN[column] ?? EXPORT_HEADER[column] ?? '', text, characters });
+        }
+      });
+    }
+  }
+  return { problems, total };
+}
+
+/** GET /api/exports/preflight: what a Shift_JIS (CP932) export of these sales could not hold. */
+export async function preflight(orm: Orm, filter: SalesFilter, batch: boolean, groupName: string) {
+  const em = orm.em.fork() as Em;
+  // A batch would hold the 出力待ち sales of the search.
+  const { problems, total } = await findUnmappable(em, { filter: batch ? { ...filter, status: 0 } : filter }, groupName);
+  return { problems, total };
+}
+
+function unmappableError(found: { problems: Unmappable[]; total: number }) {
+  const first = found.problems
+    .slice(0, 3)
+    .map((p) => `注文番号${p.sale_id}の「${p.characters.join('')}」`)
+    .join('、');
+  return validationError(
+    {
+      encoding: [
+        `Shift_JIS（CP932）で表せない文字が${found.total}か所あります（${first}など）。UTF-8で作成するか、〓に置き換えて作成してください。`,
+      ],
+    },
+    'Shift_JIS（CP932）で表せない文字があります。',
+  );
+}
+
+/**
+ * Queues a training-system CSV. A batch freezes the 出力待ち sales the filters match and moves them
+ * to 処理中 in this transaction (never half-moved; a sale is in one open batch at most); a plain
+ * export holds the 出力待ち and 処理中 sales the filters match. A Shift_JIS export whose cells CP932
+ * cannot hold is refused (422, listing them) unless they may become 〓.
+ */
+export async function requestExport(orm: Orm, actor: Actor, request: ExportRequest, groupName: string) {
+  const em = orm.em.fork() as Em;
+  const filter = request.filter;
+  if (request.encoding === 'shift_jis' && !request.replaceUnmappable) {
+    const found = await findUnmappable(em, { filter: request.batch ? { ...filter, status: 0 } : filter }, groupName, 20);
+    if (found.total) {
+      const error = unmappableError(found);
+      throw new AppError('validation', error.message, { errors: error.errors, details: { problems: found.problems } });
+    }
+  }
+  const license = filter.licenseId ? await findLicenseForSale(em, filter.licenseId) : null;
+  const row = await transact(orm.em as Em, async (tx) => {
+    const created = tx.create(Export, {
+      id: randomUUID(),
+      requestedBy: actor.id,
+      requestedByEmail: actor.email,
+      filters: { ...filter },
+      encoding: request.encoding,
+      replaceUnmappable: request.replaceUnmappable,
+      batch: request.batch,
+      licenseName: license?.name ?? null,
+      state: 'queued',
+      rowCount: 0,
+      createdAt: new Date(),
+    });
+    if (request.batch) {
+      await tx.flush();
+      const where = salesWhere({ ...filter, status: 0 });
+      const frozen = await tx.execute<{ sale_id: number }[]>(
+        `with moved as (
+           update sales s set status = 1, batch_id = ?, updated_at = now()
+           ${where.sql} and s.refunded_at is null and s.batch_id is null
+           returning s.id)
+         insert into export_sales (export_id, sale_id) select ?, id from moved returning sale_id`,
+        [created.id, ...where.params, created.id],
+      );
+      if (request.expectedCount !== undefined && frozen.length !== request.expectedCount) {
+        throw new AppError(
+          'conflict',
+          `対象の売上が${request.expectedCount.toLocaleString('ja-JP')}件から${frozen.length.toLocaleString('ja-JP')}件に変わったため、作成しませんでした。一覧を確認してからやり直してください。`,
+          { details: { count: frozen.length } },
+        );
+      }
+      if (frozen.length === 0) throw validationError({ batch: ['この条件に「出力待ち」の売上はありません。'] });
+      created.totalRows = frozen.length;
+      const saleIds = frozen.map((r) => r.sale_id).sort((a, b) => a - b);
+      recordEvent(tx, 'SaleStatusChanged', { saleIds, from: 0, to: 1, actorId: actor.id });
+    }
+    recordEvent(tx, 'ExportRequested', { exportId: created.id });
+    recordAudit(tx, actor, {
+      action: request.batch ? 'sale.export.batch' : 'sale.export',
+      targetType: 'export',
+      targetId: created.id,
+      after: {
+        filters: filter,
+        encoding: request.encoding,
+        batch: request.batch,
+        replace_unmappable: request.replaceUnmappable,
+        rows: created.totalRows ?? null,
+      },
+    });
+    return created;
+  });
+  return exportDto(row);
+}
+
+export async function getExport(orm: Orm, id: string) {
+  const row = await orm.em.fork().findOne(Export, { id });
+  if (!row) throw new AppError('not_found', EXPORT_NOT_FOUND);
+  return row;
+}
+
+/** The export history, newest first. */
+export async function listExports(orm: Orm, page: number, perPage: number) {
+  const [rows, total] = await orm.em
+    .fork()
+    .findAndCount(Export, {}, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: perPage, offset: (page - 1) * perPage });
+  return { exports: rows.map(exportDto), total, page, per_page: perPage };
+}
+
+/** A finished export's file, byte-identical every time; each download is audited. */
+export async function openDownload(orm: Orm, actor: Actor, dataDir: string, id: string) {
+  const row = await getExport(orm, id);
+  if (row.state !== 'done' || !row.fileName) throw new AppError('conflict', 'エクスポートはまだ完了していません。');
+  const path = join(exportDir(dataDir), row.fileName);
+  const info = await stat(path).catch(() => null);
+  if (!info) throw new AppError('not_found', 'エクスポートのファイルが見つかりませんでした。もう一度作成してください。');
+  await transact(orm.em as Em, async (tx) => {
+    recordAudit(tx, actor, {
+      action: 'sale.export.download',
+      targetType: 'export',
+      targetId: row.id,
+      after: { sha256: row.sha256 },
+    });
+  });
+  return {
+    path,
+    size: info.size,
+    contentType: `text/csv; charset=${row.encoding === 'shift_jis' ? 'Shift_JIS' : 'UTF-8'}`,
+    disposition: contentDisposition(downloadNames(row.licenseName ?? null, row.createdAt)),
+  };
+}
+
+/** POST /api/exports/{id}/complete: the training system registered the batch; its 処理中 sales become 登録済み. */
+export async function completeBatch(orm: Orm, actor: Actor, id: string) {
+  return transact(orm.em as Em, async (tx) => {
+    const row = await tx.findOne(Export, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!row) throw new AppError('not_found', EXPORT_NOT_FOUND);
+    if (!row.batch) throw validationError({ batch: ['一括処理（バッチ）のエクスポートではありません。'] });
+    if (row.completedAt) throw new AppError('conflict', 'このバッチは既に登録済みにしました。');
+    if (row.state !== 'done') throw new AppError('conflict', 'CSVの作成が終わってから登録済みにしてください。');
+    const moved = await tx.execute<{ id: number }[]>(
+      `update sales set status = 2, batch_id = null, updated_at = now()
+       where batch_id = ? and status = 1 and refunded_at is null returning id`,
+      [id],
+    );
+    const saleIds = moved.map((r) => r.id).sort((a, b) => a - b);
+    if (saleIds.length) recordEvent(tx, 'SaleStatusChanged', { saleIds, from: 1, to: 2, actorId: actor.id });
+    row.completedAt = new Date();
+    row.completedBy = actor.email;
+    recordAudit(tx, actor, {
+      action: 'sale.export.complete',
+      targetType: 'export',
+      targetId: id,
+      before: { status: 1, sale_ids: saleIds },
+      after: { status: 2, sale_ids: saleIds },
+    });
+    return { export: exportDto(row), moved: saleIds.length };
+  });
+}
+
+/** Hashes what passes through, on its way to the file. */
+function hashing(hash: Hash) {
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+}
+
+/**
+ * Builds the CSV of an export: rows read in keyset batches (memory stays flat), the members' current
+ * details looked up per batch, streamed through csv-stringify (comma, CRLF) into a temp file — UTF-8
+ * with BOM, or CP932 — hashed, then renamed into place; progress (rows written) is saved as it goes.
+ * A finished export is not built again; a failed or interrupted one is rebuilt from its frozen set.
  */
 export async function buildExport(em: Em, dataDir: string, groupName: string, exportId: string): Promise<'done' | 'skipped'> {
   const row = await em.findOne(Export, { id: exportId });
   if (!row || row.state === 'done') return 'skipped';
-  await em.execute("update exports set state = 'running', error = null where id = ?", [exportId]);
+  const source = row.batch ? { batchId: row.id } : { filter: row.filters as SalesFilter };
+  if (!row.batch) {
+    const where = salesWhere({ ...(row.filters as SalesFilter), exportable: true });
+    const [count] = await em.execute<{ n: number }[]>(`select count(*)::int as n from sales s ${where.sql}`, where.params);
+    row.totalRows = count?.n ?? 0;
+  }
+  await em.execute(
+    "update exports set state = 'running', error = null, row_count = 0, total_rows = ?, started_at = now() where id = ?",
+    [row.totalRows ?? null, exportId],
+  );
   const dir = exportDir(dataDir);
   await mkdir(dir, { recursive: true });
   const fileName = `${exportId}.csv`;
-  const temp = join(dir, `.${fileName}.${process.pid}.tmp`);
-  const filter = row.filters as SalesFilter;
-  const where = salesWhere({ ...filter, exportable: true });
+  const temp = join(dir, `.${fileName}.${process.pid}.${randomUUID()}.tmp`);
+  const cp932 = row.encoding === 'shift_jis';
   let count = 0;
-  async function* rows() {
-    let lastId = 0;
-    for (;;) {
-      const batch = await em.execute<ExportRow[]>(
-        `select s.id, s.buyer_email, s.buyer_last_name, s.buyer_first_name, s.buyer_affiliation, s.buyer_affiliation_name,
-                s.buyer_affiliation_other, s.license_name, s.paid_at
-         from sales s ${where.sql ? `${where.sql} and` : 'where'} s.id > ? order by s.id limit ${BATCH}`,
-        [...where.params, lastId],
-      );
-      for (const sale of batch) {
+  let reported = 0;
+  async function* cells() {
+    for await (const batch of records(em, source, groupName)) {
+      for (const { saleId, cells: line } of batch) {
+        if (cp932) {
+          for (const text of line) {
+            if (!row?.replaceUnmappable && unmappableIn(text).length) {
+              throw new AppError(
+                'validation',
+                `注文番号${saleId}に Shift_JIS（CP932）で表せない文字「${unmappableIn(text).join('')}」があります。UTF-8で作成するか、〓に置き換えて作成してください。`,
+              );
+            }
+          }
+          yield line.map((text) => (row?.replaceUnmappable ? replaceUnmappable(text) : toCp932Forms(text)));
+        } else {
+          yield line;
+        }
         count++;
-        yield [
-          sale.buyer_email,
-          sale.buyer_last_name,
-          sale.buyer_first_name,
-          '日本語',
-          groupName,
-          sale.buyer_affiliation ? (AFFILIATIONS[sale.buyer_affiliation as keyof typeof AFFILIATIONS] ?? '') : '',
-          combinedAffiliationName(sale.buyer_affiliation, sale.buyer_affiliation_name, sale.buyer_affiliation_other),
-          sale.license_name,
-          jst.format(new Date(sale.paid_at)).replace(/-/g, '/'),
-        ];
       }
-      if (batch.length < BATCH) return;
-      lastId = batch.at(-1)?.id ?? lastId;
+      if (count - reported >= PROGRESS_EVERY) {
+        reported = count;
+        await em.execute('update exports set row_count = ? where id = ?', [count, exportId]);
+      }
     }
   }
-  const encode =
-    row.encoding === 'shift_jis'
-      ? new Transform({ transform: (chunk: Buffer, _enc, done) => done(null, iconv.encode(chunk.toString('utf8'), 'Shift_JIS')) })
-      : new Transform({ transform: (chunk, _enc, done) => done(null, chunk) });
+  const hash = createHash('sha256');
+  const encode = cp932
+    ? new Transform({ transform: (chunk: Buffer, _enc, done) => done(null, iconv.encode(chunk.toString('utf8'), CP932)) })
+    : new Transform({ transform: (chunk, _enc, done) => done(null, chunk) });
   try {
     await pipeline(
-      rows(),
-      stringify({
-        header: true,
-        columns: EXPORT_HEADER,
-        record_delimiter: 'windows',
-        bom: row.encoding !== 'shift_jis',
-        quoted_string: false,
-      }),
+      cells(),
+      stringify({ header: true, columns: EXPORT_HEADER, record_delimiter: 'windows', bom: !cp932, quoted_string: false }),
       encode,
+      hashing(hash),
       createWriteStream(temp),
     );
     await rename(temp, join(dir, fileName));
   } catch (error) {
     await rm(temp, { force: true });
-    await em.execute("update exports set state = 'failed', error = ?, finished_at = now() where id = ?", [
-      String(error),
-      exportId,
-    ]);
+    const message =
+      error instanceof AppError
+        ? error.message
+        : `CSVを作成できませんでした: ${error instanceof Error ? error.message : String(error)}`;
+    await em.execute("update exports set state = 'failed', error = ?, finished_at = now() where id = ?", [message, exportId]);
+    if (error instanceof AppError) return 'done';
     throw error;
   }
-  await em.execute("update exports set state = 'done', row_count = ?, file_name = ?, finished_at = now() where id = ?", [
-    count,
-    fileName,
-    exportId,
-  ]);
+  await em.execute(
+    "update exports set state = 'done', row_count = ?, total_rows = ?, file_name = ?, sha256 = ?, finished_at = now() where id = ?",
+    [count, count, fileName, hash.digest('hex'), exportId],
+  );
   return 'done';
 }

@@ -1,6 +1,6 @@
 // The sales module's public surface: sales, their fulfilment statuses and the training-system CSV.
 import type { AppModule } from '../../http/context.ts';
-import { Export } from './entities/export.entity.ts';
+import { Export, ExportSale } from './entities/export.entity.ts';
 import { Sale } from './entities/sale.entity.ts';
 import {
   onCheckoutPaid,
@@ -18,7 +18,7 @@ export { saleIdForCheckout } from './service.ts';
 export const sales = {
   name: 'sales',
   api: salesRoutes,
-  entities: [Sale, Export],
+  entities: [Sale, Export, ExportSale],
   handlers: {
     CheckoutPaid: onCheckoutPaid,
     PaymentRefunded: onPaymentRefunded,

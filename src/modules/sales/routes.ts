@@ -3,22 +3,45 @@ import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin, requireSelfOrAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput } from '../../http/validate.ts';
 import { exportRoutes } from './export-routes.ts';
-import { SalesQuery, StatusUpdateInput, toFilter } from './schemas.ts';
-import { advanceStatus, listSales, salesOfUser } from './service.ts';
+import { CountsQuery, RevertInput, SalesQuery, StatusUpdateInput, toFilter } from './schemas.ts';
+import { advanceStatus, listSales, revertStatus, salesCounts, salesOfUser } from './service.ts';
 
 const saleRoutes = new Hono<AppEnv>()
   .get('/sales', requireAdmin, async (c) => {
     const query = parseInput(SalesQuery, c.req.query());
     return c.json(await listSales(c.var.deps.orm, toFilter(query), query.page, query.per_page));
   })
+  .get('/sales/counts', requireAdmin, async (c) => {
+    const query = parseInput(CountsQuery, c.req.query());
+    return c.json({ counts: await salesCounts(c.var.deps.orm, toFilter(query)) });
+  })
   .post('/sales/update', requireAdmin, async (c) => {
     const input = await jsonInput(c, StatusUpdateInput);
     const user = signedInUser(c);
-    const sales = await advanceStatus(c.var.deps.orm, { id: user.id, email: user.email }, input);
+    const { q, paidFrom, paidTo } = toFilter(input);
+    const sales = await advanceStatus(
+      c.var.deps.orm,
+      { id: user.id, email: user.email },
+      {
+        status: input.status,
+        licenseId: input.licenseId,
+        saleIds: input.saleIds,
+        filter: { q, paidFrom, paidTo },
+        expectedCount: input.expected_count,
+      },
+    );
     return c.json({
       sales,
-      message: sales.length ? `${sales.length}件の状態を更新しました。` : '更新できる売上はありませんでした。',
+      message: sales.length
+        ? `${sales.length.toLocaleString('ja-JP')}件の状態を更新しました。`
+        : '更新できる売上はありませんでした。',
     });
+  })
+  .post('/sales/revert', requireAdmin, async (c) => {
+    const input = await jsonInput(c, RevertInput);
+    const user = signedInUser(c);
+    const sales = await revertStatus(c.var.deps.orm, { id: user.id, email: user.email }, input);
+    return c.json({ sales, message: `${sales.length.toLocaleString('ja-JP')}件を差し戻しました。` });
   })
   .get('/sales/user/:id{[0-9a-fA-F-]+}', requireSelfOrAdmin(), async (c) =>
     c.json({ sales: await salesOfUser(c.var.deps.orm, c.req.param('id')) }),

@@ -45,20 +45,68 @@ export const SalesQuery = v.object({
   per_page: v.optional(numberInRange('表示件数', 100), '20'),
 });
 
-/** POST /api/sales/update: move a licence's sales one step forward (0→1 or 1→2). */
-export const StatusUpdateInput = v.object({
-  status: v.picklist([PUBLISH, COMPLETE], '状態は 1（処理中）か 2（登録済み）を指定してください。'),
-  licenseId: positiveInt('ライセンスを指定してください。'),
-  saleIds: v.optional(
-    v.pipe(
-      v.array(positiveInt('売上の指定が正しくありません。'), '売上の指定が正しくありません。'),
-      v.minLength(1, '売上を選択してください。'),
-      v.maxLength(1000, '一度に更新できるのは1,000件までです。'),
+/** Paging of a history list. */
+export const PageQuery = v.object({ page: SalesQuery.entries.page, per_page: SalesQuery.entries.per_page });
+
+const saleIdList = v.pipe(
+  v.array(positiveInt('売上の指定が正しくありません。'), '売上の指定が正しくありません。'),
+  v.minLength(1, '売上を選択してください。'),
+  v.maxLength(1000, '一度に更新できるのは1,000件までです。'),
+);
+
+/** The list's search, as status moves and exports take it (the licence and status apart). */
+const searchEntries = {
+  q: SalesQuery.entries.q,
+  paid_from: SalesQuery.entries.paid_from,
+  paid_to: SalesQuery.entries.paid_to,
+};
+
+/**
+ * POST /api/sales/update: move a licence's sales one step forward (0→1 or 1→2) — exactly `saleIds`,
+ * or every sale the list's search (`q`, `paid_from`, `paid_to`) matches — with the count the
+ * administrator confirmed.
+ */
+export const StatusUpdateInput = v.pipe(
+  v.object({
+    status: v.picklist([PUBLISH, COMPLETE], '状態は 1（処理中）か 2（登録済み）を指定してください。'),
+    licenseId: positiveInt('ライセンスを指定してください。'),
+    saleIds: v.optional(saleIdList),
+    ...searchEntries,
+    expected_count: v.optional(
+      v.pipe(
+        v.number('件数が正しくありません。'),
+        v.integer('件数が正しくありません。'),
+        v.minValue(0, '件数が正しくありません。'),
+      ),
     ),
+  }),
+  v.forward(
+    v.check(
+      (input) => !input.saleIds || !(input.q || input.paid_from || input.paid_to),
+      '選択した売上と検索条件は同時に指定できません。',
+    ),
+    ['saleIds'],
+  ),
+);
+
+/** POST /api/sales/revert: 差し戻し, one step back, with the reason. */
+export const RevertInput = v.object({
+  saleIds: saleIdList,
+  reason: v.pipe(
+    v.string('差し戻しの理由を入力してください。'),
+    v.trim(),
+    v.minLength(1, '差し戻しの理由を入力してください。'),
+    v.maxLength(200, '差し戻しの理由は200文字以内で入力してください。'),
   ),
 });
 
-export const toFilter = (query: v.InferOutput<typeof SalesQuery>) => ({
+/** GET /api/sales/counts: the list's filters without status. */
+export const CountsQuery = v.object({ license_id: SalesQuery.entries.license_id, ...searchEntries });
+
+type FilterFields = Partial<Pick<v.InferOutput<typeof SalesQuery>, 'license_id' | 'status' | 'q' | 'paid_from' | 'paid_to'>>;
+
+/** The query's filters as the service takes them (empty fields are no filter). */
+export const toFilter = (query: FilterFields) => ({
   licenseId: typeof query.license_id === 'number' ? query.license_id : undefined,
   status: typeof query.status === 'number' ? query.status : undefined,
   q: query.q || undefined,

@@ -1,8 +1,9 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { containsPattern } from '../../db/like.ts';
+import { containsPattern, nameKey } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
+import { AppError, validationError } from '../../http/errors.ts';
 import { findBuyer } from '../accounts/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
@@ -99,7 +100,7 @@ export interface SalesFilter {
   paidTo?: string;
 }
 
-/** The WHERE of the administrators' sales list and of the export, as SQL and parameters. */
+/** The WHERE of the administrators' sales list, of status moves by search and of the export. */
 export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sql: string; params: unknown[] } {
   const clauses: string[] = [];
   const params: unknown[] = [];
@@ -113,11 +114,11 @@ export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sq
   }
   if (filter.exportable) clauses.push('s.status in (0, 1) and s.refunded_at is null');
   if (filter.q) {
-    const like = containsPattern(filter.q);
-    clauses.push(
-      '(s.buyer_last_name ilike ? or s.buyer_first_name ilike ? or s.buyer_email ilike ? or (s.buyer_last_name || s.buyer_first_name) ilike ?)',
-    );
-    params.push(like, like, like, like);
+    // 姓, 名, 「姓 名」, 「姓名」 (any width) against the normalised name; the e-mail as typed.
+    const key = nameKey(filter.q);
+    clauses.push(key ? '(s.buyer_name_key ilike ? or s.buyer_email ilike ?)' : 's.buyer_email ilike ?');
+    if (key) params.push(containsPattern(key));
+    params.push(containsPattern(filter.q.trim()));
   }
   // Dates are Japan dates: a whole day from 00:00 JST.
   if (filter.paidFrom) {
@@ -146,24 +147,70 @@ export async function listSales(orm: Orm, filter: SalesFilter, page: number, per
   return { sales: sales.map(saleDto), total: count?.n ?? 0, page, per_page: perPage };
 }
 
+/** How many sales of the search are in each state: 出力待ち, 処理中, 登録済み (refunded ones apart). */
+export async function salesCounts(orm: Orm, filter: Omit<SalesFilter, 'status'>) {
+  const where = salesWhere(filter);
+  const rows = await orm.em
+    .fork()
+    .execute<{ status: number; refunded: boolean; n: number }[]>(
+      `select s.status, s.refunded_at is not null as refunded, count(*)::int as n from sales s ${where.sql} group by 1, 2`,
+      where.params,
+    );
+  const counts = { awaiting: 0, in_progress: 0, registered: 0, refunded: 0 };
+  for (const row of rows) {
+    if (row.refunded) counts.refunded += row.n;
+    else if (row.status === 0) counts.awaiting += row.n;
+    else if (row.status === 1) counts.in_progress += row.n;
+    else counts.registered += row.n;
+  }
+  return counts;
+}
+
+export interface StatusMove {
+  status: typeof PUBLISH | typeof COMPLETE;
+  licenseId: number;
+  /** Exactly these sales … */
+  saleIds?: number[];
+  /** … or every sale of the licence matching the list's search. */
+  filter?: Omit<SalesFilter, 'licenseId' | 'status'>;
+  /** The count the administrator confirmed: if the set differs, nothing moves (409). */
+  expectedCount?: number;
+}
+
+/** Sets the locked sales `ids` to status `to`. */
+async function moveLocked(tx: Em, ids: number[], to: number): Promise<Sale[]> {
+  if (ids.length === 0) return [];
+  // Leaving 処理中 forward or back takes a sale out of its open batch.
+  await tx.execute(
+    `update sales set status = ?, updated_at = now(), batch_id = case when ?::int in (0, 2) then null else batch_id end
+     where id in (?)`,
+    [to, to, ids],
+  );
+  return tx.find(Sale, { id: { $in: ids } }, { orderBy: { id: 'asc' }, refresh: true });
+}
+
 /**
- * Moves sales of a licence one step forward (0→1 or 1→2), all of them or the chosen ones. Refunded
- * sales stay where they are. Audited, and SaleStatusChanged is recorded.
+ * Moves sales of a licence one step forward (0→1 or 1→2): exactly the chosen ones, or all those the
+ * search matches. Refunded sales never move. The rows are locked first, so two identical requests
+ * move the sales once; when `expectedCount` differs from what would move, nothing moves (409).
  */
-export async function advanceStatus(
-  orm: Orm,
-  actor: { id: string; email: string },
-  input: { status: typeof PUBLISH | typeof COMPLETE; licenseId: number; saleIds?: number[] },
-) {
+export async function advanceStatus(orm: Orm, actor: { id: string; email: string }, input: StatusMove) {
   const from = input.status - 1;
   return transact(orm.em as Em, async (tx) => {
-    const where: Record<string, unknown> = { licenseId: input.licenseId, status: from, refundedAt: null };
-    if (input.saleIds) where.id = { $in: input.saleIds };
-    const sales = await tx.find(Sale, where, { orderBy: { id: 'asc' } });
-    for (const sale of sales) {
-      sale.status = input.status;
-      sale.updatedAt = new Date();
+    const where = salesWhere({ ...input.filter, licenseId: input.licenseId, status: from });
+    const chosen = input.saleIds ? 'and s.id in (?)' : '';
+    const rows = await tx.execute<{ id: number }[]>(
+      `select s.id from sales s ${where.sql} and s.refunded_at is null ${chosen} order by s.id for update`,
+      input.saleIds ? [...where.params, input.saleIds] : where.params,
+    );
+    if (input.expectedCount !== undefined && rows.length !== input.expectedCount) {
+      throw countChanged(rows.length, input.expectedCount);
     }
+    const sales = await moveLocked(
+      tx,
+      rows.map((r) => r.id),
+      input.status,
+    );
     if (sales.length) {
       const saleIds = sales.map((s) => s.id);
       recordEvent(tx, 'SaleStatusChanged', { saleIds, from, to: input.status, actorId: actor.id });
@@ -176,6 +223,56 @@ export async function advanceStatus(
       });
     }
     return sales.map(saleDto);
+  });
+}
+
+/** The set an administrator confirmed is not the set that would move: nothing moved (409 with the actual count). */
+function countChanged(actual: number, expected: number) {
+  return new AppError(
+    'conflict',
+    `対象の売上が${expected.toLocaleString('ja-JP')}件から${actual.toLocaleString('ja-JP')}件に変わったため、更新しませんでした。一覧を確認してからやり直してください。`,
+    { details: { count: actual } },
+  );
+}
+
+/**
+ * 差し戻し: each chosen sale one step back (登録済み → 処理中, 処理中 → 出力待ち), with the reason,
+ * audited, SaleStatusChanged per step. All or nothing: a sale that cannot go back (出力待ち, refunded
+ * or unknown) refuses the whole request.
+ */
+export async function revertStatus(orm: Orm, actor: { id: string; email: string }, input: { saleIds: number[]; reason: string }) {
+  return transact(orm.em as Em, async (tx) => {
+    const rows = await tx.execute<{ id: number; status: number; refunded: boolean; license_id: number }[]>(
+      'select id, status, refunded_at is not null as refunded, license_id from sales where id in (?) order by id for update',
+      [input.saleIds],
+    );
+    const found = new Map(rows.map((r) => [r.id, r]));
+    const stuck = input.saleIds.filter((id) => {
+      const row = found.get(id);
+      return !row || row.refunded || row.status === 0;
+    });
+    if (stuck.length) {
+      throw validationError({
+        saleIds: [
+          `差し戻せない売上が含まれています（注文番号 ${stuck.slice(0, 10).join('、')}）。出力待ち・返金済みの売上は差し戻せません。`,
+        ],
+      });
+    }
+    const moved: Sale[] = [];
+    for (const from of [2, 1]) {
+      const ids = rows.filter((r) => r.status === from).map((r) => r.id);
+      if (!ids.length) continue;
+      moved.push(...(await moveLocked(tx, ids, from - 1)));
+      recordEvent(tx, 'SaleStatusChanged', { saleIds: ids, from, to: from - 1, actorId: actor.id });
+      recordAudit(tx, actor, {
+        action: 'sale.revert',
+        targetType: 'sales',
+        targetId: ids.length === 1 ? String(ids[0]) : `${ids[0]}…(${ids.length})`,
+        before: { status: from, sale_ids: ids },
+        after: { status: from - 1, sale_ids: ids, reason: input.reason },
+      });
+    }
+    return moved.sort((a, b) => a.id - b.id).map(saleDto);
   });
 }
 

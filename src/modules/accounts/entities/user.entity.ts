@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt, updatedAt } from '../../../db/columns.ts';
+import { nameKeyColumn } from '../../../db/like.ts';
 
 /**
  * The member or administrator. better-auth reads and writes this table too (model `users`,
@@ -22,6 +23,8 @@ export const UserSchema = defineEntity({
     name: p.string().length(120),
     lastName: p.string().length(50).fieldName('last_name').default(''),
     firstName: p.string().length(50).fieldName('first_name').default(''),
+    // 姓名 normalised for search (see db/like.ts), kept by PostgreSQL.
+    nameKey: p.text().fieldName('name_key').generated(nameKeyColumn('last_name', 'first_name')).nullable(),
     // 1 自衛隊 … 6 その他 (see affiliations.ts); null for administrators created by the CLI.
     affiliation: p.smallint().nullable(),
     affiliationName: p.string().length(100).fieldName('affiliation_name').default(''),

@@ -1,22 +1,49 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt } from '../../../db/columns.ts';
 
-/** A CSV export an administrator asked for: queued → running → done (file) or failed. */
+/**
+ * A CSV export an administrator asked for: queued → running → done (file, SHA-256) or failed. A batch
+ * export (`batch`) froze its sales at creation (export_sales) and moved them 出力待ち → 処理中 in the
+ * same transaction; completing it (`completedAt`) moves them to 登録済み.
+ */
 export const ExportSchema = defineEntity({
   name: 'Export',
   tableName: 'exports',
+  indexes: [{ name: 'exports_created_at_index', properties: ['createdAt'] }],
   properties: {
     id: p.uuid().primary(),
     requestedBy: p.string().fieldName('requested_by'),
+    requestedByEmail: p.string().length(254).fieldName('requested_by_email').nullable(),
     filters: p.json<Record<string, unknown>>(),
     encoding: p.string().length(16).default('utf-8'),
+    replaceUnmappable: p.boolean().fieldName('replace_unmappable').default(false),
+    batch: p.boolean().default(false),
+    licenseName: p.string().length(100).fieldName('license_name').nullable(),
     state: p.string().length(16).default('queued'),
+    // Rows written so far (progress) and, once counted, how many there will be.
     rowCount: p.integer().fieldName('row_count').default(0),
+    totalRows: p.integer().fieldName('total_rows').nullable(),
     fileName: p.string().length(100).fieldName('file_name').nullable(),
+    sha256: p.string().length(64).nullable(),
     error: p.text().nullable(),
     createdAt: createdAt(),
+    startedAt: p.datetime().fieldName('started_at').nullable(),
     finishedAt: p.datetime().fieldName('finished_at').nullable(),
+    completedAt: p.datetime().fieldName('completed_at').nullable(),
+    completedBy: p.string().length(254).fieldName('completed_by').nullable(),
   },
 });
 export class Export extends ExportSchema.class {}
 ExportSchema.setClass(Export);
+
+/** The sales a batch export froze when it was created, in file order. */
+export const ExportSaleSchema = defineEntity({
+  name: 'ExportSale',
+  tableName: 'export_sales',
+  properties: {
+    exportId: p.uuid().fieldName('export_id').primary(),
+    saleId: p.integer().fieldName('sale_id').primary().index('export_sales_sale_id_index'),
+  },
+});
+export class ExportSale extends ExportSaleSchema.class {}
+ExportSaleSchema.setClass(ExportSale);

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt, updatedAt } from '../../../db/columns.ts';
+import { nameKeyColumn } from '../../../db/like.ts';
 
 /** Sale statuses of the seed: 0 awaiting output (出力待ち), 1 in progress (処理中), 2 registered (登録済み). */
 export const SALE_STATUS = { AWAITING: 0, PUBLISH: 1, COMPLETE: 2 } as const;
@@ -21,6 +22,8 @@ export const SaleSchema = defineEntity({
     buyerLastName: p.string().length(50).fieldName('buyer_last_name'),
     buyerFirstName: p.string().length(50).fieldName('buyer_first_name'),
     buyerEmail: p.string().length(254).fieldName('buyer_email'),
+    // The buyer's 姓名 normalised for search (see db/like.ts), kept by PostgreSQL.
+    buyerNameKey: p.text().fieldName('buyer_name_key').generated(nameKeyColumn('buyer_last_name', 'buyer_first_name')).nullable(),
     buyerAffiliation: p.smallint().fieldName('buyer_affiliation').nullable(),
     buyerAffiliationName: p.string().length(100).fieldName('buyer_affiliation_name').default(''),
     buyerAffiliationOther: p.string().length(100).fieldName('buyer_affiliation_other').nullable(),
@@ -40,6 +43,8 @@ export const SaleSchema = defineEntity({
     paidAt: p.datetime().fieldName('paid_at'),
     refundedAt: p.datetime().fieldName('refunded_at').nullable(),
     status: p.smallint().default(0),
+    // The open export batch that holds this sale (処理中 through it); a sale is in one open batch at most.
+    batchId: p.uuid().fieldName('batch_id').nullable().index('sales_batch_id_index'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

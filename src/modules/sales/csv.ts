@@ -1,0 +1,92 @@
+import iconv from 'iconv-lite';
+
+/** Japanese Excel's "Shift_JIS" is Microsoft's CP932 (Windows-31J): what `shift_jis` means here. */
+export const CP932 = 'cp932';
+/** 〓 (geta): the conventional stand-in for a character the encoding cannot hold. */
+export const GETA = '〓';
+
+/**
+ * Characters that Japanese input methods produce from the JIS table (and macOS from Unicode) whose
+ * CP932 form is another code point: mapped before encoding, so 〜 stays a wave and never becomes `?`.
+ */
+const CP932_FORMS: Record<string, string> = {
+  '\u301c': '\uff5e', // 〜 WAVE DASH → ～
+  '\u2212': '\uff0d', // − MINUS SIGN → －
+  '\u2016': '\u2225', // ‖ DOUBLE VERTICAL LINE → ∥
+  '\u2014': '\u2015', // — EM DASH → ―
+  '\u00a2': '\uffe0', // ¢ → ￠
+  '\u00a3': '\uffe1', // £ → ￡
+  '\u00ac': '\uffe2', // ¬ → ￢
+};
+const CP932_FORM_PATTERN = new RegExp(`[${Object.keys(CP932_FORMS).join('')}]`, 'g');
+
+export const toCp932Forms = (text: string) => text.replace(CP932_FORM_PATTERN, (c) => CP932_FORMS[c] ?? c);
+
+const fits = new Map<string, boolean>();
+function fitsCp932(char: string): boolean {
+  let known = fits.get(char);
+  if (known === undefined) {
+    known = iconv.decode(iconv.encode(char, CP932), CP932) === char;
+    fits.set(char, known);
+  }
+  return known;
+}
+
+/** The characters of `text` (after the CP932 forms) that CP932 cannot hold: emoji, kanji outside it. */
+export function unmappableIn(text: string): string[] {
+  const found: string[] = [];
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII fast path
+  if (/^[\x00-\x7f]*$/.test(text)) return found;
+  for (const char of toCp932Forms(text)) if (!fitsCp932(char)) found.push(char);
+  return found;
+}
+
+/** `text` in CP932 forms with every character CP932 cannot hold replaced by 〓. */
+export function replaceUnmappable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII fast path
+  if (/^[\x00-\x7f]*$/.test(text)) return text;
+  let out = '';
+  for (const char of toCp932Forms(text)) out += fitsCp932(char) ? char : GETA;
+  return out;
+}
+
+/**
+ * A spreadsheet treats a cell starting with = + - @ (or a tab or carriage return before one) as a
+ * formula (OWASP "CSV Injection"): such a cell is written with a leading apostrophe, as text.
+ */
+export function neutralise(cell: string): string {
+  return /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell;
+}
+
+const stamp = new Intl.DateTimeFormat('sv-SE', {
+  timeZone: 'Asia/Tokyo',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+
+/** 20261122-1530 in Japan time. */
+export function jstStamp(at: Date): string {
+  return stamp.format(at).replace(/[-:]/g, '').replace(' ', '-');
+}
+
+/**
+ * The download's names: `研修登録_<licence>_<JST stamp>.csv` for one licence (with an ASCII fallback),
+ * the generic exporter's `data.csv` otherwise.
+ */
+export function downloadNames(licenseName: string | null, at: Date): { utf8: string; ascii: string } {
+  if (!licenseName) return { utf8: 'data.csv', ascii: 'data.csv' };
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters never belong in a file name
+  const safe = licenseName.replace(/[\\/:*?"<>|\u0000-\u001f\u007f]/g, '_').trim() || 'license';
+  const time = jstStamp(at);
+  return { utf8: `研修登録_${safe}_${time}.csv`, ascii: `training_${time}.csv` };
+}
+
+/** RFC 6266: an ASCII `filename` for old clients, `filename*` (RFC 8187, UTF-8) for the real name. */
+export function contentDisposition(names: { utf8: string; ascii: string }): string {
+  if (names.utf8 === names.ascii) return `attachment; filename="${names.ascii}"`;
+  const encoded = encodeURIComponent(names.utf8).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${names.ascii}"; filename*=UTF-8''${encoded}`;
+}
