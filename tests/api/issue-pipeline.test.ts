@@ -1,0 +1,374 @@
+import { createHash, randomUUID } from 'node:crypto';
+import iconv from 'iconv-lite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { handlers } from '../../src/host/handlers.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { TestClient } from '../support/http-client.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+
+// Web mode: no worker races the handlers this file runs itself.
+let t: TestRuntime;
+let admin: TestClient;
+let seq = 0;
+
+const sql = <T = Record<string, unknown>>(query: string, params: unknown[] = []) =>
+  t.runtime.deps.orm.em.fork().execute<T[]>(query, params);
+
+async function license(name: string): Promise<number> {
+  const rows = await sql<{ id: number }>(
+    "insert into licenses (name, description, price, created_at, updated_at) values (?, '', 11000, now(), now()) returning id",
+    [name],
+  );
+  return rows[0]?.id as number;
+}
+
+interface Buyer {
+  last: string;
+  first: string;
+  email: string;
+  affiliation?: number;
+  name?: string;
+  other?: string | null;
+  userId?: string | null;
+}
+
+async function sale(licenseId: number, buyer: Buyer, options: { status?: number; refunded?: boolean; paidAt?: string } = {}) {
+  const paidAt = options.paidAt ?? `2026-05-${String((++seq % 28) + 1).padStart(2, '0')}T03:00:00Z`;
+  const rows = await sql<{ id: number }>(
+    `insert into sales (user_id, buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name,
+       buyer_affiliation_other, license_id, license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at,
+       refunded_at, status, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, (select name from licenses where id = ?), 11000, 'jpy', gen_random_uuid(),
+       'cs_test_' || md5(random()::text), ?, ?, ?, now(), now())
+     returning id`,
+    [
+      buyer.userId ?? null,
+      buyer.last,
+      buyer.first,
+      buyer.email,
+      buyer.affiliation ?? 4,
+      buyer.name ?? '〇〇消防局',
+      buyer.other ?? null,
+      licenseId,
+      licenseId,
+      paidAt,
+      options.refunded ? paidAt : null,
+      options.status ?? 0,
+    ],
+  );
+  return rows[0]?.id as number;
+}
+
+async function member(lastName: string, firstName: string, email: string) {
+  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, {
+      email,
+      password: 'member-pass-123',
+      lastName,
+      firstName,
+      emailVerified: true,
+      affiliation: 5,
+      affiliationName: '〇〇病院',
+    }),
+  );
+  return user.id;
+}
+
+const statuses = async (ids: number[]) =>
+  (await sql<{ id: number; status: number }>('select id, status from sales where id in (?) order by id', [ids])).map(
+    (r) => r.status,
+  );
+
+/** POST /api/exports, then the worker's handler, as the worker would run it. */
+async function exportNow(body: Record<string, unknown>) {
+  const res = await admin.post('/api/exports', body);
+  const json = await res.json();
+  if (res.status !== 202) throw new Error(`export refused: ${res.status} ${JSON.stringify(json)}`);
+  const event = {
+    id: randomUUID(),
+    name: 'ExportRequested' as const,
+    occurredAt: new Date().toISOString(),
+    payload: { exportId: json.export.id },
+  };
+  await handlers.ExportRequested(t.runtime.jobContext(), event);
+  const done = (await (await admin.get(`/api/exports/${json.export.id}`)).json()).export;
+  const file = done.download_url ? await admin.get(done.download_url) : null;
+  return { res, json, done, file, bytes: file ? Buffer.from(await file.arrayBuffer()) : Buffer.alloc(0) };
+}
+
+beforeAll(async () => {
+  t = await startTestRuntime({ env: { EXPORT_GROUP_NAME: '〇〇研修グループ' } });
+  await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'issue-admin@example.jp', password: 'issue-admin-123' });
+  admin = new TestClient(t.app, '10.80.0.1');
+  await admin.login('issue-admin@example.jp', 'issue-admin-123');
+});
+afterAll(async () => t?.stop());
+
+describe('status moves do exactly what the screen says', () => {
+  it('moves the selection only, or the whole search, and refuses a stale count with 409 and the actual count', async () => {
+    const bls = await license('BLS-moves');
+    const yamada = await sale(bls, { last: '山田', first: '太郎', email: 'yamada@example.jp' });
+    const others = [
+      await sale(bls, { last: '佐藤', first: '花子', email: 'sato@example.jp' }),
+      await sale(bls, { last: '佐藤', first: '次郎', email: 'sato2@example.jp' }),
+    ];
+    const refunded = await sale(bls, { last: '佐藤', first: '返金', email: 'refund@example.jp' }, { refunded: true });
+
+    // The selection: exactly the chosen sale, whatever else the licence has.
+    const one = await admin.post('/api/sales/update', { status: 1, licenseId: bls, saleIds: [yamada], expected_count: 1 });
+    expect(one.status).toBe(200);
+    expect(await statuses([yamada, ...others])).toEqual([1, 0, 0]);
+
+    // The search: the 2 佐藤 that are 出力待ち and not refunded; a stale count moves nothing.
+    const stale = await admin.post('/api/sales/update', { status: 1, licenseId: bls, q: '佐藤', expected_count: 3 });
+    expect(stale.status).toBe(409);
+    expect(await stale.json()).toMatchObject({ count: 2, message: expect.stringContaining('3件から2件') });
+    expect(await statuses(others)).toEqual([0, 0]);
+    const counts = await (await admin.get(`/api/sales/counts?license_id=${bls}&q=${encodeURIComponent('佐藤')}`)).json();
+    expect(counts.counts).toEqual({ awaiting: 2, in_progress: 0, registered: 0, refunded: 1 });
+    const all = await admin.post('/api/sales/update', { status: 1, licenseId: bls, q: '佐藤', expected_count: 2 });
+    expect(((await all.json()).sales as { id: number }[]).map((s) => s.id)).toEqual(others);
+    expect(await statuses([refunded])).toEqual([0]);
+
+    // A selection with a sale that cannot move (refunded) is not what was confirmed.
+    const mixed = await admin.post('/api/sales/update', {
+      status: 2,
+      licenseId: bls,
+      saleIds: [yamada, refunded],
+      expected_count: 2,
+    });
+    expect(mixed.status).toBe(409);
+    expect((await mixed.json()).count).toBe(1);
+    expect((await admin.post('/api/sales/update', { status: 1, licenseId: bls, saleIds: [yamada], q: 'x' })).status).toBe(422);
+  });
+
+  it('moves a double-submitted confirmation once', async () => {
+    const acls = await license('ACLS-double');
+    const ids = await Promise.all(
+      [1, 2, 3].map((n) => sale(acls, { last: '同時', first: `${n}`, email: `twice${n}@example.jp` })),
+    );
+    const body = { status: 1, licenseId: acls, expected_count: 3 };
+    const answers = await Promise.all([admin.post('/api/sales/update', body), admin.post('/api/sales/update', body)]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(await statuses(ids)).toEqual([1, 1, 1]);
+    const events = await sql<{ n: number }>(
+      "select count(*)::int as n from outbox_events where name = 'SaleStatusChanged' and payload->'saleIds' @> ?::jsonb",
+      [JSON.stringify([ids[0]])],
+    );
+    expect(events[0]?.n).toBe(1);
+  });
+});
+
+describe('差し戻し', () => {
+  it('moves each sale one step back with a reason, audited; 出力待ち, refunded or unknown sales refuse the whole request', async () => {
+    const pals = await license('PALS-revert');
+    const registered = await sale(pals, { last: '戻', first: '一', email: 'back1@example.jp' }, { status: 2 });
+    const inProgress = await sale(pals, { last: '戻', first: '二', email: 'back2@example.jp' }, { status: 1 });
+    const waiting = await sale(pals, { last: '戻', first: '三', email: 'back3@example.jp' });
+    const refunded = await sale(pals, { last: '戻', first: '四', email: 'back4@example.jp' }, { status: 1, refunded: true });
+
+    expect((await admin.post('/api/sales/revert', { saleIds: [registered] })).status).toBe(422);
+    expect((await admin.post('/api/sales/revert', { saleIds: [registered], reason: '   ' })).status).toBe(422);
+    for (const bad of [
+      [registered, waiting],
+      [registered, refunded],
+      [registered, 99_999_999],
+    ]) {
+      const res = await admin.post('/api/sales/revert', { saleIds: bad, reason: '誤操作' });
+      expect(res.status).toBe(422);
+      expect((await res.json()).errors.saleIds[0]).toContain('差し戻せない売上');
+    }
+    expect(await statuses([registered, inProgress])).toEqual([2, 1]);
+
+    const res = await admin.post('/api/sales/revert', { saleIds: [registered, inProgress], reason: '登録先の誤り' });
+    expect(res.status).toBe(200);
+    expect(await statuses([registered, inProgress])).toEqual([1, 0]);
+    const audit = await sql<{ after: { reason: string; status: number } }>(
+      "select after from audit_logs where action = 'sale.revert' order by created_at",
+    );
+    expect(audit.map((a) => [a.after.status, a.after.reason])).toEqual([
+      [1, '登録先の誤り'],
+      [0, '登録先の誤り'],
+    ]);
+    const events = await sql<{ from: number; to: number }>(
+      "select (payload->>'from')::int as from, (payload->>'to')::int as to from outbox_events where name = 'SaleStatusChanged' and payload->'saleIds' @> ?::jsonb",
+      [JSON.stringify([inProgress])],
+    );
+    expect(events).toEqual([{ from: 1, to: 0 }]);
+  });
+});
+
+describe('export batches', () => {
+  it('freeze the 出力待ち sales and move them to 処理中 at once; the file, history, re-download and completion follow', async () => {
+    const bls = await license('BLS-batch');
+    const a = await sale(bls, { last: '一括', first: 'A', email: 'batch-a@example.jp' });
+    const b = await sale(bls, { last: '一括', first: 'B', email: 'batch-b@example.jp' });
+    const busy = await sale(bls, { last: '一括', first: 'C', email: 'batch-c@example.jp' }, { status: 1 });
+
+    const stale = await admin.post('/api/exports', { license_id: bls, batch: true, expected_count: 5 });
+    expect(stale.status).toBe(409);
+    expect(await statuses([a, b])).toEqual([0, 0]);
+
+    const { res, json, done, file, bytes } = await exportNow({ license_id: bls, batch: true, expected_count: 2 });
+    expect(res.status).toBe(202);
+    expect(json.export).toMatchObject({ batch: true, total_rows: 2, state: 'queued', license_name: 'BLS-batch' });
+    expect(await statuses([a, b, busy])).toEqual([1, 1, 1]);
+    expect(done).toMatchObject({ state: 'done', row_count: 2, requested_by: 'issue-admin@example.jp' });
+    expect(done.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(file?.headers.get('content-disposition')).toContain("filename*=UTF-8''");
+    const lines = bytes.subarray(3).toString('utf8').split('\r\n').filter(Boolean);
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['batch-a@example.jp', 'batch-b@example.jp']);
+
+    // Nothing left to freeze: the second batch is refused; the sales stay in their one batch.
+    const again = await admin.post('/api/exports', { license_id: bls, batch: true });
+    expect(again.status).toBe(422);
+    const memberships = await sql<{ n: number }>('select count(*)::int as n from export_sales where sale_id in (?)', [[a, b]]);
+    expect(memberships[0]?.n).toBe(2);
+
+    // Byte-identical again, and every download is audited.
+    const second = Buffer.from(await (await admin.get(done.download_url)).arrayBuffer());
+    expect(second.equals(bytes)).toBe(true);
+    const downloads = await sql<{ n: number }>(
+      "select count(*)::int as n from audit_logs where action = 'sale.export.download' and target_id = ?",
+      [done.id],
+    );
+    expect(downloads[0]?.n).toBe(2);
+
+    const history = await (await admin.get('/api/exports?per_page=5')).json();
+    expect(history.exports[0]).toMatchObject({ id: done.id, state: 'done', batch: true, sha256: done.sha256 });
+    expect(history.group_name).toBe('〇〇研修グループ');
+
+    // 差し戻し takes a sale out of its batch; completion moves the rest to 登録済み, once.
+    await admin.post('/api/sales/revert', { saleIds: [b], reason: '受講取り消し' });
+    const complete = await admin.post(`/api/exports/${done.id}/complete`);
+    expect(complete.status).toBe(200);
+    expect((await complete.json()).moved).toBe(1);
+    expect(await statuses([a, b, busy])).toEqual([2, 0, 1]);
+    expect((await admin.post(`/api/exports/${done.id}/complete`)).status).toBe(409);
+  });
+
+  it('never puts a sale in two open batches, even when two are asked for at once', async () => {
+    const acls = await license('ACLS-race');
+    const ids = await Promise.all(
+      [1, 2, 3, 4].map((n) => sale(acls, { last: '競合', first: `${n}`, email: `race${n}@example.jp` })),
+    );
+    const answers = await Promise.all([
+      admin.post('/api/exports', { license_id: acls, batch: true }),
+      admin.post('/api/exports', { license_id: acls, batch: true }),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([202, 422]);
+    const rows = await sql<{ sale_id: number; n: number }>(
+      'select sale_id, count(*)::int as n from export_sales where sale_id in (?) group by sale_id order by sale_id',
+      [ids],
+    );
+    expect(rows).toEqual(ids.map((id) => ({ sale_id: id, n: 1 })));
+  });
+
+  it('leaves a batch whose worker died re-runnable from its frozen set, never half-moved', async () => {
+    const pals = await license('PALS-crash');
+    const ids = await Promise.all(
+      [1, 2].map((n) => sale(pals, { last: '再実行', first: `${n}`, email: `rerun${n}@example.jp` })),
+    );
+    const res = await admin.post('/api/exports', { license_id: pals, batch: true });
+    const id = (await res.json()).export.id;
+    expect(await statuses(ids)).toEqual([1, 1]);
+    // The worker died while writing: the row says running, no file exists.
+    await sql("update exports set state = 'running', row_count = 1 where id = ?", [id]);
+    // A sale added afterwards is not part of the frozen batch.
+    const late = await sale(pals, { last: '再実行', first: '後', email: 'rerun-late@example.jp' });
+    const event = {
+      id: randomUUID(),
+      name: 'ExportRequested' as const,
+      occurredAt: new Date().toISOString(),
+      payload: { exportId: id },
+    };
+    expect(await handlers.ExportRequested(t.runtime.jobContext(), event)).toBe('done');
+    const done = (await (await admin.get(`/api/exports/${id}`)).json()).export;
+    expect(done).toMatchObject({ state: 'done', row_count: 2 });
+    expect(await statuses([...ids, late])).toEqual([1, 1, 0]);
+    expect(await handlers.ExportRequested(t.runtime.jobContext(), event)).toBe('skipped');
+  });
+});
+
+describe('the CSV the training system needs', () => {
+  it('is byte-exact: BOM, CRLF, quoting, formula cells neutralised, current details for members, the snapshot for deleted ones', async () => {
+    const ecg = await license('ECG "基礎", 第2版');
+    const currentId = await member('今井', '新', 'imai.new@example.jp');
+    await sale(
+      ecg,
+      { last: '今井', first: '旧', email: 'imai.old@example.jp', userId: currentId },
+      { paidAt: '2026-04-01T01:00:00Z' },
+    );
+    await sale(
+      ecg,
+      { last: '=1+2', first: '@SUM(A1)', email: '-evil@example.jp', affiliation: 6, name: '+社', other: '民間' },
+      { paidAt: '2026-04-02T01:00:00Z' },
+    );
+    await sale(
+      ecg,
+      { last: '削除', first: '済', email: 'gone@example.jp', userId: randomUUID() },
+      { paidAt: '2026-04-03T01:00:00Z' },
+    );
+
+    const { bytes } = await exportNow({ license_id: ecg });
+    expect(bytes.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+    expect(bytes.subarray(3).toString('utf8')).toBe(
+      [
+        'メールアドレス,姓,名,言語,グループ,所属,所属名,ライセンス名,購入日時',
+        'imai.new@example.jp,今井,新,日本語,〇〇研修グループ,医療機関,〇〇病院,"ECG ""基礎"", 第2版",2026/04/01 10:00:00',
+        '\'-evil@example.jp,\'=1+2,\'@SUM(A1),日本語,〇〇研修グループ,その他,（民間）+社,"ECG ""基礎"", 第2版",2026/04/02 10:00:00',
+        'gone@example.jp,削除,済,日本語,〇〇研修グループ,消防・救急,〇〇消防局,"ECG ""基礎"", 第2版",2026/04/03 10:00:00',
+        '',
+      ].join('\r\n'),
+    );
+  });
+
+  it('writes CP932 for older Excel: JIS characters mapped, unmappable ones listed before (preflight, 422) or replaced with 〓 on request', async () => {
+    const cpr = await license('CPR');
+    const wave = await sale(cpr, { last: '波〜', first: '−‖—', email: 'wave@example.jp', name: '¢£¬' });
+    const emoji = await sale(cpr, { last: '𠮷野', first: '花😀', email: 'emoji@example.jp' });
+
+    const check = await (await admin.get(`/api/exports/preflight?license_id=${cpr}`)).json();
+    expect(check.problems).toEqual([
+      { sale_id: emoji, field: 'last_name', text: '𠮷野', characters: ['𠮷'] },
+      { sale_id: emoji, field: 'first_name', text: '花😀', characters: ['😀'] },
+    ]);
+    const refused = await admin.post('/api/exports', { license_id: cpr, encoding: 'shift_jis' });
+    expect(refused.status).toBe(422);
+    const body = await refused.json();
+    expect(body.errors.encoding[0]).toContain('〓に置き換えて');
+    expect(body.problems).toHaveLength(2);
+
+    const { bytes, file } = await exportNow({ license_id: cpr, encoding: 'shift_jis', replace_unmappable: true });
+    expect(file?.headers.get('content-type')).toContain('Shift_JIS');
+    expect(bytes.includes(0x3f)).toBe(false); // never a silent "?"
+    const text = iconv.decode(bytes, 'cp932');
+    expect(text).toContain('wave@example.jp,波～,－∥―,日本語,〇〇研修グループ,消防・救急,￠￡￢,CPR,');
+    expect(text).toContain('emoji@example.jp,〓野,花〓,日本語');
+    expect(wave).toBeGreaterThan(0);
+  });
+});
+
+describe('search that finds people', () => {
+  it('finds 姓, 名, 「姓 名」 and 「姓名」 in any width, and e-mail parts, in sales and users', async () => {
+    const bls = await license('BLS-search');
+    const userId = await member('山田', '太郎', 'yamada.search@example.jp');
+    const found = await sale(bls, { last: '山田', first: '太郎', email: 'yamada.search@example.jp', userId });
+    await sale(bls, { last: '山本', first: '太一', email: 'yamamoto.search@example.jp' });
+    const ids = async (q: string) =>
+      ((await (await admin.get(`/api/sales?license_id=${bls}&q=${encodeURIComponent(q)}`)).json()).sales as { id: number }[]).map(
+        (s) => s.id,
+      );
+    for (const q of ['山田', '太郎', '山田 太郎', '山田　太郎', '山田太郎', ' 山田太郎 ', 'yamada.search', 'YAMADA.SEARCH']) {
+      expect(await ids(q), q).toEqual([found]);
+    }
+    expect(await ids('山田花子')).toEqual([]);
+    const users = async (name: string) =>
+      ((await (await admin.get(`/api/users?name=${encodeURIComponent(name)}`)).json()).users as { id: string }[]).map(
+        (u) => u.id,
+      );
+    for (const name of ['山田', '太郎', '山田 太郎', '山田　太郎', '山田太郎']) expect(await users(name), name).toEqual([userId]);
+  });
+});
