@@ -35,7 +35,7 @@ afterAll(async () => {
   await app?.stop();
 });
 
-it('an administrator moves sales to 処理中 and downloads the training-system CSV', async () => {
+it('an administrator moves a selection with its count, undoes it, exports a batch, downloads it and completes it', async () => {
   const page = await browser.newPage();
   await page.goto(`${app.baseUrl}/login`);
   await page.getByLabel('メールアドレス').fill('issue-admin@example.jp');
@@ -49,6 +49,7 @@ it('an administrator moves sales to 処理中 and downloads the training-system 
   await page.getByRole('button', { name: '検索する' }).click();
   await page.waitForURL(/license_id=/);
   await page.getByText('watanabe@example.jp').waitFor();
+  await page.getByRole('button', { name: '検索結果の出力待ち2件をすべて処理中にする' }).waitFor();
   expect(await axeViolations(page)).toEqual([]);
 
   const confirmations: string[] = [];
@@ -56,22 +57,48 @@ it('an administrator moves sales to 処理中 and downloads the training-system 
     confirmations.push(dialog.message());
     void dialog.accept();
   });
+  const row = (email: string) => page.locator('tr', { hasText: email });
+
+  // The selection, named with its count.
   await page.getByRole('checkbox', { name: '高橋 一郎さんの売上を選択' }).check();
   await page.getByRole('button', { name: '選択した1件を処理中にする' }).click();
   await page.getByText('1件の状態を更新しました。').waitFor();
-  await page.locator('tr', { hasText: 'takahashi@example.jp' }).getByText('処理中').waitFor();
-  expect(confirmations).toEqual(['選択した1件を「処理中」にします。よろしいですか？']);
+  await row('takahashi@example.jp').getByText('処理中').waitFor();
+  expect(confirmations.shift()).toBe('選択した1件を「処理中」にします。よろしいですか？');
 
+  // 差し戻し with a reason.
+  await page.getByRole('button', { name: '高橋 一郎さんの売上を差し戻す' }).click();
+  await page.getByRole('button', { name: '差し戻す', exact: true }).click();
+  await page.getByText('差し戻しの理由を入力してください。').first().waitFor();
+  await page.getByLabel('差し戻しの理由').fill('操作の誤り');
+  await page.getByRole('button', { name: '差し戻す', exact: true }).click();
+  await page.getByText('1件を差し戻しました。').waitFor();
+  await row('takahashi@example.jp').getByText('出力待ち').waitFor();
+
+  // A batch: both 出力待ち sales move to 処理中 and the file is made.
   await page.getByRole('button', { name: 'CSVを作成する' }).click();
-  const link = page.getByRole('link', { name: 'data.csv をダウンロード' });
+  expect(confirmations.shift()).toBe('検索結果の「出力待ち」2件を「処理中」にしてCSVを作成します。よろしいですか？');
+  const link = page.getByRole('link', { name: /^研修登録_JPTEC講習_\d{8}-\d{4}\.csv$/ });
   await link.waitFor({ timeout: 15_000 });
+  await row('takahashi@example.jp').getByText('処理中').waitFor();
+  await row('watanabe@example.jp').getByText('処理中').waitFor();
   const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
-  expect(download.suggestedFilename()).toBe('data.csv');
+  expect(download.suggestedFilename()).toMatch(/^研修登録_JPTEC講習_\d{8}-\d{4}\.csv$/);
   const csv = readFileSync((await download.path()) as string, 'utf8').replace(/^\uFEFF/, '');
   const lines = csv.split('\r\n').filter(Boolean);
-  await page.screenshot({ path: 'test-results/issue.png', fullPage: true });
   expect(lines[0]).toBe('メールアドレス,姓,名,言語,グループ,所属,所属名,ライセンス名,購入日時');
   expect(lines).toHaveLength(3);
   expect(lines[1]).toContain(',日本語,E2Eグループ,消防・救急,〇〇消防,JPTEC講習,');
+  expect(await axeViolations(page)).toEqual([]);
+
+  // The training system has them: the batch is completed.
+  await page.getByRole('button', { name: '登録済みにする', exact: true }).click();
+  expect(confirmations.shift()).toBe('このバッチの「処理中」の売上を「登録済み」にします。よろしいですか？');
+  await page.getByText('2件を登録済みにしました。').waitFor();
+  await row('takahashi@example.jp').getByText('登録済み').waitFor();
+  await row('watanabe@example.jp').getByText('登録済み').waitFor();
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.screenshot({ path: 'test-results/issue.png', fullPage: true });
+  expect(await axeViolations(page)).toEqual([]);
   await page.close();
-});
+}, 90_000);

@@ -22,18 +22,62 @@ export interface SalePage {
   per_page: number;
 }
 
+export interface SaleCounts {
+  awaiting: number;
+  in_progress: number;
+  registered: number;
+  refunded: number;
+}
+
 export interface ExportState {
   id: string;
   state: 'queued' | 'running' | 'done' | 'failed';
+  batch: boolean;
   row_count: number;
-  download_url: string | null;
+  total_rows: number | null;
+  encoding: 'utf-8' | 'shift_jis';
+  replace_unmappable: boolean;
+  filters: Record<string, unknown>;
+  license_name: string | null;
   error: string | null;
+  sha256: string | null;
+  requested_by: string | null;
+  created_at: string;
+  finished_at: string | null;
+  completed_at: string | null;
+  completed_by: string | null;
+  file_name: string;
+  download_url: string | null;
+}
+
+export interface ExportHistory {
+  exports: ExportState[];
+  total: number;
+  page: number;
+  per_page: number;
+  group_name: string | null;
+}
+
+export interface Unmappable {
+  sale_id: number;
+  field: string;
+  text: string;
+  characters: string[];
 }
 
 export const useSalesSearch = (params: URLSearchParams) => useSWR<SalePage>(`/api/sales?${params.toString()}`);
+export const useSaleCounts = (params: URLSearchParams) => {
+  const query = new URLSearchParams();
+  for (const key of ['license_id', 'q', 'paid_from', 'paid_to']) {
+    const value = params.get(key);
+    if (value) query.set(key, value);
+  }
+  return useSWR<{ counts: SaleCounts }>(`/api/sales/counts?${query.toString()}`);
+};
 export const useLicenseOptions = () =>
   useSWR<{ licenses: { id: number; name: string }[] }>('/api/licenses?per_page=100&sort=name');
-export const useExport = (id: string | null) =>
-  useSWR<{ export: ExportState }>(id ? `/api/exports/${id}` : null, {
-    refreshInterval: (latest) => (latest && ['done', 'failed'].includes(latest.export.state) ? 0 : 1000),
+/** The export history; polled while an export is still being written. */
+export const useExportHistory = (page: number) =>
+  useSWR<ExportHistory>(`/api/exports?page=${page}&per_page=10`, {
+    refreshInterval: (latest) => (latest?.exports.some((e) => e.state === 'queued' || e.state === 'running') ? 1000 : 0),
   });

@@ -10,7 +10,8 @@ import { api } from '../../../lib/api';
 import { formatDateTime, formatPrice } from '../../../lib/format';
 import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { type ExportState, useExport, useLicenseOptions, useSalesSearch } from '../api';
+import { type AdminSale, useLicenseOptions, useSaleCounts, useSalesSearch } from '../api';
+import { ExportPanel } from '../components/export-panel';
 
 const STATUSES = [
   { value: '0', label: '出力待ち' },
@@ -18,63 +19,101 @@ const STATUSES = [
   { value: '2', label: '登録済み' },
 ];
 const FILTERS = ['license_id', 'status', 'q', 'paid_from', 'paid_to'] as const;
-const EXPORT_STATE: Record<ExportState['state'], string> = { queued: '待機中', running: '作成中', done: '完了', failed: '失敗' };
+const count = (n: number) => `${n.toLocaleString('ja-JP')}件`;
 
-/** /admin/licenses/issue: sales of a licence, their status (出力待ち → 処理中 → 登録済み) and the CSV export. */
+/** /admin/licenses/issue: sales of a licence, their status (出力待ち → 処理中 → 登録済み), 差し戻し and the CSV. */
 export function IssuePage() {
   const [params, setParams] = useSearchParams();
   const [form, setForm] = useState(
     () => Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? ''])) as Record<(typeof FILTERS)[number], string>,
   );
-  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [selected, setSelected] = useState<Map<number, AdminSale>>(new Map());
   const [notice, setNotice] = useState('');
-  const [exportId, setExportId] = useState<string | null>(null);
-  const [encoding, setEncoding] = useState('utf-8');
+  const [reverting, setReverting] = useState<AdminSale[] | null>(null);
+  const [reason, setReason] = useState('');
   const licenses = useLicenseOptions();
   const { data, error, isLoading, mutate } = useSalesSearch(params);
-  const exportState = useExport(exportId);
+  const counts = useSaleCounts(params);
   const { busy, message, errors, run } = useFormSubmit();
   const licenseId = params.get('license_id');
+  const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? '']).filter(([, v]) => v !== ''));
 
+  const refresh = async () => {
+    await Promise.all([mutate(), counts.mutate()]);
+  };
   const search = (event: FormEvent) => {
     event.preventDefault();
-    setSelected(new Set());
+    setSelected(new Map());
     setParams(withParams(new URLSearchParams(), { ...form, page: '1' }));
   };
-  const toggle = (id: number) => {
-    const next = new Set(selected);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
+  const toggle = (sale: AdminSale) => {
+    const next = new Map(selected);
+    if (next.has(sale.id)) next.delete(sale.id);
+    else next.set(sale.id, sale);
     setSelected(next);
   };
-  const advance = (status: 1 | 2) => {
-    const chosen =
-      data?.sales.filter((s) => selected.has(s.id) && s.status === status - 1 && !s.refunded_at).map((s) => s.id) ?? [];
-    const target = status === 1 ? '処理中' : '登録済み';
-    const scope = chosen.length
-      ? `選択した${chosen.length}件`
-      : `このライセンスの「${status === 1 ? '出力待ち' : '処理中'}」の売上すべて`;
-    if (!window.confirm(`${scope}を「${target}」にします。よろしいですか？`)) return;
+  const chosen = (status: number) => [...selected.values()].filter((s) => s.status === status && !s.refunded_at);
+  // A status filter other than the move's own leaves nothing to move by search.
+  const filterStatus = params.get('status');
+  const matching = (from: number) =>
+    filterStatus !== null && filterStatus !== '' && Number(filterStatus) !== from
+      ? 0
+      : from === 0
+        ? (counts.data?.counts.awaiting ?? 0)
+        : (counts.data?.counts.in_progress ?? 0);
+
+  /** Moves exactly what the button says: the selected sales, or every sale of the search, with the confirmed count. */
+  const advance = (to: 1 | 2, scope: 'selected' | 'search') => {
+    const from = to - 1;
+    const ids = chosen(from).map((s) => s.id);
+    const n = scope === 'selected' ? ids.length : matching(from);
+    const target = to === 1 ? '処理中' : '登録済み';
+    const what =
+      scope === 'selected' ? `選択した${count(n)}` : `検索結果の「${to === 1 ? '出力待ち' : '処理中'}」${count(n)}すべて`;
+    if (!window.confirm(`${what}を「${target}」にします。よろしいですか？`)) return;
     void run(async () => {
-      const res = await api<{ message: string }>('/api/sales/update', {
-        method: 'POST',
-        body: { status, licenseId: Number(licenseId), ...(chosen.length ? { saleIds: chosen } : {}) },
-      });
-      setNotice(res.message);
-      setSelected(new Set());
-      await mutate();
+      const search = {
+        q: params.get('q') ?? undefined,
+        paid_from: params.get('paid_from') ?? undefined,
+        paid_to: params.get('paid_to') ?? undefined,
+      };
+      try {
+        const res = await api<{ message: string }>('/api/sales/update', {
+          method: 'POST',
+          body: {
+            status: to,
+            licenseId: Number(licenseId),
+            expected_count: n,
+            ...(scope === 'selected' ? { saleIds: ids } : search),
+          },
+        });
+        setNotice(res.message);
+        setSelected(new Map());
+      } finally {
+        await refresh();
+      }
     });
   };
-  const startExport = () =>
-    run(async () => {
-      const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? '']).filter(([, v]) => v !== ''));
-      const res = await api<{ export: ExportState }>('/api/exports', { method: 'POST', body: { ...filters, encoding } });
-      setExportId(res.export.id);
+  const revert = (event: FormEvent) => {
+    event.preventDefault();
+    if (!reverting) return;
+    void run(async () => {
+      const res = await api<{ message: string }>('/api/sales/revert', {
+        method: 'POST',
+        body: { saleIds: reverting.map((s) => s.id), reason },
+      });
+      setNotice(res.message);
+      setReverting(null);
+      setReason('');
+      setSelected(new Map());
+      await refresh();
     });
+  };
 
-  const selectedOf = (status: number) =>
-    data?.sales.filter((s) => selected.has(s.id) && s.status === status && !s.refunded_at).length ?? 0;
-  const current = exportState.data?.export;
+  const selected0 = chosen(0).length;
+  const selected1 = chosen(1).length;
+  const revertable = [...selected.values()].filter((s) => s.status > 0 && !s.refunded_at);
+  const c = counts.data?.counts;
   return (
     <section className="card">
       <h1>ライセンス発行</h1>
@@ -82,7 +121,7 @@ export function IssuePage() {
         購入されたライセンスの状態（出力待ち → 処理中 → 登録済み）を進め、研修管理システム用のCSVを作成します。
       </p>
       {notice ? <Notice>{notice}</Notice> : null}
-      <FormAlert message={message} errors={errors} />
+      <FormAlert message={message} errors={errors} fields={['reason']} />
       <search aria-label="売上の検索">
         <form className="search" onSubmit={search}>
           <SelectField
@@ -124,22 +163,95 @@ export function IssuePage() {
         </form>
       </search>
 
+      {c ? (
+        <dl className="counts" aria-label="検索条件に合う売上の件数">
+          <div>
+            <dt>出力待ち</dt>
+            <dd>{count(c.awaiting)}</dd>
+          </div>
+          <div>
+            <dt>処理中</dt>
+            <dd>{count(c.in_progress)}</dd>
+          </div>
+          <div>
+            <dt>登録済み</dt>
+            <dd>{count(c.registered)}</dd>
+          </div>
+          <div>
+            <dt>返金済み</dt>
+            <dd>{count(c.refunded)}</dd>
+          </div>
+        </dl>
+      ) : null}
+
       <div className="actions toolbar">
-        <button type="button" className="button" disabled={!licenseId || busy} onClick={() => void advance(1)}>
-          {selectedOf(0) ? `選択した${selectedOf(0)}件を処理中にする` : 'このライセンスの出力待ちをすべて処理中にする'}
-        </button>
-        <button type="button" className="button" disabled={!licenseId || busy} onClick={() => void advance(2)}>
-          {selectedOf(1) ? `選択した${selectedOf(1)}件を登録済みにする` : 'このライセンスの処理中をすべて登録済みにする'}
+        {selected0 ? (
+          <button type="button" className="button" disabled={!licenseId || busy} onClick={() => advance(1, 'selected')}>
+            選択した{count(selected0)}を処理中にする
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="button"
+            disabled={!licenseId || busy || matching(0) === 0}
+            onClick={() => advance(1, 'search')}
+          >
+            検索結果の出力待ち{count(matching(0))}をすべて処理中にする
+          </button>
+        )}
+        {selected1 ? (
+          <button type="button" className="button" disabled={!licenseId || busy} onClick={() => advance(2, 'selected')}>
+            選択した{count(selected1)}を登録済みにする
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="button"
+            disabled={!licenseId || busy || matching(1) === 0}
+            onClick={() => advance(2, 'search')}
+          >
+            検索結果の処理中{count(matching(1))}をすべて登録済みにする
+          </button>
+        )}
+        <button
+          type="button"
+          className="button"
+          disabled={busy || revertable.length === 0}
+          onClick={() => setReverting(revertable)}
+        >
+          選択した{count(revertable.length)}を差し戻す
         </button>
         {!licenseId ? <span className="small">状態を進めるには、ライセンスを選んで検索してください。</span> : null}
       </div>
+
+      {reverting ? (
+        <form className="subsection revert" onSubmit={revert} aria-labelledby="revert-heading" noValidate>
+          <h2 id="revert-heading">差し戻し（{count(reverting.length)}）</h2>
+          <p className="small">
+            登録済みは処理中に、処理中は出力待ちに戻します。対象：
+            {reverting.map((s) => `${s.user.last_name} ${s.user.first_name}（${s.status_label}）`).join('、')}
+          </p>
+          <TextInput label="差し戻しの理由" name="reason" required value={reason} onInput={setReason} message={errors.reason} />
+          <div className="actions">
+            <button type="submit" className="button primary" disabled={busy}>
+              差し戻す
+            </button>
+            <button type="button" className="button" onClick={() => setReverting(null)}>
+              やめる
+            </button>
+          </div>
+        </form>
+      ) : null}
 
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
       {data && data.sales.length === 0 ? <p>条件に合う売上はありません。</p> : null}
       {data && data.sales.length > 0 ? (
         <>
-          <p className="small">全{data.total}件</p>
+          <p className="small">
+            全{count(data.total)}
+            {selected.size ? `（${count(selected.size)}を選択中）` : ''}
+          </p>
           <div className="table-wrap">
             <table className="table">
               <thead>
@@ -152,6 +264,9 @@ export function IssuePage() {
                   <th scope="col">ライセンス</th>
                   <th scope="col">金額</th>
                   <th scope="col">状態</th>
+                  <th scope="col">
+                    <span className="visually-hidden">操作</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -162,8 +277,8 @@ export function IssuePage() {
                         type="checkbox"
                         aria-label={`${sale.user.last_name} ${sale.user.first_name}さんの売上を選択`}
                         checked={selected.has(sale.id)}
-                        disabled={Boolean(sale.refunded_at) || sale.status === 2}
-                        onChange={() => toggle(sale.id)}
+                        disabled={Boolean(sale.refunded_at)}
+                        onChange={() => toggle(sale)}
                       />
                     </td>
                     <td>{formatDateTime(sale.paid_at)}</td>
@@ -181,6 +296,18 @@ export function IssuePage() {
                     <td>{sale.license_name}</td>
                     <td>{formatPrice(sale.amount)}</td>
                     <td>{sale.refunded_at ? <span className="tag">返金済み</span> : sale.status_label}</td>
+                    <td>
+                      {sale.status > 0 && !sale.refunded_at ? (
+                        <button
+                          type="button"
+                          className="button small"
+                          aria-label={`${sale.user.last_name} ${sale.user.first_name}さんの売上を差し戻す`}
+                          onClick={() => setReverting([sale])}
+                        >
+                          差し戻す
+                        </button>
+                      ) : null}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -195,42 +322,11 @@ export function IssuePage() {
         </>
       ) : null}
 
-      <section className="subsection" aria-labelledby="export-heading">
-        <h2 id="export-heading">研修管理システム用CSV</h2>
-        <p className="small">検索条件に合う「出力待ち」「処理中」の売上（返金済みを除く）を、1件1行で書き出します。</p>
-        <div className="actions">
-          <div className="field inline">
-            <label htmlFor="encoding">文字コード</label>
-            <select id="encoding" value={encoding} onChange={(e) => setEncoding(e.currentTarget.value)}>
-              <option value="utf-8">UTF-8（BOM付き）</option>
-              <option value="shift_jis">Shift_JIS（古いExcel向け）</option>
-            </select>
-          </div>
-          <button
-            type="button"
-            className="button primary"
-            onClick={() => void startExport()}
-            disabled={busy || (current !== undefined && !['done', 'failed'].includes(current.state))}
-          >
-            CSVを作成する
-          </button>
-        </div>
-        {current ? (
-          <p role="status">
-            状態：{EXPORT_STATE[current.state]}
-            {current.state === 'done' ? `（${current.row_count}件）` : ''}
-            {current.state === 'done' && current.download_url ? (
-              <>
-                {' '}
-                <a href={current.download_url} download="data.csv" className="button">
-                  data.csv をダウンロード
-                </a>
-              </>
-            ) : null}
-            {current.state === 'failed' ? ' 作成に失敗しました。もう一度お試しください。' : ''}
-          </p>
-        ) : null}
-      </section>
+      <ExportPanel
+        filters={filters}
+        awaiting={filterStatus && filterStatus !== '0' ? 0 : (c?.awaiting ?? 0)}
+        onChanged={() => void refresh()}
+      />
       <LoadingOverlay show={busy} label="処理しています" />
     </section>
   );

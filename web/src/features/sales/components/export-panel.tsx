@@ -1,0 +1,260 @@
+import { useState } from 'react';
+import { CheckboxField } from '../../../components/ui/checkbox-field';
+import { FormAlert, Notice } from '../../../components/ui/form-alert';
+import { LoadError, Loading } from '../../../components/ui/load-state';
+import { Pager } from '../../../components/ui/pager';
+import { api } from '../../../lib/api';
+import { formatDateTime } from '../../../lib/format';
+import { useFormSubmit } from '../../../lib/use-form-submit';
+import { type ExportState, type Unmappable, useExportHistory } from '../api';
+
+const STATE: Record<ExportState['state'], string> = { queued: '待機中', running: '作成中', done: '完了', failed: '失敗' };
+const FIELD: Record<string, string> = {
+  email: 'メールアドレス',
+  last_name: '姓',
+  first_name: '名',
+  group: 'グループ',
+  affiliation_name: '所属名',
+  license_name: 'ライセンス名',
+};
+const count = (n: number) => `${n.toLocaleString('ja-JP')}件`;
+
+function progress(row: ExportState) {
+  if (row.state === 'done') return count(row.row_count);
+  if (row.state === 'running' && row.total_rows) return `${row.row_count.toLocaleString('ja-JP')} / ${count(row.total_rows)}`;
+  return row.total_rows ? count(row.total_rows) : '—';
+}
+
+/**
+ * The training-system CSV: created from the list's search (a batch moves its 出力待ち sales to 処理中
+ * at once), checked before Shift_JIS for characters CP932 cannot hold, and kept in a history that
+ * offers every finished file again and completes batches.
+ */
+export function ExportPanel({
+  filters,
+  awaiting,
+  onChanged,
+}: {
+  filters: Record<string, string>;
+  awaiting: number;
+  onChanged: () => void;
+}) {
+  const [encoding, setEncoding] = useState<'utf-8' | 'shift_jis'>('utf-8');
+  const [batch, setBatch] = useState(true);
+  const [problems, setProblems] = useState<{ list: Unmappable[]; total: number } | null>(null);
+  const [notice, setNotice] = useState('');
+  const [page, setPage] = useState(1);
+  const history = useExportHistory(page);
+  const { busy, message, errors, run } = useFormSubmit();
+
+  const create = (options: { encoding: 'utf-8' | 'shift_jis'; replace?: boolean }) =>
+    run(async () => {
+      if (
+        batch &&
+        !window.confirm(`検索結果の「出力待ち」${count(awaiting)}を「処理中」にしてCSVを作成します。よろしいですか？`)
+      ) {
+        return;
+      }
+      try {
+        await api('/api/exports', {
+          method: 'POST',
+          body: {
+            ...filters,
+            encoding: options.encoding,
+            batch,
+            replace_unmappable: options.replace ?? false,
+            ...(batch ? { expected_count: awaiting } : {}),
+          },
+        });
+        setProblems(null);
+        setNotice(batch ? 'CSVの作成を始めました。対象の売上は「処理中」になりました。' : 'CSVの作成を始めました。');
+        setPage(1);
+      } finally {
+        await history.mutate();
+        onChanged();
+      }
+    });
+
+  /** Shift_JIS first asks which cells CP932 cannot hold, and lets the administrator choose. */
+  const start = async () => {
+    if (encoding === 'shift_jis') {
+      const query = new URLSearchParams({ ...filters, batch: String(batch) });
+      const found = await run(() => api<{ problems: Unmappable[]; total: number }>(`/api/exports/preflight?${query.toString()}`));
+      if (!found) return;
+      if (found.total > 0) {
+        setProblems({ list: found.problems, total: found.total });
+        return;
+      }
+    }
+    setProblems(null);
+    await create({ encoding });
+  };
+
+  const complete = (row: ExportState) => {
+    if (!window.confirm(`このバッチの「処理中」の売上を「登録済み」にします。よろしいですか？`)) return;
+    void run(async () => {
+      try {
+        const res = await api<{ message: string }>(`/api/exports/${row.id}/complete`, { method: 'POST' });
+        setNotice(res.message);
+      } finally {
+        await history.mutate();
+        onChanged();
+      }
+    });
+  };
+
+  const rows = history.data?.exports ?? [];
+  const running = rows.some((r) => r.state === 'queued' || r.state === 'running');
+  return (
+    <section className="subsection" aria-labelledby="export-heading">
+      <h2 id="export-heading">研修管理システム用CSV</h2>
+      <p className="small">
+        検索条件に合う売上（返金済みを除く）を1件1行で書き出します。「一括処理」では「出力待ち」の売上をまとめて「処理中」にして書き出し、研修管理システムへの登録が済んだら「登録済みにする」で完了します。
+      </p>
+      {history.data && history.data.group_name === null ? (
+        <p className="alert" role="note">
+          グループ名（EXPORT_GROUP_NAME）が設定されていません。CSVのグループ欄は「（グループ名未設定）」になります。
+        </p>
+      ) : null}
+      {notice ? <Notice>{notice}</Notice> : null}
+      <FormAlert message={message} errors={errors} />
+      <div className="actions">
+        <div className="field inline">
+          <label htmlFor="encoding">文字コード</label>
+          <select
+            id="encoding"
+            value={encoding}
+            onChange={(e) => {
+              setEncoding(e.currentTarget.value as 'utf-8' | 'shift_jis');
+              setProblems(null);
+            }}
+          >
+            <option value="utf-8">UTF-8（BOM付き）</option>
+            <option value="shift_jis">Shift_JIS（古いExcel向け）</option>
+          </select>
+        </div>
+        <CheckboxField
+          label={`一括処理（出力待ち${count(awaiting)}を処理中にする）`}
+          name="batch"
+          checked={batch}
+          onChange={setBatch}
+        />
+        <button
+          type="button"
+          className="button primary"
+          onClick={() => void start()}
+          disabled={busy || running || (batch && awaiting === 0)}
+        >
+          CSVを作成する
+        </button>
+      </div>
+
+      {problems ? (
+        <div className="alert" role="alert">
+          <p>
+            Shift_JIS（CP932）で表せない文字が{count(problems.total)}
+            あります。UTF-8で作成するか、表せない文字を「〓」に置き換えて作成してください。
+          </p>
+          <ul>
+            {problems.list.map((p) => (
+              <li key={`${p.sale_id}-${p.field}`}>
+                注文番号{p.sale_id}の{FIELD[p.field] ?? p.field}「{p.text}」：{p.characters.join(' ')}
+              </li>
+            ))}
+          </ul>
+          <div className="actions">
+            <button type="button" className="button primary" disabled={busy} onClick={() => void create({ encoding: 'utf-8' })}>
+              UTF-8で作成する
+            </button>
+            <button
+              type="button"
+              className="button"
+              disabled={busy}
+              onClick={() => void create({ encoding: 'shift_jis', replace: true })}
+            >
+              〓に置き換えてShift_JISで作成する
+            </button>
+          </div>
+        </div>
+      ) : null}
+
+      <h3>作成履歴</h3>
+      {history.isLoading ? <Loading /> : null}
+      {history.error ? <LoadError error={history.error} onRetry={() => void history.mutate()} /> : null}
+      {history.data && rows.length === 0 ? <p>まだCSVは作成されていません。</p> : null}
+      {rows.length > 0 ? (
+        <>
+          <div className="table-wrap">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">作成日時</th>
+                  <th scope="col">作成者</th>
+                  <th scope="col">内容</th>
+                  <th scope="col">件数</th>
+                  <th scope="col">状態</th>
+                  <th scope="col">ファイル</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((row) => (
+                  <tr key={row.id}>
+                    <td>{formatDateTime(row.created_at)}</td>
+                    <td>{row.requested_by ?? '—'}</td>
+                    <td>
+                      {row.license_name ?? 'すべてのライセンス'}
+                      <br />
+                      <span className="small">
+                        {row.batch ? '一括処理' : '書き出しのみ'}・{row.encoding === 'shift_jis' ? 'Shift_JIS' : 'UTF-8'}
+                        {row.replace_unmappable ? '（〓置換）' : ''}
+                      </span>
+                    </td>
+                    <td>{progress(row)}</td>
+                    <td>
+                      {STATE[row.state]}
+                      {row.batch && row.completed_at ? `・登録済み（${formatDateTime(row.completed_at)}）` : ''}
+                      {row.state === 'failed' && row.error ? (
+                        <>
+                          <br />
+                          <span className="field-message">{row.error}</span>
+                        </>
+                      ) : null}
+                    </td>
+                    <td>
+                      {row.download_url ? (
+                        <a href={row.download_url} download={row.file_name}>
+                          {row.file_name}
+                        </a>
+                      ) : (
+                        '—'
+                      )}
+                      {row.sha256 ? (
+                        <>
+                          <br />
+                          <span className="small" title={row.sha256}>
+                            SHA-256: {row.sha256.slice(0, 12)}…
+                          </span>
+                        </>
+                      ) : null}
+                      {row.batch && row.state === 'done' && !row.completed_at ? (
+                        <>
+                          <br />
+                          <button type="button" className="button small" disabled={busy} onClick={() => complete(row)}>
+                            登録済みにする
+                          </button>
+                        </>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {history.data ? (
+            <Pager page={history.data.page} perPage={history.data.per_page} total={history.data.total} onPage={setPage} />
+          ) : null}
+        </>
+      ) : null}
+    </section>
+  );
+}
