@@ -1,138 +1,331 @@
 /**
- * npm run bench — speed and memory figures of the real stack on this machine (never a timed test).
- * Boots the app against PostgreSQL (TEST_DATABASE_URL's server, a fresh database) and Redis, serves
- * it on a local port, and measures with bounded request loops on loopback only.
+ * npm run bench — speed and memory at a real shop's size, on this machine (never part of npm test).
+ *
+ * Seeds a fresh database with SQL (100,000 members, 1,000 licences, 1,000,000 sales), starts the shop
+ * as separate web and worker processes (NODE_ENV=production) and a bare Hono hello-world, and loads
+ * them from loopback with autocannon in its own process, in interleaved rounds. The export is timed
+ * against PostgreSQL's own COPY of the same rows. Prints a table and one JSON line per figure, each
+ * ratio with its target; exits non-zero when a target is missed.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { serve } from '@hono/node-server';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
-import { createApp } from '../src/app.ts';
 import { loadEnv } from '../src/config/env.ts';
-import type { Em } from '../src/db/orm.ts';
-import { transact } from '../src/events/outbox.ts';
-import { boot } from '../src/host/boot.ts';
-import { createLogger } from '../src/lib/logger.ts';
-import { createUser } from '../src/modules/accounts/index.ts';
-import { createLicense } from '../src/modules/licenses/index.ts';
+import { migrate } from '../src/db/orm.ts';
+import { openDatabase } from '../src/host/modules.ts';
+import { createOrPromoteAdmin } from '../src/modules/accounts/index.ts';
 
+const root = resolve(import.meta.dirname, '..');
 const PG = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `shop_bench_${randomBytes(4).toString('hex')}`;
-// Targets on this 2-core machine, with the load generator in the same process as the app.
-const targets = { catalogueP95Ms: 100, loginP95Ms: 150, rssMb: 512 };
+const REDIS = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const SCALE = { members: 100_000, licences: 1_000, sales: 1_000_000 };
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 16;
+const TARGETS = { listVsHello: 0.02, singleP50Ms: 50, deepVsFirst: 1.5, exportVsCopy: 0.35, workerGrowthMb: 150 };
 
-async function admin(sql: string) {
-  const c = new Client({ connectionString: PG });
+const dbName = `shop_bench_${randomBytes(4).toString('hex')}`;
+const dbUrl = new URL(PG);
+dbUrl.pathname = `/${dbName}`;
+const children: ChildProcess[] = [];
+const lines: Record<string, unknown>[] = [];
+const report = (row: Record<string, unknown>) => {
+  lines.push(row);
+  console.log(JSON.stringify(row));
+};
+
+async function sql<T = Record<string, unknown>>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
+  const c = new Client({ connectionString: url });
   await c.connect();
   try {
-    await c.query(sql);
+    return (await c.query(text, params)).rows as T[];
   } finally {
     await c.end();
   }
 }
 
-function percentile(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((done) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
 }
 
-async function load(name: string, total: number, concurrency: number, request: (i: number) => Promise<Response>) {
-  const times: number[] = [];
-  let next = 0;
-  let failures = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total) {
-        const i = next++;
-        const t0 = performance.now();
-        const res = await request(i);
-        await res.arrayBuffer();
-        if (!res.ok) failures++;
-        times.push(performance.now() - t0);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  times.sort((a, b) => a - b);
+/** Starts a process; ready when its output matches `ready` (or, without one, when it has run 3 s). */
+function start(args: string[], env: Record<string, string>, ready?: RegExp): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return new Promise((done, fail) => {
+    let output = '';
+    const check = (chunk: Buffer) => {
+      output += chunk;
+      if (ready?.test(output)) done(child);
+    };
+    if (!ready) setTimeout(() => done(child), 3_000);
+    child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
+    child.once('exit', (code) => fail(new Error(`${args.join(' ')} exited (${code}):\n${output.slice(-2000)}`)));
+  });
+}
+
+const rssMb = (pid: number | undefined) => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+};
+
+interface Load {
+  name: string;
+  rps: number;
+  p50: number;
+  p97_5: number;
+  p99: number;
+  errors: number;
+}
+
+/** autocannon in its own process: CONNECTIONS connections for SECONDS seconds. */
+async function autocannon(name: string, url: string, headers: Record<string, string> = {}): Promise<Load> {
+  const args = ['-c', String(CONNECTIONS), '-d', String(SECONDS), '-j'];
+  for (const [key, value] of Object.entries(headers)) args.push('-H', `${key}=${value}`);
+  args.push(url);
+  const child = spawn(resolve(root, 'node_modules/.bin/autocannon'), args, { stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  await new Promise((done) => child.once('exit', done));
+  const result = JSON.parse(out);
   const row = {
     name,
-    requests: total,
-    concurrency,
-    failures,
-    rps: Math.round(total / seconds),
-    p50: +percentile(times, 50).toFixed(1),
-    p95: +percentile(times, 95).toFixed(1),
-    p99: +percentile(times, 99).toFixed(1),
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p97_5: result.latency.p97_5,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
   };
-  console.log(JSON.stringify(row));
+  report({ kind: 'load', ...row });
   return row;
 }
 
-const url = new URL(PG);
-url.pathname = `/${dbName}`;
-await admin(`create database ${dbName}`);
-const env = loadEnv({
-  ...process.env,
-  DATABASE_URL: url.toString(),
-  DATA_DIR: `/tmp/${dbName}`,
-  PORT: '0',
-  LOG_LEVEL: 'silent',
-  NODE_ENV: 'test',
-  TRUST_PROXY_HEADER: 'x-forwarded-for',
-});
-const runtime = await boot(env, { mode: 'web', log: createLogger('silent'), queuePrefix: dbName });
-const server = serve({ fetch: createApp(runtime.deps).fetch, port: 0, hostname: '127.0.0.1' });
-await new Promise((r) => server.once('listening', r));
-const port = (server.address() as { port: number }).port;
-const base = `http://127.0.0.1:${port}`;
-try {
-  for (let i = 0; i < 40; i++) {
-    await createLicense(
-      runtime.deps.orm,
-      env.dataDir,
-      { id: 'bench', email: 'bench' },
-      { name: `ライセンス ${i}`, description: '説明', price: 1000 + i },
-      [],
-    );
+/** One request at a time: the latency a single administrator sees. */
+async function single(name: string, url: string, headers: Record<string, string>, n = 30) {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const res = await fetch(url, { headers });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`${name}: ${res.status}`);
+    times.push(performance.now() - t0);
   }
-  await transact(runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email: 'bench@example.jp', password: 'bench-pass-123', lastName: 'b', firstName: 'c', emailVerified: true }),
+  times.sort((a, b) => a - b);
+  const p50 = +(times[Math.floor(n / 2)] ?? 0).toFixed(1);
+  report({ kind: 'single', name, p50 });
+  return p50;
+}
+
+async function seed() {
+  const t0 = performance.now();
+  await sql(PG, `create database ${dbName}`);
+  const orm = await openDatabase(loadEnv({ DATABASE_URL: dbUrl.toString() }));
+  await migrate(orm);
+  await createOrPromoteAdmin(orm, { email: 'bench-admin@example.jp', password: 'bench-admin-pass' });
+  await orm.close(true);
+  const url = dbUrl.toString();
+  const last = `(array['佐藤','鈴木','高橋','田中','伊藤','渡辺','山本','中村','小林','加藤','吉田','山田','佐々木','山口','松本','井上','木村','林','斎藤','清水'])`;
+  const first = `(array['太郎','花子','一郎','次郎','美咲','翔太','陽菜','大輔','結衣','健太','さくら','蓮','葵','拓也','愛'])`;
+  const uid = (n: string) => `'00000000-0000-4000-8000-' || lpad((${n})::text, 12, '0')`;
+  await sql(
+    url,
+    `insert into users (id, email, email_verified, name, last_name, first_name, role, affiliation, affiliation_name, distribution, banned, created_at, updated_at)
+     select ${uid('g')}, 'member' || g || '@example.jp', true, '', ${last}[1 + g % 20], ${first}[1 + (g / 20) % 15], 'user',
+            1 + g % 6, '〇〇署' || (g % 500), true, false, now() - (g || ' minutes')::interval, now()
+     from generate_series(1, ${SCALE.members}) g`,
   );
+  await sql(
+    url,
+    `insert into licenses (name, description, price, created_at, updated_at)
+     select 'ライセンス ' || g, '説明', 1000 + g, now(), now() from generate_series(1, ${SCALE.licences}) g`,
+  );
+  await sql(
+    url,
+    `insert into sales (user_id, buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name,
+       license_id, license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at, refunded_at, status, created_at, updated_at)
+     select ${uid('1 + g % 100000')}, ${last}[1 + (1 + g % 100000) % 20], ${first}[1 + ((1 + g % 100000) / 20) % 15],
+            'member' || (1 + g % 100000) || '@example.jp', 1 + g % 6, '〇〇署', 1 + g % ${SCALE.licences}, 'ライセンス ' || (1 + g % ${SCALE.licences}),
+            11000, 'jpy', gen_random_uuid(), 'cs_bench_' || g, now() - (g || ' seconds')::interval,
+            case when g % 100 = 0 then now() else null end, (g % 3), now(), now()
+     from generate_series(1, ${SCALE.sales}) g`,
+  );
+  await sql(url, 'vacuum analyze');
+  report({ kind: 'seed', ...SCALE, seconds: +((performance.now() - t0) / 1000).toFixed(1) });
+}
+
+async function copyRows(where: string): Promise<{ rows: number; seconds: number }> {
+  const t0 = performance.now();
+  const child = spawn('psql', [
+    dbUrl.toString(),
+    '-Atqc',
+    `copy (select s.id, s.buyer_email, s.buyer_last_name, s.buyer_first_name, s.buyer_affiliation, s.buyer_affiliation_name,
+       s.buyer_affiliation_other, s.license_name, s.paid_at from sales s ${where}) to stdout with (format csv)`,
+  ]);
+  let rows = 0;
+  child.stdout.on('data', (chunk: Buffer) => {
+    for (const byte of chunk) if (byte === 10) rows++;
+  });
+  await new Promise((done) => child.once('exit', done));
+  return { rows, seconds: (performance.now() - t0) / 1000 };
+}
+
+async function main() {
+  await seed();
+  const [webPort, helloPort] = [await freePort(), await freePort()];
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_URL: dbUrl.toString(),
+    REDIS_URL: `${REDIS.replace(/\/\d*$/, '')}/13`,
+    SMTP_URL: 'smtp://127.0.0.1:2525',
+    STRIPE_SECRET_KEY: 'sk_test_bench',
+    STRIPE_WEBHOOK_SECRET: 'whsec_bench',
+    AUTH_SECRET: randomBytes(32).toString('hex'),
+    DATA_DIR: `/tmp/${dbName}`,
+    EXPORT_GROUP_NAME: 'ベンチ研修',
+    LOG_LEVEL: 'warn',
+    APP_URL: `http://127.0.0.1:${webPort}`,
+  };
+  await start(['src/main.ts', 'web'], { ...env, PORT: String(webPort) }, /"listening"/);
+  const worker = await start(['src/main.ts', 'worker'], env);
+  await start(['scripts/hello.ts'], { PORT: String(helloPort) }, /listening/);
+  const base = `http://127.0.0.1:${webPort}`;
+
   const csrf = await fetch(`${base}/api/csrf-token`);
   const token = csrf.headers.getSetCookie()[0]?.split(';')[0] ?? '';
-  const login = (forwarded: string) =>
-    fetch(`${base}/api/login`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        cookie: token,
-        'x-xsrf-token': decodeURIComponent(token.split('=')[1] ?? ''),
-        'x-forwarded-for': forwarded,
-      },
-      body: JSON.stringify({ email: 'bench@example.jp', password: 'bench-pass-123' }),
-    });
-  const session = (await login('192.0.2.1')).headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
+  const login = await fetch(`${base}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie: token, 'x-xsrf-token': decodeURIComponent(token.split('=')[1] ?? '') },
+    body: JSON.stringify({ email: 'bench-admin@example.jp', password: 'bench-admin-pass' }),
+  });
+  const cookie = [token, ...login.headers.getSetCookie().map((c) => c.split(';')[0])].join('; ');
+  const auth = { cookie };
 
-  await load('warm-up', 200, 10, () => fetch(`${base}/api/licenses`, { headers: { cookie: session } }));
-  const catalogue = await load('GET /api/licenses (20 per page)', 2_000, 20, () =>
-    fetch(`${base}/api/licenses`, { headers: { cookie: session } }),
-  );
-  await load('GET /healthz', 2_000, 20, () => fetch(`${base}/healthz`));
-  const signIn = await load('POST /api/login (argon2id)', 200, 4, (i) => login(`198.51.100.${i % 250}`));
-  const rssMb = Math.round(process.memoryUsage().rss / 1024 / 1024);
-  console.log(JSON.stringify({ name: 'memory', rssMb, heapUsedMb: Math.round(process.memoryUsage().heapUsed / 1024 / 1024) }));
-  const verdict = {
-    catalogueP95: catalogue.p95 <= targets.catalogueP95Ms,
-    loginP95: signIn.p95 <= targets.loginP95Ms,
-    rss: rssMb <= targets.rssMb,
+  const first = await (await fetch(`${base}/api/sales`, { headers: auth })).json();
+  const deepest = Math.ceil(first.total / 20);
+  const targets = {
+    hello: [`http://127.0.0.1:${helloPort}/`, {}],
+    catalogue: [`${base}/api/licenses`, auth],
+    'users: name search': [`${base}/api/users?name=${encodeURIComponent('佐藤 太郎')}`, auth],
+    'users: first page': [`${base}/api/users`, auth],
+    'sales: first page': [`${base}/api/sales`, auth],
+    [`sales: deepest page (${deepest})`]: [`${base}/api/sales?page=${deepest}`, auth],
+    'sales: licence + status': [`${base}/api/sales?license_id=7&status=0`, auth],
+    'sales: buyer search': [`${base}/api/sales?q=${encodeURIComponent('山田 花子')}`, auth],
+  } as Record<string, [string, Record<string, string>]>;
+  const results: Record<string, Load[]> = {};
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, [url, headers]] of Object.entries(targets))
+      (results[name] ??= []).push(await autocannon(name, url, headers));
+  }
+  const best = (name: string) => {
+    const rows = results[name] ?? [];
+    return rows.reduce((a, b) => (b.rps > a.rps ? b : a), rows[0] as Load);
   };
-  console.log(JSON.stringify({ name: 'targets', targets, met: verdict }));
-  process.exitCode = Object.values(verdict).every(Boolean) ? 0 : 1;
+  const hello = best('hello');
+  const singles: Record<string, number> = {};
+  for (const [name, [url, headers]] of Object.entries(targets)) {
+    if (name !== 'hello') singles[name] = await single(name, url, headers);
+  }
+
+  // The export of every 出力待ち/処理中, not refunded sale, against COPY of the same rows.
+  const copy = await copyRows('where s.status in (0, 1) and s.refunded_at is null');
+  const before = rssMb(worker.pid);
+  let peak = before;
+  const created = await fetch(`${base}/api/exports`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json', 'x-xsrf-token': decodeURIComponent(token.split('=')[1] ?? '') },
+    body: JSON.stringify({ encoding: 'utf-8' }),
+  });
+  const { export: job } = await created.json();
+  let state = job;
+  let progressSeen = false;
+  while (state.state !== 'done' && state.state !== 'failed') {
+    await sleep(200);
+    peak = Math.max(peak, rssMb(worker.pid));
+    state = (await (await fetch(`${base}/api/exports/${job.id}`, { headers: auth })).json()).export;
+    if (state.state === 'running' && state.row_count > 0 && state.row_count < (state.total_rows ?? 0)) progressSeen = true;
+  }
+  const exportSeconds = (new Date(state.finished_at).getTime() - new Date(state.created_at).getTime()) / 1000;
+  const exportRps = state.row_count / exportSeconds;
+  const copyRps = copy.rows / copy.seconds;
+  report({
+    kind: 'export',
+    state: state.state,
+    rows: state.row_count,
+    seconds: +exportSeconds.toFixed(2),
+    rowsPerSecond: Math.round(exportRps),
+    progressSeen,
+  });
+  report({ kind: 'copy', rows: copy.rows, seconds: +copy.seconds.toFixed(2), rowsPerSecond: Math.round(copyRps) });
+  report({ kind: 'worker-memory', beforeMb: before, peakMb: peak, growthMb: peak - before });
+
+  const verdicts = [
+    ...[
+      'users: name search',
+      'users: first page',
+      'sales: first page',
+      `sales: deepest page (${deepest})`,
+      'sales: licence + status',
+      'sales: buyer search',
+    ].map((name) => ({
+      figure: `${name} vs hello (req/s)`,
+      ratio: +(best(name).rps / hello.rps).toFixed(4),
+      target: `≥ ${TARGETS.listVsHello}`,
+      met: best(name).rps / hello.rps >= TARGETS.listVsHello,
+    })),
+    ...Object.entries(singles).map(([name, p50]) => ({
+      figure: `${name}: single request p50 (ms)`,
+      ratio: p50,
+      target: `≤ ${TARGETS.singleP50Ms}`,
+      met: p50 <= TARGETS.singleP50Ms,
+    })),
+    {
+      figure: 'sales: deepest page p50 vs first page p50',
+      ratio: +(best(`sales: deepest page (${deepest})`).p50 / Math.max(1, best('sales: first page').p50)).toFixed(2),
+      target: `≤ ${TARGETS.deepVsFirst}`,
+      met: best(`sales: deepest page (${deepest})`).p50 / Math.max(1, best('sales: first page').p50) <= TARGETS.deepVsFirst,
+    },
+    {
+      figure: 'export vs COPY (rows/s)',
+      ratio: +(exportRps / copyRps).toFixed(3),
+      target: `≥ ${TARGETS.exportVsCopy}`,
+      met: state.state === 'done' && exportRps / copyRps >= TARGETS.exportVsCopy,
+    },
+    {
+      figure: 'worker memory growth during the export (MB)',
+      ratio: peak - before,
+      target: `≤ ${TARGETS.workerGrowthMb}`,
+      met: peak - before <= TARGETS.workerGrowthMb,
+    },
+    { figure: 'export progress visible while it runs', ratio: progressSeen ? 1 : 0, target: 'seen', met: progressSeen },
+  ];
+  console.log('\n| figure | value | target | met |\n|---|---|---|---|');
+  for (const v of verdicts) console.log(`| ${v.figure} | ${v.ratio} | ${v.target} | ${v.met ? 'yes' : 'NO'} |`);
+  console.log(
+    `\n| load (best of ${ROUNDS} rounds, ${CONNECTIONS} connections, ${SECONDS} s) | req/s | p50 ms | p97.5 ms | errors |\n|---|---|---|---|---|`,
+  );
+  for (const name of Object.keys(targets)) {
+    const b = best(name);
+    console.log(`| ${name} | ${b.rps} | ${b.p50} | ${b.p97_5} | ${b.errors} |`);
+  }
+  for (const v of verdicts) report({ kind: 'target', ...v });
+  process.exitCode = verdicts.every((v) => v.met) ? 0 : 1;
+}
+
+try {
+  await main();
 } finally {
-  server.close();
-  (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-  await runtime.stop();
-  await admin(`drop database if exists ${dbName} with (force)`);
+  for (const child of children) child.kill('SIGTERM');
+  await sleep(1_000);
+  await sql(PG, `drop database if exists ${dbName} with (force)`).catch(() => undefined);
 }

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { EntityClass, Options } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { PgliteDriver } from '@mikro-orm/pglite';
@@ -46,7 +47,8 @@ export function ormConfig(env: DbEnv, entities: readonly EntityClass[], override
   }
   const dir = join(env.dataDir, 'pgdata');
   mkdirSync(env.dataDir, { recursive: true });
-  return { ...common, driver: PgliteDriver, dbName: dir, ...overrides } as Options;
+  // pg_trgm (the search indexes) is a contrib extension PGlite loads on request.
+  return { ...common, driver: PgliteDriver, dbName: dir, driverOptions: { extensions: { pg_trgm } }, ...overrides } as Options;
 }
 
 export async function initOrm(env: DbEnv, entities: readonly EntityClass[], overrides: Partial<Options> = {}): Promise<Orm> {

@@ -372,3 +372,22 @@ describe('search that finds people', () => {
     for (const name of ['山田', '太郎', '山田 太郎', '山田　太郎', '山田太郎']) expect(await users(name), name).toEqual([userId]);
   });
 });
+
+describe('the sales list at scale', () => {
+  it('counts exactly up to 10,000 and says 「以上」 past it', async () => {
+    const big = await license('BLS-big');
+    await sql(
+      `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation_name, license_id, license_name, amount, currency,
+         checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
+       select '大量', g::text, 'bulk' || g || '@example.jp', '', ?, 'BLS-big', 11000, 'jpy', gen_random_uuid(), 'cs_bulk_' || g,
+         now() - (g || ' seconds')::interval, 0, now(), now()
+       from generate_series(1, 10001) g`,
+      [big],
+    );
+    const capped = await (await admin.get(`/api/sales?license_id=${big}&per_page=100&page=100`)).json();
+    expect(capped).toMatchObject({ total: 10_000, total_capped: true, page: 100 });
+    expect(capped.sales).toHaveLength(100);
+    const exact = await (await admin.get(`/api/sales?license_id=${big}&q=${encodeURIComponent('大量 9999')}`)).json();
+    expect(exact).toMatchObject({ total: 1, total_capped: false });
+  });
+});

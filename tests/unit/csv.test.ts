@@ -8,7 +8,7 @@ import {
   replaceUnmappable,
   toCp932Forms,
   unmappableIn,
-} from '../../src/modules/sales/csv.ts';
+} from '../../src/lib/csv.ts';
 
 describe('formula cells (OWASP CSV injection)', () => {
   it('writes a cell that a spreadsheet would run as a formula as text', () => {

@@ -421,15 +421,36 @@ export async function findBuyer(em: Em, userId: string) {
   return user ? buyerOf(user) : null;
 }
 
-/** Several members' current details at once (the training-system CSV); deleted ones are absent. */
+/** Several members' current details at once (the training-system CSV, in batches of thousands); deleted ones are absent. */
 export async function currentBuyers(em: Em, userIds: readonly string[]): Promise<Map<string, Buyer>> {
   if (userIds.length === 0) return new Map();
-  const users = await em.find(
-    User,
-    { id: { $in: [...new Set(userIds)] } },
-    { fields: ['id', 'email', 'lastName', 'firstName', 'affiliation', 'affiliationName', 'affiliationOther'] },
+  const rows = await em.execute<
+    {
+      id: string;
+      email: string;
+      last_name: string;
+      first_name: string;
+      affiliation: number | null;
+      affiliation_name: string;
+      affiliation_other: string | null;
+    }[]
+  >('select id, email, last_name, first_name, affiliation, affiliation_name, affiliation_other from users where id in (?)', [
+    [...new Set(userIds)],
+  ]);
+  return new Map(
+    rows.map((u) => [
+      u.id,
+      {
+        id: u.id,
+        email: u.email,
+        lastName: u.last_name,
+        firstName: u.first_name,
+        affiliation: u.affiliation,
+        affiliationName: u.affiliation_name,
+        affiliationOther: u.affiliation_other,
+      },
+    ]),
   );
-  return new Map(users.map((u) => [u.id, buyerOf(u)]));
 }
 export type Buyer = NonNullable<Awaited<ReturnType<typeof findBuyer>>>;
 

@@ -132,11 +132,17 @@ export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sq
   return { sql: clauses.length ? `where ${clauses.join(' and ')}` : '', params };
 }
 
-/** The administrators' sales list, newest first, with the total. */
+/** Past this many matching sales the list says 「10,000件以上」: counting a million rows exactly is what costs. */
+export const COUNT_CAP = 10_000;
+
+/** The administrators' sales list, newest first, with the total (capped at COUNT_CAP, `total_capped`). */
 export async function listSales(orm: Orm, filter: SalesFilter, page: number, perPage: number) {
   const em = orm.em.fork() as Em;
   const where = salesWhere(filter);
-  const [count] = await em.execute<{ n: number }[]>(`select count(*)::int as n from sales s ${where.sql}`, where.params);
+  const [count] = await em.execute<{ n: number }[]>(
+    `select count(*)::int as n from (select 1 from sales s ${where.sql} limit ${COUNT_CAP + 1}) capped`,
+    where.params,
+  );
   const ids = await em.execute<{ id: number }[]>(
     `select s.id from sales s ${where.sql} order by s.paid_at desc, s.id desc limit ? offset ?`,
     [...where.params, perPage, (page - 1) * perPage],
@@ -144,7 +150,8 @@ export async function listSales(orm: Orm, filter: SalesFilter, page: number, per
   const sales = ids.length
     ? await em.find(Sale, { id: { $in: ids.map((r) => r.id) } }, { orderBy: { paidAt: 'desc', id: 'desc' } })
     : [];
-  return { sales: sales.map(saleDto), total: count?.n ?? 0, page, per_page: perPage };
+  const n = count?.n ?? 0;
+  return { sales: sales.map(saleDto), total: Math.min(n, COUNT_CAP), total_capped: n > COUNT_CAP, page, per_page: perPage };
 }
 
 /** How many sales of the search are in each state: 出力待ち, 処理中, 登録済み (refunded ones apart). */

@@ -15,6 +15,18 @@ export const UserSchema = defineEntity({
       expression: 'create unique index "users_email_lower_unique" on "users" (lower("email"))',
     },
   ],
+  // The administrators' search: newest first, names and e-mails anywhere in the text (pg_trgm).
+  indexes: [
+    { name: 'users_created_at_index', expression: 'create index "users_created_at_index" on "users" ("created_at", "id")' },
+    {
+      name: 'users_name_key_trgm_index',
+      expression: 'create index "users_name_key_trgm_index" on "users" using gin ("name_key" gin_trgm_ops)',
+    },
+    {
+      name: 'users_email_trgm_index',
+      expression: 'create index "users_email_trgm_index" on "users" using gin ("email" gin_trgm_ops)',
+    },
+  ],
   properties: {
     id: p.string().primary(),
     // Stored lower-cased (better-auth normalises); the unique index on lower(email) guards the rule.

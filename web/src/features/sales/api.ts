@@ -18,6 +18,8 @@ export interface AdminSale {
 export interface SalePage {
   sales: AdminSale[];
   total: number;
+  /** More than `total` match: the list says 「10,000件以上」. */
+  total_capped: boolean;
   page: number;
   per_page: number;
 }

@@ -250,6 +250,7 @@ export function IssuePage() {
         <>
           <p className="small">
             全{count(data.total)}
+            {data.total_capped ? '以上' : ''}
             {selected.size ? `（${count(selected.size)}を選択中）` : ''}
           </p>
           <div className="table-wrap">
