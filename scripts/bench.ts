@@ -57,21 +57,30 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts a process; ready when its output matches `ready` (or, without one, when it has run 3 s). */
-function start(args: string[], env: Record<string, string>, ready?: RegExp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  return new Promise((done, fail) => {
-    let output = '';
-    const check = (chunk: Buffer) => {
-      output += chunk;
-      if (ready?.test(output)) done(child);
-    };
-    if (!ready) setTimeout(() => done(child), 3_000);
-    child.stdout?.on('data', check);
-    child.stderr?.on('data', check);
-    child.once('exit', (code) => fail(new Error(`${args.join(' ')} exited (${code}):\n${output.slice(-2000)}`)));
+/** Starts a process; ready when `url` answers 200 (or, without one, when it has run 3 s). */
+async function start(args: string[], env: Record<string, string>, url?: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
+  children.push(child);
+  let tail = '';
+  child.stderr?.on('data', (chunk) => (tail = (tail + chunk).slice(-4_000)));
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited) throw new Error(`${args.join(' ')} exited:\n${tail}`);
+    if (!url) {
+      await sleep(3_000);
+      if (!exited) return child;
+      continue;
+    }
+    if ((await fetch(url).catch(() => null))?.ok) return child;
+    if (Date.now() > deadline) throw new Error(`${args.join(' ')} did not answer ${url}:\n${tail}`);
+    await sleep(200);
+  }
 }
 
 const rssMb = (pid: number | undefined) => {
@@ -195,9 +204,9 @@ async function main() {
     LOG_LEVEL: 'warn',
     APP_URL: `http://127.0.0.1:${webPort}`,
   };
-  await start(['src/main.ts', 'web'], { ...env, PORT: String(webPort) }, /"listening"/);
+  await start(['src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `http://127.0.0.1:${webPort}/healthz`);
   const worker = await start(['src/main.ts', 'worker'], env);
-  await start(['scripts/hello.ts'], { PORT: String(helloPort) }, /listening/);
+  await start(['scripts/hello.ts'], { PORT: String(helloPort) }, `http://127.0.0.1:${helloPort}/`);
   const base = `http://127.0.0.1:${webPort}`;
 
   const csrf = await fetch(`${base}/api/csrf-token`);

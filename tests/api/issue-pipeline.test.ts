@@ -263,7 +263,7 @@ describe('export batches', () => {
       'select sale_id, count(*)::int as n from export_sales where sale_id in (?) group by sale_id order by sale_id',
       [ids],
     );
-    expect(rows).toEqual(ids.map((id) => ({ sale_id: id, n: 1 })));
+    expect(rows).toEqual([...ids].sort((a, b) => a - b).map((id) => ({ sale_id: id, n: 1 })));
   });
 
   it('leaves a batch whose worker died re-runnable from its frozen set, never half-moved', async () => {

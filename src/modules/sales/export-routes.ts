@@ -8,7 +8,7 @@ import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput } from '../../http/validate.ts';
 import { completeBatch, exportDto, getExport, listExports, openDownload, preflight, requestExport } from './export.ts';
-import { PageQuery, SalesQuery, toFilter } from './schemas.ts';
+import { expectedCount, PageQuery, SalesQuery, toFilter } from './schemas.ts';
 
 const flag = (message: string) =>
   v.optional(

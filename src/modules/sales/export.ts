@@ -23,7 +23,7 @@ import { AFFILIATIONS, type Buyer, combinedAffiliationName, currentBuyers } from
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
 import { Export } from './entities/export.entity.ts';
-import { type SalesFilter, salesWhere } from './service.ts';
+import { countChanged, type SalesFilter, salesWhere } from './service.ts';
 
 export const EXPORT_HEADER = ['メールアドレス', '姓', '名', '言語', 'グループ', '所属', '所属名', 'ライセンス名', '購入日時'];
 const FIELD_OF_COLUMN = [
@@ -258,11 +258,7 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
         [created.id, ...where.params, created.id],
       );
       if (request.expectedCount !== undefined && frozen.length !== request.expectedCount) {
-        throw new AppError(
-          'conflict',
-          `対象の売上が${request.expectedCount.toLocaleString('ja-JP')}件から${frozen.length.toLocaleString('ja-JP')}件に変わったため、作成しませんでした。一覧を確認してからやり直してください。`,
-          { details: { count: frozen.length } },
-        );
+        throw countChanged(frozen.length, request.expectedCount);
       }
       if (frozen.length === 0) throw validationError({ batch: ['この条件に「出力待ち」の売上はありません。'] });
       created.totalRows = frozen.length;

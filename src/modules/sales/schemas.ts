@@ -48,6 +48,11 @@ export const SalesQuery = v.object({
 /** Paging of a history list. */
 export const PageQuery = v.object({ page: SalesQuery.entries.page, per_page: SalesQuery.entries.per_page });
 
+/** The count the administrator confirmed on screen. */
+export const expectedCount = v.optional(
+  v.pipe(v.number('件数が正しくありません。'), v.integer('件数が正しくありません。'), v.minValue(0, '件数が正しくありません。')),
+);
+
 const saleIdList = v.pipe(
   v.array(positiveInt('売上の指定が正しくありません。'), '売上の指定が正しくありません。'),
   v.minLength(1, '売上を選択してください。'),

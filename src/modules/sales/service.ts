@@ -234,7 +234,7 @@ export async function advanceStatus(orm: Orm, actor: { id: string; email: string
 }
 
 /** The set an administrator confirmed is not the set that would move: nothing moved (409 with the actual count). */
-function countChanged(actual: number, expected: number) {
+export function countChanged(actual: number, expected: number) {
   return new AppError(
     'conflict',
     `対象の売上が${expected.toLocaleString('ja-JP')}件から${actual.toLocaleString('ja-JP')}件に変わったため、更新しませんでした。一覧を確認してからやり直してください。`,
