@@ -27,7 +27,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 16;
 const TARGETS = { listVsHello: 0.02, singleP50Ms: 50, deepVsFirst: 1.5, exportVsCopy: 0.35, workerGrowthMb: 150 };
 
-const dbName = `shop_bench_${randomBytes(4).toString('hex')}`;
+// BENCH_DB reuses a database an earlier run kept (BENCH_KEEP=1), skipping the seeding.
+const reuse = process.env.BENCH_DB;
+const dbName = reuse ?? `shop_bench_${randomBytes(4).toString('hex')}`;
 const dbUrl = new URL(PG);
 dbUrl.pathname = `/${dbName}`;
 const children: ChildProcess[] = [];
@@ -189,7 +191,7 @@ async function copyRows(where: string): Promise<{ rows: number; seconds: number 
 }
 
 async function main() {
-  await seed();
+  if (!reuse) await seed();
   const [webPort, helloPort] = [await freePort(), await freePort()];
   const env = {
     NODE_ENV: 'production',
@@ -233,8 +235,11 @@ async function main() {
   } as Record<string, [string, Record<string, string>]>;
   const results: Record<string, Load[]> = {};
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, [url, headers]] of Object.entries(targets))
-      (results[name] ??= []).push(await autocannon(name, url, headers));
+    for (const [name, [url, headers]] of Object.entries(targets)) {
+      const runs = results[name] ?? [];
+      runs.push(await autocannon(name, url, headers));
+      results[name] = runs;
+    }
   }
   const best = (name: string) => {
     const rows = results[name] ?? [];
@@ -336,5 +341,6 @@ try {
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await sleep(1_000);
-  await sql(PG, `drop database if exists ${dbName} with (force)`).catch(() => undefined);
+  if (process.env.BENCH_KEEP === '1' || reuse) console.log(`kept database ${dbName}`);
+  else await sql(PG, `drop database if exists ${dbName} with (force)`).catch(() => undefined);
 }

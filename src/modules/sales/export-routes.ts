@@ -38,13 +38,7 @@ const ExportInput = v.object({
   encoding: v.optional(v.picklist(['utf-8', 'shift_jis'], '文字コードは utf-8 か shift_jis を指定してください。'), 'utf-8'),
   batch: flag('一括処理の指定が正しくありません。'),
   replace_unmappable: flag('置き換えの指定が正しくありません。'),
-  expected_count: v.optional(
-    v.pipe(
-      v.number('件数が正しくありません。'),
-      v.integer('件数が正しくありません。'),
-      v.minValue(0, '件数が正しくありません。'),
-    ),
-  ),
+  expected_count: expectedCount,
 });
 
 const PreflightQuery = v.object({ ...filterEntries, batch: flag('一括処理の指定が正しくありません。') });

@@ -77,13 +77,7 @@ export const StatusUpdateInput = v.pipe(
     licenseId: positiveInt('ライセンスを指定してください。'),
     saleIds: v.optional(saleIdList),
     ...searchEntries,
-    expected_count: v.optional(
-      v.pipe(
-        v.number('件数が正しくありません。'),
-        v.integer('件数が正しくありません。'),
-        v.minValue(0, '件数が正しくありません。'),
-      ),
-    ),
+    expected_count: expectedCount,
   }),
   v.forward(
     v.check(
