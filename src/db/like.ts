@@ -8,7 +8,38 @@ export function containsPattern(text: string): string {
  * ideographic space become their plain forms, half-width kana full-width), lower case, no spaces.
  * `nameKeyColumn` is the same in SQL, for a generated column; `nameKey` normalises the query.
  */
-export const nameKeyColumn = (last: string, first: string) =>
-  `(lower(regexp_replace(normalize(${last} || ${first}, NFKC), '\\s', '', 'g'))) stored`;
+export const nameKeyColumn = (...columns: string[]) =>
+  `(lower(regexp_replace(normalize(${columns.join(' || ')}, NFKC), '\\s', '', 'g'))) stored`;
 
 export const nameKey = (text: string) => text.normalize('NFKC').toLowerCase().replace(/\s/g, '');
+
+/** An ILIKE/LIKE pattern matching text that starts with `text`. */
+export function prefixPattern(text: string): string {
+  return `${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+}
+
+/**
+ * The WHERE of a search for a person by name or e-mail. Three characters or more: anywhere in 姓名
+ * or the e-mail (pg_trgm GIN indexes). Fewer — which no trigram index can serve, e.g. 「佐藤」 — the
+ * start of 姓名, of 名 or of the e-mail (btree text_pattern_ops indexes): so 姓 and 名 are still found.
+ */
+export function personSearch(
+  query: string,
+  columns: { nameKey: string; firstKey: string; email?: string },
+): { sql: string; params: string[] } | null {
+  const key = nameKey(query);
+  const email = columns.email ? query.trim().toLowerCase() : '';
+  const terms: [string, string][] = [];
+  if ([...key].length >= 3) {
+    terms.push([`${columns.nameKey} like ?`, containsPattern(key)]);
+    if (email) terms.push([`${columns.email} ilike ?`, containsPattern(email)]);
+  } else {
+    if (key) terms.push([`${columns.nameKey} like ?`, prefixPattern(key)], [`${columns.firstKey} like ?`, prefixPattern(key)]);
+    if (email) terms.push([`${columns.email} like ?`, prefixPattern(email)]);
+  }
+  if (!terms.length) return null;
+  return { sql: `(${terms.map(([sql]) => sql).join(' or ')})`, params: terms.map(([, param]) => param) };
+}
+
+/** How far a text search counts before it says 「1,000件以上」: narrowing helps more than paging then. */
+export const SEARCH_COUNT_CAP = 1_000;

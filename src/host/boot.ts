@@ -11,8 +11,8 @@ import type { AppDeps } from '../http/context.ts';
 import { createRateLimiter } from '../http/rate-limit.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
-import { connectRedis, connectWorkerRedis, type RedisTarget } from '../lib/redis.ts';
-import { createAuth } from '../modules/accounts/index.ts';
+import { connectRedis, connectWorkerRedis, type RedisTarget, whenReady } from '../lib/redis.ts';
+import { createAuth, createSessionReader } from '../modules/accounts/index.ts';
 import { createPayments } from '../modules/checkout/index.ts';
 import { createMailer, type Mailer } from '../modules/mail/index.ts';
 import { openDatabase } from './modules.ts';
@@ -88,6 +88,9 @@ async function assemble(
 ): Promise<Runtime> {
   const redis: Redis = connectRedis(target);
   closers.push(() => redis.quit().catch(() => redis.disconnect()));
+  // Serve only once Redis answers (readiness, rate limits), unless it is down: then requests that
+  // need it fail fast and the outbox waits, as before.
+  if (!(await whenReady(redis))) log.warn('Redis is not answering yet; starting anyway');
   const prefix = options.queuePrefix ?? 'shop';
   const queues: Queues = createQueues(redis, prefix);
   closers.push(() => closeQueues(queues));
@@ -132,6 +135,7 @@ async function assemble(
     env,
     orm,
     auth,
+    sessions: createSessionReader(orm, auth, authSecret),
     redis,
     queues,
     log,

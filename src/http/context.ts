@@ -15,6 +15,8 @@ export interface AppDeps {
   env: Env;
   orm: Orm;
   auth: Auth;
+  /** The signed-in user of a request's cookies, checked against the database (accounts module). */
+  sessions: (headers: Headers) => Promise<SessionUser | null>;
   redis: Redis;
   queues: Queues;
   log: Logger;

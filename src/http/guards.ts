@@ -6,20 +6,7 @@ import { AppError } from './errors.ts';
 export async function currentUser(c: Context<AppEnv>): Promise<SessionUser | null> {
   const known = c.get('user');
   if (known !== undefined) return known;
-  const session = await c.var.deps.auth.api.getSession({ headers: c.req.raw.headers });
-  const u = session?.user as (Record<string, unknown> & { id: string; email: string }) | undefined;
-  const user: SessionUser | null =
-    u && !u.banned
-      ? {
-          id: u.id,
-          email: u.email,
-          role: String(u.role ?? 'user'),
-          emailVerified: Boolean(u.emailVerified),
-          lastName: String(u.lastName ?? ''),
-          firstName: String(u.firstName ?? ''),
-          sessionToken: session?.session.token ?? '',
-        }
-      : null;
+  const user = await c.var.deps.sessions(c.req.raw.headers);
   c.set('user', user);
   return user;
 }

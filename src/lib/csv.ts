@@ -50,14 +50,6 @@ export function replaceUnmappable(text: string): string {
   return out;
 }
 
-/**
- * A spreadsheet treats a cell starting with = + - @ (or a tab or carriage return before one) as a
- * formula (OWASP "CSV Injection"): such a cell is written with a leading apostrophe, as text.
- */
-export function neutralise(cell: string): string {
-  return /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell;
-}
-
 const stamp = new Intl.DateTimeFormat('sv-SE', {
   timeZone: 'Asia/Tokyo',
   year: 'numeric',

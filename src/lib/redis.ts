@@ -50,3 +50,20 @@ export async function evictionPolicy(client: Redis): Promise<string | undefined>
   const info = await client.info('memory');
   return /maxmemory_policy:(\S+)/.exec(info)?.[1];
 }
+
+/** Resolves once `client` is connected, or after `ms` (the caller goes on; commands then fail fast and are retried). */
+export function whenReady(client: Redis, ms = 5_000): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      client.off('ready', onReady);
+      resolve(false);
+    }, ms);
+    timer.unref();
+    function onReady() {
+      clearTimeout(timer);
+      resolve(true);
+    }
+    client.once('ready', onReady);
+  });
+}

@@ -162,7 +162,7 @@ it('answers every seed call the same whichever order the modules are mounted in'
     'POST /api/users/{id} → 200 {user}',
     'PUT /api/users/{id} → 200 {message,user}',
     'PUT /api/users/{id}/password → 422 {errors,message}',
-    'GET /api/users → 200 {page,per_page,total,users}',
+    'GET /api/users → 200 {page,per_page,total,total_capped,users}',
     'PUT /api/users/{id}/password/force → 200 {message}',
     'DELETE /api/users/{id}/force → 200 {message}',
     'GET /api/licenses → 200 {licenses,page,per_page,total}',

@@ -3,6 +3,7 @@ import { betterAuth } from 'better-auth';
 import { admin } from 'better-auth/plugins';
 import type { Kysely } from 'kysely';
 import { hashPassword, verifyPassword } from './password.ts';
+import { REFRESH_AFTER_SECONDS, SESSION_SECONDS } from './session.ts';
 
 export interface AuthOptions {
   // biome-ignore lint/suspicious/noExplicitAny: better-auth takes an untyped Kysely
@@ -41,8 +42,8 @@ export function createAuth(options: AuthOptions) {
         createdAt: 'created_at',
         updatedAt: 'updated_at',
       },
-      expiresIn: 7 * 24 * 3600,
-      updateAge: 24 * 3600,
+      expiresIn: SESSION_SECONDS,
+      updateAge: REFRESH_AFTER_SECONDS,
       // Never serve the session from a signed cookie: a revoked session or role must take effect at once.
       cookieCache: { enabled: false },
     },

@@ -22,6 +22,7 @@ export {
   type NewUser,
   setDistribution,
 } from './service.ts';
+export { createSessionReader, type SessionReader } from './session.ts';
 
 /** Demo accounts for an empty development database: loaded only when used, never in production. */
 export const loadDemo = () => import('./demo.ts');

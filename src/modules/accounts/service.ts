@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { containsPattern, nameKey } from '../../db/like.ts';
+import { containsPattern, personSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -24,7 +24,7 @@ export interface NewUser {
 }
 
 type DtoSource = Pick<User, 'id' | 'email' | 'lastName' | 'firstName' | 'role' | 'emailVerified'> &
-  Partial<Pick<User, 'affiliation' | 'affiliationName' | 'affiliationOther' | 'distribution' | 'createdAt'>>;
+  Partial<Pick<User, 'affiliation' | 'affiliationName' | 'affiliationOther' | 'distribution' | 'createdAt' | 'pendingEmail'>>;
 
 /** The user as the API shows it (the seed's snake_case fields). */
 export function userDto(user: DtoSource, extra: { pendingEmail?: string | null } = {}) {
@@ -346,29 +346,56 @@ export interface UserSearch {
 }
 
 const USER_SORTS: Record<string, string> = {
-  created_at: 'createdAt',
-  email: 'email',
-  name: 'lastName',
+  created_at: 'u.created_at',
+  email: 'u.email',
+  name: 'u.name_key',
 };
 
-/** The administrators' user list: name (姓 or 名, partial), e-mail (partial), affiliation; paged, sorted. */
+/** Past this many matches the list says 「10,000件以上」 (as the sales list). */
+const COUNT_CAP = 10_000;
+
+/**
+ * The administrators' user list: name (姓, 名, 「姓 名」 or 「姓名」, any width), e-mail (partial),
+ * affiliation; paged, sorted; read as plain rows (hydrating entities cost more than the query).
+ */
 export async function searchUsers(orm: Orm, query: UserSearch) {
   const em = orm.em.fork() as Em;
-  const where: Record<string, unknown>[] = [];
-  // 姓, 名, 「姓 名」 or 「姓名」, full- or half-width: against the normalised 姓名 (db/like.ts).
-  if (query.name && nameKey(query.name)) where.push({ nameKey: { $ilike: containsPattern(nameKey(query.name)) } });
-  if (query.email) where.push({ email: { $ilike: containsPattern(query.email) } });
-  if (query.affiliations) where.push({ affiliation: query.affiliations });
-  const desc = query.sort.startsWith('-');
-  const column = USER_SORTS[query.sort.replace(/^-/, '')] ?? 'createdAt';
-  const [users, total] = await em.findAndCount(User, where.length ? { $and: where } : {}, {
-    orderBy: { [column]: desc ? 'desc' : 'asc', id: 'asc' },
-    limit: query.per_page,
-    offset: (query.page - 1) * query.per_page,
-  });
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  // 姓, 名, 「姓 名」 or 「姓名」, any width (the e-mail has its own field here).
+  const byName = query.name ? personSearch(query.name, { nameKey: 'u.name_key', firstKey: 'u.first_key' }) : null;
+  if (byName) {
+    clauses.push(byName.sql);
+    params.push(...byName.params);
+  }
+  if (query.email) {
+    clauses.push('u.email ilike ?');
+    params.push(containsPattern(query.email));
+  }
+  if (query.affiliations) {
+    clauses.push('u.affiliation = ?');
+    params.push(query.affiliations);
+  }
+  const where = clauses.length ? `where ${clauses.join(' and ')}` : '';
+  const desc = query.sort.startsWith('-') ? 'desc' : 'asc';
+  const column = USER_SORTS[query.sort.replace(/^-/, '')] ?? 'u.created_at';
+  const cap = query.name || query.email ? SEARCH_COUNT_CAP : COUNT_CAP;
+  const [count] = await em.execute<{ n: number }[]>(
+    `select count(*)::int as n from (select 1 from users u ${where} limit ${cap + 1}) capped`,
+    params,
+  );
+  const users = await em.execute<DtoSource[]>(
+    `select u.id, u.email, u.last_name as "lastName", u.first_name as "firstName", u.role, u.email_verified as "emailVerified",
+            u.affiliation, u.affiliation_name as "affiliationName", u.affiliation_other as "affiliationOther", u.distribution,
+            u.created_at as "createdAt", u.pending_email as "pendingEmail"
+     from users u ${where} order by ${column} ${desc}, u.id ${desc} limit ? offset ?`,
+    [...params, query.per_page, (query.page - 1) * query.per_page],
+  );
+  const n = count?.n ?? 0;
   return {
     users: users.map((u) => userDto(u, { pendingEmail: u.pendingEmail ?? null })),
-    total,
+    total: Math.min(n, cap),
+    total_capped: n > cap,
     page: query.page,
     per_page: query.per_page,
   };

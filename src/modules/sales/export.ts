@@ -10,15 +10,7 @@ import iconv from 'iconv-lite';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import {
-  CP932,
-  contentDisposition,
-  downloadNames,
-  neutralise,
-  replaceUnmappable,
-  toCp932Forms,
-  unmappableIn,
-} from '../../lib/csv.ts';
+import { CP932, contentDisposition, downloadNames, replaceUnmappable, toCp932Forms, unmappableIn } from '../../lib/csv.ts';
 import { AFFILIATIONS, type Buyer, combinedAffiliationName, currentBuyers } from '../accounts/index.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
@@ -87,52 +79,54 @@ interface ExportRow {
   buyer_affiliation_name: string;
   buyer_affiliation_other: string | null;
   license_name: string;
-  paid_at: Date | string;
+  paid_at: string;
 }
 
+// PostgreSQL writes 購入日時 in Japan time itself: no Date per row in Node.
 const ROW_COLUMNS = `s.id, s.user_id, s.buyer_email, s.buyer_last_name, s.buyer_first_name, s.buyer_affiliation,
-  s.buyer_affiliation_name, s.buyer_affiliation_other, s.license_name, s.paid_at`;
+  s.buyer_affiliation_name, s.buyer_affiliation_other, s.license_name,
+  to_char(s.paid_at at time zone 'Asia/Tokyo', 'YYYY/MM/DD HH24:MI:SS') as paid_at`;
 
-/** The rows of an export in keyset batches: a batch's frozen sales, or the sales its filters match (出力待ち/処理中). */
-async function* saleRows(em: Em, source: { batchId: string } | { filter: SalesFilter }): AsyncGenerator<ExportRow[]> {
-  let lastId = 0;
-  for (;;) {
-    let rows: ExportRow[];
-    if ('batchId' in source) {
-      rows = await em.execute<ExportRow[]>(
-        `select ${ROW_COLUMNS} from export_sales e join sales s on s.id = e.sale_id
-         where e.export_id = ? and s.id > ? order by s.id limit ${BATCH}`,
-        [source.batchId, lastId],
-      );
-    } else {
-      const where = salesWhere({ ...source.filter, exportable: true });
-      rows = await em.execute<ExportRow[]>(
-        `select ${ROW_COLUMNS} from sales s ${where.sql ? `${where.sql} and` : 'where'} s.id > ? order by s.id limit ${BATCH}`,
-        [...where.params, lastId],
-      );
-    }
-    if (rows.length) yield rows;
-    if (rows.length < BATCH) return;
-    lastId = rows.at(-1)?.id ?? lastId;
+type ExportSource = { batchId: string } | { filter: SalesFilter };
+
+/** One keyset batch of an export's rows after `afterId`: a batch's frozen sales, or the sales its filters match. */
+function rowsAfter(em: Em, source: ExportSource, afterId: number): Promise<ExportRow[]> {
+  if ('batchId' in source) {
+    return em.execute<ExportRow[]>(
+      `select ${ROW_COLUMNS} from export_sales e join sales s on s.id = e.sale_id
+       where e.export_id = ? and s.id > ? order by s.id limit ${BATCH}`,
+      [source.batchId, afterId],
+    );
   }
+  const where = salesWhere({ ...source.filter, exportable: true });
+  return em.execute<ExportRow[]>(
+    `select ${ROW_COLUMNS} from sales s ${where.sql ? `${where.sql} and` : 'where'} s.id > ? order by s.id limit ${BATCH}`,
+    [...where.params, afterId],
+  );
 }
 
-const JST_OFFSET_MS = 9 * 3600 * 1000;
-const two = (n: number) => (n < 10 ? `0${n}` : String(n));
+interface RowBatch {
+  rows: ExportRow[];
+  buyers: Map<string, Buyer>;
+}
 
-/** 2026/04/01 00:30:00 in Japan time (no daylight saving: a fixed +09:00; Intl is too slow per row). */
-export function jstDateTime(at: Date): string {
-  const d = new Date(at.getTime() + JST_OFFSET_MS);
-  return `${d.getUTCFullYear()}/${two(d.getUTCMonth() + 1)}/${two(d.getUTCDate())} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`;
+/** A batch of rows with their members' current details. */
+async function batchAfter(em: Em, source: ExportSource, afterId: number): Promise<RowBatch> {
+  const rows = await rowsAfter(em, source, afterId);
+  const buyers = await currentBuyers(
+    em,
+    rows.flatMap((r) => (r.user_id ? [r.user_id] : [])),
+  );
+  return { rows, buyers };
 }
 
 /**
  * One CSV record of the training system: the member's current details while the account exists,
- * the purchase-time snapshot once it is deleted; every cell safe from spreadsheet formulas.
+ * the purchase-time snapshot once it is deleted. (csv-stringify's escape_formulas makes formula cells text.)
  */
 function record(sale: ExportRow, buyer: Buyer | undefined, groupName: string): string[] {
   const affiliation = buyer ? buyer.affiliation : sale.buyer_affiliation;
-  const cells = [
+  return [
     buyer?.email ?? sale.buyer_email,
     buyer?.lastName ?? sale.buyer_last_name,
     buyer?.firstName ?? sale.buyer_first_name,
@@ -143,21 +137,28 @@ function record(sale: ExportRow, buyer: Buyer | undefined, groupName: string): s
       ? combinedAffiliationName(buyer.affiliation, buyer.affiliationName, buyer.affiliationOther)
       : combinedAffiliationName(sale.buyer_affiliation, sale.buyer_affiliation_name, sale.buyer_affiliation_other),
     sale.license_name,
-    jstDateTime(new Date(sale.paid_at)),
+    sale.paid_at,
   ];
-  return cells.map(neutralise);
 }
 
-async function* records(em: Em, source: { batchId: string } | { filter: SalesFilter }, groupName: string) {
-  for await (const rows of saleRows(em, source)) {
-    const buyers = await currentBuyers(
-      em,
-      rows.flatMap((r) => (r.user_id ? [r.user_id] : [])),
-    );
-    yield rows.map((sale) => ({
-      saleId: sale.id,
-      cells: record(sale, sale.user_id ? buyers.get(sale.user_id) : undefined, groupName),
-    }));
+/**
+ * The export's records, batch by batch. The next batch is already being read (by PostgreSQL, on
+ * another connection) while this one is written: reading and writing overlap.
+ */
+async function* records(em: Em, source: ExportSource, groupName: string): AsyncGenerator<{ saleId: number; cells: string[] }[]> {
+  let next: Promise<RowBatch> | null = batchAfter(em, source, 0);
+  while (next) {
+    const { rows, buyers }: RowBatch = await next;
+    const lastId = rows.at(-1)?.id;
+    next = rows.length === BATCH && lastId !== undefined ? batchAfter(em, source, lastId) : null;
+    // A consumer that stops early must not leave the prefetch's failure unhandled.
+    next?.catch(() => undefined);
+    if (rows.length) {
+      yield rows.map((sale) => ({
+        saleId: sale.id,
+        cells: record(sale, sale.user_id ? buyers.get(sale.user_id) : undefined, groupName),
+      }));
+    }
   }
 }
 
@@ -171,7 +172,7 @@ export interface Unmappable {
 /** Every cell that CP932 cannot hold, with its sale and field (the screen shows them before a Shift_JIS export). */
 async function findUnmappable(
   em: Em,
-  source: { batchId: string } | { filter: SalesFilter },
+  source: ExportSource,
   groupName: string,
   limit = 200,
 ): Promise<{ problems: Unmappable[]; total: number }> {
@@ -415,7 +416,15 @@ export async function buildExport(em: Em, dataDir: string, groupName: string, ex
   try {
     await pipeline(
       cells(),
-      stringify({ header: true, columns: EXPORT_HEADER, record_delimiter: 'windows', bom: !cp932, quoted_string: false }),
+      stringify({
+        header: true,
+        columns: EXPORT_HEADER,
+        record_delimiter: 'windows',
+        bom: !cp932,
+        quoted_string: false,
+        // OWASP "CSV Injection": a cell starting with = + - @ (also full-width), tab or CR is written as text.
+        escape_formulas: true,
+      }),
       encode,
       hashing(hash),
       createWriteStream(temp),

@@ -23,6 +23,18 @@ export const UserSchema = defineEntity({
       expression: 'create index "users_name_key_trgm_index" on "users" using gin ("name_key" gin_trgm_ops)',
     },
     {
+      name: 'users_name_key_prefix_index',
+      expression: 'create index "users_name_key_prefix_index" on "users" ("name_key" text_pattern_ops)',
+    },
+    {
+      name: 'users_first_key_prefix_index',
+      expression: 'create index "users_first_key_prefix_index" on "users" ("first_key" text_pattern_ops)',
+    },
+    {
+      name: 'users_email_prefix_index',
+      expression: 'create index "users_email_prefix_index" on "users" ("email" text_pattern_ops)',
+    },
+    {
       name: 'users_email_trgm_index',
       expression: 'create index "users_email_trgm_index" on "users" using gin ("email" gin_trgm_ops)',
     },
@@ -37,6 +49,7 @@ export const UserSchema = defineEntity({
     firstName: p.string().length(50).fieldName('first_name').default(''),
     // 姓名 normalised for search (see db/like.ts), kept by PostgreSQL.
     nameKey: p.text().fieldName('name_key').generated(nameKeyColumn('last_name', 'first_name')).nullable(),
+    firstKey: p.text().fieldName('first_key').generated(nameKeyColumn('first_name')).nullable(),
     // 1 自衛隊 … 6 その他 (see affiliations.ts); null for administrators created by the CLI.
     affiliation: p.smallint().nullable(),
     affiliationName: p.string().length(100).fieldName('affiliation_name').default(''),

@@ -33,6 +33,18 @@ export const SaleSchema = defineEntity({
       expression: 'create index "sales_buyer_name_key_trgm_index" on "sales" using gin ("buyer_name_key" gin_trgm_ops)',
     },
     {
+      name: 'sales_buyer_name_key_prefix_index',
+      expression: 'create index "sales_buyer_name_key_prefix_index" on "sales" ("buyer_name_key" text_pattern_ops)',
+    },
+    {
+      name: 'sales_buyer_first_key_prefix_index',
+      expression: 'create index "sales_buyer_first_key_prefix_index" on "sales" ("buyer_first_key" text_pattern_ops)',
+    },
+    {
+      name: 'sales_buyer_email_prefix_index',
+      expression: 'create index "sales_buyer_email_prefix_index" on "sales" ("buyer_email" text_pattern_ops)',
+    },
+    {
       name: 'sales_buyer_email_trgm_index',
       expression: 'create index "sales_buyer_email_trgm_index" on "sales" using gin ("buyer_email" gin_trgm_ops)',
     },
@@ -45,6 +57,7 @@ export const SaleSchema = defineEntity({
     buyerEmail: p.string().length(254).fieldName('buyer_email'),
     // The buyer's 姓名 normalised for search (see db/like.ts), kept by PostgreSQL.
     buyerNameKey: p.text().fieldName('buyer_name_key').generated(nameKeyColumn('buyer_last_name', 'buyer_first_name')).nullable(),
+    buyerFirstKey: p.text().fieldName('buyer_first_key').generated(nameKeyColumn('buyer_first_name')).nullable(),
     buyerAffiliation: p.smallint().fieldName('buyer_affiliation').nullable(),
     buyerAffiliationName: p.string().length(100).fieldName('buyer_affiliation_name').default(''),
     buyerAffiliationOther: p.string().length(100).fieldName('buyer_affiliation_other').nullable(),

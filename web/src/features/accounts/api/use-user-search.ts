@@ -4,6 +4,8 @@ import type { Member } from './profile';
 export interface UserPage {
   users: (Member & { created_at?: string })[];
   total: number;
+  /** More than `total` match: the list says 「10,000件以上」. */
+  total_capped: boolean;
   page: number;
   per_page: number;
 }

@@ -92,7 +92,9 @@ export function AdminUserListPage() {
       {data && data.users.length === 0 ? <p>条件に合うユーザーはいません。</p> : null}
       {data && data.users.length > 0 ? (
         <>
-          <p className="small">全{data.total}件</p>
+          <p className="small">
+            全{data.total.toLocaleString('ja-JP')}件{data.total_capped ? '以上' : ''}
+          </p>
           <div className="table-wrap">
             <table className="table">
               <thead>
