@@ -210,7 +210,8 @@ async function main() {
     APP_URL: `http://127.0.0.1:${webPort}`,
   };
   await start(['src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `http://127.0.0.1:${webPort}/healthz`);
-  const worker = await start(['src/main.ts', 'worker'], env);
+  // As `npm run start:worker` starts it (package.json): the heap limit keeps V8 collecting early.
+  const worker = await start(['--max-old-space-size=512', 'src/main.ts', 'worker'], env);
   await start(['scripts/hello.ts'], { PORT: String(helloPort) }, `http://127.0.0.1:${helloPort}/`);
   const base = `http://127.0.0.1:${webPort}`;
 
