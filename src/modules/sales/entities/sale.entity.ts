@@ -25,6 +25,11 @@ export const SaleSchema = defineEntity({
       expression: 'create index "sales_license_paid_at_index" on "sales" ("license_id", "paid_at" desc, "id" desc)',
     },
     {
+      name: 'sales_license_status_paid_at_index',
+      expression:
+        'create index "sales_license_status_paid_at_index" on "sales" ("license_id", "status", "paid_at" desc, "id" desc)',
+    },
+    {
       name: 'sales_status_paid_at_index',
       expression: 'create index "sales_status_paid_at_index" on "sales" ("status", "paid_at" desc, "id" desc)',
     },
