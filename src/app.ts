@@ -34,6 +34,13 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
   const sentryOrigin = deps.env.sentry.dsn ? new URL(deps.env.sentry.dsn).origin : undefined;
 
   app.use(requestId());
+  // An error answered before the whole body was read (413, 401 on a big upload, an 11th file…): the
+  // rest of the body is still on the wire, so the connection cannot carry another request.
+  app.use(async (c, next) => {
+    await next();
+    const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;
+    if (hasBody && c.res.status >= 400) c.res.headers.set('Connection', 'close');
+  });
   app.use(async (c, next) => {
     const started = performance.now();
     c.set('deps', deps);

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Context } from 'hono';
 import { AppError, validationError } from './errors.ts';
+import { assertCleanText } from './validate.ts';
 
 export interface UploadedFile {
   field: string;
@@ -84,6 +85,7 @@ export async function readMultipart(
     source.on('error', () => fail(new AppError('bad_request', '送信が途中で途切れました。')));
     source.pipe(parser);
   });
+  assertCleanText(fields);
   return { fields, files };
 }
 

@@ -48,8 +48,38 @@ function withAllKeys(schema: v.GenericSchema, input: unknown): unknown {
   return filled;
 }
 
+/**
+ * Characters no field may hold: NUL and the other C0 controls but tab, line feed and carriage return,
+ * DEL, and lone UTF-16 surrogates (not text; PostgreSQL refuses NUL). With the `u` flag a surrogate
+ * range matches only unpaired halves.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
+const FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]|[\ud800-\udfff]/u;
+export const FORBIDDEN_MESSAGE = '使用できない文字（制御文字など）が含まれています。';
+
+/** The fields (dotted paths) of `input` whose text holds a FORBIDDEN character. */
+export function fieldsWithForbiddenCharacters(input: unknown, path = ''): string[] {
+  if (typeof input === 'string') return FORBIDDEN.test(input) ? [path || '_'] : [];
+  if (Array.isArray(input))
+    return input.flatMap((item, i) => fieldsWithForbiddenCharacters(item, path ? `${path}.${i}` : String(i)));
+  if (input && typeof input === 'object') {
+    return Object.entries(input).flatMap(([key, value]) => [
+      ...(FORBIDDEN.test(key) ? [path ? `${path}.${key}` : key] : []),
+      ...fieldsWithForbiddenCharacters(value, path ? `${path}.${key}` : key),
+    ]);
+  }
+  return [];
+}
+
+/** Every text a client sends passes here first (parseInput, parseInputs, multipart fields): 422 on a forbidden character. */
+export function assertCleanText(input: unknown): void {
+  const fields = fieldsWithForbiddenCharacters(input);
+  if (fields.length) throw validationError(Object.fromEntries(fields.map((field) => [field, [FORBIDDEN_MESSAGE]])));
+}
+
 /** Parses `input` with `schema`, throwing the 422 shape with Japanese messages on failure. */
 export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
+  assertCleanText(input);
   const result = v.safeParse(schema, withAllKeys(schema, input), { abortPipeEarly: true });
   if (!result.success) throw validationError(fieldErrors(result.issues));
   return result.output;
@@ -61,6 +91,7 @@ export function parseInputs<A extends v.GenericSchema, B extends v.GenericSchema
   a: A,
   b: B,
 ): v.InferOutput<A> & v.InferOutput<B> {
+  assertCleanText(input);
   const ra = v.safeParse(a, withAllKeys(a, input), { abortPipeEarly: true });
   const rb = v.safeParse(b, withAllKeys(b, input), { abortPipeEarly: true });
   if (!ra.success || !rb.success) {
@@ -97,6 +128,25 @@ export const rules = {
       v.minLength(1, `${label}を入力してください。`),
       v.minLength(8, `${label}は8文字以上で入力してください。`),
       v.maxLength(72, `${label}は72文字以内で入力してください。`),
+      v.maxBytes(256, `${label}は72文字以内で入力してください。`),
+    ),
+  /** A password being checked (sign-in, the current one): only its length is ruled, as for a new one. */
+  enteredPassword: (label = 'パスワード') =>
+    v.pipe(
+      v.string(`${label}を入力してください。`),
+      v.minLength(1, `${label}を入力してください。`),
+      v.maxLength(72, `${label}は72文字以内で入力してください。`),
+      v.maxBytes(256, `${label}は72文字以内で入力してください。`),
+    ),
+  /** A calendar date YYYY-MM-DD that exists (no 2024-02-30). */
+  date: () =>
+    v.pipe(
+      v.string('日付は YYYY-MM-DD で入力してください。'),
+      v.regex(/^\d{4}-\d{2}-\d{2}$/, '日付は YYYY-MM-DD で入力してください。'),
+      v.check((text) => {
+        const day = new Date(`${text}T00:00:00Z`);
+        return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === text;
+      }, '日付が正しくありません。'),
     ),
 };
 

@@ -4,11 +4,7 @@ import { AFFILIATION_OTHER } from './affiliations.ts';
 
 export const LoginInput = v.object({
   email: rules.email(),
-  password: v.pipe(
-    v.string('パスワードを入力してください。'),
-    v.minLength(1, 'パスワードを入力してください。'),
-    v.maxLength(1000),
-  ),
+  password: rules.enteredPassword(),
 });
 
 const AFFILIATION_MESSAGE = '所属を選択してください。';
@@ -106,11 +102,7 @@ export const NewPasswordPairInput = v.pipe(
 
 /** The member's own change also needs the current password (with NewPasswordPairInput). */
 export const OldPasswordInput = v.object({
-  old_password: v.pipe(
-    v.string('現在のパスワードを入力してください。'),
-    v.minLength(1, '現在のパスワードを入力してください。'),
-    v.maxLength(1000),
-  ),
+  old_password: rules.enteredPassword('現在のパスワード'),
 });
 
 export type ProfileData = v.InferOutput<typeof ProfileInput>;

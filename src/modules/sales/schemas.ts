@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { rules } from '../../http/validate.ts';
 import { COMPLETE, PUBLISH } from './entities/sale.entity.ts';
 
 const positiveInt = (message: string) =>
@@ -7,11 +8,7 @@ const positiveInt = (message: string) =>
     v.integer(message),
     v.minValue(1, message),
   );
-const date = v.pipe(
-  v.string(),
-  v.regex(/^\d{4}-\d{2}-\d{2}$/, '日付は YYYY-MM-DD で入力してください。'),
-  v.isoDate('日付が正しくありません。'),
-);
+const date = rules.date();
 const numberInRange = (label: string, max: number) =>
   v.pipe(
     v.string(),
