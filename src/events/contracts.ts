@@ -13,6 +13,8 @@ export const eventPayloads = {
   VerificationEmailRequested: v.object({ userId: id }),
   EmailChangeRequested: v.object({ userId: id, newEmail: v.pipe(v.string(), v.email()) }),
   PasswordResetRequested: v.object({ userId: id }),
+  /** Sign-in to this account is paused after repeated failed passwords: its owner is told. */
+  SignInThrottled: v.object({ userId: id }),
   /** An account was deleted: modules that keep a reference to the user drop it. */
   UserDeleted: v.object({ userId: id }),
   /** A verified Stripe event is in the payments inbox. */
@@ -60,6 +62,7 @@ export const eventRoutes = {
   VerificationEmailRequested: ['mail'],
   EmailChangeRequested: ['mail'],
   PasswordResetRequested: ['mail'],
+  SignInThrottled: ['mail'],
   UserDeleted: ['payments'],
   StripeEventReceived: ['payments'],
   CheckoutPaid: ['payments'],

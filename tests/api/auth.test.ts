@@ -82,18 +82,55 @@ describe('GET/POST /api/login, POST /api/logout', () => {
     expect(await (await client.get('/api/login')).json()).toEqual({ users: [] });
   });
 
-  it('rate-limits sign-in per client address, in Redis (429 with Retry-After)', async () => {
+  it('limits failed sign-ins per client network, generously, in Redis (429 with Retry-After); IPv6 counts by /64', async () => {
     const client = new TestClient(t.app, '198.51.100.77');
     let last = await client.login('flood@example.jp', 'wrong-password');
-    for (let i = 0; i < 20; i++) last = await client.login(`flood${i}@example.jp`, 'wrong-password');
+    for (let i = 0; i < 100; i++) last = await client.login(`flood${i}@example.jp`, 'wrong-password');
     expect(last.status).toBe(429);
     expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
     expect((await last.json()).message).toContain('しばらく時間をおいて');
     // Another address is not affected.
     const other = await new TestClient(t.app, '198.51.100.78').login(MEMBER.email, MEMBER.password);
     expect(other.status).toBe(200);
-    const keys = await t.runtime.deps.redis.keys(`${t.prefix}:ratelimit:login-ip:*`);
-    expect(keys.length).toBeGreaterThan(0);
+    const keys = await t.runtime.deps.redis.keys(`${t.prefix}:ratelimit:signin-fail-address:*`);
+    expect(keys).toContain(`${t.prefix}:ratelimit:signin-fail-address:198.51.100.77`);
+    // Addresses of one IPv6 /64 share a bucket.
+    for (let i = 0; i < 3; i++)
+      await new TestClient(t.app, `2001:db8:1:2::${i + 1}`).login(`v6-${i}@example.jp`, 'wrong-password');
+    expect(await t.runtime.deps.redis.get(`${t.prefix}:ratelimit:signin-fail-address:2001:db8:1:2::/64`)).toBe('3');
+  });
+
+  it('never counts successful sign-ins: a fire station signs in fifty times from one address', async () => {
+    const station = (i: number) =>
+      new TestClient(t.app, '203.0.113.200').login(i % 2 ? MEMBER.email : ADMIN.email, i % 2 ? MEMBER.password : ADMIN.password);
+    const statuses: number[] = [];
+    for (let i = 0; i < 50; i++) statuses.push((await station(i)).status);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+  });
+
+  it('pauses an account after 10 failures from any number of addresses, even for the right password, and tells its owner once', async () => {
+    const victim = await transact(t.runtime.deps.orm.em as Em, (tx) =>
+      createUser(tx, {
+        email: 'victim@example.jp',
+        password: 'victim-pass-123',
+        lastName: '被害',
+        firstName: '者',
+        emailVerified: true,
+      }),
+    );
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      statuses.push((await new TestClient(t.app, `192.0.2.${10 + (i % 5)}`).login('victim@example.jp', `guess-${i}`)).status);
+    }
+    expect(statuses).toEqual([...Array(10).fill(422), 429, 429]);
+    const right = await new TestClient(t.app, '192.0.2.99').login('victim@example.jp', 'victim-pass-123');
+    expect(right.status).toBe(429);
+    const events = await t.runtime.deps.orm.em
+      .fork()
+      .execute("select count(*)::int as n from outbox_events where name = 'SignInThrottled' and payload->>'userId' = ?", [
+        victim.id,
+      ]);
+    expect(events[0]?.n).toBe(1);
   });
 });
 

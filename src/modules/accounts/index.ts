@@ -6,6 +6,7 @@ import {
   onEmailChangeRequested,
   onPasswordResetRequested,
   onRegistrationAttempted,
+  onSignInThrottled,
   onUserRegistered,
   onVerificationEmailRequested,
 } from './handlers/account-mails.ts';
@@ -37,5 +38,6 @@ export const accounts = {
     VerificationEmailRequested: onVerificationEmailRequested,
     EmailChangeRequested: onEmailChangeRequested,
     PasswordResetRequested: onPasswordResetRequested,
+    SignInThrottled: onSignInThrottled,
   },
 } satisfies AppModule;

@@ -1,11 +1,11 @@
 import { APIError } from 'better-auth/api';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { clientIp } from '../../http/client-ip.ts';
+import { LIMITS } from '../../config/limits.ts';
+import { addressBucket, clientIp } from '../../http/client-ip.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { currentUser, isAdmin, requireAdmin, requireSelfOrAdmin, requireUser, signedInUser } from '../../http/guards.ts';
-import type { RateLimitRule } from '../../http/rate-limit.ts';
 import { jsonInput, parseInput, parseInputs, readJson } from '../../http/validate.ts';
 import {
   EmailOnlyInput,
@@ -23,6 +23,7 @@ import {
   forceDelete,
   forcePassword,
   getUser,
+  noteSignInThrottled,
   profileDto,
   register,
   requestPasswordReset,
@@ -33,24 +34,18 @@ import {
   verifyEmail,
 } from './service.ts';
 
-const minutes = (n: number) => n * 60;
-const LIMITS = {
-  loginPerIp: { name: 'login-ip', limit: 20, windowSeconds: minutes(15) },
-  loginPerAccount: { name: 'login-account', limit: 10, windowSeconds: minutes(15) },
-  registerPerIp: { name: 'register-ip', limit: 10, windowSeconds: minutes(60) },
-  mailPerIp: { name: 'account-mail-ip', limit: 10, windowSeconds: minutes(15) },
-  mailPerAddress: { name: 'account-mail-address', limit: 3, windowSeconds: minutes(15) },
-  passwordPerUser: { name: 'password-change', limit: 10, windowSeconds: minutes(15) },
-} satisfies Record<string, RateLimitRule>;
-
 /** Copies better-auth's Set-Cookie headers onto our answer. */
 function forwardCookies(from: Headers, to: Headers) {
   for (const cookie of from.getSetCookie()) to.append('Set-Cookie', cookie);
 }
 
-async function limit(c: Context<AppEnv>, rule: RateLimitRule, key = '') {
-  const ip = clientIp(c, c.var.deps.env.trustProxyHeader);
-  await c.var.deps.rateLimit(rule, key ? `${ip}:${key}` : ip);
+/** The caller's network, as the throttles count it (an IPv4 address or an IPv6 /64). */
+const networkOf = (c: Context<AppEnv>) => addressBucket(clientIp(c, c.var.deps.env.trustProxyHeader));
+
+/** A call that sends mail to `recipient`: limited per calling network and per mailbox, whoever asks. */
+async function limitMail(c: Context<AppEnv>, recipient: string) {
+  await c.var.deps.rateLimit.hit(LIMITS.mailRequestsPerAddress, networkOf(c));
+  await c.var.deps.rateLimit.hit(LIMITS.mailPerRecipient, recipient.toLowerCase());
 }
 
 const actorOf = (c: Context<AppEnv>) => {
@@ -70,8 +65,10 @@ const authRoutes = new Hono<AppEnv>()
   .post('/login', async (c) => {
     const { deps } = c.var;
     const input = await jsonInput(c, LoginInput);
-    await limit(c, LIMITS.loginPerIp);
-    await limit(c, LIMITS.loginPerAccount, input.email);
+    const network = networkOf(c);
+    // Only failures count (a shared network signs in all day); an account under attack pauses for everyone.
+    await deps.rateLimit.check(LIMITS.signInFailuresPerAddress, network);
+    await deps.rateLimit.check(LIMITS.signInFailuresPerAccount, input.email);
     try {
       const { headers, response } = await deps.auth.api.signInEmail({
         body: { email: input.email, password: input.password, rememberMe: true },
@@ -91,6 +88,9 @@ const authRoutes = new Hono<AppEnv>()
           );
         }
         if (error.statusCode === 401 || code === 'INVALID_EMAIL_OR_PASSWORD') {
+          await deps.rateLimit.count(LIMITS.signInFailuresPerAddress, network);
+          const failures = await deps.rateLimit.count(LIMITS.signInFailuresPerAccount, input.email);
+          if (failures?.count === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, input.email);
           throw validationError(
             { email: ['メールアドレスまたはパスワードが正しくありません。'] },
             'メールアドレスまたはパスワードが正しくありません。',
@@ -111,14 +111,13 @@ const authRoutes = new Hono<AppEnv>()
   })
   .post('/forgot-password', async (c) => {
     const { email } = await jsonInput(c, EmailOnlyInput);
-    await limit(c, LIMITS.mailPerIp);
-    await limit(c, LIMITS.mailPerAddress, email);
+    await limitMail(c, email);
     await requestPasswordReset(c.var.deps.orm, email);
     return c.json({ message: SENT_IF_EXISTS });
   })
   .post('/reset-password', async (c) => {
     const input = parseInputs(await readJson(c), ResetTokenInput, PasswordPairInput);
-    await limit(c, LIMITS.mailPerIp);
+    await c.var.deps.rateLimit.hit(LIMITS.mailRequestsPerAddress, networkOf(c));
     await resetPassword(c.var.deps.orm, input);
     return c.json({ message: 'パスワードを再設定しました。新しいパスワードでログインしてください。' });
   });
@@ -131,14 +130,15 @@ const registrationRoutes = new Hono<AppEnv>()
   })
   .post('/users/registration', async (c) => {
     const input = parseInputs(await readJson(c), ProfileInput, PasswordPairInput);
-    await limit(c, LIMITS.registerPerIp);
+    await c.var.deps.rateLimit.hit(LIMITS.registrationsPerAddress, networkOf(c));
+    // A new address gets a verification mail, a taken one a notice to its owner: mail either way.
+    await c.var.deps.rateLimit.hit(LIMITS.mailPerRecipient, input.email);
     await register(c.var.deps.orm, input);
     return c.json({ message: '確認メールを送信しました。メールに記載のリンクを開いて登録を完了してください。' });
   })
   .post('/users/registration/resend', async (c) => {
     const { email } = await jsonInput(c, EmailOnlyInput);
-    await limit(c, LIMITS.mailPerIp);
-    await limit(c, LIMITS.mailPerAddress, email);
+    await limitMail(c, email);
     await requestVerificationEmail(c.var.deps.orm, email);
     return c.json({ message: SENT_IF_EXISTS });
   })
@@ -192,6 +192,10 @@ const userRoutes = new Hono<AppEnv>()
     const input = await jsonInput(c, ProfileInput);
     const me = signedInUser(c);
     const byAdmin = isAdmin(me) ? actorOf(c) : null;
+    if (!byAdmin && input.email !== me.email) {
+      await c.var.deps.rateLimit.hit(LIMITS.emailChangesPerMember, me.id);
+      await c.var.deps.rateLimit.hit(LIMITS.mailPerRecipient, input.email);
+    }
     const { emailChangePending } = await updateProfile(c.var.deps.orm, c.req.param('id'), input, byAdmin);
     const user = await getUser(c.var.deps.orm, c.req.param('id'));
     return c.json({
@@ -205,7 +209,7 @@ const userRoutes = new Hono<AppEnv>()
     const me = signedInUser(c);
     if (me.id !== c.req.param('id')) throw new AppError('forbidden');
     const input = parseInputs(await readJson(c), OldPasswordInput, NewPasswordPairInput);
-    await c.var.deps.rateLimit(LIMITS.passwordPerUser, me.id);
+    await c.var.deps.rateLimit.hit(LIMITS.passwordChangesPerMember, me.id);
     await changePassword(c.var.deps.orm, me.id, me.sessionToken, input);
     return c.json({ message: 'パスワードを変更しました。' });
   });

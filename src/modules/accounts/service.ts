@@ -484,3 +484,11 @@ export type Buyer = NonNullable<Awaited<ReturnType<typeof findBuyer>>>;
 export async function setDistribution(tx: Em, userId: string, distribution: boolean): Promise<void> {
   await tx.execute('update users set distribution = ?, updated_at = now() where id = ?', [distribution, userId]);
 }
+
+/** Sign-in to `email` just reached its failure limit: its owner (if the address has an account) is told once. */
+export async function noteSignInThrottled(orm: Orm, email: string): Promise<void> {
+  await transact(orm.em as Em, async (tx) => {
+    const user = await findUserByEmail(tx, email);
+    if (user) recordEvent(tx, 'SignInThrottled', { userId: user.id });
+  });
+}

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type Stripe from 'stripe';
 import * as v from 'valibot';
+import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireUser, signedInUser } from '../../http/guards.ts';
@@ -26,6 +27,7 @@ export const checkoutRoutes = new Hono<AppEnv>()
     if (user.role === 'admin')
       throw new AppError('forbidden', '管理者アカウントでは購入できません。会員アカウントでログインしてください。');
     const { deps } = c.var;
+    await deps.rateLimit.hit(LIMITS.checkoutsPerMember, user.id);
     return c.json(await startCheckout(deps.orm, deps.env, deps.payments.stripe, user, input));
   })
   .get('/checkout/sessions/:id', requireUser, async (c) =>

@@ -119,3 +119,25 @@ export const onEmailChangeRequested: EventHandler<'EmailChangeRequested'> = asyn
   });
   return confirm === 'sent' || notice === 'sent' ? 'done' : 'skipped';
 };
+
+/** SignInThrottled → tell the owner that sign-in to their account is paused after repeated failures. */
+export const onSignInThrottled: EventHandler<'SignInThrottled'> = async (ctx, event) => {
+  const user = await loadUser(ctx, event.payload.userId);
+  if (!user) return 'skipped';
+  const key = `${event.id}:sign-in-throttled`;
+  const token = await issueToken(ctx.em, ctx.authSecret, key, user.id, 'reset-password');
+  const result = await sendOnce(ctx.em, ctx.mailer, key, 'sign-in-throttled', {
+    to: user.email,
+    ...renderMail({
+      subject: 'ログインを一時的に制限しました',
+      greeting: greeting(user),
+      paragraphs: [
+        'お客様のアカウントで、誤ったパスワードによるログインが続いたため、安全のためにログインを15分間制限しました。',
+        'ご自身の操作でない場合は、第三者がパスワードを試している可能性があります。下のボタンからパスワードを再設定してください。',
+      ],
+      action: { label: 'パスワードを再設定する', url: `${ctx.env.appUrl}/reset-password/${token}` },
+      notes: ['このリンクの有効期限は1時間で、一度だけ使えます。', '15分たつと、これまでどおりログインできます。'],
+    }),
+  });
+  return done(result);
+};
