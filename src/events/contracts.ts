@@ -12,7 +12,13 @@ export const eventPayloads = {
   RegistrationAttempted: v.object({ userId: id }),
   VerificationEmailRequested: v.object({ userId: id }),
   EmailChangeRequested: v.object({ userId: id, newEmail: v.pipe(v.string(), v.email()) }),
-  PasswordResetRequested: v.object({ userId: id }),
+  /** Forgot-password: by address (the worker finds the account, if any) or by account. */
+  PasswordResetRequested: v.pipe(
+    v.object({ userId: v.optional(id), email: v.optional(v.pipe(v.string(), v.email())) }),
+    v.check((payload) => Boolean(payload.userId || payload.email), 'userId or email'),
+  ),
+  /** Someone asked to move their account to an address another account uses: that owner is told. */
+  EmailChangeAttempted: v.object({ userId: id }),
   /** Sign-in to this account is paused after repeated failed passwords: its owner is told. */
   SignInThrottled: v.object({ userId: id }),
   /** An account was deleted: modules that keep a reference to the user drop it. */
@@ -62,6 +68,7 @@ export const eventRoutes = {
   VerificationEmailRequested: ['mail'],
   EmailChangeRequested: ['mail'],
   PasswordResetRequested: ['mail'],
+  EmailChangeAttempted: ['mail'],
   SignInThrottled: ['mail'],
   UserDeleted: ['payments'],
   StripeEventReceived: ['payments'],

@@ -148,7 +148,9 @@ describe('registration and verification', () => {
 
     const mail = await smtp.waitFor(smtp.to(email));
     expect(mail.subject).toBe('【ライセンスストア】メールアドレスの確認をお願いします');
-    expect(mail.html).toContain('山田 太郎 様');
+    // The address is not verified yet: the greeting carries nothing the registrant typed.
+    expect(mail.html).toContain('<p>お客様</p>');
+    expect(mail.html).not.toContain('山田');
     const link = linkIn(mail.text, '/api/users/registration/verify/');
     expect((await t.app.request(link)).headers.get('location')).toBe('/users/registration/email-verified');
     // A second click (or a mail scanner's first) still lands on "verified".
@@ -287,12 +289,34 @@ describe('profile: GET/POST/PUT /api/users/{id}', () => {
     expect((await client().login(a.email, a.password)).status).toBe(422);
   });
 
-  it('refuses an address another account uses', async () => {
+  it('answers an address another account uses exactly like a free one, and tells that owner instead', async () => {
     const a = await registerAndVerify();
     const b = await registerAndVerify();
-    const res = await a.member.put(`/api/users/${a.id}`, valid(b.email));
-    expect(res.status).toBe(422);
-    expect((await res.json()).errors.email).toEqual(['このメールアドレスは既に使用されています。']);
+    const taken = await a.member.put(`/api/users/${a.id}`, valid(b.email));
+    const free = await a.member.put(`/api/users/${a.id}`, valid(unique('free')));
+    expect(taken.status).toBe(200);
+    expect(free.status).toBe(200);
+    const [takenBody, freeBody] = [await taken.json(), await free.json()];
+    expect(takenBody.message).toBe(freeBody.message);
+    expect(Object.keys(takenBody.user).sort()).toEqual(Object.keys(freeBody.user).sort());
+    const notice = await smtp.waitFor(
+      (m) => smtp.to(b.email)(m) && m.subject === '【ライセンスストア】メールアドレスの利用についてのお知らせ',
+    );
+    expect(notice.text).not.toContain('/verify/');
+    // The taken address never gets a confirmation link, and b keeps its address.
+    await new Promise((done) => setTimeout(done, 300));
+    expect(smtp.messages.filter((m) => smtp.to(b.email)(m) && (m.text ?? '').includes('/email-change/verify/'))).toEqual([]);
+    expect((await client().login(b.email, b.password)).status).toBe(200);
+  });
+
+  it('greets an address that is not verified yet without the text its requester typed', async () => {
+    const a = await registerAndVerify();
+    const stranger = unique('stranger');
+    await a.member.put(`/api/users/${a.id}`, { ...valid(stranger), last_name: '今すぐ', first_name: 'http://evil.example' });
+    const confirm = await smtp.waitFor(smtp.to(stranger));
+    expect(confirm.text).toContain('お客様');
+    expect(confirm.text).not.toContain('evil.example');
+    expect(confirm.text).not.toContain('今すぐ');
   });
 });
 
@@ -406,4 +430,33 @@ describe('unverified users created directly', () => {
     );
     expect((await client().login('direct@example.jp', 'direct-123')).status).toBe(422);
   });
+});
+
+describe('POST /api/forgot-password timing', () => {
+  it('takes the same path for known and unknown addresses: medians over 50 + 50 calls agree', async () => {
+    const known: string[] = [];
+    await transact(t.runtime.deps.orm.em as Em, async (tx) => {
+      for (let i = 0; i < 50; i++) {
+        const email = unique(`timing${i}`);
+        known.push(email);
+        await createUser(tx, { email, password: 'timing-pass-1', lastName: '時間', firstName: `${i}`, emailVerified: true });
+      }
+    });
+    const time = async (email: string) => {
+      const started = performance.now();
+      const res = await client().post('/api/forgot-password', { email });
+      expect(res.status).toBe(200);
+      return performance.now() - started;
+    };
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+    const [knownTimes, unknownTimes]: [number[], number[]] = [[], []];
+    for (let i = 0; i < 50; i++) {
+      knownTimes.push(await time(known[i] as string));
+      unknownTimes.push(await time(unique(`nobody${i}`)));
+    }
+    const [a, b] = [median(knownTimes), median(unknownTimes)];
+    expect(Math.abs(a - b), `known ${a.toFixed(2)} ms, unknown ${b.toFixed(2)} ms`).toBeLessThanOrEqual(
+      1 + 0.25 * Math.min(a, b),
+    );
+  }, 60_000);
 });

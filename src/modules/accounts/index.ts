@@ -3,6 +3,7 @@ import type { AppModule } from '../../http/context.ts';
 import { AccountToken } from './entities/account-token.entity.ts';
 import { Account, Session, User, Verification } from './entities/user.entity.ts';
 import {
+  onEmailChangeAttempted,
   onEmailChangeRequested,
   onPasswordResetRequested,
   onRegistrationAttempted,
@@ -37,6 +38,7 @@ export const accounts = {
     RegistrationAttempted: onRegistrationAttempted,
     VerificationEmailRequested: onVerificationEmailRequested,
     EmailChangeRequested: onEmailChangeRequested,
+    EmailChangeAttempted: onEmailChangeAttempted,
     PasswordResetRequested: onPasswordResetRequested,
     SignInThrottled: onSignInThrottled,
   },

@@ -180,10 +180,13 @@ export async function requestVerificationEmail(orm: Orm, email: string): Promise
 }
 
 /** Forgot password: the same answer for any address; an existing account gets the reset e-mail. */
+/**
+ * Forgot-password takes one path for every address — an event, whatever the address — and the mail
+ * worker decides whether an account exists: the answer's timing says nothing.
+ */
 export async function requestPasswordReset(orm: Orm, email: string): Promise<void> {
   await transact(orm.em as Em, async (tx) => {
-    const user = await findUserByEmail(tx, email);
-    if (user) recordEvent(tx, 'PasswordResetRequested', { userId: user.id });
+    recordEvent(tx, 'PasswordResetRequested', { email: email.trim().toLowerCase() });
   });
 }
 
@@ -309,10 +312,12 @@ export async function updateProfile(
       user.pendingEmail = null;
       return { emailChangePending: false };
     }
-    const taken = await findUserByEmail(tx, input.email);
-    if (taken) throw validationError({ email: ['このメールアドレスは既に使用されています。'] });
+    // A taken address answers exactly like a free one (no account enumeration): its owner is told
+    // instead, and no confirmation link is sent anywhere.
     user.pendingEmail = input.email;
-    recordEvent(tx, 'EmailChangeRequested', { userId: user.id, newEmail: input.email });
+    const taken = await findUserByEmail(tx, input.email);
+    if (taken && taken.id !== user.id) recordEvent(tx, 'EmailChangeAttempted', { userId: taken.id });
+    else recordEvent(tx, 'EmailChangeRequested', { userId: user.id, newEmail: input.email });
     return { emailChangePending: true };
   });
 }

@@ -1,9 +1,11 @@
 import type { EventHandler, JobContext } from '../../../jobs/context.ts';
 import { renderMail, sendOnce } from '../../mail/index.ts';
 import { User } from '../entities/user.entity.ts';
+import { findUserByEmail } from '../service.ts';
 import { issueToken } from '../tokens.ts';
 
 const greeting = (user: User) => `${`${user.lastName} ${user.firstName}`.trim() || 'お客'} 様`;
+const UNVERIFIED_GREETING = 'お客様';
 const done = (result: 'sent' | 'skipped') => (result === 'sent' ? 'done' : 'skipped');
 
 async function loadUser(ctx: JobContext, id: string): Promise<User | null> {
@@ -19,7 +21,8 @@ async function sendVerification(ctx: JobContext, eventId: string, userId: string
     to: user.email,
     ...renderMail({
       subject: 'メールアドレスの確認をお願いします',
-      greeting: greeting(user),
+      // The address is not verified yet: no text the registrant typed goes to it.
+      greeting: UNVERIFIED_GREETING,
       paragraphs: [
         '会員登録のお申し込みありがとうございます。',
         '下のボタンからメールアドレスの確認を完了してください。確認が済むとログインできるようになります。',
@@ -66,7 +69,8 @@ export const onRegistrationAttempted: EventHandler<'RegistrationAttempted'> = as
 
 /** PasswordResetRequested → the reset link (1 hour, once). */
 export const onPasswordResetRequested: EventHandler<'PasswordResetRequested'> = async (ctx, event) => {
-  const user = await loadUser(ctx, event.payload.userId);
+  const { userId, email } = event.payload;
+  const user = userId ? await loadUser(ctx, userId) : email ? await findUserByEmail(ctx.em, email) : null;
   if (!user) return 'skipped';
   const key = `${event.id}:password-reset`;
   const token = await issueToken(ctx.em, ctx.authSecret, key, user.id, 'reset-password');
@@ -97,7 +101,8 @@ export const onEmailChangeRequested: EventHandler<'EmailChangeRequested'> = asyn
     to: newEmail,
     ...renderMail({
       subject: '新しいメールアドレスの確認をお願いします',
-      greeting: greeting(user),
+      // The address is not verified yet: no text the requester typed goes to it.
+      greeting: UNVERIFIED_GREETING,
       paragraphs: [
         '会員情報のメールアドレス変更を受け付けました。',
         '下のボタンから新しいメールアドレスの確認を完了してください。確認が済むまでは、これまでのメールアドレスでログインできます。',
@@ -137,6 +142,25 @@ export const onSignInThrottled: EventHandler<'SignInThrottled'> = async (ctx, ev
       ],
       action: { label: 'パスワードを再設定する', url: `${ctx.env.appUrl}/reset-password/${token}` },
       notes: ['このリンクの有効期限は1時間で、一度だけ使えます。', '15分たつと、これまでどおりログインできます。'],
+    }),
+  });
+  return done(result);
+};
+
+/** EmailChangeAttempted → tell the owner of a taken address that someone tried to move an account to it. */
+export const onEmailChangeAttempted: EventHandler<'EmailChangeAttempted'> = async (ctx, event) => {
+  const user = await loadUser(ctx, event.payload.userId);
+  if (!user) return 'skipped';
+  const result = await sendOnce(ctx.em, ctx.mailer, `${event.id}:email-change-attempted`, 'email-change-attempted', {
+    to: user.email,
+    ...renderMail({
+      subject: 'メールアドレスの利用についてのお知らせ',
+      greeting: greeting(user),
+      paragraphs: [
+        '別の会員アカウントのメールアドレスを、お客様のメールアドレスに変更しようとする操作がありました。',
+        'お客様のアカウントは変更されていません。メールアドレスは一つのアカウントでしか使えないため、この変更は行われません。',
+      ],
+      notes: ['お心当たりのない場合も、特に操作は必要ありません。このメールは送信専用です。'],
     }),
   });
   return done(result);
