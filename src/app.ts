@@ -26,6 +26,7 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
   const uploads = modules.flatMap((m) => m.uploads ?? []);
   const { issue, verify } = csrf(deps.authSecret, {
     secure: deps.env.isProduction,
+    sessionCookie: deps.sessionCookie,
     exempt: (path) =>
       csrfExempt.has(path) ||
       path.startsWith(`${QUEUE_DASHBOARD_PATH}/`) ||

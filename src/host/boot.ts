@@ -136,6 +136,7 @@ async function assemble(
     orm,
     auth,
     sessions: createSessionReader(orm, auth, authSecret),
+    sessionCookie: (await auth.$context).authCookies.sessionToken.name,
     redis,
     queues,
     log,

@@ -17,6 +17,8 @@ export interface AppDeps {
   auth: Auth;
   /** The signed-in user of a request's cookies, checked against the database (accounts module). */
   sessions: (headers: Headers) => Promise<SessionUser | null>;
+  /** The session cookie's name (CSRF tokens are bound to its value). */
+  sessionCookie: string;
   redis: Redis;
   queues: Queues;
   log: Logger;

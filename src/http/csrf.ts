@@ -1,5 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { AppError } from './errors.ts';
 
@@ -8,40 +8,64 @@ export const CSRF_HEADER = 'x-xsrf-token';
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Signed double-submit cookie, as the seed's SPA expects (Laravel-style XSRF-TOKEN / X-XSRF-TOKEN).
- * The token is random + HMAC(secret), so a cookie planted by a sibling host cannot pass.
+ * Signed double-submit cookie, as the seed's SPA expects (Laravel-style XSRF-TOKEN / X-XSRF-TOKEN),
+ * bound to the session: the token is `nonce.HMAC(secret, session, nonce)`, where `session` is a hash
+ * of the session cookie (empty when signed out). A cookie planted by a sibling host, or a pair minted
+ * in another browser, does not pass. Whenever an answer sets or clears the session cookie (sign-in,
+ * sign-out), a new token for the new session goes with it.
  */
-export function csrf(secret: string, options: { secure: boolean; exempt: (path: string) => boolean }) {
-  const sign = (nonce: string) => createHmac('sha256', secret).update(`csrf:${nonce}`).digest('base64url');
-  const isGenuine = (token: string) => {
+export function csrf(secret: string, options: { secure: boolean; exempt: (path: string) => boolean; sessionCookie: string }) {
+  const bindingOf = (sessionValue: string | undefined) =>
+    sessionValue ? createHash('sha256').update(sessionValue).digest('base64url') : '';
+  const sign = (binding: string, nonce: string) =>
+    createHmac('sha256', secret).update(`csrf:${binding}:${nonce}`).digest('base64url');
+  const isGenuine = (token: string, binding: string) => {
     const [nonce, mac] = token.split('.');
     if (!nonce || !mac) return false;
-    const expected = Buffer.from(sign(nonce));
+    const expected = Buffer.from(sign(binding, nonce));
     const given = Buffer.from(mac);
     return expected.length === given.length && timingSafeEqual(expected, given);
   };
-
-  const issue: MiddlewareHandler = async (c) => {
+  const setToken = (c: Context, binding: string) => {
     const nonce = randomBytes(24).toString('base64url');
-    setCookie(c, CSRF_COOKIE, `${nonce}.${sign(nonce)}`, {
+    setCookie(c, CSRF_COOKIE, `${nonce}.${sign(binding, nonce)}`, {
       path: '/',
       sameSite: 'Lax',
       secure: options.secure,
       httpOnly: false, // the SPA must read it to echo it
       maxAge: 12 * 3600,
     });
+  };
+  /** The session cookie an answer sets (its new value, '' when it clears it), or undefined when it leaves it alone. */
+  const sessionSetBy = (res: Response): string | undefined => {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = '', ...attributes] = line.split(';');
+      const eq = pair.indexOf('=');
+      if (eq < 0 || pair.slice(0, eq).trim() !== options.sessionCookie) continue;
+      const expired = attributes.some((a) => /^\s*max-age=0\s*$/i.test(a));
+      return expired ? '' : safeDecode(pair.slice(eq + 1).trim());
+    }
+    return undefined;
+  };
+
+  const issue: MiddlewareHandler = async (c) => {
+    setToken(c, bindingOf(getCookie(c, options.sessionCookie)));
     return c.body(null, 204);
   };
 
   const verify: MiddlewareHandler = async (c, next) => {
-    if (SAFE.has(c.req.method) || options.exempt(c.req.path)) return next();
-    const cookie = getCookie(c, CSRF_COOKIE);
-    const header = c.req.header(CSRF_HEADER);
-    if (!cookie || !header) throw new AppError('csrf');
-    const a = Buffer.from(cookie);
-    const b = Buffer.from(safeDecode(header));
-    if (a.length !== b.length || !timingSafeEqual(a, b) || !isGenuine(cookie)) throw new AppError('csrf');
-    return next();
+    if (!SAFE.has(c.req.method) && !options.exempt(c.req.path)) {
+      const cookie = getCookie(c, CSRF_COOKIE);
+      const header = c.req.header(CSRF_HEADER);
+      if (!cookie || !header) throw new AppError('csrf');
+      const a = Buffer.from(cookie);
+      const b = Buffer.from(safeDecode(header));
+      const binding = bindingOf(getCookie(c, options.sessionCookie));
+      if (a.length !== b.length || !timingSafeEqual(a, b) || !isGenuine(cookie, binding)) throw new AppError('csrf');
+    }
+    await next();
+    const session = sessionSetBy(c.res);
+    if (session !== undefined) setToken(c, bindingOf(session || undefined));
   };
 
   return { issue, verify };

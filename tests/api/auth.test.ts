@@ -13,6 +13,16 @@ let t: TestRuntime;
 let memberId: string;
 const ADMIN = { email: 'admin@example.jp', password: 'admin-pass-123' };
 const MEMBER = { email: 'member@example.jp', password: 'member-pass-123' };
+const profileOf = (email: string) => ({
+  email,
+  email_confirmation: email,
+  last_name: '山田',
+  first_name: '花子',
+  affiliations: 5,
+  affiliation_name: '〇〇病院',
+  affiliation_other: '',
+  distribution: true,
+});
 
 beforeAll(async () => {
   t = await startTestRuntime();
@@ -131,6 +141,60 @@ describe('GET/POST /api/login, POST /api/logout', () => {
         victim.id,
       ]);
     expect(events[0]?.n).toBe(1);
+  });
+});
+
+describe('CSRF bound to the session', () => {
+  it('refuses a token pair minted for another session, and re-issues the token at sign-in and sign-out', async () => {
+    const alice = new TestClient(t.app, '198.51.100.91');
+    const mallory = new TestClient(t.app, '198.51.100.92');
+    const signedOutToken = (await alice.get('/api/csrf-token')).headers.getSetCookie().find((c) => c.startsWith('XSRF-TOKEN='));
+    expect(signedOutToken).toBeDefined();
+    const signIn = await alice.login(MEMBER.email, MEMBER.password);
+    expect(signIn.status).toBe(200);
+    expect(signIn.headers.getSetCookie().some((c) => c.startsWith('XSRF-TOKEN='))).toBe(true);
+    // Alice's own (re-issued) token works.
+    expect((await alice.put(`/api/users/${memberId}`, { ...profileOf(MEMBER.email) })).status).toBe(200);
+
+    // Mallory's pair, minted in another browser, is refused with Alice's session.
+    await mallory.get('/api/csrf-token');
+    const forged = await t.app.request(`/api/users/${memberId}`, {
+      method: 'PUT',
+      headers: {
+        'content-type': 'application/json',
+        'x-forwarded-for': '198.51.100.91',
+        cookie: `${[...alice.cookies]
+          .filter(([k]) => k !== 'XSRF-TOKEN')
+          .map(([k, v]) => `${k}=${v}`)
+          .join('; ')}; XSRF-TOKEN=${mallory.cookies.get('XSRF-TOKEN')}`,
+        'x-xsrf-token': decodeURIComponent(mallory.cookies.get('XSRF-TOKEN') ?? ''),
+      },
+      body: JSON.stringify(profileOf(MEMBER.email)),
+    });
+    expect(forged.status).toBe(419);
+    expect(await forged.json()).toEqual({ message: 'CSRF token mismatch.' });
+
+    // A token from before sign-in no longer passes once signed in (the SPA fetches a new one and retries).
+    const stale = signedOutToken?.split(';')[0]?.split('=')[1] ?? '';
+    const before = await t.app.request(`/api/users/${memberId}`, {
+      method: 'PUT',
+      headers: {
+        'content-type': 'application/json',
+        'x-forwarded-for': '198.51.100.91',
+        cookie: `${[...alice.cookies]
+          .filter(([k]) => k !== 'XSRF-TOKEN')
+          .map(([k, v]) => `${k}=${v}`)
+          .join('; ')}; XSRF-TOKEN=${stale}`,
+        'x-xsrf-token': decodeURIComponent(stale),
+      },
+      body: JSON.stringify(profileOf(MEMBER.email)),
+    });
+    expect(before.status).toBe(419);
+
+    const signOut = await alice.post('/api/logout');
+    expect(signOut.headers.getSetCookie().some((c) => c.startsWith('XSRF-TOKEN='))).toBe(true);
+    // Signed out, the re-issued token works for a public call.
+    expect((await alice.post('/api/forgot-password', { email: 'csrf-nobody@example.jp' })).status).toBe(200);
   });
 });
 
