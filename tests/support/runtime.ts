@@ -39,6 +39,8 @@ export interface TestRuntimeOptions {
   redisUrl?: string;
   webRoot?: string;
   env?: Record<string, string>;
+  /** A second web process of the same deployment: same database, Redis prefix, data and secret. */
+  shareWith?: { db: { name: string; url: string }; env: { dataDir: string; authSecret?: string }; prefix: string };
 }
 
 /**
@@ -46,8 +48,9 @@ export interface TestRuntimeOptions {
  * the real Redis with a queue prefix of its own, and — in `all` mode — the real workers.
  */
 export async function startTestRuntime(options: TestRuntimeOptions = {}) {
-  const db = await createDatabase();
-  const dataDir = mkdtempSync(join(tmpdir(), 'shop-test-'));
+  const shared = options.shareWith;
+  const db = shared ? { ...shared.db, drop: async () => undefined } : await createDatabase();
+  const dataDir = shared ? shared.env.dataDir : mkdtempSync(join(tmpdir(), 'shop-test-'));
   const env = loadEnv({
     NODE_ENV: 'test',
     DATABASE_URL: db.url,
@@ -55,11 +58,11 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}) {
     SMTP_URL: options.smtpUrl,
     DATA_DIR: dataDir,
     APP_URL: 'http://localhost:3000',
-    AUTH_SECRET: randomBytes(32).toString('hex'),
+    AUTH_SECRET: shared?.env.authSecret ?? randomBytes(32).toString('hex'),
     TRUST_PROXY_HEADER: 'x-forwarded-for',
     ...options.env,
   });
-  const prefix = `t${randomBytes(4).toString('hex')}`;
+  const prefix = shared?.prefix ?? `t${randomBytes(4).toString('hex')}`;
   const runtime = await boot(env, {
     mode: options.mode ?? 'web',
     log: createLogger(process.env.TEST_LOG === '1' ? 'debug' : 'silent'),
@@ -77,7 +80,7 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}) {
     async stop() {
       await runtime.stop();
       await db.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!shared) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -81,7 +81,11 @@ export const EmailOnlyInput = v.object({ email: rules.email() });
 /** Reset-password fields besides the new password pair (PasswordPairInput). */
 export const ResetTokenInput = v.object({
   email: rules.email(),
-  token: v.pipe(v.string('リンクが正しくありません。'), v.minLength(1, 'リンクが正しくありません。'), v.maxLength(200)),
+  token: v.pipe(
+    v.string('リンクが正しくありません。'),
+    v.minLength(1, 'リンクが正しくありません。'),
+    v.maxLength(200, 'リンクが正しくありません。'),
+  ),
 });
 
 /** A new password and its confirmation, as the password-change calls name them. */

@@ -4,14 +4,14 @@ import { COMPLETE, PUBLISH } from './entities/sale.entity.ts';
 
 const positiveInt = (message: string) =>
   v.pipe(
-    v.union([v.number(), v.pipe(v.string(), v.regex(/^\d{1,9}$/, message), v.transform(Number))], message),
+    v.union([v.number(message), v.pipe(v.string(message), v.regex(/^\d{1,9}$/, message), v.transform(Number))], message),
     v.integer(message),
     v.minValue(1, message),
   );
 const date = rules.date();
 const numberInRange = (label: string, max: number) =>
   v.pipe(
-    v.string(),
+    v.string(`${label}が正しくありません。`),
     v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
     v.transform(Number),
     v.minValue(1, `${label}が正しくありません。`),
@@ -20,13 +20,15 @@ const numberInRange = (label: string, max: number) =>
 
 /** Filters of the sales list and of the CSV export (query string or JSON). */
 export const SalesQuery = v.object({
-  license_id: v.optional(v.union([v.literal(''), positiveInt('ライセンスが正しくありません。')])),
+  license_id: v.optional(
+    v.union([v.literal(''), positiveInt('ライセンスが正しくありません。')], 'ライセンスが正しくありません。'),
+  ),
   status: v.optional(
     v.union(
       [
         v.literal(''),
         v.pipe(
-          v.union([v.number(), v.string()]),
+          v.union([v.number(), v.string()], '状態が正しくありません。'),
           v.transform(String),
           v.picklist(['0', '1', '2'], '状態が正しくありません。'),
           v.transform(Number),
@@ -35,9 +37,11 @@ export const SalesQuery = v.object({
       '状態が正しくありません。',
     ),
   ),
-  q: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(254, '検索語は254文字以内で入力してください。'))),
-  paid_from: v.optional(v.union([v.literal(''), date])),
-  paid_to: v.optional(v.union([v.literal(''), date])),
+  q: v.optional(
+    v.pipe(v.string('検索語が正しくありません。'), v.trim(), v.maxLength(254, '検索語は254文字以内で入力してください。')),
+  ),
+  paid_from: v.optional(v.union([v.literal(''), date], '日付が正しくありません。')),
+  paid_to: v.optional(v.union([v.literal(''), date], '日付が正しくありません。')),
   page: v.optional(numberInRange('ページ番号', 100_000), '1'),
   per_page: v.optional(numberInRange('表示件数', 100), '20'),
 });
