@@ -35,6 +35,8 @@ const cases: { name: EventName; verified: boolean; payload: (userId: string) => 
   { name: 'VerificationEmailRequested', verified: false, payload: (userId) => ({ userId }), mails: 1 },
   { name: 'RegistrationAttempted', verified: true, payload: (userId) => ({ userId }), mails: 1 },
   { name: 'PasswordResetRequested', verified: true, payload: (userId) => ({ userId }), mails: 1 },
+  { name: 'SignInThrottled', verified: true, payload: (userId) => ({ userId }), mails: 1 },
+  { name: 'EmailChangeAttempted', verified: true, payload: (userId) => ({ userId }), mails: 1 },
   {
     name: 'EmailChangeRequested',
     verified: true,
