@@ -118,6 +118,22 @@ describe('licence create and read', () => {
     expect(bad.status).toBe(422);
     expect((await admin.get('/api/licenses?sort=password')).status).toBe(422);
   });
+
+  it('sorts by every sort it offers, in the direction its label says', async () => {
+    const all = (await (await admin.get('/api/licenses?per_page=100')).json()).licenses as Record<string, string | number>[];
+    expect(all.length).toBeGreaterThan(2);
+    for (const field of ['id', 'name', 'price', 'updated_at']) {
+      for (const direction of ['', '-']) {
+        const rows = (await (await admin.get(`/api/licenses?per_page=100&sort=${direction}${field}`)).json()).licenses as Record<
+          string,
+          string | number
+        >[];
+        const values = rows.map((r) => r[field] as string | number);
+        const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        expect(values, `${direction}${field}`).toEqual(direction ? sorted.reverse() : sorted);
+      }
+    }
+  });
 });
 
 describe('bad input', () => {

@@ -58,7 +58,8 @@ export async function listLicenses(orm: Orm, query: ListQueryData) {
     {},
     {
       populate: ['pictures'],
-      orderBy: { [column]: desc ? 'desc' : 'asc', id: 'asc' },
+      // The id breaks ties; when the sort is the id itself it must not override its direction.
+      orderBy: column === 'id' ? { id: desc ? 'desc' : 'asc' } : { [column]: desc ? 'desc' : 'asc', id: 'asc' },
       limit: query.per_page,
       offset: (query.page - 1) * query.per_page,
     },
