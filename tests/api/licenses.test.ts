@@ -292,3 +292,54 @@ describe('permissions', () => {
     expect((await new TestClient(t.app).get('/api/licenses')).status).toBe(401);
   });
 });
+
+describe('publishing and deleting', () => {
+  it('hides a 非公開 licence from members — catalogue, detail and checkout — and shows it to administrators', async () => {
+    const hidden = await create(fields({ published: 'false' }));
+    expect(hidden.published).toBe(false);
+    const ids = async (client: TestClient) =>
+      ((await (await client.get('/api/licenses?per_page=100')).json()).licenses as { id: number }[]).map((l) => l.id);
+    expect(await ids(admin)).toContain(hidden.id);
+    expect(await ids(member)).not.toContain(hidden.id);
+    expect((await member.get(`/api/licenses/${hidden.id}`)).status).toBe(404);
+    const buy = await member.post('/api/licenses/stripe', { licenseId: hidden.id, distribution: true });
+    expect(buy.status).toBe(422);
+    expect((await buy.json()).errors.licenseId).toEqual(['このライセンスは現在販売していません。']);
+
+    // Published again by an edit; an edit that leaves the field out keeps the state.
+    const republished = await send(admin, `/api/licenses/${hidden.id}`, [
+      ...fields({ published: 'true' }),
+      ['updated_at', hidden.updated_at],
+    ]);
+    expect((await republished.json()).license.published).toBe(true);
+    expect(await ids(member)).toContain(hidden.id);
+    const current = (await (await admin.get(`/api/licenses/${hidden.id}`)).json()).license;
+    const untouched = await send(admin, `/api/licenses/${hidden.id}`, [...fields(), ['updated_at', current.updated_at]]);
+    expect((await untouched.json()).license.published).toBe(true);
+    expect((await send(admin, '/api/licenses/create/validate', fields({ published: 'maybe' }))).status).toBe(422);
+  });
+
+  it('deletes a licence nobody started to buy, pictures included, audited; refuses one that was (409)', async () => {
+    const before = storedFiles().length;
+    const license = await create([...fields(), ['file[0]', await png(), 'a.png']]);
+    expect(storedFiles().length).toBe(before + 2);
+    expect((await member.request('DELETE', `/api/licenses/${license.id}`)).status).toBe(403);
+    const gone = await admin.request('DELETE', `/api/licenses/${license.id}`);
+    expect(gone.status).toBe(200);
+    expect((await admin.get(`/api/licenses/${license.id}`)).status).toBe(404);
+    expect(storedFiles().length).toBe(before);
+    const audit = await t.runtime.deps.orm.em
+      .fork()
+      .execute("select count(*)::int as n from audit_logs where action = 'license.delete' and target_id = ?", [
+        String(license.id),
+      ]);
+    expect(audit[0]?.n).toBe(1);
+    expect((await admin.request('DELETE', `/api/licenses/${license.id}`)).status).toBe(404);
+
+    const sold = await create(fields());
+    await t.runtime.deps.orm.em.fork().execute('update licenses set checkout_started_at = now() where id = ?', [sold.id]);
+    const refused = await admin.request('DELETE', `/api/licenses/${sold.id}`);
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).message).toContain('非公開');
+  });
+});

@@ -355,3 +355,15 @@ describe('GET /api/sales/user/{id}', () => {
     expect((await admin.get(`/api/sales/user/${a.id}`)).status).toBe(200);
   });
 });
+
+describe('a licence someone started to buy', () => {
+  it('can no longer be deleted, only hidden', async () => {
+    const { client } = await member();
+    await startPurchase(client);
+    const admin = new TestClient(shop.app, '10.21.0.1');
+    await admin.login('admin@example.jp', 'admin-pass-123');
+    const refused = await admin.request('DELETE', `/api/licenses/${licenseId}`);
+    expect(refused.status).toBe(409);
+    expect((await admin.get(`/api/licenses/${licenseId}`)).status).toBe(200);
+  });
+});

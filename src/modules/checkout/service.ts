@@ -4,10 +4,10 @@ import type Stripe from 'stripe';
 import type { Env } from '../../config/env.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError, validationError } from '../../http/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { setDistribution } from '../accounts/index.ts';
-import { findLicenseForSale, LICENSE_NOT_FOUND } from '../licenses/index.ts';
+import { findLicenseForSale, LICENSE_NOT_FOUND, noteCheckoutStarted } from '../licenses/index.ts';
 import { saleIdForCheckout } from '../sales/index.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 
@@ -25,6 +25,7 @@ export async function startCheckout(
   const em = orm.em.fork() as Em;
   const license = await findLicenseForSale(em, input.licenseId);
   if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
+  if (!license.published) throw validationError({ licenseId: ['このライセンスは現在販売していません。'] });
   const checkoutId = randomUUID();
   await transact(em, async (tx) => {
     tx.create(CheckoutSession, {
@@ -40,6 +41,7 @@ export async function startCheckout(
     });
     // The purchase screen's opt-in is the member's current choice.
     await setDistribution(tx, buyer.id, input.distribution);
+    await noteCheckoutStarted(tx, license.id);
   });
   let session: Stripe.Checkout.Session;
   try {

@@ -6,12 +6,20 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
-import { requireAdmin, requireUser, signedInUser } from '../../http/guards.ts';
+import { isAdmin, requireAdmin, requireUser, signedInUser } from '../../http/guards.ts';
 import { indexed, readMultipart } from '../../http/multipart.ts';
 import { collectErrors, parseInput, parseInputs } from '../../http/validate.ts';
 import { CONTENT_TYPE, MAX_PICTURE_BYTES, MAX_PICTURES, pictureDir, STORED_NAME } from './images.ts';
 import { LicenseFields, ListQuery, UpdatedAtField } from './schemas.ts';
-import { createLicense, getLicense, LICENSE_NOT_FOUND, listLicenses, updateLicense, validateLicense } from './service.ts';
+import {
+  createLicense,
+  deleteLicense,
+  getLicense,
+  LICENSE_NOT_FOUND,
+  listLicenses,
+  updateLicense,
+  validateLicense,
+} from './service.ts';
 
 /** Upload routes may carry ten 5 MB pictures; every other API body stays under 1 MB (app.ts). */
 export const LICENSE_UPLOAD_PATH = /^\/api\/licenses\/(create|\d+)(\/validate)?$/;
@@ -44,7 +52,7 @@ const LICENSE = ':id{[0-9]+}';
 export const licenseRoutes = new Hono<AppEnv>()
   .get('/licenses', requireUser, async (c) => {
     const query = parseInput(ListQuery, c.req.query());
-    return c.json(await listLicenses(c.var.deps.orm, query));
+    return c.json(await listLicenses(c.var.deps.orm, query, { includeHidden: isAdmin(signedInUser(c)) }));
   })
   .post('/licenses/create/validate', requireAdmin, async (c) => {
     const form = await readLicenseForm(c);
@@ -60,7 +68,13 @@ export const licenseRoutes = new Hono<AppEnv>()
     const license = await createLicense(c.var.deps.orm, c.var.deps.env.dataDir, actorOf(c), fields, form.uploads);
     return c.json({ license, message: 'ライセンスを登録しました。' }, 201);
   })
-  .get(`/licenses/${LICENSE}`, requireUser, async (c) => c.json({ license: await getLicense(c.var.deps.orm, licenseId(c)) }))
+  .get(`/licenses/${LICENSE}`, requireUser, async (c) =>
+    c.json({ license: await getLicense(c.var.deps.orm, licenseId(c), { includeHidden: isAdmin(signedInUser(c)) }) }),
+  )
+  .delete(`/licenses/${LICENSE}`, requireAdmin, async (c) => {
+    await deleteLicense(c.var.deps.orm, c.var.deps.env.dataDir, actorOf(c), licenseId(c));
+    return c.json({ message: 'ライセンスを削除しました。' });
+  })
   .post(`/licenses/${LICENSE}/validate`, requireAdmin, async (c) => {
     const id = licenseId(c);
     const form = await readLicenseForm(c);
@@ -68,7 +82,9 @@ export const licenseRoutes = new Hono<AppEnv>()
       () => parseInputs(form.fields, LicenseFields, UpdatedAtField),
       () => validateLicense(c.var.deps.orm, id, form.keep, form.uploads, form.fields.updated_at),
     );
-    return c.json({ license: { name: input.name, description: input.description, price: input.price } });
+    return c.json({
+      license: { name: input.name, description: input.description, price: input.price, published: input.published },
+    });
   })
   .post(`/licenses/${LICENSE}`, requireAdmin, async (c) => {
     const id = licenseId(c);
@@ -80,7 +96,7 @@ export const licenseRoutes = new Hono<AppEnv>()
       actorOf(c),
       id,
       {
-        fields: { name: input.name, description: input.description, price: input.price },
+        fields: { name: input.name, description: input.description, price: input.price, published: input.published },
         updatedAt: input.updated_at,
         keep: form.keep,
       },

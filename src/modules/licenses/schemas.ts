@@ -21,6 +21,13 @@ export const LicenseFields = v.object({
     v.minValue(PRICE_MIN, PRICE_MESSAGE),
     v.maxValue(PRICE_MAX, PRICE_MESSAGE),
   ),
+  /** 公開 ("true") or 非公開 ("false"); omitted: on sale when created, unchanged when edited. */
+  published: v.optional(
+    v.pipe(
+      v.picklist(['true', 'false', '1', '0', 'on', 'off'], '公開・非公開を選択してください。'),
+      v.transform((value) => value === 'true' || value === '1' || value === 'on'),
+    ),
+  ),
 });
 export type LicenseFieldsData = v.InferOutput<typeof LicenseFields>;
 

@@ -31,6 +31,7 @@ export function licenseDto(license: License, pictures: PictureRow[]) {
     name: license.name,
     description: license.description,
     price: license.price,
+    published: license.published,
     created_at: license.createdAt.toISOString(),
     updated_at: license.updatedAt.toISOString(),
     picture_directory: PICTURE_DIRECTORY,
@@ -49,21 +50,22 @@ export type LicenseDto = ReturnType<typeof licenseDto>;
 
 const SORT_COLUMNS: Record<string, string> = { id: 'id', name: 'name', price: 'price', updated_at: 'updatedAt' };
 
-export async function listLicenses(orm: Orm, query: ListQueryData) {
+/** The catalogue (members: 公開 licences only) or the administrators' list (all). */
+export async function listLicenses(
+  orm: Orm,
+  query: ListQueryData,
+  options: { includeHidden: boolean } = { includeHidden: false },
+) {
   const em = orm.em.fork() as Em;
   const desc = query.sort.startsWith('-');
   const column = SORT_COLUMNS[query.sort.replace(/^-/, '')] ?? 'id';
-  const [licenses, total] = await em.findAndCount(
-    License,
-    {},
-    {
-      populate: ['pictures'],
-      // The id breaks ties; when the sort is the id itself it must not override its direction.
-      orderBy: column === 'id' ? { id: desc ? 'desc' : 'asc' } : { [column]: desc ? 'desc' : 'asc', id: 'asc' },
-      limit: query.per_page,
-      offset: (query.page - 1) * query.per_page,
-    },
-  );
+  const [licenses, total] = await em.findAndCount(License, options.includeHidden ? {} : { published: true }, {
+    populate: ['pictures'],
+    // The id breaks ties; when the sort is the id itself it must not override its direction.
+    orderBy: column === 'id' ? { id: desc ? 'desc' : 'asc' } : { [column]: desc ? 'desc' : 'asc', id: 'asc' },
+    limit: query.per_page,
+    offset: (query.page - 1) * query.per_page,
+  });
   return {
     licenses: licenses.map((l) => licenseDto(l, l.pictures.getItems())),
     total,
@@ -72,9 +74,13 @@ export async function listLicenses(orm: Orm, query: ListQueryData) {
   };
 }
 
-export async function getLicense(orm: Orm, id: number): Promise<LicenseDto> {
+export async function getLicense(
+  orm: Orm,
+  id: number,
+  options: { includeHidden: boolean } = { includeHidden: true },
+): Promise<LicenseDto> {
   const license = await orm.em.fork().findOne(License, { id }, { populate: ['pictures'] });
-  if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
+  if (!license || (!license.published && !options.includeHidden)) throw new AppError('not_found', LICENSE_NOT_FOUND);
   return licenseDto(license, license.pictures.getItems());
 }
 
@@ -104,6 +110,7 @@ const snapshot = (license: License, pictures: { fileName: string }[]) => ({
   name: license.name,
   description: license.description,
   price: license.price,
+  published: license.published,
   pictures: pictures.map((p) => p.fileName),
 });
 
@@ -139,7 +146,7 @@ export async function createLicense(orm: Orm, dataDir: string, actor: Actor, fie
   try {
     const license = await transact(orm.em as Em, async (tx) => {
       const now = new Date();
-      const license = tx.create(License, { ...fields, createdAt: now, updatedAt: now });
+      const license = tx.create(License, { ...fields, published: fields.published ?? true, createdAt: now, updatedAt: now });
       for (const [position, picture] of stored.entries()) {
         tx.create(LicensePicture, { id: randomUUID(), license, position, ...picture, createdAt: now });
       }
@@ -193,7 +200,7 @@ export async function updateLicense(
       for (const [index, picture] of stored.entries()) {
         tx.create(LicensePicture, { id: randomUUID(), license, position: input.keep.length + index, ...picture, createdAt: now });
       }
-      Object.assign(license, input.fields, { updatedAt: now });
+      Object.assign(license, input.fields, { published: input.fields.published ?? license.published, updatedAt: now });
       recordAudit(tx, actor, {
         action: 'license.update',
         targetType: 'license',
@@ -210,8 +217,36 @@ export async function updateLicense(
   return getLicense(orm, id);
 }
 
-/** What a purchase needs of a licence: its name and its price as stored (never the client's). */
-export async function findLicenseForSale(em: Em, id: number): Promise<{ id: number; name: string; price: number } | null> {
+/** What a purchase needs of a licence: its name, its price as stored (never the client's), whether it is on sale. */
+export async function findLicenseForSale(
+  em: Em,
+  id: number,
+): Promise<{ id: number; name: string; price: number; published: boolean } | null> {
   const license = await em.findOne(License, { id });
-  return license ? { id: license.id, name: license.name, price: license.price } : null;
+  return license ? { id: license.id, name: license.name, price: license.price, published: license.published } : null;
+}
+
+/** A purchase of the licence starts (in the caller's transaction): from now on it can be hidden, not deleted. */
+export async function noteCheckoutStarted(tx: Em, id: number): Promise<void> {
+  await tx.execute('update licenses set checkout_started_at = now() where id = ? and checkout_started_at is null', [id]);
+}
+
+/** Removes a licence nobody ever started to buy, with its pictures (files too); otherwise 409. Audited. */
+export async function deleteLicense(orm: Orm, dataDir: string, actor: Actor, id: number): Promise<void> {
+  const pictures = await transact(orm.em as Em, async (tx) => {
+    const license = await tx.findOne(License, { id }, { populate: ['pictures'], lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
+    if (license.checkoutStartedAt) {
+      throw new AppError(
+        'conflict',
+        '購入手続きが行われたライセンスは削除できません。会員に表示しない場合は「非公開」にしてください。',
+      );
+    }
+    const current = license.pictures.getItems();
+    recordAudit(tx, actor, { action: 'license.delete', targetType: 'license', targetId: id, before: snapshot(license, current) });
+    for (const picture of current) tx.remove(picture);
+    tx.remove(license);
+    return current.map((p) => ({ fileName: p.fileName, thumbnailName: p.thumbnailName }));
+  });
+  await removePictures(dataDir, pictures);
 }

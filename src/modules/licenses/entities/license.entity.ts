@@ -10,6 +10,10 @@ export const LicenseSchema = defineEntity({
     name: p.string().length(100),
     description: p.text().default(''),
     price: p.integer(),
+    // 公開 (on sale, in the catalogue) or 非公開 (hidden from members; existing sales untouched).
+    published: p.boolean().default(true),
+    // Set when a purchase of it first started: from then on it can only be hidden, never deleted.
+    checkoutStartedAt: p.datetime().fieldName('checkout_started_at').nullable(),
     createdAt: createdAt(),
     updatedAt: p
       .datetime()
