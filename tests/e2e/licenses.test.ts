@@ -126,4 +126,41 @@ describe('licences in Chromium', () => {
     await member.getByText('エラー: ライセンスが見つかりませんでした。').waitFor();
     await member.close();
   });
+
+  it('an administrator hides a licence from members, and deletes one nobody bought', async () => {
+    const page = await browser.newPage();
+    await signIn(page, 'lic-admin@example.jp', 'lic-admin-pass');
+    await page.waitForURL('**/admin');
+    await page.goto(`${app.baseUrl}/admin/licenses/create`);
+    await page.getByLabel('ライセンス名（100文字まで）').fill('PALS 非公開テスト');
+    await page.getByLabel('価格（円・税込、50〜9,999,999）').fill('5500');
+    await page.getByLabel('公開する（会員の一覧に表示し、購入できるようにする）').uncheck();
+    await page.getByRole('button', { name: '確認画面へ進む' }).click();
+    await page.getByText('非公開（会員には表示しない）').waitFor();
+    await page.getByRole('button', { name: '登録する' }).click();
+    await page.getByText('ライセンスを登録しました。').waitFor();
+    const detailUrl = page.url();
+    await page.getByText('非公開（会員には表示しない）').waitFor();
+    await page.goto(`${app.baseUrl}/admin/licenses`);
+    await page.locator('tr', { hasText: 'PALS 非公開テスト' }).locator('.tag', { hasText: '非公開' }).waitFor();
+    await accessible(page, 'admin list with a hidden licence');
+
+    const member = await browser.newPage();
+    await signIn(member, 'lic-member@example.jp', 'lic-member-pass');
+    await member.waitForURL(/\/users\//);
+    await member.goto(`${app.baseUrl}/licenses`);
+    await member.locator('.license-card').first().waitFor();
+    expect(await member.locator('.license-card', { hasText: 'PALS 非公開テスト' }).count()).toBe(0);
+    await member.goto(detailUrl.replace('/admin', ''));
+    await member.getByText('エラー: ライセンスが見つかりませんでした。').waitFor();
+    await member.close();
+
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.goto(detailUrl);
+    await page.getByRole('button', { name: '削除する' }).click();
+    await page.waitForURL('**/admin/licenses');
+    await page.getByText('ライセンスを削除しました。').waitFor();
+    expect(await page.locator('tr', { hasText: 'PALS 非公開テスト' }).count()).toBe(0);
+    await page.close();
+  });
 });

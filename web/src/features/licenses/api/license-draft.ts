@@ -9,12 +9,22 @@ export interface LicenseDraft {
   name: string;
   description: string;
   price: string;
+  /** 公開 (members see and buy it) or 非公開. */
+  published: boolean;
   pictures: DraftPicture[];
 }
 
 export const MAX_PICTURES = 10;
 
-export const emptyDraft = (): LicenseDraft => ({ id: null, updatedAt: null, name: '', description: '', price: '', pictures: [] });
+export const emptyDraft = (): LicenseDraft => ({
+  id: null,
+  updatedAt: null,
+  name: '',
+  description: '',
+  price: '',
+  published: true,
+  pictures: [],
+});
 
 /**
  * The form's values on their way to the confirm screen and back. In memory only: new pictures are
@@ -36,6 +46,7 @@ export function toFormData(draft: LicenseDraft): FormData {
   data.append('name', draft.name);
   data.append('description', draft.description);
   data.append('price', draft.price.trim());
+  data.append('published', draft.published ? 'true' : 'false');
   if (draft.updatedAt) data.append('updated_at', draft.updatedAt);
   draft.pictures
     .filter((p) => p.kind === 'stored')

@@ -14,6 +14,7 @@ export interface License {
   name: string;
   description: string;
   price: number;
+  published: boolean;
   created_at: string;
   updated_at: string;
   picture_directory: string;

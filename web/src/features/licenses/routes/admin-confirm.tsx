@@ -60,6 +60,9 @@ export function AdminLicenseConfirmPage() {
           </button>
         </p>
       ) : null}
+      <p>
+        公開設定：<strong>{draft.published ? '公開（会員に表示し、購入できる）' : '非公開（会員には表示しない）'}</strong>
+      </p>
       <div className="preview">
         <LicenseView
           name={draft.name}

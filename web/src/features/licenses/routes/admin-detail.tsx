@@ -1,7 +1,10 @@
-import { Link, useLocation, useParams } from 'react-router';
-import { Notice } from '../../../components/ui/form-alert';
+import { Link, useLocation, useNavigate, useParams } from 'react-router';
+import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
+import { LoadingOverlay } from '../../../components/ui/loading-overlay';
+import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
+import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useLicense } from '../api/licenses';
 import { LicenseView } from '../components/license-view';
 
@@ -10,10 +13,20 @@ export function AdminLicenseDetailPage() {
   const { id } = useParams();
   const flash = (useLocation().state as { message?: string } | null)?.message;
   const { data, error, isLoading, mutate } = useLicense(id);
+  const navigate = useNavigate();
+  const { busy, message, run } = useFormSubmit();
+  const remove = () => {
+    if (!data || !window.confirm(`「${data.license.name}」を削除します。元に戻せません。よろしいですか？`)) return;
+    void run(async () => {
+      const res = await api<{ message: string }>(`/api/licenses/${data.license.id}`, { method: 'DELETE' });
+      navigate('/admin/licenses', { state: { message: res.message } });
+    });
+  };
   return (
     <section className="card">
       <h1>ライセンス詳細</h1>
       {flash ? <Notice>{flash}</Notice> : null}
+      <FormAlert message={message} />
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
       {data ? (
@@ -27,6 +40,8 @@ export function AdminLicenseDetailPage() {
           <dl className="summary">
             <dt>ID</dt>
             <dd>{data.license.id}</dd>
+            <dt>公開</dt>
+            <dd>{data.license.published ? '公開（会員に表示し、購入できる）' : '非公開（会員には表示しない）'}</dd>
             <dt>登録日時</dt>
             <dd>{formatDateTime(data.license.created_at)}</dd>
             <dt>更新日時</dt>
@@ -42,9 +57,16 @@ export function AdminLicenseDetailPage() {
             <Link to={`/admin/licenses/${data.license.id}/edit`} className="button primary">
               編集する
             </Link>
+            <button type="button" className="button danger" onClick={remove} disabled={busy}>
+              削除する
+            </button>
           </div>
+          <p className="small">
+            購入手続きが行われたライセンスは削除できません。販売をやめるときは編集で「非公開」にしてください。
+          </p>
         </>
       ) : null}
+      <LoadingOverlay show={busy} label="削除しています" />
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
+import { CheckboxField } from '../../../components/ui/checkbox-field';
 import { FormAlert } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
@@ -19,6 +20,7 @@ function draftOf(license: License): LicenseDraft {
     name: license.name,
     description: license.description,
     price: String(license.price),
+    published: license.published,
     pictures: license.pictures.map((p) => ({
       kind: 'stored',
       filename: p.filename,
@@ -108,6 +110,12 @@ export function AdminLicenseFormPage() {
               value={draft.price}
               message={errors.price}
               onInput={set('price')}
+            />
+            <CheckboxField
+              label="公開する（会員の一覧に表示し、購入できるようにする）"
+              name="published"
+              checked={draft.published}
+              onChange={(published) => setDraft({ ...draft, published })}
             />
             <PictureEditor
               pictures={draft.pictures}

@@ -1,4 +1,4 @@
-import { Link, useSearchParams } from 'react-router';
+import { Link, useLocation, useSearchParams } from 'react-router';
 import { Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager } from '../../../components/ui/pager';
@@ -20,6 +20,7 @@ export function AdminLicenseListPage() {
   const page = Math.max(1, Number(params.get('page')) || 1);
   const sort = SORTS.some((s) => s.value === params.get('sort')) ? (params.get('sort') as string) : '-id';
   const { data, error, isLoading, mutate } = useLicenses(page, 20, sort);
+  const flash = (useLocation().state as { message?: string } | null)?.message;
   return (
     <section className="card">
       <div className="heading-row">
@@ -28,6 +29,7 @@ export function AdminLicenseListPage() {
           新規登録
         </Link>
       </div>
+      {flash ? <Notice>{flash}</Notice> : null}
       <div className="field inline">
         <label htmlFor="sort">並び順</label>
         <select id="sort" value={sort} onChange={(e) => setParams({ sort: e.currentTarget.value, page: '1' })}>
@@ -53,6 +55,7 @@ export function AdminLicenseListPage() {
                   <th scope="col">画像</th>
                   <th scope="col">ライセンス名</th>
                   <th scope="col">価格</th>
+                  <th scope="col">公開</th>
                   <th scope="col">更新日時</th>
                 </tr>
               </thead>
@@ -67,6 +70,7 @@ export function AdminLicenseListPage() {
                       <Link to={`/admin/licenses/${license.id}`}>{license.name}</Link>
                     </td>
                     <td>{formatPrice(license.price)}</td>
+                    <td>{license.published ? '公開' : <span className="tag">非公開</span>}</td>
                     <td>{formatDateTime(license.updated_at)}</td>
                   </tr>
                 ))}
