@@ -343,3 +343,16 @@ describe('publishing and deleting', () => {
     expect((await refused.json()).message).toContain('非公開');
   });
 });
+
+describe('price as people type it', () => {
+  it('accepts 「12,000」「１２０００」「¥12,000」「12000円」 as 12000, and still refuses words and decimals', async () => {
+    for (const price of ['12,000', '１２０００', '¥12,000', '￥１２，０００', '12000円', ' 12 000 ']) {
+      const res = await send(admin, '/api/licenses/create/validate', fields({ price }));
+      expect(res.status, price).toBe(200);
+      expect((await res.json()).license.price, price).toBe(12000);
+    }
+    for (const price of ['12.5', '十二', '-100', '12,000ドル']) {
+      expect((await send(admin, '/api/licenses/create/validate', fields({ price }))).status, price).toBe(422);
+    }
+  });
+});

@@ -14,7 +14,8 @@ export const LicenseFields = v.object({
   ),
   price: v.pipe(
     v.string('価格を入力してください。'),
-    v.trim(),
+    // 「12,000」「１２０００」「¥12,000」「12000円」 are all 12000.
+    v.transform((text) => text.normalize('NFKC').replace(/[¥,円\s]/g, '')),
     v.minLength(1, '価格を入力してください。'),
     v.regex(/^\d{1,9}$/, PRICE_MESSAGE),
     v.transform(Number),

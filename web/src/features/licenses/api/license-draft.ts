@@ -16,6 +16,9 @@ export interface LicenseDraft {
 
 export const MAX_PICTURES = 10;
 
+/** 「12,000」「１２０００」「¥12,000」「12000円」 → 「12000」 (the server reads them the same way). */
+export const normalizePrice = (text: string) => text.normalize('NFKC').replace(/[¥,円\s]/g, '');
+
 export const emptyDraft = (): LicenseDraft => ({
   id: null,
   updatedAt: null,
@@ -45,7 +48,7 @@ export function toFormData(draft: LicenseDraft): FormData {
   const data = new FormData();
   data.append('name', draft.name);
   data.append('description', draft.description);
-  data.append('price', draft.price.trim());
+  data.append('price', normalizePrice(draft.price));
   data.append('published', draft.published ? 'true' : 'false');
   if (draft.updatedAt) data.append('updated_at', draft.updatedAt);
   draft.pictures

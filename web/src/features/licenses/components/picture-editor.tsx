@@ -1,4 +1,4 @@
-import { type ChangeEvent, useId } from 'react';
+import { type ChangeEvent, useId, useState } from 'react';
 import { type DraftPicture, MAX_PICTURES } from '../api/license-draft';
 
 const ACCEPT = 'image/jpeg,image/png,image/webp';
@@ -17,6 +17,7 @@ export function PictureEditor({
   onChange: (pictures: DraftPicture[]) => void;
 }) {
   const id = useId();
+  const [refused, setRefused] = useState('');
   const add = (event: ChangeEvent<HTMLInputElement>) => {
     const files = Array.from(event.currentTarget.files ?? []);
     event.currentTarget.value = '';
@@ -24,6 +25,9 @@ export function PictureEditor({
     const added: DraftPicture[] = files
       .slice(0, room)
       .map((file) => ({ kind: 'new', file, url: URL.createObjectURL(file), name: file.name }));
+    const left = files.slice(room).map((file) => file.name);
+    // Never a silent drop: say which files did not fit.
+    setRefused(left.length ? `画像は${MAX_PICTURES}枚までです。次の${left.length}枚は追加していません：${left.join('、')}` : '');
     onChange([...pictures, ...added]);
   };
   const move = (index: number, by: -1 | 1) => {
@@ -37,6 +41,7 @@ export function PictureEditor({
     onChange(next);
   };
   const remove = (index: number) => {
+    setRefused('');
     const picture = pictures[index];
     if (picture?.kind === 'new') URL.revokeObjectURL(picture.url);
     onChange(pictures.filter((_, i) => i !== index));
@@ -100,9 +105,9 @@ export function PictureEditor({
           <input id={id} className="file-input" type="file" accept={ACCEPT} multiple onChange={add} />
         </div>
       ) : null}
-      {message ? (
+      {message || refused ? (
         <p className="field-message" role="alert">
-          {message}
+          {[message, refused].filter(Boolean).join(' ')}
         </p>
       ) : null}
     </fieldset>

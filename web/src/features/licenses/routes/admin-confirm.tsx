@@ -5,7 +5,7 @@ import { FormAlert } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { licenseDrafts, toFormData } from '../api/license-draft';
+import { licenseDrafts, normalizePrice, toFormData } from '../api/license-draft';
 import type { License } from '../api/licenses';
 import { LicenseView } from '../components/license-view';
 
@@ -66,7 +66,7 @@ export function AdminLicenseConfirmPage() {
       <div className="preview">
         <LicenseView
           name={draft.name}
-          price={Number(draft.price)}
+          price={Number(normalizePrice(draft.price))}
           description={draft.description}
           pictures={ordered.map((p, i) => ({ url: p.url, alt: `${draft.name}の画像${i + 1}` }))}
         />
