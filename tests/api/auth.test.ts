@@ -156,39 +156,30 @@ describe('CSRF bound to the session', () => {
     // Alice's own (re-issued) token works.
     expect((await alice.put(`/api/users/${memberId}`, { ...profileOf(MEMBER.email) })).status).toBe(200);
 
+    /** Alice's session cookies with `token` as both the XSRF cookie and header. */
+    const withToken = (token: string) =>
+      t.app.request(`/api/users/${memberId}`, {
+        method: 'PUT',
+        headers: {
+          'content-type': 'application/json',
+          'x-forwarded-for': '198.51.100.91',
+          cookie: [
+            ...[...alice.cookies].filter(([k]) => k !== 'XSRF-TOKEN').map(([k, v]) => `${k}=${v}`),
+            `XSRF-TOKEN=${token}`,
+          ].join('; '),
+          'x-xsrf-token': decodeURIComponent(token),
+        },
+        body: JSON.stringify(profileOf(MEMBER.email)),
+      });
+
     // Mallory's pair, minted in another browser, is refused with Alice's session.
     await mallory.get('/api/csrf-token');
-    const forged = await t.app.request(`/api/users/${memberId}`, {
-      method: 'PUT',
-      headers: {
-        'content-type': 'application/json',
-        'x-forwarded-for': '198.51.100.91',
-        cookie: `${[...alice.cookies]
-          .filter(([k]) => k !== 'XSRF-TOKEN')
-          .map(([k, v]) => `${k}=${v}`)
-          .join('; ')}; XSRF-TOKEN=${mallory.cookies.get('XSRF-TOKEN')}`,
-        'x-xsrf-token': decodeURIComponent(mallory.cookies.get('XSRF-TOKEN') ?? ''),
-      },
-      body: JSON.stringify(profileOf(MEMBER.email)),
-    });
+    const forged = await withToken(mallory.cookies.get('XSRF-TOKEN') ?? '');
     expect(forged.status).toBe(419);
     expect(await forged.json()).toEqual({ message: 'CSRF token mismatch.' });
 
     // A token from before sign-in no longer passes once signed in (the SPA fetches a new one and retries).
-    const stale = signedOutToken?.split(';')[0]?.split('=')[1] ?? '';
-    const before = await t.app.request(`/api/users/${memberId}`, {
-      method: 'PUT',
-      headers: {
-        'content-type': 'application/json',
-        'x-forwarded-for': '198.51.100.91',
-        cookie: `${[...alice.cookies]
-          .filter(([k]) => k !== 'XSRF-TOKEN')
-          .map(([k, v]) => `${k}=${v}`)
-          .join('; ')}; XSRF-TOKEN=${stale}`,
-        'x-xsrf-token': decodeURIComponent(stale),
-      },
-      body: JSON.stringify(profileOf(MEMBER.email)),
-    });
+    const before = await withToken(signedOutToken?.split(';')[0]?.split('=')[1] ?? '');
     expect(before.status).toBe(419);
 
     const signOut = await alice.post('/api/logout');
