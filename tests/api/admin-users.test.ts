@@ -160,3 +160,78 @@ describe('administrator changes', () => {
     expect((await admin.request('DELETE', '/api/users/00000000-0000-0000-0000-000000000000/force')).status).toBe(404);
   });
 });
+
+describe('PUT /api/users/{id}/role', () => {
+  it('grants and revokes administrator rights, audited; never demotes oneself or the last administrator', async () => {
+    const member = await transact(t.runtime.deps.orm.em as Em, (tx) =>
+      createUser(tx, {
+        email: 'promote-me@example.jp',
+        password: 'promote-pass-1',
+        lastName: '昇格',
+        firstName: '候補',
+        emailVerified: true,
+      }),
+    );
+    const memberClient = new TestClient(t.app, '10.51.0.9');
+    await memberClient.login('promote-me@example.jp', 'promote-pass-1');
+    expect((await memberClient.put(`/api/users/${member.id}/role`, { role: 'admin' })).status).toBe(403);
+    expect((await admin.put(`/api/users/${member.id}/role`, { role: 'owner' })).status).toBe(422);
+
+    const granted = await admin.put(`/api/users/${member.id}/role`, { role: 'admin' });
+    expect(granted.status).toBe(200);
+    expect((await granted.json()).user.role).toBe('admin');
+    // Their sessions end: the next sign-in carries the new role.
+    expect((await (await memberClient.get('/api/login')).json()).users).toEqual([]);
+    const again = new TestClient(t.app, '10.51.0.10');
+    await again.login('promote-me@example.jp', 'promote-pass-1');
+    expect((await again.get('/api/users?per_page=1')).status).toBe(200);
+
+    expect((await admin.put(`/api/users/${adminId}/role`, { role: 'user' })).status).toBe(403);
+    const revoked = await again.put(`/api/users/${adminId}/role`, { role: 'user' });
+    expect(revoked.status).toBe(200);
+    // Nobody demotes themselves.
+    expect((await again.put(`/api/users/${member.id}/role`, { role: 'user' })).status).toBe(403);
+    const audit = await t.runtime.deps.orm.em
+      .fork()
+      .execute("select count(*)::int as n from audit_logs where action = 'user.role'");
+    expect(audit[0]?.n).toBe(2);
+    // Restore the original administrator for the other tests.
+    expect((await again.put(`/api/users/${adminId}/role`, { role: 'admin' })).status).toBe(200);
+  });
+
+  it('keeps an administrator when two demote each other at once', async () => {
+    const make = (email: string) =>
+      transact(t.runtime.deps.orm.em as Em, (tx) =>
+        createUser(tx, {
+          email,
+          password: 'mutual-pass-1',
+          lastName: '相互',
+          firstName: '管理',
+          emailVerified: true,
+          role: 'admin',
+        }),
+      );
+    const a = await make('mutual-a@example.jp');
+    const b = await make('mutual-b@example.jp');
+    const em = t.runtime.deps.orm.em.fork();
+    // Only these two are administrators now.
+    await em.execute("update users set role = 'user' where role = 'admin' and id not in (?, ?)", [a.id, b.id]);
+    const ca = new TestClient(t.app, '10.51.0.20');
+    const cb = new TestClient(t.app, '10.51.0.21');
+    await ca.login('mutual-a@example.jp', 'mutual-pass-1');
+    await cb.login('mutual-b@example.jp', 'mutual-pass-1');
+    const answers = await Promise.all([
+      ca.put(`/api/users/${b.id}/role`, { role: 'user' }),
+      cb.put(`/api/users/${a.id}/role`, { role: 'user' }),
+    ]);
+    expect(answers.map((r) => r.status).filter((s) => s === 200)).toHaveLength(1);
+    const left = await em.execute("select count(*)::int as n from users where role = 'admin'");
+    expect(left[0]?.n).toBe(1);
+    // The survivor is the last administrator: deleting or demoting them is refused.
+    const survivor = answers[0]?.status === 200 ? ca : cb;
+    const survivorId = answers[0]?.status === 200 ? a.id : b.id;
+    expect((await survivor.request('DELETE', `/api/users/${survivorId}/force`)).status).toBe(403);
+    expect((await survivor.put(`/api/users/${survivorId}/role`, { role: 'user' })).status).toBe(403);
+    await em.execute("update users set role = 'admin' where id = ?", [adminId]);
+  });
+});

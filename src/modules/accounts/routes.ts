@@ -15,6 +15,7 @@ import {
   PasswordPairInput,
   ProfileInput,
   ResetTokenInput,
+  RoleInput,
   UserSearchQuery,
 } from './schemas.ts';
 import {
@@ -30,6 +31,7 @@ import {
   requestVerificationEmail,
   resetPassword,
   searchUsers,
+  setRole,
   updateProfile,
   verifyEmail,
 } from './service.ts';
@@ -177,6 +179,14 @@ const userRoutes = new Hono<AppEnv>()
     const input = await jsonInput(c, NewPasswordPairInput);
     await forcePassword(c.var.deps.orm, actorOf(c), c.req.param('id'), input.new_password);
     return c.json({ message: 'パスワードを変更しました。このユーザーはすべての端末でログアウトされました。' });
+  })
+  .put(`/users/${USER}/role`, requireAdmin, async (c) => {
+    const { role } = await jsonInput(c, RoleInput);
+    await setRole(c.var.deps.orm, actorOf(c), c.req.param('id'), role);
+    return c.json({
+      user: await getUser(c.var.deps.orm, c.req.param('id')),
+      message: role === 'admin' ? '管理者にしました。' : '管理者権限を外しました。',
+    });
   })
   .delete(`/users/${USER}/force`, requireAdmin, async (c) => {
     await forceDelete(c.var.deps.orm, actorOf(c), c.req.param('id'));

@@ -138,3 +138,8 @@ export const UserSearchQuery = v.object({
     '-created_at',
   ),
 });
+
+/** PUT /api/users/{id}/role */
+export const RoleInput = v.object({
+  role: v.picklist(['admin', 'user'], '権限は admin（管理者）か user（会員）を指定してください。'),
+});

@@ -427,6 +427,7 @@ export async function forceDelete(orm: Orm, actor: Actor, id: string): Promise<v
   await transact(orm.em as Em, async (tx) => {
     const user = await tx.findOne(User, { id });
     if (!user) throw new AppError('not_found', USER_NOT_FOUND);
+    if (user.role === 'admin') await keepAnAdministrator(tx);
     const before = auditView(user);
     await tx.execute('delete from sessions where user_id = ?', [user.id]);
     await tx.execute('delete from users where id = ?', [user.id]);
@@ -495,5 +496,32 @@ export async function noteSignInThrottled(orm: Orm, email: string): Promise<void
   await transact(orm.em as Em, async (tx) => {
     const user = await findUserByEmail(tx, email);
     if (user) recordEvent(tx, 'SignInThrottled', { userId: user.id });
+  });
+}
+
+/** The shop must keep one administrator: refuses (409) when `tx` would remove the last one. Locks the administrators. */
+async function keepAnAdministrator(tx: Em): Promise<void> {
+  const admins = await tx.execute<{ id: string }[]>("select id from users where role = 'admin' for update");
+  if (admins.length <= 1) throw new AppError('conflict', '最後の管理者は外せません。先に別の管理者を追加してください。');
+}
+
+/**
+ * Grants or revokes administrator rights (audited). An administrator cannot demote themselves, and the
+ * last administrator stays one. The user's sessions end, so the new role counts at their next request
+ * and the header they see is redrawn on sign-in.
+ */
+export async function setRole(orm: Orm, actor: Actor, id: string, role: 'admin' | 'user'): Promise<void> {
+  if (actor.id === id && role !== 'admin') throw new AppError('forbidden', '自分自身の管理者権限は外せません。');
+  await transact(orm.em as Em, async (tx) => {
+    const user = await tx.findOne(User, { id });
+    if (!user) throw new AppError('not_found', USER_NOT_FOUND);
+    if (user.role === role) return;
+    if (user.role === 'admin') await keepAnAdministrator(tx);
+    const before = { role: user.role };
+    user.role = role;
+    user.updatedAt = new Date();
+    if (role === 'admin') user.emailVerified = true;
+    await tx.execute('delete from sessions where user_id = ?', [user.id]);
+    recordAudit(tx, actor, { action: 'user.role', targetType: 'user', targetId: user.id, before, after: { role } });
   });
 }

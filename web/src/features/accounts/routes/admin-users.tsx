@@ -134,10 +134,28 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
   const { id } = useParams();
   const flash = (useLocation().state as { message?: string } | null)?.message;
   const { data, error, isLoading, mutate: reload } = useMember(id);
+  const [notice, setNotice] = useState('');
+  const { busy, message, run } = useFormSubmit();
+  const changeRole = (role: 'admin' | 'user') => {
+    if (!data) return;
+    const name = `${data.user.last_name} ${data.user.first_name}`.trim() || data.user.email;
+    const question =
+      role === 'admin'
+        ? `${name}さんを管理者にします。管理画面のすべての操作ができるようになります。よろしいですか？`
+        : `${name}さんの管理者権限を外します。よろしいですか？`;
+    if (!window.confirm(question)) return;
+    void run(async () => {
+      const res = await api<{ message: string }>(`/api/users/${data.user.id}/role`, { method: 'PUT', body: { role } });
+      setNotice(res.message);
+      await reload();
+    });
+  };
   return (
     <section className="card">
       <h1>ユーザー詳細</h1>
       {flash ? <Notice>{flash}</Notice> : null}
+      {notice ? <Notice>{notice}</Notice> : null}
+      <FormAlert message={message} />
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void reload()} /> : null}
       {data ? (
@@ -153,10 +171,20 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
             <Link to={`/admin/users/${data.user.id}/password`} className="button">
               パスワードを変更する
             </Link>
+            {data.user.role === 'admin' ? (
+              <button type="button" className="button" disabled={busy} onClick={() => changeRole('user')}>
+                管理者権限を外す
+              </button>
+            ) : (
+              <button type="button" className="button" disabled={busy} onClick={() => changeRole('admin')}>
+                管理者にする
+              </button>
+            )}
             <Link to={`/admin/users/${data.user.id}/delete`} className="button secondary">
               削除する
             </Link>
           </div>
+          <LoadingOverlay show={busy} label="処理しています" />
           {children}
         </>
       ) : null}
