@@ -17,6 +17,8 @@ export const eventPayloads = {
     v.object({ userId: v.optional(id), email: v.optional(v.pipe(v.string(), v.email())) }),
     v.check((payload) => Boolean(payload.userId || payload.email), 'userId or email'),
   ),
+  /** An administrator changed a member's e-mail (at once): both addresses are told. */
+  EmailChangedByAdmin: v.object({ userId: id, oldEmail: id }),
   /** Someone asked to move their account to an address another account uses: that owner is told. */
   EmailChangeAttempted: v.object({ userId: id }),
   /** Sign-in to this account is paused after repeated failed passwords: its owner is told. */
@@ -69,6 +71,7 @@ export const eventRoutes = {
   EmailChangeRequested: ['mail'],
   PasswordResetRequested: ['mail'],
   EmailChangeAttempted: ['mail'],
+  EmailChangedByAdmin: ['mail'],
   SignInThrottled: ['mail'],
   UserDeleted: ['payments'],
   StripeEventReceived: ['payments'],

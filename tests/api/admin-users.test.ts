@@ -97,12 +97,21 @@ describe('administrator changes', () => {
     expect((await admin.post(`/api/users/${ids.sato}`, body)).status).toBe(200);
     const res = await admin.put(`/api/users/${ids.sato}`, body);
     expect(res.status).toBe(200);
-    expect((await res.json()).user).toMatchObject({
+    const saved = await res.json();
+    expect(saved.user).toMatchObject({
       email: 'sato.new@hospital.example.jp',
       first_name: '一郎',
       affiliations: 6,
       pending_email: null,
     });
+    // The page says what happened, and both addresses are told (the mail job: tests/workers/account-mails).
+    expect(saved.message).toBe(
+      '会員情報を更新しました。メールアドレスはすぐに変更され、新旧のメールアドレスにお知らせを送信しました。',
+    );
+    const told = await t.runtime.deps.orm.em
+      .fork()
+      .execute("select payload from outbox_events where name = 'EmailChangedByAdmin' and payload->>'userId' = ?", [ids.sato]);
+    expect(told.map((r) => (r.payload as { oldEmail: string }).oldEmail)).toEqual([people[2]?.email]);
     const audit = await t.runtime.deps.orm.em
       .fork()
       .execute("select action, actor_id, before, after from audit_logs where target_id = ? and action = 'user.update'", [

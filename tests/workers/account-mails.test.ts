@@ -38,6 +38,12 @@ const cases: { name: EventName; verified: boolean; payload: (userId: string) => 
   { name: 'SignInThrottled', verified: true, payload: (userId) => ({ userId }), mails: 1 },
   { name: 'EmailChangeAttempted', verified: true, payload: (userId) => ({ userId }), mails: 1 },
   {
+    name: 'EmailChangedByAdmin',
+    verified: true,
+    payload: (userId) => ({ userId, oldEmail: `old-${userId}@example.jp` }),
+    mails: 2,
+  },
+  {
     name: 'EmailChangeRequested',
     verified: true,
     payload: (userId) => ({ userId, newEmail: `new-${userId}@example.jp` }),

@@ -4,6 +4,7 @@ import { AccountToken } from './entities/account-token.entity.ts';
 import { Account, Session, User, Verification } from './entities/user.entity.ts';
 import {
   onEmailChangeAttempted,
+  onEmailChangedByAdmin,
   onEmailChangeRequested,
   onPasswordResetRequested,
   onRegistrationAttempted,
@@ -39,6 +40,7 @@ export const accounts = {
     VerificationEmailRequested: onVerificationEmailRequested,
     EmailChangeRequested: onEmailChangeRequested,
     EmailChangeAttempted: onEmailChangeAttempted,
+    EmailChangedByAdmin: onEmailChangedByAdmin,
     PasswordResetRequested: onPasswordResetRequested,
     SignInThrottled: onSignInThrottled,
   },

@@ -206,13 +206,15 @@ const userRoutes = new Hono<AppEnv>()
       await c.var.deps.rateLimit.hit(LIMITS.emailChangesPerMember, me.id);
       await c.var.deps.rateLimit.hit(LIMITS.mailPerRecipient, input.email);
     }
-    const { emailChangePending } = await updateProfile(c.var.deps.orm, c.req.param('id'), input, byAdmin);
+    const { emailChangePending, emailChanged } = await updateProfile(c.var.deps.orm, c.req.param('id'), input, byAdmin);
     const user = await getUser(c.var.deps.orm, c.req.param('id'));
     return c.json({
       user,
       message: emailChangePending
         ? '会員情報を更新しました。新しいメールアドレスに確認メールを送信しました。確認が済むとメールアドレスが変更されます。'
-        : '会員情報を更新しました。',
+        : emailChanged
+          ? '会員情報を更新しました。メールアドレスはすぐに変更され、新旧のメールアドレスにお知らせを送信しました。'
+          : '会員情報を更新しました。',
     });
   })
   .put(`/users/${USER}/password`, requireUser, async (c) => {

@@ -275,12 +275,13 @@ export async function updateProfile(
   id: string,
   input: ProfileData,
   byAdmin: Actor | null = null,
-): Promise<{ emailChangePending: boolean }> {
+): Promise<{ emailChangePending: boolean; emailChanged?: boolean }> {
   return transact(orm.em as Em, async (tx) => {
     const user = await tx.findOne(User, { id });
     if (!user) throw new AppError('not_found', USER_NOT_FOUND);
     const before = auditView(user);
     if (byAdmin) {
+      const oldEmail = user.email;
       // An administrator's edit applies at once (the address is theirs to vouch for) and is audited.
       if (input.email !== user.email && (await findUserByEmail(tx, input.email))) {
         throw validationError({ email: ['このメールアドレスは既に使用されています。'] });
@@ -298,7 +299,9 @@ export async function updateProfile(
         updatedAt: new Date(),
       });
       recordAudit(tx, byAdmin, { action: 'user.update', targetType: 'user', targetId: user.id, before, after: auditView(user) });
-      return { emailChangePending: false };
+      // The member must learn the address they now sign in with, and the old one that it changed.
+      if (oldEmail !== user.email) recordEvent(tx, 'EmailChangedByAdmin', { userId: user.id, oldEmail });
+      return { emailChangePending: false, emailChanged: oldEmail !== user.email };
     }
     user.lastName = input.last_name;
     user.firstName = input.first_name;

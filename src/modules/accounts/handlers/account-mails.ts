@@ -165,3 +165,35 @@ export const onEmailChangeAttempted: EventHandler<'EmailChangeAttempted'> = asyn
   });
   return done(result);
 };
+
+/** EmailChangedByAdmin → the new address learns it is now the sign-in address; the old one that it changed. */
+export const onEmailChangedByAdmin: EventHandler<'EmailChangedByAdmin'> = async (ctx, event) => {
+  const user = await loadUser(ctx, event.payload.userId);
+  if (!user) return 'skipped';
+  const { oldEmail } = event.payload;
+  const toNew = await sendOnce(ctx.em, ctx.mailer, `${event.id}:email-changed-new`, 'email-changed-by-admin', {
+    to: user.email,
+    ...renderMail({
+      subject: 'メールアドレスを変更しました',
+      greeting: greeting(user),
+      paragraphs: [
+        `管理者が会員情報のメールアドレスを ${oldEmail} からこのメールアドレスに変更しました。`,
+        '今後はこのメールアドレスとこれまでのパスワードでログインしてください。',
+      ],
+      action: { label: 'ログインする', url: `${ctx.env.appUrl}/login` },
+      notes: ['お心当たりのない場合は、お問い合わせ窓口までご連絡ください。'],
+    }),
+  });
+  const toOld = await sendOnce(ctx.em, ctx.mailer, `${event.id}:email-changed-old`, 'email-changed-by-admin-notice', {
+    to: oldEmail,
+    ...renderMail({
+      subject: 'メールアドレス変更のお知らせ',
+      greeting: greeting(user),
+      paragraphs: [
+        `管理者が会員情報のメールアドレスを ${user.email} に変更しました。このメールアドレスではログインできなくなります。`,
+        'お心当たりのない場合は、お問い合わせ窓口までご連絡ください。',
+      ],
+    }),
+  });
+  return toNew === 'sent' || toOld === 'sent' ? 'done' : 'skipped';
+};

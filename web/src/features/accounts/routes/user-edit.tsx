@@ -42,7 +42,9 @@ export function UserEditPage({ base = '/users' }: { base?: string }) {
       {values ? (
         <>
           <p className="small">
-            メールアドレスを変更すると、新しいアドレスに確認メールをお送りします。確認が済むまでは今のアドレスのままです。
+            {base.startsWith('/admin')
+              ? 'メールアドレスを変更すると、保存した時点で変更され、新旧のメールアドレスにお知らせが届きます。'
+              : 'メールアドレスを変更すると、新しいアドレスに確認メールをお送りします。確認が済むまでは今のアドレスのままです。'}
           </p>
           <FormAlert message={message} errors={errors} fields={PROFILE_FIELDS} />
           <form onSubmit={submit} noValidate>
