@@ -41,5 +41,8 @@ export function personSearch(
   return { sql: `(${terms.map(([sql]) => sql).join(' or ')})`, params: terms.map(([, param]) => param) };
 }
 
+/** Past this many matches a list says 「10,000件以上」: counting a million rows exactly is what costs. */
+export const COUNT_CAP = 10_000;
+
 /** How far a text search counts before it says 「1,000件以上」: narrowing helps more than paging then. */
 export const SEARCH_COUNT_CAP = 1_000;

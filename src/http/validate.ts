@@ -122,15 +122,7 @@ export const rules = {
       v.email(`${label}の形式が正しくありません。`),
       v.toLowerCase(),
     ),
-  password: (label = 'パスワード') =>
-    v.pipe(
-      v.string(`${label}を入力してください。`),
-      v.minLength(1, `${label}を入力してください。`),
-      v.minLength(8, `${label}は8文字以上で入力してください。`),
-      v.maxLength(72, `${label}は72文字以内で入力してください。`),
-      v.maxBytes(256, `${label}は72文字以内で入力してください。`),
-    ),
-  /** A password being checked (sign-in, the current one): only its length is ruled, as for a new one. */
+  /** A password being checked (sign-in, the current one): only its length is ruled. */
   enteredPassword: (label = 'パスワード') =>
     v.pipe(
       v.string(`${label}を入力してください。`),
@@ -138,6 +130,9 @@ export const rules = {
       v.maxLength(72, `${label}は72文字以内で入力してください。`),
       v.maxBytes(256, `${label}は72文字以内で入力してください。`),
     ),
+  /** A new password: as an entered one, and at least 8 characters. */
+  password: (label = 'パスワード') =>
+    v.pipe(rules.enteredPassword(label), v.minLength(8, `${label}は8文字以上で入力してください。`)),
   /** A calendar date YYYY-MM-DD that exists (no 2024-02-30). */
   date: () =>
     v.pipe(

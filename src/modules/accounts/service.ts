@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { sql } from 'kysely';
-import { containsPattern, personSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
+import { COUNT_CAP, containsPattern, personSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -360,9 +360,6 @@ const USER_SORTS: Record<string, string> = {
   name: 'u.name_key',
 };
 
-/** Past this many matches the list says 「10,000件以上」 (as the sales list). */
-const COUNT_CAP = 10_000;
-
 /**
  * The administrators' user list: name (姓, 名, 「姓 名」 or 「姓名」, any width), e-mail (partial),
  * affiliation; paged, sorted; read as plain rows (hydrating entities cost more than the query).
@@ -462,30 +459,11 @@ export async function findBuyer(em: Em, userId: string) {
 export async function currentBuyers(em: Em, userIds: readonly string[]): Promise<Map<string, Buyer>> {
   if (userIds.length === 0) return new Map();
   // One bound text parameter (user ids are uuids: no commas), not thousands of inlined placeholders.
-  const { rows } = await sql<{
-    id: string;
-    email: string;
-    last_name: string;
-    first_name: string;
-    affiliation: number | null;
-    affiliation_name: string;
-    affiliation_other: string | null;
-  }>`select id, email, last_name, first_name, affiliation, affiliation_name, affiliation_other
-     from users where id = any(string_to_array(${[...new Set(userIds)].join(',')}, ','))`.execute(em.getKysely());
-  return new Map(
-    rows.map((u) => [
-      u.id,
-      {
-        id: u.id,
-        email: u.email,
-        lastName: u.last_name,
-        firstName: u.first_name,
-        affiliation: u.affiliation,
-        affiliationName: u.affiliation_name,
-        affiliationOther: u.affiliation_other,
-      },
-    ]),
-  );
+  const { rows } = await sql<Parameters<typeof buyerOf>[0]>`
+    select id, email, last_name as "lastName", first_name as "firstName", affiliation,
+           affiliation_name as "affiliationName", affiliation_other as "affiliationOther"
+    from users where id = any(string_to_array(${[...new Set(userIds)].join(',')}, ','))`.execute(em.getKysely());
+  return new Map(rows.map((row) => [row.id, buyerOf(row)]));
 }
 export type Buyer = NonNullable<Awaited<ReturnType<typeof findBuyer>>>;
 

@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { personSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
+import { COUNT_CAP, personSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
@@ -160,9 +160,6 @@ export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sq
   }
   return { sql: clauses.length ? `where ${clauses.join(' and ')}` : '', params };
 }
-
-/** Past this many matching sales the list says 「10,000件以上」 (a text search: 1,000): counting a million rows exactly is what costs. */
-export const COUNT_CAP = 10_000;
 
 /** The administrators' sales list, newest first, with the total (capped at COUNT_CAP, `total_capped`). */
 export async function listSales(orm: Orm, filter: SalesFilter, page: number, perPage: number) {
