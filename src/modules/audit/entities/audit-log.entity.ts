@@ -5,7 +5,27 @@ import { createdAt } from '../../../db/columns.ts';
 export const AuditLogSchema = defineEntity({
   name: 'AuditLog',
   tableName: 'audit_logs',
-  indexes: [{ name: 'audit_logs_target_index', properties: ['targetType', 'targetId'] }],
+  // Read newest first: whole, per action, per record (the user page) or by the actor's e-mail anywhere
+  // in the text (pg_trgm).
+  indexes: [
+    {
+      name: 'audit_logs_created_at_index',
+      expression: 'create index "audit_logs_created_at_index" on "audit_logs" ("created_at" desc, "id" desc)',
+    },
+    {
+      name: 'audit_logs_action_created_at_index',
+      expression: 'create index "audit_logs_action_created_at_index" on "audit_logs" ("action", "created_at" desc, "id" desc)',
+    },
+    {
+      name: 'audit_logs_target_created_at_index',
+      expression:
+        'create index "audit_logs_target_created_at_index" on "audit_logs" ("target_type", "target_id", "created_at" desc, "id" desc)',
+    },
+    {
+      name: 'audit_logs_actor_email_trgm_index',
+      expression: 'create index "audit_logs_actor_email_trgm_index" on "audit_logs" using gin ("actor_email" gin_trgm_ops)',
+    },
+  ],
   properties: {
     id: p.uuid().primary(),
     actorId: p.string().fieldName('actor_id').nullable(),

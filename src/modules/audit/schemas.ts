@@ -1,0 +1,43 @@
+import * as v from 'valibot';
+import { rules } from '../../http/validate.ts';
+
+const numberInRange = (label: string, max: number) =>
+  v.pipe(
+    v.string(`${label}が正しくありません。`),
+    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
+    v.transform(Number),
+    v.minValue(1, `${label}が正しくありません。`),
+    v.maxValue(max, `${label}は1〜${max}で指定してください。`),
+  );
+const optionalText = (label: string, max: number, pattern?: RegExp) =>
+  v.optional(
+    v.pipe(
+      v.string(`${label}が正しくありません。`),
+      v.trim(),
+      v.maxLength(max, `${label}は${max}文字以内で入力してください。`),
+      v.check((text) => !pattern || text === '' || pattern.test(text), `${label}が正しくありません。`),
+    ),
+    '',
+  );
+const day = (label: string) =>
+  v.optional(v.union([v.literal(''), rules.date()], `${label}は YYYY-MM-DD の形式の正しい日付で入力してください。`), '');
+
+/** GET /api/audit-logs: every filter optional; an empty one is no filter. Dates are Japan days, both ends included. */
+export const AuditLogQuery = v.pipe(
+  v.object({
+    actor: optionalText('操作者', 254),
+    action: optionalText('操作', 64, /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/),
+    target_type: optionalText('対象の種類', 32, /^[a-z][a-z0-9_]*$/),
+    target_id: optionalText('対象のID', 64),
+    from: day('開始日'),
+    to: day('終了日'),
+    page: v.optional(numberInRange('ページ番号', 100_000), '1'),
+    per_page: v.optional(numberInRange('表示件数', 100), '20'),
+  }),
+  v.forward(
+    v.check((q) => !q.from || !q.to || q.from <= q.to, '終了日は開始日と同じか、それより後の日付を指定してください。'),
+    ['to'],
+  ),
+);
+
+export type AuditLogQuery = v.InferOutput<typeof AuditLogQuery>;

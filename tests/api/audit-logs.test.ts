@@ -1,0 +1,360 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { TestClient } from '../support/http-client.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+
+let t: TestRuntime;
+let admin: TestClient;
+let member: TestClient;
+let adminId: string;
+let memberId: string;
+
+interface Entry {
+  id: string;
+  actor_id: string | null;
+  actor_email: string | null;
+  action: string;
+  action_label: string;
+  target_type: string;
+  target_label: string;
+  target_id: string;
+  changes: { field: string; label: string; before: string | null; after: string | null }[];
+  created_at: string;
+}
+interface Page {
+  audit_logs: Entry[];
+  total: number;
+  page: number;
+  per_page: number;
+}
+
+beforeAll(async () => {
+  t = await startTestRuntime();
+  adminId = (await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'Audit.Boss@example.jp', password: 'audit-boss-pass' })).user
+    .id;
+  memberId = (
+    await transact(t.runtime.deps.orm.em as Em, (tx) =>
+      createUser(tx, {
+        email: 'hanako@police.example.jp',
+        password: 'member-pass-123',
+        lastName: '山本',
+        firstName: '花子',
+        emailVerified: true,
+        affiliation: 2,
+        affiliationName: '〇〇警察署',
+      }),
+    )
+  ).id;
+  admin = new TestClient(t.app, '10.60.0.1');
+  expect((await admin.login('audit.boss@example.jp', 'audit-boss-pass')).status).toBe(200);
+  member = new TestClient(t.app, '10.60.0.2');
+  expect((await member.login('hanako@police.example.jp', 'member-pass-123')).status).toBe(200);
+});
+afterAll(async () => t?.stop());
+
+/** Rows written straight into the table: a chosen time and actor, and actions nobody records yet. */
+async function seed(
+  rows: {
+    actor: string;
+    action: string;
+    at: string;
+    targetType?: string;
+    targetId?: string;
+    before?: unknown;
+    after?: unknown;
+  }[],
+) {
+  const em = t.runtime.deps.orm.em.fork();
+  for (const row of rows) {
+    await em.execute(
+      'insert into audit_logs (id, actor_id, actor_email, action, target_type, target_id, before, after, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [
+        randomUUID(),
+        randomUUID(),
+        row.actor,
+        row.action,
+        row.targetType ?? 'user',
+        row.targetId ?? 'fixture',
+        row.before === undefined ? null : JSON.stringify(row.before),
+        row.after === undefined ? null : JSON.stringify(row.after),
+        new Date(row.at),
+      ],
+    );
+  }
+}
+
+async function list(query: string): Promise<Page> {
+  const res = await admin.get(`/api/audit-logs${query}`);
+  expect(res.status, await res.clone().text()).toBe(200);
+  return res.json();
+}
+
+describe('GET /api/audit-logs: who may read it', () => {
+  it('answers 401 signed out and 403 to a member', async () => {
+    expect((await new TestClient(t.app, '10.60.0.3').get('/api/audit-logs')).status).toBe(401);
+    const res = await member.get('/api/audit-logs?target_type=user&target_id=x');
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ message: 'この操作を行う権限がありません。' });
+  });
+});
+
+describe('the changed fields of real changes made through the API', () => {
+  it('shows a user edit as before → after of only the changed fields, for the user page’s query', async () => {
+    const edit = await admin.put(`/api/users/${memberId}`, {
+      email: 'hanako@police.example.jp',
+      email_confirmation: 'hanako@police.example.jp',
+      last_name: '山本',
+      first_name: '春子',
+      affiliations: 5,
+      affiliation_name: '〇〇病院',
+      affiliation_other: '',
+      distribution: true,
+    });
+    expect(edit.status, await edit.clone().text()).toBe(200);
+
+    const page = await list(`?target_type=user&target_id=${memberId}`);
+    expect(page).toMatchObject({ total: 1, page: 1, per_page: 20 });
+    const [entry] = page.audit_logs;
+    expect(entry).toMatchObject({
+      actor_id: adminId,
+      actor_email: 'audit.boss@example.jp',
+      action: 'user.update',
+      action_label: 'ユーザー情報の変更',
+      target_type: 'user',
+      target_label: 'ユーザー',
+      target_id: memberId,
+    });
+    expect(entry?.changes).toEqual([
+      { field: 'first_name', label: '名', before: '花子', after: '春子' },
+      { field: 'affiliations', label: '所属', before: '警察関係', after: '医療機関' },
+      { field: 'affiliation_name', label: '所属名', before: '〇〇警察署', after: '〇〇病院' },
+    ]);
+    expect(Date.now() - Date.parse(entry?.created_at ?? '')).toBeLessThan(60_000);
+    expect(entry?.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
+  it('shows a role change, and a forced password change without any secret', async () => {
+    expect((await admin.put(`/api/users/${memberId}/role`, { role: 'admin' })).status).toBe(200);
+    expect((await admin.put(`/api/users/${memberId}/role`, { role: 'user' })).status).toBe(200);
+    const forced = await admin.put(`/api/users/${memberId}/password/force`, {
+      new_password: 'forced-pass-123',
+      new_password_confirmation: 'forced-pass-123',
+    });
+    expect(forced.status).toBe(200);
+
+    const res = await admin.get(`/api/audit-logs?target_type=user&target_id=${memberId}`);
+    const text = await res.clone().text();
+    expect(text).not.toMatch(/forced-pass-123|argon2|password_hash|token/i);
+    const entries = ((await res.json()) as Page).audit_logs;
+    expect(entries.map((e) => [e.action, e.action_label])).toEqual([
+      ['user.force_password', 'パスワードの強制変更'],
+      ['user.role', '管理者権限の変更'],
+      ['user.role', '管理者権限の変更'],
+      ['user.update', 'ユーザー情報の変更'],
+    ]);
+    expect(entries[0]?.changes).toEqual([]);
+    expect(entries[1]?.changes).toEqual([{ field: 'role', label: '権限', before: '管理者', after: '一般会員' }]);
+    expect(entries[2]?.changes).toEqual([{ field: 'role', label: '権限', before: '一般会員', after: '管理者' }]);
+  });
+
+  it('shows a licence created, edited and deleted', async () => {
+    const create = new FormData();
+    for (const [k, v] of Object.entries({ name: 'BLS講習', description: '一次救命処置', price: '11000' })) create.append(k, v);
+    const created = await admin.request('POST', '/api/licenses/create', { body: create });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const license = (await created.json()).license as { id: number; updated_at: string };
+
+    const edit = new FormData();
+    for (const [k, v] of Object.entries({
+      name: 'BLS講習（改訂版）',
+      description: '一次救命処置',
+      price: '12,000',
+      published: 'false',
+      updated_at: license.updated_at,
+    })) {
+      edit.append(k, v);
+    }
+    const edited = await admin.request('POST', `/api/licenses/${license.id}`, { body: edit });
+    expect(edited.status, await edited.clone().text()).toBe(200);
+    expect((await admin.request('DELETE', `/api/licenses/${license.id}`)).status).toBe(200);
+
+    const [deleted, update, creation] = (await list(`?target_type=license&target_id=${license.id}`)).audit_logs;
+    expect(update).toMatchObject({ action: 'license.update', action_label: 'ライセンスの編集', target_label: 'ライセンス' });
+    expect(update?.changes).toEqual([
+      { field: 'name', label: 'ライセンス名', before: 'BLS講習', after: 'BLS講習（改訂版）' },
+      { field: 'price', label: '価格', before: '¥11,000', after: '¥12,000' },
+      { field: 'published', label: '公開', before: '公開', after: '非公開' },
+    ]);
+    expect(creation).toMatchObject({ action: 'license.create', action_label: 'ライセンスの新規登録' });
+    // A creation: what it was created with (nothing before; empty fields left out).
+    expect(creation?.changes).toEqual([
+      { field: 'name', label: 'ライセンス名', before: null, after: 'BLS講習' },
+      { field: 'description', label: '説明', before: null, after: '一次救命処置' },
+      { field: 'price', label: '価格', before: null, after: '¥11,000' },
+      { field: 'published', label: '公開', before: null, after: '公開' },
+    ]);
+    // A deletion: what was deleted.
+    expect(deleted).toMatchObject({ action: 'license.delete', action_label: 'ライセンスの削除' });
+    expect(deleted?.changes.map((c) => [c.field, c.before, c.after])).toEqual([
+      ['name', 'BLS講習（改訂版）', null],
+      ['description', '一次救命処置', null],
+      ['price', '¥12,000', null],
+      ['published', '非公開', null],
+    ]);
+  });
+});
+
+describe('filters and paging', () => {
+  it('filters by the actor’s e-mail (partial, any case), the action and the target', async () => {
+    await seed([
+      {
+        actor: 'sato.filter@example.jp',
+        action: 'user.delete',
+        at: '2026-05-01T01:00:00Z',
+        targetId: 'u-1',
+        before: { email: 'gone@example.jp' },
+      },
+      {
+        actor: 'sato.filter@example.jp',
+        action: 'license.update',
+        at: '2026-05-01T02:00:00Z',
+        targetType: 'license',
+        targetId: '7',
+      },
+      { actor: 'ito.filter@example.jp', action: 'user.delete', at: '2026-05-01T03:00:00Z', targetId: 'u-2' },
+    ]);
+    const actions = (p: Page) => p.audit_logs.map((e) => `${e.actor_email} ${e.action} ${e.target_type}:${e.target_id}`);
+    expect(actions(await list('?actor=SATO.FIL'))).toEqual([
+      'sato.filter@example.jp license.update license:7',
+      'sato.filter@example.jp user.delete user:u-1',
+    ]);
+    expect(actions(await list('?actor=filter&action=user.delete'))).toEqual([
+      'ito.filter@example.jp user.delete user:u-2',
+      'sato.filter@example.jp user.delete user:u-1',
+    ]);
+    expect(actions(await list('?target_type=license&target_id=7'))).toEqual(['sato.filter@example.jp license.update license:7']);
+    expect(actions(await list('?target_type=user&target_id=u-2'))).toEqual(['ito.filter@example.jp user.delete user:u-2']);
+    // LIKE wildcards are text, not patterns; empty filters are no filter.
+    expect((await list('?actor=%25')).total).toBe(0);
+    expect((await list('?actor=_')).total).toBe(0);
+    expect((await list('?actor=filter&action=&target_type=&target_id=&from=&to=')).total).toBe(3);
+    expect((await list(`?actor=${encodeURIComponent(' ito.filter ')}`)).total).toBe(1);
+  });
+
+  it('takes from/to as Japan days, both ends included', async () => {
+    await seed([
+      { actor: 'clock@example.jp', action: 'user.update', at: '2026-03-09T14:59:59.999Z' }, // 03-09 23:59:59 JST
+      { actor: 'clock@example.jp', action: 'user.update', at: '2026-03-09T15:00:00.000Z' }, // 03-10 00:00 JST
+      { actor: 'clock@example.jp', action: 'user.update', at: '2026-03-10T14:59:59.999Z' }, // 03-10 23:59:59 JST
+      { actor: 'clock@example.jp', action: 'user.update', at: '2026-03-10T15:00:00.000Z' }, // 03-11 00:00 JST
+    ]);
+    const times = async (query: string) => (await list(`?actor=clock@&${query}`)).audit_logs.map((e) => e.created_at);
+    expect(await times('from=2026-03-10&to=2026-03-10')).toEqual(['2026-03-10T14:59:59.999Z', '2026-03-09T15:00:00.000Z']);
+    expect(await times('from=2026-03-10')).toEqual([
+      '2026-03-10T15:00:00.000Z',
+      '2026-03-10T14:59:59.999Z',
+      '2026-03-09T15:00:00.000Z',
+    ]);
+    expect(await times('to=2026-03-09')).toEqual(['2026-03-09T14:59:59.999Z']);
+    expect(await times('from=2026-03-11&to=2026-03-11')).toEqual(['2026-03-10T15:00:00.000Z']);
+    expect(await times('from=2026-03-12')).toEqual([]);
+  });
+
+  it('pages newest first, 20 by default and at most 100', async () => {
+    const base = Date.parse('2026-01-01T00:00:00Z');
+    await seed(
+      Array.from({ length: 25 }, (_, i) => ({
+        actor: 'pager@example.jp',
+        action: 'license.update',
+        targetType: 'license',
+        targetId: String(i + 1),
+        at: new Date(base + i * 60_000).toISOString(),
+      })),
+    );
+    const first = await list('?actor=pager@');
+    expect(first).toMatchObject({ total: 25, page: 1, per_page: 20 });
+    expect(first.audit_logs).toHaveLength(20);
+    expect(first.audit_logs[0]?.target_id).toBe('25');
+    const third = await list('?actor=pager@&per_page=10&page=3');
+    expect(third).toMatchObject({ total: 25, page: 3, per_page: 10 });
+    expect(third.audit_logs.map((e) => e.target_id)).toEqual(['5', '4', '3', '2', '1']);
+    expect((await list('?actor=pager@&per_page=10&page=4')).audit_logs).toEqual([]);
+    expect((await list('?actor=pager@&per_page=100')).audit_logs).toHaveLength(25);
+  });
+});
+
+describe('labels', () => {
+  it('names actions and fields nobody has labelled yet sensibly, and never shows secrets', async () => {
+    await seed([
+      {
+        actor: 'later@example.jp',
+        action: 'payment.replay',
+        targetType: 'payment_event',
+        targetId: 'evt_1',
+        at: '2026-02-01T00:00:00Z',
+      },
+      {
+        actor: 'later@example.jp',
+        action: 'user.lock',
+        at: '2026-02-01T00:01:00Z',
+        before: { locked: false },
+        after: { locked: true },
+      },
+      {
+        actor: 'later@example.jp',
+        action: 'gadget.frobnicate',
+        targetType: 'gadget',
+        targetId: 'g1',
+        at: '2026-02-01T00:02:00Z',
+        before: { colour: 'red', password_hash: 'h-before', api_token: 't-before' },
+        after: { colour: 'blue', password_hash: 'h-after', api_token: 't-after', reset_token: 'r' },
+      },
+    ]);
+    const res = await admin.get('/api/audit-logs?actor=later@');
+    const text = await res.clone().text();
+    expect(text).not.toMatch(/h-before|h-after|t-before|t-after|password_hash|api_token|reset_token/);
+    const [gadget, lock, replay] = ((await res.json()) as Page).audit_logs;
+    expect(replay).toMatchObject({ action_label: '決済イベントの再処理', target_label: '決済イベント', changes: [] });
+    expect(lock).toMatchObject({
+      action_label: 'ユーザーの操作（user.lock）',
+      changes: [{ field: 'locked', label: 'locked', before: 'いいえ', after: 'はい' }],
+    });
+    expect(gadget).toMatchObject({
+      action_label: 'gadget.frobnicate',
+      target_label: 'gadget',
+      changes: [{ field: 'colour', label: 'colour', before: 'red', after: 'blue' }],
+    });
+  });
+});
+
+describe('bad filters', () => {
+  it('answers 422 in the Japanese shape', async () => {
+    const cases: [string, string][] = [
+      ['from=2026-02-30', 'from'],
+      ['to=2026-13-01', 'to'],
+      ['from=yesterday', 'from'],
+      ['from=2026-03-11&to=2026-03-10', 'to'],
+      ['action=user.update%3Bdrop', 'action'],
+      ['action=USER.UPDATE', 'action'],
+      ['target_type=User', 'target_type'],
+      [`target_id=${'x'.repeat(65)}`, 'target_id'],
+      [`actor=${'a'.repeat(255)}`, 'actor'],
+      ['actor=%00', 'actor'],
+      ['page=0', 'page'],
+      ['page=abc', 'page'],
+      ['per_page=101', 'per_page'],
+      ['per_page=0', 'per_page'],
+    ];
+    for (const [query, field] of cases) {
+      const res = await admin.get(`/api/audit-logs?${query}`);
+      expect(res.status, query).toBe(422);
+      const body = await res.json();
+      expect(body.message, query).toBe('不正な値が入力されました。');
+      expect(Object.keys(body.errors), query).toEqual([field]);
+      expect(body.errors[field][0], query).toMatch(/[ぁ-んァ-ン一-龥]/);
+    }
+  });
+});
