@@ -44,6 +44,8 @@ export const eventPayloads = {
   SaleRefunded: v.object({ saleId: v.number() }),
   SaleStatusChanged: v.object({ saleIds: v.array(v.number()), from: v.number(), to: v.number(), actorId: id }),
   ExportRequested: v.object({ exportId: id }),
+  /** Compare Stripe's paid Checkout Sessions with our sales: 「今すぐ照合」 (runId) or the nightly schedule. */
+  ReconciliationRequested: v.object({ trigger: v.picklist(['manual', 'schedule']), runId: v.optional(id) }),
 } as const;
 
 export type EventName = keyof typeof eventPayloads;
@@ -81,6 +83,7 @@ export const eventRoutes = {
   SaleRefunded: [],
   SaleStatusChanged: ['mail'],
   ExportRequested: ['exports'],
+  ReconciliationRequested: ['payments'],
 } as const satisfies Record<EventName, readonly QueueName[]>;
 
 /** The events some queue carries: each must have a handler (src/host/handlers.ts, checked by the compiler). */

@@ -13,7 +13,7 @@ import type { JobContext } from '../jobs/context.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { connectRedis, connectWorkerRedis, type RedisTarget, whenReady } from '../lib/redis.ts';
 import { createAuth, createSessionReader } from '../modules/accounts/index.ts';
-import { createPayments } from '../modules/checkout/index.ts';
+import { createPayments, scheduleNightlyReconciliation } from '../modules/checkout/index.ts';
 import { createMailer, type Mailer } from '../modules/mail/index.ts';
 import { openDatabase } from './modules.ts';
 import { resolveRedis } from './redis.ts';
@@ -129,6 +129,10 @@ async function assemble(
     );
     closers.push(() => workerRedis.quit().catch(() => workerRedis.disconnect()));
     closers.push(() => workers?.close());
+    // Every worker registers the nightly payment reconciliation; BullMQ makes one job per night.
+    await scheduleNightlyReconciliation(queues.payments).catch((error) =>
+      log.warn('could not schedule the nightly payment reconciliation', { error: String(error) }),
+    );
   }
 
   const deps: AppDeps = {

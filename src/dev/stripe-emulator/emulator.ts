@@ -6,7 +6,7 @@ import { checkoutPage } from './page.ts';
 
 /**
  * A local stand-in for the part of Stripe's API this shop uses: Checkout Sessions (create, retrieve,
- * expire), payment intents, refunds, a hosted payment page (card, delayed konbini payment, cancel)
+ * expire, list), payment intents, refunds (create, list), a hosted payment page (card, delayed konbini payment, cancel)
  * and signed webhooks with retries. The app reaches it only through the real `stripe` SDK.
  */
 export interface EmulatorOptions {
@@ -43,10 +43,46 @@ const now = () => Math.floor(Date.now() / 1000);
 const error = (status: number, type: string, message: string, extra: Obj = {}) =>
   Response.json({ error: { type, message, ...extra } }, { status });
 
+/** Stripe's `created[gt|gte|lt|lte]` filter of list calls. */
+function createdWithin(query: URLSearchParams, created: number): boolean {
+  const bound = (op: string) => (query.has(`created[${op}]`) ? Number(query.get(`created[${op}]`)) : undefined);
+  const [gt, gte, lt, lte] = ['gt', 'gte', 'lt', 'lte'].map(bound);
+  const exact = query.has('created') ? Number(query.get('created')) : undefined;
+  return (
+    (gt === undefined || created > gt) &&
+    (gte === undefined || created >= gte) &&
+    (lt === undefined || created < lt) &&
+    (lte === undefined || created <= lte) &&
+    (exact === undefined || created === exact)
+  );
+}
+
+/**
+ * A Stripe list page: newest first, `limit` (1..100, default 10), cursors `starting_after` and
+ * `ending_before`, and `has_more`, so the SDK's auto-pagination walks it as it walks Stripe.
+ */
+function list(requestUrl: string, url: string, items: Obj[]): Response {
+  const query = new URL(requestUrl).searchParams;
+  const limit = Math.min(Math.max(Number(query.get('limit') ?? 10) || 10, 1), 100);
+  const ordered = items.reverse();
+  let from = 0;
+  const after = query.get('starting_after');
+  const before = query.get('ending_before');
+  if (after) from = ordered.findIndex((item) => item.id === after) + 1;
+  if (before) {
+    const end = ordered.findIndex((item) => item.id === before);
+    const start = Math.max(0, end - limit);
+    return Response.json({ object: 'list', url, has_more: start > 0, data: ordered.slice(start, Math.max(end, 0)) });
+  }
+  const data = ordered.slice(from, from + limit);
+  return Response.json({ object: 'list', url, has_more: from + limit < ordered.length, data });
+}
+
 export function createStripeEmulator(options: EmulatorOptions) {
   const sessions = new Map<string, Session>();
   const paymentIntents = new Map<string, Obj>();
   const charges = new Map<string, Obj>();
+  const refunds = new Map<string, Obj>();
   const idempotency = new Map<string, { body: string; response: Obj }>();
   const events: StripeEventRecord[] = [];
   const held: StripeEventRecord[] = [];
@@ -172,8 +208,11 @@ export function createStripeEmulator(options: EmulatorOptions) {
       amount: charge.amount,
       charge: charge.id,
       payment_intent: pi.id,
+      currency: charge.currency,
       status: 'succeeded',
+      created: now(),
     };
+    refunds.set(refundObject.id, refundObject);
     emit('charge.refunded', charge);
     return refundObject;
   }
@@ -259,14 +298,13 @@ export function createStripeEmulator(options: EmulatorOptions) {
   });
 
   app.get('/v1/checkout/sessions', (c) => {
-    const pi = c.req.query('payment_intent');
-    const data = [...sessions.values()].filter((s) => !pi || s.payment_intent === pi).map(publicSession);
-    return c.json({
-      object: 'list',
-      url: '/v1/checkout/sessions',
-      has_more: false,
-      data: data.slice(0, Number(c.req.query('limit') ?? 10)),
-    });
+    const query = new URL(c.req.url).searchParams;
+    const pi = query.get('payment_intent');
+    const status = query.get('status');
+    const matching = [...sessions.values()].filter(
+      (s) => (!pi || s.payment_intent === pi) && (!status || s.status === status) && createdWithin(query, Number(s.created)),
+    );
+    return list(c.req.url, '/v1/checkout/sessions', matching.map(publicSession));
   });
 
   app.get('/v1/checkout/sessions/:id', (c) => {
@@ -300,6 +338,19 @@ export function createStripeEmulator(options: EmulatorOptions) {
     const result = refund(String(params.payment_intent ?? ''));
     if (!result) return error(404, 'invalid_request_error', 'No such payment_intent', { code: 'resource_missing' });
     return c.json(result);
+  });
+
+  app.get('/v1/refunds', (c) => {
+    const query = new URL(c.req.url).searchParams;
+    const pi = query.get('payment_intent');
+    const matching = [...refunds.values()].filter(
+      (r) => (!pi || r.payment_intent === pi) && createdWithin(query, Number(r.created)),
+    );
+    return list(
+      c.req.url,
+      '/v1/refunds',
+      matching.map((r) => structuredClone(r)),
+    );
   });
 
   // The hosted payment page.
@@ -359,6 +410,7 @@ export function createStripeEmulator(options: EmulatorOptions) {
     settleKonbini: (sessionId: string, succeeded: boolean) => settleKonbini(sessions.get(sessionId) as Session, succeeded),
     expire: (sessionId: string) => expire(sessions.get(sessionId) as Session),
     refund,
+    refunds,
     /** Tampers with a session (tests: an amount that no longer matches ours). */
     patchSession: (sessionId: string, patch: Obj) => Object.assign(sessions.get(sessionId) as Session, patch),
     /** Holds events instead of delivering them, so a test can deliver them in any order, or twice. */

@@ -1,15 +1,22 @@
 // The checkout module's public surface: Stripe Checkout Sessions, the webhook inbox and reconciliation.
 import type { AppModule } from '../../http/context.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
-import { onStripeEventReceived, onUserDeleted } from './handlers/checkout-handlers.ts';
+import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
+import { onReconciliationRequested, onStripeEventReceived, onUserDeleted } from './handlers/checkout-handlers.ts';
+import { paymentRoutes } from './payment-routes.ts';
 import { checkoutRoutes, WEBHOOK_PATH } from './routes.ts';
 
+export { scheduleNightlyReconciliation } from './reconciliation.ts';
 export { createPayments, type Payments } from './stripe.ts';
 
 export const checkout = {
   name: 'checkout',
-  api: checkoutRoutes,
-  entities: [CheckoutSession, StripeEvent],
-  handlers: { StripeEventReceived: onStripeEventReceived, UserDeleted: onUserDeleted },
+  api: checkoutRoutes.route('/', paymentRoutes),
+  entities: [CheckoutSession, StripeEvent, ReconciliationRun, PaymentFinding],
+  handlers: {
+    StripeEventReceived: onStripeEventReceived,
+    UserDeleted: onUserDeleted,
+    ReconciliationRequested: onReconciliationRequested,
+  },
   csrfExempt: [`/api${WEBHOOK_PATH}`],
 } satisfies AppModule;

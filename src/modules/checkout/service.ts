@@ -72,14 +72,17 @@ export async function startCheckout(
   return { url: session.url };
 }
 
+const sessionIdOf = (event: Stripe.Event): string | null =>
+  event.type.startsWith('checkout.session.') ? ((event.data.object as { id?: string }).id ?? null) : null;
+
 /** Stores a verified Stripe event in the inbox once, with the event that queues its processing. */
 export async function receiveStripeEvent(orm: Orm, event: Stripe.Event): Promise<'stored' | 'duplicate'> {
   try {
     return await transact(orm.em as Em, async (tx) => {
       const inserted = await tx.execute<{ id: string }[]>(
-        `insert into stripe_events (id, type, payload, received_at) values (?, ?, ?, now())
+        `insert into stripe_events (id, type, payload, stripe_session_id, received_at) values (?, ?, ?, ?, now())
          on conflict (id) do nothing returning id`,
-        [event.id, event.type, JSON.stringify(event)],
+        [event.id, event.type, JSON.stringify(event), sessionIdOf(event)],
       );
       if (!inserted[0]) return 'duplicate';
       recordEvent(tx, 'StripeEventReceived', { eventId: event.id });
@@ -124,9 +127,13 @@ const paymentIntentOf = (session: SessionObject) =>
  * CheckoutPaid once (the sales module makes the sale), a delayed payment only when it succeeds,
  * a refund PaymentRefunded; a session whose amount or currency differs from ours is flagged.
  */
-export async function reconcile(ctx: { em: Em; stripe: Stripe; log: Logger }, eventId: string): Promise<'done' | 'skipped'> {
+export async function reconcile(
+  ctx: { em: Em; stripe: Stripe; log: Logger },
+  eventId: string,
+  options: { replay?: boolean } = {},
+): Promise<'done' | 'skipped'> {
   const row = await ctx.em.findOne(StripeEvent, { id: eventId });
-  if (!row || row.processedAt) return 'skipped';
+  if (!row || (row.processedAt && !options.replay)) return 'skipped';
   const event = row.payload as unknown as Stripe.Event;
   let session: SessionObject | null = null;
   let refundOf: string | null = null;
@@ -155,7 +162,9 @@ export async function reconcile(ctx: { em: Em; stripe: Stripe; log: Logger }, ev
 
   const outcome = await transact(ctx.em, async (tx) => {
     const fresh = await tx.findOne(StripeEvent, { id: eventId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!fresh || fresh.processedAt) return 'already processed';
+    if (!fresh || (fresh.processedAt && !options.replay)) return 'already processed';
+    // A replay re-evaluates a processed event: every step below is guarded by the checkout's state,
+    // so it never makes a second CheckoutPaid (sale, receipt mail).
     let result = 'ignored';
     let checkout: CheckoutSession | null = null;
     if (session) {
@@ -217,7 +226,11 @@ export async function reconcile(ctx: { em: Em; stripe: Stripe; log: Logger }, ev
       }
     }
     fresh.processedAt = new Date();
-    fresh.outcome = result;
+    // A replay that finds everything already applied keeps what the event did the first time.
+    fresh.outcome = result === 'ignored' && fresh.outcome ? fresh.outcome : result;
+    fresh.attempts += 1;
+    fresh.failedAt = null;
+    fresh.stripeSessionId ??= session?.id ?? null;
     return result;
   });
   ctx.log.info('stripe event reconciled', { eventId, type: event.type, outcome });

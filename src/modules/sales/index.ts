@@ -13,6 +13,13 @@ import {
 import { salesRoutes } from './routes.ts';
 
 export { COMPLETE, PUBLISH, SALE_STATUS } from './entities/sale.entity.ts';
+export {
+  type SalePayment,
+  salePaymentsOfIds,
+  salePaymentsOfPaymentIntents,
+  salePaymentsOfSessions,
+  salePaymentsSince,
+} from './payments.ts';
 export { saleIdForCheckout } from './service.ts';
 
 export const sales = {

@@ -33,10 +33,20 @@ export const CheckoutSessionSchema = defineEntity({
 export class CheckoutSession extends CheckoutSessionSchema.class {}
 CheckoutSessionSchema.setClass(CheckoutSession);
 
-/** The payments inbox: every verified Stripe event, stored once by its id. */
+/**
+ * The payments inbox: every verified Stripe event, stored once by its id. State: received (not yet
+ * processed), processed (`processedAt`, with its `outcome`), failed (`failedAt` and `lastError` of the
+ * latest failed attempt, still retried by the queue and replayable by an operator).
+ */
 export const StripeEventSchema = defineEntity({
   name: 'StripeEvent',
   tableName: 'stripe_events',
+  indexes: [
+    {
+      name: 'stripe_events_received_at_index',
+      expression: 'create index "stripe_events_received_at_index" on "stripe_events" ("received_at" desc, "id" desc)',
+    },
+  ],
   properties: {
     id: p.string().length(255).primary(),
     type: p.string().length(100),
@@ -47,6 +57,11 @@ export const StripeEventSchema = defineEntity({
       .onCreate(() => new Date()),
     processedAt: p.datetime().fieldName('processed_at').nullable(),
     outcome: p.text().nullable(),
+    attempts: p.integer().default(0),
+    failedAt: p.datetime().fieldName('failed_at').nullable(),
+    lastError: p.text().fieldName('last_error').nullable(),
+    // The Checkout Session the event is about (for the inbox and reconciliation links).
+    stripeSessionId: p.string().length(255).fieldName('stripe_session_id').nullable().index('stripe_events_session_index'),
   },
 });
 export class StripeEvent extends StripeEventSchema.class {}

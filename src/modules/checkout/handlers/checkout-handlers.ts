@@ -1,9 +1,15 @@
 import type { EventHandler } from '../../../jobs/context.ts';
-import { forgetUser, reconcile } from '../service.ts';
+import { processStripeEvent } from '../inbox.ts';
+import { runReconciliation } from '../reconciliation.ts';
+import { forgetUser } from '../service.ts';
 
 /** StripeEventReceived → reconcile the inbox event into checkout state (and CheckoutPaid/PaymentRefunded). */
 export const onStripeEventReceived: EventHandler<'StripeEventReceived'> = (ctx, event) =>
-  reconcile({ em: ctx.em, stripe: ctx.stripe, log: ctx.log }, event.payload.eventId);
+  processStripeEvent({ em: ctx.em, stripe: ctx.stripe, log: ctx.log }, event.payload.eventId);
 
 /** UserDeleted → checkout records drop the account link. */
 export const onUserDeleted: EventHandler<'UserDeleted'> = (ctx, event) => forgetUser(ctx.em, event.payload.userId);
+
+/** ReconciliationRequested → compare Stripe's Checkout Sessions and refunds with the sales. */
+export const onReconciliationRequested: EventHandler<'ReconciliationRequested'> = (ctx, event) =>
+  runReconciliation({ em: ctx.em, stripe: ctx.stripe, log: ctx.log }, event.payload);

@@ -1,0 +1,172 @@
+import type Stripe from 'stripe';
+import type { Em, Orm } from '../../db/orm.ts';
+import { transact } from '../../events/outbox.ts';
+import { AppError } from '../../http/errors.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { type Actor, recordAudit } from '../audit/index.ts';
+import { StripeEvent } from './entities/checkout-session.entity.ts';
+import { reconcile } from './service.ts';
+
+export const STRIPE_EVENT_NOT_FOUND = 'Stripe イベントが見つかりませんでした。';
+
+export type InboxState = 'received' | 'processed' | 'failed';
+
+/** Japanese names of the Stripe events the shop handles (others are stored and shown by type). */
+export const EVENT_TYPE_LABELS: Record<string, string> = {
+  'checkout.session.completed': '決済手続きの完了',
+  'checkout.session.async_payment_succeeded': 'コンビニ決済の入金',
+  'checkout.session.async_payment_failed': 'コンビニ決済の失敗（期限切れ）',
+  'checkout.session.expired': '決済ページの期限切れ',
+  'charge.refunded': '返金',
+};
+
+/** What processing made of an event (`outcome` of reconcile). */
+const OUTCOME_LABELS: Record<string, string> = {
+  paid: '売上を記録',
+  'paid and refunded': '売上を記録し返金を反映',
+  refunded: '返金を反映',
+  'awaiting payment': '入金待ち（コンビニ決済）',
+  'payment failed': '支払い失敗を反映',
+  expired: '期限切れを反映',
+  flagged: '金額・通貨の不一致（売上にしていません）',
+  'unknown session': '対応する購入手続きがありません',
+  ignored: '対応不要',
+};
+
+const stateOf = (row: Pick<StripeEvent, 'processedAt' | 'failedAt'>): InboxState =>
+  row.failedAt ? 'failed' : row.processedAt ? 'processed' : 'received';
+
+function view(row: StripeEvent) {
+  return {
+    id: row.id,
+    type: row.type,
+    type_label: EVENT_TYPE_LABELS[row.type] ?? row.type,
+    state: stateOf(row),
+    received_at: row.receivedAt,
+    processed_at: row.processedAt ?? null,
+    failed_at: row.failedAt ?? null,
+    attempts: row.attempts,
+    outcome: row.outcome ?? null,
+    outcome_label: row.outcome ? (OUTCOME_LABELS[row.outcome] ?? row.outcome) : null,
+    error: row.lastError ?? null,
+    stripe_session_id: row.stripeSessionId ?? null,
+  };
+}
+export type InboxEventView = ReturnType<typeof view>;
+
+export interface InboxFilter {
+  type?: string;
+  state?: InboxState;
+  sessionId?: string;
+  from?: string;
+  to?: string;
+}
+
+/** The inbox, newest first, filtered by type, state, session and JST receipt dates. */
+export async function listStripeEvents(orm: Orm, filter: InboxFilter, page: number, perPage: number) {
+  const em = orm.em.fork() as Em;
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (filter.type) {
+    clauses.push('type = ?');
+    params.push(filter.type);
+  }
+  if (filter.state === 'failed') clauses.push('failed_at is not null');
+  if (filter.state === 'processed') clauses.push('processed_at is not null and failed_at is null');
+  if (filter.state === 'received') clauses.push('processed_at is null and failed_at is null');
+  if (filter.sessionId) {
+    clauses.push('stripe_session_id = ?');
+    params.push(filter.sessionId);
+  }
+  if (filter.from) {
+    clauses.push("received_at >= (?::date)::timestamp at time zone 'Asia/Tokyo'");
+    params.push(filter.from);
+  }
+  if (filter.to) {
+    clauses.push("received_at < ((?::date + 1)::timestamp at time zone 'Asia/Tokyo')");
+    params.push(filter.to);
+  }
+  const where = clauses.length ? `where ${clauses.join(' and ')}` : '';
+  const [ids, counted] = await Promise.all([
+    em.execute<{ id: string }[]>(`select id from stripe_events ${where} order by received_at desc, id desc limit ? offset ?`, [
+      ...params,
+      perPage,
+      (page - 1) * perPage,
+    ]),
+    em.execute<{ total: string }[]>(`select count(*) as total from stripe_events ${where}`, params),
+  ]);
+  const rows = ids.length ? await em.find(StripeEvent, { id: { $in: ids.map((row) => row.id) } }) : [];
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return {
+    events: ids.map((row) => view(byId.get(row.id) as StripeEvent)),
+    total: Number(counted[0]?.total ?? 0),
+    page,
+    per_page: perPage,
+  };
+}
+
+/** One event with Stripe's payload, as received. */
+export async function stripeEventDetail(orm: Orm, id: string) {
+  const row = await orm.em.fork().findOne(StripeEvent, { id });
+  if (!row) throw new AppError('not_found', STRIPE_EVENT_NOT_FOUND);
+  return { event: { ...view(row), payload: row.payload } };
+}
+
+const MAX_ERROR = 2_000;
+
+/**
+ * Processes one inbox event (the queue's job, or an operator's replay). A failure is written on the
+ * event — when, why, how many attempts — and rethrown, so the queue still retries it.
+ */
+export async function processStripeEvent(
+  ctx: { em: Em; stripe: Stripe; log: Logger },
+  eventId: string,
+  options: { replay?: boolean } = {},
+): Promise<'done' | 'skipped'> {
+  try {
+    return await reconcile(ctx, eventId, options);
+  } catch (error) {
+    const message = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, MAX_ERROR);
+    try {
+      await ctx.em
+        .fork()
+        .execute('update stripe_events set failed_at = now(), last_error = ?, attempts = attempts + 1 where id = ?', [
+          message,
+          eventId,
+        ]);
+    } catch (writeError) {
+      ctx.log.warn('could not record a failed Stripe event', { eventId, error: String(writeError) });
+    }
+    throw error;
+  }
+}
+
+/**
+ * An operator re-runs one event now. Idempotent: processing is guarded by the checkout's state, so
+ * five replays at once still make one sale and one receipt mail. Audited; the answer is the event
+ * as it stands afterwards (a failure is shown on it, not thrown).
+ */
+export async function replayStripeEvent(
+  deps: { orm: Orm; stripe: Stripe; log: Logger },
+  actor: Actor,
+  id: string,
+): Promise<{ event: InboxEventView }> {
+  const em = deps.orm.em.fork() as Em;
+  const row = await em.findOne(StripeEvent, { id });
+  if (!row) throw new AppError('not_found', STRIPE_EVENT_NOT_FOUND);
+  await transact(em, async (tx) => {
+    recordAudit(tx, actor, {
+      action: 'payment.replay',
+      targetType: 'stripe_event',
+      targetId: id,
+      before: { state: stateOf(row), outcome: row.outcome ?? null, error: row.lastError ?? null },
+    });
+  });
+  try {
+    await processStripeEvent({ em: deps.orm.em.fork() as Em, stripe: deps.stripe, log: deps.log }, id, { replay: true });
+  } catch (error) {
+    deps.log.warn('replayed Stripe event failed', { eventId: id, error: String(error) });
+  }
+  const after = await deps.orm.em.fork().findOneOrFail(StripeEvent, { id });
+  return { event: view(after) };
+}

@@ -1,0 +1,103 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import type { AppEnv } from '../../http/context.ts';
+import { AppError } from '../../http/errors.ts';
+import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { jsonInput, parseInput, rules } from '../../http/validate.ts';
+import { listStripeEvents, replayStripeEvent, STRIPE_EVENT_NOT_FOUND, stripeEventDetail } from './inbox.ts';
+import {
+  listReconciliations,
+  RECONCILIATION_DAYS,
+  RUN_NOT_FOUND,
+  reconciliationDetail,
+  requestReconciliation,
+} from './reconciliation.ts';
+
+const numberInRange = (label: string, max: number) =>
+  v.pipe(
+    v.string(`${label}が正しくありません。`),
+    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
+    v.transform(Number),
+    v.minValue(1, `${label}が正しくありません。`),
+    v.maxValue(max, `${label}が正しくありません。`),
+  );
+const Paging = {
+  page: v.optional(numberInRange('ページ番号', 100_000), '1'),
+  per_page: v.optional(numberInRange('表示件数', 100), '20'),
+};
+const optionalDate = v.optional(v.union([v.literal(''), rules.date()], '日付が正しくありません。'));
+
+const EventsQuery = v.object({
+  type: v.optional(
+    v.pipe(
+      v.string('種類が正しくありません。'),
+      v.maxLength(100, '種類が正しくありません。'),
+      v.regex(/^[a-z0-9_.]*$/, '種類が正しくありません。'),
+    ),
+  ),
+  state: v.optional(v.picklist(['', 'received', 'processed', 'failed'], '状態が正しくありません。')),
+  session: v.optional(
+    v.pipe(
+      v.string('Checkout Session が正しくありません。'),
+      v.regex(/^[A-Za-z0-9_]{0,255}$/, 'Checkout Session が正しくありません。'),
+    ),
+  ),
+  from: optionalDate,
+  to: optionalDate,
+  ...Paging,
+});
+const PageQuery = v.object(Paging);
+const EventId = v.pipe(v.string(), v.regex(/^evt_[A-Za-z0-9_]{1,250}$/));
+const RunId = v.pipe(v.string(), v.uuid());
+
+const ReconcileInput = v.object({
+  days: v.optional(
+    v.pipe(
+      v.number('日数は1〜90の整数で入力してください。'),
+      v.integer('日数は1〜90の整数で入力してください。'),
+      v.minValue(1, '日数は1〜90の整数で入力してください。'),
+      v.maxValue(90, '日数は1〜90の整数で入力してください。'),
+    ),
+    RECONCILIATION_DAYS,
+  ),
+});
+
+/** The payments inbox and reconciliation (administrators). */
+export const paymentRoutes = new Hono<AppEnv>()
+  .get('/payments/events', requireAdmin, async (c) => {
+    const query = parseInput(EventsQuery, c.req.query());
+    const filter = {
+      type: query.type || undefined,
+      state: query.state || undefined,
+      sessionId: query.session || undefined,
+      from: query.from || undefined,
+      to: query.to || undefined,
+    };
+    return c.json(await listStripeEvents(c.var.deps.orm, filter, query.page, query.per_page));
+  })
+  .get('/payments/events/:id', requireAdmin, async (c) => {
+    const id = c.req.param('id');
+    if (!v.is(EventId, id)) throw new AppError('not_found', STRIPE_EVENT_NOT_FOUND);
+    return c.json(await stripeEventDetail(c.var.deps.orm, id));
+  })
+  .post('/payments/events/:id/replay', requireAdmin, async (c) => {
+    const id = c.req.param('id');
+    if (!v.is(EventId, id)) throw new AppError('not_found', STRIPE_EVENT_NOT_FOUND);
+    const { orm, payments, log } = c.var.deps;
+    const user = signedInUser(c);
+    return c.json(await replayStripeEvent({ orm, stripe: payments.stripe, log }, { id: user.id, email: user.email }, id));
+  })
+  .get('/payments/reconciliations', requireAdmin, async (c) => {
+    const query = parseInput(PageQuery, c.req.query());
+    return c.json(await listReconciliations(c.var.deps.orm, query.page, query.per_page));
+  })
+  .get('/payments/reconciliations/:id', requireAdmin, async (c) => {
+    const id = c.req.param('id');
+    if (!v.is(RunId, id)) throw new AppError('not_found', RUN_NOT_FOUND);
+    return c.json(await reconciliationDetail(c.var.deps.orm, id));
+  })
+  .post('/payments/reconciliations', requireAdmin, async (c) => {
+    const input = await jsonInput(c, ReconcileInput);
+    const user = signedInUser(c);
+    return c.json(await requestReconciliation(c.var.deps.orm, { id: user.id, email: user.email }, input.days), 202);
+  });

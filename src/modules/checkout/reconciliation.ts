@@ -1,0 +1,349 @@
+import { randomUUID } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import type Stripe from 'stripe';
+import type { Em, Orm } from '../../db/orm.ts';
+import type { EventPayload } from '../../events/contracts.ts';
+import { recordEvent, transact } from '../../events/outbox.ts';
+import { AppError } from '../../http/errors.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { type Actor, recordAudit } from '../audit/index.ts';
+import {
+  type SalePayment,
+  salePaymentsOfIds,
+  salePaymentsOfPaymentIntents,
+  salePaymentsOfSessions,
+  salePaymentsSince,
+} from '../sales/index.ts';
+import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
+import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
+
+/** How far back a run looks by default (Checkout Sessions created, sales paid, refunds made). */
+export const RECONCILIATION_DAYS = 7;
+export const RUN_NOT_FOUND = '照合の記録が見つかりませんでした。';
+/** The nightly run: 03:00 Japan time, one job per night however many workers run (BullMQ job scheduler). */
+export const NIGHTLY_SCHEDULER_ID = 'nightly-payment-reconciliation';
+export const NIGHTLY_PATTERN = '0 3 * * *';
+
+export type FindingKind = 'paid_without_sale' | 'sale_without_payment' | 'amount_mismatch' | 'refund_not_recorded';
+
+export const FINDING_LABELS: Record<FindingKind, string> = {
+  paid_without_sale: '支払い済みなのに売上がない',
+  sale_without_payment: '売上があるのに支払いがない',
+  amount_mismatch: '金額・通貨の不一致',
+  refund_not_recorded: 'Stripe で返金済みだが未反映',
+};
+
+const RUN_STATE_LABELS: Record<string, string> = { queued: '待機中', running: '照合中', done: '完了', failed: '失敗' };
+
+/**
+ * Registers the nightly run with BullMQ's job scheduler on the payments queue (idempotent: every
+ * worker may call it; one job is produced per 03:00 JST). The job carries a ReconciliationRequested event.
+ */
+export async function scheduleNightlyReconciliation(queue: Queue): Promise<void> {
+  await queue.upsertJobScheduler(
+    NIGHTLY_SCHEDULER_ID,
+    { pattern: NIGHTLY_PATTERN, tz: 'Asia/Tokyo' },
+    {
+      name: 'ReconciliationRequested',
+      data: {
+        id: NIGHTLY_SCHEDULER_ID,
+        name: 'ReconciliationRequested',
+        occurredAt: new Date().toISOString(),
+        payload: { trigger: 'schedule' },
+      },
+    },
+  );
+}
+
+/** The 「今すぐ照合」 button: a queued run and its event, in one transaction (audited). */
+export async function requestReconciliation(orm: Orm, actor: Actor, days: number) {
+  const em = orm.em.fork() as Em;
+  return transact(em, async (tx) => {
+    // One manual run at a time: a second click while one is under way shows that run.
+    await tx.execute("select pg_advisory_xact_lock(hashtext('payment-reconciliation-request'))");
+    const busy = await tx.findOne(
+      ReconciliationRun,
+      { state: { $in: ['queued', 'running'] }, createdAt: { $gt: new Date(Date.now() - 15 * 60_000) } },
+      { orderBy: { createdAt: 'desc' } },
+    );
+    if (busy) throw new AppError('conflict', '照合を実行中です。終わるまでお待ちください。');
+    const run = tx.create(ReconciliationRun, {
+      id: randomUUID(),
+      trigger: 'manual',
+      requestedBy: actor.email,
+      days,
+      state: 'queued',
+      createdAt: new Date(),
+    });
+    recordAudit(tx, actor, { action: 'payment.reconcile', targetType: 'reconciliation', targetId: run.id, after: { days } });
+    recordEvent(tx, 'ReconciliationRequested', { trigger: 'manual', runId: run.id });
+    return { reconciliation: runView(run) };
+  });
+}
+
+/** The slot of a scheduled run: its Japan date, so a night runs once even if the job is delivered twice. */
+const nightSlot = (at: Date) => `nightly:${new Intl.DateTimeFormat('sv-SE', { timeZone: 'Asia/Tokyo' }).format(at)}`;
+
+/** ReconciliationRequested → compare and record the differences (idempotent per run). */
+export async function runReconciliation(
+  ctx: { em: Em; stripe: Stripe; log: Logger },
+  request: EventPayload<'ReconciliationRequested'>,
+): Promise<'done' | 'skipped'> {
+  const em = ctx.em.fork() as Em;
+  let runId = request.runId;
+  if (!runId) {
+    const inserted = await em.execute<{ id: string }[]>(
+      `insert into reconciliation_runs (id, trigger, slot, days, state, created_at) values (?, 'schedule', ?, ?, 'queued', now())
+       on conflict (slot) do nothing returning id`,
+      [randomUUID(), nightSlot(new Date()), RECONCILIATION_DAYS],
+    );
+    const existing =
+      inserted[0] ??
+      (await em.execute<{ id: string }[]>('select id from reconciliation_runs where slot = ?', [nightSlot(new Date())]))[0];
+    if (!existing) return 'skipped';
+    runId = existing.id;
+  }
+  const claimed = await em.execute<{ days: number }[]>(
+    `update reconciliation_runs set state = 'running', started_at = now(), error = null
+     where id = ? and state in ('queued', 'failed') returning days`,
+    [runId],
+  );
+  const days = claimed[0]?.days;
+  if (days === undefined) return 'skipped';
+  try {
+    const result = await compare(em, ctx.stripe, days);
+    await transact(em, async (tx) => {
+      await tx.nativeDelete(PaymentFinding, { runId });
+      for (const finding of result.findings)
+        tx.create(PaymentFinding, { id: randomUUID(), runId, createdAt: new Date(), ...finding });
+      await tx.nativeUpdate(
+        ReconciliationRun,
+        { id: runId },
+        {
+          state: 'done',
+          finishedAt: new Date(),
+          sessionsChecked: result.sessionsChecked,
+          salesChecked: result.salesChecked,
+          refundsChecked: result.refundsChecked,
+          findings: result.findings.length,
+        },
+      );
+    });
+    ctx.log.info('payments reconciled', { runId, findings: result.findings.length, sessions: result.sessionsChecked });
+    return 'done';
+  } catch (error) {
+    await em.execute("update reconciliation_runs set state = 'failed', finished_at = now(), error = ? where id = ?", [
+      String(error instanceof Error ? error.message : error).slice(0, 2_000),
+      runId,
+    ]);
+    throw error;
+  }
+}
+
+type FindingInput = Omit<PaymentFinding, 'id' | 'runId' | 'createdAt'>;
+
+const yen = (amount: number | null | undefined, currency: string | null | undefined) =>
+  currency === 'jpy' ? `¥${Number(amount ?? 0).toLocaleString('ja-JP')}` : `${amount ?? '—'} ${currency ?? ''}`.trim();
+
+/**
+ * Stripe's side through the real SDK's list calls (auto-paginated): Checkout Sessions created in the
+ * window and refunds made in it. Our side: sales of those sessions and sales paid in the window.
+ */
+async function compare(em: Em, stripe: Stripe, days: number) {
+  const since = new Date(Date.now() - days * 86_400_000);
+  const gte = Math.floor(since.getTime() / 1000);
+  const findings: FindingInput[] = [];
+
+  const paid = new Map<string, Stripe.Checkout.Session>();
+  let sessionsChecked = 0;
+  for await (const session of stripe.checkout.sessions.list({ created: { gte }, limit: 100 })) {
+    sessionsChecked++;
+    if (session.payment_status === 'paid') paid.set(session.id, session);
+  }
+  const salesOfPaid = new Map((await salePaymentsOfSessions(em, [...paid.keys()])).map((sale) => [sale.stripeSessionId, sale]));
+
+  for (const session of paid.values()) {
+    const sale = salesOfPaid.get(session.id);
+    if (!sale) findings.push(await paidWithoutSale(em, session));
+    else if (sale.amount !== session.amount_total || sale.currency !== session.currency) findings.push(mismatch(session, sale));
+  }
+
+  // Sales of the window whose session was not among the paid ones: ask Stripe about each (a konbini
+  // session created before the window and paid within it is fine).
+  const recent = await salePaymentsSince(em, since);
+  for (const sale of recent) {
+    if (paid.has(sale.stripeSessionId)) continue;
+    let session: Stripe.Checkout.Session | null = null;
+    try {
+      session = await stripe.checkout.sessions.retrieve(sale.stripeSessionId);
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+    }
+    if (session?.payment_status !== 'paid') {
+      findings.push({
+        kind: 'sale_without_payment',
+        stripeSessionId: sale.stripeSessionId,
+        paymentIntentId: sale.paymentIntentId,
+        saleId: sale.id,
+        eventId: null,
+        stripeAmount: session?.amount_total ?? null,
+        stripeCurrency: session?.currency ?? null,
+        ourAmount: sale.amount,
+        ourCurrency: sale.currency,
+        detail: session
+          ? `売上 #${sale.id} の Checkout Session は Stripe で未払い（${session.payment_status}）です。`
+          : `売上 #${sale.id} の Checkout Session が Stripe に見つかりません。`,
+      });
+    } else if (sale.amount !== session.amount_total || sale.currency !== session.currency) {
+      findings.push(mismatch(session, sale));
+    }
+  }
+
+  const refunded = new Map<string, Stripe.Refund>();
+  let refundsChecked = 0;
+  for await (const refund of stripe.refunds.list({ created: { gte }, limit: 100 })) {
+    refundsChecked++;
+    const pi = typeof refund.payment_intent === 'string' ? refund.payment_intent : refund.payment_intent?.id;
+    if (pi && refund.status === 'succeeded') refunded.set(pi, refund);
+  }
+  for (const sale of await salePaymentsOfPaymentIntents(em, [...refunded.keys()])) {
+    if (sale.refundedAt) continue;
+    const refund = refunded.get(sale.paymentIntentId ?? '') as Stripe.Refund;
+    findings.push({
+      kind: 'refund_not_recorded',
+      stripeSessionId: sale.stripeSessionId,
+      paymentIntentId: sale.paymentIntentId,
+      saleId: sale.id,
+      eventId: await latestEventId(em, { paymentIntentId: sale.paymentIntentId }),
+      stripeAmount: refund.amount,
+      stripeCurrency: refund.currency,
+      ourAmount: sale.amount,
+      ourCurrency: sale.currency,
+      detail: `Stripe では ${yen(refund.amount, refund.currency)} が返金済みですが、売上 #${sale.id} は返金になっていません。`,
+    });
+  }
+  return { findings, sessionsChecked, salesChecked: recent.length, refundsChecked };
+}
+
+function mismatch(session: Stripe.Checkout.Session, sale: SalePayment): FindingInput {
+  return {
+    kind: 'amount_mismatch',
+    stripeSessionId: session.id,
+    paymentIntentId: sale.paymentIntentId,
+    saleId: sale.id,
+    eventId: null,
+    stripeAmount: session.amount_total,
+    stripeCurrency: session.currency,
+    ourAmount: sale.amount,
+    ourCurrency: sale.currency,
+    detail: `Stripe の支払いは ${yen(session.amount_total, session.currency)}、売上 #${sale.id} は ${yen(sale.amount, sale.currency)} です。`,
+  };
+}
+
+async function paidWithoutSale(em: Em, session: Stripe.Checkout.Session): Promise<FindingInput> {
+  const eventId = await latestEventId(em, { sessionId: session.id });
+  const checkout = await em.findOne(CheckoutSession, { stripeSessionId: session.id });
+  const reasons = [`Stripe で ${yen(session.amount_total, session.currency)} の支払いが完了していますが、売上がありません。`];
+  if (checkout?.state === 'flagged') reasons.push(`金額の不一致で保留しています（${checkout.flagReason ?? ''}）。`);
+  else if (!checkout) reasons.push('この店の購入手続きの記録がありません。');
+  reasons.push(eventId ? 'Webhook イベントを再実行できます。' : 'Webhook イベントを受信していません。');
+  return {
+    kind: 'paid_without_sale',
+    stripeSessionId: session.id,
+    paymentIntentId: typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? null),
+    saleId: null,
+    eventId,
+    stripeAmount: session.amount_total,
+    stripeCurrency: session.currency,
+    ourAmount: checkout?.amount ?? null,
+    ourCurrency: checkout?.currency ?? null,
+    detail: reasons.join(''),
+  };
+}
+
+/** The inbox event to replay for a session (its completion first) or a refunded payment. */
+async function latestEventId(em: Em, of: { sessionId?: string; paymentIntentId?: string | null }): Promise<string | null> {
+  if (of.sessionId) {
+    const rows = await em.find(
+      StripeEvent,
+      {
+        stripeSessionId: of.sessionId,
+        type: { $in: ['checkout.session.completed', 'checkout.session.async_payment_succeeded'] },
+      },
+      { orderBy: { receivedAt: 'desc' }, limit: 1, fields: ['id'] },
+    );
+    return rows[0]?.id ?? null;
+  }
+  if (of.paymentIntentId) {
+    const rows = await em.execute<{ id: string }[]>(
+      `select id from stripe_events where type = 'charge.refunded' and payload->'data'->'object'->>'payment_intent' = ?
+       order by received_at desc limit 1`,
+      [of.paymentIntentId],
+    );
+    return rows[0]?.id ?? null;
+  }
+  return null;
+}
+
+function runView(run: ReconciliationRun) {
+  return {
+    id: run.id,
+    trigger: run.trigger,
+    trigger_label: run.trigger === 'schedule' ? '定期（毎日 3:00）' : '手動',
+    requested_by: run.requestedBy ?? null,
+    days: run.days,
+    state: run.state,
+    state_label: RUN_STATE_LABELS[run.state] ?? run.state,
+    created_at: run.createdAt,
+    started_at: run.startedAt ?? null,
+    finished_at: run.finishedAt ?? null,
+    sessions_checked: run.sessionsChecked,
+    sales_checked: run.salesChecked,
+    refunds_checked: run.refundsChecked,
+    findings: run.findings,
+    error: run.error ?? null,
+  };
+}
+
+/** Runs, newest first. */
+export async function listReconciliations(orm: Orm, page: number, perPage: number) {
+  const em = orm.em.fork();
+  const [runs, total] = await em.findAndCount(
+    ReconciliationRun,
+    {},
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: perPage, offset: (page - 1) * perPage },
+  );
+  return { reconciliations: runs.map(runView), total, page, per_page: perPage };
+}
+
+/** One run with its findings, each linked to the sale's buyer and the event to replay. */
+export async function reconciliationDetail(orm: Orm, id: string) {
+  const em = orm.em.fork() as Em;
+  const run = await em.findOne(ReconciliationRun, { id });
+  if (!run) throw new AppError('not_found', RUN_NOT_FOUND);
+  const findings = await em.find(PaymentFinding, { runId: id }, { orderBy: { kind: 'asc', createdAt: 'asc' } });
+  const saleIds = findings.flatMap((finding) => (finding.saleId ? [finding.saleId] : []));
+  const sales = new Map((await salePaymentsOfIds(em, saleIds)).map((sale) => [sale.id, sale]));
+  return {
+    reconciliation: runView(run),
+    findings: findings.map((finding) => {
+      const sale = finding.saleId ? sales.get(finding.saleId) : undefined;
+      return {
+        id: finding.id,
+        kind: finding.kind,
+        kind_label: FINDING_LABELS[finding.kind as FindingKind] ?? finding.kind,
+        stripe_session_id: finding.stripeSessionId ?? null,
+        payment_intent_id: finding.paymentIntentId ?? null,
+        sale_id: finding.saleId ?? null,
+        sale_user_id: sale?.userId ?? null,
+        sale_buyer_email: sale?.buyerEmail ?? null,
+        event_id: finding.eventId ?? null,
+        stripe_amount: finding.stripeAmount ?? null,
+        stripe_currency: finding.stripeCurrency ?? null,
+        our_amount: finding.ourAmount ?? null,
+        our_currency: finding.ourCurrency ?? null,
+        detail: finding.detail,
+      };
+    }),
+  };
+}

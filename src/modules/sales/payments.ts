@@ -1,0 +1,43 @@
+import type { Em } from '../../db/orm.ts';
+
+/** What payment reconciliation compares of a sale with Stripe's Checkout Session. */
+export interface SalePayment {
+  id: number;
+  stripeSessionId: string;
+  paymentIntentId: string | null;
+  amount: number;
+  currency: string;
+  paidAt: Date;
+  refundedAt: Date | null;
+  userId: string | null;
+  buyerEmail: string;
+}
+
+const COLUMNS = `id, stripe_session_id as "stripeSessionId", stripe_payment_intent_id as "paymentIntentId", amount, currency,
+  paid_at as "paidAt", refunded_at as "refundedAt", user_id as "userId", buyer_email as "buyerEmail"`;
+
+/** Sales paid since `since` (the reconciliation window), oldest first. */
+export function salePaymentsSince(em: Em, since: Date): Promise<SalePayment[]> {
+  return em.execute<SalePayment[]>(`select ${COLUMNS} from sales where paid_at >= ? order by paid_at, id`, [since]);
+}
+
+async function salesWhereIn(em: Em, column: string, values: readonly (string | number)[]): Promise<SalePayment[]> {
+  const found: SalePayment[] = [];
+  for (let at = 0; at < values.length; at += 500) {
+    const chunk = values.slice(at, at + 500);
+    const marks = chunk.map(() => '?').join(', ');
+    found.push(...(await em.execute<SalePayment[]>(`select ${COLUMNS} from sales where ${column} in (${marks})`, chunk)));
+  }
+  return found;
+}
+
+/** Sales of these Checkout Sessions. */
+export const salePaymentsOfSessions = (em: Em, sessionIds: readonly string[]) =>
+  salesWhereIn(em, 'stripe_session_id', sessionIds);
+
+/** Sales paid through these PaymentIntents. */
+export const salePaymentsOfPaymentIntents = (em: Em, paymentIntentIds: readonly string[]) =>
+  salesWhereIn(em, 'stripe_payment_intent_id', paymentIntentIds);
+
+/** These sales (the reconciliation screen links each finding to its buyer). */
+export const salePaymentsOfIds = (em: Em, saleIds: readonly number[]) => salesWhereIn(em, 'id', saleIds);
