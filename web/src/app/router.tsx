@@ -26,6 +26,7 @@ import { LicenseDetailPage } from '../features/licenses/routes/license-detail';
 import { LandingPage } from '../features/pages/routes/landing';
 import { LegalNoticePage } from '../features/pages/routes/legal';
 import { TermsPage } from '../features/pages/routes/terms';
+import { AdminPaymentsPage } from '../features/payments/routes/payments';
 import { PurchaseHistory } from '../features/purchase/purchase-history';
 import { CheckoutRedirectPage } from '../features/purchase/routes/checkout-redirect';
 import { PurchaseCompletePage } from '../features/purchase/routes/complete';
@@ -167,6 +168,7 @@ export const routes: RouteObject[] = [
             handle: meta('administrator', false, '変更内容の確認'),
             element: <AdminLicenseConfirmPage />,
           },
+          { path: 'payments', handle: meta('administrator', false, '決済の受信箱と照合'), element: <AdminPaymentsPage /> },
           { path: '*', handle: meta('administrator', false, 'ページが見つかりません'), element: <NotFoundPage /> },
         ],
       },

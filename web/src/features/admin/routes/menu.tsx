@@ -1,6 +1,12 @@
 import { Link } from 'react-router';
 import { navItems, useLogout } from '../../../app/navigation';
 
+/** The back office beyond the seed's three screens (the navigation bar keeps the seed's). */
+const OPERATIONS = [
+  { label: '決済の受信箱と照合', to: '/admin/payments' },
+  { label: '操作履歴', to: '/admin/audit' },
+];
+
 /** /admin: the administrator's menu (a menu page: no navigation bar, its own buttons instead). */
 export function AdminMenuPage() {
   const onLogout = useLogout();
@@ -9,6 +15,13 @@ export function AdminMenuPage() {
       <h1>管理メニュー</h1>
       <ul className="menu">
         {navItems('administrator', undefined).map((item) => (
+          <li key={item.to}>
+            <Link to={item.to} className="button menu-button">
+              {item.label}
+            </Link>
+          </li>
+        ))}
+        {OPERATIONS.map((item) => (
           <li key={item.to}>
             <Link to={item.to} className="button menu-button">
               {item.label}

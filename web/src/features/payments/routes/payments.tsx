@@ -1,0 +1,351 @@
+import { type FormEvent, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { FormAlert, Notice } from '../../../components/ui/form-alert';
+import { LoadError, Loading } from '../../../components/ui/load-state';
+import { Pager } from '../../../components/ui/pager';
+import { SelectField } from '../../../components/ui/select-field';
+import { TextInput } from '../../../components/ui/text-input';
+import { api } from '../../../lib/api';
+import { formatDateTime } from '../../../lib/format';
+import { withParams } from '../../../lib/search-params';
+import { useFormSubmit } from '../../../lib/use-form-submit';
+import {
+  EVENT_FILTERS,
+  EVENT_STATES,
+  EVENT_TYPES,
+  type Finding,
+  type InboxEvent,
+  type Reconciliation,
+  useInbox,
+  useReconciliation,
+  useReconciliations,
+} from '../api';
+
+const STATE_LABEL: Record<InboxEvent['state'], string> = { received: '未処理', processed: '処理済み', failed: '失敗' };
+
+const money = (amount: number | null, currency: string | null) =>
+  amount === null ? '—' : currency === 'jpy' ? `¥${amount.toLocaleString('ja-JP')}` : `${amount} ${currency ?? ''}`;
+
+/** /admin/payments: the Stripe event inbox (with replay) and the reconciliation of payments with sales. */
+export function AdminPaymentsPage() {
+  return (
+    <section className="card">
+      <h1>決済の受信箱と照合</h1>
+      <p className="lead">
+        Stripe
+        から届いたイベントと、その処理の結果です。失敗したイベントは原因を確かめてから再実行できます（何度実行しても売上やメールは二重になりません）。
+      </p>
+      <ReconciliationSection />
+      <InboxSection />
+    </section>
+  );
+}
+
+function ReconciliationSection() {
+  const [page, setPage] = useState(1);
+  const [opened, setOpened] = useState<string | null>(null);
+  const [days, setDays] = useState('7');
+  const runs = useReconciliations(page);
+  const { busy, message, errors, run } = useFormSubmit();
+  const latest = runs.data?.reconciliations[0];
+  const shown = opened ?? (latest?.state === 'done' ? latest.id : null);
+
+  const start = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      await api('/api/payments/reconciliations', { method: 'POST', body: { days: Number(days) } });
+      setPage(1);
+      setOpened(null);
+      await runs.mutate();
+    });
+  };
+
+  return (
+    <section className="subsection" aria-labelledby="reconciliation-heading">
+      <h2 id="reconciliation-heading">照合</h2>
+      <p>
+        Stripe で支払い済みの Checkout Session・返金と、この店の売上を突き合わせます。毎日 3:00（日本時間）に自動で実行されます。
+      </p>
+      <form className="toolbar" onSubmit={start}>
+        <TextInput label="対象期間（日）" name="days" value={days} onInput={setDays} message={errors.days} />
+        <button type="submit" className="button primary" disabled={busy}>
+          今すぐ照合
+        </button>
+      </form>
+      <FormAlert message={message} errors={errors} fields={['days']} />
+      {runs.isLoading ? <Loading /> : null}
+      {runs.error ? <LoadError error={runs.error} onRetry={() => void runs.mutate()} /> : null}
+      {runs.data && runs.data.reconciliations.length === 0 ? <Notice>照合はまだ実行されていません。</Notice> : null}
+      {runs.data && runs.data.reconciliations.length > 0 ? (
+        <>
+          <div className="table-wrap">
+            <table className="table">
+              <caption className="visually-hidden">照合の履歴</caption>
+              <thead>
+                <tr>
+                  <th scope="col">開始</th>
+                  <th scope="col">種別</th>
+                  <th scope="col">状態</th>
+                  <th scope="col">確認した件数</th>
+                  <th scope="col">差異</th>
+                  <th scope="col">
+                    <span className="visually-hidden">操作</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {runs.data.reconciliations.map((r) => (
+                  <RunRow key={r.id} run={r} open={shown === r.id} onOpen={() => setOpened(r.id)} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager page={runs.data.page} perPage={runs.data.per_page} total={runs.data.total} onPage={setPage} />
+        </>
+      ) : null}
+      {shown ? <Findings id={shown} /> : null}
+    </section>
+  );
+}
+
+function RunRow({ run, open, onOpen }: { run: Reconciliation; open: boolean; onOpen: () => void }) {
+  return (
+    <tr>
+      <td>{formatDateTime(run.started_at ?? run.created_at)}</td>
+      <td>
+        {run.trigger_label}
+        {run.requested_by ? <div className="small">{run.requested_by}</div> : null}
+      </td>
+      <td>
+        {run.state === 'failed' ? <span className="tag">{run.state_label}</span> : run.state_label}
+        {run.error ? <div className="small">{run.error}</div> : null}
+      </td>
+      <td>
+        {run.state === 'done'
+          ? `過去${run.days}日：決済${run.sessions_checked}件・売上${run.sales_checked}件・返金${run.refunds_checked}件`
+          : '—'}
+      </td>
+      <td>{run.state === 'done' ? run.findings ? <strong>{run.findings}件</strong> : 'なし' : '—'}</td>
+      <td>
+        {run.state === 'done' ? (
+          <button type="button" className="link-button" aria-pressed={open} onClick={onOpen}>
+            結果を見る
+          </button>
+        ) : null}
+      </td>
+    </tr>
+  );
+}
+
+function Findings({ id }: { id: string }) {
+  const { data, error, isLoading, mutate } = useReconciliation(id);
+  if (isLoading) return <Loading />;
+  if (error) return <LoadError error={error} onRetry={() => void mutate()} />;
+  if (!data) return null;
+  const { reconciliation, findings } = data;
+  return (
+    <div className="subsection">
+      <h3>{formatDateTime(reconciliation.started_at ?? reconciliation.created_at)} の照合結果</h3>
+      {findings.length === 0 ? (
+        <Notice>差異はありませんでした。Stripe の支払いと売上はすべて一致しています。</Notice>
+      ) : (
+        <ul className="findings">
+          {findings.map((finding) => (
+            <FindingItem key={finding.id} finding={finding} />
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function FindingItem({ finding }: { finding: Finding }) {
+  return (
+    <li className="finding">
+      <p>
+        <span className="tag">{finding.kind_label}</span> {finding.detail}
+      </p>
+      <p className="small">
+        Stripe：{money(finding.stripe_amount, finding.stripe_currency)} ／ この店：
+        {money(finding.our_amount, finding.our_currency)}
+        {finding.stripe_session_id ? ` ／ Checkout Session：${finding.stripe_session_id}` : ''}
+      </p>
+      <p className="actions">
+        {finding.event_id ? (
+          <Link to={`/admin/payments?${new URLSearchParams({ session: finding.stripe_session_id ?? '' })}#inbox`}>
+            受信したイベントを見て再実行する
+          </Link>
+        ) : null}
+        {finding.sale_user_id ? <Link to={`/admin/users/${finding.sale_user_id}`}>売上 #{finding.sale_id} の購入者</Link> : null}
+        {finding.sale_id && !finding.sale_user_id && finding.sale_buyer_email ? (
+          <Link to={`/admin/licenses/issue?${new URLSearchParams({ q: finding.sale_buyer_email })}`}>
+            売上 #{finding.sale_id}
+          </Link>
+        ) : null}
+      </p>
+    </li>
+  );
+}
+
+function InboxSection() {
+  const [params, setParams] = useSearchParams();
+  const [form, setForm] = useState(
+    () =>
+      Object.fromEntries(EVENT_FILTERS.map((f) => [f, params.get(f) ?? ''])) as Record<(typeof EVENT_FILTERS)[number], string>,
+  );
+  const { data, error, isLoading, mutate } = useInbox(params);
+  const [notice, setNotice] = useState('');
+  const replay = useFormSubmit();
+  const filtered = EVENT_FILTERS.some((f) => params.get(f));
+
+  const search = (event: FormEvent) => {
+    event.preventDefault();
+    setParams(withParams(new URLSearchParams(), { ...form, page: '1' }));
+  };
+  const rerun = (event: InboxEvent) => {
+    if (!window.confirm(`「${event.type_label}」のイベントを再実行します。よろしいですか？`)) return;
+    setNotice('');
+    void replay.run(async () => {
+      const { event: after } = await api<{ event: InboxEvent }>(`/api/payments/events/${event.id}/replay`, { method: 'POST' });
+      setNotice(
+        after.state === 'failed'
+          ? `再実行しましたが失敗しました：${after.error ?? '原因不明'}`
+          : `再実行しました（${after.outcome_label ?? '処理済み'}）。`,
+      );
+      await mutate();
+    });
+  };
+
+  return (
+    <section className="subsection" id="inbox" aria-labelledby="inbox-heading">
+      <h2 id="inbox-heading">Stripe イベント</h2>
+      <form className="search" onSubmit={search}>
+        <div className="field-row">
+          <SelectField
+            label="種類"
+            name="type"
+            value={form.type}
+            options={EVENT_TYPES}
+            placeholder="すべて"
+            onChange={(type) => setForm({ ...form, type })}
+          />
+          <SelectField
+            label="状態"
+            name="state"
+            value={form.state}
+            options={EVENT_STATES}
+            placeholder="すべて"
+            onChange={(state) => setForm({ ...form, state })}
+          />
+        </div>
+        <div className="field-row">
+          <TextInput
+            label="受信日（から）"
+            name="from"
+            type="date"
+            value={form.from}
+            onInput={(from) => setForm({ ...form, from })}
+          />
+          <TextInput label="受信日（まで）" name="to" type="date" value={form.to} onInput={(to) => setForm({ ...form, to })} />
+        </div>
+        <TextInput
+          label="Checkout Session ID"
+          name="session"
+          value={form.session}
+          onInput={(session) => setForm({ ...form, session })}
+        />
+        <div className="search-actions">
+          <button type="submit" className="button primary">
+            検索
+          </button>
+          {filtered ? (
+            <button
+              type="button"
+              className="button"
+              onClick={() => {
+                setForm({ type: '', state: '', session: '', from: '', to: '' });
+                setParams(new URLSearchParams());
+              }}
+            >
+              条件をクリア
+            </button>
+          ) : null}
+        </div>
+      </form>
+      {notice ? <Notice>{notice}</Notice> : null}
+      <FormAlert message={replay.message} errors={replay.errors} />
+      {isLoading ? <Loading /> : null}
+      {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
+      {data && data.events.length === 0 ? (
+        <Notice>{filtered ? '条件に合うイベントはありません。' : 'Stripe からのイベントはまだ届いていません。'}</Notice>
+      ) : null}
+      {data && data.events.length > 0 ? (
+        <>
+          <div className="table-wrap">
+            <table className="table">
+              <caption className="visually-hidden">受信した Stripe イベント</caption>
+              <thead>
+                <tr>
+                  <th scope="col">受信日時</th>
+                  <th scope="col">種類</th>
+                  <th scope="col">状態</th>
+                  <th scope="col">結果・エラー</th>
+                  <th scope="col">試行</th>
+                  <th scope="col">
+                    <span className="visually-hidden">操作</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.events.map((event) => (
+                  <tr key={event.id}>
+                    <td>{formatDateTime(event.received_at)}</td>
+                    <td>
+                      {event.type_label}
+                      <div className="small">{event.id}</div>
+                    </td>
+                    <td>
+                      {event.state === 'processed' ? (
+                        STATE_LABEL[event.state]
+                      ) : (
+                        <span className="tag">{STATE_LABEL[event.state]}</span>
+                      )}
+                    </td>
+                    <td>
+                      {event.state === 'failed' ? (
+                        <>
+                          <div>{event.error}</div>
+                          {event.failed_at ? <div className="small">{formatDateTime(event.failed_at)} に失敗</div> : null}
+                        </>
+                      ) : (
+                        (event.outcome_label ?? '処理待ち')
+                      )}
+                    </td>
+                    <td>{event.attempts}回</td>
+                    <td>
+                      <button
+                        type="button"
+                        className="button"
+                        aria-label={`${event.type_label}（${event.id}）を再実行`}
+                        disabled={replay.busy}
+                        onClick={() => rerun(event)}
+                      >
+                        再実行
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            page={data.page}
+            perPage={data.per_page}
+            total={data.total}
+            onPage={(p) => setParams(withParams(params, { page: String(p) }))}
+          />
+        </>
+      ) : null}
+    </section>
+  );
+}
