@@ -59,6 +59,13 @@ const paths = [
   '/api/licenses/stripe',
   '/api/stripe/webhook',
   '/api/sales/user/x',
+  '/api/payments/events',
+  '/api/payments/events/evt_x',
+  '/api/payments/events/evt_x/replay',
+  '/api/payments/events/%ZZ/replay',
+  '/api/payments/reconciliations',
+  '/api/payments/reconciliations/x',
+  '/api/payments/reconciliations/00000000-0000-0000-0000-000000000000',
 ];
 
 it('answers every malformed request from every kind of client without a 500', async () => {
@@ -79,6 +86,10 @@ it('answers every malformed request from every kind of client without a 500', as
   for (const query of ['?page=0', '?page=-1', '?per_page=abc', '?page=1&page=2', '?sort[]=x', '?page=99999999999']) {
     const res = await member.get(`/api/licenses${query}`);
     if (res.status >= 500) failures.push(`GET /api/licenses${query} → ${res.status}`);
+  }
+  for (const query of ['?type[]=x', '?from=2024-13-01', '?to=%ZZ', `?session=${'x'.repeat(5000)}`, '?state=failed&page=99999']) {
+    const res = await admin.get(`/api/payments/events${query}`);
+    if (res.status >= 500) failures.push(`GET /api/payments/events${query} → ${res.status}`);
   }
   for (const path of [
     '/api/checkout/sessions/%ZZ',
