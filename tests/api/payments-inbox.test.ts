@@ -291,7 +291,7 @@ describe('reconciliation', () => {
     const runs = await (await admin.get('/api/payments/reconciliations')).json();
     expect(runs.reconciliations[0]).toMatchObject({ id: reconciliation.id, state: 'done', state_label: '完了' });
     const audit = await db().execute(
-      "select count(*)::int as n from audit_logs where action = 'payment.reconcile' and target_id = ?",
+      "select count(*)::int as n from audit_logs where action = 'reconciliation.run' and target_id = ?",
       [reconciliation.id],
     );
     expect(audit[0]?.n).toBe(1);

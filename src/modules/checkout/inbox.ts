@@ -157,7 +157,7 @@ export async function replayStripeEvent(
   await transact(em, async (tx) => {
     recordAudit(tx, actor, {
       action: 'payment.replay',
-      targetType: 'stripe_event',
+      targetType: 'payment_event',
       targetId: id,
       before: { state: stateOf(row), outcome: row.outcome ?? null, error: row.lastError ?? null },
     });

@@ -75,7 +75,7 @@ export async function requestReconciliation(orm: Orm, actor: Actor, days: number
       state: 'queued',
       createdAt: new Date(),
     });
-    recordAudit(tx, actor, { action: 'payment.reconcile', targetType: 'reconciliation', targetId: run.id, after: { days } });
+    recordAudit(tx, actor, { action: 'reconciliation.run', targetType: 'reconciliation', targetId: run.id, after: { days } });
     recordEvent(tx, 'ReconciliationRequested', { trigger: 'manual', runId: run.id });
     return { reconciliation: runView(run) };
   });
