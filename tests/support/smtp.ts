@@ -2,15 +2,23 @@ import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
-/** A real SMTP server on a random port that keeps every message it receives, parsed. */
+/**
+ * A real SMTP server on a random port that keeps every message it receives, parsed. Recipients added
+ * with `refuse()` are turned away with a permanent error (550), as a real server refuses a mailbox.
+ */
 export async function startSmtp(options: { delayMs?: number } = {}) {
   const messages: ParsedMail[] = [];
+  const refused = new Set<string>();
   let receiving = 0;
   const waiters = new Set<() => void>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (!refused.has(address.address.toLowerCase())) return callback();
+      callback(Object.assign(new Error(`5.1.1 <${address.address}>: mailbox unavailable`), { responseCode: 550 }));
+    },
     onData(stream, _session, callback) {
       const started = Date.now();
       receiving++;
@@ -58,6 +66,9 @@ export async function startSmtp(options: { delayMs?: number } = {}) {
     receiving: () => receiving,
     waitFor,
     to,
+    /** Refuses (550) every message to `address` until `accept(address)`. */
+    refuse: (address: string) => void refused.add(address.toLowerCase()),
+    accept: (address: string) => void refused.delete(address.toLowerCase()),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -52,7 +52,7 @@ const cases: { name: EventName; verified: boolean; payload: (userId: string) => 
 ];
 
 it.each(cases)(
-  '$name: a job that runs three times (twice at once) sends its e-mails once',
+  '$name: a job that runs three times (twice at once) sends its e-mails once, logged for the member',
   async ({ name, verified, payload, mails }) => {
     const user = await member(verified);
     const event = { id: randomUUID(), name, occurredAt: new Date().toISOString(), payload: payload(user.id) } as DomainEvent;
@@ -68,6 +68,11 @@ it.each(cases)(
       [m.to].flat().some((to) => to?.text.includes(user.id) || to?.text.includes(user.email)),
     );
     expect(ours).toHaveLength(mails);
+    // Each is in the member's mail log: sent, after one attempt.
+    const log = await t.runtime.deps.orm.em
+      .fork()
+      .execute('select status, attempts, error from mail_deliveries where user_id = ?', [user.id]);
+    expect(log).toEqual(Array.from({ length: mails }, () => ({ status: 'sent', attempts: 1, error: null })));
     // Every link in them points at a token that exists and is unused.
     for (const mail of ours) {
       for (const token of (mail.text ?? '').matchAll(/\/(?:verify|reset-password)\/([\w-]{20,})/g)) {

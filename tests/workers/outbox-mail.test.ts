@@ -104,6 +104,64 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
     expect(rows[0]?.n).toBe(1);
   });
 
+  it('keeps a refused attempt in the mail log, and the retry sends once even when two runs race', async () => {
+    const { orm } = t.runtime.deps;
+    const user = await transact(orm.em as Em, (tx) =>
+      createUser(tx, {
+        email: `refused-${Date.now()}@example.jp`,
+        password: 'member-pass-123',
+        lastName: '高橋',
+        firstName: '三郎',
+        emailVerified: true,
+      }),
+    );
+    await orm.em.fork().execute('update users set email_verified = false where id = ?', [user.id]);
+    const event: DomainEvent<'UserRegistered'> = {
+      id: crypto.randomUUID(),
+      name: 'UserRegistered',
+      occurredAt: new Date().toISOString(),
+      payload: { userId: user.id },
+    };
+    const ctx = () => t.runtime.jobContext();
+    const delivery = async () =>
+      (
+        await orm.em
+          .fork()
+          .execute(
+            'select template, user_id, recipient, status, attempts, error, sent_at, failed_at from mail_deliveries where key like ?',
+            [`${event.id}:%`],
+          )
+      )[0];
+
+    smtp.refuse(user.email);
+    await expect(onUserRegistered(ctx(), event)).rejects.toThrow(/550/);
+    expect(await delivery()).toMatchObject({
+      template: 'verification',
+      user_id: user.id,
+      recipient: user.email,
+      status: 'failed',
+      attempts: 1,
+      sent_at: null,
+    });
+    expect((await delivery())?.error).toMatch(/550.*mailbox unavailable/);
+    expect((await delivery())?.failed_at).not.toBeNull();
+
+    // Two runs fail at once: both attempts are counted, nothing is sent.
+    const failed = await Promise.allSettled([onUserRegistered(ctx(), event), onUserRegistered(ctx(), event)]);
+    expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(await delivery()).toMatchObject({ status: 'failed', attempts: 3 });
+
+    // The mailbox accepts again: of two racing retries and a third run, exactly one sends.
+    smtp.accept(user.email);
+    const results = await Promise.all([onUserRegistered(ctx(), event), onUserRegistered(ctx(), event)]);
+    results.push(await onUserRegistered(ctx(), event));
+    expect(results.filter((r) => r === 'done')).toHaveLength(1);
+    expect(await delivery()).toMatchObject({ status: 'sent', attempts: 4, error: null });
+    expect((await delivery())?.sent_at).not.toBeNull();
+    await sleep(300);
+    expect(smtp.messages.filter(smtp.to(user.email))).toHaveLength(1);
+  });
+
   it('several relays publish each row once', async () => {
     const { orm } = t.runtime.deps;
     await t.runtime.relay.stop();

@@ -17,7 +17,7 @@ async function sendVerification(ctx: JobContext, eventId: string, userId: string
   if (!user || user.emailVerified) return 'skipped';
   const key = `${eventId}:verification`;
   const token = await issueToken(ctx.em, ctx.authSecret, key, user.id, 'verify-email');
-  const result = await sendOnce(ctx.em, ctx.mailer, key, 'verification', {
+  const result = await sendOnce(ctx, key, 'verification', user.id, {
     to: user.email,
     ...renderMail({
       subject: 'メールアドレスの確認をお願いします',
@@ -48,7 +48,7 @@ export const onRegistrationAttempted: EventHandler<'RegistrationAttempted'> = as
   if (!user) return 'skipped';
   const key = `${event.id}:already-registered`;
   const token = await issueToken(ctx.em, ctx.authSecret, key, user.id, 'reset-password');
-  const result = await sendOnce(ctx.em, ctx.mailer, key, 'already-registered', {
+  const result = await sendOnce(ctx, key, 'already-registered', user.id, {
     to: user.email,
     ...renderMail({
       subject: 'このメールアドレスは登録済みです',
@@ -74,7 +74,7 @@ export const onPasswordResetRequested: EventHandler<'PasswordResetRequested'> = 
   if (!user) return 'skipped';
   const key = `${event.id}:password-reset`;
   const token = await issueToken(ctx.em, ctx.authSecret, key, user.id, 'reset-password');
-  const result = await sendOnce(ctx.em, ctx.mailer, key, 'password-reset', {
+  const result = await sendOnce(ctx, key, 'password-reset', user.id, {
     to: user.email,
     ...renderMail({
       subject: 'パスワード再設定のご案内',
@@ -97,7 +97,7 @@ export const onEmailChangeRequested: EventHandler<'EmailChangeRequested'> = asyn
   const { newEmail } = event.payload;
   const key = `${event.id}:email-change`;
   const token = await issueToken(ctx.em, ctx.authSecret, key, user.id, 'change-email', newEmail);
-  const confirm = await sendOnce(ctx.em, ctx.mailer, key, 'email-change', {
+  const confirm = await sendOnce(ctx, key, 'email-change', user.id, {
     to: newEmail,
     ...renderMail({
       subject: '新しいメールアドレスの確認をお願いします',
@@ -111,7 +111,7 @@ export const onEmailChangeRequested: EventHandler<'EmailChangeRequested'> = asyn
       notes: ['このリンクの有効期限は24時間です。', 'お心当たりのない場合は、このメールを破棄してください。'],
     }),
   });
-  const notice = await sendOnce(ctx.em, ctx.mailer, `${event.id}:email-change-notice`, 'email-change-notice', {
+  const notice = await sendOnce(ctx, `${event.id}:email-change-notice`, 'email-change-notice', user.id, {
     to: user.email,
     ...renderMail({
       subject: 'メールアドレス変更のお知らせ',
@@ -131,7 +131,7 @@ export const onSignInThrottled: EventHandler<'SignInThrottled'> = async (ctx, ev
   if (!user) return 'skipped';
   const key = `${event.id}:sign-in-throttled`;
   const token = await issueToken(ctx.em, ctx.authSecret, key, user.id, 'reset-password');
-  const result = await sendOnce(ctx.em, ctx.mailer, key, 'sign-in-throttled', {
+  const result = await sendOnce(ctx, key, 'sign-in-throttled', user.id, {
     to: user.email,
     ...renderMail({
       subject: 'ログインを一時的に制限しました',
@@ -151,7 +151,7 @@ export const onSignInThrottled: EventHandler<'SignInThrottled'> = async (ctx, ev
 export const onEmailChangeAttempted: EventHandler<'EmailChangeAttempted'> = async (ctx, event) => {
   const user = await loadUser(ctx, event.payload.userId);
   if (!user) return 'skipped';
-  const result = await sendOnce(ctx.em, ctx.mailer, `${event.id}:email-change-attempted`, 'email-change-attempted', {
+  const result = await sendOnce(ctx, `${event.id}:email-change-attempted`, 'email-change-attempted', user.id, {
     to: user.email,
     ...renderMail({
       subject: 'メールアドレスの利用についてのお知らせ',
@@ -171,7 +171,7 @@ export const onEmailChangedByAdmin: EventHandler<'EmailChangedByAdmin'> = async 
   const user = await loadUser(ctx, event.payload.userId);
   if (!user) return 'skipped';
   const { oldEmail } = event.payload;
-  const toNew = await sendOnce(ctx.em, ctx.mailer, `${event.id}:email-changed-new`, 'email-changed-by-admin', {
+  const toNew = await sendOnce(ctx, `${event.id}:email-changed-new`, 'email-changed-by-admin', user.id, {
     to: user.email,
     ...renderMail({
       subject: 'メールアドレスを変更しました',
@@ -184,7 +184,7 @@ export const onEmailChangedByAdmin: EventHandler<'EmailChangedByAdmin'> = async 
       notes: ['お心当たりのない場合は、お問い合わせ窓口までご連絡ください。'],
     }),
   });
-  const toOld = await sendOnce(ctx.em, ctx.mailer, `${event.id}:email-changed-old`, 'email-changed-by-admin-notice', {
+  const toOld = await sendOnce(ctx, `${event.id}:email-changed-old`, 'email-changed-by-admin-notice', user.id, {
     to: oldEmail,
     ...renderMail({
       subject: 'メールアドレス変更のお知らせ',

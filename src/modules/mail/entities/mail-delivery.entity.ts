@@ -1,20 +1,38 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt } from '../../../db/columns.ts';
+
+export type MailStatus = 'sending' | 'sent' | 'failed';
 
 /**
- * One row per e-mail that must go out once. The unique key (event id + template) makes a job that
- * runs twice, or two workers racing, send one e-mail: see mail/service.ts.
+ * One row per e-mail that must go out once, and the member's mail log. The unique key (event id +
+ * kind) makes a job that runs twice, or two workers racing, send one e-mail; a failed attempt stays
+ * on record for the next one to retry: see mail/service.ts.
  */
 export const MailDeliverySchema = defineEntity({
   name: 'MailDelivery',
   tableName: 'mail_deliveries',
+  // A member's mail log, newest first.
+  indexes: [
+    {
+      name: 'mail_deliveries_user_id_index',
+      expression: 'create index "mail_deliveries_user_id_index" on "mail_deliveries" ("user_id", "created_at" desc, "id" desc)',
+    },
+  ],
   properties: {
     id: p.uuid().primary(),
     key: p.string().length(200).unique('mail_deliveries_key_unique'),
     template: p.string().length(64),
+    // The member the e-mail is for (a plain id: the accounts module owns users); null when there is none.
+    userId: p.string().length(255).fieldName('user_id').nullable(),
     recipient: p.string().length(254),
     subject: p.string().length(300),
+    status: p.string().length(16).$type<MailStatus>().default('sending'),
+    attempts: p.integer().default(0),
+    error: p.text().nullable(),
     messageId: p.string().fieldName('message_id').nullable(),
-    sentAt: p.datetime().fieldName('sent_at'),
+    sentAt: p.datetime().fieldName('sent_at').nullable(),
+    failedAt: p.datetime().fieldName('failed_at').nullable(),
+    createdAt: createdAt(),
   },
 });
 export class MailDelivery extends MailDeliverySchema.class {}

@@ -18,7 +18,7 @@ const jst = new Intl.DateTimeFormat('ja-JP', { timeZone: 'Asia/Tokyo', dateStyle
 export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
   const sale = await ctx.em.findOne(Sale, { id: event.payload.saleId });
   if (!sale?.buyerEmail) return 'skipped';
-  const result = await sendOnce(ctx.em, ctx.mailer, `${event.id}:receipt`, 'receipt', {
+  const result = await sendOnce(ctx, `${event.id}:receipt`, 'receipt', sale.userId, {
     to: sale.buyerEmail,
     ...renderMail({
       subject: 'ご購入ありがとうございます',
@@ -45,7 +45,7 @@ export const onSaleStatusChanged: EventHandler<'SaleStatusChanged'> = async (ctx
   for (const saleId of event.payload.saleIds) {
     const sale = await ctx.em.findOne(Sale, { id: saleId });
     if (!sale?.buyerEmail || sale.refundedAt) continue;
-    const result = await sendOnce(ctx.em, ctx.mailer, `${event.id}:registered:${saleId}`, 'license-registered', {
+    const result = await sendOnce(ctx, `${event.id}:registered:${saleId}`, 'license-registered', sale.userId, {
       to: sale.buyerEmail,
       ...renderMail({
         subject: 'ライセンスの登録が完了しました',

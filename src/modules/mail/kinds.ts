@@ -1,0 +1,22 @@
+/**
+ * Every kind of e-mail the shop sends, with the name an administrator reads in a member's mail log.
+ * `sendOnce` takes only these, so a new kind of mail cannot be sent without a Japanese name.
+ */
+export const MAIL_KINDS = {
+  verification: 'メールアドレスの確認',
+  'already-registered': '登録済みアドレスへの登録申込のお知らせ',
+  'password-reset': 'パスワード再設定のご案内',
+  'email-change': '新しいメールアドレスの確認',
+  'email-change-notice': 'メールアドレス変更申込のお知らせ（旧アドレス宛）',
+  'email-change-attempted': 'メールアドレス利用のお知らせ',
+  'email-changed-by-admin': '管理者によるメールアドレス変更（新アドレス宛）',
+  'email-changed-by-admin-notice': '管理者によるメールアドレス変更（旧アドレス宛）',
+  'sign-in-throttled': 'ログイン制限のお知らせ',
+  receipt: 'ご購入のお礼（領収）',
+  'license-registered': 'ライセンス登録完了のお知らせ',
+} as const satisfies Record<string, string>;
+
+export type MailKind = keyof typeof MAIL_KINDS;
+
+/** The Japanese name of a stored kind (a kind no longer sent keeps a plain name). */
+export const mailKindLabel = (kind: string): string => (MAIL_KINDS as Record<string, string>)[kind] ?? 'その他のメール';
