@@ -276,6 +276,143 @@ describe('editing', () => {
   });
 });
 
+describe('picture order (order[0..n])', () => {
+  const colour = (r: number, g: number, b: number) => png(60, 60, { r, g, b });
+  const names = (license: { pictures: { original_name: string }[] }) => license.pictures.map((p) => p.original_name);
+
+  it('places new pictures before, between and after stored ones, exactly as sent, and audits that order', async () => {
+    const license = await create([
+      ...fields(),
+      ['file[0]', await colour(255, 0, 0), 'a.png'],
+      ['file[1]', await colour(0, 255, 0), 'b.png'],
+    ]);
+    const [a, b] = license.pictures.map((p: { filename: string }) => p.filename);
+    const parts: Part[] = [
+      ...fields({ updated_at: license.updated_at }),
+      ['filenames[0]', a],
+      ['filenames[1]', b],
+      ['file[0]', await colour(0, 0, 255), 'new0.png'],
+      ['file[1]', await colour(9, 9, 9), 'new1.png'],
+      ['file[2]', await webp(), 'new2.webp'],
+      ['order[0]', 'new:1'],
+      ['order[1]', `stored:${b}`],
+      ['order[2]', 'new:0'],
+      ['order[3]', `stored:${a}`],
+      ['order[4]', 'new:2'],
+    ];
+    expect((await send(admin, `/api/licenses/${license.id}/validate`, parts)).status).toBe(200);
+    const res = await send(admin, `/api/licenses/${license.id}`, parts);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const updated = (await res.json()).license;
+    expect(names(updated)).toEqual(['new1.png', 'b.png', 'new0.png', 'a.png', 'new2.webp']);
+    expect(updated.pictures[1].filename).toBe(b);
+    expect(updated.pictures[3].filename).toBe(a);
+    expect(updated.pictures_pathes).toEqual(updated.pictures.map((p: { url: string }) => p.url));
+    // Members get the same order, read back from the database.
+    const read = (await (await member.get(`/api/licenses/${license.id}`)).json()).license;
+    expect(names(read)).toEqual(names(updated));
+    const audit = await t.runtime.deps.orm.em
+      .fork()
+      .execute("select after from audit_logs where action = 'license.update' and target_id = ?", [String(license.id)]);
+    expect(audit[0]?.after.pictures).toEqual(updated.pictures.map((p: { filename: string }) => p.filename));
+
+    // Moving a stored picture behind a new one needs no new file at all: order alone rearranges.
+    const again = await send(admin, `/api/licenses/${license.id}`, [
+      ...fields({ updated_at: updated.updated_at }),
+      ...updated.pictures.map((p: { filename: string }, i: number) => [`filenames[${i}]`, p.filename] as Part),
+      ...[...updated.pictures]
+        .reverse()
+        .map((p: { filename: string }, i: number) => [`order[${i}]`, `stored:${p.filename}`] as Part),
+    ]);
+    expect(again.status).toBe(200);
+    expect(names((await again.json()).license)).toEqual([...names(updated)].reverse());
+  });
+
+  it('creates a licence in the order given, and keeps the old contract (file[] in order) without it', async () => {
+    const ordered = await create([
+      ...fields(),
+      ['file[0]', await colour(1, 2, 3), 'first-sent.png'],
+      ['file[1]', await colour(3, 2, 1), 'second-sent.png'],
+      ['order[0]', 'new:1'],
+      ['order[1]', 'new:0'],
+    ]);
+    expect(names(ordered)).toEqual(['second-sent.png', 'first-sent.png']);
+    const plain = await create([
+      ...fields(),
+      ['file[0]', await colour(1, 2, 3), 'first-sent.png'],
+      ['file[1]', await colour(3, 2, 1), 'second-sent.png'],
+    ]);
+    expect(names(plain)).toEqual(['first-sent.png', 'second-sent.png']);
+  });
+
+  it('answers 422 in Japanese to an order that does not match filenames[] and file[], storing nothing', async () => {
+    const license = await create([
+      ...fields(),
+      ['file[0]', await colour(200, 0, 0), 'a.png'],
+      ['file[1]', await colour(0, 200, 0), 'b.png'],
+    ]);
+    const [a, b] = license.pictures.map((p: { filename: string }) => p.filename);
+    const base = async (): Promise<Part[]> => [
+      ...fields({ name: '並び順の誤り', updated_at: license.updated_at }),
+      ['filenames[0]', a],
+      ['filenames[1]', b],
+      ['file[0]', await colour(0, 0, 200), 'n.png'],
+    ];
+    const mismatch = '画像の並び順が送信された画像と一致しません。画面を読み込み直してください。';
+    const cases: [string, string[], string][] = [
+      ['a kept picture left out', [`stored:${a}`, 'new:0'], `${mismatch}（保存済みの画像）`],
+      ['a kept picture twice', [`stored:${a}`, `stored:${a}`, `stored:${b}`, 'new:0'], `${mismatch}（保存済みの画像）`],
+      [
+        'a picture not in filenames[]',
+        [`stored:${a}`, `stored:${b}`, 'stored:ffffffff-0000-0000-0000-000000000000.png', 'new:0'],
+        `${mismatch}（保存済みの画像）`,
+      ],
+      ['a new picture left out', [`stored:${a}`, `stored:${b}`], `${mismatch}（新しい画像）`],
+      ['a new picture that was not sent', [`stored:${a}`, `stored:${b}`, 'new:0', 'new:1'], `${mismatch}（新しい画像）`],
+      ['a new picture twice', ['new:0', `stored:${a}`, 'new:0', `stored:${b}`], `${mismatch}（新しい画像）`],
+      [
+        'an entry of neither kind',
+        [`stored:${a}`, `stored:${b}`, 'first'],
+        '画像の並び順の3番目は「stored:ファイル名」か「new:番号」で指定してください。',
+      ],
+      [
+        'a malformed number',
+        [`stored:${a}`, `stored:${b}`, 'new:00'],
+        '画像の並び順の3番目は「stored:ファイル名」か「new:番号」で指定してください。',
+      ],
+    ];
+    const before = storedFiles().length;
+    for (const [label, order, message] of cases) {
+      const parts = [...(await base()), ...order.map((entry, i) => [`order[${i}]`, entry] as Part)];
+      for (const path of [`/api/licenses/${license.id}/validate`, `/api/licenses/${license.id}`]) {
+        const res = await send(admin, path, parts);
+        expect(res.status, `${label} ${path}`).toBe(422);
+        const body = await res.json();
+        expect(body.message).toBe('不正な値が入力されました。');
+        expect(body.errors.order, label).toContain(message);
+      }
+    }
+    expect(storedFiles().length).toBe(before);
+    const unchanged = (await (await admin.get(`/api/licenses/${license.id}`)).json()).license;
+    expect(unchanged.name).toBe(license.name);
+    expect(unchanged.updated_at).toBe(license.updated_at);
+    expect(unchanged.pictures.map((p: { filename: string }) => p.filename)).toEqual([a, b]);
+
+    // A create has nothing stored to keep.
+    for (const path of ['/api/licenses/create/validate', '/api/licenses/create']) {
+      const res = await send(admin, path, [
+        ...fields(),
+        ['file[0]', await colour(5, 5, 5), 'x.png'],
+        ['order[0]', `stored:${a}`],
+        ['order[1]', 'new:0'],
+      ]);
+      expect(res.status, path).toBe(422);
+      expect((await res.json()).errors.order).toEqual([`${mismatch}（保存済みの画像）`]);
+    }
+    expect(storedFiles().length).toBe(before);
+  });
+});
+
 describe('permissions', () => {
   it('keeps members and visitors away from the write calls', async () => {
     const license = await create(fields());

@@ -38,7 +38,9 @@ async function readLicenseForm(c: Context<AppEnv>) {
     files.map((f) => [f.field, f] as [string, (typeof files)[number]]),
     'file',
   );
-  return { fields, keep, uploads };
+  // Optional: the full picture order (`stored:<filename>` / `new:<i>`); absent, kept pictures come first.
+  const order = indexed(Object.entries(fields), 'order').filter((entry) => entry !== '');
+  return { fields, keep, uploads, order: order.length ? order : undefined };
 }
 
 const actorOf = (c: Context<AppEnv>) => {
@@ -58,14 +60,14 @@ export const licenseRoutes = new Hono<AppEnv>()
     const form = await readLicenseForm(c);
     const [fields] = await collectErrors(
       () => parseInput(LicenseFields, form.fields),
-      () => validateLicense(c.var.deps.orm, null, [], form.uploads),
+      () => validateLicense(c.var.deps.orm, null, { keep: [], order: form.order }, form.uploads),
     );
     return c.json({ license: fields });
   })
   .post('/licenses/create', requireAdmin, async (c) => {
     const form = await readLicenseForm(c);
     const fields = parseInput(LicenseFields, form.fields);
-    const license = await createLicense(c.var.deps.orm, c.var.deps.env.dataDir, actorOf(c), fields, form.uploads);
+    const license = await createLicense(c.var.deps.orm, c.var.deps.env.dataDir, actorOf(c), fields, form.uploads, form.order);
     return c.json({ license, message: 'ライセンスを登録しました。' }, 201);
   })
   .get(`/licenses/${LICENSE}`, requireUser, async (c) =>
@@ -80,7 +82,13 @@ export const licenseRoutes = new Hono<AppEnv>()
     const form = await readLicenseForm(c);
     const [input] = await collectErrors(
       () => parseInputs(form.fields, LicenseFields, UpdatedAtField),
-      () => validateLicense(c.var.deps.orm, id, form.keep, form.uploads, form.fields.updated_at),
+      () =>
+        validateLicense(
+          c.var.deps.orm,
+          id,
+          { keep: form.keep, order: form.order, updatedAt: form.fields.updated_at },
+          form.uploads,
+        ),
     );
     return c.json({
       license: { name: input.name, description: input.description, price: input.price, published: input.published },
@@ -99,6 +107,7 @@ export const licenseRoutes = new Hono<AppEnv>()
         fields: { name: input.name, description: input.description, price: input.price, published: input.published },
         updatedAt: input.updated_at,
         keep: form.keep,
+        order: form.order,
       },
       form.uploads,
     );

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { validationError } from '../../http/errors.ts';
 import { rules } from '../../http/validate.ts';
 
 export const PRICE_MIN = 50;
@@ -63,3 +64,42 @@ export const ListQuery = v.object({
   sort: v.optional(v.picklist(SORTS, '並び順が正しくありません。'), 'id'),
 });
 export type ListQueryData = v.InferOutput<typeof ListQuery>;
+
+/** One place in the full picture order: a stored picture kept by its file name, or the n-th new file. */
+export type PictureSlot = { kind: 'stored'; fileName: string } | { kind: 'new'; index: number };
+
+const ORDER_ENTRY = /^(?:stored:(.+)|new:(0|[1-9]\d?))$/;
+const ORDER_MISMATCH = '画像の並び順が送信された画像と一致しません。画面を読み込み直してください。';
+
+/**
+ * The optional `order[0..n]` of the licence multipart: every picture of the result, in display order,
+ * as `stored:<filename>` (one of `filenames[]`) or `new:<i>` (the i-th of `file[]`, from 0). Each kept and
+ * each new picture appears exactly once. Without it the order is the kept pictures, then the new ones.
+ */
+export function pictureOrder(order: string[] | undefined, keep: string[], newCount: number): PictureSlot[] {
+  if (order === undefined) {
+    return [
+      ...keep.map((fileName) => ({ kind: 'stored' as const, fileName })),
+      ...Array.from({ length: newCount }, (_, index) => ({ kind: 'new' as const, index })),
+    ];
+  }
+  const slots: PictureSlot[] = [];
+  const errors: string[] = [];
+  for (const [position, entry] of order.entries()) {
+    const match = ORDER_ENTRY.exec(entry);
+    if (!match) errors.push(`画像の並び順の${position + 1}番目は「stored:ファイル名」か「new:番号」で指定してください。`);
+    else if (match[1] !== undefined) slots.push({ kind: 'stored', fileName: match[1] });
+    else slots.push({ kind: 'new', index: Number(match[2]) });
+  }
+  if (!errors.length) {
+    const stored = slots.flatMap((s) => (s.kind === 'stored' ? [s.fileName] : []));
+    const added = slots.flatMap((s) => (s.kind === 'new' ? [s.index] : []));
+    const sameSet = <T>(given: T[], expected: T[]) =>
+      given.length === expected.length && new Set(given).size === given.length && expected.every((x) => given.includes(x));
+    const sent = Array.from({ length: newCount }, (_, i) => i);
+    if (!sameSet(stored, keep)) errors.push(`${ORDER_MISMATCH}（保存済みの画像）`);
+    if (!sameSet(added, sent)) errors.push(`${ORDER_MISMATCH}（新しい画像）`);
+  }
+  if (errors.length) throw validationError({ order: errors });
+  return slots;
+}

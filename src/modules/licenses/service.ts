@@ -4,6 +4,7 @@ import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import type { UploadedFile } from '../../http/multipart.ts';
+import { collectErrors } from '../../http/validate.ts';
 import type { Actor } from '../audit/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { License, LicensePicture } from './entities/license.entity.ts';
@@ -14,9 +15,10 @@ import {
   type ProcessedPicture,
   processPicture,
   removePictures,
+  type StoredPicture,
   storePictures,
 } from './images.ts';
-import type { LicenseFieldsData, ListQueryData } from './schemas.ts';
+import { type LicenseFieldsData, type ListQueryData, type PictureSlot, pictureOrder } from './schemas.ts';
 
 export const LICENSE_NOT_FOUND = 'エラー: ライセンスが見つかりませんでした。';
 export const STALE_EDIT =
@@ -114,22 +116,29 @@ const snapshot = (license: License, pictures: { fileName: string }[]) => ({
   pictures: pictures.map((p) => p.fileName),
 });
 
-/** Validates a create or edit (fields, kept pictures, new pictures) without storing anything. */
+/**
+ * Validates a create (`id` null: nothing stored can be kept) or an edit — kept pictures, the picture
+ * order, new pictures — without storing anything; every field's errors are reported together.
+ */
 export async function validateLicense(
   orm: Orm,
   id: number | null,
-  keep: string[],
+  pictures: { keep: string[]; order?: string[]; updatedAt?: string },
   files: UploadedFile[],
-  updatedAt?: string,
 ): Promise<void> {
+  const { keep, order, updatedAt } = pictures;
+  let license: License | null = null;
   if (id !== null) {
-    const license = await orm.em.fork().findOne(License, { id }, { populate: ['pictures'] });
+    license = await orm.em.fork().findOne(License, { id }, { populate: ['pictures'] });
     if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
     if (updatedAt && !isSameInstant(license.updatedAt, updatedAt)) throw new AppError('conflict', STALE_EDIT);
-    checkKept(license, keep);
   }
-  checkCount(keep.length + files.length);
-  await processUploads(files);
+  await collectErrors(
+    () => license && checkKept(license, keep),
+    () => pictureOrder(order, keep, files.length),
+    () => checkCount(keep.length + files.length),
+    () => processUploads(files),
+  );
 }
 
 function checkKept(license: License, keep: string[]) {
@@ -139,10 +148,25 @@ function checkKept(license: License, keep: string[]) {
   }
 }
 
-/** Creates a licence with its pictures. Files are written first and removed again if the transaction fails. */
-export async function createLicense(orm: Orm, dataDir: string, actor: Actor, fields: LicenseFieldsData, files: UploadedFile[]) {
+/** The new pictures in the administrator's order (`order` may only name new ones on a create). */
+const newInOrder = <T>(slots: PictureSlot[], stored: T[]): T[] =>
+  slots.flatMap((slot) => (slot.kind === 'new' ? [stored[slot.index] as T] : []));
+
+/**
+ * Creates a licence with its pictures, in the order given (else the order of `file[]`). Files are
+ * written first and removed again if the transaction fails.
+ */
+export async function createLicense(
+  orm: Orm,
+  dataDir: string,
+  actor: Actor,
+  fields: LicenseFieldsData,
+  files: UploadedFile[],
+  order?: string[],
+) {
   checkCount(files.length);
-  const stored = await storePictures(dataDir, await processUploads(files));
+  const slots = pictureOrder(order, [], files.length);
+  const stored = newInOrder(slots, await storePictures(dataDir, await processUploads(files)));
   try {
     const license = await transact(orm.em as Em, async (tx) => {
       const now = new Date();
@@ -167,18 +191,20 @@ export async function createLicense(orm: Orm, dataDir: string, actor: Actor, fie
 }
 
 /**
- * Saves an edit over the version the form was loaded from (`updated_at`), else 409. Pictures: the
- * kept ones in the order given, then the new ones. Removed files are deleted after the commit.
+ * Saves an edit over the version the form was loaded from (`updated_at`), else 409. Pictures: exactly
+ * in `order` when given, else the kept ones in the order given, then the new ones. Removed files are
+ * deleted after the commit.
  */
 export async function updateLicense(
   orm: Orm,
   dataDir: string,
   actor: Actor,
   id: number,
-  input: { fields: LicenseFieldsData; updatedAt: string; keep: string[] },
+  input: { fields: LicenseFieldsData; updatedAt: string; keep: string[]; order?: string[] },
   files: UploadedFile[],
 ) {
   checkCount(input.keep.length + files.length);
+  const slots = pictureOrder(input.order, input.keep, files.length);
   const processed = await processUploads(files);
   const stored = await storePictures(dataDir, processed);
   let removed: LicensePicture[] = [];
@@ -192,13 +218,19 @@ export async function updateLicense(
       const before = snapshot(license, current);
       removed = current.filter((p) => !input.keep.includes(p.fileName));
       for (const picture of removed) tx.remove(picture);
-      for (const picture of current) {
-        const position = input.keep.indexOf(picture.fileName);
-        if (position >= 0) picture.position = position;
-      }
+      const kept = new Map(current.map((p) => [p.fileName, p]));
       const now = new Date();
-      for (const [index, picture] of stored.entries()) {
-        tx.create(LicensePicture, { id: randomUUID(), license, position: input.keep.length + index, ...picture, createdAt: now });
+      const arranged: { fileName: string }[] = [];
+      for (const [position, slot] of slots.entries()) {
+        if (slot.kind === 'stored') {
+          const picture = kept.get(slot.fileName) as LicensePicture;
+          picture.position = position;
+          arranged.push(picture);
+        } else {
+          const picture = stored[slot.index] as StoredPicture;
+          tx.create(LicensePicture, { id: randomUUID(), license, position, ...picture, createdAt: now });
+          arranged.push(picture);
+        }
       }
       Object.assign(license, input.fields, { published: input.fields.published ?? license.published, updatedAt: now });
       recordAudit(tx, actor, {
@@ -206,7 +238,7 @@ export async function updateLicense(
         targetType: 'license',
         targetId: license.id,
         before,
-        after: snapshot(license, [...input.keep.map((fileName) => ({ fileName })), ...stored]),
+        after: snapshot(license, arranged),
       });
     });
   } catch (error) {
