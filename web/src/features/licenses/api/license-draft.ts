@@ -1,7 +1,13 @@
+import { mutate } from 'swr';
+import { api } from '../../../lib/api';
+import { authState } from '../../../lib/auth-store';
+import { deleteDraft, peekDraft, readDraft, type StoredPictureRef, writeDraft } from './draft-store';
+import type { License } from './licenses';
+
 /** A picture in the admin form: one already stored, or a new file chosen in the browser. */
 export type DraftPicture =
   | { kind: 'stored'; filename: string; url: string; name: string }
-  | { kind: 'new'; file: File; url: string; name: string };
+  | { kind: 'new'; id: string; file: File; url: string; name: string };
 
 export interface LicenseDraft {
   id: number | null;
@@ -11,10 +17,17 @@ export interface LicenseDraft {
   price: string;
   /** 公開 (members see and buy it) or 非公開. */
   published: boolean;
+  /** In display order: stored and new pictures mixed as the administrator arranged them. */
   pictures: DraftPicture[];
 }
 
 export const MAX_PICTURES = 10;
+
+/** What a screen may hand the form: it comes from its confirm screen, or asks for the latest licence (after a 409). */
+export interface LicenseFormState {
+  fromConfirm?: boolean;
+  reloadLatest?: boolean;
+}
 
 /** 「12,000」「１２０００」「¥12,000」「12000円」 → 「12000」 (the server reads them the same way). */
 export const normalizePrice = (text: string) => text.normalize('NFKC').replace(/[¥,円\s]/g, '');
@@ -29,21 +42,105 @@ export const emptyDraft = (): LicenseDraft => ({
   pictures: [],
 });
 
+export function draftOf(license: License): LicenseDraft {
+  return {
+    id: license.id,
+    updatedAt: license.updated_at,
+    name: license.name,
+    description: license.description,
+    price: String(license.price),
+    published: license.published,
+    pictures: license.pictures.map((p) => ({
+      kind: 'stored',
+      filename: p.filename,
+      url: p.url,
+      name: p.original_name ?? p.filename,
+    })),
+  };
+}
+
+/** The licence as stored now, never a cached copy (the cache is refreshed with it). */
+export async function latestDraft(id: string): Promise<LicenseDraft> {
+  const data = await api<{ license: License }>(`/api/licenses/${id}`);
+  void mutate(`/api/licenses/${id}`, data, { revalidate: false });
+  return draftOf(data.license);
+}
+
+let sequence = 0;
+/** An id for a newly chosen picture (crypto.randomUUID needs a secure context; plain http has none). */
+export const newPictureId = () =>
+  `${Date.now().toString(36)}-${(sequence++).toString(36)}-${Math.random().toString(36).slice(2)}`;
+
+type DraftValues = Omit<LicenseDraft, 'pictures'>;
+interface HeldDraft {
+  draft: LicenseDraft;
+  savedAt: number;
+}
+
 /**
- * The form's values on their way to the confirm screen and back. In memory only: new pictures are
- * File objects. A draft is keyed by the licence it edits ('create' for a new one).
+ * The form's values, pictures included, from the form to its confirm screen and back, across browser
+ * Back/Forward and reloads, until saved or abandoned. Kept in memory and in this browser's IndexedDB
+ * (draft-store.ts), keyed by the signed-in administrator and the licence ('create' for a new one).
  */
-const drafts = new Map<string, LicenseDraft>();
+const held = new Map<string, HeldDraft>();
+let writes: Promise<void> = Promise.resolve();
+const scoped = (key: string) => `${authState().users[0]?.id ?? 'guest'}:${key}`;
+
+function revoke(draft: LicenseDraft | undefined) {
+  for (const picture of draft?.pictures ?? []) if (picture.kind === 'new') URL.revokeObjectURL(picture.url);
+}
+
 export const licenseDrafts = {
-  get: (key: string) => drafts.get(key) ?? null,
-  set: (key: string, draft: LicenseDraft) => drafts.set(key, draft),
-  clear: (key: string) => {
-    for (const picture of drafts.get(key)?.pictures ?? []) if (picture.kind === 'new') URL.revokeObjectURL(picture.url);
-    drafts.delete(key);
+  /** The draft, from memory or (after a reload) from the browser's storage. */
+  async load(key: string): Promise<LicenseDraft | null> {
+    const inMemory = held.get(scoped(key));
+    if (inMemory) return inMemory.draft;
+    await writes;
+    const stored = await readDraft<DraftValues>(scoped(key));
+    if (!stored) return null;
+    const pictures = stored.record.pictures.map((p): DraftPicture => {
+      if (p.kind === 'stored') return p;
+      const file = stored.files.get(p.id) as File;
+      return { kind: 'new', id: p.id, file, name: p.name, url: URL.createObjectURL(file) };
+    });
+    const draft = { ...stored.record.values, pictures };
+    held.set(scoped(key), { draft, savedAt: stored.record.savedAt });
+    return draft;
+  },
+
+  /** Whether a draft is waiting, when it was last saved and with how many pictures, without loading it. */
+  async peek(key: string): Promise<{ savedAt: number; pictureCount: number } | null> {
+    const inMemory = held.get(scoped(key));
+    if (inMemory) return { savedAt: inMemory.savedAt, pictureCount: inMemory.draft.pictures.length };
+    await writes;
+    return peekDraft(scoped(key));
+  },
+
+  /** Keeps the draft; resolves once it is in the browser's storage (writes happen in call order). */
+  save(key: string, draft: LicenseDraft): Promise<void> {
+    const savedAt = Date.now();
+    held.set(scoped(key), { draft, savedAt });
+    const { pictures, ...values } = draft;
+    const refs: StoredPictureRef[] = pictures.map((p) => (p.kind === 'stored' ? p : { kind: 'new', id: p.id, name: p.name }));
+    const files = new Map(pictures.flatMap((p) => (p.kind === 'new' ? [[p.id, p.file] as const] : [])));
+    const record = { key: scoped(key), savedAt, values, pictures: refs };
+    writes = writes.then(() => writeDraft(record, files));
+    return writes;
+  },
+
+  /** Forgets the draft, here and in the browser's storage (saved, abandoned, or replaced by the latest). */
+  clear(key: string): Promise<void> {
+    revoke(held.get(scoped(key))?.draft);
+    held.delete(scoped(key));
+    writes = writes.then(() => deleteDraft(scoped(key)));
+    return writes;
   },
 };
 
-/** Stored pictures first, then new ones: the order the API keeps (`filenames[]`, then `file[]`). */
+/**
+ * The multipart the API reads: stored pictures to keep (`filenames[]`), new files (`file[]`), and the
+ * full order (`order[]`: `stored:<filename>` / `new:<i>`), so new pictures may stand anywhere.
+ */
 export function toFormData(draft: LicenseDraft): FormData {
   const data = new FormData();
   data.append('name', draft.name);
@@ -51,15 +148,16 @@ export function toFormData(draft: LicenseDraft): FormData {
   data.append('price', normalizePrice(draft.price));
   data.append('published', draft.published ? 'true' : 'false');
   if (draft.updatedAt) data.append('updated_at', draft.updatedAt);
-  draft.pictures
-    .filter((p) => p.kind === 'stored')
-    .forEach((p, i) => {
-      data.append(`filenames[${i}]`, p.filename);
-    });
-  draft.pictures
-    .filter((p) => p.kind === 'new')
-    .forEach((p, i) => {
-      data.append(`file[${i}]`, p.file, p.file.name);
-    });
+  let kept = 0;
+  let added = 0;
+  draft.pictures.forEach((picture, position) => {
+    if (picture.kind === 'stored') {
+      data.append(`filenames[${kept++}]`, picture.filename);
+      data.append(`order[${position}]`, `stored:${picture.filename}`);
+    } else {
+      data.append(`file[${added}]`, picture.file, picture.name);
+      data.append(`order[${position}]`, `new:${added++}`);
+    }
+  });
   return data;
 }

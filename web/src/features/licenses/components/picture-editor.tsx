@@ -1,11 +1,11 @@
 import { type ChangeEvent, useId, useState } from 'react';
-import { type DraftPicture, MAX_PICTURES } from '../api/license-draft';
+import { type DraftPicture, MAX_PICTURES, newPictureId } from '../api/license-draft';
 
 const ACCEPT = 'image/jpeg,image/png,image/webp';
 
 /**
- * Pictures of the licence: add (JPEG/PNG/WebP, 5 MB each, 10 in all), remove and reorder. Stored
- * pictures stay before new ones, the order the API keeps.
+ * Pictures of the licence: add (JPEG/PNG/WebP, 5 MB each, 10 in all), remove and reorder. New pictures
+ * are added at the end and move freely among the stored ones; the order shown is the order saved.
  */
 export function PictureEditor({
   pictures,
@@ -24,7 +24,7 @@ export function PictureEditor({
     const room = MAX_PICTURES - pictures.length;
     const added: DraftPicture[] = files
       .slice(0, room)
-      .map((file) => ({ kind: 'new', file, url: URL.createObjectURL(file), name: file.name }));
+      .map((file) => ({ kind: 'new', id: newPictureId(), file, url: URL.createObjectURL(file), name: file.name }));
     const left = files.slice(room).map((file) => file.name);
     // Never a silent drop: say which files did not fit.
     setRefused(left.length ? `画像は${MAX_PICTURES}枚までです。次の${left.length}枚は追加していません：${left.join('、')}` : '');
@@ -34,7 +34,7 @@ export function PictureEditor({
     const target = index + by;
     const a = pictures[index];
     const b = pictures[target];
-    if (!a || !b || a.kind !== b.kind) return;
+    if (!a || !b) return;
     const next = [...pictures];
     next[index] = b;
     next[target] = a;
@@ -52,7 +52,7 @@ export function PictureEditor({
         画像（{pictures.length} / {MAX_PICTURES}枚）
       </legend>
       <p className="small">
-        JPEG・PNG・WebP、1枚5MBまで。位置情報などの撮影データは保存時に取り除かれます。1枚目が一覧に表示されます。
+        JPEG・PNG・WebP、1枚5MBまで。位置情報などの撮影データは保存時に取り除かれます。追加した画像は最後に並びます。↑↓で並べた順に保存され、1枚目が一覧に表示されます。
       </p>
       {pictures.length ? (
         <ol className="picture-list">
@@ -68,7 +68,7 @@ export function PictureEditor({
                   type="button"
                   className="button small"
                   onClick={() => move(index, -1)}
-                  disabled={pictures[index - 1]?.kind !== picture.kind}
+                  disabled={index === 0}
                   aria-label={`${index + 1}枚目を前へ`}
                 >
                   ↑
@@ -77,7 +77,7 @@ export function PictureEditor({
                   type="button"
                   className="button small"
                   onClick={() => move(index, 1)}
-                  disabled={pictures[index + 1]?.kind !== picture.kind}
+                  disabled={index === pictures.length - 1}
                   aria-label={`${index + 1}枚目を後ろへ`}
                 >
                   ↓

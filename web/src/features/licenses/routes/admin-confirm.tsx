@@ -2,12 +2,14 @@ import { useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { mutate } from 'swr';
 import { FormAlert } from '../../../components/ui/form-alert';
+import { Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
-import { api } from '../../../lib/api';
+import { ApiError, api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { licenseDrafts, normalizePrice, toFormData } from '../api/license-draft';
+import { type LicenseDraft, type LicenseFormState, licenseDrafts, normalizePrice, toFormData } from '../api/license-draft';
 import type { License } from '../api/licenses';
 import { LicenseView } from '../components/license-view';
+import { StaleEdit } from '../components/stale-edit';
 
 /** /admin/licenses/create/confirm and /admin/licenses/{id}/edit/confirm: exactly what members will see. */
 export function AdminLicenseConfirmPage() {
@@ -15,16 +17,25 @@ export function AdminLicenseConfirmPage() {
   const key = id ?? 'create';
   const navigate = useNavigate();
   const formPath = id ? `/admin/licenses/${id}/edit` : '/admin/licenses/create';
-  const [draft] = useState(() => licenseDrafts.get(key));
+  // undefined while a reloaded page reads the draft back from the browser's storage.
+  const [draft, setDraft] = useState<LicenseDraft | null | undefined>(undefined);
   const [stale, setStale] = useState(false);
   const { busy, message, errors, run } = useFormSubmit();
 
   useEffect(() => {
-    if (!draft) navigate(formPath, { replace: true });
-  }, [draft, formPath, navigate]);
+    let live = true;
+    void licenseDrafts.load(key).then((kept) => {
+      if (!live) return;
+      if (kept) setDraft(kept);
+      else navigate(formPath, { replace: true });
+    });
+    return () => {
+      live = false;
+    };
+  }, [key, formPath, navigate]);
+  if (draft === undefined) return <Loading />;
   if (!draft) return null;
 
-  const ordered = [...draft.pictures.filter((p) => p.kind === 'stored'), ...draft.pictures.filter((p) => p.kind === 'new')];
   const save = () =>
     run(async () => {
       try {
@@ -32,11 +43,12 @@ export function AdminLicenseConfirmPage() {
           method: 'POST',
           body: toFormData(draft),
         });
-        licenseDrafts.clear(key);
         await mutate((k) => typeof k === 'string' && k.startsWith('/api/licenses'), undefined, { revalidate: true });
         navigate(`/admin/licenses/${res.license.id}`, { replace: true, state: { message: res.message } });
+        // Saved: the draft has served (after leaving, so the preview never shows a revoked picture).
+        void licenseDrafts.clear(key);
       } catch (error) {
-        if ((error as { status?: number }).status === 409) setStale(true);
+        if (error instanceof ApiError && error.status === 409) setStale(true);
         throw error;
       }
     });
@@ -45,21 +57,14 @@ export function AdminLicenseConfirmPage() {
     <section className="card">
       <h1>{id ? '変更内容の確認' : '登録内容の確認'}</h1>
       <p>会員には次のように表示されます。</p>
-      <FormAlert message={message} errors={errors} />
       {stale ? (
-        <p>
-          <button
-            type="button"
-            className="button"
-            onClick={() => {
-              licenseDrafts.clear(key);
-              navigate(formPath, { replace: true });
-            }}
-          >
-            最新の内容を読み込んで編集し直す
-          </button>
-        </p>
-      ) : null}
+        <StaleEdit
+          busy={busy}
+          onReload={() => navigate(formPath, { replace: true, state: { reloadLatest: true } satisfies LicenseFormState })}
+        />
+      ) : (
+        <FormAlert message={message} errors={errors} />
+      )}
       <p>
         公開設定：<strong>{draft.published ? '公開（会員に表示し、購入できる）' : '非公開（会員には表示しない）'}</strong>
       </p>
@@ -68,14 +73,14 @@ export function AdminLicenseConfirmPage() {
           name={draft.name}
           price={Number(normalizePrice(draft.price))}
           description={draft.description}
-          pictures={ordered.map((p, i) => ({ url: p.url, alt: `${draft.name}の画像${i + 1}` }))}
+          pictures={draft.pictures.map((p, i) => ({ url: p.url, alt: `${draft.name}の画像${i + 1}` }))}
         />
       </div>
       <div className="actions">
         <button
           type="button"
           className="button"
-          onClick={() => navigate(formPath, { state: { fromConfirm: true } })}
+          onClick={() => navigate(formPath, { state: { fromConfirm: true } satisfies LicenseFormState })}
           disabled={busy}
         >
           入力画面に戻る
