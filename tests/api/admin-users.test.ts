@@ -4,8 +4,10 @@ import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { eventually } from '../support/wait.ts';
 
+let smtp: TestSmtp;
 let t: TestRuntime;
 let admin: TestClient;
 let adminId: string;
@@ -18,8 +20,9 @@ const people = [
 ];
 
 beforeAll(async () => {
-  // Workers run: a deleted user's sales lose their account link through UserDeleted.
-  t = await startTestRuntime({ mode: 'all' });
+  // Workers run: a deleted user's sales lose their account link through UserDeleted; mail goes to a real SMTP server.
+  smtp = await startSmtp();
+  t = await startTestRuntime({ mode: 'all', smtpUrl: smtp.url });
   adminId = (await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'boss@example.jp', password: 'boss-pass-123' })).user.id;
   for (const p of people) {
     const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
@@ -38,7 +41,10 @@ beforeAll(async () => {
   admin = new TestClient(t.app, '10.50.0.1');
   await admin.login('boss@example.jp', 'boss-pass-123');
 });
-afterAll(async () => t?.stop());
+afterAll(async () => {
+  await t?.stop();
+  await smtp?.close();
+});
 
 const emails = async (query: string) =>
   ((await (await admin.get(`/api/users${query}`)).json()).users as { email: string }[]).map((u) => u.email).sort();
@@ -242,5 +248,261 @@ describe('PUT /api/users/{id}/role', () => {
     expect((await survivor.request('DELETE', `/api/users/${survivorId}/force`)).status).toBe(403);
     expect((await survivor.put(`/api/users/${survivorId}/role`, { role: 'user' })).status).toBe(403);
     await em.execute("update users set role = 'admin' where id = ?", [adminId]);
+  });
+});
+
+/** The role tests above end the administrator's sessions (a role change signs the user out). */
+const signInAgain = async () => {
+  expect((await admin.login('boss@example.jp', 'boss-pass-123')).status).toBe(200);
+};
+
+/** A member made directly in the database (no mail unless `verified` is false). */
+async function newMember(email: string, verified = true) {
+  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, {
+      email,
+      password: 'member-pass-123',
+      lastName: '試験',
+      firstName: '会員',
+      emailVerified: verified,
+      affiliation: 1,
+      affiliationName: '本部',
+    }),
+  );
+  return user.id;
+}
+
+const profile = (email: string, changes: Record<string, unknown> = {}) => ({
+  email,
+  email_confirmation: email,
+  last_name: '試験',
+  first_name: '会員',
+  affiliations: 1,
+  affiliation_name: '本部',
+  affiliation_other: null,
+  distribution: true,
+  ...changes,
+});
+
+const STALE =
+  'この会員情報は、別の画面または管理者によって先に更新されています。最新の内容を読み込んでから、もう一度変更してください。';
+
+describe('user edits carry updated_at', () => {
+  beforeAll(signInAgain);
+
+  it('is in every user answer the SPA reads', async () => {
+    const id = await newMember('version-shown@example.jp');
+    const one = (await (await admin.get(`/api/users/${id}`)).json()).user;
+    expect(Date.parse(one.updated_at)).not.toBeNaN();
+    const listed = (await (await admin.get('/api/users?email=version-shown')).json()).users[0];
+    expect(listed.updated_at).toBe(one.updated_at);
+    const member = new TestClient(t.app, '10.52.0.1');
+    const me = (await (await member.login('version-shown@example.jp', 'member-pass-123')).json()).users[0];
+    expect(me.updated_at).toBe(one.updated_at);
+    expect((await (await member.get('/api/login')).json()).users[0].updated_at).toBe(one.updated_at);
+  });
+
+  it('an administrator saving over a newer version gets 409 at confirm and at save, and nothing changes', async () => {
+    const id = await newMember('stale-admin@example.jp');
+    const loaded = (await (await admin.get(`/api/users/${id}`)).json()).user.updated_at as string;
+    const first = await admin.put(
+      `/api/users/${id}`,
+      profile('stale-admin@example.jp', { first_name: '先', updated_at: loaded }),
+    );
+    expect(first.status).toBe(200);
+    const saved = (await first.json()).user;
+    expect(saved.first_name).toBe('先');
+    expect(saved.updated_at).not.toBe(loaded);
+
+    const late = profile('stale-admin@example.jp', { first_name: '後', updated_at: loaded });
+    const check = await admin.post(`/api/users/${id}`, late);
+    expect(check.status).toBe(409);
+    expect((await check.json()).message).toBe(STALE);
+    const save = await admin.put(`/api/users/${id}`, late);
+    expect(save.status).toBe(409);
+    expect((await save.json()).message).toBe(STALE);
+    const now = (await (await admin.get(`/api/users/${id}`)).json()).user;
+    expect(now).toMatchObject({ first_name: '先', updated_at: saved.updated_at });
+
+    // The version just answered saves.
+    expect((await admin.put(`/api/users/${id}`, { ...late, updated_at: saved.updated_at })).status).toBe(200);
+    expect((await admin.post(`/api/users/${id}`, { ...late, updated_at: 'yesterday' })).status).toBe(422);
+  });
+
+  it('a member saving their own page over an administrator\u2019s change gets 409', async () => {
+    const id = await newMember('stale-member@example.jp');
+    const member = new TestClient(t.app, '10.52.0.2');
+    await member.login('stale-member@example.jp', 'member-pass-123');
+    const loaded = (await (await member.get(`/api/users/${id}`)).json()).user.updated_at as string;
+    expect(
+      (await admin.put(`/api/users/${id}`, profile('stale-member@example.jp', { affiliation_name: '管理者が変更' }))).status,
+    ).toBe(200);
+    const mine = profile('stale-member@example.jp', { affiliation_name: '本人が変更', updated_at: loaded });
+    expect((await member.post(`/api/users/${id}`, mine)).status).toBe(409);
+    const save = await member.put(`/api/users/${id}`, mine);
+    expect(save.status).toBe(409);
+    expect((await save.json()).message).toBe(STALE);
+    expect((await (await member.get(`/api/users/${id}`)).json()).user.affiliation_name).toBe('管理者が変更');
+  });
+
+  it('of two edits of one version sent at once, exactly one saves', async () => {
+    const id = await newMember('race@example.jp');
+    const other = new TestClient(t.app, '10.52.0.3');
+    await other.login('boss@example.jp', 'boss-pass-123');
+    const member = new TestClient(t.app, '10.52.0.4');
+    await member.login('race@example.jp', 'member-pass-123');
+    for (const [round, second] of [admin, member, admin, member, admin].entries()) {
+      const loaded = (await (await admin.get(`/api/users/${id}`)).json()).user.updated_at as string;
+      const answers = await Promise.all([
+        other.put(`/api/users/${id}`, profile('race@example.jp', { affiliation_name: `A${round}`, updated_at: loaded })),
+        second.put(`/api/users/${id}`, profile('race@example.jp', { affiliation_name: `B${round}`, updated_at: loaded })),
+      ]);
+      expect(answers.map((r) => r.status).sort(), `round ${round}`).toEqual([200, 409]);
+      const winner = answers[0]?.status === 200 ? `A${round}` : `B${round}`;
+      expect((await (await admin.get(`/api/users/${id}`)).json()).user.affiliation_name).toBe(winner);
+    }
+  });
+});
+
+describe('GET /api/users/{id}/mails', () => {
+  beforeAll(signInAgain);
+
+  it('lists a member\u2019s mails newest first: one sent, one refused by the server and then retried', async () => {
+    const email = 'mail-log@example.jp';
+    const id = await newMember(email, false);
+    // Registration sends the verification mail (UserRegistered → worker → SMTP).
+    await smtp.waitFor(smtp.to(email));
+    const sent = await eventually(async () => {
+      const body = await (await admin.get(`/api/users/${id}/mails`)).json();
+      return body.mails[0]?.status === 'sent' && body;
+    });
+    expect(sent).toMatchObject({ total: 1, page: 1, per_page: 20 });
+    expect(sent.mails[0]).toMatchObject({
+      kind: 'verification',
+      kind_label: 'メールアドレスの確認',
+      recipient: email,
+      subject: '【ライセンスストア】メールアドレスの確認をお願いします',
+      status: 'sent',
+      failed_at: null,
+      error: null,
+      attempts: 1,
+    });
+    expect(Date.parse(sent.mails[0].sent_at)).not.toBeNaN();
+
+    // The server refuses the next one: the attempt is in the log, with the server's answer.
+    smtp.refuse(email);
+    expect((await admin.post(`/api/users/${id}/verification-mail`)).status).toBe(200);
+    const failed = await eventually(async () => {
+      const body = await (await admin.get(`/api/users/${id}/mails`)).json();
+      return body.mails[0]?.status === 'failed' && body;
+    });
+    expect(failed.total).toBe(2);
+    expect(failed.mails[0]).toMatchObject({
+      kind: 'verification',
+      kind_label: 'メールアドレスの確認',
+      recipient: email,
+      sent_at: null,
+    });
+    expect(failed.mails[0].error).toMatch(/550/);
+    expect(failed.mails[0].attempts).toBeGreaterThanOrEqual(1);
+    expect(Date.parse(failed.mails[0].failed_at)).not.toBeNaN();
+    expect(failed.mails[1].id).toBe(sent.mails[0].id);
+
+    // Paged: the older mail is page 2 of one per page.
+    const second = await (await admin.get(`/api/users/${id}/mails?per_page=1&page=2`)).json();
+    expect(second).toMatchObject({ total: 2, page: 2, per_page: 1 });
+    expect(second.mails.map((m: { id: string }) => m.id)).toEqual([sent.mails[0].id]);
+
+    // The mailbox accepts again: the job's retry sends it, once, and the row says so.
+    smtp.accept(email);
+    const retried = await eventually(
+      async () => {
+        const body = await (await admin.get(`/api/users/${id}/mails`)).json();
+        return body.mails[0]?.status === 'sent' && body.mails[0];
+      },
+      20_000,
+      'the retry to send the refused mail',
+    );
+    expect(retried.attempts).toBeGreaterThanOrEqual(2);
+    expect(retried.error).toBeNull();
+    expect(retried.failed_at).not.toBeNull();
+    expect(smtp.messages.filter(smtp.to(email))).toHaveLength(2);
+  });
+
+  it('is for administrators only, 404 for nobody, 422 for a bad page', async () => {
+    const id = await newMember('mail-log-guard@example.jp');
+    const member = new TestClient(t.app, '10.52.0.5');
+    await member.login('mail-log-guard@example.jp', 'member-pass-123');
+    expect((await member.get(`/api/users/${id}/mails`)).status).toBe(403);
+    expect((await new TestClient(t.app).get(`/api/users/${id}/mails`)).status).toBe(401);
+    const nobody = await admin.get('/api/users/00000000-0000-4000-8000-000000000000/mails');
+    expect(nobody.status).toBe(404);
+    expect((await nobody.json()).message).toBe('エラー: ユーザーが見つかりませんでした。');
+    const bad = await admin.get(`/api/users/${id}/mails?per_page=101`);
+    expect(bad.status).toBe(422);
+    expect((await bad.json()).errors.per_page).toEqual(['表示件数が正しくありません。']);
+    expect(await (await admin.get(`/api/users/${id}/mails`)).json()).toEqual({ mails: [], total: 0, page: 1, per_page: 20 });
+  });
+});
+
+describe('POST /api/users/{id}/verification-mail', () => {
+  beforeAll(signInAgain);
+
+  const em = () => t.runtime.deps.orm.em.fork();
+
+  it('sends an unverified member a new link (audited), refuses a verified one in Japanese, and is throttled', async () => {
+    const email = 'resend-me@example.jp';
+    const id = await newMember(email, false);
+    await smtp.waitFor(smtp.to(email));
+
+    const res = await admin.post(`/api/users/${id}/verification-mail`);
+    expect(res.status).toBe(200);
+    expect((await res.json()).message).toBe(`${email} に確認メールを送信しました。届くまで数分かかることがあります。`);
+    await eventually(async () => smtp.messages.filter(smtp.to(email)).length === 2, 15_000, 'the resent mail');
+    const audit = await em().execute(
+      "select actor_id, actor_email from audit_logs where action = 'user.resend_verification' and target_id = ?",
+      [id],
+    );
+    expect(audit).toEqual([{ actor_id: adminId, actor_email: 'boss@example.jp' }]);
+    // The newest link works (the older one no longer does).
+    const link = /http:\/\/localhost:3000(\/api\/users\/registration\/verify\/[\w-]+)/.exec(
+      smtp.messages.filter(smtp.to(email)).at(-1)?.text ?? '',
+    )?.[1];
+    expect((await t.app.request(link as string)).headers.get('location')).toBe('/users/registration/email-verified');
+
+    // Verified now: 409 in Japanese, and nothing recorded.
+    const events = async () =>
+      (
+        await em().execute(
+          "select count(*)::int as n from outbox_events where name = 'VerificationEmailRequested' and payload->>'userId' = ?",
+          [id],
+        )
+      )[0]?.n;
+    const before = await events();
+    const verified = await admin.post(`/api/users/${id}/verification-mail`);
+    expect(verified.status).toBe(409);
+    expect((await verified.json()).message).toBe(
+      'このユーザーのメールアドレスは確認済みです。確認メールを再送する必要はありません。',
+    );
+    expect(await events()).toBe(before);
+
+    // Members cannot; nobody is 404.
+    const member = new TestClient(t.app, '10.52.0.6');
+    await member.login(email, 'member-pass-123');
+    expect((await member.post(`/api/users/${id}/verification-mail`)).status).toBe(403);
+    expect((await admin.post('/api/users/00000000-0000-4000-8000-000000000000/verification-mail')).status).toBe(404);
+  });
+
+  it('counts toward the limit of mail to one mailbox, whoever asks', async () => {
+    const email = 'resend-many@example.jp';
+    const id = await newMember(email, false); // the registration mail itself is not a request through the API
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await admin.post(`/api/users/${id}/verification-mail`)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    const audits = await em().execute(
+      "select count(*)::int as n from audit_logs where action = 'user.resend_verification' and target_id = ?",
+      [id],
+    );
+    expect(audits[0]?.n).toBe(5);
   });
 });

@@ -8,10 +8,12 @@ import { AppError, validationError } from '../../http/errors.ts';
 import { currentUser, isAdmin, requireAdmin, requireSelfOrAdmin, requireUser, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput, parseInputs, readJson } from '../../http/validate.ts';
 import {
+  EditVersionInput,
   EmailOnlyInput,
   LoginInput,
   NewPasswordPairInput,
   OldPasswordInput,
+  PageQuery,
   PasswordPairInput,
   ProfileInput,
   ResetTokenInput,
@@ -20,6 +22,7 @@ import {
 } from './schemas.ts';
 import {
   changePassword,
+  checkEditable,
   confirmEmailChange,
   forceDelete,
   forcePassword,
@@ -29,10 +32,12 @@ import {
   register,
   requestPasswordReset,
   requestVerificationEmail,
+  resendVerificationMail,
   resetPassword,
   searchUsers,
   setRole,
   updateProfile,
+  userMails,
   verifyEmail,
 } from './service.ts';
 
@@ -188,18 +193,29 @@ const userRoutes = new Hono<AppEnv>()
       message: role === 'admin' ? '管理者にしました。' : '管理者権限を外しました。',
     });
   })
+  .get(`/users/${USER}/mails`, requireAdmin, async (c) => {
+    const paging = parseInput(PageQuery, c.req.query());
+    return c.json(await userMails(c.var.deps.orm, c.req.param('id'), paging));
+  })
+  .post(`/users/${USER}/verification-mail`, requireAdmin, async (c) => {
+    const { email } = await resendVerificationMail(c.var.deps.orm, actorOf(c), c.req.param('id'), (recipient) =>
+      limitMail(c, recipient),
+    );
+    return c.json({ message: `${email} に確認メールを送信しました。届くまで数分かかることがあります。` });
+  })
   .delete(`/users/${USER}/force`, requireAdmin, async (c) => {
     await forceDelete(c.var.deps.orm, actorOf(c), c.req.param('id'));
     return c.json({ message: 'ユーザーを削除しました。購入履歴は経理のために残ります。' });
   })
   .get(`/users/${USER}`, requireSelfOrAdmin(), async (c) => c.json({ user: await getUser(c.var.deps.orm, c.req.param('id')) }))
   .post(`/users/${USER}`, requireSelfOrAdmin(), async (c) => {
-    const input = await jsonInput(c, ProfileInput);
-    await getUser(c.var.deps.orm, c.req.param('id')); // 404 before a confirm screen for nobody
+    const input = parseInputs(await readJson(c), ProfileInput, EditVersionInput);
+    // 404 before a confirm screen for nobody, 409 before one for an edit already overtaken.
+    await checkEditable(c.var.deps.orm, c.req.param('id'), input.updated_at);
     return c.json({ user: profileDto(input) });
   })
   .put(`/users/${USER}`, requireSelfOrAdmin(), async (c) => {
-    const input = await jsonInput(c, ProfileInput);
+    const input = parseInputs(await readJson(c), ProfileInput, EditVersionInput);
     const me = signedInUser(c);
     const byAdmin = isAdmin(me) ? actorOf(c) : null;
     if (!byAdmin && input.email !== me.email) {

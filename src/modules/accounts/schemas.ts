@@ -109,6 +109,19 @@ export const OldPasswordInput = v.object({
   old_password: rules.enteredPassword('現在のパスワード'),
 });
 
+/**
+ * The version of the user an edit was loaded from (its `updated_at`), sent with the edit and its
+ * validate call: a newer version answers 409. Optional on the wire for older clients; the SPA always sends it.
+ */
+export const EditVersionInput = v.object({
+  updated_at: v.optional(
+    v.pipe(
+      v.string('更新日時の形式が正しくありません。画面を読み込み直してください。'),
+      v.isoTimestamp('更新日時の形式が正しくありません。画面を読み込み直してください。'),
+    ),
+  ),
+});
+
 export type ProfileData = v.InferOutput<typeof ProfileInput>;
 export type RegistrationData = ProfileData & v.InferOutput<typeof PasswordPairInput>;
 
@@ -137,6 +150,12 @@ export const UserSearchQuery = v.object({
     v.picklist(['created_at', '-created_at', 'email', '-email', 'name', '-name'], '並び順が正しくありません。'),
     '-created_at',
   ),
+});
+
+/** GET /api/users/{id}/mails */
+export const PageQuery = v.object({
+  page: v.optional(pageNumber('ページ番号', 100_000), '1'),
+  per_page: v.optional(pageNumber('表示件数', 100), '20'),
 });
 
 /** PUT /api/users/{id}/role */

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { sql } from 'kysely';
 import { COUNT_CAP, containsPattern, personSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
+import { listMails } from '../mail/index.ts';
 import { Account, User } from './entities/user.entity.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import type { ProfileData, RegistrationData } from './schemas.ts';
@@ -25,7 +26,12 @@ export interface NewUser {
 }
 
 type DtoSource = Pick<User, 'id' | 'email' | 'lastName' | 'firstName' | 'role' | 'emailVerified'> &
-  Partial<Pick<User, 'affiliation' | 'affiliationName' | 'affiliationOther' | 'distribution' | 'createdAt' | 'pendingEmail'>>;
+  Partial<
+    Pick<
+      User,
+      'affiliation' | 'affiliationName' | 'affiliationOther' | 'distribution' | 'createdAt' | 'updatedAt' | 'pendingEmail'
+    >
+  >;
 
 /** The user as the API shows it (the seed's snake_case fields). */
 export function userDto(user: DtoSource, extra: { pendingEmail?: string | null } = {}) {
@@ -42,6 +48,8 @@ export function userDto(user: DtoSource, extra: { pendingEmail?: string | null }
     email_verified: user.emailVerified,
     ...(extra.pendingEmail !== undefined ? { pending_email: extra.pendingEmail } : {}),
     ...(user.createdAt ? { created_at: new Date(user.createdAt).toISOString() } : {}),
+    // The version an edit carries back (a newer one answers 409).
+    ...(user.updatedAt ? { updated_at: new Date(user.updatedAt).toISOString() } : {}),
   };
 }
 
@@ -262,23 +270,43 @@ const auditView = (user: User) => ({
 
 export async function getUser(orm: Orm, id: string) {
   const user = await orm.em.fork().findOne(User, { id });
-  if (!user) throw new AppError('not_found', 'エラー: ユーザーが見つかりませんでした。');
+  if (!user) throw new AppError('not_found', USER_NOT_FOUND);
   return userDto(user, { pendingEmail: user.pendingEmail ?? null });
 }
 
+const STALE_USER_EDIT =
+  'この会員情報は、別の画面または管理者によって先に更新されています。最新の内容を読み込んでから、もう一度変更してください。';
+
+/** 409 unless `user` is still the version `updatedAt` (an ISO time) an edit was loaded from. */
+function assertVersion(user: User, updatedAt: string | undefined): void {
+  if (updatedAt !== undefined && user.updatedAt.getTime() !== new Date(updatedAt).getTime()) {
+    throw new AppError('conflict', STALE_USER_EDIT);
+  }
+}
+
+/** The validate call of an edit: 404 for nobody, 409 when the form was loaded from an older version. */
+export async function checkEditable(orm: Orm, id: string, updatedAt: string | undefined): Promise<void> {
+  const user = await orm.em.fork().findOne(User, { id });
+  if (!user) throw new AppError('not_found', USER_NOT_FOUND);
+  assertVersion(user, updatedAt);
+}
+
 /**
- * Saves a profile edit. Names, affiliation and distribution change at once; a new e-mail address
- * only after it is verified (EmailChangeRequested mails it a link, and tells the old address).
+ * Saves a profile edit over the version it was loaded from (`updatedAt`), else 409: the row is locked
+ * for the check, so of two edits of one version only the first saves. Names, affiliation and
+ * distribution change at once; a new e-mail address only after it is verified (EmailChangeRequested
+ * mails it a link, and tells the old address) unless an administrator changes it.
  */
 export async function updateProfile(
   orm: Orm,
   id: string,
-  input: ProfileData,
+  input: ProfileData & { updated_at?: string },
   byAdmin: Actor | null = null,
 ): Promise<{ emailChangePending: boolean; emailChanged?: boolean }> {
   return transact(orm.em as Em, async (tx) => {
-    const user = await tx.findOne(User, { id });
+    const user = await tx.findOne(User, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!user) throw new AppError('not_found', USER_NOT_FOUND);
+    assertVersion(user, input.updated_at);
     const before = auditView(user);
     if (byAdmin) {
       const oldEmail = user.email;
@@ -393,7 +421,7 @@ export async function searchUsers(orm: Orm, query: UserSearch) {
   const users = await em.execute<DtoSource[]>(
     `select u.id, u.email, u.last_name as "lastName", u.first_name as "firstName", u.role, u.email_verified as "emailVerified",
             u.affiliation, u.affiliation_name as "affiliationName", u.affiliation_other as "affiliationOther", u.distribution,
-            u.created_at as "createdAt", u.pending_email as "pendingEmail"
+            u.created_at as "createdAt", u.updated_at as "updatedAt", u.pending_email as "pendingEmail"
      from users u ${where} order by ${column} ${desc}, u.id ${desc} limit ? offset ?`,
     [...params, query.per_page, (query.page - 1) * query.per_page],
   );
@@ -505,4 +533,39 @@ export async function setRole(orm: Orm, actor: Actor, id: string, role: 'admin' 
     await tx.execute('delete from sessions where user_id = ?', [user.id]);
     recordAudit(tx, actor, { action: 'user.role', targetType: 'user', targetId: user.id, before, after: { role } });
   });
+}
+
+const ALREADY_VERIFIED = 'このユーザーのメールアドレスは確認済みです。確認メールを再送する必要はありません。';
+
+/**
+ * An administrator sends a member whose address is not verified yet a new verification link (the
+ * earlier ones stop working). `throttle` may refuse it for the recipient; audited.
+ */
+export async function resendVerificationMail(
+  orm: Orm,
+  actor: Actor,
+  id: string,
+  throttle: (email: string) => Promise<void>,
+): Promise<{ email: string }> {
+  return transact(orm.em as Em, async (tx) => {
+    const user = await tx.findOne(User, { id });
+    if (!user) throw new AppError('not_found', USER_NOT_FOUND);
+    if (user.emailVerified) throw new AppError('conflict', ALREADY_VERIFIED);
+    await throttle(user.email);
+    recordEvent(tx, 'VerificationEmailRequested', { userId: user.id });
+    recordAudit(tx, actor, {
+      action: 'user.resend_verification',
+      targetType: 'user',
+      targetId: user.id,
+      after: { email: user.email },
+    });
+    return { email: user.email };
+  });
+}
+
+/** A member's mail log (administrators): 404 for nobody. */
+export async function userMails(orm: Orm, id: string, paging: { page: number; per_page: number }) {
+  const em = orm.em.fork() as Em;
+  if (!(await em.findOne(User, { id }))) throw new AppError('not_found', USER_NOT_FOUND);
+  return listMails(em, id, paging);
 }
