@@ -5,12 +5,15 @@ import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { startTestServer } from '../support/server.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 
 let app: Awaited<ReturnType<typeof startTestServer>>;
 let browser: Browser;
+let smtp: TestSmtp;
 
 beforeAll(async () => {
-  app = await startTestServer();
+  smtp = await startSmtp();
+  app = await startTestServer({ smtpUrl: smtp.url });
   await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'users-admin@example.jp', password: 'users-admin-pass' });
   for (const [email, last, first, affiliation] of [
     ['kobayashi@example.jp', '小林', '一郎', 1],
@@ -33,17 +36,22 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await app?.stop();
+  await smtp?.close();
 });
 
 const accessible = async (page: Page, name: string) => expect(await axeViolations(page), name).toEqual([]);
 
-it('an administrator searches, edits, resets a password and deletes a user', async () => {
-  const page = await browser.newPage();
+async function signInAsAdministrator(page: Page) {
   await page.goto(`${app.baseUrl}/login`);
   await page.getByLabel('メールアドレス').fill('users-admin@example.jp');
   await page.getByLabel('パスワード').fill('users-admin-pass');
   await page.getByRole('button', { name: 'ログインする' }).click();
   await page.waitForURL('**/admin');
+}
+
+it('an administrator searches, edits, resets a password and deletes a user', async () => {
+  const page = await browser.newPage();
+  await signInAsAdministrator(page);
   await page.getByRole('link', { name: 'ユーザー一覧' }).click();
   await page.waitForURL('**/admin/users');
   await page.getByRole('link', { name: '小林 一郎' }).waitFor();
@@ -80,5 +88,99 @@ it('an administrator searches, edits, resets a password and deletes a user', asy
   await page.waitForURL(/\/admin\/users$/);
   await page.getByText('ユーザーを削除しました。', { exact: false }).waitFor();
   expect(await page.getByRole('link', { name: '加藤 二郎' }).count()).toBe(0);
+  await page.close();
+});
+
+it('an administrator resends a verification mail, sees it refused and retried in the mail log, and grants administrator rights', async () => {
+  const email = 'suzuki@example.jp';
+  const member = await transact(app.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, {
+      email,
+      password: 'member-pass-123',
+      lastName: '鈴木',
+      firstName: '三郎',
+      emailVerified: false,
+      affiliation: 5,
+      affiliationName: '中央病院',
+    }),
+  );
+  // Registration's verification mail goes out first.
+  await smtp.waitFor(smtp.to(email));
+
+  const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
+  await signInAsAdministrator(page);
+  await page.goto(`${app.baseUrl}/admin/users/${member.id}`);
+  const mails = page.getByRole('region', { name: 'メール送信履歴' });
+  const history = page.getByRole('region', { name: '操作履歴' });
+  await mails.getByRole('cell', { name: `メールアドレスの確認 ${email}` }).waitFor();
+  await expect.poll(() => mails.getByRole('row').count()).toBe(2);
+  expect(await mails.getByRole('row').nth(1).textContent()).toContain('送信済み');
+  await history.getByText('このユーザーに対する管理者の操作はまだありません。').waitFor();
+  await accessible(page, 'user page with mail log');
+
+  // The mail server refuses the resent mail: the log says so, with the server's answer.
+  smtp.refuse(email);
+  await page.getByRole('button', { name: '確認メールを再送する' }).click();
+  await page.getByText(`${email} に確認メールを送信しました。`, { exact: false }).waitFor();
+  await mails.getByText('送信失敗', { exact: false }).waitFor({ timeout: 15_000 });
+  expect(await mails.getByText('メールサーバーの応答：', { exact: false }).textContent()).toContain('550');
+  await history.getByText('確認メールの再送信').waitFor();
+  await accessible(page, 'mail log with a failed mail');
+
+  // It accepts again: the job's retry sends it, and the log (read again for a while) shows it sent.
+  smtp.accept(email);
+  await mails.getByText(/送信済み（[2-9]回目で送信）/).waitFor({ timeout: 20_000 });
+  expect(smtp.messages.filter(smtp.to(email))).toHaveLength(2);
+
+  // Role grant, confirmed in a dialog; the audit section records it.
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: '管理者にする' }).click();
+  await page.getByText('管理者にしました。').waitFor();
+  await page.getByRole('button', { name: '管理者権限を外す' }).waitFor();
+  expect(await page.locator('.summary').textContent()).toContain('権限管理者');
+  await history.getByText('管理者権限の変更').waitFor();
+  const newest = await history.getByRole('listitem').first().textContent();
+  expect(newest).toContain('users-admin@example.jp');
+  expect(newest).toContain('一般会員 → 管理者');
+  await accessible(page, 'after the role grant');
+  await page.close();
+});
+
+it('an edit saved over a newer version is refused and offers the latest', async () => {
+  const member = await transact(app.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, {
+      email: 'ito@example.jp',
+      password: 'member-pass-123',
+      lastName: '伊藤',
+      firstName: '五郎',
+      emailVerified: true,
+      affiliation: 2,
+      affiliationName: '北署',
+    }),
+  );
+  const page = await browser.newPage();
+  await signInAsAdministrator(page);
+  await page.goto(`${app.baseUrl}/admin/users/${member.id}/edit`);
+  await page.getByLabel('所属名').fill('南署');
+  await page.getByRole('button', { name: '確認画面へ進む' }).click();
+  await page.waitForURL('**/edit/confirm');
+
+  // Meanwhile another administrator saves the user.
+  await app.runtime.deps.orm.em
+    .fork()
+    .execute("update users set affiliation_name = '西署', updated_at = now() where id = ?", [member.id]);
+
+  await page.getByRole('button', { name: '保存する' }).click();
+  await page.getByText('別の画面または管理者によって先に更新されています', { exact: false }).waitFor();
+  expect(await page.getByRole('button', { name: '保存する' }).isDisabled()).toBe(true);
+  await accessible(page, 'stale edit');
+  await page.getByRole('button', { name: '最新の内容を読み込む' }).click();
+  await page.waitForURL(/\/edit$/);
+  await expect.poll(() => page.getByLabel('所属名').inputValue()).toBe('西署');
+  await page.getByLabel('所属名').fill('東署');
+  await page.getByRole('button', { name: '確認画面へ進む' }).click();
+  await page.getByRole('button', { name: '保存する' }).click();
+  await page.getByText('会員情報を更新しました。').waitFor();
+  expect(await page.locator('.summary').first().textContent()).toContain('東署');
   await page.close();
 });

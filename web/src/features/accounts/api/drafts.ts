@@ -5,7 +5,13 @@ import type { PasswordValues, ProfileValues } from './profile';
  * must not reach storage): reloading a confirm screen finds nothing and returns to the form.
  */
 let registration: (ProfileValues & PasswordValues) | null = null;
-const edits = new Map<string, ProfileValues>();
+
+/** A profile edit and the version of the user it was loaded from (`updated_at`). */
+export interface EditDraft {
+  values: ProfileValues;
+  updatedAt: string;
+}
+const edits = new Map<string, EditDraft>();
 
 export const registrationDraft = {
   get: () => registration,
@@ -19,6 +25,6 @@ export const registrationDraft = {
 
 export const editDraft = {
   get: (id: string) => edits.get(id) ?? null,
-  set: (id: string, values: ProfileValues) => edits.set(id, values),
+  set: (id: string, draft: EditDraft) => edits.set(id, draft),
   clear: (id: string) => edits.delete(id),
 };

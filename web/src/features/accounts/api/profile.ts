@@ -25,6 +25,8 @@ export interface Member {
   role: string;
   email_verified: boolean;
   pending_email?: string | null;
+  /** The version an edit sends back: saving over a newer one answers 409. */
+  updated_at: string;
 }
 
 /** What the profile form holds (strings, as inputs give them). */

@@ -1,9 +1,21 @@
 import { AFFILIATION_OTHER, affiliationLabel, type ProfileValues } from '../api/profile';
 
-/** The profile as a definition list: confirm screens and the member page show exactly this. */
-export function ProfileSummary({ values, pendingEmail }: { values: ProfileValues; pendingEmail?: string | null }) {
+/**
+ * The profile as a definition list: confirm screens and the member page show exactly this; a page may
+ * add rows of its own (`children`: more dt/dd pairs).
+ */
+export function ProfileSummary({
+  values,
+  pendingEmail,
+  children,
+}: {
+  values: ProfileValues;
+  pendingEmail?: string | null;
+  children?: React.ReactNode;
+}) {
   return (
-    <dl className="summary">
+    // A long e-mail address wraps instead of widening the page.
+    <dl className="summary" style={{ overflowWrap: 'anywhere' }}>
       <dt>メールアドレス</dt>
       <dd>
         {values.email}
@@ -24,6 +36,7 @@ export function ProfileSummary({ values, pendingEmail }: { values: ProfileValues
       <dd>{values.affiliation_name || '未設定'}</dd>
       <dt>メールでのご案内</dt>
       <dd>{values.distribution ? '受け取る' : '受け取らない'}</dd>
+      {children}
     </dl>
   );
 }

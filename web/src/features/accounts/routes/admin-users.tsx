@@ -14,8 +14,14 @@ import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { AFFILIATIONS, affiliationLabel, profileOf } from '../api/profile';
 import { useMember } from '../api/use-member';
+import { refreshUserHistory } from '../api/use-user-history';
 import { useUserSearch } from '../api/use-user-search';
 import { ProfileSummary } from '../components/profile-summary';
+import { UserAuditLog } from '../components/user-audit-log';
+import { UserMailLog } from '../components/user-mail-log';
+
+/** How long the mail log is read again after asking for a mail (the worker sends it in the background). */
+const WATCH_MAILS_MS = 30_000;
 
 const SORTS = [
   { value: '-created_at', label: '登録の新しい順' },
@@ -129,13 +135,26 @@ export function AdminUserListPage() {
   );
 }
 
-/** /admin/users/{id}: the user and (composed by the router) their purchases. */
+/**
+ * /admin/users/{id}: the user, (composed by the router) their purchases, the mails sent to them and
+ * administrators' actions on them.
+ */
 export function AdminUserDetailPage({ children }: { children?: React.ReactNode }) {
   const { id } = useParams();
   const flash = (useLocation().state as { message?: string } | null)?.message;
   const { data, error, isLoading, mutate: reload } = useMember(id);
   const [notice, setNotice] = useState('');
+  const [watchMailsUntil, setWatchMailsUntil] = useState(0);
   const { busy, message, run } = useFormSubmit();
+  const resendVerification = () => {
+    if (!data) return;
+    void run(async () => {
+      const res = await api<{ message: string }>(`/api/users/${data.user.id}/verification-mail`, { method: 'POST' });
+      setNotice(res.message);
+      setWatchMailsUntil(Date.now() + WATCH_MAILS_MS);
+      await refreshUserHistory(data.user.id);
+    });
+  };
   const changeRole = (role: 'admin' | 'user') => {
     if (!data) return;
     const name = `${data.user.last_name} ${data.user.first_name}`.trim() || data.user.email;
@@ -147,7 +166,7 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
     void run(async () => {
       const res = await api<{ message: string }>(`/api/users/${data.user.id}/role`, { method: 'PUT', body: { role } });
       setNotice(res.message);
-      await reload();
+      await Promise.all([reload(), refreshUserHistory(data.user.id)]);
     });
   };
   return (
@@ -160,7 +179,23 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
       {error ? <LoadError error={error} onRetry={() => void reload()} /> : null}
       {data ? (
         <>
-          <ProfileSummary values={profileOf(data.user)} pendingEmail={data.user.pending_email} />
+          <ProfileSummary values={profileOf(data.user)} pendingEmail={data.user.pending_email}>
+            <dt>権限</dt>
+            <dd>{data.user.role === 'admin' ? '管理者' : '一般会員'}</dd>
+            <dt>メールアドレスの確認</dt>
+            <dd>
+              {data.user.email_verified ? (
+                '確認済み'
+              ) : (
+                <>
+                  未確認（確認メールのリンクがまだ開かれていません）
+                  <button type="button" className="button small" disabled={busy} onClick={resendVerification}>
+                    確認メールを再送する
+                  </button>
+                </>
+              )}
+            </dd>
+          </ProfileSummary>
           <div className="actions">
             <Link to="/admin/users" className="button">
               一覧へ戻る
@@ -186,6 +221,8 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
           </div>
           <LoadingOverlay show={busy} label="処理しています" />
           {children}
+          <UserMailLog userId={data.user.id} watchUntil={watchMailsUntil} />
+          <UserAuditLog userId={data.user.id} />
         </>
       ) : null}
     </section>

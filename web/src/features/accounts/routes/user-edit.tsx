@@ -6,40 +6,68 @@ import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { editDraft } from '../api/drafts';
-import { type Member, type ProfileValues, profileOf, profilePayload, validateProfile } from '../api/profile';
+import { type EditDraft, editDraft } from '../api/drafts';
+import { type Member, profileOf, profilePayload, validateProfile } from '../api/profile';
 import { useMember } from '../api/use-member';
 import { PROFILE_FIELDS, ProfileFields } from '../components/profile-fields';
 import { ProfileSummary } from '../components/profile-summary';
+import { ReloadLatest } from '../components/reload-latest';
+
+/** What the edit calls send: the profile and the version it was loaded from (409 when it is no longer current). */
+const editPayload = (draft: EditDraft) => ({ ...profilePayload(draft.values), updated_at: draft.updatedAt });
+
+const draftOf = (member: Member): EditDraft => ({ values: profileOf(member), updatedAt: member.updated_at });
+
+/** Runs `work`; a 409 (someone saved first) also sets `stale`, and the error still reaches the form's message. */
+async function watchingForConflict(work: () => Promise<void>, setStale: (stale: boolean) => void) {
+  try {
+    await work();
+  } catch (error) {
+    if ((error as { status?: number }).status === 409) setStale(true);
+    throw error;
+  }
+}
 
 /** `base` is where the user's pages live: `/users` for members, `/admin/users` for administrators. */
 export function UserEditPage({ base = '/users' }: { base?: string }) {
   const { id = '' } = useParams();
   const navigate = useNavigate();
-  const { data, error, mutate } = useMember(id);
-  const [values, setValues] = useState<ProfileValues | null>(editDraft.get(id));
+  const { data, error, mutate: reload } = useMember(id);
+  const [draft, setDraft] = useState<EditDraft | null>(editDraft.get(id));
+  const [stale, setStale] = useState(false);
   const { busy, message, errors, run } = useFormSubmit();
 
   useEffect(() => {
-    if (!values && data) setValues(profileOf(data.user));
-  }, [data, values]);
+    if (!draft && data) setDraft(draftOf(data.user));
+  }, [data, draft]);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    if (!values) return;
-    await run(async () => {
-      await validateProfile(`/api/users/${id}`, profilePayload(values), values);
-      editDraft.set(id, values);
-      navigate(`${base}/${id}/edit/confirm`);
-    });
+    if (!draft) return;
+    await run(() =>
+      watchingForConflict(async () => {
+        await validateProfile(`/api/users/${id}`, editPayload(draft), draft.values);
+        editDraft.set(id, draft);
+        navigate(`${base}/${id}/edit/confirm`);
+      }, setStale),
+    );
   };
+
+  // The newer version replaces what was typed: the form starts again from what is saved now.
+  const loadLatest = () =>
+    run(async () => {
+      editDraft.clear(id);
+      const latest = await reload();
+      if (latest) setDraft(draftOf(latest.user));
+      setStale(false);
+    });
 
   return (
     <section className="card">
       <h1>会員情報の変更</h1>
-      {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
-      {!values && !error ? <Loading /> : null}
-      {values ? (
+      {error ? <LoadError error={error} onRetry={() => void reload()} /> : null}
+      {!draft && !error ? <Loading /> : null}
+      {draft ? (
         <>
           <p className="small">
             {base.startsWith('/admin')
@@ -47,8 +75,9 @@ export function UserEditPage({ base = '/users' }: { base?: string }) {
               : 'メールアドレスを変更すると、新しいアドレスに確認メールをお送りします。確認が済むまでは今のアドレスのままです。'}
           </p>
           <FormAlert message={message} errors={errors} fields={PROFILE_FIELDS} />
+          {stale ? <ReloadLatest busy={busy} onReload={() => void loadLatest()} /> : null}
           <form onSubmit={submit} noValidate>
-            <ProfileFields values={values} errors={errors} onChange={setValues} />
+            <ProfileFields values={draft.values} errors={errors} onChange={(values) => setDraft({ ...draft, values })} />
             <div className="actions">
               <button
                 type="button"
@@ -60,7 +89,7 @@ export function UserEditPage({ base = '/users' }: { base?: string }) {
               >
                 キャンセル
               </button>
-              <button type="submit" className="button primary" disabled={busy}>
+              <button type="submit" className="button primary" disabled={busy || stale}>
                 確認画面へ進む
               </button>
             </div>
@@ -77,6 +106,7 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
   const navigate = useNavigate();
   // Captured once: clearing the draft after saving must not send this screen back to the form.
   const [draft] = useState(() => editDraft.get(id));
+  const [stale, setStale] = useState(false);
   const { busy, message, errors, run } = useFormSubmit();
 
   useEffect(() => {
@@ -85,14 +115,24 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
   if (!draft) return null;
 
   const save = () =>
+    run(() =>
+      watchingForConflict(async () => {
+        const res = await api<{ message: string; user: Member }>(`/api/users/${id}`, {
+          method: 'PUT',
+          body: editPayload(draft),
+        });
+        editDraft.clear(id);
+        await mutate(`/api/users/${id}`, { user: res.user }, { revalidate: false });
+        navigate(`${base}/${id}`, { replace: true, state: { message: res.message } });
+      }, setStale),
+    );
+
+  // Back to the form, filled with what is saved now (this draft was made from an older version).
+  const loadLatest = () =>
     run(async () => {
-      const res = await api<{ message: string; user: Member }>(`/api/users/${id}`, {
-        method: 'PUT',
-        body: profilePayload(draft),
-      });
+      await mutate(`/api/users/${id}`, api<{ user: Member }>(`/api/users/${id}`), { revalidate: false });
       editDraft.clear(id);
-      await mutate(`/api/users/${id}`, { user: res.user }, { revalidate: false });
-      navigate(`${base}/${id}`, { replace: true, state: { message: res.message } });
+      navigate(`${base}/${id}/edit`, { replace: true });
     });
 
   return (
@@ -100,12 +140,13 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
       <h1>変更内容の確認</h1>
       <p>以下の内容で保存します。</p>
       <FormAlert message={message} errors={errors} />
-      <ProfileSummary values={draft} />
+      {stale ? <ReloadLatest busy={busy} onReload={() => void loadLatest()} /> : null}
+      <ProfileSummary values={draft.values} />
       <div className="actions">
         <button type="button" className="button" onClick={() => navigate(`${base}/${id}/edit`)} disabled={busy}>
           入力画面に戻る
         </button>
-        <button type="button" className="button primary" onClick={() => void save()} disabled={busy}>
+        <button type="button" className="button primary" onClick={() => void save()} disabled={busy || stale}>
           保存する
         </button>
       </div>
