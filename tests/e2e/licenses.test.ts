@@ -340,6 +340,25 @@ describe('licences in Chromium', () => {
     expect(await picturesShown(page, 1)).toEqual(['1枚目：third.png']);
     await page.getByRole('button', { name: '入力内容を破棄' }).click();
     await page.getByText('入力内容を破棄しました。').waitFor();
+
+    // Signing out leaves no draft behind in this browser.
+    await nameField(page).fill('サインアウト前の下書き');
+    await page.locator('input[type=file]').setInputFiles([third]);
+    await picturesShown(page, 1);
+    await page.getByRole('button', { name: 'ログアウト' }).click();
+    await page.waitForURL('**/logout');
+    const left = await page.evaluate(
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const open = indexedDB.open('license-drafts', 1);
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const count = open.result.transaction('drafts').objectStore('drafts').count();
+            count.onsuccess = () => resolve(count.result);
+          };
+        }),
+    );
+    expect(left).toBe(0);
     await page.close();
   });
 

@@ -1,4 +1,5 @@
 import { NavLink, useNavigate } from 'react-router';
+import { licenseDrafts } from '../features/licenses/api/license-draft';
 import { logout, useAuth } from '../lib/auth-store';
 import type { RouteType } from './route-meta';
 
@@ -32,6 +33,8 @@ export function useLogout() {
     try {
       await logout();
     } finally {
+      // Nothing typed stays in this browser after signing out (a shared PC at a fire station).
+      await licenseDrafts.forgetAll().catch(() => undefined);
       navigate('/logout', { replace: true });
     }
   };

@@ -157,3 +157,18 @@ export function deleteDraft(key: string): Promise<void> {
     undefined,
   );
 }
+
+/** Forgets every draft in this browser (sign-out: nothing typed stays behind on a shared PC). */
+export function deleteAllDrafts(): Promise<void> {
+  return attempt(
+    '削除',
+    async (db) => {
+      const tx = db.transaction([DRAFTS, PICTURES], 'readwrite');
+      const done = finished(tx);
+      tx.objectStore(DRAFTS).clear();
+      tx.objectStore(PICTURES).clear();
+      await done;
+    },
+    undefined,
+  );
+}

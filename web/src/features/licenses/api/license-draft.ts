@@ -1,7 +1,7 @@
 import { mutate } from 'swr';
 import { api } from '../../../lib/api';
 import { authState } from '../../../lib/auth-store';
-import { deleteDraft, peekDraft, readDraft, type StoredPictureRef, writeDraft } from './draft-store';
+import { deleteAllDrafts, deleteDraft, peekDraft, readDraft, type StoredPictureRef, writeDraft } from './draft-store';
 import type { License } from './licenses';
 
 /** A picture in the admin form: one already stored, or a new file chosen in the browser. */
@@ -125,6 +125,14 @@ export const licenseDrafts = {
     const files = new Map(pictures.flatMap((p) => (p.kind === 'new' ? [[p.id, p.file] as const] : [])));
     const record = { key: scoped(key), savedAt, values, pictures: refs };
     writes = writes.then(() => writeDraft(record, files));
+    return writes;
+  },
+
+  /** Forgets every draft of this browser (sign-out). */
+  forgetAll(): Promise<void> {
+    for (const { draft } of held.values()) revoke(draft);
+    held.clear();
+    writes = writes.then(() => deleteAllDrafts());
     return writes;
   },
 
