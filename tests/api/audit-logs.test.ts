@@ -98,6 +98,8 @@ describe('GET /api/audit-logs: who may read it', () => {
     const res = await member.get('/api/audit-logs?target_type=user&target_id=x');
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({ message: 'この操作を行う権限がありません。' });
+    expect((await new TestClient(t.app, '10.60.0.3').get('/api/audit-logs/options')).status).toBe(401);
+    expect((await member.get('/api/audit-logs/options')).status).toBe(403);
   });
 });
 
@@ -295,6 +297,15 @@ describe('labels', () => {
         targetType: 'payment_event',
         targetId: 'evt_1',
         at: '2026-02-01T00:00:00Z',
+        before: { state: 'failed', outcome: null, error: 'boom' },
+      },
+      {
+        actor: 'later@example.jp',
+        action: 'reconciliation.run',
+        targetType: 'reconciliation',
+        targetId: 'run-1',
+        at: '2026-02-01T00:00:30Z',
+        after: { days: 3 },
       },
       {
         actor: 'later@example.jp',
@@ -316,8 +327,20 @@ describe('labels', () => {
     const res = await admin.get('/api/audit-logs?actor=later@');
     const text = await res.clone().text();
     expect(text).not.toMatch(/h-before|h-after|t-before|t-after|password_hash|api_token|reset_token/);
-    const [gadget, lock, replay] = ((await res.json()) as Page).audit_logs;
-    expect(replay).toMatchObject({ action_label: '決済イベントの再処理', target_label: '決済イベント', changes: [] });
+    const [gadget, lock, run, replay] = ((await res.json()) as Page).audit_logs;
+    expect(replay).toMatchObject({
+      action_label: '決済イベントの再処理',
+      target_label: '決済イベント',
+      changes: [
+        { field: 'state', label: '処理状態', before: '失敗', after: null },
+        { field: 'error', label: 'エラー', before: 'boom', after: null },
+      ],
+    });
+    expect(run).toMatchObject({
+      action_label: '決済の照合',
+      target_label: '決済の照合',
+      changes: [{ field: 'days', label: '照合した期間', before: null, after: '3日分' }],
+    });
     expect(lock).toMatchObject({
       action_label: 'ユーザーの操作（user.lock）',
       changes: [{ field: 'locked', label: 'locked', before: 'いいえ', after: 'はい' }],
@@ -327,6 +350,37 @@ describe('labels', () => {
       target_label: 'gadget',
       changes: [{ field: 'colour', label: 'colour', before: 'red', after: 'blue' }],
     });
+  });
+});
+
+describe('GET /api/audit-logs/options', () => {
+  it('offers the actions and record types the log holds, named ones first in their order, with Japanese names', async () => {
+    const res = await admin.get('/api/audit-logs/options');
+    expect(res.status).toBe(200);
+    const options = (await res.json()) as {
+      actions: { action: string; label: string }[];
+      target_types: { target_type: string; label: string }[];
+    };
+    expect(options.actions).toEqual([
+      { action: 'user.update', label: 'ユーザー情報の変更' },
+      { action: 'user.force_password', label: 'パスワードの強制変更' },
+      { action: 'user.delete', label: 'ユーザーの削除' },
+      { action: 'user.role', label: '管理者権限の変更' },
+      { action: 'license.create', label: 'ライセンスの新規登録' },
+      { action: 'license.update', label: 'ライセンスの編集' },
+      { action: 'license.delete', label: 'ライセンスの削除' },
+      { action: 'payment.replay', label: '決済イベントの再処理' },
+      { action: 'reconciliation.run', label: '決済の照合' },
+      { action: 'gadget.frobnicate', label: 'gadget.frobnicate' },
+      { action: 'user.lock', label: 'ユーザーの操作（user.lock）' },
+    ]);
+    expect(options.target_types).toEqual([
+      { target_type: 'user', label: 'ユーザー' },
+      { target_type: 'license', label: 'ライセンス' },
+      { target_type: 'payment_event', label: '決済イベント' },
+      { target_type: 'reconciliation', label: '決済の照合' },
+      { target_type: 'gadget', label: 'gadget' },
+    ]);
   });
 });
 

@@ -35,9 +35,6 @@ const TARGETS: Record<string, string> = {
   reconciliation: '決済の照合',
 };
 
-/** The record type an action's first part names (`sale.export` → 売上). */
-const ACTION_SUBJECTS: Record<string, string> = { ...TARGETS, sale: '売上', payment: '決済' };
-
 const VERBS: Record<string, string> = {
   create: '登録',
   update: '変更',
@@ -57,7 +54,7 @@ export function actionLabel(action: string): string {
   const known = ACTIONS[action];
   if (known) return known;
   const parts = action.split('.');
-  const subject = ACTION_SUBJECTS[parts[0] ?? ''];
+  const subject = TARGETS[parts[0] ?? ''];
   const verb = VERBS[parts.at(-1) ?? ''];
   if (subject && verb && parts.length > 1) return `${subject}の${verb}`;
   if (subject) return `${subject}の操作（${action}）`;
@@ -66,8 +63,14 @@ export function actionLabel(action: string): string {
 
 export const targetLabel = (targetType: string): string => TARGETS[targetType] ?? targetType;
 
-/** Every action with a Japanese name, for the screen's choice of actions. */
-export const knownActions = () => Object.entries(ACTIONS).map(([value, label]) => ({ value, label }));
+/** Named actions and record types first, in the order above; the others after them, alphabetically. */
+const byKnownOrder = (known: Record<string, string>) => {
+  const order = Object.keys(known);
+  const rank = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
+  return (a: string, b: string) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
+};
+export const actionOrder = byKnownOrder(ACTIONS);
+export const targetOrder = byKnownOrder(TARGETS);
 
 const FIELDS: Record<string, string> = {
   email: 'メールアドレス',
@@ -92,6 +95,10 @@ const FIELDS: Record<string, string> = {
   replace_unmappable: '表せない文字を〓に置き換える',
   rows: '件数',
   sha256: 'SHA-256',
+  state: '処理状態',
+  outcome: '処理結果',
+  error: 'エラー',
+  days: '照合した期間',
 };
 
 /** Field names that depend on the record: a licence's `name` is its ライセンス名. */
@@ -111,11 +118,25 @@ export const fieldRank = (field: string): number => {
 };
 
 /** Fields that are never shown, whatever an entry recorded: secrets and what derives from them. */
-export const isSecretField = (field: string) => /password|passwd|hash|token|secret|salt|otp|api_?key|cookie|session/i.test(field);
+export const isSecretField = (field: string) =>
+  /password|passwd|hash|token|secret|salt|credential|cookie|api_?key|(^|_)otp(_|$)/i.test(field);
 
 const SALE_STATUS: Record<string, string> = { 0: '出力待ち', 1: '処理中', 2: '登録済み' };
 const ROLES: Record<string, string> = { admin: '管理者', user: '一般会員' };
 const ENCODINGS: Record<string, string> = { 'utf-8': 'UTF-8', shift_jis: 'Shift_JIS（CP932）' };
+/** A Stripe event's processing state and outcome (the payments inbox words them the same way). */
+const EVENT_STATES: Record<string, string> = { received: '未処理', processed: '処理済み', failed: '失敗' };
+const OUTCOMES: Record<string, string> = {
+  paid: '売上を記録',
+  'paid and refunded': '売上を記録し返金を反映',
+  refunded: '返金を反映',
+  'awaiting payment': '入金待ち（コンビニ決済）',
+  'payment failed': '支払い失敗を反映',
+  expired: '期限切れを反映',
+  flagged: '金額・通貨の不一致（売上にしていません）',
+  'unknown session': '対応する購入手続きがありません',
+  ignored: '対応不要',
+};
 const FILTER_FIELDS: Record<string, string> = {
   licenseId: 'ライセンス',
   license_id: 'ライセンス',
@@ -162,6 +183,9 @@ const FORMATS: Record<string, (value: unknown) => string> = {
   published: (v) => (v ? '公開' : '非公開'),
   status: (v) => SALE_STATUS[String(v)] ?? plain(v),
   encoding: (v) => ENCODINGS[String(v)] ?? plain(v),
+  state: (v) => EVENT_STATES[String(v)] ?? plain(v),
+  outcome: (v) => OUTCOMES[String(v)] ?? plain(v),
+  days: (v) => (typeof v === 'number' ? `${v.toLocaleString('ja-JP')}日分` : plain(v)),
   pictures: (v) => (Array.isArray(v) ? `${v.length}枚${v.length ? `（${list(v)}）` : ''}` : plain(v)),
   sale_ids: (v) =>
     Array.isArray(v)

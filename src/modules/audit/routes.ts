@@ -3,9 +3,11 @@ import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin } from '../../http/guards.ts';
 import { parseInput } from '../../http/validate.ts';
 import { AuditLogQuery } from './schemas.ts';
-import { listAuditLogs } from './service.ts';
+import { auditLogOptions, listAuditLogs } from './service.ts';
 
 /** The audit module's API, mounted under /api: who changed what, for administrators. */
-export const auditRoutes = new Hono<AppEnv>().get('/audit-logs', requireAdmin, async (c) =>
-  c.json(await listAuditLogs(c.var.deps.orm, parseInput(AuditLogQuery, c.req.query()))),
-);
+export const auditRoutes = new Hono<AppEnv>()
+  .get('/audit-logs', requireAdmin, async (c) =>
+    c.json(await listAuditLogs(c.var.deps.orm, parseInput(AuditLogQuery, c.req.query()))),
+  )
+  .get('/audit-logs/options', requireAdmin, async (c) => c.json(await auditLogOptions(c.var.deps.orm)));

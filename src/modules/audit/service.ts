@@ -3,7 +3,7 @@ import { COUNT_CAP, containsPattern } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { changesOf } from './changes.ts';
 import { AuditLog } from './entities/audit-log.entity.ts';
-import { actionLabel, targetLabel } from './labels.ts';
+import { actionLabel, actionOrder, targetLabel, targetOrder } from './labels.ts';
 import type { AuditLogQuery } from './schemas.ts';
 
 export interface Actor {
@@ -59,13 +59,16 @@ function auditLogDto(row: AuditRow) {
 
 export type AuditLogView = ReturnType<typeof auditLogDto>;
 
-/** The WHERE of the audit log list. Dates are Japan days, from 00:00 JST, both ends included. */
-function auditWhere(query: AuditLogQuery): { sql: string; params: unknown[] } {
+/**
+ * The WHERE of the audit log list. `actors` are the e-mails the actor filter matched. Dates are Japan
+ * days, from 00:00 JST, both ends included.
+ */
+function auditWhere(query: AuditLogQuery, actors: string[] | null): { sql: string; params: unknown[] } {
   const clauses: string[] = [];
   const params: unknown[] = [];
-  if (query.actor) {
-    clauses.push('a.actor_email ilike ?');
-    params.push(containsPattern(query.actor));
+  if (actors) {
+    clauses.push(`a.actor_email in (${actors.map(() => '?').join(', ')})`);
+    params.push(...actors);
   }
   if (query.action) {
     clauses.push('a.action = ?');
@@ -93,7 +96,12 @@ function auditWhere(query: AuditLogQuery): { sql: string; params: unknown[] } {
 /** Administrators' changes, newest first, with the total (counted up to COUNT_CAP, then `total_capped`). */
 export async function listAuditLogs(orm: Orm, query: AuditLogQuery) {
   const em = orm.em.fork() as Em;
-  const where = auditWhere(query);
+  const paging = { page: query.page, per_page: query.per_page };
+  // A few administrators make all the entries: the part of an e-mail becomes the addresses it matches
+  // (read from the index), which then find their entries through the index as well.
+  const actors = query.actor ? await distinctValues(em, 'actor_email', query.actor) : null;
+  if (actors?.length === 0) return { audit_logs: [], total: 0, total_capped: false, ...paging };
+  const where = auditWhere(query, actors);
   const [count] = await em.execute<{ n: number }[]>(
     `select count(*)::int as n from (select 1 from audit_logs a ${where.sql} limit ${COUNT_CAP + 1}) capped`,
     where.params,
@@ -110,7 +118,32 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery) {
     audit_logs: rows.map(auditLogDto),
     total: Math.min(n, COUNT_CAP),
     total_capped: n > COUNT_CAP,
-    page: query.page,
-    per_page: query.per_page,
+    ...paging,
+  };
+}
+
+/**
+ * The distinct values of a column that leads an index, one index probe each (a skip scan: cheap while
+ * the values are few, however many rows), optionally only those containing `part` (any case).
+ */
+async function distinctValues(em: Em, column: 'action' | 'target_type' | 'actor_email', part?: string): Promise<string[]> {
+  const rows = await em.execute<{ v: string }[]>(
+    `with recursive t(v) as (
+       (select ${column} from audit_logs order by ${column} limit 1)
+       union all
+       select (select a.${column} from audit_logs a where a.${column} > t.v order by a.${column} limit 1) from t where t.v is not null
+     ) select v from t where v is not null${part ? ' and v ilike ?' : ''}`,
+    part ? [containsPattern(part)] : [],
+  );
+  return rows.map((r) => r.v);
+}
+
+/** What the screen's filters offer: the actions and record types the log holds, with their Japanese names. */
+export async function auditLogOptions(orm: Orm) {
+  const em = orm.em.fork() as Em;
+  const [actions, targetTypes] = [await distinctValues(em, 'action'), await distinctValues(em, 'target_type')];
+  return {
+    actions: actions.sort(actionOrder).map((action) => ({ action, label: actionLabel(action) })),
+    target_types: targetTypes.sort(targetOrder).map((type) => ({ target_type: type, label: targetLabel(type) })),
   };
 }

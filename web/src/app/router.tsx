@@ -15,6 +15,7 @@ import { UserDetailPage } from '../features/accounts/routes/user-detail';
 import { UserEditConfirmPage, UserEditPage } from '../features/accounts/routes/user-edit';
 import { UserPasswordPage } from '../features/accounts/routes/user-password';
 import { AdminMenuPage } from '../features/admin/routes/menu';
+import { AuditLogPage } from '../features/audit/routes/audit-log';
 import { LoginPage } from '../features/auth/routes/login';
 import { LogoutPage } from '../features/auth/routes/logout';
 import { AdminLicenseConfirmPage } from '../features/licenses/routes/admin-confirm';
@@ -169,6 +170,7 @@ export const routes: RouteObject[] = [
             element: <AdminLicenseConfirmPage />,
           },
           { path: 'payments', handle: meta('administrator', false, '決済の受信箱と照合'), element: <AdminPaymentsPage /> },
+          { path: 'audit', handle: meta('administrator', false, '操作履歴'), element: <AuditLogPage /> },
           { path: '*', handle: meta('administrator', false, 'ページが見つかりません'), element: <NotFoundPage /> },
         ],
       },

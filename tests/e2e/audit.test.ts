@@ -1,0 +1,124 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { startTestServer } from '../support/server.ts';
+
+let app: Awaited<ReturnType<typeof startTestServer>>;
+let browser: Browser;
+let memberId: string;
+
+/** Today in Japan, as the date inputs and the API take it. */
+const todayInJapan = () => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Asia/Tokyo' }).format(new Date());
+
+beforeAll(async () => {
+  app = await startTestServer();
+  await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'audit-admin@example.jp', password: 'audit-admin-pass' });
+  memberId = (
+    await transact(app.runtime.deps.orm.em as Em, (tx) =>
+      createUser(tx, {
+        email: 'suzuki@example.jp',
+        password: 'member-pass-123',
+        lastName: '鈴木',
+        firstName: '一郎',
+        emailVerified: true,
+        affiliation: 4,
+        affiliationName: '第一消防署',
+      }),
+    )
+  ).id;
+  // Someone else's older change, for the filters to leave out.
+  await app.runtime.deps.orm.em.fork().execute(
+    `insert into audit_logs (id, actor_id, actor_email, action, target_type, target_id, before, after, created_at)
+       values (gen_random_uuid(), gen_random_uuid(), 'other-admin@example.jp', 'license.update', 'license', '1',
+               '{"price": 5500}', '{"price": 6600}', now() - interval '3 days')`,
+  );
+  browser = await launchBrowser();
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+const accessible = async (page: Page, name: string) => expect(await axeViolations(page), name).toEqual([]);
+
+it('an administrator changes a user, then finds the change in 操作履歴 with its before → after', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${app.baseUrl}/login`);
+  await page.getByLabel('メールアドレス').fill('audit-admin@example.jp');
+  await page.getByLabel('パスワード').fill('audit-admin-pass');
+  await page.getByRole('button', { name: 'ログインする' }).click();
+  await page.waitForURL('**/admin');
+
+  // The change: 所属名 on the user's edit page.
+  await page.goto(`${app.baseUrl}/admin/users/${memberId}/edit`);
+  await page.getByLabel('所属名').fill('中央消防署');
+  await page.getByRole('button', { name: '確認画面へ進む' }).click();
+  await page.waitForURL('**/edit/confirm');
+  await page.getByRole('button', { name: '保存する' }).click();
+  await page.getByText('会員情報を更新しました。').waitFor();
+
+  // The whole log, newest first, from the admin menu.
+  await page.goto(`${app.baseUrl}/admin`);
+  await page.getByRole('link', { name: '操作履歴' }).click();
+  await page.waitForURL('**/admin/audit');
+  expect(await page.title()).toBe('操作履歴｜ライセンスストア');
+  await page.getByRole('heading', { name: '操作履歴' }).waitFor();
+  const rows = page.locator('tbody tr');
+  await rows.nth(1).waitFor();
+  expect(await rows.count()).toBe(2);
+  await expect.poll(() => rows.first().textContent()).toContain('ユーザー情報の変更');
+  expect(await rows.nth(1).textContent()).toContain('other-admin@example.jp');
+  await accessible(page, 'the whole log');
+
+  // Filters: the action (by its Japanese name), the actor (part of the e-mail) and today's date.
+  await page.getByLabel('操作', { exact: true }).selectOption({ label: 'ユーザー情報の変更' });
+  await page.getByLabel('操作者（メールアドレスの一部）').fill('AUDIT-ADMIN');
+  await page.getByLabel('期間（から）').fill(todayInJapan());
+  await page.getByLabel('期間（まで）').fill(todayInJapan());
+  await page.getByRole('button', { name: '検索する' }).click();
+  await page.waitForURL(/action=user\.update/);
+  expect(new URL(page.url()).searchParams.get('actor')).toBe('AUDIT-ADMIN');
+  await expect.poll(() => rows.count()).toBe(1);
+  const row = rows.first();
+  expect(await row.textContent()).toContain('audit-admin@example.jp');
+  // The before → after of the changed field only (変更前 / 変更後 are there for screen readers).
+  const change = row.locator('.audit-changes li');
+  expect(await change.count()).toBe(1);
+  expect((await change.first().innerText()).replace(/\s+/g, '')).toBe('所属名変更前：第一消防署→変更後：中央消防署');
+  // The record links to its screen.
+  const target = row.getByRole('link', { name: memberId });
+  expect(await target.getAttribute('href')).toBe(`/admin/users/${memberId}`);
+  await accessible(page, 'filtered');
+
+  // The filters live in the URL: a reload keeps them, in the form too.
+  await page.reload();
+  await expect.poll(() => rows.count()).toBe(1);
+  expect(await page.getByLabel('操作', { exact: true }).inputValue()).toBe('user.update');
+  expect(await page.getByLabel('操作者（メールアドレスの一部）').inputValue()).toBe('AUDIT-ADMIN');
+
+  // Nothing on another day: the empty state. A reversed range: the field's Japanese message.
+  await page.getByLabel('期間（から）').fill('2020-01-01');
+  await page.getByLabel('期間（まで）').fill('2020-01-31');
+  await page.getByRole('button', { name: '検索する' }).click();
+  await page.getByText('条件に合う操作履歴はありません。').waitFor();
+  await accessible(page, 'empty');
+  await page.getByLabel('期間（から）').fill('2020-02-01');
+  await page.getByRole('button', { name: '検索する' }).click();
+  await page.getByText('終了日は開始日と同じか、それより後の日付を指定してください。').waitFor();
+  await accessible(page, 'bad filter');
+
+  // A phone: one card per entry, nothing sideways.
+  await page.getByRole('button', { name: '条件をクリア' }).click();
+  await expect.poll(() => rows.count()).toBe(2);
+  await page.setViewportSize({ width: 375, height: 800 });
+  await accessible(page, '375 px');
+  await page.screenshot({ path: 'test-results/audit.png', fullPage: true });
+
+  await rows.first().getByRole('link', { name: memberId }).click();
+  await page.waitForURL(`**/admin/users/${memberId}`);
+  await page.getByText('中央消防署').waitFor();
+  await page.close();
+}, 90_000);

@@ -1,0 +1,66 @@
+import useSWR from 'swr';
+
+/** One changed field of an entry, as the server words it (values are display text; null is nothing). */
+export interface AuditChange {
+  field: string;
+  label: string;
+  before: string | null;
+  after: string | null;
+}
+
+export interface AuditEntry {
+  id: string;
+  actor_id: string | null;
+  actor_email: string | null;
+  action: string;
+  action_label: string;
+  target_type: string;
+  target_label: string;
+  target_id: string;
+  changes: AuditChange[];
+  created_at: string;
+}
+
+export interface AuditLogPage {
+  audit_logs: AuditEntry[];
+  total: number;
+  /** More than `total` match: the list says 「10,000件以上」. */
+  total_capped?: boolean;
+  page: number;
+  per_page: number;
+}
+
+export interface AuditLogOptions {
+  actions: { action: string; label: string }[];
+  target_types: { target_type: string; label: string }[];
+}
+
+/** The filters the screen keeps in its URL, named as the API takes them. */
+export const AUDIT_FILTERS = ['actor', 'action', 'target_type', 'target_id', 'from', 'to'] as const;
+export type AuditFilter = (typeof AUDIT_FILTERS)[number];
+
+/** Only the API's own parameters go to the server (a stray one in the URL is not passed on). */
+export function auditQuery(params: URLSearchParams): string {
+  const query = new URLSearchParams();
+  for (const key of [...AUDIT_FILTERS, 'page', 'per_page']) {
+    const value = params.get(key);
+    if (value) query.set(key, value);
+  }
+  return query.toString();
+}
+
+export function useAuditLogs(params: URLSearchParams) {
+  return useSWR<AuditLogPage>(`/api/audit-logs?${auditQuery(params)}`);
+}
+
+export function useAuditLogOptions() {
+  return useSWR<AuditLogOptions>('/api/audit-logs/options');
+}
+
+/** The admin screen of a record, where one exists. A deleted record has none. */
+export function targetPath(entry: Pick<AuditEntry, 'target_type' | 'target_id' | 'action'>): string | null {
+  if (entry.action.endsWith('.delete')) return null;
+  if (entry.target_type === 'user' && /^[0-9a-zA-Z-]+$/.test(entry.target_id)) return `/admin/users/${entry.target_id}`;
+  if (entry.target_type === 'license' && /^\d+$/.test(entry.target_id)) return `/admin/licenses/${entry.target_id}`;
+  return null;
+}

@@ -1,0 +1,71 @@
+import { Link } from 'react-router';
+import { type AuditEntry, targetPath } from '../api/audit-logs';
+import { ChangeList } from './change-list';
+
+const dateTime = new Intl.DateTimeFormat('ja-JP', {
+  timeZone: 'Asia/Tokyo',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+/** Japan time, to the second: 2026/03/10 09:05:12 */
+export const formatAuditTime = (iso: string) => dateTime.format(new Date(iso));
+
+function Target({ entry }: { entry: AuditEntry }) {
+  const path = targetPath(entry);
+  return (
+    <>
+      <span className="audit-target-type">{entry.target_label}</span>{' '}
+      {path ? (
+        <Link to={path} className="audit-target-id">
+          {entry.target_id}
+        </Link>
+      ) : (
+        <span className="audit-target-id">{entry.target_id}</span>
+      )}
+    </>
+  );
+}
+
+/** Who did what to which record, and when: newest first. Below 720 px each entry is a card. */
+export function AuditTable({ entries }: { entries: AuditEntry[] }) {
+  return (
+    <div className="table-wrap">
+      <table className="table audit-table">
+        <caption className="visually-hidden">操作履歴（新しい順）</caption>
+        <thead>
+          <tr>
+            <th scope="col">日時</th>
+            <th scope="col">操作者</th>
+            <th scope="col">操作</th>
+            <th scope="col">対象</th>
+            <th scope="col">変更内容</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.id}>
+              <td data-label="日時">
+                <time dateTime={entry.created_at}>{formatAuditTime(entry.created_at)}</time>
+              </td>
+              <td data-label="操作者" className="audit-actor">
+                {entry.actor_email ?? '（不明）'}
+              </td>
+              <td data-label="操作">{entry.action_label}</td>
+              <td data-label="対象">
+                <Target entry={entry} />
+              </td>
+              <td data-label="変更内容">
+                <ChangeList changes={entry.changes} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
