@@ -1,4 +1,5 @@
-import { isRouteErrorResponse, Link, useRouteError } from 'react-router';
+import { isRouteErrorResponse, useRouteError } from 'react-router';
+import { WayOn } from '../components/ui/way-on';
 import { Footer, Header } from './layout';
 
 export function NotFoundPage() {
@@ -6,14 +7,12 @@ export function NotFoundPage() {
     <section className="card narrow">
       <h1>ページが見つかりません</h1>
       <p>お探しのページは移動または削除された可能性があります。</p>
-      <p>
-        <Link to="/">トップへ戻る</Link>
-      </p>
+      <WayOn />
     </section>
   );
 }
 
-/** Shown for errors thrown while loading or rendering a route. */
+/** Shown for errors thrown while loading or rendering a route: what happened and where to go from here. */
 export function RouteErrorPage() {
   const error = useRouteError();
   let title = 'エラーが発生しました';
@@ -33,9 +32,7 @@ export function RouteErrorPage() {
         <section className="card narrow">
           <h1>{title}</h1>
           <p role="alert">{message}</p>
-          <p>
-            <Link to="/">トップへ戻る</Link>
-          </p>
+          <WayOn />
         </section>
       </main>
       <Footer />

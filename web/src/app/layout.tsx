@@ -1,5 +1,6 @@
 import { Link, Outlet, useMatches, useNavigation } from 'react-router';
 import { site } from '../../../src/site-settings';
+import { Loading } from '../components/ui/load-state';
 import { LoadingOverlay } from '../components/ui/loading-overlay';
 import { useAuth } from '../lib/auth-store';
 import { NavigationBar } from './navigation';
@@ -50,6 +51,22 @@ export function Footer() {
       <p className="subsidy">{site.subsidyNote}</p>
       <p className="copyright">{site.copyright}</p>
     </footer>
+  );
+}
+
+/**
+ * Shown while the first route's loaders run on a full page load (react-router's HydrateFallback):
+ * the page's frame with a loading line, so nothing is blank and the footer stays below the fold.
+ */
+export function HydrateFallback() {
+  return (
+    <div className="app">
+      <Header />
+      <main id="main" className="content">
+        <Loading />
+      </main>
+      <Footer />
+    </div>
   );
 }
 

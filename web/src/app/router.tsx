@@ -36,7 +36,7 @@ import { IssuePage } from '../features/sales/routes/issue';
 import { fetchCurrentUser } from '../lib/auth-store';
 import { NotFoundPage, RouteErrorPage } from './error-pages';
 import { homeOf, requireAdministrator, requireSignedIn } from './guards';
-import { Layout } from './layout';
+import { HydrateFallback, Layout } from './layout';
 import type { RouteMeta } from './route-meta';
 
 const meta = (type: RouteMeta['type'], isMenu: boolean, title: string): RouteMeta => ({ type, isMenu, title });
@@ -46,6 +46,7 @@ export const routes: RouteObject[] = [
   {
     element: <Layout />,
     errorElement: <RouteErrorPage />,
+    hydrateFallbackElement: <HydrateFallback />,
     children: [
       { path: '/', loader: () => redirect('/login') },
       {

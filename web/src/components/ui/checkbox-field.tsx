@@ -1,4 +1,5 @@
-import { useId } from 'react';
+import { useEffect, useId } from 'react';
+import { focusAfterFailedSubmit } from '../../lib/use-form-submit';
 
 export function CheckboxField({
   label,
@@ -14,6 +15,9 @@ export function CheckboxField({
   onChange?: (checked: boolean) => void;
 }) {
   const id = useId();
+  useEffect(() => {
+    if (message) focusAfterFailedSubmit();
+  }, [message]);
   return (
     <div className="field checkbox-field">
       <input
@@ -21,11 +25,13 @@ export function CheckboxField({
         type="checkbox"
         name={name}
         checked={checked}
+        aria-invalid={message ? true : undefined}
+        aria-describedby={message ? `${id}-message` : undefined}
         onChange={(event) => onChange?.(event.currentTarget.checked)}
       />
       <label htmlFor={id}>{label}</label>
       {message ? (
-        <p className="field-message" role="alert">
+        <p id={`${id}-message`} className="field-message">
           {message}
         </p>
       ) : null}

@@ -1,6 +1,11 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect } from 'react';
+import { focusAfterFailedSubmit } from '../../lib/use-form-submit';
 
-/** A form field's frame: the label (with the required mark outside it), the control, the message. */
+/**
+ * A form field's frame: the label (with the required mark outside it), the control, the message.
+ * The message is tied to the control (aria-describedby) and is not an alert of its own: the form's
+ * one summary (FormAlert) is announced, and focus moves to the first invalid field.
+ */
 export function Field({
   id,
   label,
@@ -14,6 +19,9 @@ export function Field({
   message?: string;
   children: ReactNode;
 }) {
+  useEffect(() => {
+    if (message) focusAfterFailedSubmit();
+  }, [message]);
   return (
     <div className="field">
       <div className="field-label">
@@ -26,7 +34,7 @@ export function Field({
       </div>
       {children}
       {message ? (
-        <p id={`${id}-message`} className="field-message" role="alert">
+        <p id={`${id}-message`} className="field-message">
           {message}
         </p>
       ) : null}

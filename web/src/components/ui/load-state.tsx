@@ -1,4 +1,5 @@
 import { ApiError } from '../../lib/api';
+import { WayOn } from './way-on';
 
 export function Loading({ label = '読み込み中です…' }: { label?: string }) {
   return (
@@ -9,7 +10,14 @@ export function Loading({ label = '読み込み中です…' }: { label?: string
   );
 }
 
-/** The error state of a page that failed to load, with a retry. */
+/** 403, 404 and the like: trying again gives the same answer. */
+const isFinal = (error: unknown) =>
+  error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+
+/**
+ * The error state of a page that failed to load: a retry when trying again can help, and always a
+ * way on (the catalogue, the member's page, or sign-in), never a dead end.
+ */
 export function LoadError({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   const message =
     error instanceof ApiError
@@ -18,13 +26,17 @@ export function LoadError({ error, onRetry }: { error: unknown; onRetry?: () => 
         : error.message
       : '読み込みに失敗しました。時間をおいて再度お試しください。';
   return (
-    <div className="alert" role="alert">
-      <p>{message}</p>
-      {onRetry ? (
+    <div className="load-error">
+      <div className="alert" role="alert">
+        <p>{message}</p>
+      </div>
+      {onRetry && !isFinal(error) ? (
         <button type="button" className="button" onClick={onRetry}>
           再読み込み
         </button>
-      ) : null}
+      ) : (
+        <WayOn />
+      )}
     </div>
   );
 }

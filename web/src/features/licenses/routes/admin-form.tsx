@@ -227,10 +227,11 @@ export function AdminLicenseFormPage() {
               rows={8}
               value={draft.description}
               aria-invalid={errors.description ? true : undefined}
+              aria-describedby={errors.description ? 'description-message' : undefined}
               onChange={(e) => set('description')(e.currentTarget.value)}
             />
             {errors.description ? (
-              <p className="field-message" role="alert">
+              <p id="description-message" className="field-message">
                 {errors.description}
               </p>
             ) : null}

@@ -9,10 +9,12 @@ export function LicenseDetailPage() {
   const { data, error, isLoading, mutate } = useLicense(id);
   return (
     <section className="card">
+      {/* One h1 in every state: the licence's name once it is here. */}
+      {data ? null : (
+        <h1>{(error as { status?: number } | undefined)?.status === 404 ? 'ライセンスが見つかりません' : 'ライセンス詳細'}</h1>
+      )}
       {isLoading ? <Loading /> : null}
-      {error ? (
-        <LoadError error={error} onRetry={(error as { status?: number }).status === 404 ? undefined : () => void mutate()} />
-      ) : null}
+      {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
       {data ? (
         <>
           <h1 className="visually-hidden">{data.license.name}</h1>

@@ -1,0 +1,35 @@
+import { Link } from 'react-router';
+import { useAuth } from '../../lib/auth-store';
+
+/**
+ * Where to go from a page that cannot be shown: the catalogue and the member's own page when signed
+ * in (the back office for an administrator), the sign-in page otherwise.
+ */
+export function WayOn() {
+  const user = useAuth().users[0];
+  return (
+    <nav aria-label="ほかのページへ" className="way-on">
+      <ul>
+        {user ? (
+          <>
+            {user.role === 'admin' ? (
+              <li>
+                <Link to="/admin">管理メニューへ</Link>
+              </li>
+            ) : null}
+            <li>
+              <Link to="/licenses">ライセンス一覧へ</Link>
+            </li>
+            <li>
+              <Link to={`/users/${user.id}`}>会員情報・購入履歴へ</Link>
+            </li>
+          </>
+        ) : (
+          <li>
+            <Link to="/login">ログイン画面へ</Link>
+          </li>
+        )}
+      </ul>
+    </nav>
+  );
+}
