@@ -23,7 +23,7 @@ export const LIMITS = {
   mailRequestsPerAddress: { name: 'mail-address', limit: 60, windowSeconds: minutes(15) },
   /** A member asking for e-mail changes. */
   emailChangesPerMember: { name: 'email-change-member', limit: 5, windowSeconds: hours(1) },
-  /** A member trying current passwords (the change form). */
+  /** A member trying current passwords (the change form and 退会 share it). */
   passwordChangesPerMember: { name: 'password-change', limit: 10, windowSeconds: minutes(15) },
   /** Checkout Sessions a member creates: each one is a Stripe API call. */
   checkoutsPerMember: { name: 'checkout-member', limit: 10, windowSeconds: minutes(10) },

@@ -25,6 +25,8 @@ export const eventPayloads = {
   SignInThrottled: v.object({ userId: id }),
   /** An account was deleted: modules that keep a reference to the user drop it. */
   UserDeleted: v.object({ userId: id }),
+  /** A member left (退会): the address and name, taken before deletion, are for the goodbye e-mail only. */
+  MemberWithdrew: v.object({ userId: id, email: v.pipe(v.string(), v.email()), name: v.string() }),
   /** A verified Stripe event is in the payments inbox. */
   StripeEventReceived: v.object({ eventId: id }),
   /** A checkout was paid (card, or a delayed payment that succeeded). */
@@ -76,6 +78,7 @@ export const eventRoutes = {
   EmailChangedByAdmin: ['mail'],
   SignInThrottled: ['mail'],
   UserDeleted: ['payments'],
+  MemberWithdrew: ['mail'],
   StripeEventReceived: ['payments'],
   CheckoutPaid: ['payments'],
   PaymentRefunded: ['payments'],

@@ -30,6 +30,25 @@ export function fieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldError
   return errors;
 }
 
+/**
+ * Parses without `abortPipeEarly`, so cross-field checks (`partialCheck`: a confirmation that does not
+ * match) run whenever the fields they compare are valid, and are reported together with every other
+ * field's errors in one answer. A field's own pipe may then fail more than once (an empty address is
+ * also malformed): only its first, most basic message is kept.
+ */
+function parseAll<S extends v.GenericSchema>(schema: S, input: unknown) {
+  const result = v.safeParse(schema, withAllKeys(schema, input));
+  if (result.success) return result;
+  const seen = new Set<string>();
+  const issues = result.issues.filter((issue) => {
+    const key = issue.path?.map((p) => String(p.key)).join('.') || '_';
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return { ...result, issues };
+}
+
 /** The object entries of a schema, or of the object schema at the head of its pipe. */
 function entriesOf(schema: v.GenericSchema): Record<string, unknown> | undefined {
   const s = schema as { entries?: Record<string, unknown>; pipe?: v.GenericSchema[] };
@@ -80,7 +99,7 @@ export function assertCleanText(input: unknown): void {
 /** Parses `input` with `schema`, throwing the 422 shape with Japanese messages on failure. */
 export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
   assertCleanText(input);
-  const result = v.safeParse(schema, withAllKeys(schema, input), { abortPipeEarly: true });
+  const result = parseAll(schema, input);
   if (!result.success) throw validationError(fieldErrors(result.issues));
   return result.output;
 }
@@ -92,8 +111,8 @@ export function parseInputs<A extends v.GenericSchema, B extends v.GenericSchema
   b: B,
 ): v.InferOutput<A> & v.InferOutput<B> {
   assertCleanText(input);
-  const ra = v.safeParse(a, withAllKeys(a, input), { abortPipeEarly: true });
-  const rb = v.safeParse(b, withAllKeys(b, input), { abortPipeEarly: true });
+  const ra = parseAll(a, input);
+  const rb = parseAll(b, input);
   if (!ra.success || !rb.success) {
     throw validationError(fieldErrors([...(ra.success ? [] : ra.issues), ...(rb.success ? [] : rb.issues)]));
   }

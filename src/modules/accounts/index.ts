@@ -6,6 +6,7 @@ import {
   onEmailChangeAttempted,
   onEmailChangedByAdmin,
   onEmailChangeRequested,
+  onMemberWithdrew,
   onPasswordResetRequested,
   onRegistrationAttempted,
   onSignInThrottled,
@@ -43,5 +44,6 @@ export const accounts = {
     EmailChangedByAdmin: onEmailChangedByAdmin,
     PasswordResetRequested: onPasswordResetRequested,
     SignInThrottled: onSignInThrottled,
+    MemberWithdrew: onMemberWithdrew,
   },
 } satisfies AppModule;

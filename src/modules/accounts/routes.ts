@@ -19,8 +19,10 @@ import {
   ResetTokenInput,
   RoleInput,
   UserSearchQuery,
+  WithdrawalInput,
 } from './schemas.ts';
 import {
+  ADMIN_CANNOT_WITHDRAW,
   changePassword,
   checkEditable,
   confirmEmailChange,
@@ -39,6 +41,7 @@ import {
   updateProfile,
   userMails,
   verifyEmail,
+  withdraw,
 } from './service.ts';
 
 /** Copies better-auth's Set-Cookie headers onto our answer. */
@@ -240,6 +243,26 @@ const userRoutes = new Hono<AppEnv>()
     await c.var.deps.rateLimit.hit(LIMITS.passwordChangesPerMember, me.id);
     await changePassword(c.var.deps.orm, me.id, me.sessionToken, input);
     return c.json({ message: 'パスワードを変更しました。' });
+  })
+  .post(`/users/${USER}/withdrawal`, requireUser, async (c) => {
+    const me = signedInUser(c);
+    if (me.id !== c.req.param('id')) throw new AppError('forbidden');
+    if (isAdmin(me)) throw new AppError('forbidden', ADMIN_CANNOT_WITHDRAW);
+    const { password } = await jsonInput(c, WithdrawalInput);
+    // Another way to try current passwords: the password form's limit, shared.
+    await c.var.deps.rateLimit.hit(LIMITS.passwordChangesPerMember, me.id);
+    await withdraw(c.var.deps.orm, me.id, password);
+    const res = c.json({
+      message: '退会の手続きが完了しました。ご登録のメールアドレスにお知らせを送信しました。ご利用ありがとうございました。',
+    });
+    // The sessions are gone already; this also clears this browser's cookie (and so its CSRF token).
+    try {
+      const { headers } = await c.var.deps.auth.api.signOut({ headers: c.req.raw.headers, returnHeaders: true });
+      forwardCookies(headers, res.headers);
+    } catch {
+      // Nothing to sign out: the account is gone either way.
+    }
+    return res;
   });
 
 /** The accounts module's API, mounted under /api. */

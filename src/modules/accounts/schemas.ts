@@ -109,6 +109,11 @@ export const OldPasswordInput = v.object({
   old_password: rules.enteredPassword('現在のパスワード'),
 });
 
+/** 退会 (POST /api/users/{id}/withdrawal): the current password. */
+export const WithdrawalInput = v.object({
+  password: rules.enteredPassword('現在のパスワード'),
+});
+
 /**
  * The version of the user an edit was loaded from (its `updated_at`), sent with the edit and its
  * validate call: a newer version answers 409. Optional on the wire for older clients; the SPA always sends it.

@@ -219,6 +219,8 @@ async function setPassword(tx: Em, userId: string, password: string) {
 }
 
 const INVALID_RESET = 'パスワード再設定のリンクが無効か、有効期限が切れています。もう一度お手続きください。';
+const RESET_EMAIL_MISMATCH =
+  'メールアドレスが、再設定のご案内をお送りしたメールアドレスと一致しません。ご案内メールの宛先のメールアドレスを入力してください。';
 
 /** Resets the password with an e-mailed token (1 hour, once) and ends every session of the account. */
 export async function resetPassword(orm: Orm, input: { email: string; password: string; token: string }): Promise<void> {
@@ -226,7 +228,9 @@ export async function resetPassword(orm: Orm, input: { email: string; password: 
     const result = await consumeToken(tx, input.token, 'reset-password');
     if (!result.ok) throw validationError({ token: [INVALID_RESET] }, INVALID_RESET);
     const user = await tx.findOne(User, { id: result.userId });
-    if (!user || user.email !== input.email) throw validationError({ token: [INVALID_RESET] }, INVALID_RESET);
+    if (!user) throw validationError({ token: [INVALID_RESET] }, INVALID_RESET);
+    // A typo is not an expired link: say which field is wrong (the rollback keeps the token usable).
+    if (user.email !== input.email) throw validationError({ email: [RESET_EMAIL_MISMATCH] }, RESET_EMAIL_MISMATCH);
     await setPassword(tx, user.id, input.password);
     await retireTokens(tx, user.id, 'reset-password');
     // Following the link proved the mailbox is theirs.
@@ -457,11 +461,54 @@ export async function forceDelete(orm: Orm, actor: Actor, id: string): Promise<v
     if (!user) throw new AppError('not_found', USER_NOT_FOUND);
     if (user.role === 'admin') await keepAnAdministrator(tx);
     const before = auditView(user);
-    await tx.execute('delete from sessions where user_id = ?', [user.id]);
-    await tx.execute('delete from users where id = ?', [user.id]);
+    await removeAccount(tx, user.id);
     recordAudit(tx, actor, { action: 'user.delete', targetType: 'user', targetId: id, before });
-    // Modules that keep a reference to the user (sales, checkout) drop it when they handle this.
-    recordEvent(tx, 'UserDeleted', { userId: id });
+  });
+}
+
+/**
+ * Removes an account and its personal data, in the caller's transaction: sessions end at once; the
+ * user row goes, and with it (cascading) the sign-in credentials, e-mail tokens and pending address
+ * changes. Sales stay with the buyer's details copied at purchase time, for accounting: UserDeleted
+ * tells the modules that keep a reference to the user (sales, checkout) to drop it.
+ */
+async function removeAccount(tx: Em, userId: string): Promise<void> {
+  await tx.execute('delete from sessions where user_id = ?', [userId]);
+  await tx.execute('delete from users where id = ?', [userId]);
+  recordEvent(tx, 'UserDeleted', { userId });
+}
+
+export const ADMIN_CANNOT_WITHDRAW =
+  '管理者のアカウントは退会の手続きでは削除できません。別の管理者に権限を外してもらうか、削除を依頼してください。';
+const WRONG_PASSWORD = 'パスワードが正しくありません。';
+
+/**
+ * 退会: a member deletes their own account after confirming their current password. Their personal
+ * data goes exactly as with an administrator's delete (removeAccount); the address and name are
+ * captured first (MemberWithdrew) so the goodbye e-mail can still reach them. Administrators cannot
+ * (the last-administrator rule stays with the administrators' delete). Audited as the member's own act.
+ */
+export async function withdraw(orm: Orm, userId: string, password: string): Promise<void> {
+  await transact(orm.em as Em, async (tx) => {
+    const user = await tx.findOne(User, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!user) throw new AppError('not_found', USER_NOT_FOUND);
+    if (user.role === 'admin') throw new AppError('forbidden', ADMIN_CANNOT_WITHDRAW);
+    const rows = await tx.execute<{ password: string | null }[]>(
+      `select password from accounts where user_id = ? and provider_id = 'credential'`,
+      [user.id],
+    );
+    const current = rows[0]?.password;
+    if (!current || !(await verifyPassword(current, password))) {
+      throw validationError({ password: [WRONG_PASSWORD] }, WRONG_PASSWORD);
+    }
+    recordEvent(tx, 'MemberWithdrew', {
+      userId: user.id,
+      email: user.email,
+      name: `${user.lastName} ${user.firstName}`.trim(),
+    });
+    await removeAccount(tx, user.id);
+    // Only who and when: the profile itself is what the member asked us to erase.
+    recordAudit(tx, { id: user.id, email: user.email }, { action: 'user.withdraw', targetType: 'user', targetId: user.id });
   });
 }
 

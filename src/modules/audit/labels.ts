@@ -9,6 +9,7 @@ const ACTIONS: Record<string, string> = {
   'user.update': 'ユーザー情報の変更',
   'user.force_password': 'パスワードの強制変更',
   'user.delete': 'ユーザーの削除',
+  'user.withdraw': '退会',
   'user.role': '管理者権限の変更',
   'user.resend_verification': '確認メールの再送信',
   'license.create': 'ライセンスの新規登録',

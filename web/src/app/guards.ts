@@ -1,15 +1,25 @@
-import { data, redirect } from 'react-router';
+import { data, type LoaderFunctionArgs, redirect } from 'react-router';
+import { loginFor, safeNext } from '../features/auth/return-to';
 import { type CurrentUser, fetchCurrentUser } from '../lib/auth-store';
 
-/** Client guard: signed-out users go to /login (the server enforces the same rules on every call). */
-export async function requireSignedIn(): Promise<CurrentUser> {
+const pathOf = (args?: Pick<LoaderFunctionArgs, 'request'>) => {
+  if (!args) return '/';
+  const url = new URL(args.request.url);
+  return `${url.pathname}${url.search}`;
+};
+
+/**
+ * Client guard: signed-out users go to /login, which brings them back here after signing in
+ * (the server enforces the same rules on every call).
+ */
+export async function requireSignedIn(args?: Pick<LoaderFunctionArgs, 'request'>): Promise<CurrentUser> {
   const user = await fetchCurrentUser();
-  if (!user) throw redirect('/login');
+  if (!user) throw redirect(loginFor(pathOf(args)));
   return user;
 }
 
-export async function requireAdministrator(): Promise<CurrentUser> {
-  const user = await requireSignedIn();
+export async function requireAdministrator(args?: Pick<LoaderFunctionArgs, 'request'>): Promise<CurrentUser> {
+  const user = await requireSignedIn(args);
   if (user.role !== 'admin') throw data({ message: 'このページを表示する権限がありません。' }, { status: 403 });
   return user;
 }
@@ -17,4 +27,18 @@ export async function requireAdministrator(): Promise<CurrentUser> {
 /** Where a signed-in user starts. */
 export function homeOf(user: CurrentUser): string {
   return user.role === 'admin' ? '/admin' : `/users/${user.id}`;
+}
+
+/** Where sign-in leads: the page the member was going to (`next`, a path of this site) or their home. */
+export function afterSignIn(user: CurrentUser, next: string | null): string {
+  const target = safeNext(next);
+  // A member sent on to a back-office page would only meet a 403.
+  if (!target || (user.role !== 'admin' && /^\/admin(\/|$)/.test(target))) return homeOf(user);
+  return target;
+}
+
+/** Sign-in and registration are for signed-out visitors: a signed-in user goes on (or home). */
+export async function redirectSignedIn({ request }: Pick<LoaderFunctionArgs, 'request'>) {
+  const user = await fetchCurrentUser().catch(() => null);
+  return user ? redirect(afterSignIn(user, new URL(request.url).searchParams.get('next'))) : null;
 }

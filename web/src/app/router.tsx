@@ -14,6 +14,7 @@ import { ResetPasswordPage } from '../features/accounts/routes/reset-password';
 import { UserDetailPage } from '../features/accounts/routes/user-detail';
 import { UserEditConfirmPage, UserEditPage } from '../features/accounts/routes/user-edit';
 import { UserPasswordPage } from '../features/accounts/routes/user-password';
+import { WithdrawPage } from '../features/accounts/routes/withdraw';
 import { AdminMenuPage } from '../features/admin/routes/menu';
 import { AuditLogPage } from '../features/audit/routes/audit-log';
 import { LoginPage } from '../features/auth/routes/login';
@@ -33,9 +34,8 @@ import { CheckoutRedirectPage } from '../features/purchase/routes/checkout-redir
 import { PurchaseCompletePage } from '../features/purchase/routes/complete';
 import { ProcedurePage } from '../features/purchase/routes/procedure';
 import { IssuePage } from '../features/sales/routes/issue';
-import { fetchCurrentUser } from '../lib/auth-store';
 import { NotFoundPage, RouteErrorPage } from './error-pages';
-import { homeOf, requireAdministrator, requireSignedIn } from './guards';
+import { redirectSignedIn, requireAdministrator, requireSignedIn } from './guards';
 import { HydrateFallback, Layout } from './layout';
 import type { RouteMeta } from './route-meta';
 
@@ -52,10 +52,7 @@ export const routes: RouteObject[] = [
       {
         path: '/login',
         handle: meta(null, false, 'ログイン'),
-        loader: async () => {
-          const user = await fetchCurrentUser().catch(() => null);
-          return user ? redirect(homeOf(user)) : null;
-        },
+        loader: redirectSignedIn,
         element: <LoginPage />,
       },
       { path: '/logout', handle: meta(null, false, 'ログアウト'), element: <LogoutPage /> },
@@ -72,8 +69,13 @@ export const routes: RouteObject[] = [
       {
         path: '/users/registration',
         children: [
-          { index: true, handle: meta(null, false, '新規会員登録'), element: <RegistrationPage /> },
-          { path: 'confirm', handle: meta(null, false, '登録内容の確認'), element: <RegistrationConfirmPage /> },
+          { index: true, handle: meta(null, false, '新規会員登録'), loader: redirectSignedIn, element: <RegistrationPage /> },
+          {
+            path: 'confirm',
+            handle: meta(null, false, '登録内容の確認'),
+            loader: redirectSignedIn,
+            element: <RegistrationConfirmPage />,
+          },
           { path: 'complete', handle: meta(null, false, '確認メールを送信しました'), element: <RegistrationCompletePage /> },
           { path: 'email-verified', handle: meta(null, false, 'メールアドレスの確認完了'), element: <EmailVerifiedPage /> },
           {
@@ -114,6 +116,7 @@ export const routes: RouteObject[] = [
           { path: 'edit', handle: meta('endUser', false, '会員情報の変更'), element: <UserEditPage /> },
           { path: 'edit/confirm', handle: meta('endUser', false, '変更内容の確認'), element: <UserEditConfirmPage /> },
           { path: 'password', handle: meta('endUser', false, 'パスワードの変更'), element: <UserPasswordPage /> },
+          { path: 'withdraw', handle: meta('endUser', false, '退会'), element: <WithdrawPage /> },
         ],
       },
       {

@@ -6,6 +6,9 @@ import { issueToken } from '../tokens.ts';
 
 const greeting = (user: User) => `${`${user.lastName} ${user.firstName}`.trim() || 'お客'} 様`;
 const UNVERIFIED_GREETING = 'お客様';
+/** A reset link carries the address it was sent to (as Laravel's do): the form starts filled in. */
+const resetLink = (ctx: JobContext, token: string, email: string) =>
+  `${ctx.env.appUrl}/reset-password/${token}?email=${encodeURIComponent(email)}`;
 const done = (result: 'sent' | 'skipped') => (result === 'sent' ? 'done' : 'skipped');
 
 async function loadUser(ctx: JobContext, id: string): Promise<User | null> {
@@ -57,7 +60,7 @@ export const onRegistrationAttempted: EventHandler<'RegistrationAttempted'> = as
         'このメールアドレスで会員登録のお申し込みがありましたが、すでに会員登録が済んでいます。',
         'ログイン画面から今のパスワードでログインしてください。パスワードをお忘れの場合は、下のボタンから再設定できます。',
       ],
-      action: { label: 'パスワードを再設定する', url: `${ctx.env.appUrl}/reset-password/${token}` },
+      action: { label: 'パスワードを再設定する', url: resetLink(ctx, token, user.email) },
       notes: [
         'このリンクの有効期限は1時間です。',
         'お心当たりのない場合は、このメールを破棄してください。アカウントは変更されません。',
@@ -80,7 +83,7 @@ export const onPasswordResetRequested: EventHandler<'PasswordResetRequested'> = 
       subject: 'パスワード再設定のご案内',
       greeting: greeting(user),
       paragraphs: ['パスワード再設定のお申し込みを受け付けました。', '下のボタンから新しいパスワードを設定してください。'],
-      action: { label: 'パスワードを再設定する', url: `${ctx.env.appUrl}/reset-password/${token}` },
+      action: { label: 'パスワードを再設定する', url: resetLink(ctx, token, user.email) },
       notes: [
         'このリンクの有効期限は1時間で、一度だけ使えます。',
         'お心当たりのない場合は、このメールを破棄してください。パスワードは変更されません。',
@@ -140,7 +143,7 @@ export const onSignInThrottled: EventHandler<'SignInThrottled'> = async (ctx, ev
         'お客様のアカウントで、誤ったパスワードによるログインが続いたため、安全のためにログインを15分間制限しました。',
         'ご自身の操作でない場合は、第三者がパスワードを試している可能性があります。下のボタンからパスワードを再設定してください。',
       ],
-      action: { label: 'パスワードを再設定する', url: `${ctx.env.appUrl}/reset-password/${token}` },
+      action: { label: 'パスワードを再設定する', url: resetLink(ctx, token, user.email) },
       notes: ['このリンクの有効期限は1時間で、一度だけ使えます。', '15分たつと、これまでどおりログインできます。'],
     }),
   });
@@ -196,4 +199,27 @@ export const onEmailChangedByAdmin: EventHandler<'EmailChangedByAdmin'> = async 
     }),
   });
   return toNew === 'sent' || toOld === 'sent' ? 'done' : 'skipped';
+};
+
+/**
+ * MemberWithdrew → the goodbye e-mail, to the address captured before the account was deleted (the
+ * account is gone: the mail log keeps it under nobody).
+ */
+export const onMemberWithdrew: EventHandler<'MemberWithdrew'> = async (ctx, event) => {
+  const { email, name } = event.payload;
+  const result = await sendOnce(ctx, `${event.id}:withdrawal`, 'withdrawal', null, {
+    to: email,
+    ...renderMail({
+      subject: '退会手続き完了のお知らせ',
+      greeting: `${name || 'お客'} 様`,
+      paragraphs: [
+        'ライセンスストアの退会手続きが完了しました。これまでご利用いただき、ありがとうございました。',
+        '会員情報（氏名、メールアドレス、所属、パスワード）は削除しました。このメールアドレスとパスワードではログインできません。',
+        'ご購入の記録（購入時の氏名・メールアドレス・所属の控えを含みます）は、経理上の保存義務のため引き続き保管します。',
+        '再びご利用の際は、新規会員登録からお手続きください。',
+      ],
+      notes: ['お心当たりのない場合は、お問い合わせ窓口までご連絡ください。', 'このメールは送信専用です。'],
+    }),
+  });
+  return done(result);
 };

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { PasswordPair } from '../../../components/password-pair';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
@@ -9,7 +9,9 @@ import { useFormSubmit } from '../../../lib/use-form-submit';
 
 export function ResetPasswordPage() {
   const { token = '' } = useParams();
-  const [values, setValues] = useState({ email: '', password: '', password_confirmation: '' });
+  // The e-mailed link carries the address it was sent to (?email=): the member only chooses a password.
+  const [query] = useSearchParams();
+  const [values, setValues] = useState({ email: query.get('email') ?? '', password: '', password_confirmation: '' });
   const [done, setDone] = useState('');
   const { busy, message, errors, run } = useFormSubmit();
   const set = (field: keyof typeof values) => (value: string) => setValues({ ...values, [field]: value });

@@ -27,6 +27,11 @@ export function UserDetailPage({ children }: { children?: React.ReactNode }) {
               パスワードを変更する
             </Link>
           </div>
+          {data.user.role !== 'admin' ? (
+            <p className="small">
+              <Link to={`/users/${data.user.id}/withdraw`}>退会する（アカウントの削除）</Link>
+            </p>
+          ) : null}
         </>
       ) : null}
       {data ? children : null}

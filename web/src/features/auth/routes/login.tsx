@@ -1,14 +1,17 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { Link, useNavigate } from 'react-router';
-import { homeOf } from '../../../app/guards';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { afterSignIn } from '../../../app/guards';
 import { ResendVerification } from '../../../components/resend-verification';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
 import { ApiError } from '../../../lib/api';
 import { clearAuthMessages, login, useAuth } from '../../../lib/auth-store';
+import { safeNext } from '../return-to';
 
 export function LoginPage() {
   const navigate = useNavigate();
+  // The page a signed-out member was going to (set by the route guards); only a path of this site is followed.
+  const next = useSearchParams()[0].get('next');
   const { message, errors } = useAuth();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -24,7 +27,7 @@ export function LoginPage() {
     setFailure('');
     try {
       const user = await login(email, password);
-      if (user) navigate(homeOf(user), { replace: true });
+      if (user) navigate(afterSignIn(user, next), { replace: true });
     } catch (error) {
       setFailure(error instanceof ApiError ? error.message : 'ログインに失敗しました。時間をおいて再度お試しください。');
     } finally {
@@ -38,6 +41,7 @@ export function LoginPage() {
   return (
     <section className="card narrow">
       <h1>ログイン</h1>
+      {safeNext(next) ? <p>ログインすると、開こうとしていたページに戻ります。</p> : null}
       {shown ? (
         <p className="alert" role="alert">
           {shown}

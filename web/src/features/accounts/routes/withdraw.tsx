@@ -1,0 +1,117 @@
+import { type FormEvent, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { FormAlert, Notice } from '../../../components/ui/form-alert';
+import { LoadError, Loading } from '../../../components/ui/load-state';
+import { LoadingOverlay } from '../../../components/ui/loading-overlay';
+import { TextInput } from '../../../components/ui/text-input';
+import { api } from '../../../lib/api';
+import { fetchCurrentUser } from '../../../lib/auth-store';
+import { useFormSubmit } from '../../../lib/use-form-submit';
+import { useMember } from '../api/use-member';
+
+/** What 退会 erases and what it keeps, as the personal-information law (APPI) expects a member to be told. */
+function WhatHappens() {
+  return (
+    <>
+      <h2>削除される情報</h2>
+      <ul>
+        <li>会員情報（氏名、メールアドレス、所属・所属名、メールでのご案内の設定）</li>
+        <li>パスワードなどのログイン情報と、すべての端末でのログイン状態</li>
+        <li>メールアドレス変更やパスワード再設定など、手続き中のリンク</li>
+      </ul>
+      <h2>保管される情報</h2>
+      <ul>
+        <li>
+          ご購入の記録（ライセンス名、金額、決済日時と、購入時の氏名・メールアドレス・所属の控え）。法令で定められた帳簿・請求書類の保存のため、経理上の記録として保管し、それ以外の目的には使いません。
+        </li>
+        <li>退会の手続きをした日時の記録（不正な操作がなかったことを確かめるため）</li>
+      </ul>
+      <p>退会するとすぐにログアウトされ、元に戻すことはできません。退会の完了は、ご登録のメールアドレスにお知らせします。</p>
+    </>
+  );
+}
+
+/** /users/{id}/withdraw: 退会 with the current password. */
+export function WithdrawPage() {
+  const { id = '' } = useParams();
+  const { data, error, isLoading, mutate } = useMember(id);
+  const [password, setPassword] = useState('');
+  const [done, setDone] = useState('');
+  const { busy, message, errors, run } = useFormSubmit();
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    await run(async () => {
+      const res = await api<{ message: string }>(`/api/users/${id}/withdrawal`, { method: 'POST', body: { password } });
+      setPassword('');
+      setDone(res.message);
+      // The session is gone: the header and the page cache forget the member.
+      await fetchCurrentUser().catch(() => null);
+    });
+  };
+
+  if (done) {
+    return (
+      <section className="card narrow">
+        <h1>退会の手続きが完了しました</h1>
+        <Notice>{done}</Notice>
+        <ul className="links">
+          <li>
+            <Link to="/ctoms">トレーニングライセンスのご案内へ</Link>
+          </li>
+          <li>
+            <Link to="/users/registration">新規会員登録</Link>
+          </li>
+        </ul>
+      </section>
+    );
+  }
+
+  return (
+    <section className="card narrow">
+      <h1>退会</h1>
+      {isLoading ? <Loading /> : null}
+      {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
+      {data && data.user.role === 'admin' ? (
+        <>
+          <p>
+            管理者のアカウントは、この画面からは退会できません。別の管理者に管理者権限を外してもらうか、アカウントの削除を依頼してください。
+          </p>
+          <p>
+            <Link to={`/users/${id}`}>会員情報へ戻る</Link>
+          </p>
+        </>
+      ) : null}
+      {data && data.user.role !== 'admin' ? (
+        <>
+          <p>
+            <strong>{data.user.email}</strong> のアカウントを削除します。
+          </p>
+          <WhatHappens />
+          <FormAlert message={message} errors={errors} fields={['password']} />
+          <form onSubmit={submit} noValidate>
+            <TextInput
+              label="現在のパスワード"
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              message={errors.password}
+              onInput={setPassword}
+            />
+            <div className="actions">
+              <Link to={`/users/${id}`} className="button">
+                キャンセル
+              </Link>
+              <button type="submit" className="button danger" disabled={busy}>
+                退会する
+              </button>
+            </div>
+          </form>
+        </>
+      ) : null}
+      <LoadingOverlay show={busy} label="退会の手続きをしています" />
+    </section>
+  );
+}
