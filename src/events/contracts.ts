@@ -42,6 +42,8 @@ export const eventPayloads = {
     paidAt: v.string(),
   }),
   PaymentRefunded: v.object({ checkoutId: id, refundedAt: v.string() }),
+  /** A konbini payment awaits the buyer at the shop counter: Stripe's voucher is stored, the buyer is told. */
+  KonbiniVoucherIssued: v.object({ checkoutId: id }),
   SalePaid: v.object({ saleId: v.number() }),
   SaleRefunded: v.object({ saleId: v.number() }),
   SaleStatusChanged: v.object({ saleIds: v.array(v.number()), from: v.number(), to: v.number(), actorId: id }),
@@ -82,6 +84,7 @@ export const eventRoutes = {
   StripeEventReceived: ['payments'],
   CheckoutPaid: ['payments'],
   PaymentRefunded: ['payments'],
+  KonbiniVoucherIssued: ['mail'],
   SalePaid: ['mail'],
   SaleRefunded: [],
   SaleStatusChanged: ['mail'],

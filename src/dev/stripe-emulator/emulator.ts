@@ -2,12 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import Stripe from 'stripe';
 import { parseStripeForm } from './form.ts';
-import { checkoutPage } from './page.ts';
+import { checkoutPage, voucherPage } from './page.ts';
 
 /**
  * A local stand-in for the part of Stripe's API this shop uses: Checkout Sessions (create, retrieve,
  * expire, list), payment intents, refunds (create, list), a hosted payment page (card, delayed konbini payment, cancel)
  * and signed webhooks with retries. The app reaches it only through the real `stripe` SDK.
+ *
+ * Konbini as Stripe does it: the payment intent waits in `requires_action` with
+ * `next_action.konbini_display_details` (payment codes per chain, `hosted_voucher_url`, `expires_at`
+ * at 23:59:59 JST `expires_after_days` days on, default 3); a hosted voucher page in Japanese; when
+ * the deadline passes unpaid, the payment is canceled and `checkout.session.async_payment_failed` sent.
  */
 export interface EmulatorOptions {
   /** Where browsers reach the emulator (hosted page URLs). */
@@ -17,6 +22,8 @@ export interface EmulatorOptions {
   /** Delivery attempts per event and the first retry delay (doubled each time). */
   retry?: { attempts: number; delayMs: number };
   apiKey?: string;
+  /** How often lapsed konbini vouchers are looked for (ms; default 1 s). */
+  konbiniSweepMs?: number;
 }
 
 type Obj = Record<string, unknown>;
@@ -40,6 +47,15 @@ interface StripeEventRecord {
 
 const id = (prefix: string) => `${prefix}_test_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
 const now = () => Math.floor(Date.now() / 1000);
+const digits = (n: number) => Array.from(randomBytes(n), (b) => String(b % 10)).join('');
+const DAY = 24 * 3600;
+const JST = 9 * 3600;
+/** Stripe's konbini deadline: 23:59:59 Japan time, `days` days after `from` (unix seconds). */
+export function konbiniDeadline(from: number, days: number): number {
+  const startOfJstDay = Math.floor((from + JST) / DAY) * DAY - JST;
+  return startOfJstDay + (days + 1) * DAY - 1;
+}
+
 const error = (status: number, type: string, message: string, extra: Obj = {}) =>
   Response.json({ error: { type, message, ...extra } }, { status });
 
@@ -169,6 +185,7 @@ export function createStripeEmulator(options: EmulatorOptions) {
       receipt_url: `${options.publicUrl}/receipts/${charge}`,
       status: paid ? 'succeeded' : 'pending',
     });
+    const days = Number((session.payment_method_options as Obj | undefined)?.konbini_expires_after_days ?? 3);
     paymentIntents.set(pi, {
       id: pi,
       object: 'payment_intent',
@@ -177,24 +194,67 @@ export function createStripeEmulator(options: EmulatorOptions) {
       status: paid ? 'succeeded' : 'requires_action',
       latest_charge: charge,
       payment_method_types: [method],
+      created: now(),
+      next_action: paid ? null : konbiniNextAction(pi, konbiniDeadline(now(), days)),
     });
     Object.assign(session, { status: 'complete', payment_status: paid ? 'paid' : 'unpaid', payment_intent: pi });
     return emit('checkout.session.completed', publicSession(session));
+  }
+
+  /** What Stripe puts on a konbini payment intent awaiting payment: the voucher's codes, page and deadline. */
+  function konbiniNextAction(pi: string, expiresAt: number) {
+    // One payment code for every chain and a confirmation number, as in Stripe's test mode.
+    const payment_code = digits(12);
+    const confirmation_number = digits(11);
+    const store = { confirmation_number, payment_code };
+    return {
+      type: 'konbini_display_details',
+      konbini_display_details: {
+        expires_at: expiresAt,
+        hosted_voucher_url: `${options.publicUrl}/vouchers/${pi}`,
+        stores: { familymart: { ...store }, lawson: { ...store }, ministop: { ...store }, seicomart: { ...store } },
+      },
+    };
   }
 
   function settleKonbini(session: Session, succeeded: boolean) {
     const pi = paymentIntents.get(session.payment_intent ?? '');
     if (!pi) throw new Error('no pending konbini payment');
     const charge = charges.get(String(pi.latest_charge));
+    pi.next_action = null;
     if (succeeded) {
       Object.assign(pi, { status: 'succeeded' });
       Object.assign(charge ?? {}, { paid: true, status: 'succeeded' });
       session.payment_status = 'paid';
       return emit('checkout.session.async_payment_succeeded', publicSession(session));
     }
-    Object.assign(pi, { status: 'canceled' });
+    Object.assign(pi, { status: 'canceled', cancellation_reason: 'abandoned', canceled_at: now() });
     Object.assign(charge ?? {}, { status: 'failed' });
     return emit('checkout.session.async_payment_failed', publicSession(session));
+  }
+
+  /** Konbini payments whose deadline has passed unpaid fail, as at Stripe (async_payment_failed). */
+  function sweepLapsedKonbini(at = now()) {
+    for (const session of sessions.values()) {
+      const pi = paymentIntents.get(session.payment_intent ?? '');
+      const details = (pi?.next_action as { konbini_display_details?: { expires_at: number } } | null | undefined)
+        ?.konbini_display_details;
+      if (pi?.status === 'requires_action' && details && details.expires_at < at) settleKonbini(session, false);
+    }
+  }
+  const sweep = setInterval(() => sweepLapsedKonbini(), options.konbiniSweepMs ?? 1_000);
+  sweep.unref();
+
+  /** Moves a pending konbini voucher's deadline into the past (tests, developers) and lets it lapse. */
+  function lapseKonbini(session: Session) {
+    const pi = paymentIntents.get(session.payment_intent ?? '');
+    const details = (pi?.next_action as { konbini_display_details?: { expires_at: number } } | null | undefined)
+      ?.konbini_display_details;
+    if (pi?.status !== 'requires_action' || !details) return null;
+    details.expires_at = now() - 1;
+    const before = events.length;
+    sweepLapsedKonbini();
+    return events[before] ?? null;
   }
 
   function refund(paymentIntentId: string) {
@@ -282,6 +342,16 @@ export function createStripeEmulator(options: EmulatorOptions) {
       metadata: (params.metadata as Obj | undefined) ?? {},
       locale: (params.locale as string | undefined) ?? null,
       payment_method_types: (params.payment_method_types as string[] | undefined) ?? ['card', 'konbini'],
+      payment_method_options: {
+        konbini_expires_after_days: Math.min(
+          Math.max(
+            Number(((params.payment_method_options as Obj | undefined)?.konbini as Obj | undefined)?.expires_after_days ?? 3) ||
+              3,
+            1,
+          ),
+          60,
+        ),
+      },
       success_url: String(params.success_url),
       cancel_url: String(params.cancel_url),
       payment_intent: null,
@@ -374,6 +444,17 @@ export function createStripeEmulator(options: EmulatorOptions) {
     pay(session, action);
     return c.redirect(back(session.success_url, session), 303);
   });
+  // The hosted konbini voucher (Stripe's hosted_voucher_url).
+  app.get('/vouchers/:pi', (c) => {
+    const pi = paymentIntents.get(c.req.param('pi'));
+    const session = pi ? [...sessions.values()].find((s) => s.payment_intent === pi.id) : undefined;
+    if (!pi || !session || !(pi.payment_method_types as string[]).includes('konbini'))
+      return c.html(
+        '<!doctype html><html lang="ja"><head><title>お支払い番号</title></head><body><main><h1>お支払い番号が見つかりません</h1></main></body></html>',
+        404,
+      );
+    return c.html(voucherPage({ paymentIntent: pi, name: String(session.line_items_name) }));
+  });
   app.get('/receipts/:charge', (c) => {
     const charge = charges.get(c.req.param('charge'));
     if (!charge) return c.text('not found', 404);
@@ -387,7 +468,12 @@ export function createStripeEmulator(options: EmulatorOptions) {
   app.post('/_emulator/sessions/:id/konbini/:result', (c) => {
     const session = sessions.get(c.req.param('id'));
     if (!session) return c.json({ error: 'no such session' }, 404);
-    const event = settleKonbini(session, c.req.param('result') === 'paid');
+    const result = c.req.param('result');
+    if (result === 'expired') {
+      const event = lapseKonbini(session);
+      return event ? c.json({ event: event.id }) : c.json({ error: 'no pending konbini payment' }, 409);
+    }
+    const event = settleKonbini(session, result === 'paid');
     return c.json({ event: event.id });
   });
   app.post('/_emulator/events/:id/redeliver', async (c) => {
@@ -408,6 +494,9 @@ export function createStripeEmulator(options: EmulatorOptions) {
       return pay(session, method);
     },
     settleKonbini: (sessionId: string, succeeded: boolean) => settleKonbini(sessions.get(sessionId) as Session, succeeded),
+    /** The konbini deadline passes unpaid: async_payment_failed, as Stripe sends it (null when nothing is pending). */
+    lapseKonbini: (sessionId: string) => lapseKonbini(sessions.get(sessionId) as Session),
+    paymentIntents,
     expire: (sessionId: string) => expire(sessions.get(sessionId) as Session),
     refund,
     refunds,
@@ -429,6 +518,7 @@ export function createStripeEmulator(options: EmulatorOptions) {
       while (inFlight.size) await Promise.all([...inFlight]);
     },
     close: () => {
+      clearInterval(sweep);
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
     },

@@ -13,6 +13,10 @@ button{display:block;width:100%;padding:12px;margin:12px 0;font:inherit;font-wei
 button.secondary{background:#fff;color:#635bff}
 button.link{background:none;border:none;color:#4f566b;text-decoration:underline;font-weight:400}
 .note{font-size:13px;color:#4f566b}
+.voucher{width:100%;border-collapse:collapse;margin:16px 0;font-size:14px}
+.voucher caption{text-align:left;font-weight:700;margin-bottom:4px}
+.voucher th,.voucher td{border-bottom:1px solid #e3e8ee;padding:6px 4px;text-align:left;overflow-wrap:anywhere}
+@media (max-width:520px){main{margin:0;border-radius:0;padding:20px}}
 </style></head><body><main>${body}</main></body></html>`;
 
 /** The emulator's hosted payment page (a stand-in for Stripe Checkout). */
@@ -36,6 +40,58 @@ export function checkoutPage(session: {
 <form method="post" action="${action('card')}"><button type="submit">カードで支払う</button></form>
 <form method="post" action="${action('konbini')}"><button type="submit" class="secondary">コンビニで支払う（後払い）</button></form>
 <form method="post" action="${action('cancel')}"><button type="submit" class="link">キャンセルしてショップに戻る</button></form>
+<p class="note">実際の請求は発生しません。</p>`,
+  );
+}
+
+const STORES: [string, string][] = [
+  ['familymart', 'ファミリーマート'],
+  ['lawson', 'ローソン'],
+  ['ministop', 'ミニストップ'],
+  ['seicomart', 'セイコーマート'],
+];
+
+const jst = new Intl.DateTimeFormat('ja-JP', {
+  timeZone: 'Asia/Tokyo',
+  year: 'numeric',
+  month: 'long',
+  day: 'numeric',
+  weekday: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+
+interface VoucherDetails {
+  expires_at: number;
+  stores: Record<string, { payment_code: string; confirmation_number?: string } | null>;
+}
+
+/** The emulator's hosted konbini voucher (a stand-in for Stripe's `hosted_voucher_url` page). */
+export function voucherPage(input: { paymentIntent: Record<string, unknown>; name: string }): string {
+  const pi = input.paymentIntent;
+  const amount = `¥${Number(pi.amount).toLocaleString('ja-JP')}`;
+  const head = `<p><span class="badge">テスト環境（Stripe エミュレーター）</span></p><h1>コンビニ払い お支払い番号</h1>
+<p>${escapeHtml(input.name)}</p><p class="amount">${amount}</p>`;
+  if (pi.status === 'succeeded') return shell('お支払い番号', `${head}<p role="status">お支払いは完了しています。</p>`);
+  const details = (pi.next_action as { konbini_display_details?: VoucherDetails } | null)?.konbini_display_details;
+  if (pi.status !== 'requires_action' || !details) {
+    return shell('お支払い番号', `${head}<p role="status">お支払い期限が過ぎたため、このお支払い番号は使えません。</p>`);
+  }
+  const rows = STORES.map(([key, label]) => {
+    const store = details.stores[key];
+    if (!store) return '';
+    return `<tr><th scope="row">${label}</th><td>${escapeHtml(store.payment_code)}</td><td>${escapeHtml(store.confirmation_number ?? '—')}</td></tr>`;
+  }).join('');
+  return shell(
+    'お支払い番号',
+    `${head}
+<p>お支払い期限：<strong>${jst.format(new Date(details.expires_at * 1000))}</strong>（日本時間）</p>
+<table class="voucher"><caption>店舗ごとのお支払い番号</caption>
+<thead><tr><th scope="col">コンビニ</th><th scope="col">お支払い番号（受付番号）</th><th scope="col">確認番号</th></tr></thead>
+<tbody>${rows}</tbody></table>
+<ol class="note"><li>店頭の端末またはレジで「各種番号をお持ちの方」を選びます。</li>
+<li>お支払い番号と確認番号を入力し、発行された申込券をレジでお渡しください。</li>
+<li>期限までに現金でお支払いください。期限を過ぎるとお支払いできません。</li></ol>
 <p class="note">実際の請求は発生しません。</p>`,
   );
 }

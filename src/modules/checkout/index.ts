@@ -2,10 +2,16 @@
 import type { AppModule } from '../../http/context.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
-import { onReconciliationRequested, onStripeEventReceived, onUserDeleted } from './handlers/checkout-handlers.ts';
+import {
+  onKonbiniVoucherIssued,
+  onReconciliationRequested,
+  onStripeEventReceived,
+  onUserDeleted,
+} from './handlers/checkout-handlers.ts';
 import { paymentRoutes } from './payment-routes.ts';
 import { checkoutRoutes, WEBHOOK_PATH } from './routes.ts';
 
+export { KONBINI_ORDER_LABEL, type KonbiniOrder, konbiniOrdersOf } from './konbini.ts';
 export { scheduleNightlyReconciliation } from './reconciliation.ts';
 export { createPayments, type Payments } from './stripe.ts';
 
@@ -17,6 +23,7 @@ export const checkout = {
     StripeEventReceived: onStripeEventReceived,
     UserDeleted: onUserDeleted,
     ReconciliationRequested: onReconciliationRequested,
+    KonbiniVoucherIssued: onKonbiniVoucherIssued,
   },
   csrfExempt: [`/api${WEBHOOK_PATH}`],
 } satisfies AppModule;

@@ -10,6 +10,7 @@ import { setDistribution } from '../accounts/index.ts';
 import { findLicenseForSale, LICENSE_NOT_FOUND, noteCheckoutStarted } from '../licenses/index.ts';
 import { saleIdForCheckout } from '../sales/index.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
+import { type KonbiniVoucher, konbiniVoucherOf, voucherView } from './konbini.ts';
 
 /**
  * Starts a purchase: a Checkout Session in JPY for the licence's price as stored (never the
@@ -99,7 +100,13 @@ export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: 
   const em = orm.em.fork() as Em;
   const checkout = await em.findOne(CheckoutSession, { stripeSessionId, userId });
   if (!checkout) throw new AppError('not_found', 'お支払いの記録が見つかりませんでした。');
-  return { state: checkout.state, license_id: checkout.licenseId, sale_id: await saleIdForCheckout(em, checkout.id) };
+  return {
+    state: checkout.state,
+    license_id: checkout.licenseId,
+    sale_id: await saleIdForCheckout(em, checkout.id),
+    // A konbini payment awaiting the buyer: the numbers, the voucher page and the deadline.
+    konbini: checkout.state === 'awaiting_payment' ? voucherView(checkout) : null,
+  };
 }
 
 type SessionObject = Stripe.Checkout.Session;
@@ -121,6 +128,16 @@ async function receiptUrlOf(stripe: Stripe, paymentIntentId: string | null, log:
 
 const paymentIntentOf = (session: SessionObject) =>
   typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? null);
+
+/**
+ * A completed but unpaid session (konbini): the voucher Stripe issued, from the payment intent. A
+ * failure to ask is thrown, so the event is retried rather than leaving the buyer without numbers.
+ */
+async function konbiniVoucherFor(stripe: Stripe, session: SessionObject): Promise<KonbiniVoucher | null> {
+  const paymentIntentId = paymentIntentOf(session);
+  if (!paymentIntentId) return null;
+  return konbiniVoucherOf(await stripe.paymentIntents.retrieve(paymentIntentId));
+}
 
 /**
  * Turns one inbox event into state changes, idempotently and in any order: a paid session becomes
@@ -159,6 +176,10 @@ export async function reconcile(
       ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'charge.refunded'].includes(event.type)) ||
     false;
   const receiptUrl = paid && session ? await receiptUrlOf(ctx.stripe, paymentIntentOf(session), ctx.log) : null;
+  const voucher =
+    session && event.type === 'checkout.session.completed' && session.payment_status === 'unpaid'
+      ? await konbiniVoucherFor(ctx.stripe, session)
+      : null;
 
   const outcome = await transact(ctx.em, async (tx) => {
     const fresh = await tx.findOne(StripeEvent, { id: eventId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -203,8 +224,16 @@ export async function reconcile(
             paidAt: new Date((event.created ?? Date.now() / 1000) * 1000).toISOString(),
           });
           result = 'paid';
-        } else if (event.type === 'checkout.session.completed' && !paid && checkout.state === 'open') {
+        } else if (
+          event.type === 'checkout.session.completed' &&
+          !paid &&
+          (checkout.state === 'open' || (checkout.state === 'awaiting_payment' && voucher && !checkout.konbiniExpiresAt))
+        ) {
           checkout.state = 'awaiting_payment';
+          if (voucher && !checkout.konbiniExpiresAt) {
+            Object.assign(checkout, voucher);
+            recordEvent(tx, 'KonbiniVoucherIssued', { checkoutId: checkout.id });
+          }
           result = 'awaiting payment';
         } else if (event.type === 'checkout.session.async_payment_failed' && checkout.state !== 'complete') {
           checkout.state = 'payment_failed';

@@ -15,6 +15,7 @@ export const MAIL_KINDS = {
   withdrawal: '退会手続き完了のお知らせ',
   receipt: 'ご購入のお礼（領収）',
   'license-registered': 'ライセンス登録完了のお知らせ',
+  'konbini-voucher': 'コンビニ払いのお支払い番号のご案内',
 } as const satisfies Record<string, string>;
 
 export type MailKind = keyof typeof MAIL_KINDS;

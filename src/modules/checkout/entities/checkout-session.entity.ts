@@ -1,10 +1,18 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt, updatedAt } from '../../../db/columns.ts';
 
+/** A konbini voucher's code at one chain (Stripe's `konbini_display_details.stores.<chain>`). */
+export interface KonbiniStoreCode {
+  store: 'familymart' | 'lawson' | 'ministop' | 'seicomart';
+  paymentCode: string;
+  confirmationNumber: string | null;
+}
+
 /**
  * Our record of a Stripe Checkout Session. `state`: open → complete (paid), awaiting_payment
- * (konbini, not yet paid), expired, payment_failed, or flagged (Stripe's amount or currency did not
- * match what we asked for: never fulfilled).
+ * (konbini, not yet paid), expired, payment_failed (konbini: the deadline passed unpaid), or flagged
+ * (Stripe's amount or currency did not match what we asked for: never fulfilled). A konbini payment
+ * keeps the voucher Stripe issued (page, deadline, codes per chain) while it is pending and after.
  */
 export const CheckoutSessionSchema = defineEntity({
   name: 'CheckoutSession',
@@ -26,6 +34,9 @@ export const CheckoutSessionSchema = defineEntity({
     state: p.string().length(20).default('open'),
     flagReason: p.text().fieldName('flag_reason').nullable(),
     distribution: p.boolean().default(true),
+    konbiniVoucherUrl: p.text().fieldName('konbini_voucher_url').nullable(),
+    konbiniExpiresAt: p.datetime().fieldName('konbini_expires_at').nullable(),
+    konbiniStores: p.json<KonbiniStoreCode[]>().fieldName('konbini_stores').nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -1,5 +1,6 @@
 import type { EventHandler } from '../../../jobs/context.ts';
 import { processStripeEvent } from '../inbox.ts';
+import { mailKonbiniVoucher } from '../konbini.ts';
 import { runReconciliation } from '../reconciliation.ts';
 import { forgetUser } from '../service.ts';
 
@@ -13,3 +14,7 @@ export const onUserDeleted: EventHandler<'UserDeleted'> = (ctx, event) => forget
 /** ReconciliationRequested → compare Stripe's Checkout Sessions and refunds with the sales. */
 export const onReconciliationRequested: EventHandler<'ReconciliationRequested'> = (ctx, event) =>
   runReconciliation({ em: ctx.em, stripe: ctx.stripe, log: ctx.log }, event.payload);
+
+/** KonbiniVoucherIssued → the voucher e-mail (payment numbers, link, deadline), once. */
+export const onKonbiniVoucherIssued: EventHandler<'KonbiniVoucherIssued'> = (ctx, event) =>
+  mailKonbiniVoucher(ctx, event.id, event.payload.checkoutId);
