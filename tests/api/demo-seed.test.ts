@@ -18,7 +18,10 @@ it('seeds a demo administrator and member on an empty database, once, with worki
   for (const account of accounts) {
     const res = await new TestClient(t.app).login(account.email, account.password);
     expect(res.status).toBe(200);
-    expect((await res.json()).users[0].role).toBe(account.role);
+    const me = (await res.json()).users[0];
+    expect(me.role).toBe(account.role);
+    // A real member always has an affiliation (registration requires one): so does the demo member.
+    if (account.role === 'user') expect(me).toMatchObject({ affiliations: 4, affiliation_name: 'デモ市消防局' });
   }
   expect(await seedDemoAccounts(t.runtime.deps.orm)).toEqual([]);
 });

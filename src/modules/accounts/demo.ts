@@ -30,6 +30,8 @@ export async function seedDemoAccounts(orm: Orm): Promise<DemoAccount[]> {
         firstName: account.role === 'admin' ? '管理者' : '会員',
         role: account.role,
         emailVerified: true,
+        // As every real member has one (a member cannot register without it).
+        ...(account.role === 'user' ? { affiliation: 4, affiliationName: 'デモ市消防局' } : {}),
       });
     }
   });
