@@ -9,9 +9,10 @@ import { health } from '../modules/health/index.ts';
 import { licenses } from '../modules/licenses/index.ts';
 import { mail } from '../modules/mail/index.ts';
 import { sales } from '../modules/sales/index.ts';
+import { memberHistory } from './member-history.ts';
 
 /** Every module of the shop, as the host mounts them. Their order carries no meaning (tests reverse it). */
-export const appModules: readonly AppModule[] = [accounts, licenses, checkout, sales, mail, audit, health];
+export const appModules: readonly AppModule[] = [accounts, licenses, checkout, sales, mail, audit, health, memberHistory];
 
 /** The explicit entity list: every table MikroORM knows about and migrates, collected from the modules. */
 export const entities = [...appModules.flatMap((m) => m.entities), OutboxEvent];

@@ -20,7 +20,7 @@ export {
   salePaymentsOfSessions,
   salePaymentsSince,
 } from './payments.ts';
-export { saleIdForCheckout } from './service.ts';
+export { saleIdForCheckout, salesOfUser } from './service.ts';
 
 export const sales = {
   name: 'sales',

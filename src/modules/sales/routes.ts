@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
-import { requireAdmin, requireSelfOrAdmin, signedInUser } from '../../http/guards.ts';
+import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput } from '../../http/validate.ts';
 import { exportRoutes } from './export-routes.ts';
 import { CountsQuery, RevertInput, SalesQuery, StatusUpdateInput, toFilter } from './schemas.ts';
-import { advanceStatus, listSales, revertStatus, salesCounts, salesOfUser } from './service.ts';
+import { advanceStatus, listSales, revertStatus, salesCounts } from './service.ts';
 
 const saleRoutes = new Hono<AppEnv>()
   .get('/sales', requireAdmin, async (c) => {
@@ -42,10 +42,9 @@ const saleRoutes = new Hono<AppEnv>()
     const user = signedInUser(c);
     const sales = await revertStatus(c.var.deps.orm, { id: user.id, email: user.email }, input);
     return c.json({ sales, message: `${sales.length.toLocaleString('ja-JP')}件を差し戻しました。` });
-  })
-  .get('/sales/user/:id{[0-9a-fA-F-]+}', requireSelfOrAdmin(), async (c) =>
-    c.json({ sales: await salesOfUser(c.var.deps.orm, c.req.param('id')) }),
-  );
+  });
+// GET /sales/user/{id}, a member's purchase history, is composed with the checkout module's konbini
+// orders in src/host/member-history.ts.
 
 /** The sales module's API, mounted under /api: the sales list, status moves and the training-system CSV. */
 export const salesRoutes = new Hono<AppEnv>().route('/', saleRoutes).route('/', exportRoutes);

@@ -10,12 +10,36 @@ export interface Sale {
   paid_at: string;
   refunded_at: string | null;
   receipt_url: string | null;
+  /** What the member reads: お支払い済み（登録準備中）, 登録手続き中, 登録完了, 返金済み. */
+  member_state: 'paid' | 'in_progress' | 'registered' | 'refunded';
+  member_state_label: string;
+}
+
+/** Stripe's konbini voucher: the payment numbers per chain, its page and the deadline. */
+export interface KonbiniVoucher {
+  url: string | null;
+  expires_at: string;
+  stores: { store: string; label: string; payment_code: string; confirmation_number: string | null }[];
+}
+
+/** A konbini order that is not a sale: awaiting payment (with its voucher) or lapsed unpaid. */
+export interface KonbiniOrder {
+  checkout_id: string;
+  license_id: number;
+  license_name: string;
+  amount: number;
+  ordered_at: string;
+  state: 'awaiting_payment' | 'expired';
+  state_label: string;
+  voucher: KonbiniVoucher | null;
+  expires_at: string | null;
 }
 
 export interface CheckoutStatus {
   state: 'open' | 'awaiting_payment' | 'complete' | 'expired' | 'payment_failed' | 'flagged' | 'failed';
   license_id: number;
   sale_id: number | null;
+  konbini: KonbiniVoucher | null;
 }
 
 export interface LicenseSummary {
@@ -23,4 +47,5 @@ export interface LicenseSummary {
 }
 
 export const useLicenseSummary = (id: string | undefined) => useSWR<LicenseSummary>(id ? `/api/licenses/${id}` : null);
-export const useSales = (userId: string | undefined) => useSWR<{ sales: Sale[] }>(userId ? `/api/sales/user/${userId}` : null);
+export const useSales = (userId: string | undefined) =>
+  useSWR<{ sales: Sale[]; konbini_orders: KonbiniOrder[] }>(userId ? `/api/sales/user/${userId}` : null);

@@ -2,6 +2,7 @@ import { useParams } from 'react-router';
 import { LoadError, Loading } from '../../components/ui/load-state';
 import { formatDateTime, formatPrice } from '../../lib/format';
 import { useSales } from './api';
+import { KonbiniVoucherSummary } from './konbini-voucher';
 
 /** The purchase history on /users/{id}. */
 export function PurchaseHistory() {
@@ -12,8 +13,8 @@ export function PurchaseHistory() {
       <h2 id="history-heading">購入履歴</h2>
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
-      {data && data.sales.length === 0 ? <p>購入したライセンスはまだありません。</p> : null}
-      {data && data.sales.length > 0 ? (
+      {data && data.sales.length + data.konbini_orders.length === 0 ? <p>購入したライセンスはまだありません。</p> : null}
+      {data && data.sales.length + data.konbini_orders.length > 0 ? (
         <div className="table-wrap">
           <table className="table">
             <thead>
@@ -26,12 +27,29 @@ export function PurchaseHistory() {
               </tr>
             </thead>
             <tbody>
+              {data.konbini_orders.map((order) => (
+                <tr key={order.checkout_id}>
+                  <td>{formatDateTime(order.ordered_at)}</td>
+                  <td>{order.license_name}</td>
+                  <td>{formatPrice(order.amount)}</td>
+                  <td>
+                    {order.state_label}
+                    {order.voucher ? <KonbiniVoucherSummary voucher={order.voucher} /> : null}
+                    {!order.voucher && order.expires_at ? (
+                      <span className="small" style={{ display: 'block' }}>
+                        期限 {formatDateTime(order.expires_at)}
+                      </span>
+                    ) : null}
+                  </td>
+                  <td>—</td>
+                </tr>
+              ))}
               {data.sales.map((sale) => (
                 <tr key={sale.id}>
                   <td>{formatDateTime(sale.paid_at)}</td>
                   <td>{sale.license_name}</td>
                   <td>{formatPrice(sale.amount)}</td>
-                  <td>{sale.refunded_at ? '返金済み' : sale.status_label}</td>
+                  <td>{sale.member_state_label}</td>
                   <td>
                     {sale.receipt_url ? (
                       <a href={sale.receipt_url} target="_blank" rel="noreferrer">

@@ -3,6 +3,7 @@ import useSWR from 'swr';
 import { LoadError } from '../../../components/ui/load-state';
 import { useAuth } from '../../../lib/auth-store';
 import type { CheckoutStatus } from '../api';
+import { KonbiniVoucherDetails } from '../konbini-voucher';
 
 const SETTLED = new Set(['complete', 'expired', 'payment_failed', 'flagged', 'failed']);
 
@@ -12,8 +13,13 @@ export function PurchaseCompletePage() {
   const sessionId = useSearchParams()[0].get('session_id');
   const { users } = useAuth();
   const { data, error } = useSWR<CheckoutStatus>(sessionId ? `/api/checkout/sessions/${encodeURIComponent(sessionId)}` : null, {
+    // A konbini payment may take days: its page keeps watching, more calmly, for the payment.
     refreshInterval: (latest) =>
-      latest && SETTLED.has(latest.state) && (latest.state !== 'complete' || latest.sale_id) ? 0 : 2000,
+      latest && SETTLED.has(latest.state) && (latest.state !== 'complete' || latest.sale_id)
+        ? 0
+        : latest?.state === 'awaiting_payment' && latest.konbini
+          ? 15_000
+          : 2000,
   });
   const history = users[0] ? `/users/${users[0].id}` : '/login';
 
@@ -38,7 +44,19 @@ export function PurchaseCompletePage() {
     body = (
       <>
         <h2>コンビニでのお支払いをお待ちしています</h2>
-        <p role="status">お支払い番号の案内に沿って、期限までにお支払いください。お支払いを確認するとメールでお知らせします。</p>
+        {data.konbini ? (
+          <>
+            <p role="status">
+              次のお支払い番号で、期限までにコンビニのレジまたは店頭端末でお支払いください。同じ内容をご登録のメールアドレスにもお送りします。お支払いを確認するとメールでお知らせします。
+            </p>
+            <KonbiniVoucherDetails voucher={data.konbini} />
+            <p className="small">期限を過ぎるとお支払いできなくなります。お支払い番号は購入履歴でも確認できます。</p>
+          </>
+        ) : (
+          <p role="status">
+            お支払い番号をご登録のメールアドレスにお送りします。期限までにお支払いください。お支払い番号は購入履歴でも確認できます。
+          </p>
+        )}
       </>
     );
   } else {
