@@ -12,6 +12,24 @@ export const site = {
   subsidyNote: '本サイトは事業再構築補助金を活用して構築しました。',
 } as const;
 
+/**
+ * The issuer printed on the 領収書 (receipt PDF, a 適格簡易請求書 under Japan's qualified-invoice
+ * system): the seller's name and address and its 適格請求書発行事業者 registration number, 「T」 and 13
+ * digits as the tax office issued it. Placeholders: replace them with the real details before going
+ * live. The server refuses to start when the number does not have that shape (src/modules/sales/receipt-pdf.ts).
+ */
+export const receiptIssuer = {
+  name: site.companyName,
+  address: site.address,
+  contact: 'TEL: 00-0000-0000（仮）',
+  registrationNumber: 'T0000000000000',
+  /** The consumption tax rate every licence carries (標準税率 10%); prices are tax included. */
+  taxRatePercent: 10,
+} as const;
+
+/** The shape of a qualified-invoice registration number: 「T」 and 13 half-width digits. */
+export const QUALIFIED_INVOICE_NUMBER = /^T[0-9]{13}$/;
+
 /** The terms of use (/terms). Placeholder text to be replaced by the company's own terms. */
 export const terms = {
   title: '利用規約',

@@ -1,6 +1,7 @@
 // The sales module's public surface: sales, their fulfilment statuses and the training-system CSV.
 import type { AppModule } from '../../http/context.ts';
 import { Export, ExportSale } from './entities/export.entity.ts';
+import { SaleReceipt } from './entities/receipt.entity.ts';
 import { Sale } from './entities/sale.entity.ts';
 import {
   onCheckoutPaid,
@@ -25,7 +26,7 @@ export { saleIdForCheckout, salesOfUser } from './service.ts';
 export const sales = {
   name: 'sales',
   api: salesRoutes,
-  entities: [Sale, Export, ExportSale],
+  entities: [Sale, Export, ExportSale, SaleReceipt],
   handlers: {
     CheckoutPaid: onCheckoutPaid,
     PaymentRefunded: onPaymentRefunded,

@@ -3,6 +3,7 @@ import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput } from '../../http/validate.ts';
 import { exportRoutes } from './export-routes.ts';
+import { receiptRoutes } from './receipt-routes.ts';
 import { CountsQuery, RevertInput, SalesQuery, StatusUpdateInput, toFilter } from './schemas.ts';
 import { advanceStatus, listSales, revertStatus, salesCounts } from './service.ts';
 
@@ -46,5 +47,5 @@ const saleRoutes = new Hono<AppEnv>()
 // GET /sales/user/{id}, a member's purchase history, is composed with the checkout module's konbini
 // orders in src/host/member-history.ts.
 
-/** The sales module's API, mounted under /api: the sales list, status moves and the training-system CSV. */
-export const salesRoutes = new Hono<AppEnv>().route('/', saleRoutes).route('/', exportRoutes);
+/** The sales module's API, mounted under /api: the sales list, status moves, the training-system CSV and 領収書. */
+export const salesRoutes = new Hono<AppEnv>().route('/', saleRoutes).route('/', exportRoutes).route('/', receiptRoutes);

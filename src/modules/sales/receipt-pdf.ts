@@ -1,0 +1,202 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import PDFDocument from 'pdfkit';
+import { QUALIFIED_INVOICE_NUMBER, receiptIssuer } from '../../site-settings.ts';
+
+// The issuer's registration number is what makes the receipt a 適格簡易請求書: refuse to start without one
+// of the right shape rather than print a wrong one.
+if (!QUALIFIED_INVOICE_NUMBER.test(receiptIssuer.registrationNumber)) {
+  throw new Error(
+    `src/site-settings.ts: receiptIssuer.registrationNumber must be 「T」 and 13 digits (適格請求書発行事業者の登録番号), got ${JSON.stringify(receiptIssuer.registrationNumber)}`,
+  );
+}
+
+/** Everything printed on one receipt. */
+export interface ReceiptContent {
+  receiptNumber: string;
+  /** The addressee with its honorific (「… 様」 or 「… 御中」). */
+  addressee: string;
+  licenseName: string;
+  /** Whole yen, tax included. */
+  amount: number;
+  paidAt: Date;
+  issuedAt: Date;
+  /** 1 for the first issue; from 2 on the receipt says 再発行. */
+  issueCount: number;
+  firstIssuedAt: Date;
+  paymentMethod: string | null;
+  saleId: number;
+}
+
+/**
+ * The consumption tax inside a tax-included amount at `ratePercent`, rounded down to the yen once for
+ * the whole receipt (適格簡易請求書: one rounding per receipt and rate): ¥11,000 → ¥1,000, ¥9,999 → ¥908.
+ */
+export function includedTax(amount: number, ratePercent: number = receiptIssuer.taxRatePercent): number {
+  return Math.floor((amount * ratePercent) / (100 + ratePercent));
+}
+
+/** `R-` and the sale id padded to 8 digits: stable for a sale, whoever issues it and however often. */
+export const receiptNumber = (saleId: number) => `R-${String(saleId).padStart(8, '0')}`;
+
+const PAYMENT_METHOD_LABEL: Record<string, string> = { card: 'クレジットカード', konbini: 'コンビニ払い' };
+
+export const paymentMethodLabel = (type: string | null) => (type ? (PAYMENT_METHOD_LABEL[type] ?? null) : null);
+
+const japanDate = new Intl.DateTimeFormat('ja-JP', { timeZone: 'Asia/Tokyo', year: 'numeric', month: 'long', day: 'numeric' });
+const yen = (n: number) => `¥${n.toLocaleString('ja-JP')}`;
+
+// Noto Sans JP (SIL Open Font License) shipped by an npm package: no system font is needed. TrueType
+// outlines, which pdfkit subsets: only the glyphs used are embedded (about 10 KB per receipt).
+const require = createRequire(import.meta.url);
+let fonts: { regular: Buffer; bold: Buffer } | undefined;
+function loadFonts() {
+  fonts ??= {
+    regular: readFileSync(require.resolve('@expo-google-fonts/noto-sans-jp/400Regular/NotoSansJP_400Regular.ttf')),
+    bold: readFileSync(require.resolve('@expo-google-fonts/noto-sans-jp/700Bold/NotoSansJP_700Bold.ttf')),
+  };
+  return fonts;
+}
+
+const INK = '#1a1a1a';
+const MUTED = '#555555';
+const RULE = '#999999';
+
+/** The receipt as an A4 PDF with its Japanese text embedded (subset font). */
+export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
+  const { regular, bold } = loadFonts();
+  const reissue = content.issueCount > 1;
+  const tax = includedTax(content.amount);
+  const rate = receiptIssuer.taxRatePercent;
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: 56,
+    lang: 'ja-JP',
+    displayTitle: true,
+    info: {
+      Title: `領収書 ${content.receiptNumber}${reissue ? '（再発行）' : ''}`,
+      Author: receiptIssuer.name,
+      Subject: `${content.licenseName} 代`,
+    },
+  });
+  const chunks: Buffer[] = [];
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+  doc.registerFont('regular', regular);
+  doc.registerFont('bold', bold);
+
+  const left = 56;
+  const width = doc.page.width - 112;
+  const right = left + width;
+
+  // Heading, with the re-issue mark top right.
+  doc.fillColor(INK).font('bold').fontSize(28).text('領 収 書', left, 64, { width, align: 'center', characterSpacing: 4 });
+  if (reissue) {
+    const mark = `再発行（${content.issueCount}回目）`;
+    doc.font('bold').fontSize(11);
+    const w = doc.widthOfString(mark) + 16;
+    doc
+      .lineWidth(1)
+      .strokeColor('#b00020')
+      .rect(right - w, 60, w, 22)
+      .stroke();
+    doc.fillColor('#b00020').text(mark, right - w, 65, { width: w, align: 'center' });
+  }
+  doc.fillColor(INK).font('regular').fontSize(10);
+  doc.text(`領収書番号　${content.receiptNumber}`, left, 118, { width, align: 'right' });
+  doc.text(`発行日　${japanDate.format(content.issuedAt)}`, left, doc.y + 2, { width, align: 'right' });
+
+  // Addressee.
+  doc
+    .font('bold')
+    .fontSize(18)
+    .text(content.addressee, left, 160, { width: width * 0.65 });
+  const underline = doc.y + 4;
+  doc
+    .lineWidth(1)
+    .strokeColor(INK)
+    .moveTo(left, underline)
+    .lineTo(left + width * 0.65, underline)
+    .stroke();
+
+  // Amount.
+  const boxTop = underline + 28;
+  doc.lineWidth(1.5).strokeColor(INK).rect(left, boxTop, width, 64).stroke();
+  doc
+    .font('regular')
+    .fontSize(12)
+    .text('金額', left + 20, boxTop + 25);
+  doc
+    .font('bold')
+    .fontSize(26)
+    .text(`${yen(content.amount)}-`, left + 80, boxTop + 14, { width: width - 220, align: 'center' });
+  doc
+    .font('regular')
+    .fontSize(12)
+    .text('（税込）', right - 130, boxTop + 25, { width: 110, align: 'right' });
+
+  doc.font('regular').fontSize(12);
+  doc.text(`但し　${content.licenseName} 代として`, left, boxTop + 84, { width });
+  doc.text(`うち消費税（${rate}%）${yen(tax)}`, left, doc.y + 4, { width });
+  doc.text('上記正に領収いたしました。', left, doc.y + 4, { width });
+
+  // 内訳 (one line: every licence carries the standard rate).
+  let y = doc.y + 24;
+  doc.font('bold').fontSize(11).text('内訳', left, y);
+  y = doc.y + 4;
+  const cols = [left, left + width * 0.55, left + width * 0.7];
+  const colWidths = [width * 0.55 - 8, width * 0.15 - 8, width * 0.3];
+  const row = (cells: string[], font: 'regular' | 'bold') => {
+    doc.font(font).fontSize(10).fillColor(INK);
+    const top = y + 5;
+    cells.forEach((cell, i) => {
+      doc.text(cell, cols[i] as number, top, { width: colWidths[i] as number, align: i === 0 ? 'left' : 'right' });
+    });
+    y = Math.max(doc.y, top + 12) + 5;
+    doc.lineWidth(0.5).strokeColor(RULE).moveTo(left, y).lineTo(right, y).stroke();
+  };
+  doc.lineWidth(0.5).strokeColor(RULE).moveTo(left, y).lineTo(right, y).stroke();
+  row(['品目', '税率', '金額（税込）'], 'bold');
+  row([content.licenseName, `${rate}%`, yen(content.amount)], 'regular');
+  row([`${rate}%対象 合計`, '', yen(content.amount)], 'regular');
+  row([`うち消費税（${rate}%）`, '', yen(tax)], 'regular');
+
+  // Payment.
+  y += 18;
+  doc.font('regular').fontSize(10).fillColor(INK);
+  const facts: [string, string][] = [
+    ['ご注文番号', String(content.saleId)],
+    ['お支払日', japanDate.format(content.paidAt)],
+  ];
+  const method = paymentMethodLabel(content.paymentMethod);
+  if (method) facts.push(['お支払い方法', method]);
+  for (const [term, detail] of facts) {
+    doc.fillColor(MUTED).text(term, left, y, { width: 90 });
+    doc.fillColor(INK).text(detail, left + 96, y, { width: width - 96 });
+    y = doc.y + 4;
+  }
+
+  // Issuer, lower right.
+  const issuerLeft = left + width * 0.5;
+  const issuerWidth = width * 0.5;
+  y += 24;
+  doc.font('bold').fontSize(12).fillColor(INK).text(receiptIssuer.name, issuerLeft, y, { width: issuerWidth });
+  doc.font('regular').fontSize(10);
+  doc.text(receiptIssuer.address, issuerLeft, doc.y + 4, { width: issuerWidth });
+  doc.text(receiptIssuer.contact, issuerLeft, doc.y + 2, { width: issuerWidth });
+  doc.text(`登録番号　${receiptIssuer.registrationNumber}`, issuerLeft, doc.y + 2, { width: issuerWidth });
+
+  // Notes.
+  const notes = ['この領収書は電子的に発行したものです。'];
+  if (reissue) {
+    notes.push(`この領収書は再発行です（${content.issueCount}回目。初回発行日 ${japanDate.format(content.firstIssuedAt)}）。`);
+  }
+  doc.font('regular').fontSize(9).fillColor(MUTED);
+  doc.text(notes.join('\n'), left, doc.page.height - 110, { width });
+
+  doc.end();
+  return done;
+}

@@ -1,0 +1,44 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../../http/context.ts';
+import { requireUser, signedInUser } from '../../http/guards.ts';
+import { jsonInput } from '../../http/validate.ts';
+import { contentDisposition } from '../../lib/csv.ts';
+import { AddresseeInput, chooseAddressee, issueReceipt, receiptState } from './receipt.ts';
+
+// Sale ids are positive int4: longer numbers are no sale (404 from the router, never a 500).
+const SALE = '/sales/:id{[0-9]{1,9}}';
+
+/** 領収書: the addressee choice and the PDF, for the buyer of the sale or an administrator. */
+export const receiptRoutes = new Hono<AppEnv>()
+  .get(`${SALE}/receipt-addressee`, requireUser, async (c) =>
+    c.json(await receiptState(c.var.deps.orm, signedInUser(c), Number(c.req.param('id')))),
+  )
+  .put(`${SALE}/receipt-addressee`, requireUser, async (c) => {
+    const input = await jsonInput(c, AddresseeInput);
+    const receipt = await chooseAddressee(c.var.deps.orm, signedInUser(c), Number(c.req.param('id')), input.addressee);
+    return c.json({ receipt, message: `領収書の宛名を「${receipt.addressee}」にしました。` });
+  })
+  .get(`${SALE}/receipt`, requireUser, async (c) => {
+    const user = signedInUser(c);
+    const { deps } = c.var;
+    const receipt = await issueReceipt(
+      { orm: deps.orm, stripe: deps.payments.stripe, log: c.var.log },
+      user,
+      Number(c.req.param('id')),
+    );
+    c.var.log.info(receipt.issueCount > 1 ? 'receipt re-issued' : 'receipt issued', {
+      saleId: Number(c.req.param('id')),
+      receiptNumber: receipt.receiptNumber,
+      issueCount: receipt.issueCount,
+      by: user.id,
+    });
+    return c.body(new Uint8Array(receipt.pdf), 200, {
+      'Content-Type': 'application/pdf',
+      'Content-Disposition': contentDisposition({
+        utf8: `領収書_${receipt.receiptNumber}.pdf`,
+        ascii: `receipt_${receipt.receiptNumber}.pdf`,
+      }),
+      'Cache-Control': 'private, no-store',
+      'X-Receipt-Issue-Count': String(receipt.issueCount),
+    });
+  });

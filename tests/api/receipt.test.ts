@@ -1,0 +1,274 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createLicense } from '../../src/modules/licenses/index.ts';
+import { receiptIssuer } from '../../src/site-settings.ts';
+import { TestClient } from '../support/http-client.ts';
+import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { eventually } from '../support/wait.ts';
+
+const run = promisify(execFile);
+
+let shop: ShopWithStripe;
+let licenseId: number;
+let admin: TestClient;
+let scratch: string;
+let seq = 0;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'receipt-test-'));
+  shop = await startShopWithStripe();
+  const license = await createLicense(
+    shop.runtime.deps.orm,
+    shop.env.dataDir,
+    { id: 'test', email: 'test' },
+    { name: 'BLS プロバイダー講習ライセンス', description: '', price: 3000 },
+    [],
+  );
+  licenseId = license.id;
+  await createOrPromoteAdmin(shop.runtime.deps.orm, { email: 'receipt-admin@example.jp', password: 'admin-pass-123' });
+  admin = new TestClient(shop.app, '10.30.9.9');
+  expect((await admin.login('receipt-admin@example.jp', 'admin-pass-123')).status).toBe(200);
+}, 60_000);
+afterAll(async () => {
+  await shop?.stop();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+async function member(affiliationName = '〇〇市消防局') {
+  const email = `receipt${++seq}-${Date.now()}@example.jp`;
+  const user = await transact(shop.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, {
+      email,
+      password: 'buyer-pass-123',
+      lastName: '領収',
+      firstName: `花子${seq}`,
+      emailVerified: true,
+      affiliation: 4,
+      affiliationName,
+    }),
+  );
+  const client = new TestClient(shop.app, `10.30.0.${seq}`);
+  expect((await client.login(email, 'buyer-pass-123')).status).toBe(200);
+  return { client, id: user.id, email, name: `領収 花子${seq}` };
+}
+
+/** A real purchase through the Stripe emulator: checkout, payment, webhook, worker, sale. */
+async function buy(buyer: Awaited<ReturnType<typeof member>>, method: 'card' | 'konbini' = 'card') {
+  const res = await buyer.client.post('/api/licenses/stripe', { licenseId, distribution: true });
+  expect(res.status, await res.clone().text()).toBe(200);
+  const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
+  shop.emulator.pay(sessionId, method);
+  if (method === 'konbini') shop.emulator.settleKonbini(sessionId, true);
+  const saleId = await eventually(
+    async () => {
+      const status = await (await buyer.client.get(`/api/checkout/sessions/${sessionId}`)).json();
+      return (status.sale_id as number | null) ?? null;
+    },
+    15_000,
+    'the sale',
+  );
+  return { saleId, sessionId };
+}
+
+/** The PDF's text as poppler's pdftotext reads it (in reading order by line), whitespace runs made one space. */
+async function pdfText(res: Response): Promise<string> {
+  expect(res.status, res.status === 200 ? '' : await res.clone().text()).toBe(200);
+  expect(res.headers.get('content-type')).toBe('application/pdf');
+  const bytes = Buffer.from(await res.arrayBuffer());
+  expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  const file = join(scratch, `r${++seq}.pdf`);
+  await writeFile(file, bytes);
+  const { stdout } = await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-']);
+  return stdout.replace(/\s+/g, ' ');
+}
+
+async function fonts(res: Response): Promise<string> {
+  const file = join(scratch, `f${++seq}.pdf`);
+  await writeFile(file, Buffer.from(await res.arrayBuffer()));
+  return (await run('pdffonts', [file])).stdout;
+}
+
+const issueCount = async (saleId: number) =>
+  (await shop.runtime.deps.orm.em.fork().execute('select issue_count from sale_receipts where sale_id = ?', [saleId]))[0]
+    ?.issue_count as number | undefined;
+
+describe('GET /api/sales/{id}/receipt', () => {
+  it('issues a 適格簡易請求書 with the chosen organisation, the licence, tax, T-number and receipt number', async () => {
+    const buyer = await member();
+    const { saleId } = await buy(buyer);
+
+    const before = await (await buyer.client.get(`/api/sales/${saleId}/receipt-addressee`)).json();
+    expect(before).toMatchObject({
+      sale_id: saleId,
+      issued: false,
+      issue_count: 0,
+      addressee_kind: null,
+      options: [
+        { value: 'name', label: `${buyer.name} 様` },
+        { value: 'organisation', label: '〇〇市消防局 御中' },
+      ],
+    });
+    // No addressee chosen yet: the PDF is not made (a link followed from elsewhere cannot fix it).
+    const unchosen = await buyer.client.get(`/api/sales/${saleId}/receipt`);
+    expect(unchosen.status).toBe(409);
+    expect((await unchosen.json()).message).toBe('領収書の宛名（氏名または所属）を選んでから発行してください。');
+
+    // Chosen, changed before the first issue.
+    expect((await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'name' })).status).toBe(200);
+    const chosen = await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'organisation' });
+    expect(chosen.status).toBe(200);
+    expect(await chosen.json()).toMatchObject({
+      receipt: { addressee_kind: 'organisation', addressee: '〇〇市消防局 御中', issued: false },
+      message: '領収書の宛名を「〇〇市消防局 御中」にしました。',
+    });
+
+    const res = await buyer.client.get(`/api/sales/${saleId}/receipt`);
+    expect(res.headers.get('content-disposition')).toContain(`filename="receipt_R-${String(saleId).padStart(8, '0')}.pdf"`);
+    expect(res.headers.get('cache-control')).toContain('no-store');
+    const text = await pdfText(res.clone());
+    const number = `R-${String(saleId).padStart(8, '0')}`;
+    expect(text).toContain('領 収 書');
+    expect(text).toContain('〇〇市消防局 御中');
+    expect(text).not.toContain(buyer.name);
+    expect(text).toContain('但し BLS プロバイダー講習ライセンス 代として');
+    expect(text).toContain('金額 ¥3,000- （税込）');
+    // ¥3,000 × 10/110 = 272.72…: rounded down, once for the receipt (not 273).
+    expect(text).toContain('うち消費税（10%）¥272');
+    expect(text).toContain('BLS プロバイダー講習ライセンス 10% ¥3,000');
+    expect(text).toContain('10%対象 合計 ¥3,000');
+    expect(text).toContain(`登録番号 ${receiptIssuer.registrationNumber}`);
+    expect(receiptIssuer.registrationNumber).toMatch(/^T\d{13}$/);
+    expect(text).toContain(receiptIssuer.name);
+    expect(text).toContain(receiptIssuer.address);
+    expect(text).toContain(`領収書番号 ${number}`);
+    expect(text).toContain(`ご注文番号 ${saleId}`);
+    expect(text).toContain('お支払い方法 クレジットカード');
+    const today = new Intl.DateTimeFormat('ja-JP', { timeZone: 'Asia/Tokyo', dateStyle: 'long' }).format(new Date());
+    expect(text).toContain(`発行日 ${today}`);
+    expect(text).toContain(`お支払日 ${today}`);
+    expect(text).not.toContain('再発行');
+    // Japanese text in an embedded subset of the font the npm package ships.
+    const embedded = await fonts(res);
+    expect(embedded).toMatch(/[A-Z]{6}\+NotoSansJP-Regular\s+CID TrueType\s+Identity-H\s+yes yes yes/);
+    expect(await issueCount(saleId)).toBe(1);
+
+    // The addressee is fixed from the first issue on.
+    const late = await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'name' });
+    expect(late.status).toBe(409);
+    expect((await late.json()).message).toBe('領収書は発行済みのため、宛名（〇〇市消防局 御中）は変更できません。');
+    const after = await (await buyer.client.get(`/api/sales/${saleId}/receipt-addressee`)).json();
+    expect(after).toMatchObject({ issued: true, issue_count: 1, addressee_kind: 'organisation', addressee: '〇〇市消防局 御中' });
+  });
+
+  it('a second and third issue say 再発行 with the count, keep the number and addressee, and are audited', async () => {
+    const buyer = await member();
+    const { saleId } = await buy(buyer, 'konbini');
+    await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'name' });
+    const first = await pdfText(await buyer.client.get(`/api/sales/${saleId}/receipt`));
+    expect(first).toContain(`${buyer.name} 様`);
+    expect(first).toContain('お支払い方法 コンビニ払い');
+    expect(first).not.toContain('再発行');
+
+    const second = await buyer.client.get(`/api/sales/${saleId}/receipt`);
+    expect(second.headers.get('x-receipt-issue-count')).toBe('2');
+    const text2 = await pdfText(second);
+    expect(text2).toContain('再発行（2回目）');
+    expect(text2).toContain(`${buyer.name} 様`);
+    expect(text2).toContain(`R-${String(saleId).padStart(8, '0')}`);
+    expect(await issueCount(saleId)).toBe(2);
+
+    // An administrator's issue counts too.
+    const text3 = await pdfText(await admin.get(`/api/sales/${saleId}/receipt`));
+    expect(text3).toContain('再発行（3回目）');
+    expect(await issueCount(saleId)).toBe(3);
+
+    const audit = await shop.runtime.deps.orm.em
+      .fork()
+      .execute<{ action: string; actor_email: string; after: { issue_count: number; addressee: string } }[]>(
+        "select action, actor_email, after from audit_logs where target_type = 'sale' and target_id = ? order by created_at, id",
+        [String(saleId)],
+      );
+    expect(audit.map((a) => [a.action, a.actor_email, a.after.issue_count])).toEqual([
+      ['sale.receipt', buyer.email, 1],
+      ['sale.receipt.reissue', buyer.email, 2],
+      ['sale.receipt.reissue', 'receipt-admin@example.jp', 3],
+    ]);
+    expect(audit[0]?.after.addressee).toBe(`${buyer.name} 様`);
+  });
+
+  it('five issues at once count five', async () => {
+    const buyer = await member();
+    const { saleId } = await buy(buyer);
+    await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'organisation' });
+    const answers = await Promise.all(Array.from({ length: 5 }, () => buyer.client.get(`/api/sales/${saleId}/receipt`)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(answers.map((r) => r.headers.get('x-receipt-issue-count')).sort()).toEqual(['1', '2', '3', '4', '5']);
+    expect(await issueCount(saleId)).toBe(5);
+  });
+
+  it('another member gets 403, an administrator may choose and issue, unknown sales 404, signed out 401', async () => {
+    const buyer = await member();
+    const other = await member();
+    const { saleId } = await buy(buyer);
+    expect((await other.client.get(`/api/sales/${saleId}/receipt`)).status).toBe(403);
+    expect((await other.client.get(`/api/sales/${saleId}/receipt-addressee`)).status).toBe(403);
+    expect((await other.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'name' })).status).toBe(403);
+    expect(await issueCount(saleId)).toBeUndefined();
+
+    expect((await admin.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'organisation' })).status).toBe(200);
+    const text = await pdfText(await admin.get(`/api/sales/${saleId}/receipt`));
+    expect(text).toContain('〇〇市消防局 御中');
+
+    for (const path of ['/api/sales/99999999/receipt', '/api/sales/99999999999999999999/receipt', '/api/sales/0/receipt']) {
+      const res = await buyer.client.get(path);
+      expect(res.status, path).toBe(404);
+    }
+    const unknown = await admin.get('/api/sales/99999999/receipt-addressee');
+    expect((await unknown.json()).message).toBe('領収書を発行するご購入が見つかりませんでした。');
+    expect((await new TestClient(shop.app).get(`/api/sales/${saleId}/receipt`)).status).toBe(401);
+  });
+
+  it('refuses bad choices with 422, an organisation the member has none of, and a PUT without the CSRF token', async () => {
+    const buyer = await member('');
+    const { saleId } = await buy(buyer);
+    const bad = await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: '株式会社どこか' });
+    expect(bad.status).toBe(422);
+    expect((await bad.json()).errors).toEqual({ addressee: ['宛名は「氏名」か「所属」から選んでください。'] });
+    const none = await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'organisation' });
+    expect(none.status).toBe(422);
+    expect((await none.json()).errors).toEqual({ addressee: ['所属名が登録されていないため、所属を宛名にできません。'] });
+    const state = await (await buyer.client.get(`/api/sales/${saleId}/receipt-addressee`)).json();
+    expect(state.options).toEqual([{ value: 'name', label: `${buyer.name} 様` }]);
+    const forged = await buyer.client.request('PUT', `/api/sales/${saleId}/receipt-addressee`, {
+      json: { addressee: 'name' },
+      csrf: false,
+    });
+    expect(forged.status).toBe(419);
+  });
+
+  it('a refunded sale gets no receipt, with a Japanese reason', async () => {
+    const buyer = await member();
+    const { saleId, sessionId } = await buy(buyer);
+    await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'name' });
+    shop.emulator.refund(String(shop.emulator.sessions.get(sessionId)?.payment_intent));
+    await eventually(
+      async () => {
+        const rows = await shop.runtime.deps.orm.em.fork().execute('select refunded_at from sales where id = ?', [saleId]);
+        return rows[0]?.refunded_at ?? null;
+      },
+      15_000,
+      'the refund',
+    );
+    const res = await buyer.client.get(`/api/sales/${saleId}/receipt`);
+    expect(res.status).toBe(409);
+    expect((await res.json()).message).toBe('返金済みのご購入のため、領収書は発行できません。');
+    expect((await buyer.client.get(`/api/sales/${saleId}/receipt-addressee`)).status).toBe(409);
+  });
+});
