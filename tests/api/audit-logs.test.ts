@@ -307,6 +307,7 @@ describe('labels', () => {
         at: '2026-02-01T00:00:30Z',
         after: { days: 3 },
       },
+      { actor: 'later@example.jp', action: 'user.withdraw', at: '2026-02-01T00:00:45Z' },
       {
         actor: 'later@example.jp',
         action: 'user.lock',
@@ -327,7 +328,8 @@ describe('labels', () => {
     const res = await admin.get('/api/audit-logs?actor=later@');
     const text = await res.clone().text();
     expect(text).not.toMatch(/h-before|h-after|t-before|t-after|password_hash|api_token|reset_token/);
-    const [gadget, lock, run, replay] = ((await res.json()) as Page).audit_logs;
+    const [gadget, lock, withdraw, run, replay] = ((await res.json()) as Page).audit_logs;
+    expect(withdraw).toMatchObject({ action_label: '退会', target_label: 'ユーザー', changes: [] });
     expect(replay).toMatchObject({
       action_label: '決済イベントの再処理',
       target_label: '決済イベント',
@@ -365,6 +367,7 @@ describe('GET /api/audit-logs/options', () => {
       { action: 'user.update', label: 'ユーザー情報の変更' },
       { action: 'user.force_password', label: 'パスワードの強制変更' },
       { action: 'user.delete', label: 'ユーザーの削除' },
+      { action: 'user.withdraw', label: '退会' },
       { action: 'user.role', label: '管理者権限の変更' },
       { action: 'license.create', label: 'ライセンスの新規登録' },
       { action: 'license.update', label: 'ライセンスの編集' },

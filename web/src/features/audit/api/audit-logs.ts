@@ -57,9 +57,9 @@ export function useAuditLogOptions() {
   return useSWR<AuditLogOptions>('/api/audit-logs/options');
 }
 
-/** The admin screen of a record, where one exists. A deleted record has none. */
+/** The admin screen of a record, where one exists. A deleted record (or a member who left) has none. */
 export function targetPath(entry: Pick<AuditEntry, 'target_type' | 'target_id' | 'action'>): string | null {
-  if (entry.action.endsWith('.delete')) return null;
+  if (/\.(delete|withdraw)$/.test(entry.action)) return null;
   if (entry.target_type === 'user' && /^[0-9a-zA-Z-]+$/.test(entry.target_id)) return `/admin/users/${entry.target_id}`;
   if (entry.target_type === 'license' && /^\d+$/.test(entry.target_id)) return `/admin/licenses/${entry.target_id}`;
   return null;
