@@ -117,6 +117,44 @@ describe('POST /api/users/registration/validate', () => {
     expect(errors.password_confirmation).toEqual(['パスワード（確認）がパスワードと一致しません。']);
   });
 
+  it('reports every error in one answer: mismatched confirmations together with the other fields', async () => {
+    const errors = await errorsOf({
+      ...valid(),
+      email_confirmation: 'typo@example.jp',
+      last_name: '',
+      affiliations: 6,
+      affiliation_other: '',
+      affiliation_name: 'x'.repeat(101),
+      password_confirmation: 'different-123',
+    });
+    expect(errors).toEqual({
+      email_confirmation: ['メールアドレス（確認）がメールアドレスと一致しません。'],
+      last_name: ['姓を入力してください。'],
+      affiliation_name: ['所属名は100文字以内で入力してください。'],
+      affiliation_other: ['その他の所属を入力してください'],
+      password_confirmation: ['パスワード（確認）がパスワードと一致しません。'],
+    });
+    // A field that fails on its own gets only its first message; an empty pair is not also "mismatched".
+    const empty = await errorsOf({
+      ...valid(),
+      email: '',
+      email_confirmation: '',
+      password: 'short',
+      password_confirmation: 'short',
+    });
+    expect(empty).toEqual({
+      email: ['メールアドレスを入力してください。'],
+      email_confirmation: ['メールアドレス（確認）を入力してください。'],
+      password: ['パスワードは8文字以上で入力してください。'],
+    });
+    // A too-short password whose confirmation differs: both facts at once, so one correction fixes both.
+    const short = await errorsOf({ ...valid(), password: 'short', password_confirmation: 'shorter' });
+    expect(short).toEqual({
+      password: ['パスワードは8文字以上で入力してください。'],
+      password_confirmation: ['パスワード（確認）がパスワードと一致しません。'],
+    });
+  });
+
   it('requires the other-text for affiliation 6 and drops it for the others', async () => {
     const errors = await errorsOf({ ...valid(), affiliations: 6, affiliation_other: '' });
     expect(errors.affiliation_other).toEqual(['その他の所属を入力してください']);
@@ -250,7 +288,13 @@ describe('profile: GET/POST/PUT /api/users/{id}', () => {
     const check = await a.member.post(`/api/users/${a.id}`, edit);
     expect(check.status).toBe(200);
     expect((await check.json()).user).toMatchObject({ last_name: '佐藤', affiliations: 6 });
-    expect((await a.member.post(`/api/users/${a.id}`, { ...edit, first_name: '' })).status).toBe(422);
+    const bad = await a.member.post(`/api/users/${a.id}`, { ...edit, first_name: '', email_confirmation: 'typo@example.jp' });
+    expect(bad.status).toBe(422);
+    // Every error at once: the mismatched confirmation is not held back until the name is fixed.
+    expect((await bad.json()).errors).toEqual({
+      first_name: ['名を入力してください。'],
+      email_confirmation: ['メールアドレス（確認）がメールアドレスと一致しません。'],
+    });
 
     const saved = await a.member.put(`/api/users/${a.id}`, { ...edit, role: 'admin', email_verified: false });
     expect(saved.status).toBe(200);
@@ -353,6 +397,20 @@ describe('PUT /api/users/{id}/password', () => {
     expect((await client().login(a.email, a.password)).status).toBe(422);
   });
 
+  it('reports a wrong-looking form all at once: empty current password and mismatched confirmation together', async () => {
+    const a = await registerAndVerify();
+    const res = await a.member.put(`/api/users/${a.id}/password`, {
+      old_password: '',
+      new_password: 'brand-new-123',
+      new_password_confirmation: 'brand-new-456',
+    });
+    expect(res.status).toBe(422);
+    expect((await res.json()).errors).toEqual({
+      old_password: ['現在のパスワードを入力してください。'],
+      new_password_confirmation: ['新しいパスワード（確認）が新しいパスワードと一致しません。'],
+    });
+  });
+
   it("refuses someone else's password", async () => {
     const a = await registerAndVerify();
     const b = await registerAndVerify();
@@ -375,7 +433,11 @@ describe('forgot and reset password', () => {
 
     const mail = await smtp.waitFor((m) => smtp.to(a.email)(m) && m.subject === '【ライセンスストア】パスワード再設定のご案内');
     const token = linkIn(mail.text, '/reset-password/').split('/').pop() as string;
+    // The link carries the address it was sent to, so the form starts filled in (as Laravel's do).
+    expect(mail.text).toContain(`/reset-password/${token}?email=${encodeURIComponent(a.email)}`);
+    expect(mail.html).toContain(`/reset-password/${token}?email=${encodeURIComponent(a.email)}`);
 
+    // A different address is told so on its field, not reported as an expired link; the link stays usable.
     const wrongEmail = await client().post('/api/reset-password', {
       email: unique('other'),
       password: 'reset-pass-123',
@@ -383,6 +445,22 @@ describe('forgot and reset password', () => {
       token,
     });
     expect(wrongEmail.status).toBe(422);
+    const mismatch = await wrongEmail.json();
+    expect(Object.keys(mismatch.errors)).toEqual(['email']);
+    expect(mismatch.errors.email[0]).toContain('再設定のご案内をお送りしたメールアドレスと一致しません');
+    expect(mismatch.message).not.toContain('有効期限');
+
+    // Every error at once: a malformed address and a mismatched confirmation together.
+    const both = await client().post('/api/reset-password', {
+      email: 'not-an-address',
+      password: 'reset-pass-123',
+      password_confirmation: 'reset-pass-456',
+      token,
+    });
+    expect((await both.json()).errors).toEqual({
+      email: ['メールアドレスの形式が正しくありません。'],
+      password_confirmation: ['パスワード（確認）がパスワードと一致しません。'],
+    });
 
     const reset = await client().post('/api/reset-password', {
       email: a.email,
