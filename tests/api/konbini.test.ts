@@ -1,0 +1,310 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createLicense } from '../../src/modules/licenses/index.ts';
+import { TestClient } from '../support/http-client.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+import { type ShopWithStripe, startShopWithStripe, TEST_STRIPE_KEY } from '../support/stripe.ts';
+import { eventually } from '../support/wait.ts';
+
+let shop: ShopWithStripe;
+let smtp: TestSmtp;
+let stripe: Stripe;
+let licenseId: number;
+let seq = 0;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  shop = await startShopWithStripe({ smtpUrl: smtp.url });
+  const url = new URL(shop.stripeUrl);
+  stripe = new Stripe(TEST_STRIPE_KEY, { host: url.hostname, port: Number(url.port), protocol: 'http' });
+  const license = await createLicense(
+    shop.runtime.deps.orm,
+    shop.env.dataDir,
+    { id: 'test', email: 'test' },
+    { name: 'BLS 一次救命処置ライセンス', description: '', price: 8800 },
+    [],
+  );
+  licenseId = license.id;
+  await createOrPromoteAdmin(shop.runtime.deps.orm, { email: 'konbini-admin@example.jp', password: 'admin-pass-123' });
+}, 60_000);
+afterAll(async () => {
+  await shop?.stop();
+  await smtp?.close();
+});
+
+async function member() {
+  const email = `konbini${++seq}-${Date.now()}@example.jp`;
+  const user = await transact(shop.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, {
+      email,
+      password: 'buyer-pass-123',
+      lastName: '払込',
+      firstName: `花子${seq}`,
+      emailVerified: true,
+      affiliation: 5,
+      affiliationName: '〇〇病院',
+    }),
+  );
+  const client = new TestClient(shop.app, `10.30.0.${seq}`);
+  expect((await client.login(email, 'buyer-pass-123')).status).toBe(200);
+  return { client, id: user.id, email };
+}
+
+async function admin() {
+  const client = new TestClient(shop.app, '10.30.9.9');
+  expect((await client.login('konbini-admin@example.jp', 'admin-pass-123')).status).toBe(200);
+  return client;
+}
+
+/** The member starts a purchase and chooses konbini on the hosted page. */
+async function konbiniPurchase(client: TestClient) {
+  const res = await client.post('/api/licenses/stripe', { licenseId, distribution: true });
+  expect(res.status, await res.clone().text()).toBe(200);
+  const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
+  const completed = shop.emulator.pay(sessionId, 'konbini');
+  return { sessionId, completed, paymentIntentId: String(shop.emulator.sessions.get(sessionId)?.payment_intent) };
+}
+
+interface Voucher {
+  url: string;
+  expires_at: string;
+  stores: { store: string; label: string; payment_code: string; confirmation_number: string | null }[];
+}
+interface History {
+  sales: { id: number; status: number; member_state: string; member_state_label: string; refunded_at: string | null }[];
+  konbini_orders: {
+    checkout_id: string;
+    license_name: string;
+    amount: number;
+    state: string;
+    state_label: string;
+    voucher: Voucher | null;
+    expires_at: string | null;
+  }[];
+}
+const historyOf = async (client: TestClient, id: string) => {
+  const res = await client.get(`/api/sales/user/${id}`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as History;
+};
+const statusOf = async (client: TestClient, sessionId: string) =>
+  (await (await client.get(`/api/checkout/sessions/${sessionId}`)).json()) as { state: string; konbini: Voucher | null };
+const voucherMails = async (userId: string) =>
+  (
+    await shop.runtime.deps.orm.em
+      .fork()
+      .execute<{ n: number }[]>(
+        "select count(*)::int as n from mail_deliveries where user_id = ? and template = 'konbini-voucher' and status = 'sent'",
+        [userId],
+      )
+  )[0]?.n;
+const jst = (iso: string) =>
+  new Intl.DateTimeFormat('ja-JP', {
+    timeZone: 'Asia/Tokyo',
+    year: 'numeric',
+    month: 'long',
+    day: 'numeric',
+    weekday: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+  }).format(new Date(iso));
+
+describe('the emulator issues konbini vouchers in Stripe’s shape', () => {
+  it('the payment intent waits in requires_action with konbini_display_details, due 23:59:59 JST three days on', async () => {
+    const buyer = await member();
+    const { paymentIntentId } = await konbiniPurchase(buyer.client);
+    const pi = await stripe.paymentIntents.retrieve(paymentIntentId);
+    expect(pi.status).toBe('requires_action');
+    expect(pi.next_action?.type).toBe('konbini_display_details');
+    const details = pi.next_action?.konbini_display_details;
+    expect(details?.hosted_voucher_url).toBe(`${shop.stripeUrl}/vouchers/${paymentIntentId}`);
+    for (const chain of ['familymart', 'lawson', 'ministop', 'seicomart'] as const) {
+      expect(details?.stores[chain]?.payment_code).toMatch(/^\d{12}$/);
+      expect(details?.stores[chain]?.confirmation_number).toMatch(/^\d{11}$/);
+    }
+    const expiresAt = details?.expires_at ?? 0;
+    // 23:59:59 in Japan, on the third day after today (Japan's today).
+    expect(new Date((expiresAt + 1) * 1000).toISOString()).toMatch(/T15:00:00\.000Z$/);
+    const days = (expiresAt - Date.now() / 1000) / 86_400;
+    expect(days).toBeGreaterThan(3);
+    expect(days).toBeLessThanOrEqual(4);
+
+    const page = await fetch(details?.hosted_voucher_url as string);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('<html lang="ja">');
+    expect(html).toContain('お支払い期限');
+    expect(html).toContain(details?.stores.lawson?.payment_code);
+    expect(html).toContain('ローソン');
+  });
+});
+
+describe('konbini: pending → voucher stored → mail once → paid or lapsed', () => {
+  it('stores the voucher read through the SDK, shows it to the buyer and mails the numbers, link and deadline once', async () => {
+    const buyer = await member();
+    const { sessionId, completed, paymentIntentId } = await konbiniPurchase(buyer.client);
+    const status = await eventually(
+      async () => {
+        const s = await statusOf(buyer.client, sessionId);
+        return s.state === 'awaiting_payment' ? s : null;
+      },
+      15_000,
+      'awaiting payment',
+    );
+    const pi = await stripe.paymentIntents.retrieve(paymentIntentId);
+    const details = pi.next_action?.konbini_display_details as Stripe.PaymentIntent.NextAction.KonbiniDisplayDetails;
+    const code = details.stores.familymart?.payment_code as string;
+    const confirmation = details.stores.familymart?.confirmation_number as string;
+    expect(status.konbini).toEqual({
+      url: details.hosted_voucher_url,
+      expires_at: new Date(details.expires_at * 1000).toISOString(),
+      stores: [
+        { store: 'familymart', label: 'ファミリーマート', payment_code: code, confirmation_number: confirmation },
+        { store: 'lawson', label: 'ローソン', payment_code: code, confirmation_number: confirmation },
+        { store: 'ministop', label: 'ミニストップ', payment_code: code, confirmation_number: confirmation },
+        { store: 'seicomart', label: 'セイコーマート', payment_code: code, confirmation_number: confirmation },
+      ],
+    });
+
+    const mail = await smtp.waitFor(smtp.to(buyer.email));
+    expect(mail.subject).toBe('【ライセンスストア】コンビニでのお支払い番号のご案内');
+    expect(mail.text).toContain('BLS 一次救命処置ライセンス');
+    expect(mail.text).toContain('¥8,800（税込）');
+    expect(mail.text).toContain(`お支払い番号 ${code}`);
+    expect(mail.text).toContain(`確認番号 ${confirmation}`);
+    expect(mail.text).toContain(details.hosted_voucher_url as string);
+    expect(mail.text).toContain(`お支払い期限：${jst(status.konbini?.expires_at as string)}（日本時間）`);
+    expect(mail.html).toContain(`href="${details.hosted_voucher_url}"`);
+
+    // Stripe delivers the same event again, five at once, and an operator replays it: still one mail.
+    await Promise.all(Array.from({ length: 5 }, () => shop.emulator.deliver(completed)));
+    const inbox = await admin();
+    expect((await inbox.post(`/api/payments/events/${completed.id}/replay`, {})).status).toBe(200);
+    await sleep(1_500);
+    expect(await voucherMails(buyer.id)).toBe(1);
+    expect(smtp.messages.filter(smtp.to(buyer.email))).toHaveLength(1);
+    const kinds = await (await inbox.get(`/api/users/${buyer.id}/mails`)).json();
+    expect(kinds.mails.map((m: { kind_label: string }) => m.kind_label)).toEqual(['コンビニ払いのお支払い番号のご案内']);
+  });
+
+  it('the history lists a pending order with お支払い待ち, its voucher and deadline, then 期限切れ once it lapses', async () => {
+    const buyer = await member();
+    const { sessionId } = await konbiniPurchase(buyer.client);
+    const pending = await eventually(
+      async () => {
+        const history = await historyOf(buyer.client, buyer.id);
+        return history.konbini_orders[0]?.voucher ? history : null;
+      },
+      15_000,
+      'the pending order',
+    );
+    expect(pending.sales).toEqual([]);
+    expect(pending.konbini_orders).toHaveLength(1);
+    const order = pending.konbini_orders[0];
+    expect(order).toMatchObject({
+      license_name: 'BLS 一次救命処置ライセンス',
+      amount: 8800,
+      state: 'awaiting_payment',
+      state_label: 'お支払い待ち',
+    });
+    expect(order?.voucher?.url).toMatch(/\/vouchers\/pi_test_/);
+    expect(order?.voucher?.stores[0]?.payment_code).toMatch(/^\d{12}$/);
+    expect(order?.expires_at).toBe(order?.voucher?.expires_at);
+
+    const lapsed = shop.emulator.lapseKonbini(sessionId);
+    expect(lapsed?.type).toBe('checkout.session.async_payment_failed');
+    const expired = await eventually(
+      async () => {
+        const history = await historyOf(buyer.client, buyer.id);
+        return history.konbini_orders[0]?.state === 'expired' ? history : null;
+      },
+      15_000,
+      'the lapsed order',
+    );
+    expect(expired.konbini_orders[0]).toMatchObject({ state_label: '期限切れ', voucher: null });
+    expect(expired.konbini_orders[0]?.expires_at).toBeTruthy();
+    expect(expired.sales).toEqual([]);
+    expect((await statusOf(buyer.client, sessionId)).konbini).toBeNull();
+    // The voucher page says so too.
+    const pi = String(shop.emulator.sessions.get(sessionId)?.payment_intent);
+    expect(await (await fetch(`${shop.stripeUrl}/vouchers/${pi}`)).text()).toContain('お支払い期限が過ぎた');
+  });
+
+  it('the emulator lapses a voucher on its own when the deadline passes', async () => {
+    const buyer = await member();
+    const { sessionId, paymentIntentId } = await konbiniPurchase(buyer.client);
+    const pi = shop.emulator.paymentIntents.get(paymentIntentId) as {
+      next_action: { konbini_display_details: { expires_at: number } };
+    };
+    pi.next_action.konbini_display_details.expires_at = Math.floor(Date.now() / 1000) - 1;
+    await eventually(
+      async () =>
+        shop.emulator.events.find((e) => e.type === 'checkout.session.async_payment_failed' && e.object.id === sessionId),
+      5_000,
+      'the emulator’s own lapse',
+    );
+    expect((await stripe.paymentIntents.retrieve(paymentIntentId)).status).toBe('canceled');
+  });
+
+  it('a paid konbini order becomes a sale: お支払い済み（登録準備中）, then 登録手続き中, 登録完了 and 返金済み — never 出力待ち', async () => {
+    const buyer = await member();
+    const { sessionId, paymentIntentId } = await konbiniPurchase(buyer.client);
+    await eventually(async () => (await historyOf(buyer.client, buyer.id)).konbini_orders.length === 1, 15_000, 'pending');
+    shop.emulator.settleKonbini(sessionId, true);
+    const paid = await eventually(
+      async () => {
+        const history = await historyOf(buyer.client, buyer.id);
+        return history.sales.length ? history : null;
+      },
+      15_000,
+      'the sale',
+    );
+    expect(paid.konbini_orders).toEqual([]);
+    expect(paid.sales[0]).toMatchObject({ status: 0, member_state: 'paid', member_state_label: 'お支払い済み（登録準備中）' });
+    const saleId = paid.sales[0]?.id as number;
+
+    const back = await admin();
+    const label = async () => (await historyOf(buyer.client, buyer.id)).sales[0]?.member_state_label;
+    expect((await back.post('/api/sales/update', { status: 1, licenseId, saleIds: [saleId] })).status).toBe(200);
+    expect(await label()).toBe('登録手続き中');
+    expect((await back.post('/api/sales/update', { status: 2, licenseId, saleIds: [saleId] })).status).toBe(200);
+    expect(await label()).toBe('登録完了');
+    shop.emulator.refund(paymentIntentId);
+    await eventually(async () => (await label()) === '返金済み', 15_000, 'the refund');
+
+    const raw = await (await buyer.client.get(`/api/sales/user/${buyer.id}`)).text();
+    for (const jargon of [
+      '"member_state_label":"出力待ち"',
+      '"member_state_label":"処理中"',
+      '"member_state_label":"登録済み"',
+    ]) {
+      expect(raw).not.toContain(jargon);
+    }
+    // An administrator reads the member's history as the member does.
+    expect((await historyOf(back, buyer.id)).sales[0]?.member_state_label).toBe('返金済み');
+  });
+
+  it('a card purchase never appears as a konbini order, and another member cannot read the history', async () => {
+    const buyer = await member();
+    const res = await buyer.client.post('/api/licenses/stripe', { licenseId, distribution: true });
+    const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
+    shop.emulator.pay(sessionId, 'card');
+    const history = await eventually(
+      async () => {
+        const h = await historyOf(buyer.client, buyer.id);
+        return h.sales.length ? h : null;
+      },
+      15_000,
+      'the card sale',
+    );
+    expect(history.konbini_orders).toEqual([]);
+    expect(history.sales[0]?.member_state_label).toBe('お支払い済み（登録準備中）');
+    expect((await statusOf(buyer.client, sessionId)).konbini).toBeNull();
+    const other = await member();
+    expect((await other.client.get(`/api/sales/user/${buyer.id}`)).status).toBe(403);
+  });
+});
