@@ -3,6 +3,7 @@ import { LoadError, Loading } from '../../components/ui/load-state';
 import { formatDateTime, formatPrice } from '../../lib/format';
 import { useSales } from './api';
 import { KonbiniVoucherSummary } from './konbini-voucher';
+import { ReceiptAction } from './receipt-action';
 
 /** The purchase history on /users/{id}. */
 export function PurchaseHistory() {
@@ -51,13 +52,7 @@ export function PurchaseHistory() {
                   <td>{formatPrice(sale.amount)}</td>
                   <td>{sale.member_state_label}</td>
                   <td>
-                    {sale.receipt_url ? (
-                      <a href={sale.receipt_url} target="_blank" rel="noreferrer">
-                        表示
-                      </a>
-                    ) : (
-                      '—'
-                    )}
+                    <ReceiptAction sale={sale} />
                   </td>
                 </tr>
               ))}
