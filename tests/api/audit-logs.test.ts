@@ -310,6 +310,15 @@ describe('labels', () => {
       { actor: 'later@example.jp', action: 'user.withdraw', at: '2026-02-01T00:00:45Z' },
       {
         actor: 'later@example.jp',
+        action: 'sale.receipt.reissue',
+        targetType: 'sale',
+        targetId: '42',
+        at: '2026-02-01T00:00:50Z',
+        before: { issue_count: 1 },
+        after: { issue_count: 2, receipt_number: 'R-42', addressee: '〇〇消防本部' },
+      },
+      {
+        actor: 'later@example.jp',
         action: 'user.lock',
         at: '2026-02-01T00:01:00Z',
         before: { locked: false },
@@ -328,7 +337,16 @@ describe('labels', () => {
     const res = await admin.get('/api/audit-logs?actor=later@');
     const text = await res.clone().text();
     expect(text).not.toMatch(/h-before|h-after|t-before|t-after|password_hash|api_token|reset_token/);
-    const [gadget, lock, withdraw, run, replay] = ((await res.json()) as Page).audit_logs;
+    const [gadget, lock, receipt, withdraw, run, replay] = ((await res.json()) as Page).audit_logs;
+    expect(receipt).toMatchObject({
+      action_label: '領収書の再発行',
+      target_label: '売上',
+      changes: [
+        { field: 'issue_count', label: '発行回数', before: '1', after: '2' },
+        { field: 'receipt_number', label: '領収書番号', before: null, after: 'R-42' },
+        { field: 'addressee', label: '宛名', before: null, after: '〇〇消防本部' },
+      ],
+    });
     expect(withdraw).toMatchObject({ action_label: '退会', target_label: 'ユーザー', changes: [] });
     expect(replay).toMatchObject({
       action_label: '決済イベントの再処理',
@@ -372,6 +390,7 @@ describe('GET /api/audit-logs/options', () => {
       { action: 'license.create', label: 'ライセンスの新規登録' },
       { action: 'license.update', label: 'ライセンスの編集' },
       { action: 'license.delete', label: 'ライセンスの削除' },
+      { action: 'sale.receipt.reissue', label: '領収書の再発行' },
       { action: 'payment.replay', label: '決済イベントの再処理' },
       { action: 'reconciliation.run', label: '決済の照合' },
       { action: 'gadget.frobnicate', label: 'gadget.frobnicate' },
@@ -380,6 +399,7 @@ describe('GET /api/audit-logs/options', () => {
     expect(options.target_types).toEqual([
       { target_type: 'user', label: 'ユーザー' },
       { target_type: 'license', label: 'ライセンス' },
+      { target_type: 'sale', label: '売上' },
       { target_type: 'payment_event', label: '決済イベント' },
       { target_type: 'reconciliation', label: '決済の照合' },
       { target_type: 'gadget', label: 'gadget' },

@@ -21,6 +21,8 @@ const ACTIONS: Record<string, string> = {
   'sale.export.batch': 'CSVの作成（処理中にする）',
   'sale.export.download': 'CSVのダウンロード',
   'sale.export.complete': 'CSVの売上を登録済みにする',
+  'sale.receipt': '領収書の発行',
+  'sale.receipt.reissue': '領収書の再発行',
   'payment.replay': '決済イベントの再処理',
   'reconciliation.run': '決済の照合',
 };
@@ -100,6 +102,9 @@ const FIELDS: Record<string, string> = {
   outcome: '処理結果',
   error: 'エラー',
   days: '照合した期間',
+  issue_count: '発行回数',
+  receipt_number: '領収書番号',
+  addressee: '宛名',
 };
 
 /** Field names that depend on the record: a licence's `name` is its ライセンス名. */
