@@ -95,7 +95,7 @@ describe('purchase in Chromium', () => {
     const row = page.locator('table tbody tr', { hasText: 'PALS 小児二次救命処置ライセンス' });
     await row.waitFor();
     expect(await row.textContent()).toContain('¥22,000（税込）');
-    expect(await row.textContent()).toContain('出力待ち');
+    expect(await row.textContent()).toContain('お支払い済み（登録準備中）');
     await accessible(page, 'member page with history');
     await page.screenshot({ path: 'test-results/purchase-history.png', fullPage: true });
 
