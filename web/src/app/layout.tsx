@@ -2,6 +2,7 @@ import { Link, Outlet, useMatches, useNavigation } from 'react-router';
 import { site } from '../../../src/site-settings';
 import { Loading } from '../components/ui/load-state';
 import { LoadingOverlay } from '../components/ui/loading-overlay';
+import { useTableLabels } from '../components/ui/table-labels';
 import { useAuth } from '../lib/auth-store';
 import { NavigationBar } from './navigation';
 import { type RouteMeta, showsNavigation } from './route-meta';
@@ -74,6 +75,7 @@ export function Layout() {
   const meta = useRouteMeta();
   const navigation = useNavigation();
   const { users } = useAuth();
+  useTableLabels();
   return (
     <div className="app">
       <a className="skip-link" href="#main">

@@ -4,6 +4,9 @@ import { Pager } from '../../../components/ui/pager';
 import { formatPrice } from '../../../lib/format';
 import { useLicenses } from '../api/licenses';
 
+/** Cards drawn while the page loads, the size of real ones: nothing below them jumps when they arrive. */
+const SKELETON_CARDS = 3;
+
 /** /licenses: the member catalogue. */
 export function CataloguePage() {
   const [params, setParams] = useSearchParams();
@@ -12,21 +15,48 @@ export function CataloguePage() {
   return (
     <section>
       <h1>ライセンス一覧</h1>
-      {isLoading ? <Loading /> : null}
+      {isLoading ? (
+        <>
+          <div className="visually-hidden">
+            <Loading />
+          </div>
+          <ul className="cards" aria-hidden="true">
+            {Array.from({ length: SKELETON_CARDS }, (_, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: placeholders without identity
+              <li key={i} className="card-skeleton">
+                <span className="card-link">
+                  <span className="card-noimage" />
+                  <span className="card-name">&nbsp;</span>
+                  <span className="card-price">&nbsp;</span>
+                </span>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
       {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
       {data && data.licenses.length === 0 ? <p className="card">現在お申し込みいただけるライセンスはありません。</p> : null}
       {data ? (
         <>
           <ul className="cards">
-            {data.licenses.map((license) => (
+            {data.licenses.map((license, index) => (
               <li key={license.id} className="license-card">
-                <Link to={`/licenses/${license.id}`}>
+                <Link to={`/licenses/${license.id}`} className="card-link">
                   {license.pictures[0] ? (
-                    <img src={license.pictures[0].thumbnail_url} alt="" width={480} height={360} loading="lazy" />
+                    // The first card's picture is the page's largest paint: fetched at once; the rest as they scroll in.
+                    <img
+                      src={license.pictures[0].thumbnail_url}
+                      alt=""
+                      width={480}
+                      height={360}
+                      loading={index === 0 ? 'eager' : 'lazy'}
+                      fetchPriority={index === 0 ? 'high' : 'auto'}
+                      decoding={index === 0 ? 'sync' : 'async'}
+                    />
                   ) : (
-                    <div className="card-noimage" aria-hidden="true">
+                    <span className="card-noimage" aria-hidden="true">
                       画像なし
-                    </div>
+                    </span>
                   )}
                   <span className="card-name">{license.name}</span>
                   <span className="card-price">{formatPrice(license.price)}</span>
