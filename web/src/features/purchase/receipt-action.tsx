@@ -1,8 +1,9 @@
-import { useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import useSWR from 'swr';
 import { FormAlert, Notice } from '../../components/ui/form-alert';
 import { Loading } from '../../components/ui/load-state';
 import { ApiError, api } from '../../lib/api';
+import { focusAfterFailedSubmit } from '../../lib/use-form-submit';
 import './receipt.css';
 
 type AddresseeKind = 'name' | 'organisation';
@@ -94,6 +95,10 @@ function ReceiptDialogBody({ saleId }: { saleId: number }) {
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState('');
   const fieldId = useId();
+  // A refused choice: focus moves to the choices, as on every form (lib/use-form-submit.ts).
+  useEffect(() => {
+    if (failure.field) focusAfterFailedSubmit();
+  }, [failure.field]);
 
   /** Downloads the PDF (each time counted by the server) and reads the receipt's state again. */
   const issue = async (again: boolean) => {
@@ -144,10 +149,14 @@ function ReceiptDialogBody({ saleId }: { saleId: number }) {
     );
   }
 
-  const selected = choice ?? data.addressee_kind ?? data.options[0]?.value ?? null;
+  // Nothing is preselected: the addressee is fixed once issued, so the member chooses it knowingly.
+  const selected = choice ?? data.addressee_kind ?? null;
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
-    if (!selected) return;
+    if (!selected) {
+      setFailure({ field: '宛名を選んでください。' });
+      return;
+    }
     setBusy(true);
     setFailure({});
     try {
@@ -192,7 +201,7 @@ function ReceiptDialogBody({ saleId }: { saleId: number }) {
       <p id={`${fieldId}-note`} className="receipt-dialog-note">
         宛名は最初の発行のあとは変更できません。
       </p>
-      <button type="submit" className="button primary" disabled={busy || !selected}>
+      <button type="submit" className="button primary" disabled={busy}>
         {busy ? '発行しています…' : 'この宛名で発行する（PDF）'}
       </button>
     </form>

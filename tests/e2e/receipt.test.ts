@@ -1,0 +1,138 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createUser } from '../../src/modules/accounts/index.ts';
+import { createLicense } from '../../src/modules/licenses/index.ts';
+import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { TestClient } from '../support/http-client.ts';
+import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { eventually } from '../support/wait.ts';
+
+const run = promisify(execFile);
+const EMAIL = 'e2e-receipt@example.jp';
+const PASSWORD = 'e2e-receipt-pass';
+
+let shop: ShopWithStripe;
+let browser: Browser;
+let userId: string;
+let scratch: string;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'receipt-e2e-'));
+  shop = await startShopWithStripe();
+  const license = await createLicense(
+    shop.runtime.deps.orm,
+    shop.env.dataDir,
+    { id: 'test', email: 'test' },
+    { name: 'ACLS 二次救命処置ライセンス', description: '', price: 33000 },
+    [],
+  );
+  const user = await transact(shop.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, {
+      email: EMAIL,
+      password: PASSWORD,
+      lastName: '救急',
+      firstName: '一郎',
+      emailVerified: true,
+      affiliation: 4,
+      affiliationName: '〇〇市消防局',
+    }),
+  );
+  userId = user.id;
+  // Two paid purchases through the Stripe emulator (checkout → payment → webhook → sale).
+  const client = new TestClient(shop.app, '10.31.0.1');
+  expect((await client.login(EMAIL, PASSWORD)).status).toBe(200);
+  for (let i = 0; i < 2; i++) {
+    const res = await client.post('/api/licenses/stripe', { licenseId: license.id, distribution: true });
+    const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
+    shop.emulator.pay(sessionId, 'card');
+    await eventually(
+      async () => (await (await client.get(`/api/checkout/sessions/${sessionId}`)).json()).sale_id ?? null,
+      15_000,
+      'the sale',
+    );
+  }
+  browser = await launchBrowser();
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await shop?.stop();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+async function signIn(page: Page) {
+  await page.goto(`${shop.baseUrl}/login`);
+  await page.getByLabel('メールアドレス').fill(EMAIL);
+  await page.getByLabel('パスワード').fill(PASSWORD);
+  await page.getByRole('button', { name: 'ログインする' }).click();
+  await page.waitForURL(/\/users\//);
+}
+
+/** Clicks `button`, saves the download and reads its text back with pdftotext. */
+async function downloadedText(page: Page, click: () => Promise<void>): Promise<{ name: string; text: string }> {
+  const [download] = await Promise.all([page.waitForEvent('download'), click()]);
+  const file = join(scratch, `${Date.now()}-${Math.random()}.pdf`);
+  await download.saveAs(file);
+  const { stdout } = await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-']);
+  return { name: download.suggestedFilename(), text: stdout.replace(/\s+/g, ' ') };
+}
+
+describe('領収書 from the purchase history in Chromium', () => {
+  for (const viewport of [
+    { width: 1280, height: 900, label: 'desktop' },
+    { width: 375, height: 812, label: 'phone' },
+  ]) {
+    it(`the member chooses the organisation once, downloads the PDF, and a second download says 再発行 (${viewport.label})`, async () => {
+      const page = await browser.newPage({ viewport, acceptDownloads: true });
+      await signIn(page);
+      await page.goto(`${shop.baseUrl}/users/${userId}`);
+      const index = viewport.label === 'desktop' ? 0 : 1;
+      const action = page.getByRole('button', { name: /領収書（PDF）/ }).nth(index);
+      await action.click();
+      const dialog = page.getByRole('dialog', { name: '領収書の発行' });
+      await dialog.waitFor();
+      await dialog.getByRole('radio', { name: /〇〇市消防局 御中/ }).waitFor();
+      await dialog.getByText('宛名は最初の発行のあとは変更できません。').waitFor();
+      expect(await axeViolations(page), 'dialog, addressee choice').toEqual([]);
+      await page.screenshot({ path: `test-results/receipt-dialog-${viewport.label}.png` });
+      // Nothing preselected: issuing without a choice asks for one, and focus goes to the choices.
+      expect(await dialog.getByRole('radio', { name: /救急 一郎 様/ }).isChecked()).toBe(false);
+      await dialog.getByRole('button', { name: 'この宛名で発行する（PDF）' }).click();
+      await dialog.getByText('宛名を選んでください。').waitFor();
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('radio');
+      expect(await axeViolations(page), 'dialog, no choice').toEqual([]);
+
+      await dialog.getByRole('radio', { name: /〇〇市消防局 御中/ }).check();
+      const first = await downloadedText(page, () => dialog.getByRole('button', { name: 'この宛名で発行する（PDF）' }).click());
+      expect(first.name).toMatch(/^領収書_R-\d{8}\.pdf$/);
+      expect(first.text).toContain('〇〇市消防局 御中');
+      expect(first.text).toContain('但し ACLS 二次救命処置ライセンス 代として');
+      expect(first.text).toContain('うち消費税（10%）¥3,000');
+      expect(first.text).not.toContain('再発行');
+
+      // Now fixed: the dialog shows the addressee and offers a re-issue.
+      await dialog.getByText('領収書をダウンロードしました。').waitFor();
+      await dialog.getByText('1回', { exact: true }).waitFor();
+      expect(await dialog.getByRole('radio').count()).toBe(0);
+      expect(await axeViolations(page), 'dialog, issued').toEqual([]);
+      const second = await downloadedText(page, () => dialog.getByRole('button', { name: '再発行する（PDF）' }).click());
+      expect(second.text).toContain('再発行（2回目）');
+      expect(second.text).toContain('〇〇市消防局 御中');
+      await dialog.getByText('2回', { exact: true }).waitFor();
+
+      await dialog.getByRole('button', { name: '閉じる' }).click();
+      await dialog.waitFor({ state: 'hidden' });
+      // Reopened later: still fixed, no choice offered.
+      await action.click();
+      await dialog.getByText('〇〇市消防局 御中', { exact: true }).waitFor();
+      expect(await dialog.getByRole('radio').count()).toBe(0);
+      await page.close();
+    });
+  }
+});
