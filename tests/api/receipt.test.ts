@@ -246,6 +246,15 @@ describe('GET /api/sales/{id}/receipt', () => {
     expect((await none.json()).errors).toEqual({ addressee: ['所属名が登録されていないため、所属を宛名にできません。'] });
     const state = await (await buyer.client.get(`/api/sales/${saleId}/receipt-addressee`)).json();
     expect(state.options).toEqual([{ value: 'name', label: `${buyer.name} 様` }]);
+    for (const body of ['{"addressee":', '[]', '{"addressee":null}', '{"addressee":"name\\u0000"}', '{}']) {
+      const res = await buyer.client.request('PUT', `/api/sales/${saleId}/receipt-addressee`, {
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect([400, 422], body).toContain(res.status);
+      expect((await res.json()).message, body).toMatch(/[ぁ-んァ-ヶ一-龠]/);
+    }
+    expect(await issueCount(saleId)).toBeUndefined();
     const forged = await buyer.client.request('PUT', `/api/sales/${saleId}/receipt-addressee`, {
       json: { addressee: 'name' },
       csrf: false,
