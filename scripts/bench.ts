@@ -17,6 +17,7 @@ import { loadEnv } from '../src/config/env.ts';
 import { migrate } from '../src/db/orm.ts';
 import { openDatabase } from '../src/host/modules.ts';
 import { createOrPromoteAdmin } from '../src/modules/accounts/index.ts';
+import { lighthouseScores } from './lighthouse.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const PG = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -333,7 +334,10 @@ async function main() {
     console.log(`| ${name} | ${b.rps} | ${b.p50} | ${b.p97_5} | ${b.errors} |`);
   }
   for (const v of verdicts) report({ kind: 'target', ...v });
-  process.exitCode = verdicts.every((v) => v.met) ? 0 : 1;
+  // Lighthouse (mobile) on /login and /licenses in Debian's Chromium, when installed (scripts/lighthouse.ts).
+  const lighthouse = await lighthouseScores(base, cookie);
+  for (const score of lighthouse ?? []) report({ kind: 'lighthouse', ...score });
+  process.exitCode = verdicts.every((v) => v.met) && (lighthouse ?? []).every((s) => s.met) ? 0 : 1;
 }
 
 try {
