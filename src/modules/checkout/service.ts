@@ -105,7 +105,10 @@ export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: 
     license_id: checkout.licenseId,
     sale_id: await saleIdForCheckout(em, checkout.id),
     // A konbini payment awaiting the buyer: the numbers, the voucher page and the deadline.
-    konbini: checkout.state === 'awaiting_payment' ? voucherView(checkout) : null,
+    konbini:
+      checkout.state === 'awaiting_payment' && (checkout.konbiniExpiresAt?.getTime() ?? 0) > Date.now()
+        ? voucherView(checkout)
+        : null,
   };
 }
 

@@ -64,7 +64,7 @@ export function PurchaseCompletePage() {
       data.state === 'expired'
         ? 'お支払いの期限が過ぎました。'
         : data.state === 'payment_failed'
-          ? 'お支払いが完了しませんでした。'
+          ? 'お支払い期限までにお支払いを確認できなかったため、このお申し込みは期限切れになりました。'
           : 'お支払いの確認で問題が見つかりました。お手数ですがお問い合わせください。';
     body = (
       <p role="alert">
