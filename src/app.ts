@@ -100,18 +100,18 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
     if (module.root) app.route('/', module.root);
   }
   if (deps.stripeEmulator) app.route('/', deps.stripeEmulator.app);
-  app.route(QUEUE_DASHBOARD_PATH, queueDashboard(deps.queues, new URL(deps.env.appUrl).origin));
+  const spa = deps.webRoot
+    ? spaRoutes(deps.webRoot, {
+        sentryDsn: deps.env.sentry.dsn,
+        sentryEnvironment: deps.env.sentry.environment,
+        checkoutOrigin: deps.payments.checkoutOrigin,
+      })
+    : undefined;
+  app.route(QUEUE_DASHBOARD_PATH, queueDashboard(deps.queues, { appOrigin: new URL(deps.env.appUrl).origin, spa }));
   app.all('/api/*', () => {
     throw new AppError('not_found', 'お探しの API は見つかりませんでした。');
   });
-  if (deps.webRoot) {
-    const config = {
-      sentryDsn: deps.env.sentry.dsn,
-      sentryEnvironment: deps.env.sentry.environment,
-      checkoutOrigin: deps.payments.checkoutOrigin,
-    };
-    app.route('/', spaRoutes(deps.webRoot, config));
-  }
+  if (spa) app.route('/', spa);
 
   app.notFound((c) => c.json({ message: 'お探しのページは見つかりませんでした。' }, 404));
   app.onError((error, c) => {

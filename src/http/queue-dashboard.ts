@@ -2,43 +2,136 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { HonoAdapter } from '@bull-board/hono';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { Queues } from '../events/queues.ts';
+import { site } from '../site-settings.ts';
 import type { AppEnv } from './context.ts';
 import { AppError } from './errors.ts';
 import { currentUser, isAdmin } from './guards.ts';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
+const QUEUE_DASHBOARD_TITLE = 'ジョブキュー';
+/** The way back to the admin menu, in bull-board's own header menu (uiConfig.miscLinks). */
+const BACK_TO_ADMIN = { text: '管理メニューへ戻る', url: '/admin' } as const;
 
 /**
- * The operators' queue dashboard (bull-board, in Japanese) for administrators only. Its own API calls
- * cannot echo our CSRF header, so app.ts exempts them and this guard accepts unsafe requests only
- * from this origin (Sec-Fetch-Site / Origin), on top of the SameSite=Lax session cookie.
+ * bull-board's small grey and status-coloured texts made readable: a contrast of at least 4.5:1
+ * (WCAG AA) on its cards, sidebar and tabs, in the light and the dark theme (uiConfig.theme tokens).
  */
-export function queueDashboard(queues: Queues, appOrigin: string) {
+const READABLE_THEME = {
+  light: {
+    'muted-foreground': '#4f5a64',
+    destructive: '#b3261e',
+    'sidebar-state-selected-foreground': '#0a5a51',
+    'status-failed': '#c62828',
+    'status-completed': '#15803d',
+    'status-waiting': '#b45309',
+    'status-waiting-children': '#c2410c',
+    'status-prioritized': '#a21caf',
+  },
+  dark: {
+    'muted-foreground': '#a9b3c0',
+    destructive: '#f2857e',
+    'status-failed': '#f08080',
+    'status-completed': '#5fc482',
+    'status-prioritized': '#d68ee0',
+    'status-active': '#7ea5e6',
+    'status-delayed': '#a890e6',
+  },
+};
+
+export interface QueueDashboardOptions {
+  /** The app's own origin: the dashboard's unsafe calls must come from it. */
+  appOrigin: string;
+  /**
+   * The SPA (src/http/spa.ts). A member's browser gets it instead of the dashboard: its /admin guard
+   * shows the SPA's own 403 page. Without a built SPA a plain page with the same words is shown.
+   */
+  spa?: Hono<AppEnv>;
+}
+
+/**
+ * The operators' queue dashboard (bull-board) for administrators only, read-only
+ * (docs/decisions/0017-queue-dashboard-read-only.md), in Japanese, and loading nothing from another
+ * origin. Its own API calls cannot echo our CSRF header, so app.ts exempts them and this guard
+ * accepts unsafe requests only from this origin (Sec-Fetch-Site / Origin), on top of the SameSite=Lax
+ * session cookie.
+ */
+export function queueDashboard(queues: Queues, { appOrigin, spa }: QueueDashboardOptions) {
   const adapter = new HonoAdapter(serveStatic);
   adapter.setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({
-    queues: Object.values(queues).map((queue) => new BullMQAdapter(queue)),
+    queues: Object.values(queues).map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })),
     serverAdapter: adapter,
-    options: { uiConfig: { boardTitle: 'ジョブキュー', locale: { lng: 'ja-JP' }, hideDocsLink: true } },
+    options: {
+      uiConfig: {
+        boardTitle: QUEUE_DASHBOARD_TITLE,
+        locale: { lng: 'ja-JP' },
+        miscLinks: [BACK_TO_ADMIN],
+        hideDocsLink: true,
+        theme: READABLE_THEME,
+      },
+    },
   });
   const app = new Hono<AppEnv>();
   app.use('*', async (c, next) => {
     const user = await currentUser(c);
-    const wantsHtml = (c.req.header('accept') ?? '').includes('text/html');
-    if (!user) {
-      if (wantsHtml) return c.redirect('/login');
-      throw new AppError('unauthorized');
+    if (!user || !isAdmin(user)) {
+      if (!isPageRequest(c)) throw new AppError(user ? 'forbidden' : 'unauthorized');
+      // Strangers sign in first, as the SPA's guard sends them. Not `?next=` back here: the sign-in page
+      // follows it inside the SPA, which has no route for this server page (it would show its 404).
+      if (!user) return c.redirect('/login');
+      return refusedPage(c, spa);
     }
-    if (!isAdmin(user)) throw new AppError('forbidden');
     if (!['GET', 'HEAD'].includes(c.req.method)) {
-      const site = c.req.header('sec-fetch-site');
+      const fetchSite = c.req.header('sec-fetch-site');
       const origin = c.req.header('origin');
-      if (site !== 'same-origin' && origin !== appOrigin) throw new AppError('csrf');
+      if (fetchSite !== 'same-origin' && origin !== appOrigin) throw new AppError('csrf');
     }
-    return next();
+    await next();
+    if (c.res.headers.get('content-type')?.startsWith('text/html')) {
+      const headers = new Headers(c.res.headers);
+      headers.delete('content-length');
+      c.res = new Response(localPage(await c.res.text()), { status: c.res.status, headers });
+    }
   });
   app.route('/', adapter.registerPlugin() as unknown as Hono<AppEnv>);
   return app;
+}
+
+/** A browser opening a page (not the dashboard's API or its static files). */
+function isPageRequest(c: Context<AppEnv>): boolean {
+  return (
+    ['GET', 'HEAD'].includes(c.req.method) &&
+    !c.req.path.startsWith(`${QUEUE_DASHBOARD_PATH}/api/`) &&
+    (c.req.header('accept') ?? '').includes('text/html')
+  );
+}
+
+async function refusedPage(c: Context<AppEnv>, spa: Hono<AppEnv> | undefined): Promise<Response> {
+  if (spa) {
+    const shell = await spa.request(c.req.path, { headers: { 'accept-encoding': c.req.header('accept-encoding') ?? '' } });
+    if (shell.ok) return new Response(shell.body, { status: 403, headers: shell.headers });
+  }
+  return c.html(FORBIDDEN_PAGE, 403);
+}
+
+const FORBIDDEN_PAGE = `<!doctype html>
+<html lang="ja"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>アクセスできません｜${site.shopName}</title></head>
+<body><main><h1>アクセスできません</h1><p role="alert">このページを表示する権限がありません。</p>
+<p><a href="/">トップへ戻る</a></p></main></body></html>`;
+
+/**
+ * bull-board's index page made ours: Japanese (`lang`, the loading text, the shop's title format) and
+ * nothing from another origin — its template links Google Fonts, which our CSP blocks (the UI falls
+ * back to the system fonts, which also hold the Japanese glyphs those fonts lack).
+ */
+function localPage(html: string): string {
+  return html
+    .replace(/<html\b([^>]*?)\blang="[^"]*"/, '<html$1lang="ja"')
+    .replace(/<title>[^<]*<\/title>/, `<title>${QUEUE_DASHBOARD_TITLE}｜${site.shopName}</title>`)
+    .replace(/[ \t]*<link\b[^>]*\bhref="(?:https?:)?\/\/[^"]*"[^>]*>\s*/gi, '')
+    .replace(/<script\b[^>]*\bsrc="(?:https?:)?\/\/[^"]*"[^>]*>\s*<\/script>\s*/gi, '')
+    .replace(/>\s*Loading\s*</, '>読み込み中…<');
 }

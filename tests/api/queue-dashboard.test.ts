@@ -1,50 +1,151 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { WEB_ROOT } from '../support/server.ts';
+
+const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+const SAME_ORIGIN = { 'sec-fetch-site': 'same-origin' };
 
 let t: TestRuntime;
+let admin: TestClient;
+let member: TestClient;
 beforeAll(async () => {
-  t = await startTestRuntime();
+  t = await startTestRuntime({ webRoot: WEB_ROOT });
   await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'ops@example.jp', password: 'ops-pass-123' });
   await transact(t.runtime.deps.orm.em as Em, (tx) =>
     createUser(tx, { email: 'm@example.jp', password: 'member-pass-123', lastName: 'a', firstName: 'b', emailVerified: true }),
   );
+  admin = new TestClient(t.app, '10.30.0.2');
+  expect((await admin.login('ops@example.jp', 'ops-pass-123')).status).toBe(200);
+  member = new TestClient(t.app, '10.30.0.1');
+  expect((await member.login('m@example.jp', 'member-pass-123')).status).toBe(200);
 });
 afterAll(async () => t?.stop());
 
-it('shows the queues to administrators only', async () => {
-  const page = await t.app.request('/admin/queues', { headers: { accept: 'text/html' } });
-  expect(page.status).toBe(302);
-  expect(page.headers.get('location')).toBe('/login');
-  expect((await t.app.request('/admin/queues/api/queues')).status).toBe(401);
+const page = (client: TestClient, path: string) => client.request('GET', path, { headers: HTML });
 
-  const member = new TestClient(t.app, '10.30.0.1');
-  await member.login('m@example.jp', 'member-pass-123');
-  expect((await member.get('/admin/queues/api/queues')).status).toBe(403);
-
-  const admin = new TestClient(t.app, '10.30.0.2');
-  await admin.login('ops@example.jp', 'ops-pass-123');
-  const html = await admin.request('GET', '/admin/queues', { headers: { accept: 'text/html' } });
-  expect(html.status).toBe(200);
-  expect(await html.text()).toContain('ジョブキュー');
-  const api = await admin.get('/admin/queues/api/queues');
-  expect(api.status).toBe(200);
-  const names = ((await api.json()).queues as { name: string }[]).map((q) => q.name).sort();
-  expect(names).toEqual(['exports', 'mail', 'payments']);
-
-  // Actions need a same-origin request.
-  const crossSite = await admin.request('PUT', '/admin/queues/api/queues/mail/pause', {
-    csrf: false,
-    headers: { 'sec-fetch-site': 'cross-site' },
+describe('who may open /admin/queues', () => {
+  it('sends a signed-out browser to sign in, as the SPA does for every /admin page; the API answers 401 JSON', async () => {
+    for (const path of ['/admin/queues', '/admin/queues/queue/mail']) {
+      const res = await t.app.request(path, { headers: HTML });
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe('/login');
+    }
+    for (const headers of [{}, HTML]) {
+      const api = await t.app.request('/admin/queues/api/queues', { headers });
+      expect(api.status).toBe(401);
+      expect(await api.json()).toEqual({ message: 'ログインしてください。' });
+    }
   });
-  expect(crossSite.status).toBe(419);
-  const sameSite = await admin.request('PUT', '/admin/queues/api/queues/mail/pause', {
-    csrf: false,
-    headers: { 'sec-fetch-site': 'same-origin' },
+
+  it("shows a member the SPA's own 403 page (アクセスできません), not JSON; the API answers 403 JSON", async () => {
+    const spaShell = await (await page(member, '/admin')).text();
+    expect(spaShell).toContain('<div id="root">');
+    for (const path of ['/admin/queues', '/admin/queues/', '/admin/queues/queue/payments']) {
+      const res = await page(member, path);
+      expect(res.status).toBe(403);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+      // The SPA itself: its /admin guard renders the 403 page in the browser (tests/e2e/queue-dashboard.test.ts).
+      expect(await res.text()).toBe(spaShell);
+    }
+    const api = await member.get('/admin/queues/api/queues');
+    expect(api.status).toBe(403);
+    expect(await api.json()).toEqual({ message: 'この操作を行う権限がありません。' });
   });
-  expect(sameSite.status).toBeLessThan(300);
-  await t.runtime.deps.queues.mail.resume();
+
+  it('shows a member a plain Japanese 403 page when no SPA is built', async () => {
+    const withoutSpa = new TestClient(createApp({ ...t.runtime.deps, webRoot: undefined }), '10.30.0.3');
+    await withoutSpa.login('m@example.jp', 'member-pass-123');
+    const res = await page(withoutSpa, '/admin/queues');
+    expect(res.status).toBe(403);
+    const html = await res.text();
+    expect(html).toContain('<html lang="ja">');
+    expect(html).toContain('<h1>アクセスできません</h1>');
+    expect(html).toContain('このページを表示する権限がありません。');
+  });
+});
+
+describe('the dashboard an administrator gets', () => {
+  it('is Japanese, titled like the other pages, and loads nothing from another origin', async () => {
+    for (const path of ['/admin/queues', '/admin/queues/queue/mail']) {
+      const res = await page(admin, path);
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      expect(html).toMatch(/<html lang="ja"/);
+      expect(html).toContain('<title>ジョブキュー｜ライセンスストア</title>');
+      expect(html).toContain('読み込み中');
+      expect(html).not.toMatch(/\bLoading\b/);
+      // No address outside this origin at all (bull-board's template links Google Fonts).
+      expect(html).not.toMatch(/(?:https?:)?\/\/[a-z0-9.-]+\.[a-z]/i);
+      // Everything it does load is ours and answers.
+      const assets = [...html.matchAll(/(?:href|src)="(static\/[^"]+)"/g)].map((m) => m[1]);
+      expect(assets.length).toBeGreaterThanOrEqual(4);
+      for (const asset of assets) expect((await admin.get(`/admin/queues/${asset}`)).status, asset).toBe(200);
+    }
+  });
+
+  it("uses bull-board's Japanese locale and links back to the admin menu", async () => {
+    const html = await (await page(admin, '/admin/queues')).text();
+    const json = html.match(/<script id="__UI_CONFIG__" type="application\/json">(.*?)<\/script>/s)?.[1];
+    const uiConfig = JSON.parse(json ?? '{}');
+    expect(uiConfig).toMatchObject({
+      boardTitle: 'ジョブキュー',
+      locale: { lng: 'ja-JP' },
+      miscLinks: [{ text: '管理メニューへ戻る', url: '/admin' }],
+      hideDocsLink: true,
+    });
+    expect((await admin.get('/admin/queues/static/locales/ja-JP/messages.json')).status).toBe(200);
+  });
+
+  it('lists the three queues, every one read-only: no clean, empty, obliterate, pause or retry', async () => {
+    const api = await admin.get('/admin/queues/api/queues');
+    expect(api.status).toBe(200);
+    const listed = (await api.json()).queues as { name: string; readOnlyMode: boolean; allowRetries: boolean }[];
+    expect(listed.map((q) => q.name).sort()).toEqual(['exports', 'mail', 'payments']);
+    for (const queue of listed) expect(queue).toMatchObject({ readOnlyMode: true, allowRetries: false });
+  });
+
+  it('refuses every destructive call, even same-origin, and leaves the jobs alone', async () => {
+    const mail = t.runtime.deps.queues.mail;
+    await mail.add('kept', { note: 'must survive' }, { jobId: 'kept-job' });
+    const writes: [string, string, unknown?][] = [
+      ['PUT', '/admin/queues/api/queues/mail/clean/waiting'],
+      ['PUT', '/admin/queues/api/queues/mail/clean/failed'],
+      ['PUT', '/admin/queues/api/queues/mail/clean/completed'],
+      ['PUT', '/admin/queues/api/queues/mail/empty'],
+      ['PUT', '/admin/queues/api/queues/mail/obliterate'],
+      ['PUT', '/admin/queues/api/queues/mail/pause'],
+      ['PUT', '/admin/queues/api/queues/mail/retry/failed'],
+      ['PUT', '/admin/queues/api/queues/mail/promote'],
+      ['PUT', '/admin/queues/api/queues/mail/kept-job/clean'],
+      ['PUT', '/admin/queues/api/queues/mail/kept-job/retry'],
+      ['PATCH', '/admin/queues/api/queues/mail/kept-job/update-data', { jobData: { note: 'changed' } }],
+      ['POST', '/admin/queues/api/queues/mail/add', { name: 'forged', data: {} }],
+    ];
+    for (const [method, path, json = {}] of writes) {
+      const res = await admin.request(method, path, { csrf: false, headers: SAME_ORIGIN, json });
+      expect(res.status, `${method} ${path}`).toBe(405);
+    }
+    // "Pause all" skips read-only queues: it answers, and pauses nothing.
+    expect(
+      (await admin.request('PUT', '/admin/queues/api/queues/pause', { csrf: false, headers: SAME_ORIGIN })).status,
+    ).toBeLessThan(300);
+    for (const queue of Object.values(t.runtime.deps.queues)) expect(await queue.isPaused()).toBe(false);
+    expect((await mail.getJob('kept-job'))?.data).toEqual({ note: 'must survive' });
+    expect(await mail.getJobCounts('waiting')).toEqual({ waiting: 1 });
+    await mail.remove('kept-job');
+  });
+
+  it('still takes unsafe calls from this origin only (CSRF)', async () => {
+    const crossSite = await admin.request('PUT', '/admin/queues/api/queues/mail/pause', {
+      csrf: false,
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
+    expect(crossSite.status).toBe(419);
+  });
 });
