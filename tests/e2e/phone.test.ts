@@ -131,7 +131,7 @@ describe('the shop on a 375 px phone', () => {
       ['/terms', 'terms'],
       ['/specified_commercial_transactions_law', 'legal notice'],
       ['/ctoms', 'landing'],
-    ]) {
+    ] as const) {
       await page.goto(`${shop.baseUrl}${path}`);
       await check(page, name);
     }
@@ -188,7 +188,7 @@ describe('the shop on a 375 px phone', () => {
     for (const [path, name] of [
       [`/users/${memberId}/edit`, 'profile edit'],
       [`/users/${memberId}/password`, 'password'],
-    ]) {
+    ] as const) {
       await page.goto(`${shop.baseUrl}${path}`);
       await page.locator('form').waitFor();
       await check(page, name);
@@ -210,7 +210,7 @@ describe('the shop on a 375 px phone', () => {
       ['/licenses/999999/procedure', "unknown licence's procedure"],
       ['/admin', 'back office as a member'],
       ['/no-such-page', 'unknown page'],
-    ]) {
+    ] as const) {
       await page.goto(`${shop.baseUrl}${path}`);
       await page.getByRole('link', { name: 'ライセンス一覧へ', exact: true }).waitFor();
       await check(page, name);
@@ -276,7 +276,7 @@ describe('the shop on a 375 px phone', () => {
       ['/admin/licenses/issue', 'licence issue'],
       ['/admin/payments', 'payments'],
       ['/admin/audit', 'audit log'],
-    ]) {
+    ] as const) {
       await page.goto(`${shop.baseUrl}${path}`);
       await check(page, name);
     }
