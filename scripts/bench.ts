@@ -266,6 +266,7 @@ async function main() {
     headers: { ...auth, 'content-type': 'application/json', 'x-xsrf-token': decodeURIComponent(token.split('=')[1] ?? '') },
     body: JSON.stringify({ encoding: 'utf-8' }),
   });
+  if (!created.ok) throw new Error(`POST /api/exports answered ${created.status}: ${await created.text()}`);
   const { export: job } = await created.json();
   let state = job;
   let progressSeen = false;

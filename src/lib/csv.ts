@@ -1,3 +1,4 @@
+import { stringify } from 'csv-stringify/sync';
 import iconv from 'iconv-lite';
 
 /** Japanese Excel's "Shift_JIS" is Microsoft's CP932 (Windows-31J): what `shift_jis` means here. */
@@ -82,3 +83,38 @@ export function contentDisposition(names: { utf8: string; ascii: string }): stri
   const encoded = encodeURIComponent(names.utf8).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${names.ascii}"; filename*=UTF-8''${encoded}`;
 }
+
+/**
+ * The CSV dialect of every file we write: comma, CRLF, quotes only where needed, and csv-stringify's
+ * `escape_formulas` (OWASP "CSV injection": a cell starting with = + - @ — also full-width — tab or
+ * CR is written as text).
+ */
+export const CSV_OPTIONS = { record_delimiter: 'windows', quoted_string: false, escape_formulas: true } as const;
+
+// A cell csv-stringify would change: a quote, comma or line break anywhere, or a formula start.
+const NEEDS_CSV_STRINGIFY = /[",\r\n]|^[-=+@\t\uFF1D\uFF0B\uFF0D\uFF20]/;
+
+/**
+ * Records as CSV text (each line ending in CRLF), exactly as csv-stringify writes them with
+ * CSV_OPTIONS. A record none of whose cells csv-stringify would quote or escape is joined directly —
+ * the same bytes, without its per-cell machinery — and every other record goes through csv-stringify.
+ */
+export function csvLines(records: readonly (readonly string[])[]): string {
+  const lines = new Array<string>(records.length + 1);
+  for (let r = 0; r < records.length; r++) {
+    const cells = records[r] as readonly string[];
+    let plain = true;
+    for (let c = 0; c < cells.length; c++) {
+      if (NEEDS_CSV_STRINGIFY.test(cells[c] as string)) {
+        plain = false;
+        break;
+      }
+    }
+    lines[r] = plain ? cells.join(',') : stringify([cells as string[]], { ...CSV_OPTIONS, eof: false });
+  }
+  lines[records.length] = '';
+  return lines.join('\r\n');
+}
+
+/** The header line (after a UTF-8 BOM when asked), through csv-stringify. */
+export const csvHeader = (columns: readonly string[], bom: boolean) => stringify([columns as string[]], { ...CSV_OPTIONS, bom });

@@ -1,16 +1,24 @@
-import { createHash, type Hash, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished } from 'node:stream/promises';
 import { LockMode } from '@mikro-orm/core';
-import { stringify } from 'csv-stringify';
 import iconv from 'iconv-lite';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import { CP932, contentDisposition, downloadNames, replaceUnmappable, toCp932Forms, unmappableIn } from '../../lib/csv.ts';
+import {
+  CP932,
+  contentDisposition,
+  csvHeader,
+  csvLines,
+  downloadNames,
+  replaceUnmappable,
+  toCp932Forms,
+  unmappableIn,
+} from '../../lib/csv.ts';
 import { AFFILIATIONS, type Buyer, combinedAffiliationName, currentBuyers } from '../accounts/index.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
@@ -89,20 +97,58 @@ const ROW_COLUMNS = `s.id, s.user_id, s.buyer_email, s.buyer_last_name, s.buyer_
 
 type ExportSource = { batchId: string } | { filter: SalesFilter };
 
-/** One keyset batch of an export's rows after `afterId`: a batch's frozen sales, or the sales its filters match. */
-function rowsAfter(em: Em, source: ExportSource, afterId: number): Promise<ExportRow[]> {
-  if ('batchId' in source) {
-    return em.execute<ExportRow[]>(
-      `select ${ROW_COLUMNS} from export_sales e join sales s on s.id = e.sale_id
-       where e.export_id = ? and s.id > ? order by s.id limit ${BATCH}`,
-      [source.batchId, afterId],
-    );
-  }
-  const where = salesWhere({ ...source.filter, exportable: true });
-  return em.execute<ExportRow[]>(
-    `select ${ROW_COLUMNS} from sales s ${where.sql ? `${where.sql} and` : 'where'} s.id > ? order by s.id limit ${BATCH}`,
-    [...where.params, afterId],
+const ROW_FIELDS = [
+  'id',
+  'user_id',
+  'buyer_email',
+  'buyer_last_name',
+  'buyer_first_name',
+  'buyer_affiliation',
+  'buyer_affiliation_name',
+  'buyer_affiliation_other',
+  'license_name',
+  'paid_at',
+] as const;
+type RowTuple = [number, string | null, string, string, string, number | null, string, string | null, string, string];
+
+/**
+ * One keyset batch of an export's rows after `afterId`: a batch's frozen sales, or the sales its
+ * filters match. PostgreSQL hands the whole batch over as one JSON array of arrays: one string to
+ * decode and one JSON.parse per 5,000 rows, instead of ten text fields decoded per row.
+ */
+async function rowsAfter(em: Em, source: ExportSource, afterId: number): Promise<ExportRow[]> {
+  const page =
+    'batchId' in source
+      ? {
+          sql: `select ${ROW_COLUMNS} from export_sales e join sales s on s.id = e.sale_id
+                where e.export_id = ? and s.id > ? order by s.id limit ${BATCH}`,
+          params: [source.batchId, afterId],
+        }
+      : (() => {
+          const where = salesWhere({ ...source.filter, exportable: true });
+          return {
+            sql: `select ${ROW_COLUMNS} from sales s ${where.sql ? `${where.sql} and` : 'where'} s.id > ? order by s.id limit ${BATCH}`,
+            params: [...where.params, afterId],
+          };
+        })();
+  const [result] = await em.execute<{ rows: string }[]>(
+    `select coalesce(json_agg(json_build_array(${ROW_FIELDS.map((f) => `page.${f}`).join(', ')}) order by page.id), '[]')::text as rows
+     from (${page.sql}) page`,
+    page.params,
   );
+  const tuples = JSON.parse(result?.rows ?? '[]') as RowTuple[];
+  return tuples.map((t) => ({
+    id: t[0],
+    user_id: t[1],
+    buyer_email: t[2],
+    buyer_last_name: t[3],
+    buyer_first_name: t[4],
+    buyer_affiliation: t[5],
+    buyer_affiliation_name: t[6],
+    buyer_affiliation_other: t[7],
+    license_name: t[8],
+    paid_at: t[9],
+  }));
 }
 
 interface RowBatch {
@@ -349,20 +395,11 @@ export async function completeBatch(orm: Orm, actor: Actor, id: string) {
   });
 }
 
-/** Hashes what passes through, on its way to the file. */
-function hashing(hash: Hash) {
-  return new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
-}
-
 /**
  * Builds the CSV of an export: rows read in keyset batches (memory stays flat), the members' current
- * details looked up per batch, streamed through csv-stringify (comma, CRLF) into a temp file — UTF-8
- * with BOM, or CP932 — hashed, then renamed into place; progress (rows written) is saved as it goes.
+ * details looked up per batch, written one CSV chunk per batch in csv-stringify's dialect (comma, CRLF,
+ * formula cells as text; lib/csv.ts) into a temp file — UTF-8 with BOM, or CP932 — hashed, then
+ * renamed into place; progress (rows written) is saved as it goes.
  * A finished export is not built again; a failed or interrupted one is rebuilt from its frozen set.
  */
 export async function buildExport(em: Em, dataDir: string, groupName: string, exportId: string): Promise<'done' | 'skipped'> {
@@ -383,54 +420,49 @@ export async function buildExport(em: Em, dataDir: string, groupName: string, ex
   const fileName = `${exportId}.csv`;
   const temp = join(dir, `.${fileName}.${process.pid}.${randomUUID()}.tmp`);
   const cp932 = row.encoding === 'shift_jis';
+  const replace = row.replaceUnmappable;
+  const hash = createHash('sha256');
+  const out = createWriteStream(temp);
+  const failed = new Promise<never>((_, reject) => out.once('error', reject));
+  failed.catch(() => undefined);
+  /** Hashes and writes one chunk, waiting while the file is behind (memory stays flat). */
+  const write = async (text: string) => {
+    const bytes = cp932 ? iconv.encode(text, CP932) : Buffer.from(text, 'utf8');
+    hash.update(bytes);
+    if (!out.write(bytes)) await Promise.race([once(out, 'drain'), failed]);
+  };
   let count = 0;
   let reported = 0;
-  async function* cells() {
+  try {
+    await write(csvHeader(EXPORT_HEADER, !cp932));
     for await (const batch of records(em, source, groupName)) {
-      for (const { saleId, cells: line } of batch) {
-        if (cp932) {
-          for (const text of line) {
-            if (!row?.replaceUnmappable && unmappableIn(text).length) {
-              throw new AppError(
-                'validation',
-                `注文番号${saleId}に Shift_JIS（CP932）で表せない文字「${unmappableIn(text).join('')}」があります。UTF-8で作成するか、〓に置き換えて作成してください。`,
-              );
-            }
+      const lines = batch.map(({ saleId, cells }) => {
+        if (!cp932) return cells;
+        if (replace) return cells.map(replaceUnmappable);
+        for (const text of cells) {
+          const unmappable = unmappableIn(text);
+          if (unmappable.length) {
+            throw new AppError(
+              'validation',
+              `注文番号${saleId}に Shift_JIS（CP932）で表せない文字「${unmappable.join('')}」があります。UTF-8で作成するか、〓に置き換えて作成してください。`,
+            );
           }
-          yield line.map((text) => (row?.replaceUnmappable ? replaceUnmappable(text) : toCp932Forms(text)));
-        } else {
-          yield line;
         }
-        count++;
-      }
+        return cells.map(toCp932Forms);
+      });
+      // One CSV chunk per batch (csv-stringify's dialect, see lib/csv.ts).
+      await write(csvLines(lines));
+      count += lines.length;
       if (count - reported >= PROGRESS_EVERY) {
         reported = count;
         await em.execute('update exports set row_count = ? where id = ?', [count, exportId]);
       }
     }
-  }
-  const hash = createHash('sha256');
-  const encode = cp932
-    ? new Transform({ transform: (chunk: Buffer, _enc, done) => done(null, iconv.encode(chunk.toString('utf8'), CP932)) })
-    : new Transform({ transform: (chunk, _enc, done) => done(null, chunk) });
-  try {
-    await pipeline(
-      cells(),
-      stringify({
-        header: true,
-        columns: EXPORT_HEADER,
-        record_delimiter: 'windows',
-        bom: !cp932,
-        quoted_string: false,
-        // OWASP "CSV Injection": a cell starting with = + - @ (also full-width), tab or CR is written as text.
-        escape_formulas: true,
-      }),
-      encode,
-      hashing(hash),
-      createWriteStream(temp),
-    );
+    out.end();
+    await Promise.race([finished(out), failed]);
     await rename(temp, join(dir, fileName));
   } catch (error) {
+    out.destroy();
     await rm(temp, { force: true });
     const message =
       error instanceof AppError
