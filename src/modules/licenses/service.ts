@@ -27,7 +27,10 @@ export const STALE_EDIT =
 type PictureRow = Pick<LicensePicture, 'fileName' | 'thumbnailName' | 'width' | 'height' | 'originalName'>;
 
 /** The licence at the API edge, with the seed's `picture_directory` and `pictures_pathes`. */
-export function licenseDto(license: License, pictures: PictureRow[]) {
+export function licenseDto(
+  license: Pick<License, 'id' | 'name' | 'description' | 'price' | 'published' | 'createdAt' | 'updatedAt'>,
+  pictures: PictureRow[],
+) {
   return {
     id: license.id,
     name: license.name,
@@ -50,26 +53,75 @@ export function licenseDto(license: License, pictures: PictureRow[]) {
 }
 export type LicenseDto = ReturnType<typeof licenseDto>;
 
-const SORT_COLUMNS: Record<string, string> = { id: 'id', name: 'name', price: 'price', updated_at: 'updatedAt' };
+const SORT_COLUMNS: Record<string, string> = { id: 'id', name: 'name', price: 'price', updated_at: 'updated_at' };
 
-/** The catalogue (members: 公開 licences only) or the administrators' list (all). */
+interface CatalogueRow {
+  id: number;
+  name: string;
+  description: string;
+  price: number;
+  published: boolean;
+  created_at: Date | string;
+  updated_at: Date | string;
+  total: string | number;
+  pictures: { file_name: string; thumbnail_name: string; width: number; height: number; original_name: string | null }[];
+}
+
+/**
+ * The catalogue (members: 公開 licences only) or the administrators' list (all): one statement for
+ * the page, its total and every picture of its licences, read as rows (no entities to build), since
+ * every signed-in member's first screen asks for it.
+ */
 export async function listLicenses(
   orm: Orm,
   query: ListQueryData,
   options: { includeHidden: boolean } = { includeHidden: false },
 ) {
   const em = orm.em.fork() as Em;
-  const desc = query.sort.startsWith('-');
+  const desc = query.sort.startsWith('-') ? 'desc' : 'asc';
   const column = SORT_COLUMNS[query.sort.replace(/^-/, '')] ?? 'id';
-  const [licenses, total] = await em.findAndCount(License, options.includeHidden ? {} : { published: true }, {
-    populate: ['pictures'],
-    // The id breaks ties; when the sort is the id itself it must not override its direction.
-    orderBy: column === 'id' ? { id: desc ? 'desc' : 'asc' } : { [column]: desc ? 'desc' : 'asc', id: 'asc' },
-    limit: query.per_page,
-    offset: (query.page - 1) * query.per_page,
-  });
+  // The id breaks ties; when the sort is the id itself it must not override its direction.
+  const order = (t: string) => (column === 'id' ? `${t}.id ${desc}` : `${t}.${column} ${desc}, ${t}.id asc`);
+  const offset = (query.page - 1) * query.per_page;
+  const rows = await em.execute<CatalogueRow[]>(
+    `select page.*,
+            (select coalesce(json_agg(json_build_object('file_name', p.file_name, 'thumbnail_name', p.thumbnail_name,
+                      'width', p.width, 'height', p.height, 'original_name', p.original_name) order by p.position), '[]'::json)
+               from license_pictures p where p.license_id = page.id) as pictures
+       from (select l.id, l.name, l.description, l.price, l.published, l.created_at, l.updated_at, count(*) over () as total
+               from licenses l ${options.includeHidden ? '' : 'where l.published'}
+              order by ${order('l')} limit ? offset ?) page
+      order by ${order('page')}`,
+    [query.per_page, offset],
+  );
+  let total = Number(rows[0]?.total ?? 0);
+  if (rows.length === 0 && offset > 0) {
+    const [count] = await em.execute<{ total: string }[]>(
+      `select count(*) as total from licenses ${options.includeHidden ? '' : 'where published'}`,
+    );
+    total = Number(count?.total ?? 0);
+  }
   return {
-    licenses: licenses.map((l) => licenseDto(l, l.pictures.getItems())),
+    licenses: rows.map((row) =>
+      licenseDto(
+        {
+          id: row.id,
+          name: row.name,
+          description: row.description,
+          price: row.price,
+          published: row.published,
+          createdAt: new Date(row.created_at),
+          updatedAt: new Date(row.updated_at),
+        },
+        row.pictures.map((p) => ({
+          fileName: p.file_name,
+          thumbnailName: p.thumbnail_name,
+          width: p.width,
+          height: p.height,
+          originalName: p.original_name,
+        })),
+      ),
+    ),
     total,
     page: query.page,
     per_page: query.per_page,
