@@ -75,7 +75,7 @@ describe('administrator sign-in journey (Chromium)', () => {
     expect(me).toEqual({ users: [] });
 
     await page.goto(`${app.baseUrl}/admin`);
-    await page.waitForURL('**/login');
+    await page.waitForURL('**/login?next=%2Fadmin');
     await page.close();
   });
 

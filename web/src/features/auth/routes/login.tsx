@@ -2,6 +2,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { afterSignIn } from '../../../app/guards';
 import { ResendVerification } from '../../../components/resend-verification';
+import { FormAlert } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
 import { ApiError } from '../../../lib/api';
@@ -35,18 +36,13 @@ export function LoginPage() {
     }
   };
 
-  // Seed §8: field errors are shown under their fields; the message only when there are none.
   const unverified = (errors.email ?? '').includes('メールアドレスの確認が完了していません');
-  const shown = failure || (Object.keys(errors).length ? '' : message);
   return (
     <section className="card narrow">
       <h1>ログイン</h1>
       {safeNext(next) ? <p>ログインすると、開こうとしていたページに戻ります。</p> : null}
-      {shown ? (
-        <p className="alert" role="alert">
-          {shown}
-        </p>
-      ) : null}
+      {/* Field errors sit under their fields; this one summary is what is announced (and focused without a field). */}
+      <FormAlert message={failure || message} errors={errors} fields={['email', 'password']} />
       <form onSubmit={submit} noValidate>
         <TextInput
           label="メールアドレス"
