@@ -81,7 +81,13 @@ describe('konbini purchase on a 375 px phone in Chromium', () => {
     await page.getByRole('button', { name: 'コンビニで支払う（後払い）' }).click();
 
     await page.waitForURL(`**/licenses/${licenseId}/complete?session_id=*`);
-    await page.getByRole('heading', { name: 'コンビニでのお支払いをお待ちしています' }).waitFor({ timeout: 45_000 });
+    await page
+      .getByRole('heading', { name: 'コンビニでのお支払いをお待ちしています' })
+      .waitFor({ timeout: 45_000 })
+      .catch(async (error) => {
+        await page.screenshot({ path: 'test-results/konbini-complete-missing.png', fullPage: true });
+        throw new Error(`${error}\n${await page.locator('main').textContent()}`);
+      });
     const sessionId = new URL(page.url()).searchParams.get('session_id') as string;
     const pi = shop.emulator.paymentIntents.get(String(shop.emulator.sessions.get(sessionId)?.payment_intent)) as {
       next_action: {
