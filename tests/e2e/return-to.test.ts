@@ -155,6 +155,7 @@ describe('退会 (Chromium)', () => {
     await page.getByRole('heading', { name: '保管される情報' }).waitFor();
     expect(await page.locator('main').textContent()).toContain('ご購入の記録');
     await expectAccessible(page, 'withdraw at 375 px');
+    await page.screenshot({ path: 'test-results/withdraw.png', fullPage: true });
 
     await page.getByLabel('現在のパスワード').fill('not-my-password');
     await page.getByRole('button', { name: '退会する' }).click();
