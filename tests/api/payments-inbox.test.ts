@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
+import { eventJson } from '../../src/dev/stripe-emulator/emulator.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
@@ -75,19 +76,19 @@ async function paidSale() {
 
 const paymentIntentOf = (sessionId: string) => String(shop.emulator.sessions.get(sessionId)?.payment_intent);
 
-/** The JSON Stripe (and the emulator) sends for an event. */
-function stripeEventJson(event: { id: string; type: string; created: number; object: Record<string, unknown> }) {
-  return {
-    id: event.id,
-    object: 'event',
-    api_version: '2026-10-28.endive',
-    created: event.created,
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type: event.type,
-    data: { object: event.object },
-  };
+/** Paid at Stripe, the webhook stored in the inbox as failed `attempts` times and never queued again. */
+async function plantFailedEvent(sessionId: string, error: string, attempts: number) {
+  shop.emulator.hold();
+  shop.emulator.pay(sessionId);
+  const completed = shop.emulator.held().find((e) => e.type === 'checkout.session.completed');
+  await shop.emulator.release([]);
+  if (!completed) throw new Error('no completed event');
+  await db().execute(
+    `insert into stripe_events (id, type, payload, stripe_session_id, received_at, attempts, failed_at, last_error)
+     values (?, ?, ?, ?, now(), ?, now(), ?)`,
+    [completed.id, completed.type, JSON.stringify(eventJson(completed)), sessionId, attempts, error],
+  );
+  return completed;
 }
 
 interface InboxEvent {
@@ -190,17 +191,7 @@ describe('payments inbox', () => {
 
   it('a planted failed webhook replayed 5 times at once makes one sale and one receipt e-mail', async () => {
     const bought = await purchase();
-    shop.emulator.hold();
-    shop.emulator.pay(bought.sessionId);
-    const completed = shop.emulator.held().find((e) => e.type === 'checkout.session.completed');
-    await shop.emulator.release([]);
-    if (!completed) throw new Error('no completed event');
-    // Stored, failed three times, never queued again: only an operator's replay moves it.
-    await db().execute(
-      `insert into stripe_events (id, type, payload, stripe_session_id, received_at, attempts, failed_at, last_error)
-       values (?, ?, ?, ?, now(), 3, now(), 'Error: connection terminated unexpectedly')`,
-      [completed.id, completed.type, JSON.stringify(stripeEventJson(completed)), bought.sessionId],
-    );
+    const completed = await plantFailedEvent(bought.sessionId, 'Error: connection terminated unexpectedly', 3);
     expect((await inbox(`?session=${bought.sessionId}&state=failed`)).events[0]?.error).toBe(
       'Error: connection terminated unexpectedly',
     );
@@ -299,16 +290,7 @@ describe('reconciliation', () => {
 
   it('a paid session whose event failed is linked to that event; replaying it makes the sale and the next run is clean', async () => {
     const bought = await purchase();
-    shop.emulator.hold();
-    shop.emulator.pay(bought.sessionId);
-    const completed = shop.emulator.held().find((e) => e.type === 'checkout.session.completed');
-    await shop.emulator.release([]);
-    if (!completed) throw new Error('no completed event');
-    await db().execute(
-      `insert into stripe_events (id, type, payload, stripe_session_id, received_at, attempts, failed_at, last_error)
-       values (?, ?, ?, ?, now(), 1, now(), 'Error: timeout')`,
-      [completed.id, completed.type, JSON.stringify(stripeEventJson(completed)), bought.sessionId],
-    );
+    const completed = await plantFailedEvent(bought.sessionId, 'Error: timeout', 1);
     const first = await reconcileNow();
     const finding = first.findings.find((f) => f.stripe_session_id === bought.sessionId);
     expect(finding).toMatchObject({ kind: 'paid_without_sale', event_id: completed.id });

@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
+import { eventJson } from '../../src/dev/stripe-emulator/emulator.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
@@ -53,18 +54,10 @@ it('an operator finds a failed payment event, replays it into a sale, and reconc
   const completed = shop.emulator.held().find((e) => e.type === 'checkout.session.completed');
   await shop.emulator.release([]);
   if (!completed) throw new Error('no completed event');
-  const payload = {
-    id: completed.id,
-    object: 'event',
-    created: completed.created,
-    livemode: false,
-    type: completed.type,
-    data: { object: completed.object },
-  };
   await orm.em.fork().execute(
     `insert into stripe_events (id, type, payload, stripe_session_id, received_at, attempts, failed_at, last_error)
        values (?, ?, ?, ?, now(), 8, now(), 'Error: Connection terminated unexpectedly')`,
-    [completed.id, completed.type, JSON.stringify(payload), sessionId],
+    [completed.id, completed.type, JSON.stringify(eventJson(completed)), sessionId],
   );
 
   const page = await browser.newPage();

@@ -59,6 +59,21 @@ export function konbiniDeadline(from: number, days: number): number {
 const error = (status: number, type: string, message: string, extra: Obj = {}) =>
   Response.json({ error: { type, message, ...extra } }, { status });
 
+/** An event as Stripe posts it to a webhook endpoint. */
+export function eventJson(event: Pick<StripeEventRecord, 'id' | 'type' | 'created' | 'object'>) {
+  return {
+    id: event.id,
+    object: 'event',
+    api_version: '2026-10-28.endive',
+    created: event.created,
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type: event.type,
+    data: { object: event.object },
+  };
+}
+
 /** Stripe's `created[gt|gte|lt|lte]` filter of list calls. */
 function createdWithin(query: URLSearchParams, created: number): boolean {
   const bound = (op: string) => (query.has(`created[${op}]`) ? Number(query.get(`created[${op}]`)) : undefined);
@@ -108,17 +123,7 @@ export function createStripeEmulator(options: EmulatorOptions) {
   const inFlight = new Set<Promise<void>>();
 
   async function send(event: StripeEventRecord): Promise<boolean> {
-    const payload = JSON.stringify({
-      id: event.id,
-      object: 'event',
-      api_version: '2026-10-28.endive',
-      created: event.created,
-      livemode: false,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type: event.type,
-      data: { object: event.object },
-    });
+    const payload = JSON.stringify(eventJson(event));
     const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: options.webhookSecret });
     try {
       const res = await fetch(options.webhookUrl, {
