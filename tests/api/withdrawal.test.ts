@@ -59,6 +59,15 @@ describe('POST /api/users/{id}/withdrawal', () => {
     const missing = await withdraw(a.client, a.id, {});
     expect(missing.status).toBe(422);
     expect((await missing.json()).errors.password).toEqual(['現在のパスワードを入力してください。']);
+    // Whatever a client sends: 400 or 422 in Japanese, never a 5xx, and nothing deleted.
+    expect((await withdraw(a.client, a.id, { password: 12345678 })).status).toBe(422);
+    expect((await withdraw(a.client, a.id, { password: 'x'.repeat(100) })).status).toBe(422);
+    expect((await withdraw(a.client, a.id, { password: 'nul\u0000byte' })).status).toBe(422);
+    const malformed = await a.client.request('POST', `/api/users/${a.id}/withdrawal`, {
+      body: '{"password":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(malformed.status).toBe(400);
     expect((await a.client.get(`/api/users/${a.id}`)).status).toBe(200);
     expect((await client().login(a.email, PASSWORD)).status).toBe(200);
   });
