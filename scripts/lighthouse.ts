@@ -7,7 +7,7 @@
  * `npm run bench` calls `lighthouseScores` at its end with its own server and session.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -94,6 +94,12 @@ export async function lighthouseScores(
       );
       if (!result) throw new Error(`Lighthouse gave no result for ${path}`);
       const { lhr } = result;
+      // LIGHTHOUSE_REPORTS=<dir> keeps each full report (open it in Chrome's Lighthouse viewer).
+      if (process.env.LIGHTHOUSE_REPORTS) {
+        mkdirSync(process.env.LIGHTHOUSE_REPORTS, { recursive: true });
+        writeFileSync(join(process.env.LIGHTHOUSE_REPORTS, `${path.replace(/\W+/g, '_') || 'root'}.json`), JSON.stringify(lhr));
+      }
+      if (lhr.runtimeError) console.error(`Lighthouse on ${path}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
       const audit = (id: string) => lhr.audits[id]?.numericValue ?? Number.NaN;
       const performance = Math.round((lhr.categories.performance?.score ?? 0) * 100);
       const cls = +audit('cumulative-layout-shift').toFixed(3);

@@ -1,4 +1,4 @@
-import { Link, Outlet, useMatches, useNavigation } from 'react-router';
+import { Link, Outlet, useLocation, useMatches, useNavigation } from 'react-router';
 import { site } from '../../../src/site-settings';
 import { Loading } from '../components/ui/load-state';
 import { LoadingOverlay } from '../components/ui/loading-overlay';
@@ -17,7 +17,11 @@ export function useRouteMeta(): RouteMeta | undefined {
   return undefined;
 }
 
-export function Header() {
+/** Pages of a navigation type that signed-out visitors may read too (the legal notice). */
+const PUBLIC_PAGES = new Set(['/specified_commercial_transactions_law']);
+
+/** `reserveUser`: keep the line of the signed-in name while it is still being read (no jump when it arrives). */
+export function Header({ reserveUser = false }: { reserveUser?: boolean }) {
   const { users } = useAuth();
   const user = users[0];
   return (
@@ -27,7 +31,13 @@ export function Header() {
           {site.shopName}
         </Link>
         <p className="tagline">{site.tagline}</p>
-        {user ? <p className="signed-in">{`${user.last_name} ${user.first_name}`.trim() || user.email} 様</p> : null}
+        {user ? (
+          <p className="signed-in">{`${user.last_name} ${user.first_name}`.trim() || user.email} 様</p>
+        ) : reserveUser ? (
+          <p className="signed-in reserved" aria-hidden="true">
+            &nbsp;
+          </p>
+        ) : null}
       </div>
     </header>
   );
@@ -60,9 +70,15 @@ export function Footer() {
  * the page's frame with a loading line, so nothing is blank and the footer stays below the fold.
  */
 export function HydrateFallback() {
+  const meta = useRouteMeta();
+  const { users } = useAuth();
+  const { pathname } = useLocation();
+  // A page behind sign-in will show the member's name and the menu: drawn (or kept) from the start.
+  const signedIn = showsNavigation(meta) && meta !== undefined && (users.length > 0 || !PUBLIC_PAGES.has(pathname));
   return (
     <div className="app">
-      <Header />
+      <Header reserveUser={signedIn} />
+      {signedIn && meta ? <NavigationBar type={meta.type} /> : null}
       <main id="main" className="content">
         <Loading />
       </main>
