@@ -60,7 +60,7 @@ function apiRoutes(): Route[] {
 /** A concrete URL for a route: numeric ids a licence, uuid-shaped ids the member (or a given user). */
 const urlOf = (route: Route, userId = memberId) =>
   route.path
-    .replace(/:id\{\[0-9\]\+\}/g, String(licenseId))
+    .replace(/:id\{\[0-9\](\+|\{1,9\})\}/g, String(licenseId))
     .replace(/:id\{\[0-9a-f-\]\+\}/g, '00000000-0000-4000-8000-000000000000')
     .replace(/:id\{\[0-9a-fA-F-\]\+\}/g, userId)
     .replace(/:token/g, 'x'.repeat(43))
