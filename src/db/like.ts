@@ -27,6 +27,16 @@ export function personSearch(
   query: string,
   columns: { nameKey: string; firstKey: string; email?: string },
 ): { sql: string; params: string[] } | null {
+  const terms = personSearchTerms(query, columns);
+  if (!terms.length) return null;
+  return { sql: `(${terms.map(([sql]) => sql).join(' or ')})`, params: terms.map(([, param]) => param) };
+}
+
+/** The conditions a person search ORs together: `[sql, pattern]` each (see personSearch). */
+export function personSearchTerms(
+  query: string,
+  columns: { nameKey: string; firstKey: string; email?: string },
+): [string, string][] {
   const key = nameKey(query);
   const email = columns.email ? query.trim().toLowerCase() : '';
   const terms: [string, string][] = [];
@@ -37,8 +47,30 @@ export function personSearch(
     if (key) terms.push([`${columns.nameKey} like ?`, prefixPattern(key)], [`${columns.firstKey} like ?`, prefixPattern(key)]);
     if (email) terms.push([`${columns.email} like ?`, prefixPattern(email)]);
   }
+  return terms;
+}
+
+/**
+ * Counts, up to `cap + 1`, the rows of `table` matching a short (prefix) person search and nothing
+ * else, without reading the table: each condition walks its btree prefix index, which INCLUDEs the
+ * id (an index-only scan), and the union of those capped id lists is counted. Exact below the cap —
+ * each branch is complete then — and past the cap whenever any branch reaches it. Null when the
+ * search is not a prefix search (the trigram indexes need the table rows).
+ */
+export function prefixSearchCount(
+  table: string,
+  query: string,
+  columns: { nameKey: string; firstKey: string; email?: string },
+  cap: number,
+): { sql: string; params: string[] } | null {
+  if ([...nameKey(query)].length >= 3) return null;
+  const terms = personSearchTerms(query, columns);
   if (!terms.length) return null;
-  return { sql: `(${terms.map(([sql]) => sql).join(' or ')})`, params: terms.map(([, param]) => param) };
+  const branches = terms.map(([sql]) => `(select id from ${table} where ${sql} limit ${cap + 1})`);
+  return {
+    sql: `select count(*)::int as n from (${branches.join(' union ')}) matched`,
+    params: terms.map(([, param]) => param),
+  };
 }
 
 /** Past this many matches a list says 「10,000件以上」: counting a million rows exactly is what costs. */

@@ -391,4 +391,27 @@ describe('the sales list at scale', () => {
     const exact = await (await admin.get(`/api/sales?license_id=${big}&q=${encodeURIComponent('大量 9999')}`)).json();
     expect(exact).toMatchObject({ total: 1, total_capped: false });
   });
+
+  it('counts a short name search from its indexes: each person once, exact below 1,000 and 「以上」 past it', async () => {
+    const few = await license('BLS-few');
+    // 姓 「轟」 three times, 名 「轟」 twice — once on a sale whose 姓 is 「轟」 too: four sales.
+    for (const [last, first] of [
+      ['轟', '一'],
+      ['轟', '二'],
+      ['轟', '轟子'],
+      ['北', '轟'],
+    ]) {
+      await sql(
+        `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation_name, license_id, license_name, amount, currency,
+           checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
+         values (?, ?, 'few@example.jp', '', ?, 'BLS-few', 11000, 'jpy', gen_random_uuid(), 'cs_few_' || gen_random_uuid(), now(), 0, now(), now())`,
+        [last, first, few],
+      );
+    }
+    const exact = await (await admin.get(`/api/sales?q=${encodeURIComponent('轟')}`)).json();
+    expect(exact).toMatchObject({ total: 4, total_capped: false });
+    expect(exact.sales).toHaveLength(4);
+    const many = await (await admin.get(`/api/sales?q=${encodeURIComponent('大量')}`)).json();
+    expect(many).toMatchObject({ total: 1_000, total_capped: true });
+  });
 });

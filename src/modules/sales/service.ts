@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { COUNT_CAP, personSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
+import { COUNT_CAP, personSearch, prefixSearchCount, SEARCH_COUNT_CAP } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
@@ -187,10 +187,22 @@ export async function listSales(orm: Orm, filter: SalesFilter, page: number, per
   const em = orm.em.fork() as Em;
   const where = salesWhere(filter);
   const cap = filter.q ? SEARCH_COUNT_CAP : COUNT_CAP;
-  const [count] = await em.execute<{ n: number }[]>(
-    `select count(*)::int as n from (select 1 from sales s ${where.sql} limit ${cap + 1}) capped`,
-    where.params,
-  );
+  // A short name search alone (「佐藤」) is counted from its indexes only (db/like.ts).
+  const searchOnly =
+    filter.q && !filter.licenseId && filter.status === undefined && !filter.paidFrom && !filter.paidTo
+      ? prefixSearchCount(
+          'sales',
+          filter.q,
+          { nameKey: 'buyer_name_key', firstKey: 'buyer_first_key', email: 'buyer_email' },
+          cap,
+        )
+      : null;
+  const [count] = searchOnly
+    ? await em.execute<{ n: number }[]>(searchOnly.sql, searchOnly.params)
+    : await em.execute<{ n: number }[]>(
+        `select count(*)::int as n from (select 1 from sales s ${where.sql} limit ${cap + 1}) capped`,
+        where.params,
+      );
   // The page's ids first — an index-only walk however deep the page — then the rows of those 20.
   const sales = await em.execute<SaleView[]>(
     `with page as (select s.id, s.paid_at from sales s ${where.sql} order by s.paid_at desc, s.id desc limit ? offset ?)

@@ -39,15 +39,17 @@ export const SaleSchema = defineEntity({
     },
     {
       name: 'sales_buyer_name_key_prefix_index',
-      expression: 'create index "sales_buyer_name_key_prefix_index" on "sales" ("buyer_name_key" text_pattern_ops)',
+      expression:
+        'create index "sales_buyer_name_key_prefix_index" on "sales" ("buyer_name_key" text_pattern_ops) include ("id")',
     },
     {
       name: 'sales_buyer_first_key_prefix_index',
-      expression: 'create index "sales_buyer_first_key_prefix_index" on "sales" ("buyer_first_key" text_pattern_ops)',
+      expression:
+        'create index "sales_buyer_first_key_prefix_index" on "sales" ("buyer_first_key" text_pattern_ops) include ("id")',
     },
     {
       name: 'sales_buyer_email_prefix_index',
-      expression: 'create index "sales_buyer_email_prefix_index" on "sales" ("buyer_email" text_pattern_ops)',
+      expression: 'create index "sales_buyer_email_prefix_index" on "sales" ("buyer_email" text_pattern_ops) include ("id")',
     },
     {
       name: 'sales_buyer_email_trgm_index',
