@@ -51,9 +51,13 @@ export function useFormSubmit() {
 
   async function run<T>(work: () => Promise<T>): Promise<T | undefined> {
     if (busy) return undefined;
-    // A button outside a form (or a submit handler calling run): its form, else its section.
-    const active = document.activeElement;
-    if (!pending && active && active !== document.body) remember(active.closest('form, section, main'));
+    // A button outside a form (or a submit handler calling run): its form, else its section;
+    // unless this very submission's event has just been seen.
+    const justSubmitted = pending !== undefined && pending.scope.isConnected && Date.now() - pending.at <= 1000;
+    if (!justSubmitted) {
+      const active = document.activeElement;
+      remember(active && active !== document.body ? active.closest('form, section, main') : document.querySelector('main'));
+    }
     const attempt = pending;
     setBusy(true);
     setMessage('');
