@@ -53,7 +53,7 @@ export function useFormSubmit() {
     if (busy) return undefined;
     // A button outside a form (or a submit handler calling run): its form, else its section;
     // unless this very submission's event has just been seen.
-    const justSubmitted = pending !== undefined && pending.scope.isConnected && Date.now() - pending.at <= 1000;
+    const justSubmitted = pending?.scope.isConnected && Date.now() - pending.at <= 1000;
     if (!justSubmitted) {
       const active = document.activeElement;
       remember(active && active !== document.body ? active.closest('form, section, main') : document.querySelector('main'));
