@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
+    // The fault suite runs on its own (npm run test:faults, vitest.faults.config.ts).
+    exclude: [...configDefaults.exclude, 'tests/faults/**'],
     globalSetup: ['tests/support/global-setup.ts'],
     reporters: ['default', './tests/support/summary-reporter.ts'],
     pool: 'forks',
