@@ -14,11 +14,92 @@ const migrationsPath = resolve(import.meta.dirname, '../../migrations');
 
 export type DbEnv = Pick<Env, 'databaseUrl' | 'dataDir'>;
 
+/** Limits of the PostgreSQL pool (node-postgres), so a dead server or connection costs seconds, never a stuck process. */
+export interface PoolLimits {
+  /** How long a query waits for a free or new connection before it fails (pg's default waits for ever). */
+  connectionTimeoutMillis?: number;
+  /** The server ends a session left idle inside a transaction this long, releasing its locks. */
+  idleInTransactionMs?: number;
+}
+
+export const DEFAULT_POOL_LIMITS: Required<PoolLimits> = {
+  connectionTimeoutMillis: 10_000,
+  idleInTransactionMs: 60_000,
+};
+
+/** The slice of a pg client this file touches (pg's own types are not a dependency of ours). */
+interface PgClientLike {
+  query: (...args: unknown[]) => unknown;
+  release?: (error?: Error | boolean) => void;
+  processID?: number;
+}
+interface PgPoolLike {
+  on(event: 'connect', listener: (client: PgClientLike) => void): unknown;
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+const ENDS_TRANSACTION = /^\s*(rollback|commit|end|abort)\b/i;
+
+/**
+ * Kysely (MikroORM's SQL layer) releases a transaction's connection only after its COMMIT or ROLLBACK
+ * succeeded: when the connection died (server restarted, backend terminated), ROLLBACK fails and the
+ * client would stay checked out for ever — ten of those and every query of the process waits. Here a
+ * client whose COMMIT/ROLLBACK fails is released with the error at once, which makes pg-pool destroy it
+ * (a later release by Kysely is a no-op). Other failed queries need nothing: Kysely releases those
+ * clients, and pg-pool drops any that is no longer queryable.
+ */
+export function guardPool(pool: PgPoolLike): void {
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client);
+    client.query = (...args: unknown[]) => {
+      const result = query(...args);
+      const text = typeof args[0] === 'string' ? args[0] : undefined;
+      if (!text || !ENDS_TRANSACTION.test(text) || !(result instanceof Promise)) return result;
+      return result.catch((error: unknown) => {
+        const release = client.release;
+        if (release) {
+          client.release = () => undefined;
+          release(error instanceof Error ? error : new Error(String(error)));
+        }
+        throw error;
+      });
+    };
+  });
+}
+
+/** node-postgres pool options: timeouts, TCP keep-alive, server-side session limits. */
+function pgPoolOptions(limits: PoolLimits) {
+  // No statement_timeout: web processes also run the migrations, which may take longer than any request should.
+  const idleInTransaction = limits.idleInTransactionMs ?? DEFAULT_POOL_LIMITS.idleInTransactionMs;
+  return {
+    connectionTimeoutMillis: limits.connectionTimeoutMillis ?? DEFAULT_POOL_LIMITS.connectionTimeoutMillis,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    options: `-c idle_in_transaction_session_timeout=${idleInTransaction}`,
+    onPoolCreated: (pool: PgPoolLike) => guardPool(pool),
+  };
+}
+
+/** The pg pool's counters (PostgreSQL server only; undefined on embedded PGlite). */
+export async function poolStats(orm: Orm): Promise<{ total: number; idle: number; waiting: number } | undefined> {
+  if (orm.config.get('driver') !== PostgreSqlDriver) return undefined;
+  const pool = (await orm.em.getConnection().getNativeClient()) as PgPoolLike;
+  return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
+}
+
 /**
  * MikroORM on PostgreSQL (DATABASE_URL) or, when it is unset, on embedded PGlite under DATA_DIR.
  * `entities` is the explicit list the host collects from the modules (src/host/modules.ts).
  */
-export function ormConfig(env: DbEnv, entities: readonly EntityClass[], overrides: Partial<Options> = {}): Options {
+export function ormConfig(
+  env: DbEnv,
+  entities: readonly EntityClass[],
+  overrides: Partial<Options> = {},
+  limits: PoolLimits = {},
+): Options {
   const common: Partial<Options> = {
     entities: [...entities],
     extensions: [Migrator],
@@ -42,6 +123,7 @@ export function ormConfig(env: DbEnv, entities: readonly EntityClass[], override
       driver: PostgreSqlDriver,
       clientUrl: env.databaseUrl,
       pool: { min: 0, max: 10 },
+      driverOptions: pgPoolOptions(limits),
       ...overrides,
     } as Options;
   }
@@ -51,8 +133,56 @@ export function ormConfig(env: DbEnv, entities: readonly EntityClass[], override
   return { ...common, driver: PgliteDriver, dbName: dir, driverOptions: { extensions: { pg_trgm } }, ...overrides } as Options;
 }
 
-export async function initOrm(env: DbEnv, entities: readonly EntityClass[], overrides: Partial<Options> = {}): Promise<Orm> {
-  return (await MikroORM.init(ormConfig(env, entities, overrides))) as Orm;
+export async function initOrm(
+  env: DbEnv,
+  entities: readonly EntityClass[],
+  overrides: Partial<Options> = {},
+  limits: PoolLimits = {},
+): Promise<Orm> {
+  return (await MikroORM.init(ormConfig(env, entities, overrides, limits))) as Orm;
+}
+
+/** Whether the database answers a query now. */
+export async function databaseAnswers(orm: Orm): Promise<boolean> {
+  try {
+    await orm.em.fork().execute('select 1');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const MIGRATION_LOCK = 724513;
+
+/**
+ * Runs `work` while holding the migration lock (a PostgreSQL session advisory lock on one dedicated
+ * connection), so several processes starting at once migrate and seed one after the other.
+ */
+export async function withMigrationLock<T>(orm: Orm, work: () => Promise<T>): Promise<T> {
+  if (orm.config.get('driver') !== PostgreSqlDriver) return work(); // PGlite: one process owns DATA_DIR
+  type Client = PgClientLike & { query(sql: string): Promise<unknown> };
+  const pool = (await orm.em.getConnection().getNativeClient()) as { connect(): Promise<Client> };
+  const client = await pool.connect();
+  try {
+    // Waiting for another process's migrations may take longer than a web statement timeout.
+    await client.query('set statement_timeout = 0');
+    await client.query(`select pg_advisory_lock(${MIGRATION_LOCK})`);
+  } catch (error) {
+    client.release?.(error instanceof Error ? error : true);
+    throw error;
+  }
+  try {
+    return await work();
+  } finally {
+    try {
+      await client.query(`select pg_advisory_unlock(${MIGRATION_LOCK})`);
+      await client.query('reset statement_timeout');
+      client.release?.();
+    } catch (error) {
+      // Destroying the session ends its lock too.
+      client.release?.(error instanceof Error ? error : true);
+    }
+  }
 }
 
 export async function migrate(orm: Orm): Promise<string[]> {

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { startWorkers, type Workers } from '../../workers/index.ts';
 import { authSecretFor, type Env } from '../config/env.ts';
-import { type Em, migrate, type Orm } from '../db/orm.ts';
+import { type Em, initOrm, migrate, type Orm, withMigrationLock } from '../db/orm.ts';
 // Types only (erased): the emulator itself is imported below only when it is used, never in production.
 import type { StripeEmulator } from '../dev/stripe-emulator/emulator.ts';
 import { closeQueues, createQueues, type Queues } from '../events/queues.ts';
@@ -11,11 +11,12 @@ import type { AppDeps } from '../http/context.ts';
 import { createRateLimiter } from '../http/rate-limit.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
-import { connectRedis, connectWorkerRedis, type RedisTarget, whenReady } from '../lib/redis.ts';
+import { assertNoEviction, connectRedis, connectWorkerRedis, type RedisTarget, whenReady } from '../lib/redis.ts';
 import { createAuth, createSessionReader } from '../modules/accounts/index.ts';
 import { createPayments, scheduleNightlyReconciliation } from '../modules/checkout/index.ts';
+import { startWorkerHeartbeat } from '../modules/health/index.ts';
 import { createMailer, type Mailer } from '../modules/mail/index.ts';
-import { openDatabase } from './modules.ts';
+import { entities } from './modules.ts';
 import { resolveRedis } from './redis.ts';
 
 export type Mode = 'all' | 'web' | 'worker';
@@ -41,23 +42,53 @@ export interface BootOptions {
   relayIntervalMs?: number;
 }
 
-/** Migrations under an advisory lock, so several processes starting at once apply them once. */
+/** Migrations under the migration lock, so several processes starting at once apply them once. */
 async function migrateLocked(orm: Orm, log: Logger) {
-  const em = orm.em.fork();
-  const lock = 'select pg_advisory_lock(724513)';
-  await em.execute(lock).catch(() => undefined);
-  try {
-    const applied = await migrate(orm);
-    if (applied.length) log.info('migrations applied', { applied });
-  } finally {
-    await em.execute('select pg_advisory_unlock(724513)').catch(() => undefined);
+  const applied = await withMigrationLock(orm, () => migrate(orm));
+  if (applied.length) log.info('migrations applied', { applied });
+}
+
+/** How often a process that cannot reach PostgreSQL or Redis at start tries again (and says so). */
+export const START_RETRY_MS = 2_000;
+
+/**
+ * Tries `attempt` until it succeeds, logging each failure: a process started before its database or
+ * Redis waits for them (a supervisor restarting it in a loop would only add noise).
+ */
+async function untilReachable<T>(what: string, log: Logger, attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      const value = await attempt();
+      if (tries > 1) log.info(`${what} に接続しました (${what} reachable); starting`, { tries });
+      return value;
+    } catch (error) {
+      log.warn(`${what} に接続できません。${START_RETRY_MS / 1000} 秒後に再試行します (${what} unreachable; retrying)`, {
+        tries,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      await new Promise((resolve) => setTimeout(resolve, START_RETRY_MS));
+    }
   }
+}
+
+/** The ORM, once PostgreSQL answers (embedded PGlite answers at once). */
+function openDatabaseWhenReachable(env: Env, log: Logger): Promise<Orm> {
+  return untilReachable('PostgreSQL', log, async () => {
+    const orm = await initOrm(env, entities);
+    try {
+      await orm.em.fork().execute('select 1');
+      return orm;
+    } catch (error) {
+      await orm.close(true).catch(() => undefined);
+      throw error;
+    }
+  });
 }
 
 /** Builds the process: database (migrated), Redis, queues, auth, relay and, per mode, the workers. */
 export async function boot(env: Env, options: BootOptions): Promise<Runtime> {
   const log = options.log ?? createLogger(env.logLevel);
-  const orm = await openDatabase(env);
+  const orm = await openDatabaseWhenReachable(env, log);
   // A connection lost mid-transaction (database restarted) can stay checked out of the pool, and
   // pool.end() would wait for it for ever: give closing the database a time limit.
   const closeOrm = () =>
@@ -88,9 +119,11 @@ async function assemble(
 ): Promise<Runtime> {
   const redis: Redis = connectRedis(target);
   closers.push(() => redis.quit().catch(() => redis.disconnect()));
-  // Serve only once Redis answers (readiness, rate limits), unless it is down: then requests that
-  // need it fail fast and the outbox waits, as before.
-  if (!(await whenReady(redis))) log.warn('Redis is not answering yet; starting anyway');
+  // Start only once Redis answers, and never on a Redis that may evict jobs (README, SPEC §2).
+  await untilReachable('Redis', log, async () => {
+    if (!(await whenReady(redis, START_RETRY_MS))) throw new Error(`no answer from Redis (${redis.status})`);
+  });
+  await assertNoEviction(redis);
   const prefix = options.queuePrefix ?? 'shop';
   const queues: Queues = createQueues(redis, prefix);
   closers.push(() => closeQueues(queues));
@@ -129,6 +162,8 @@ async function assemble(
     );
     closers.push(() => workerRedis.quit().catch(() => workerRedis.disconnect()));
     closers.push(() => workers?.close());
+    const heartbeat = startWorkerHeartbeat({ orm, redis, prefix, log: log.child({ component: 'worker' }) });
+    closers.push(() => heartbeat.stop());
     // Every worker registers the nightly payment reconciliation; BullMQ makes one job per night.
     await scheduleNightlyReconciliation(queues.payments).catch((error) =>
       log.warn('could not schedule the nightly payment reconciliation', { error: String(error) }),

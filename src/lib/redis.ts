@@ -51,6 +51,28 @@ export async function evictionPolicy(client: Redis): Promise<string | undefined>
   return /maxmemory_policy:(\S+)/.exec(info)?.[1];
 }
 
+/** Why a Redis that may evict keys is refused, and how to fix it (Japanese, then English). */
+export function evictionPolicyMessage(policy: string | undefined): string {
+  const shown = policy ?? '(unknown)';
+  return [
+    `Redis の maxmemory-policy が ${shown} です。ジョブのキーが消されないよう noeviction にしてください:`,
+    '  redis-cli CONFIG SET maxmemory-policy noeviction  (恒久的には redis.conf に「maxmemory-policy noeviction」と書き、CONFIG REWRITE するか再起動)',
+    `Redis maxmemory-policy is ${shown}; the job queues need noeviction, or Redis may delete jobs under memory pressure.`,
+    '  Fix: redis-cli CONFIG SET maxmemory-policy noeviction, and set "maxmemory-policy noeviction" in redis.conf to keep it.',
+  ].join('\n');
+}
+
+/** Throws `evictionPolicyMessage` unless Redis runs with `maxmemory-policy noeviction`. */
+export async function assertNoEviction(client: Redis): Promise<void> {
+  const policy = await evictionPolicy(client);
+  if (policy !== 'noeviction') throw new RedisPolicyError(evictionPolicyMessage(policy));
+}
+
+/** A Redis that answers but must not be used (start-up refuses it instead of retrying). */
+export class RedisPolicyError extends Error {
+  override name = 'RedisPolicyError';
+}
+
 /** Resolves once `client` is connected, or after `ms` (the caller goes on; commands then fail fast and are retried). */
 export function whenReady(client: Redis, ms = 5_000): Promise<boolean> {
   if (client.status === 'ready') return Promise.resolve(true);

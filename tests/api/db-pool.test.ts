@@ -1,0 +1,139 @@
+import { Client } from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { recentWorkers } from '../../src/modules/health/index.ts';
+import { TEST_PG_URL } from '../support/env.ts';
+import { TestClient } from '../support/http-client.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+import { eventually } from '../support/wait.ts';
+
+interface PgPool {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+  options: { max: number; connectionTimeoutMillis?: number; keepAlive?: boolean };
+}
+
+let smtp: TestSmtp;
+let t: TestRuntime;
+let pool: PgPool;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  t = await startTestRuntime({ mode: 'all', smtpUrl: smtp.url });
+  await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'admin@example.jp', password: 'admin-pass-123' });
+  pool = (await t.runtime.deps.orm.em.getConnection().getNativeClient()) as PgPool;
+});
+afterAll(async () => {
+  await t?.stop();
+  await smtp?.close();
+});
+
+/** Ends every server session of the app's database, as a restart or an operator would. */
+async function terminateAppBackends(): Promise<number> {
+  const admin = new Client({ connectionString: TEST_PG_URL });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query(
+      'select pg_terminate_backend(pid) as ended from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+      [t.db.name],
+    );
+    return rows.filter((r) => r.ended).length;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** `count` transactions that each hold a connection until `gate` opens, then query again. */
+async function openTransactions(count: number) {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let started = 0;
+  const outcomes = Array.from({ length: count }, () =>
+    t.runtime.deps.orm.em
+      .fork()
+      .transactional(async (em) => {
+        await em.execute('select 1');
+        started++;
+        await gate;
+        await em.execute('select 1');
+      })
+      .then(
+        () => 'committed',
+        () => 'failed',
+      ),
+  );
+  await eventually(async () => started === count, 10_000, `${count} open transactions`);
+  return { open, outcomes: Promise.all(outcomes) };
+}
+
+it('sets a connection timeout, keep-alive and the server-side idle-in-transaction limit', async () => {
+  expect(pool.options.connectionTimeoutMillis).toBe(10_000);
+  expect(pool.options.keepAlive).toBe(true);
+  const rows = await t.runtime.deps.orm.em.fork().execute('show idle_in_transaction_session_timeout');
+  expect(rows[0]?.idle_in_transaction_session_timeout).toBe('1min');
+});
+
+it('destroys connections that died inside open transactions, twice, and works again at once without a restart', async () => {
+  for (let round = 1; round <= 2; round++) {
+    // Every connection of the pool is inside a transaction when the server ends the sessions.
+    const held = await openTransactions(pool.options.max);
+    expect(pool.totalCount).toBe(pool.options.max);
+    expect(await terminateAppBackends()).toBeGreaterThanOrEqual(pool.options.max);
+    held.open();
+    // The next query and the ROLLBACK fail on the dead connection; the clients must not stay checked out.
+    expect(await held.outcomes).toEqual(Array(pool.options.max).fill('failed'));
+    await eventually(async () => pool.totalCount - pool.idleCount < pool.options.max, 5_000, `round ${round}: pool freed`);
+  }
+  expect(pool.waitingCount).toBe(0);
+
+  // As many transactions as the pool holds run again, well within the pool's connection timeout.
+  const started = Date.now();
+  const again = await openTransactions(pool.options.max);
+  again.open();
+  expect(await again.outcomes).toEqual(Array(pool.options.max).fill('committed'));
+  expect(Date.now() - started).toBeLessThan(5_000);
+
+  // Requests flow: readiness, and a sign-in (session written to the database).
+  const ready = await t.app.request('/readyz');
+  expect(ready.status).toBe(200);
+  const body = await ready.json();
+  expect(body.checks).toEqual({ database: 'ok', redis: 'ok' });
+  expect(body.pool.waiting).toBe(0);
+  expect((await new TestClient(t.app).login('admin@example.jp', 'admin-pass-123')).status).toBe(200);
+
+  // Jobs flow: a new member's verification e-mail goes out through the relay and the mail worker.
+  const email = `pool-${Date.now()}@example.jp`;
+  await transact(t.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, { email, password: 'member-pass-123', lastName: '高橋', firstName: '三郎' }),
+  );
+  const mail = await smtp.waitFor(smtp.to(email), 20_000);
+  expect(mail.subject).toContain('メールアドレスの確認');
+
+  // The worker's heartbeat says it reaches the database again.
+  await eventually(
+    async () => (await recentWorkers(t.runtime.deps.redis, t.prefix)).some((w) => w.database === 'ok'),
+    15_000,
+    'a worker heartbeat with the database ok',
+  );
+}, 60_000);
+
+it('a job running while its connection is terminated succeeds on retry, and the pool keeps no dead client', async () => {
+  // Terminate while the relay and the worker are busy with a batch of e-mails.
+  const emails = Array.from({ length: 8 }, (_, i) => `burst-${i}-${Date.now()}@example.jp`);
+  for (const email of emails) {
+    await transact(t.runtime.deps.orm.em as Em, (tx) =>
+      createUser(tx, { email, password: 'member-pass-123', lastName: '佐藤', firstName: '花子' }),
+    );
+  }
+  await terminateAppBackends();
+  await terminateAppBackends();
+  for (const email of emails) await smtp.waitFor(smtp.to(email), 30_000);
+  await eventually(async () => pool.waitingCount === 0 && pool.totalCount <= pool.options.max, 5_000, 'pool settled');
+  expect((await t.app.request('/readyz')).status).toBe(200);
+}, 60_000);
