@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import type { TestClient } from '../../support/http-client.ts';
 import type { FaultShop, ShopProcess } from './shop.ts';
 import type { FaultSmtp } from './smtp.ts';
@@ -97,3 +97,9 @@ export const verificationsReceived = (smtp: FaultSmtp, emails: string[]) => {
   const wanted = new Set(emails.map((e) => e.toLowerCase()));
   return new Set(smtp.received.filter((m) => wanted.has(m.to) && m.subject.includes(VERIFY_SUBJECT)).map((m) => m.to)).size;
 };
+
+/**
+ * A scenario whose feature has not landed yet (the reason is in its title): skipped, so the suite CI
+ * runs stays green, unless FAULTS_ALL=1 runs it anyway to see where the feature stands.
+ */
+export const notYet = process.env.FAULTS_ALL === '1' ? it : it.skip;

@@ -22,6 +22,16 @@ const WEBHOOK_SECRET = 'whsec_fault_suite_secret';
 /** TEST_TEMPLATE_DB names the migrated template inside the private cluster (default: the suite's own). */
 const TEMPLATE = process.env.TEST_TEMPLATE_DB ? `${process.env.TEST_TEMPLATE_DB}_faults` : 'shop_template_faults';
 
+/**
+ * Short recovery times for the suite (the defaults are minutes): the sweeper looks every 2 s for work
+ * missing for 5 s, and retry back-off is capped at 5 s (the attempts still cover the whole budget).
+ */
+export const QUICK_RECOVERY = {
+  SWEEP_GRACE_SECONDS: '5',
+  SWEEP_EVERY_SECONDS: '2',
+  JOB_RETRY_MAX_DELAY_SECONDS: '5',
+} as const;
+
 const templates = new WeakMap<PrivatePostgres, Promise<void>>();
 
 /** One migrated template per private cluster; every scenario clones it. */
@@ -167,6 +177,7 @@ export async function startFaultShop(options: FaultShopOptions) {
     EXPORT_GROUP_NAME: '障害試験',
     LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'info',
     SENTRY_DSN: '',
+    ...QUICK_RECOVERY,
     ...options.env,
   };
   const webs = webPorts.map(

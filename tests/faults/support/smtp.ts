@@ -28,6 +28,7 @@ export async function startFaultSmtp() {
   const refusals: { to: string; code: number; at: number }[] = [];
   const held = new Set<(error?: Error) => void>();
   let hangs = 0;
+  let replyDelayMs = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -72,7 +73,8 @@ export async function startFaultSmtp() {
             socketOf(session.id)?.destroy();
             return;
           }
-          callback();
+          if (replyDelayMs > 0) setTimeout(() => callback(), replyDelayMs);
+          else callback();
         })
         .catch(callback);
     },
@@ -100,6 +102,10 @@ export async function startFaultSmtp() {
     setMode(next: SmtpMode) {
       if (mode === 'hang' && next !== 'hang') release();
       mode = next;
+    },
+    /** Keeps each accepted message (it counts as received) but answers 250 only after `ms`. */
+    setReplyDelay(ms: number) {
+      replyDelayMs = ms;
     },
     to: (address: string) => received.filter((r) => r.to === address.toLowerCase()),
     close: () =>
