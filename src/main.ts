@@ -7,6 +7,7 @@ import { EnvError, env as readEnv } from './config/env.ts';
 import { isEmbedded } from './db/orm.ts';
 import { boot, type Mode } from './host/boot.ts';
 import { createLogger } from './lib/logger.ts';
+import { SMTP_TIMEOUTS } from './modules/mail/index.ts';
 
 const mode = (process.argv[2] ?? 'all') as Mode;
 if (!['all', 'web', 'worker'].includes(mode)) {
@@ -62,12 +63,17 @@ if (mode !== 'worker') {
   });
 }
 
+/** How long SIGTERM waits for in-flight jobs before exiting anyway. */
+const DRAIN_LIMIT_MS = 4 * Math.max(...Object.values(SMTP_TIMEOUTS));
+
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   log.info('shutting down', { signal });
-  const force = setTimeout(() => process.exit(1), 30_000);
+  // Long enough for an in-flight e-mail to finish even against a slow server (each SMTP phase may take
+  // up to its 30 s limit): a send cut short is sent again later, a duplicate with the same Message-ID.
+  const force = setTimeout(() => process.exit(1), DRAIN_LIMIT_MS);
   force.unref();
   await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
   await runtime.stop();

@@ -2,8 +2,10 @@ import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Em, Orm } from '../src/db/orm.ts';
 import { parseEvent, type QueueName } from '../src/events/contracts.ts';
+import { cappedBackoff } from '../src/events/queues.ts';
 import { handlerFor } from '../src/host/handlers.ts';
 import type { JobContext, JobResult } from '../src/jobs/context.ts';
+import { isPermanent } from '../src/jobs/errors.ts';
 
 export interface WorkerServices extends Omit<JobContext, 'em' | 'log'> {
   orm: Orm;
@@ -12,7 +14,9 @@ export interface WorkerServices extends Omit<JobContext, 'em' | 'log'> {
 
 /**
  * A thin dispatcher: job name → the owning module's handler, with an EntityManager forked per job.
- * Jobs carry the event (ids only); a malformed or unknown one can never succeed, so it fails for good.
+ * Jobs carry the event (ids only); a malformed or unknown one can never succeed, so it fails for good,
+ * as does a handler's PermanentJobError (e.g. SMTP 5xx for the recipient). Any other error is
+ * temporary: the job is retried with capped back-off for 24 hours or more (src/events/queues.ts).
  */
 export function createEventWorker(
   queue: QueueName,
@@ -20,6 +24,7 @@ export function createEventWorker(
   services: WorkerServices,
   concurrency = 5,
   prefix = 'shop',
+  options: { maxRetryDelayMs?: number } = {},
 ) {
   return new Worker(
     queue,
@@ -33,10 +38,21 @@ export function createEventWorker(
       const handler = handlerFor(queue, event);
       if (!handler) throw new UnrecoverableError(`no handler for ${event.name} on ${queue}`);
       const log = services.log.child({ queue, job: job.id, event: event.name });
-      const result = await handler({ ...services, em: services.orm.em.fork() as Em, log }, event);
-      log.info('job finished', { result });
-      return result;
+      try {
+        const result = await handler({ ...services, em: services.orm.em.fork() as Em, log, event }, event);
+        log.info('job finished', { result });
+        return result;
+      } catch (error) {
+        if (isPermanent(error)) throw new UnrecoverableError(error.message);
+        throw error;
+      }
     },
-    { connection, concurrency, prefix, autorun: true },
+    {
+      connection,
+      concurrency,
+      prefix,
+      autorun: true,
+      settings: { backoffStrategy: cappedBackoff(options.maxRetryDelayMs) },
+    },
   );
 }

@@ -13,6 +13,8 @@ export interface JobContext {
   log: Logger;
   authSecret: string;
   stripe: Stripe;
+  /** The event this job runs for (set by the worker): a mail delivery keeps it to be sent again. */
+  event?: DomainEvent;
 }
 
 export type JobResult = 'done' | 'skipped';

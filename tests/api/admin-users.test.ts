@@ -367,7 +367,7 @@ describe('user edits carry updated_at', () => {
 describe('GET /api/users/{id}/mails', () => {
   beforeAll(signInAgain);
 
-  it('lists a member\u2019s mails newest first: one sent, one refused by the server and then retried', async () => {
+  it('lists a member\u2019s mails newest first: one sent, one refused by the server for good and then resent', async () => {
     const email = 'mail-log@example.jp';
     const id = await newMember(email, false);
     // Registration sends the verification mail (UserRegistered → worker → SMTP).
@@ -413,20 +413,28 @@ describe('GET /api/users/{id}/mails', () => {
     expect(second).toMatchObject({ total: 2, page: 2, per_page: 1 });
     expect(second.mails.map((m: { id: string }) => m.id)).toEqual([sent.mails[0].id]);
 
-    // The mailbox accepts again: the job's retry sends it, once, and the row says so.
+    // Refused for good (550): no retry. The mailbox is fixed and an operator resends it: it goes out
+    // once, with the same Message-ID the refused attempt carried, and the row says so.
+    expect(failed.mails[0].permanent).toBe(true);
     smtp.accept(email);
+    expect((await admin.post(`/api/mails/${failed.mails[0].id}/resend`)).status).toBe(200);
     const retried = await eventually(
       async () => {
         const body = await (await admin.get(`/api/users/${id}/mails`)).json();
         return body.mails[0]?.status === 'sent' && body.mails[0];
       },
       20_000,
-      'the retry to send the refused mail',
+      'the resent mail',
     );
-    expect(retried.attempts).toBeGreaterThanOrEqual(2);
+    expect(retried.attempts).toBe(2);
     expect(retried.error).toBeNull();
+    expect(retried.permanent).toBe(false);
     expect(retried.failed_at).not.toBeNull();
-    expect(smtp.messages.filter(smtp.to(email))).toHaveLength(2);
+    expect(retried.message_id).toBe(failed.mails[0].message_id);
+    const copies = smtp.messages.filter(smtp.to(email));
+    expect(copies).toHaveLength(2);
+    expect(copies[1]?.messageId).toBe(retried.message_id);
+    expect(copies[0]?.messageId).not.toBe(retried.message_id);
   });
 
   it('is for administrators only, 404 for nobody, 422 for a bad page', async () => {

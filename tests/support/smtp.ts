@@ -4,11 +4,15 @@ import { SMTPServer } from 'smtp-server';
 
 /**
  * A real SMTP server on a random port that keeps every message it receives, parsed. Recipients added
- * with `refuse()` are turned away with a permanent error (550), as a real server refuses a mailbox.
+ * with `refuse()` are turned away with a permanent error (550), as a real server refuses a mailbox;
+ * with `defer()` with a temporary one (451, greylisting or a full queue); with `hang()` the server
+ * never answers their RCPT TO (the client's socket timeout must end the attempt).
  */
 export async function startSmtp(options: { delayMs?: number } = {}) {
   const messages: ParsedMail[] = [];
   const refused = new Set<string>();
+  const deferred = new Set<string>();
+  const hung = new Set<string>();
   let receiving = 0;
   const waiters = new Set<() => void>();
   const server = new SMTPServer({
@@ -16,7 +20,14 @@ export async function startSmtp(options: { delayMs?: number } = {}) {
     disabledCommands: ['STARTTLS'],
     logger: false,
     onRcptTo(address, _session, callback) {
-      if (!refused.has(address.address.toLowerCase())) return callback();
+      const rcpt = address.address.toLowerCase();
+      if (hung.has(rcpt)) return; // never answers
+      if (deferred.has(rcpt)) {
+        return callback(
+          Object.assign(new Error(`4.3.0 <${address.address}>: temporarily unavailable, try again later`), { responseCode: 451 }),
+        );
+      }
+      if (!refused.has(rcpt)) return callback();
       callback(Object.assign(new Error(`5.1.1 <${address.address}>: mailbox unavailable`), { responseCode: 550 }));
     },
     onData(stream, _session, callback) {
@@ -68,7 +79,14 @@ export async function startSmtp(options: { delayMs?: number } = {}) {
     to,
     /** Refuses (550) every message to `address` until `accept(address)`. */
     refuse: (address: string) => void refused.add(address.toLowerCase()),
-    accept: (address: string) => void refused.delete(address.toLowerCase()),
+    /** Answers 451 (try again later) to every message to `address` until `accept(address)`. */
+    defer: (address: string) => void deferred.add(address.toLowerCase()),
+    /** Never answers RCPT TO for `address` until `accept(address)`. */
+    hang: (address: string) => void hung.add(address.toLowerCase()),
+    /** Takes messages to `address` again (undoes refuse, defer and hang). */
+    accept: (address: string) => {
+      for (const set of [refused, deferred, hung]) set.delete(address.toLowerCase());
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -25,6 +25,7 @@ const ACTIONS: Record<string, string> = {
   'sale.receipt.reissue': '領収書の再発行',
   'payment.replay': '決済イベントの再処理',
   'reconciliation.run': '決済の照合',
+  'mail.resend': 'メールの再送信',
 };
 
 const TARGETS: Record<string, string> = {
@@ -36,6 +37,7 @@ const TARGETS: Record<string, string> = {
   payment: '決済',
   payment_event: '決済イベント',
   reconciliation: '決済の照合',
+  mail: 'メール',
 };
 
 const VERBS: Record<string, string> = {

@@ -1,9 +1,18 @@
-// The mail module's public surface: composing and sending e-mails once, and each member's mail log.
+// The mail module's public surface: composing and sending e-mails (at least once, one Message-ID per
+// delivery), each member's mail log, and the administrators' failed-mail view with its resend.
 import type { AppModule } from '../../http/context.ts';
 import { MailDelivery } from './entities/mail-delivery.entity.ts';
+import { mailRoutes } from './routes.ts';
 
 export { renderMail } from './layout.ts';
-export { createMailer, type Mailer, type MailMessage } from './mailer.ts';
-export { listMails, sendOnce } from './service.ts';
+export { createMailer, type Mailer, type MailMessage, messageIdFor, SMTP_TIMEOUTS } from './mailer.ts';
+export {
+  CLAIM_LEASE_SECONDS,
+  isPermanentSmtpError,
+  listMails,
+  MailInFlightError,
+  sendOnce,
+  unsentMailEvents,
+} from './service.ts';
 
-export const mail = { name: 'mail', entities: [MailDelivery] } satisfies AppModule;
+export const mail = { name: 'mail', api: mailRoutes, entities: [MailDelivery] } satisfies AppModule;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
@@ -8,12 +9,35 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
+  /** `<…@…>`: every copy of one delivery carries the same (see messageIdFor). */
+  messageId?: string;
 }
 
 export interface Mailer {
   send(message: MailMessage): Promise<{ messageId: string; file?: string }>;
+  /** The Message-ID of the delivery `key`: the same on every attempt, in the sender's domain. */
+  messageIdFor(key: string): string;
   close(): void;
 }
+
+/**
+ * SMTP time limits (ms) unless SMTP_URL's query sets its own (e.g. `?socketTimeout=60000`): a hung
+ * server costs half a minute per phase, not nodemailer's default 2 (connect) and 10 (socket) minutes.
+ */
+export const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 30_000 } as const;
+
+/** The domain of the sender address (`"ライセンスストア" <no-reply@example.jp>` → `example.jp`). */
+export function senderDomain(from: string): string {
+  const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1]?.toLowerCase();
+  return domain || 'localhost';
+}
+
+/**
+ * The Message-ID of a delivery: derived from its key (event id + kind), so a copy sent again after a
+ * crash, a retry or an operator's resend is recognisably the same e-mail (mail programs fold them).
+ */
+export const messageIdFor = (key: string, from: string): string =>
+  `<${createHash('sha256').update(`mail-delivery:${key}`).digest('hex')}@${senderDomain(from)}>`;
 
 /**
  * A development e-mail's file name: time, recipient (readable, `@` kept) and the start of its Message-ID,
@@ -35,13 +59,16 @@ export function devMailFileName(at: Date, to: string, messageId: string): string
  * DATA_DIR/mail and its path logged, so development needs no mail server.
  */
 export function createMailer(options: { smtpUrl?: string; from: string; dataDir: string; log: Logger }): Mailer {
+  const idFor = (key: string) => messageIdFor(key, options.from);
   if (options.smtpUrl) {
-    const transport = nodemailer.createTransport(options.smtpUrl);
+    // Options given with `url` are overridden by the URL's query, so SMTP_URL may set other limits.
+    const transport = nodemailer.createTransport({ url: options.smtpUrl, ...SMTP_TIMEOUTS });
     return {
       async send(message) {
         const info = await transport.sendMail({ from: options.from, ...message });
         return { messageId: info.messageId };
       },
+      messageIdFor: idFor,
       close: () => transport.close(),
     };
   }
@@ -56,6 +83,7 @@ export function createMailer(options: { smtpUrl?: string; from: string; dataDir:
       options.log.info('e-mail written to file (SMTP_URL is not set)', { to: message.to, subject: message.subject, file });
       return { messageId: info.messageId, file };
     },
+    messageIdFor: idFor,
     close: () => transport.close(),
   };
 }

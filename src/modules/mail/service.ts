@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Em } from '../../db/orm.ts';
+import type { Em, Orm } from '../../db/orm.ts';
+import type { DomainEvent } from '../../events/contracts.ts';
+import type { Queues } from '../../events/queues.ts';
+import { AppError } from '../../http/errors.ts';
+import { PermanentJobError } from '../../jobs/errors.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { type Actor, recordAudit } from '../audit/index.ts';
 import type { MailStatus } from './entities/mail-delivery.entity.ts';
 import { type MailKind, mailKindLabel } from './kinds.ts';
 import type { Mailer, MailMessage } from './mailer.ts';
@@ -9,100 +15,251 @@ export type SendResult = 'sent' | 'skipped';
 const MAX_ERROR_LENGTH = 2000;
 
 /**
- * Sends `message` at most once for `key` (event id + kind) and keeps each attempt in the mail log of
- * `userId`, the member it is for (null: nobody, e.g. the receipt of a deleted account).
+ * How long a claim keeps other attempts away from a delivery. Longer than one send can take (three
+ * SMTP phases of at most 30 s each); after it, the claimant is taken for dead and the e-mail is sent
+ * again, with the same Message-ID.
+ */
+export const CLAIM_LEASE_SECONDS = 5 * 60;
+
+/** Another attempt claimed the delivery moments ago and may be talking to SMTP: try again later. */
+export class MailInFlightError extends Error {
+  constructor(key: string) {
+    super(`mail ${key} is being sent by another attempt; retrying later`);
+    this.name = 'MailInFlightError';
+  }
+}
+
+/**
+ * A refusal for good: the server answered 5xx to the recipient or the message (not to our sign-in,
+ * which an operator fixes, nor to a connection that failed). Everything else is tried again.
+ */
+export function isPermanentSmtpError(error: unknown): boolean {
+  const e = error as { responseCode?: unknown; code?: unknown; command?: unknown } | null;
+  if (!e || typeof e.responseCode !== 'number' || e.responseCode < 500 || e.responseCode > 599) return false;
+  if (e.code === 'EAUTH' || e.code === 'ECONNECTION' || e.code === 'ETIMEDOUT' || e.code === 'ESOCKET') return false;
+  return true;
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);
+
+/**
+ * Sends `message` for `key` (event id + kind), at least once, and keeps each attempt in the mail log
+ * of `userId`, the member it is for (null: nobody, e.g. the receipt of a deleted account).
  *
+ * No database transaction is held while SMTP runs (docs/decisions/0007-exactly-once-mail.md):
  * 1. The row is put on record ('sending') before anything goes out.
- * 2. A transaction claims it — an UPDATE that matches only a row not yet sent — and stays open while
- *    SMTP runs, holding the row lock: a concurrent run of the same job waits there, then finds the
- *    row sent and skips. Success marks it sent in the same transaction.
- * 3. When SMTP (or the commit) fails, the claim rolls back and the failure is written by a separate
- *    statement — unless a concurrent run sent the e-mail meanwhile — so the retry sends, and the log
- *    shows what happened (status, error, attempts, failed_at).
+ * 2. A single UPDATE claims it — only a row not sent, not refused for good, and not claimed by another
+ *    attempt within CLAIM_LEASE_SECONDS — counting the attempt, and commits.
+ * 3. The e-mail goes out with the Message-ID derived from the key, then the row is marked sent.
+ *    A worker that dies between 3's send and its mark leaves a stale claim: a later attempt sends
+ *    again, with the same Message-ID, so the copies are recognisably one e-mail.
+ * 4. A failure is recorded (status, the server's answer, failed_at); SMTP 5xx for the recipient is
+ *    permanent (PermanentJobError: the job stops, an operator may resend), anything else is thrown as
+ *    is, for the job's retries.
  */
 export async function sendOnce(
-  { em, mailer }: { em: Em; mailer: Mailer },
+  { em, mailer, event }: { em: Em; mailer: Mailer; event?: DomainEvent },
   key: string,
   template: MailKind,
   userId: string | null | undefined,
   message: MailMessage,
 ): Promise<SendResult> {
   const db = em.fork();
+  const messageId = mailer.messageIdFor(key);
+  const stored = event
+    ? JSON.stringify({ id: event.id, name: event.name, occurredAt: event.occurredAt, payload: event.payload })
+    : null;
   await db.execute(
-    `insert into mail_deliveries (id, key, template, user_id, recipient, subject, status, attempts, created_at)
-     values (?, ?, ?, ?, ?, ?, 'sending', 0, now()) on conflict (key) do nothing`,
-    [randomUUID(), key, template, userId ?? null, message.to, message.subject],
+    `insert into mail_deliveries (id, key, template, user_id, recipient, subject, status, attempts, message_id, event, created_at)
+     values (?, ?, ?, ?, ?, ?, 'sending', 0, ?, ?::jsonb, now()) on conflict (key) do nothing`,
+    [randomUUID(), key, template, userId ?? null, message.to, message.subject, messageId, stored],
   );
+  const claimed = await db.execute<{ id: string }[]>(
+    `update mail_deliveries
+     set status = 'sending', claimed_at = now(), attempts = attempts + 1, recipient = ?, subject = ?, message_id = ?,
+         event = coalesce(event, ?::jsonb)
+     where key = ? and status <> 'sent' and not permanent
+       and (status <> 'sending' or claimed_at is null or claimed_at < now() - make_interval(secs => ?))
+     returning id`,
+    [message.to, message.subject, messageId, stored, key, CLAIM_LEASE_SECONDS],
+  );
+  const row = claimed[0];
+  if (!row) {
+    const [current] = await db.execute<{ status: MailStatus; permanent: boolean }[]>(
+      'select status, permanent from mail_deliveries where key = ?',
+      [key],
+    );
+    // Sent already, or refused for good (only an operator's resend sends it again).
+    if (!current || current.status === 'sent' || current.permanent) return 'skipped';
+    throw new MailInFlightError(key);
+  }
+
   try {
-    return await db.transactional(async (tx) => {
-      const claimed = await tx.execute<{ id: string }[]>(
-        `update mail_deliveries set status = 'sending', attempts = attempts + 1, recipient = ?, subject = ?
-         where key = ? and status <> 'sent' returning id`,
-        [message.to, message.subject, key],
-      );
-      const row = claimed[0];
-      if (!row) return 'skipped';
-      const info = await mailer.send(message);
-      await tx.execute(`update mail_deliveries set status = 'sent', message_id = ?, sent_at = now(), error = null where id = ?`, [
-        info.messageId,
-        row.id,
-      ]);
-      return 'sent';
-    });
+    await mailer.send({ ...message, messageId });
   } catch (error) {
-    const text = (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);
-    // The job reports the original error (and is retried); recording it is best effort.
+    const permanent = isPermanentSmtpError(error);
+    const text = errorText(error);
+    // Recording is best effort: the job's outcome follows the SMTP answer either way.
     await db
       .execute(
-        `update mail_deliveries set status = 'failed', attempts = attempts + 1, error = ?, failed_at = now()
-         where key = ? and status <> 'sent'`,
-        [text, key],
+        `update mail_deliveries set status = 'failed', permanent = ?, error = ?, failed_at = now(), claimed_at = null
+         where id = ? and status <> 'sent'`,
+        [permanent, text, row.id],
       )
       .catch(() => undefined);
+    if (permanent) throw new PermanentJobError(text, { cause: error });
     throw error;
   }
+  // If this fails (database gone), the claim goes stale and a later attempt sends the same e-mail again.
+  await db.execute(
+    `update mail_deliveries set status = 'sent', sent_at = now(), error = null, permanent = false, claimed_at = null where id = ?`,
+    [row.id],
+  );
+  return 'sent';
 }
 
 interface MailRow {
   id: string;
   template: string;
+  user_id: string | null;
   recipient: string;
   subject: string;
   status: MailStatus;
+  permanent: boolean;
   attempts: number;
   error: string | null;
+  message_id: string | null;
   sent_at: Date | string | null;
   failed_at: Date | string | null;
   created_at: Date | string;
 }
 
+const COLUMNS = `id, template, user_id, recipient, subject, status, permanent, attempts, error, message_id, sent_at, failed_at, created_at`;
+
 const iso = (date: Date | string | null) => (date ? new Date(date).toISOString() : null);
+
+function mailDto(row: MailRow) {
+  return {
+    id: row.id,
+    kind: row.template,
+    kind_label: mailKindLabel(row.template),
+    recipient: row.recipient,
+    subject: row.subject,
+    status: row.status,
+    /** The server refused it for good (SMTP 5xx): not retried until an operator resends it. */
+    permanent: row.permanent,
+    sent_at: iso(row.sent_at),
+    failed_at: iso(row.failed_at),
+    error: row.error,
+    attempts: row.attempts,
+    message_id: row.message_id,
+    created_at: iso(row.created_at),
+  };
+}
 
 /** The e-mails sent (or tried) for one member, newest first. */
 export async function listMails(em: Em, userId: string, paging: { page: number; per_page: number }) {
   const db = em.fork();
   const [count] = await db.execute<{ n: number }[]>('select count(*)::int as n from mail_deliveries where user_id = ?', [userId]);
   const rows = await db.execute<MailRow[]>(
-    `select id, template, recipient, subject, status, attempts, error, sent_at, failed_at, created_at
-     from mail_deliveries where user_id = ? order by created_at desc, id desc limit ? offset ?`,
+    `select ${COLUMNS} from mail_deliveries where user_id = ? order by created_at desc, id desc limit ? offset ?`,
     [userId, paging.per_page, (paging.page - 1) * paging.per_page],
   );
   return {
-    mails: rows.map((row) => ({
-      id: row.id,
-      kind: row.template,
-      kind_label: mailKindLabel(row.template),
-      recipient: row.recipient,
-      subject: row.subject,
-      status: row.status,
-      sent_at: iso(row.sent_at),
-      failed_at: iso(row.failed_at),
-      error: row.error,
-      attempts: row.attempts,
-      created_at: iso(row.created_at),
-    })),
+    mails: rows.map(mailDto),
     total: count?.n ?? 0,
     page: paging.page,
     per_page: paging.per_page,
   };
+}
+
+export type MailListStatus = 'failed' | 'sending';
+
+/** Every e-mail in `status` (the failed-mail view: 'failed'), newest first, with the member it is for. */
+export async function listMailsByStatus(orm: Orm, status: MailListStatus, paging: { page: number; per_page: number }) {
+  const db = orm.em.fork();
+  // `status <> 'sent'` lets PostgreSQL use the partial index of unsent mails.
+  const [count] = await db.execute<{ n: number }[]>(
+    `select count(*)::int as n from mail_deliveries where status <> 'sent' and status = ?`,
+    [status],
+  );
+  const rows = await db.execute<MailRow[]>(
+    `select ${COLUMNS} from mail_deliveries where status <> 'sent' and status = ?
+     order by created_at desc, id desc limit ? offset ?`,
+    [status, paging.per_page, (paging.page - 1) * paging.per_page],
+  );
+  return {
+    mails: rows.map((row) => ({ ...mailDto(row), user_id: row.user_id })),
+    total: count?.n ?? 0,
+    page: paging.page,
+    per_page: paging.per_page,
+  };
+}
+
+export const MAIL_NOT_FOUND = 'エラー: メールが見つかりませんでした。';
+
+interface ResendRow extends MailRow {
+  key: string;
+  event: DomainEvent | null;
+}
+
+/**
+ * An operator sends a failed e-mail again: the delivery is put back to 'sending' (unclaimed, no longer
+ * permanent), audited, and its event's job enqueued under a new job id. The job renders the e-mail
+ * afresh and sends it with the delivery's own Message-ID; other e-mails of the event, sent already,
+ * are skipped. Should Redis be unreachable, the row waits for the sweeper, which re-drives unsent mail.
+ */
+export async function resendMail(deps: { orm: Orm; queues: Queues; log: Logger }, actor: Actor, id: string) {
+  const db = deps.orm.em.fork() as Em;
+  const [found] = await db.execute<ResendRow[]>(`select ${COLUMNS}, key, event from mail_deliveries where id = ?`, [id]);
+  if (!found) throw new AppError('not_found', MAIL_NOT_FOUND);
+  if (found.status !== 'failed') {
+    throw new AppError(
+      'conflict',
+      found.status === 'sent' ? 'このメールは送信済みです。' : 'このメールは送信中です。結果が出るまでお待ちください。',
+    );
+  }
+  // The event to run again: kept on the delivery; for an older row, the data of its job, if Redis has it.
+  const eventId = found.key.split(':')[0] ?? '';
+  const job = found.event ? null : await deps.queues.mail.getJob(eventId).catch(() => undefined);
+  const event = found.event ?? (job?.data as DomainEvent | undefined) ?? null;
+  if (!event) throw new AppError('conflict', 'このメールは送信の元になった記録が残っていないため、再送信できません。');
+
+  await db.transactional(async (tx) => {
+    const updated = await tx.execute<{ id: string }[]>(
+      `update mail_deliveries set status = 'sending', permanent = false, claimed_at = null
+       where id = ? and status = 'failed' returning id`,
+      [id],
+    );
+    if (!updated[0]) throw new AppError('conflict');
+    recordAudit(tx, actor, {
+      action: 'mail.resend',
+      targetType: 'mail',
+      targetId: id,
+      before: { status: found.status, permanent: found.permanent, error: found.error, attempts: found.attempts },
+      after: { status: 'sending' },
+    });
+  });
+  try {
+    await deps.queues.mail.add(event.name, event, { jobId: `${event.id}-resend-${randomUUID()}` });
+  } catch (error) {
+    deps.log.warn('resend: could not enqueue the mail job; the sweeper will', { mail: id, error: String(error) });
+  }
+  const [after] = await db.execute<MailRow[]>(`select ${COLUMNS} from mail_deliveries where id = ?`, [id]);
+  return { mail: { ...mailDto(after as MailRow), user_id: after?.user_id ?? null } };
+}
+
+/**
+ * The events of e-mails that still have to go out (for the sweeper): not sent, not refused for good,
+ * and untouched for `graceSeconds` (no live claim, no recent failure). Each comes once.
+ */
+export async function unsentMailEvents(em: Em, graceSeconds: number, limit = 500): Promise<DomainEvent[]> {
+  const rows = await em.fork().execute<{ event: DomainEvent }[]>(
+    `select distinct on (event->>'id') event from mail_deliveries
+     where status <> 'sent' and not permanent and event is not null
+       and coalesce(claimed_at, failed_at, created_at) < now() - make_interval(secs => ?)
+     order by event->>'id' limit ?`,
+    [graceSeconds, limit],
+  );
+  return rows.map((row) => row.event);
 }

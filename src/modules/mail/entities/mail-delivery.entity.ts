@@ -4,9 +4,11 @@ import { createdAt } from '../../../db/columns.ts';
 export type MailStatus = 'sending' | 'sent' | 'failed';
 
 /**
- * One row per e-mail that must go out once, and the member's mail log. The unique key (event id +
- * kind) makes a job that runs twice, or two workers racing, send one e-mail; a failed attempt stays
- * on record for the next one to retry: see mail/service.ts.
+ * One row per e-mail that must go out, and the member's mail log. The unique key (event id + kind)
+ * makes a job that runs twice, or two workers racing, claim one delivery; every copy that may go out
+ * carries the Message-ID derived from that key. A temporary failure stays on record for the next
+ * attempt, a permanent one (`permanent`) until an operator resends: see mail/service.ts and
+ * docs/decisions/0007-exactly-once-mail.md.
  */
 export const MailDeliverySchema = defineEntity({
   name: 'MailDelivery',
@@ -16,6 +18,12 @@ export const MailDeliverySchema = defineEntity({
     {
       name: 'mail_deliveries_user_id_index',
       expression: 'create index "mail_deliveries_user_id_index" on "mail_deliveries" ("user_id", "created_at" desc, "id" desc)',
+    },
+    // Failed mails newest first (the failed-mail view), and what the sweeper looks at.
+    {
+      name: 'mail_deliveries_unsent_index',
+      expression:
+        'create index "mail_deliveries_unsent_index" on "mail_deliveries" ("created_at" desc, "id" desc) where status <> \'sent\'',
     },
   ],
   properties: {
@@ -32,6 +40,12 @@ export const MailDeliverySchema = defineEntity({
     messageId: p.string().fieldName('message_id').nullable(),
     sentAt: p.datetime().fieldName('sent_at').nullable(),
     failedAt: p.datetime().fieldName('failed_at').nullable(),
+    // When a worker last claimed it for sending: a claim younger than the lease is left alone.
+    claimedAt: p.datetime().fieldName('claimed_at').nullable(),
+    // The server refused it for good (SMTP 5xx): not retried until an operator resends it.
+    permanent: p.boolean().default(false),
+    // The event whose job sends it ({ id, name, occurredAt, payload }), to run that job again.
+    event: p.json<Record<string, unknown>>().nullable(),
     createdAt: createdAt(),
   },
 });

@@ -1,0 +1,45 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import type { AppEnv } from '../../http/context.ts';
+import { AppError } from '../../http/errors.ts';
+import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { parseInput } from '../../http/validate.ts';
+import { listMailsByStatus, MAIL_NOT_FOUND, resendMail } from './service.ts';
+
+const numberInRange = (label: string, max: number) =>
+  v.pipe(
+    v.string(`${label}が正しくありません。`),
+    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
+    v.transform(Number),
+    v.minValue(1, `${label}が正しくありません。`),
+    v.maxValue(max, `${label}が正しくありません。`),
+  );
+
+/** GET /api/mails */
+const MailsQuery = v.object({
+  status: v.optional(v.picklist(['failed', 'sending'], '状態が正しくありません。'), 'failed'),
+  page: v.optional(numberInRange('ページ番号', 100_000), '1'),
+  per_page: v.optional(numberInRange('表示件数', 100), '20'),
+});
+
+/** Delivery ids are uuids: no other path under /mails can be taken for one, in any mounting order. */
+const MAIL = ':id{[0-9a-f-]+}';
+const mailId = (raw: string) => {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(raw))
+    throw new AppError('not_found', MAIL_NOT_FOUND);
+  return raw;
+};
+
+/** The failed-mail view and the operator's resend (administrators). */
+export const mailRoutes = new Hono<AppEnv>()
+  .get('/mails', requireAdmin, async (c) => {
+    const query = parseInput(MailsQuery, c.req.query());
+    return c.json(await listMailsByStatus(c.var.deps.orm, query.status, query));
+  })
+  .post(`/mails/${MAIL}/resend`, requireAdmin, async (c) => {
+    const id = mailId(c.req.param('id'));
+    const user = signedInUser(c);
+    const { orm, queues, log } = c.var.deps;
+    const result = await resendMail({ orm, queues, log }, { id: user.id, email: user.email }, id);
+    return c.json({ ...result, message: 'メールの再送信を受け付けました。まもなく送信されます。' });
+  });
