@@ -9,6 +9,7 @@ import { loadEnv } from '../../../src/config/env.ts';
 import { migrate } from '../../../src/db/orm.ts';
 import { createStripeEmulator } from '../../../src/dev/stripe-emulator/emulator.ts';
 import { openDatabase } from '../../../src/host/modules.ts';
+import { createOrPromoteAdmin } from '../../../src/modules/accounts/index.ts';
 import { createLicense } from '../../../src/modules/licenses/index.ts';
 import { TestClient } from '../../support/http-client.ts';
 import { freePort } from '../../support/ports.ts';
@@ -238,6 +239,19 @@ export async function startFaultShop(options: FaultShopOptions) {
       } finally {
         await orm.close(true);
       }
+    },
+    /** An administrator signed in through the API. */
+    async admin(email = 'fault-admin@example.jp', password = 'fault-admin-pass-123') {
+      const orm = await openDatabase(loadEnv({ DATABASE_URL: databaseUrl }));
+      try {
+        await createOrPromoteAdmin(orm, { email, password });
+      } finally {
+        await orm.close(true);
+      }
+      const admin = client();
+      const login = await admin.login(email, password);
+      if (login.status !== 200) throw new Error(`admin sign-in: ${login.status} ${await login.text()}`);
+      return admin;
     },
     /** Every process's last log lines, for a failure message. */
     logs: () => processes.map((p) => `--- ${p.name}\n${p.tail.slice(-3_000)}`).join('\n'),
