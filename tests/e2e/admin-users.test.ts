@@ -127,8 +127,28 @@ it('an administrator resends a verification mail, sees it refused and retried in
   await history.getByText('確認メールの再送信').waitFor();
   await accessible(page, 'mail log with a failed mail');
 
-  // It accepts again: the job's retry sends it, and the log (read again for a while) shows it sent.
+  // Refused for good (550): not retried. The mailbox is fixed and the mail resent from 送信に失敗したメール;
+  // back on the user page, the log shows it sent.
+  await mails.getByText('宛先が拒否', { exact: false }).waitFor();
   smtp.accept(email);
+  await page.goto(`${app.baseUrl}/admin/mails`);
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: `${email} 宛ての「メールアドレスの確認」を再送信` }).click();
+  await page.getByText('メールの再送信を受け付けました。', { exact: false }).waitFor();
+  await expect
+    .poll(
+      async () =>
+        (
+          await app.runtime.deps.orm.em
+            .fork()
+            .execute<{ n: number }[]>("select count(*)::int as n from mail_deliveries where user_id = ? and status = 'sent'", [
+              member.id,
+            ])
+        )[0]?.n,
+      { timeout: 20_000 },
+    )
+    .toBe(2);
+  await page.goto(`${app.baseUrl}/admin/users/${member.id}`);
   await mails.getByText(/送信済み（[2-9]回目で送信）/).waitFor({ timeout: 20_000 });
   expect(smtp.messages.filter(smtp.to(email))).toHaveLength(2);
 

@@ -25,6 +25,7 @@ import { AdminLicenseFormPage } from '../features/licenses/routes/admin-form';
 import { AdminLicenseListPage } from '../features/licenses/routes/admin-list';
 import { CataloguePage } from '../features/licenses/routes/catalogue';
 import { LicenseDetailPage } from '../features/licenses/routes/license-detail';
+import { FailedMailsPage } from '../features/mails/routes/failed-mails';
 import { LandingPage } from '../features/pages/routes/landing';
 import { LegalNoticePage } from '../features/pages/routes/legal';
 import { TermsPage } from '../features/pages/routes/terms';
@@ -175,6 +176,7 @@ export const routes: RouteObject[] = [
           },
           { path: 'payments', handle: meta('administrator', false, '決済の受信箱と照合'), element: <AdminPaymentsPage /> },
           { path: 'audit', handle: meta('administrator', false, '操作履歴'), element: <AuditLogPage /> },
+          { path: 'mails', handle: meta('administrator', false, '送信に失敗したメール'), element: <FailedMailsPage /> },
           { path: '*', handle: meta('administrator', false, 'ページが見つかりません'), element: <NotFoundPage /> },
         ],
       },

@@ -8,6 +8,8 @@ export interface UserMail {
   recipient: string;
   subject: string;
   status: 'sent' | 'failed' | 'sending';
+  /** Refused for good by the mail server (SMTP 5xx): resent only from 送信に失敗したメール. */
+  permanent?: boolean;
   sent_at: string | null;
   failed_at: string | null;
   error: string | null;

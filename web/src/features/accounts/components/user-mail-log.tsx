@@ -13,7 +13,8 @@ function MailResult({ mail }: { mail: UserMail }) {
   if (mail.status === 'sending') return <>送信中</>;
   return (
     <>
-      <strong>送信失敗</strong>（{mail.attempts}回試行）
+      <strong>{mail.permanent ? '送信失敗（宛先が拒否・自動では再送しません）' : '送信失敗（自動で再送します）'}</strong>（
+      {mail.attempts}回試行）
       {mail.error ? (
         <>
           <br />

@@ -5,6 +5,7 @@ import { navItems, useLogout } from '../../../app/navigation';
 const OPERATIONS = [
   { label: '決済の受信箱と照合', to: '/admin/payments' },
   { label: '操作履歴', to: '/admin/audit' },
+  { label: '送信に失敗したメール', to: '/admin/mails' },
 ];
 
 /** /admin: the administrator's menu (a menu page: no navigation bar, its own buttons instead). */

@@ -1,0 +1,135 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { startTestServer } from '../support/server.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+
+let app: Awaited<ReturnType<typeof startTestServer>>;
+let browser: Browser;
+let smtp: TestSmtp;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  app = await startTestServer({ smtpUrl: smtp.url });
+  await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'mail-admin@example.jp', password: 'mail-admin-pass' });
+  browser = await launchBrowser();
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+  await smtp?.close();
+});
+
+const accessible = async (page: Page, name: string) => expect(await axeViolations(page), name).toEqual([]);
+const noSidewaysScroll = async (page: Page) =>
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+
+async function signIn(page: Page) {
+  await page.goto(`${app.baseUrl}/login`);
+  await page.getByLabel('メールアドレス').fill('mail-admin@example.jp');
+  await page.getByLabel('パスワード').fill('mail-admin-pass');
+  await page.getByRole('button', { name: 'ログインする' }).click();
+  await page.waitForURL('**/admin');
+}
+
+it('送信に失敗したメール at 375 px: empty, loading and error states; pages; a refused mail resent from the list', async () => {
+  const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
+  await signIn(page);
+
+  // From the admin menu; nothing has failed yet.
+  await page.getByRole('link', { name: '送信に失敗したメール' }).click();
+  await page.waitForURL('**/admin/mails');
+  expect(await page.title()).toBe('送信に失敗したメール｜ライセンスストア');
+  await page.getByRole('heading', { name: '送信に失敗したメール' }).waitFor();
+  await page.getByText('送信に失敗したメールはありません。').waitFor();
+  await accessible(page, 'empty list');
+  await noSidewaysScroll(page);
+
+  // Loading, then an error with a retry.
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const list = (url: URL) => url.pathname === '/api/mails';
+  await page.route(list, async (route) => {
+    await held;
+    await route.fulfill({ status: 500, contentType: 'application/json', body: '{"message":"サーバーでエラーが発生しました。"}' });
+  });
+  await page.reload();
+  await page.getByText('送信に失敗したメールを読み込んでいます…').waitFor();
+  release();
+  await page.getByRole('alert').getByText('サーバーでエラーが発生しました。').waitFor();
+  await page.getByRole('button', { name: '再読み込み' }).waitFor();
+  await accessible(page, 'error state');
+  await page.unroute(list);
+
+  // A member whose mailbox the server refuses (550): the verification mail fails for good.
+  const email = 'refused-mailbox@example.jp';
+  smtp.refuse(email);
+  await transact(app.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, { email, password: 'member-pass-123', lastName: '拒否', firstName: '太郎' }),
+  );
+  await expect
+    .poll(
+      async () =>
+        (
+          await app.runtime.deps.orm.em
+            .fork()
+            .execute<{ n: number }[]>(
+              "select count(*)::int as n from mail_deliveries where recipient = ? and status = 'failed'",
+              [email],
+            )
+        )[0]?.n,
+      { timeout: 15_000 },
+    )
+    .toBe(1);
+  // And 21 older failures (a receipt whose mailbox is full, retried automatically), for a second page.
+  await app.runtime.deps.orm.em.fork().execute(
+    `insert into mail_deliveries (id, key, template, user_id, recipient, subject, status, permanent, attempts, error, failed_at, created_at)
+     select gen_random_uuid(), 'older-' || n || ':receipt', 'receipt', null, 'full-' || n || '@example.jp',
+            'ご購入ありがとうございます', 'failed', false, 3, '452 4.2.2 mailbox full', now() - interval '1 hour',
+            now() - make_interval(hours => n)
+     from generate_series(1, 21) as n`,
+  );
+
+  await page.getByRole('button', { name: '再読み込み' }).click();
+  const rows = page.locator('tbody tr');
+  await rows.first().waitFor();
+  expect(await rows.count()).toBe(20);
+  const first = await rows.first().textContent();
+  expect(first).toContain('メールアドレスの確認');
+  expect(first).toContain(email);
+  expect(first).toContain('送信不可（宛先が拒否）');
+  expect(first).toMatch(/550 5\.1\.1 .*mailbox unavailable/);
+  expect(await rows.nth(1).textContent()).toContain('一時的な失敗（自動で再送）');
+  await page.getByText('1 / 2 ページ（全22件）').waitFor();
+  await accessible(page, 'failed mails, page 1');
+  await noSidewaysScroll(page);
+
+  await page.getByRole('button', { name: '次へ' }).click();
+  await page.waitForURL('**/admin/mails?page=2');
+  await page.getByText('2 / 2 ページ（全22件）').waitFor();
+  await expect.poll(() => rows.count()).toBe(2);
+  expect(await rows.last().textContent()).toContain('full-21@example.jp');
+  await page.getByRole('button', { name: '前へ' }).click();
+  await page.getByText('1 / 2 ページ（全22件）').waitFor();
+
+  // The mailbox is fixed: resend. It goes out with the Message-ID the refused attempt carried.
+  smtp.accept(email);
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: `${email} 宛ての「メールアドレスの確認」を再送信` }).click();
+  await page.getByText('メールの再送信を受け付けました。まもなく送信されます。').waitFor();
+  const mail = await smtp.waitFor(smtp.to(email));
+  const [row] = await app.runtime.deps.orm.em
+    .fork()
+    .execute<{ message_id: string }[]>('select message_id from mail_deliveries where recipient = ?', [email]);
+  expect(mail.messageId).toBe(row?.message_id);
+  await page.reload();
+  await page.getByText('1 / 2 ページ（全21件）').waitFor();
+  expect(await page.locator('tbody').textContent()).not.toContain(email);
+  await accessible(page, 'after the resend');
+  await page.close();
+});

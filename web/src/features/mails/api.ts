@@ -1,0 +1,33 @@
+import useSWR from 'swr';
+
+/** One e-mail of the failed-mail view (GET /api/mails?status=failed). */
+export interface FailedMail {
+  id: string;
+  kind: string;
+  /** e.g. 「メールアドレスの確認」 */
+  kind_label: string;
+  recipient: string;
+  subject: string;
+  status: 'sent' | 'failed' | 'sending';
+  /** The server refused it for good (SMTP 5xx): only a resend sends it again. */
+  permanent: boolean;
+  error: string | null;
+  attempts: number;
+  message_id: string | null;
+  sent_at: string | null;
+  failed_at: string | null;
+  created_at: string | null;
+  /** The member it is for (null: nobody, e.g. a deleted account). */
+  user_id: string | null;
+}
+
+export interface FailedMailPage {
+  mails: FailedMail[];
+  total: number;
+  page: number;
+  per_page: number;
+}
+
+export function useFailedMails(page: number) {
+  return useSWR<FailedMailPage>(`/api/mails?status=failed&page=${page}`);
+}

@@ -1,0 +1,121 @@
+import { useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { FormAlert, Notice } from '../../../components/ui/form-alert';
+import { LoadError, Loading } from '../../../components/ui/load-state';
+import { Pager } from '../../../components/ui/pager';
+import { api } from '../../../lib/api';
+import { formatDateTime } from '../../../lib/format';
+import { withParams } from '../../../lib/search-params';
+import { useFormSubmit } from '../../../lib/use-form-submit';
+import { type FailedMail, useFailedMails } from '../api';
+
+const wrap = { overflowWrap: 'anywhere' } as const;
+
+const pageOf = (params: URLSearchParams) => {
+  const page = Number(params.get('page'));
+  return Number.isInteger(page) && page >= 1 ? page : 1;
+};
+
+/**
+ * /admin/mails: e-mails that could not be sent, newest first — refused for good by the mail server
+ * (SMTP 5xx: not tried again) or failing for now (retried automatically for a day) — with the
+ * server's answer, and a resend for each (same Message-ID, audited).
+ */
+export function FailedMailsPage() {
+  const [params, setParams] = useSearchParams();
+  const page = pageOf(params);
+  const { data, error, isLoading, mutate } = useFailedMails(page);
+  const resend = useFormSubmit();
+  const [notice, setNotice] = useState('');
+
+  const send = (mail: FailedMail) => {
+    if (!window.confirm(`${mail.recipient} 宛ての「${mail.kind_label}」を再送信します。よろしいですか？`)) return;
+    setNotice('');
+    void resend.run(async () => {
+      const { message } = await api<{ message: string }>(`/api/mails/${mail.id}/resend`, { method: 'POST' });
+      setNotice(message);
+      await mutate();
+    });
+  };
+
+  return (
+    <section className="card">
+      <h1>送信に失敗したメール</h1>
+      <p className="lead">
+        メールサーバーが受け取らなかったメールです。宛先が受け取りを拒否したもの（恒久的な失敗）は自動では再送しません。
+        宛先を確かめてから再送信してください。一時的な失敗は自動で再送を続けます（最長24時間）。
+      </p>
+      {notice ? <Notice>{notice}</Notice> : null}
+      <FormAlert message={resend.message} errors={resend.errors} />
+      {isLoading ? <Loading label="送信に失敗したメールを読み込んでいます…" /> : null}
+      {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
+      {data && data.total === 0 ? <p>送信に失敗したメールはありません。</p> : null}
+      {data && data.total > 0 && data.mails.length === 0 ? <p>このページにメールはありません。</p> : null}
+      {data && data.mails.length > 0 ? (
+        <>
+          <p className="small" aria-live="polite">
+            全{data.total.toLocaleString('ja-JP')}件
+          </p>
+          <div className="table-wrap">
+            <table className="table">
+              <caption className="visually-hidden">送信に失敗したメール</caption>
+              <thead>
+                <tr>
+                  <th scope="col">日時</th>
+                  <th scope="col">種類・宛先</th>
+                  <th scope="col">結果・メールサーバーの応答</th>
+                  <th scope="col">
+                    <span className="visually-hidden">操作</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.mails.map((mail) => (
+                  <tr key={mail.id}>
+                    <td>{formatDateTime(mail.failed_at ?? mail.created_at ?? '')}</td>
+                    <td>
+                      {mail.kind_label}
+                      <br />
+                      <span className="small" style={wrap}>
+                        {mail.user_id ? <Link to={`/admin/users/${mail.user_id}`}>{mail.recipient}</Link> : mail.recipient}
+                      </span>
+                    </td>
+                    <td>
+                      <span className="tag">{mail.permanent ? '送信不可（宛先が拒否）' : '一時的な失敗（自動で再送）'}</span>（
+                      {mail.attempts}回試行）
+                      {mail.error ? (
+                        <>
+                          <br />
+                          <span className="small" style={wrap}>
+                            {mail.error}
+                          </span>
+                        </>
+                      ) : null}
+                    </td>
+                    <td>
+                      <button
+                        type="button"
+                        className="button"
+                        aria-label={`${mail.recipient} 宛ての「${mail.kind_label}」を再送信`}
+                        disabled={resend.busy}
+                        onClick={() => send(mail)}
+                      >
+                        再送信
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            page={data.page}
+            perPage={data.per_page}
+            total={data.total}
+            onPage={(p) => setParams(withParams(params, { page: p > 1 ? String(p) : '' }))}
+          />
+        </>
+      ) : null}
+    </section>
+  );
+}
