@@ -55,7 +55,7 @@ export const START_RETRY_MS = 2_000;
  * Tries `attempt` until it succeeds, logging each failure: a process started before its database or
  * Redis waits for them (a supervisor restarting it in a loop would only add noise).
  */
-async function untilReachable<T>(what: string, log: Logger, attempt: () => Promise<T>): Promise<T> {
+async function untilReachable<T>(what: string, log: Logger, attempt: () => Promise<T>, pauseMs = START_RETRY_MS): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
       const value = await attempt();
@@ -66,7 +66,7 @@ async function untilReachable<T>(what: string, log: Logger, attempt: () => Promi
         tries,
         error: error instanceof Error ? error.message : String(error),
       });
-      await new Promise((resolve) => setTimeout(resolve, START_RETRY_MS));
+      if (pauseMs) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   }
 }
@@ -120,9 +120,15 @@ async function assemble(
   const redis: Redis = connectRedis(target);
   closers.push(() => redis.quit().catch(() => redis.disconnect()));
   // Start only once Redis answers, and never on a Redis that may evict jobs (README, SPEC §2).
-  await untilReachable('Redis', log, async () => {
-    if (!(await whenReady(redis, START_RETRY_MS))) throw new Error(`no answer from Redis (${redis.status})`);
-  });
+  // (Each try itself waits START_RETRY_MS for the connection, so no pause in between.)
+  await untilReachable(
+    'Redis',
+    log,
+    async () => {
+      if (!(await whenReady(redis, START_RETRY_MS))) throw new Error(`no answer from Redis (${redis.status})`);
+    },
+    0,
+  );
   await assertNoEviction(redis);
   const prefix = options.queuePrefix ?? 'shop';
   const queues: Queues = createQueues(redis, prefix);

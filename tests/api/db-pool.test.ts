@@ -88,7 +88,7 @@ it('destroys connections that died inside open transactions, twice, and works ag
     held.open();
     // The next query and the ROLLBACK fail on the dead connection; the clients must not stay checked out.
     expect(await held.outcomes).toEqual(Array(pool.options.max).fill('failed'));
-    await eventually(async () => pool.totalCount - pool.idleCount < pool.options.max, 5_000, `round ${round}: pool freed`);
+    await eventually(async () => pool.totalCount - pool.idleCount < pool.options.max, 15_000, `round ${round}: pool freed`);
   }
   expect(pool.waitingCount).toBe(0);
 
@@ -97,7 +97,7 @@ it('destroys connections that died inside open transactions, twice, and works ag
   const again = await openTransactions(pool.options.max);
   again.open();
   expect(await again.outcomes).toEqual(Array(pool.options.max).fill('committed'));
-  expect(Date.now() - started).toBeLessThan(5_000);
+  expect(Date.now() - started).toBeLessThan(9_000);
 
   // Requests flow: readiness, and a sign-in (session written to the database).
   const ready = await t.app.request('/readyz');
@@ -134,6 +134,6 @@ it('a job running while its connection is terminated succeeds on retry, and the 
   await terminateAppBackends();
   await terminateAppBackends();
   for (const email of emails) await smtp.waitFor(smtp.to(email), 30_000);
-  await eventually(async () => pool.waitingCount === 0 && pool.totalCount <= pool.options.max, 5_000, 'pool settled');
+  await eventually(async () => pool.waitingCount === 0 && pool.totalCount <= pool.options.max, 15_000, 'pool settled');
   expect((await t.app.request('/readyz')).status).toBe(200);
 }, 60_000);
