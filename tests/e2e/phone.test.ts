@@ -121,7 +121,7 @@ describe('the shop on a 375 px phone', () => {
     await check(page, 'login');
     expect(errors).toEqual([]);
     await context.close();
-  });
+  }, 90_000);
 
   it('walks the public pages and the member pages without sideways scrolling, one h1 each, axe clean', async () => {
     const { context, page, errors } = await phone();
@@ -195,7 +195,7 @@ describe('the shop on a 375 px phone', () => {
     }
     expect(errors).toEqual([]);
     await context.close();
-  });
+  }, 90_000);
 
   it('error pages have one h1 and a way on instead of a dead end', async () => {
     const { context, page, errors } = await phone();
@@ -222,7 +222,7 @@ describe('the shop on a 375 px phone', () => {
     // The browser reports the refused API calls themselves; nothing else may be logged.
     expect(errors.filter((e) => !/Failed to load resource: the server responded with a status of 40[34]/.test(e))).toEqual([]);
     await context.close();
-  });
+  }, 90_000);
 
   it('a failed submit moves focus to the first invalid field and announces one summary', async () => {
     const { context, page, errors } = await phone();
@@ -261,7 +261,7 @@ describe('the shop on a 375 px phone', () => {
     expect(await page.evaluate(() => document.activeElement === document.querySelector('[aria-invalid="true"]'))).toBe(true);
     expect(errors.filter((e) => !/Failed to load resource: the server responded with a status of 422/.test(e))).toEqual([]);
     await context.close();
-  });
+  }, 90_000);
 
   it('the back office fits the phone too', async () => {
     const { context, page, errors } = await phone();
@@ -282,5 +282,5 @@ describe('the shop on a 375 px phone', () => {
     }
     expect(errors).toEqual([]);
     await context.close();
-  });
+  }, 90_000);
 });

@@ -1,10 +1,5 @@
+import type { ReactNode } from 'react';
 import { createBrowserRouter, type RouteObject, redirect } from 'react-router';
-import {
-  AdminUserDeletePage,
-  AdminUserDetailPage,
-  AdminUserListPage,
-  AdminUserPasswordPage,
-} from '../features/accounts/routes/admin-users';
 import { EmailVerifiedPage, EmailVerifyFailedPage } from '../features/accounts/routes/email-verification';
 import { ForgotPasswordPage } from '../features/accounts/routes/forgot-password';
 import { RegistrationPage } from '../features/accounts/routes/registration';
@@ -15,32 +10,33 @@ import { UserDetailPage } from '../features/accounts/routes/user-detail';
 import { UserEditConfirmPage, UserEditPage } from '../features/accounts/routes/user-edit';
 import { UserPasswordPage } from '../features/accounts/routes/user-password';
 import { WithdrawPage } from '../features/accounts/routes/withdraw';
-import { AdminMenuPage } from '../features/admin/routes/menu';
-import { AuditLogPage } from '../features/audit/routes/audit-log';
 import { LoginPage } from '../features/auth/routes/login';
 import { LogoutPage } from '../features/auth/routes/logout';
+// Loaded with the app, not on first use: the form tells browser Back from a fresh visit by a
+// popstate listener it registers when it is imported (admin-form.tsx).
 import { AdminLicenseConfirmPage } from '../features/licenses/routes/admin-confirm';
-import { AdminLicenseDetailPage } from '../features/licenses/routes/admin-detail';
 import { AdminLicenseFormPage } from '../features/licenses/routes/admin-form';
-import { AdminLicenseListPage } from '../features/licenses/routes/admin-list';
 import { CataloguePage } from '../features/licenses/routes/catalogue';
 import { LicenseDetailPage } from '../features/licenses/routes/license-detail';
-import { FailedMailsPage } from '../features/mails/routes/failed-mails';
 import { LandingPage } from '../features/pages/routes/landing';
 import { LegalNoticePage } from '../features/pages/routes/legal';
 import { TermsPage } from '../features/pages/routes/terms';
-import { AdminPaymentsPage } from '../features/payments/routes/payments';
 import { PurchaseHistory } from '../features/purchase/purchase-history';
 import { CheckoutRedirectPage } from '../features/purchase/routes/checkout-redirect';
 import { PurchaseCompletePage } from '../features/purchase/routes/complete';
 import { ProcedurePage } from '../features/purchase/routes/procedure';
-import { IssuePage } from '../features/sales/routes/issue';
 import { NotFoundPage, RouteErrorPage } from './error-pages';
 import { redirectSignedIn, requireAdministrator, requireSignedIn } from './guards';
 import { HydrateFallback, Layout } from './layout';
 import type { RouteMeta } from './route-meta';
 
 const meta = (type: RouteMeta['type'], isMenu: boolean, title: string): RouteMeta => ({ type, isMenu, title });
+
+/** A screen loaded on first use (the back office: members never download it, so their first paint is faster). */
+const later =
+  <M,>(load: () => Promise<M>, draw: (m: M) => ReactNode) =>
+  async () => ({ element: draw(await load()) });
+const adminUsers = () => import('../features/accounts/routes/admin-users');
 
 /** Every screen with its route type and isMenu metadata (seed §2). Later features add their routes here. */
 export const routes: RouteObject[] = [
@@ -124,16 +120,27 @@ export const routes: RouteObject[] = [
         path: '/admin',
         loader: requireAdministrator,
         children: [
-          { index: true, handle: meta('administrator', true, '管理メニュー'), element: <AdminMenuPage /> },
-          { path: 'users', handle: meta('administrator', false, 'ユーザー一覧'), element: <AdminUserListPage /> },
+          {
+            index: true,
+            handle: meta('administrator', true, '管理メニュー'),
+            lazy: later(
+              () => import('../features/admin/routes/menu'),
+              (m) => <m.AdminMenuPage />,
+            ),
+          },
+          {
+            path: 'users',
+            handle: meta('administrator', false, 'ユーザー一覧'),
+            lazy: later(adminUsers, (m) => <m.AdminUserListPage />),
+          },
           {
             path: 'users/:id',
             handle: meta('administrator', false, 'ユーザー詳細'),
-            element: (
-              <AdminUserDetailPage>
+            lazy: later(adminUsers, (m) => (
+              <m.AdminUserDetailPage>
                 <PurchaseHistory />
-              </AdminUserDetailPage>
-            ),
+              </m.AdminUserDetailPage>
+            )),
           },
           {
             path: 'users/:id/edit',
@@ -148,11 +155,29 @@ export const routes: RouteObject[] = [
           {
             path: 'users/:id/password',
             handle: meta('administrator', false, 'パスワードの強制変更'),
-            element: <AdminUserPasswordPage />,
+            lazy: later(adminUsers, (m) => <m.AdminUserPasswordPage />),
           },
-          { path: 'users/:id/delete', handle: meta('administrator', false, 'ユーザーの削除'), element: <AdminUserDeletePage /> },
-          { path: 'licenses', handle: meta('administrator', false, 'ライセンス一覧'), element: <AdminLicenseListPage /> },
-          { path: 'licenses/issue', handle: meta('administrator', false, 'ライセンス発行'), element: <IssuePage /> },
+          {
+            path: 'users/:id/delete',
+            handle: meta('administrator', false, 'ユーザーの削除'),
+            lazy: later(adminUsers, (m) => <m.AdminUserDeletePage />),
+          },
+          {
+            path: 'licenses',
+            handle: meta('administrator', false, 'ライセンス一覧'),
+            lazy: later(
+              () => import('../features/licenses/routes/admin-list'),
+              (m) => <m.AdminLicenseListPage />,
+            ),
+          },
+          {
+            path: 'licenses/issue',
+            handle: meta('administrator', false, 'ライセンス発行'),
+            lazy: later(
+              () => import('../features/sales/routes/issue'),
+              (m) => <m.IssuePage />,
+            ),
+          },
           {
             path: 'licenses/create',
             handle: meta('administrator', false, 'ライセンスの新規登録'),
@@ -163,7 +188,14 @@ export const routes: RouteObject[] = [
             handle: meta('administrator', false, '登録内容の確認'),
             element: <AdminLicenseConfirmPage />,
           },
-          { path: 'licenses/:id', handle: meta('administrator', false, 'ライセンス詳細'), element: <AdminLicenseDetailPage /> },
+          {
+            path: 'licenses/:id',
+            handle: meta('administrator', false, 'ライセンス詳細'),
+            lazy: later(
+              () => import('../features/licenses/routes/admin-detail'),
+              (m) => <m.AdminLicenseDetailPage />,
+            ),
+          },
           {
             path: 'licenses/:id/edit',
             handle: meta('administrator', false, 'ライセンスの編集'),
@@ -174,9 +206,30 @@ export const routes: RouteObject[] = [
             handle: meta('administrator', false, '変更内容の確認'),
             element: <AdminLicenseConfirmPage />,
           },
-          { path: 'payments', handle: meta('administrator', false, '決済の受信箱と照合'), element: <AdminPaymentsPage /> },
-          { path: 'audit', handle: meta('administrator', false, '操作履歴'), element: <AuditLogPage /> },
-          { path: 'mails', handle: meta('administrator', false, '送信に失敗したメール'), element: <FailedMailsPage /> },
+          {
+            path: 'payments',
+            handle: meta('administrator', false, '決済の受信箱と照合'),
+            lazy: later(
+              () => import('../features/payments/routes/payments'),
+              (m) => <m.AdminPaymentsPage />,
+            ),
+          },
+          {
+            path: 'audit',
+            handle: meta('administrator', false, '操作履歴'),
+            lazy: later(
+              () => import('../features/audit/routes/audit-log'),
+              (m) => <m.AuditLogPage />,
+            ),
+          },
+          {
+            path: 'mails',
+            handle: meta('administrator', false, '送信に失敗したメール'),
+            lazy: later(
+              () => import('../features/mails/routes/failed-mails'),
+              (m) => <m.FailedMailsPage />,
+            ),
+          },
           { path: '*', handle: meta('administrator', false, 'ページが見つかりません'), element: <NotFoundPage /> },
         ],
       },
