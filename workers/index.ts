@@ -1,33 +1,103 @@
-import type { Worker } from 'bullmq';
+import { type Job, UnrecoverableError, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { QueueName } from '../src/events/contracts.ts';
+import type { Em } from '../src/db/orm.ts';
+import { type DomainEvent, parseEvent, type QueueName } from '../src/events/contracts.ts';
+import { acknowledgeEvent } from '../src/events/outbox.ts';
+import { closeQueues, createQueues } from '../src/events/queues.ts';
+import { type GiveUps, Sweeper, type SweeperHandle, type SweepSource, startSweeper } from '../src/events/sweeper.ts';
 import { missingHandlers } from '../src/host/handlers.ts';
+import { sweepStripeEvents } from '../src/modules/checkout/index.ts';
+import { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from '../src/modules/sales/index.ts';
 import { createEventWorker, type WorkerServices } from './event-worker.ts';
 
 const QUEUES: readonly QueueName[] = ['mail', 'payments', 'exports'];
 /** Payments run one at a time, so a refund normally follows the sale it refunds. */
 const CONCURRENCY: Partial<Record<QueueName, number>> = { payments: 1, exports: 1 };
 
+/** What modules add to a sweep: their own missing effects and clean-up. */
+const SWEEP_SOURCES: SweepSource[] = [sweepExports, sweepStripeEvents];
+
+/** What a job failed for good means to its module; events without an entry are re-driven by the sweeper. */
+const GIVE_UPS: GiveUps = {
+  ExportRequested: async (ctx, event, reason) => {
+    const { exportId } = (event as DomainEvent<'ExportRequested'>).payload;
+    const stalled = /stalled/i.test(reason);
+    await markExportFailed(ctx.em, ctx.dataDir, exportId, stalled ? EXPORT_INTERRUPTED : undefined);
+  },
+};
+
 export interface Workers {
   workers: Worker[];
+  sweeper: SweeperHandle;
   /** Stops taking jobs, lets in-flight jobs finish, then closes. */
   close(): Promise<void>;
 }
 
+/** A job that will not be tried again: UnrecoverableError, or its last attempt. */
+const finalFailure = (job: Job, error: Error) =>
+  error instanceof UnrecoverableError || error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+
 export function startWorkers(connection: Redis, services: WorkerServices, prefix = 'shop'): Workers {
   const missing = missingHandlers(QUEUES);
   if (missing.length) throw new Error(`events routed to a queue without a handler: ${missing.join(', ')}`);
+  const { log, env, orm } = services;
+  const sweeper = new Sweeper(orm, createQueues(connection, prefix), log.child({ component: 'sweeper' }), {
+    graceMs: env.sweep.graceMs,
+    dataDir: env.dataDir,
+    sources: SWEEP_SOURCES,
+    giveUps: GIVE_UPS,
+  });
   const workers = QUEUES.map((queue) => createEventWorker(queue, connection, services, CONCURRENCY[queue] ?? 5, prefix));
   for (const worker of workers) {
-    worker.on('failed', (job, error) =>
-      services.log.warn('job failed', { queue: worker.name, job: job?.id, attempts: job?.attemptsMade, error: error.message }),
-    );
-    worker.on('error', (error) => services.log.error('worker error', { queue: worker.name, error: error.message }));
+    const queue = worker.name as QueueName;
+    // The handler finished: the outbox row learns it, so the sweeper leaves it alone. A lost
+    // acknowledgement only makes the sweeper find the job completed and acknowledge it then.
+    worker.on('completed', (job) => {
+      acknowledgeEvent(orm.em.fork() as Em, String(job.id), queue).catch((error) =>
+        log.warn('could not acknowledge a finished job', { queue, job: job.id, error: String(error) }),
+      );
+    });
+    worker.on('failed', (job, error) => {
+      log.warn('job failed', { queue, job: job?.id, attempts: job?.attemptsMade, error: error.message });
+      if (!job || !finalFailure(job, error)) return;
+      void giveUp(queue, job, error).catch((e) =>
+        log.warn('could not record a job given up', { queue, job: job.id, error: String(e) }),
+      );
+    });
+    worker.on('error', (error) => log.error('worker error', { queue, error: error.message }));
   }
+
+  /**
+   * A job failed for good: its module's give-up runs (an export becomes failed); an unrecoverable
+   * failure or a given-up event is acknowledged, anything else waits for the sweeper to run it again.
+   */
+  async function giveUp(queue: QueueName, job: Job, error: Error) {
+    const em = orm.em.fork() as Em;
+    let event: ReturnType<typeof parseEvent>;
+    try {
+      event = parseEvent(job.data);
+    } catch {
+      await acknowledgeEvent(em, String(job.id), queue);
+      return;
+    }
+    const handler = sweeper.giveUps[event.name];
+    if (handler) await handler(sweeper.context(em), event, error.message);
+    if (handler || error instanceof UnrecoverableError || error.name === 'UnrecoverableError') {
+      await acknowledgeEvent(em, String(job.id), queue);
+    }
+  }
+
+  const handle = startSweeper(connection, sweeper, log.child({ component: 'sweeper' }), {
+    prefix,
+    everyMs: env.sweep.everyMs,
+  });
   return {
     workers,
+    sweeper: handle,
     async close() {
       await Promise.all(workers.map((w) => w.close()));
+      await handle.close();
+      await closeQueues(sweeper.queues);
     },
   };
 }

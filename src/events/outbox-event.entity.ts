@@ -11,8 +11,14 @@ export const OutboxEventSchema = defineEntity({
     occurredAt: p.datetime().fieldName('occurred_at'),
     publishedAt: p.datetime().fieldName('published_at').nullable(),
     attempts: p.integer().default(0),
+    /** When every queue the event routes to acknowledged it (see handledQueues); the sweeper re-drives the rest. */
+    handledAt: p.datetime().fieldName('handled_at').nullable(),
+    handledQueues: p.array<string>().fieldName('handled_queues').default([]),
   },
-  indexes: [{ name: 'outbox_events_unpublished_index', properties: ['occurredAt'], where: { publishedAt: null } }],
+  indexes: [
+    { name: 'outbox_events_unpublished_index', properties: ['occurredAt'], where: { publishedAt: null } },
+    { name: 'outbox_events_unhandled_index', properties: ['publishedAt'], where: { handledAt: null } },
+  ],
 });
 export class OutboxEvent extends OutboxEventSchema.class {}
 OutboxEventSchema.setClass(OutboxEvent);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import type { Em } from '../db/orm.ts';
-import { type EventName, type EventPayload, eventPayloads } from './contracts.ts';
+import { type EventName, type EventPayload, eventPayloads, eventRoutes, type QueueName } from './contracts.ts';
 import { OutboxEvent } from './outbox-event.entity.ts';
 
 type Listener = () => void;
@@ -20,6 +20,8 @@ export function recordEvent<N extends EventName>(em: Em, name: N, payload: Event
     occurredAt: new Date(),
     publishedAt: null,
     attempts: 0,
+    handledAt: null,
+    handledQueues: [],
   });
   return event;
 }
@@ -43,3 +45,26 @@ export async function transact<T>(em: Em, work: (tx: Em) => Promise<T>): Promise
   nudgeRelay();
   return result;
 }
+
+/**
+ * Records that `queue` finished handling event `eventId` (the worker calls it when a handler returned,
+ * or gave up for good). Once every queue the event routes to has done so, the event is handled and the
+ * sweeper leaves it alone. Unknown ids (a scheduler's job) are ignored.
+ */
+export async function acknowledgeEvent(em: Em, eventId: string, queue: QueueName): Promise<boolean> {
+  if (!UUID.test(eventId)) return false;
+  const rows = await em.execute<{ name: string; handled_queues: string[] }[]>(
+    `update outbox_events set handled_queues = array_append(handled_queues, ?::text)
+     where id = ? and not (?::text = any(handled_queues)) returning name, handled_queues`,
+    [queue, eventId, queue],
+  );
+  const row = rows[0];
+  if (!row) return false;
+  const routes: readonly string[] = eventRoutes[row.name as EventName] ?? [];
+  if (routes.every((q) => row.handled_queues.includes(q))) {
+    await em.execute('update outbox_events set handled_at = now() where id = ? and handled_at is null', [eventId]);
+  }
+  return true;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -4,7 +4,7 @@ import { type EventName, eventRoutes } from './contracts.ts';
 import { onOutboxWrite } from './outbox.ts';
 import type { Queues } from './queues.ts';
 
-interface OutboxRow {
+export interface OutboxRow {
   id: string;
   name: string;
   payload: Record<string, unknown>;
@@ -12,6 +12,13 @@ interface OutboxRow {
 }
 
 const BATCH = 100;
+const UNROUTED = (Object.keys(eventRoutes) as EventName[]).filter((name) => eventRoutes[name].length === 0);
+
+/** The job a relay or the sweeper adds for an outbox row: the event id is the job id (BullMQ drops a second add). */
+export function jobOf(row: OutboxRow): { name: string; data: Record<string, unknown>; opts: { jobId: string } } {
+  const occurredAt = new Date(row.occurred_at).toISOString();
+  return { name: row.name, data: { id: row.id, name: row.name, occurredAt, payload: row.payload }, opts: { jobId: row.id } };
+}
 
 /**
  * Publishes committed outbox rows to BullMQ, the event id as job id, then marks them published.
@@ -89,15 +96,18 @@ export class OutboxRelay {
       );
       if (rows.length === 0) return 0;
       for (const row of rows) {
-        const occurredAt = new Date(row.occurred_at).toISOString();
-        const data = { id: row.id, name: row.name, occurredAt, payload: row.payload };
+        const job = jobOf(row);
         for (const queue of eventRoutes[row.name as EventName] ?? []) {
-          await this.#queues[queue].add(row.name, data, { jobId: row.id });
+          await this.#queues[queue].add(job.name, job.data, job.opts);
         }
       }
-      await tx.execute('update outbox_events set published_at = now(), attempts = attempts + 1 where id in (?)', [
-        rows.map((r) => r.id),
-      ]);
+      // An event no queue carries is handled once published; the others wait for their queues' acknowledgements.
+      await tx.execute(
+        `update outbox_events set published_at = now(), attempts = attempts + 1,
+           handled_at = case when name in (?) then now() else handled_at end
+         where id in (?)`,
+        [UNROUTED.length ? UNROUTED : [''], rows.map((r) => r.id)],
+      );
       return rows.length;
     });
   }

@@ -14,6 +14,7 @@ import { checkoutRoutes, WEBHOOK_PATH } from './routes.ts';
 export { KONBINI_ORDER_LABEL, type KonbiniOrder, konbiniOrdersOf } from './konbini.ts';
 export { scheduleNightlyReconciliation } from './reconciliation.ts';
 export { createPayments, type Payments } from './stripe.ts';
+export { sweepStripeEvents } from './sweep.ts';
 
 export const checkout = {
   name: 'checkout',

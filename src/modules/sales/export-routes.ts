@@ -7,7 +7,16 @@ import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput } from '../../http/validate.ts';
-import { completeBatch, exportDto, getExport, listExports, openDownload, preflight, requestExport } from './export.ts';
+import {
+  completeBatch,
+  exportDto,
+  getExport,
+  listExports,
+  openDownload,
+  preflight,
+  requestExport,
+  retryExport,
+} from './export.ts';
 import { expectedCount, PageQuery, SalesQuery, toFilter } from './schemas.ts';
 
 const flag = (message: string) =>
@@ -92,6 +101,10 @@ export const exportRoutes = new Hono<AppEnv>()
   .post(`/exports/${EXPORT}/complete`, requireAdmin, async (c) => {
     const result = await completeBatch(c.var.deps.orm, actorOf(c), exportId(c.req.param('id')));
     return c.json({ ...result, message: `${result.moved.toLocaleString('ja-JP')}件を登録済みにしました。` });
+  })
+  .post(`/exports/${EXPORT}/retry`, requireAdmin, async (c) => {
+    const retried = await retryExport(c.var.deps.orm, actorOf(c), exportId(c.req.param('id')));
+    return c.json({ export: retried, message: 'エクスポートを再実行します。' }, 202);
   })
   .get(`/exports/${EXPORT}/download`, requireAdmin, async (c) => {
     const file = await openDownload(c.var.deps.orm, actorOf(c), c.var.deps.env.dataDir, exportId(c.req.param('id')));

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { LockMode } from '@mikro-orm/core';
@@ -19,6 +19,7 @@ import {
   toCp932Forms,
   unmappableIn,
 } from '../../lib/csv.ts';
+import type { Logger } from '../../lib/logger.ts';
 import { AFFILIATIONS, type Buyer, combinedAffiliationName, currentBuyers } from '../accounts/index.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
@@ -41,6 +42,14 @@ export type ExportEncoding = 'utf-8' | 'shift_jis';
 const BATCH = 5_000;
 const PROGRESS_EVERY = 20_000;
 const EXPORT_NOT_FOUND = 'エラー: エクスポートが見つかりませんでした。';
+/** How often a running export's job says it is alive (the sweeper fails one that stops). */
+const HEARTBEAT_MS = 1_000;
+export const EXPORT_INTERRUPTED =
+  'CSVの作成が途中で止まりました（処理していたワーカーが停止しました）。「再実行」で作り直してください。';
+export const EXPORT_GAVE_UP = 'CSVの作成を何度か試みましたが完了できませんでした。「再実行」で作り直してください。';
+
+/** A temp file of an export: `.<exportId>.<pid>.<random>.tmp` in the export directory. */
+const TEMP_FILE = /^\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\..*\.tmp$/;
 
 export const exportDir = (dataDir: string) => join(dataDir, 'exports');
 
@@ -412,13 +421,15 @@ export async function buildExport(em: Em, dataDir: string, groupName: string, ex
     row.totalRows = count?.n ?? 0;
   }
   await em.execute(
-    "update exports set state = 'running', error = null, row_count = 0, total_rows = ?, started_at = now() where id = ?",
+    `update exports set state = 'running', error = null, row_count = 0, total_rows = ?, started_at = now(),
+       heartbeat_at = now(), finished_at = null where id = ?`,
     [row.totalRows ?? null, exportId],
   );
   const dir = exportDir(dataDir);
   await mkdir(dir, { recursive: true });
   const fileName = `${exportId}.csv`;
-  const temp = join(dir, `.${fileName}.${process.pid}.${randomUUID()}.tmp`);
+  // Named by the export, so a failure and the sweeper can find it (TEMP_FILE).
+  const temp = join(dir, `.${exportId}.${process.pid}.${randomUUID()}.tmp`);
   const cp932 = row.encoding === 'shift_jis';
   const replace = row.replaceUnmappable;
   const hash = createHash('sha256');
@@ -433,6 +444,7 @@ export async function buildExport(em: Em, dataDir: string, groupName: string, ex
   };
   let count = 0;
   let reported = 0;
+  let beat = Date.now();
   try {
     await write(csvHeader(EXPORT_HEADER, !cp932));
     for await (const batch of records(em, source, groupName)) {
@@ -453,9 +465,10 @@ export async function buildExport(em: Em, dataDir: string, groupName: string, ex
       // One CSV chunk per batch (csv-stringify's dialect, see lib/csv.ts).
       await write(csvLines(lines));
       count += lines.length;
-      if (count - reported >= PROGRESS_EVERY) {
+      if (count - reported >= PROGRESS_EVERY || Date.now() - beat >= HEARTBEAT_MS) {
         reported = count;
-        await em.execute('update exports set row_count = ? where id = ?', [count, exportId]);
+        beat = Date.now();
+        await em.execute('update exports set row_count = ?, heartbeat_at = now() where id = ?', [count, exportId]);
       }
     }
     out.end();
@@ -477,4 +490,75 @@ export async function buildExport(em: Em, dataDir: string, groupName: string, ex
     [count, count, fileName, hash.digest('hex'), exportId],
   );
   return 'done';
+}
+
+/**
+ * The job of an export failed for good (its tries spent, or stalled past BullMQ's limit): a queued or
+ * running export becomes failed with a Japanese reason, and its temp files go.
+ */
+export async function markExportFailed(em: Em, dataDir: string, exportId: string, reason = EXPORT_GAVE_UP): Promise<void> {
+  await em.execute(
+    "update exports set state = 'failed', error = ?, finished_at = now() where id = ? and state in ('queued', 'running')",
+    [reason, exportId],
+  );
+  await removeTempFiles(dataDir, (id) => id === exportId);
+}
+
+async function removeTempFiles(dataDir: string, whose: (exportId: string) => boolean): Promise<number> {
+  const dir = exportDir(dataDir);
+  const names = await readdir(dir).catch(() => [] as string[]);
+  let removed = 0;
+  for (const name of names) {
+    const id = TEMP_FILE.exec(name)?.[1];
+    if (id && whose(id)) {
+      await rm(join(dir, name), { force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
+
+/**
+ * The sales module's part of a sweep: a running export whose job has not said it is alive for
+ * `graceMs` is failed (its worker died); temp files of exports not running in a live job are removed;
+ * exports still queued after `graceMs` need their ExportRequested delivered (again).
+ */
+export async function sweepExports(ctx: { em: Em; dataDir: string; graceMs: number; log: Logger }) {
+  const stale = await ctx.em.execute<{ id: string }[]>(
+    `update exports set state = 'failed', error = ?, finished_at = now()
+     where state = 'running' and coalesce(heartbeat_at, started_at, created_at) < now() - (? * interval '1 millisecond')
+     returning id`,
+    [EXPORT_INTERRUPTED, ctx.graceMs],
+  );
+  if (stale.length) ctx.log.warn('exports without a live job marked failed', { exports: stale.map((r) => r.id) });
+  const running = await ctx.em.execute<{ id: string }[]>("select id from exports where state = 'running'");
+  const live = new Set(running.map((r) => r.id));
+  const removed = await removeTempFiles(ctx.dataDir, (id) => !live.has(id));
+  if (removed) ctx.log.info('temp files of stopped exports removed', { removed });
+  const queued = await ctx.em.execute<{ id: string }[]>(
+    `select id from exports where state = 'queued' and created_at < now() - (? * interval '1 millisecond')
+     order by created_at limit 100`,
+    [ctx.graceMs],
+  );
+  return queued.map((r) => ({ name: 'ExportRequested' as const, payload: { exportId: r.id } }));
+}
+
+/** POST /api/exports/{id}/retry: a failed export is queued again (a batch keeps its frozen sales), audited. */
+export async function retryExport(orm: Orm, actor: Actor, id: string) {
+  return transact(orm.em as Em, async (tx) => {
+    const row = await tx.findOne(Export, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!row) throw new AppError('not_found', EXPORT_NOT_FOUND);
+    if (row.state !== 'failed') throw new AppError('conflict', '再実行できるのは失敗したエクスポートだけです。');
+    const before = { state: row.state, error: row.error };
+    Object.assign(row, { state: 'queued', error: null, rowCount: 0, finishedAt: null, heartbeatAt: null, startedAt: null });
+    recordEvent(tx, 'ExportRequested', { exportId: row.id });
+    recordAudit(tx, actor, {
+      action: 'sale.export.retry',
+      targetType: 'export',
+      targetId: row.id,
+      before,
+      after: { state: 'queued' },
+    });
+    return exportDto(row);
+  });
 }

@@ -14,6 +14,7 @@ import {
 import { salesRoutes } from './routes.ts';
 
 export { COMPLETE, PUBLISH, SALE_STATUS } from './entities/sale.entity.ts';
+export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export.ts';
 export {
   type SalePayment,
   salePaymentsOfIds,

@@ -29,6 +29,8 @@ export const ExportSchema = defineEntity({
     createdAt: createdAt(),
     startedAt: p.datetime().fieldName('started_at').nullable(),
     finishedAt: p.datetime().fieldName('finished_at').nullable(),
+    /** Refreshed by the job while it builds the file: a running export without one lately has no live job. */
+    heartbeatAt: p.datetime().fieldName('heartbeat_at').nullable(),
     completedAt: p.datetime().fieldName('completed_at').nullable(),
     completedBy: p.string().length(254).fieldName('completed_by').nullable(),
   },

@@ -1,0 +1,243 @@
+import { type Job, Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Em, Orm } from '../db/orm.ts';
+import type { Logger } from '../lib/logger.ts';
+import {
+  type DomainEvent,
+  type EventName,
+  type EventPayload,
+  eventRoutes,
+  parseEvent,
+  type QueueName,
+  type RoutedEvent,
+} from './contracts.ts';
+import { acknowledgeEvent, nudgeRelay, recordEvent } from './outbox.ts';
+import type { Queues } from './queues.ts';
+import { jobOf, type OutboxRow } from './relay.ts';
+
+/**
+ * The sweeper: the database decides what still has to happen (docs/decisions/0019-sweeper.md).
+ *
+ * Every published outbox event that some queue has not acknowledged after a grace period is
+ * re-published to that queue by the same job id (the event id), unless a live job (waiting,
+ * delayed, active) still carries it; a job BullMQ kept as completed is acknowledged, one kept as
+ * failed is removed first (or given up, when the event's module says what giving up means). Modules
+ * add the effects they know are missing (an export left `running`, a Stripe event never processed)
+ * as events to deliver again. Redis may lose everything: the next run re-drives what it held.
+ */
+
+export const SWEEP_QUEUE = 'maintenance';
+export const SWEEP_SCHEDULER_ID = 'outbox-sweeper';
+export const DEFAULT_SWEEP_EVERY_MS = 60_000;
+export const DEFAULT_SWEEP_GRACE_MS = 5 * 60_000;
+const BATCH = 500;
+
+export interface SweepContext {
+  em: Em;
+  log: Logger;
+  graceMs: number;
+  dataDir: string;
+}
+
+/** Work a module finds missing: an event to deliver (again). */
+export type MissingWork = { [N in RoutedEvent]: { name: N; payload: EventPayload<N> } }[RoutedEvent];
+
+/** A module's part of a sweep: its own repairs (and clean-up), and the events whose effect is missing. */
+export type SweepSource = (ctx: SweepContext) => Promise<MissingWork[]>;
+
+/**
+ * What a failed-for-good job of this event means to its module (e.g. the export is marked failed):
+ * the event is then acknowledged instead of re-driven.
+ */
+export type GiveUp = (ctx: SweepContext, event: DomainEvent, reason: string) => Promise<void>;
+export type GiveUps = Partial<Record<EventName, GiveUp>>;
+
+export interface SweepReport {
+  skipped: boolean;
+  redriven: number;
+  acknowledged: number;
+  givenUp: number;
+  live: number;
+  recorded: number;
+}
+
+export interface SweeperOptions {
+  graceMs?: number;
+  dataDir: string;
+  sources?: SweepSource[];
+  giveUps?: GiveUps;
+}
+
+export class Sweeper {
+  readonly #orm: Orm;
+  readonly queues: Queues;
+  readonly #log: Logger;
+  readonly graceMs: number;
+  readonly #dataDir: string;
+  readonly #sources: SweepSource[];
+  readonly giveUps: GiveUps;
+
+  constructor(orm: Orm, queues: Queues, log: Logger, options: SweeperOptions) {
+    this.#orm = orm;
+    this.queues = queues;
+    this.#log = log;
+    this.graceMs = options.graceMs ?? DEFAULT_SWEEP_GRACE_MS;
+    this.#dataDir = options.dataDir;
+    this.#sources = options.sources ?? [];
+    this.giveUps = options.giveUps ?? {};
+  }
+
+  context(em: Em): SweepContext {
+    return { em, log: this.#log, graceMs: this.graceMs, dataDir: this.#dataDir };
+  }
+
+  /** One sweep; a second one started meanwhile (another worker) returns `skipped` at once. */
+  async run(): Promise<SweepReport> {
+    const report: SweepReport = { skipped: false, redriven: 0, acknowledged: 0, givenUp: 0, live: 0, recorded: 0 };
+    const em = this.#orm.em.fork() as Em;
+    await em.transactional(async (txEm) => {
+      const tx = txEm as Em;
+      const [lock] = await tx.execute<{ locked: boolean }[]>(
+        "select pg_try_advisory_xact_lock(hashtext('outbox-sweeper')) as locked",
+      );
+      if (!lock?.locked) {
+        report.skipped = true;
+        return;
+      }
+      const ctx = this.context(tx);
+      const again = new Set<string>();
+      for (const source of this.#sources) {
+        for (const work of await source(ctx)) report.recorded += await this.#ensureEvent(tx, work, again);
+      }
+      const rows = await tx.execute<(OutboxRow & { handled_queues: string[] })[]>(
+        `select id, name, payload, occurred_at, handled_queues from outbox_events
+         where handled_at is null and published_at < now() - (? * interval '1 millisecond')
+         order by published_at limit ${BATCH}`,
+        [this.graceMs],
+      );
+      for (const row of rows) {
+        const routes: readonly QueueName[] = eventRoutes[row.name as EventName] ?? [];
+        for (const queue of routes) {
+          if (row.handled_queues.includes(queue)) continue;
+          const outcome = await this.#redrive(ctx, queue, row, again.has(row.id));
+          report[outcome]++;
+        }
+      }
+    });
+    if (report.recorded) nudgeRelay();
+    if (report.redriven || report.givenUp || report.recorded) this.#log.info('sweeper re-drove missing work', { ...report });
+    return report;
+  }
+
+  /**
+   * The outbox event carrying `work`: the latest with this name and payload is made pending again
+   * (the sweep below re-drives it), or a new one is recorded for the relay. Returns 1 when recorded.
+   */
+  async #ensureEvent(tx: Em, work: MissingWork, again: Set<string>): Promise<number> {
+    const found = await tx.execute<{ id: string; handled_at: Date | null }[]>(
+      `select id, handled_at from outbox_events where name = ? and payload = ?::jsonb
+       order by occurred_at desc limit 1`,
+      [work.name, JSON.stringify(work.payload)],
+    );
+    const event = found[0];
+    if (!event) {
+      recordEvent(tx, work.name, work.payload as never);
+      await tx.flush();
+      return 1;
+    }
+    if (event.handled_at) {
+      await tx.execute(
+        `update outbox_events set handled_at = null, handled_queues = '{}',
+           published_at = least(published_at, now() - (? * interval '1 millisecond')) where id = ?`,
+        [this.graceMs, event.id],
+      );
+      again.add(event.id);
+    }
+    return 0;
+  }
+
+  async #redrive(
+    ctx: SweepContext,
+    queueName: QueueName,
+    row: OutboxRow,
+    again: boolean,
+  ): Promise<'redriven' | 'acknowledged' | 'givenUp' | 'live'> {
+    const queue = this.queues[queueName];
+    const job: Job | undefined = await queue.getJob(row.id);
+    if (job) {
+      const state = await job.getState();
+      if (state === 'completed' && !again) {
+        // The handler finished; only its acknowledgement was lost.
+        await acknowledgeEvent(ctx.em, row.id, queueName);
+        return 'acknowledged';
+      }
+      const giveUp = this.giveUps[row.name as EventName];
+      if (state === 'failed' && giveUp) {
+        await giveUp(ctx, parseEvent(jobOf(row).data as never), job.failedReason ?? '');
+        await acknowledgeEvent(ctx.em, row.id, queueName);
+        return 'givenUp';
+      }
+      if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return 'live';
+      // Failed for good (its retry budget spent), or handled while its module says the effect is
+      // missing: BullMQ would ignore an add under a job id it still keeps, so the old job goes first.
+      await job.remove();
+    }
+    const next = jobOf(row);
+    await queue.add(next.name, next.data, next.opts);
+    ctx.log.info('sweeper re-published an event', { queue: queueName, event: row.name, id: row.id });
+    return 'redriven';
+  }
+}
+
+export interface SweeperHandle {
+  worker: Worker;
+  queue: Queue;
+  /** Runs a sweep now, in this process (tests, operators). */
+  runOnce(): Promise<SweepReport>;
+  close(): Promise<void>;
+}
+
+/**
+ * Runs the sweeper as a BullMQ job scheduler entry (`every` ms) on the maintenance queue, one job at a
+ * time per worker and one sweep at a time across workers (an advisory lock). The entry is registered
+ * again every interval, so a Redis that lost it (FLUSHALL, a fresh instance) gets it back.
+ */
+export function startSweeper(
+  connection: Redis,
+  sweeper: Sweeper,
+  log: Logger,
+  options: { prefix?: string; everyMs?: number } = {},
+): SweeperHandle {
+  const prefix = options.prefix ?? 'shop';
+  const everyMs = options.everyMs ?? DEFAULT_SWEEP_EVERY_MS;
+  const queue = new Queue(SWEEP_QUEUE, { connection, prefix, defaultJobOptions: { removeOnComplete: 100, removeOnFail: 100 } });
+  queue.on('error', () => undefined);
+  const worker = new Worker(SWEEP_QUEUE, async () => sweeper.run(), { connection, prefix, concurrency: 1 });
+  worker.on('error', (error) => log.warn('sweeper worker error', { error: error.message }));
+  worker.on('failed', (_job, error) => log.warn('sweep failed', { error: error.message }));
+  let registering = false;
+  const register = async () => {
+    if (registering) return;
+    registering = true;
+    try {
+      await queue.upsertJobScheduler(SWEEP_SCHEDULER_ID, { every: everyMs }, { name: 'sweep', data: {} });
+    } catch (error) {
+      log.warn('could not schedule the sweeper', { error: String(error) });
+    } finally {
+      registering = false;
+    }
+  };
+  void register();
+  const timer = setInterval(() => void register(), everyMs);
+  timer.unref();
+  return {
+    worker,
+    queue,
+    runOnce: () => sweeper.run(),
+    async close() {
+      clearInterval(timer);
+      await worker.close();
+      await queue.close();
+    },
+  };
+}
