@@ -52,7 +52,7 @@ export function createEventWorker(
       concurrency,
       prefix,
       autorun: true,
-      settings: { backoffStrategy: cappedBackoff(options.maxRetryDelayMs) },
+      settings: { backoffStrategy: cappedBackoff(options.maxRetryDelayMs ?? services.env.jobRetryMaxDelayMs) },
     },
   );
 }

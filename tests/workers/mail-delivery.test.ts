@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EnvError, loadEnv } from '../../src/config/env.ts';
 import type { Em } from '../../src/db/orm.ts';
 import type { DomainEvent } from '../../src/events/contracts.ts';
 import { transact } from '../../src/events/outbox.ts';
-import { defaultJobOptions, RETRY, retryDelayMs } from '../../src/events/queues.ts';
+import { cappedBackoff, defaultJobOptions, RETRY, retryDelayMs } from '../../src/events/queues.ts';
 import { accounts, createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { MailInFlightError, messageIdFor } from '../../src/modules/mail/index.ts';
 import { TestClient } from '../support/http-client.ts';
@@ -91,6 +92,20 @@ describe('retry budgets', () => {
     for (let n = 1; n < attempts; n++) waited += retryDelayMs(n);
     expect(waited).toBeGreaterThanOrEqual(24 * 3600_000);
     expect(waited).toBeLessThan(25 * 3600_000);
+    // ±20 % jitter around the capped delay.
+    for (let i = 0; i < 50; i++) {
+      const delay = cappedBackoff()(100);
+      expect(delay).toBeGreaterThanOrEqual(240_000);
+      expect(delay).toBeLessThanOrEqual(360_000);
+    }
+  });
+
+  it('JOB_RETRY_MAX_DELAY_SECONDS shortens the cap (the fault suite uses seconds)', () => {
+    expect(loadEnv({}).jobRetryMaxDelayMs).toBe(300_000);
+    expect(loadEnv({ JOB_RETRY_MAX_DELAY_SECONDS: '5' }).jobRetryMaxDelayMs).toBe(5_000);
+    expect(() => loadEnv({ JOB_RETRY_MAX_DELAY_SECONDS: '0' })).toThrow(EnvError);
+    expect(() => loadEnv({ JOB_RETRY_MAX_DELAY_SECONDS: '90000' })).toThrow(/JOB_RETRY_MAX_DELAY_SECONDS/);
+    expect(retryDelayMs(10, 5_000)).toBe(5_000);
   });
 });
 
