@@ -188,6 +188,7 @@ describe('the shop on a 375 px phone', () => {
     for (const [path, name] of [
       [`/users/${memberId}/edit`, 'profile edit'],
       [`/users/${memberId}/password`, 'password'],
+      [`/users/${memberId}/withdraw`, 'withdrawal'],
     ] as const) {
       await page.goto(`${shop.baseUrl}${path}`);
       await page.locator('form').waitFor();
@@ -276,6 +277,7 @@ describe('the shop on a 375 px phone', () => {
       ['/admin/licenses/issue', 'licence issue'],
       ['/admin/payments', 'payments'],
       ['/admin/audit', 'audit log'],
+      ['/admin/mails', 'failed mails'],
     ] as const) {
       await page.goto(`${shop.baseUrl}${path}`);
       await check(page, name);
