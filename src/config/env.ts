@@ -20,6 +20,12 @@ const urlWith = (protocols: string[]) =>
 
 const optional = <T extends v.GenericSchema<string, unknown>>(schema: T) => v.optional(schema);
 
+const seconds = v.pipe(
+  v.string(),
+  v.regex(/^[1-9]\d{0,5}$/, '1 以上の秒数（整数）を指定してください (whole seconds, at least 1)'),
+  v.transform(Number),
+);
+
 const EnvSchema = v.object({
   NODE_ENV: v.optional(v.picklist(['development', 'production', 'test']), 'development'),
   PORT: v.optional(
@@ -51,6 +57,9 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.toLowerCase(), v.regex(/^[a-z0-9-]+$/, 'ヘッダー名を指定してください (a header name)')),
   ),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
+  /** The sweeper (docs/decisions/0019-sweeper.md): work missing this long is re-driven; how often it looks. */
+  SWEEP_GRACE_SECONDS: v.optional(seconds, '300'),
+  SWEEP_EVERY_SECONDS: v.optional(seconds, '60'),
   /** The longest wait between two retries of a failed job (src/events/queues.ts); the fault suite shortens it. */
   JOB_RETRY_MAX_DELAY_SECONDS: v.optional(
     v.pipe(
@@ -129,6 +138,7 @@ function resolveEnv(raw: ReturnType<typeof parseEnv>) {
     authSecret: raw.AUTH_SECRET,
     trustProxyHeader: raw.TRUST_PROXY_HEADER,
     logLevel: raw.LOG_LEVEL,
+    sweep: { graceMs: raw.SWEEP_GRACE_SECONDS * 1_000, everyMs: raw.SWEEP_EVERY_SECONDS * 1_000 },
     jobRetryMaxDelayMs: raw.JOB_RETRY_MAX_DELAY_SECONDS * 1_000,
   };
 }
