@@ -1,4 +1,4 @@
-import { afterEach, describe, expect } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { inParallel, notYet, register, uniqueEmail, until, VERIFY_SUBJECT, verificationsReceived } from './support/flows.ts';
 import { jobCounts, settle } from './support/ledger.ts';
 import { type Services, startServices } from './support/services.ts';
@@ -66,34 +66,31 @@ describe('Redis loses everything', () => {
     },
   );
 
-  notYet(
-    'a Redis that may evict (allkeys-lru) is refused at start by web and worker, saying how to fix it (waits for the start-up check)',
-    async () => {
-      services = await startServices({ redisPolicy: 'allkeys-lru' });
-      const pgUrl = services.pg.urlOf('postgres');
-      const env = {
-        NODE_ENV: 'production',
-        DATABASE_URL: pgUrl,
-        REDIS_URL: services.redis.url,
-        SMTP_URL: services.smtp.url,
-        STRIPE_SECRET_KEY: 'sk_test_fault_suite',
-        STRIPE_WEBHOOK_SECRET: 'whsec_fault_suite_secret',
-        AUTH_SECRET: 'x'.repeat(40),
-        DATA_DIR: '/tmp',
-        PORT: '0',
-      };
-      for (const mode of ['web', 'worker'] as const) {
-        const p = new ShopProcess(mode, mode, env, '/dev/null');
-        try {
-          await p.start(30_000).catch(() => undefined);
-          await until(async () => !p.alive, 30_000, `${mode} to exit`);
-          expect(p.child?.exitCode).not.toBe(0);
-          expect(p.tail).toContain('noeviction');
-          expect(p.tail).toMatch(/[\u3040-\u30ff]/);
-        } finally {
-          await p.kill();
-        }
+  it('a Redis that may evict (allkeys-lru) is refused at start by web and worker, saying how to fix it', async () => {
+    services = await startServices({ redisPolicy: 'allkeys-lru' });
+    const pgUrl = services.pg.urlOf('postgres');
+    const env = {
+      NODE_ENV: 'production',
+      DATABASE_URL: pgUrl,
+      REDIS_URL: services.redis.url,
+      SMTP_URL: services.smtp.url,
+      STRIPE_SECRET_KEY: 'sk_test_fault_suite',
+      STRIPE_WEBHOOK_SECRET: 'whsec_fault_suite_secret',
+      AUTH_SECRET: 'x'.repeat(40),
+      DATA_DIR: '/tmp',
+      PORT: '0',
+    };
+    for (const mode of ['web', 'worker'] as const) {
+      const p = new ShopProcess(mode, mode, env, '/dev/null');
+      try {
+        await p.start(30_000).catch(() => undefined);
+        await until(async () => !p.alive, 30_000, `${mode} to exit`);
+        expect(p.child?.exitCode).not.toBe(0);
+        expect(p.tail).toContain('noeviction');
+        expect(p.tail).toMatch(/[\u3040-\u30ff]/);
+      } finally {
+        await p.kill();
       }
-    },
-  );
+    }
+  });
 });
