@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { startWorkers, type Workers } from '../../workers/index.ts';
 import { authSecretFor, type Env } from '../config/env.ts';
-import { type Em, initOrm, migrate, type Orm, withMigrationLock } from '../db/orm.ts';
+import { type Em, initOrm, isEmbedded, migrate, type Orm, withMigrationLock } from '../db/orm.ts';
 // Types only (erased): the emulator itself is imported below only when it is used, never in production.
 import type { StripeEmulator } from '../dev/stripe-emulator/emulator.ts';
 import { closeQueues, createQueues, type Queues } from '../events/queues.ts';
@@ -71,8 +71,9 @@ async function untilReachable<T>(what: string, log: Logger, attempt: () => Promi
   }
 }
 
-/** The ORM, once PostgreSQL answers (embedded PGlite answers at once). */
+/** The ORM, once PostgreSQL answers. Embedded PGlite has nothing to wait for: its errors stop the start. */
 function openDatabaseWhenReachable(env: Env, log: Logger): Promise<Orm> {
+  if (isEmbedded(env)) return initOrm(env, entities);
   return untilReachable('PostgreSQL', log, async () => {
     const orm = await initOrm(env, entities);
     try {
@@ -89,8 +90,8 @@ function openDatabaseWhenReachable(env: Env, log: Logger): Promise<Orm> {
 export async function boot(env: Env, options: BootOptions): Promise<Runtime> {
   const log = options.log ?? createLogger(env.logLevel);
   const orm = await openDatabaseWhenReachable(env, log);
-  // A connection lost mid-transaction (database restarted) can stay checked out of the pool, and
-  // pool.end() would wait for it for ever: give closing the database a time limit.
+  // pool.end() waits for every checked-out connection (a job stuck on a hung query, say): give
+  // closing the database a time limit.
   const closeOrm = () =>
     Promise.race([
       orm.close(true),
