@@ -22,11 +22,18 @@ export function retryDelayMs(attemptsMade: number, maxDelayMs: number = RETRY.ma
   return Math.min(maxDelayMs, RETRY.firstDelayMs * 2 ** exponent);
 }
 
-/** The custom back-off of every worker (its `settings.backoffStrategy`), capped at `maxDelayMs`. */
+/**
+ * The custom back-off of every worker (its `settings.backoffStrategy`), capped at `maxDelayMs`. An
+ * error that knows when trying again makes sense (`retryAfterMs`, e.g. a mail claimed by another
+ * attempt until its lease runs out) is retried then instead.
+ */
 export const cappedBackoff =
   (maxDelayMs: number = RETRY.maxDelayMs) =>
-  (attemptsMade: number): number =>
-    Math.round(retryDelayMs(attemptsMade, maxDelayMs) * (0.8 + Math.random() * 0.4));
+  (attemptsMade: number, _type?: string, error?: Error): number => {
+    const after = (error as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+    if (typeof after === 'number' && Number.isFinite(after) && after > 0) return Math.round(after);
+    return Math.round(retryDelayMs(attemptsMade, maxDelayMs) * (0.8 + Math.random() * 0.4));
+  };
 
 /** Attempts whose un-jittered delays add up to at least `budgetMs` (jitter averages out). */
 export function attemptsFor(budgetMs: number, maxDelayMs: number = RETRY.maxDelayMs): number {

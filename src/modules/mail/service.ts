@@ -15,17 +15,22 @@ export type SendResult = 'sent' | 'skipped';
 const MAX_ERROR_LENGTH = 2000;
 
 /**
- * How long a claim keeps other attempts away from a delivery. Longer than one send can take (three
- * SMTP phases of at most 30 s each); after it, the claimant is taken for dead and the e-mail is sent
- * again, with the same Message-ID.
+ * How long a claim keeps other attempts away from a delivery. Longer than one send takes (its SMTP
+ * phases are limited to 30 s each) and as long as the shutdown drain (src/main.ts); after it, the
+ * claimant is taken for dead and the e-mail is sent again, with the same Message-ID.
  */
-export const CLAIM_LEASE_SECONDS = 5 * 60;
+export const CLAIM_LEASE_SECONDS = 120;
 
-/** Another attempt claimed the delivery moments ago and may be talking to SMTP: try again later. */
+/**
+ * Another attempt claimed the delivery moments ago and may be talking to SMTP: try again once its
+ * claim has run out (`retryAfterMs`, which the workers' back-off honours), not before.
+ */
 export class MailInFlightError extends Error {
-  constructor(key: string) {
-    super(`mail ${key} is being sent by another attempt; retrying later`);
+  readonly retryAfterMs: number;
+  constructor(key: string, retryAfterMs: number) {
+    super(`mail ${key} is being sent by another attempt; retrying in ${Math.ceil(retryAfterMs / 1000)} s`);
     this.name = 'MailInFlightError';
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -85,13 +90,15 @@ export async function sendOnce(
   );
   const row = claimed[0];
   if (!row) {
-    const [current] = await db.execute<{ status: MailStatus; permanent: boolean }[]>(
-      'select status, permanent from mail_deliveries where key = ?',
-      [key],
+    const [current] = await db.execute<{ status: MailStatus; permanent: boolean; lease_left: number | null }[]>(
+      `select status, permanent,
+              extract(epoch from claimed_at + make_interval(secs => ?) - now())::float8 as lease_left
+       from mail_deliveries where key = ?`,
+      [CLAIM_LEASE_SECONDS, key],
     );
     // Sent already, or refused for good (only an operator's resend sends it again).
     if (!current || current.status === 'sent' || current.permanent) return 'skipped';
-    throw new MailInFlightError(key);
+    throw new MailInFlightError(key, Math.max(1_000, Math.ceil((current.lease_left ?? 0) * 1000) + 1_000));
   }
 
   try {
