@@ -59,22 +59,25 @@ async function startShop(mode: 'web' | 'worker', env: Record<string, string>) {
   };
 }
 
-/** A TCP port that forwards to the shared PostgreSQL once `open()` is called; nothing listens before. */
+/** A TCP port that forwards to the shared PostgreSQL while open; nothing listens before `open()` or after `close()`. */
 async function postgresProxy() {
   const port = await freePort();
   const target = new URL(TEST_PG_URL);
   let server: Server | undefined;
   const sockets = new Set<import('node:net').Socket>();
-  onCleanup(
-    () =>
-      new Promise<void>((done) => {
-        for (const socket of sockets) socket.destroy();
-        server ? server.close(() => done()) : done();
-      }),
-  );
+  const close = () =>
+    new Promise<void>((done) => {
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+      const s = server;
+      server = undefined;
+      s ? s.close(() => done()) : done();
+    });
+  onCleanup(close);
   return {
     port,
     urlOf: (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`,
+    close,
     open: () =>
       new Promise<void>((done) => {
         server = createServer((socket) => {
@@ -113,7 +116,7 @@ it('a web process started while PostgreSQL is unreachable logs, waits, and start
   expect(await web.stop()).toBe(0);
 }, 120_000);
 
-it('a worker started while PostgreSQL is unreachable waits, then runs and reports itself healthy', async () => {
+it('a worker started while PostgreSQL is unreachable waits, runs, and reports losing and regaining PostgreSQL by itself', async () => {
   const db = await createDatabase();
   onCleanup(() => db.drop());
   const proxy = await postgresProxy();
@@ -137,6 +140,24 @@ it('a worker started while PostgreSQL is unreachable waits, then runs and report
     `worker heartbeat (${worker.output()})`,
   );
   expect(beat.pool?.waiting).toBe(0);
+
+  // PostgreSQL goes away under the running worker (every connection cut): its heartbeat and log say so,
+  // and once PostgreSQL is back it reports itself healthy again by itself.
+  await proxy.close();
+  await eventually(
+    async () => (await recentWorkers(client, 'shop')).some((w) => w.database !== 'ok'),
+    45_000,
+    'heartbeat reporting PostgreSQL unreachable',
+  );
+  expect(worker.output()).toContain('(PostgreSQL unreachable); jobs wait and retry');
+  await proxy.open();
+  await eventually(
+    async () => (await recentWorkers(client, 'shop')).some((w) => w.database === 'ok'),
+    45_000,
+    'heartbeat reporting PostgreSQL reachable again',
+  );
+  expect(worker.output()).toContain('PostgreSQL reachable again');
+  expect(worker.child.exitCode).toBeNull();
   expect(await worker.stop()).toBe(0);
   // A stopped worker takes its heartbeat with it.
   expect(await recentWorkers(client, 'shop')).toEqual([]);
