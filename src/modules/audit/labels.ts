@@ -21,6 +21,7 @@ const ACTIONS: Record<string, string> = {
   'sale.export.batch': 'CSVの作成（処理中にする）',
   'sale.export.download': 'CSVのダウンロード',
   'sale.export.complete': 'CSVの売上を登録済みにする',
+  'sale.export.retry': 'CSVの再実行',
   'sale.receipt': '領収書の発行',
   'sale.receipt.reissue': '領収書の再発行',
   'payment.replay': '決済イベントの再処理',

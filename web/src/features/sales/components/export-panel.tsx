@@ -103,6 +103,17 @@ export function ExportPanel({
     });
   };
 
+  const retry = (row: ExportState) => {
+    void run(async () => {
+      try {
+        const res = await api<{ message: string }>(`/api/exports/${row.id}/retry`, { method: 'POST' });
+        setNotice(res.message);
+      } finally {
+        await history.mutate();
+      }
+    });
+  };
+
   const rows = history.data?.exports ?? [];
   const running = rows.some((r) => r.state === 'queued' || r.state === 'running');
   return (
@@ -234,6 +245,14 @@ export function ExportPanel({
                           <span className="small" title={row.sha256}>
                             SHA-256: {row.sha256.slice(0, 12)}…
                           </span>
+                        </>
+                      ) : null}
+                      {row.state === 'failed' ? (
+                        <>
+                          <br />
+                          <button type="button" className="button small" disabled={busy} onClick={() => retry(row)}>
+                            再実行
+                          </button>
                         </>
                       ) : null}
                       {row.batch && row.state === 'done' && !row.completed_at ? (
