@@ -6,7 +6,7 @@ import type { DomainEvent } from '../../src/events/contracts.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { cappedBackoff, defaultJobOptions, RETRY, retryDelayMs } from '../../src/events/queues.ts';
 import { accounts, createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
-import { CLAIM_LEASE_SECONDS, MailInFlightError, messageIdFor } from '../../src/modules/mail/index.ts';
+import { CLAIM_LEASE_SECONDS, isPermanentSmtpError, MailInFlightError, messageIdFor } from '../../src/modules/mail/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -106,6 +106,21 @@ describe('retry budgets', () => {
     expect(() => loadEnv({ JOB_RETRY_MAX_DELAY_SECONDS: '0' })).toThrow(EnvError);
     expect(() => loadEnv({ JOB_RETRY_MAX_DELAY_SECONDS: '90000' })).toThrow(/JOB_RETRY_MAX_DELAY_SECONDS/);
     expect(retryDelayMs(10, 5_000)).toBe(5_000);
+  });
+});
+
+describe('which SMTP failures are permanent', () => {
+  it('5xx to the recipient or the message only; 4xx, timeouts and 5xx to our sign-in or sender are retried', () => {
+    const smtpError = (responseCode: number | undefined, command: string, code = 'EENVELOPE') =>
+      Object.assign(new Error('smtp'), { responseCode, command, code });
+    expect(isPermanentSmtpError(smtpError(550, 'RCPT TO'))).toBe(true);
+    expect(isPermanentSmtpError(smtpError(554, 'DATA', 'EMESSAGE'))).toBe(true);
+    expect(isPermanentSmtpError(smtpError(451, 'RCPT TO'))).toBe(false);
+    expect(isPermanentSmtpError(smtpError(421, 'CONN', 'EPROTOCOL'))).toBe(false);
+    expect(isPermanentSmtpError(smtpError(535, 'AUTH PLAIN', 'EAUTH'))).toBe(false);
+    expect(isPermanentSmtpError(smtpError(553, 'MAIL FROM'))).toBe(false);
+    expect(isPermanentSmtpError(smtpError(undefined, 'CONN', 'ETIMEDOUT'))).toBe(false);
+    expect(isPermanentSmtpError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNECTION' }))).toBe(false);
   });
 });
 

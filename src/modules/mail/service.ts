@@ -35,14 +35,15 @@ export class MailInFlightError extends Error {
 }
 
 /**
- * A refusal for good: the server answered 5xx to the recipient or the message (not to our sign-in,
- * which an operator fixes, nor to a connection that failed). Everything else is tried again.
+ * A refusal for good: the server answered 5xx (nodemailer's `responseCode >= 500`) to the recipient
+ * (RCPT TO) or to the message (DATA). A 5xx to our greeting, sign-in or sender address says the
+ * server or our settings are wrong for every e-mail — an operator fixes that — so it is retried like
+ * any other failure.
  */
 export function isPermanentSmtpError(error: unknown): boolean {
-  const e = error as { responseCode?: unknown; code?: unknown; command?: unknown } | null;
+  const e = error as { responseCode?: unknown; command?: unknown } | null;
   if (!e || typeof e.responseCode !== 'number' || e.responseCode < 500 || e.responseCode > 599) return false;
-  if (e.code === 'EAUTH' || e.code === 'ECONNECTION' || e.code === 'ETIMEDOUT' || e.code === 'ESOCKET') return false;
-  return true;
+  return e.command === 'RCPT TO' || e.command === 'DATA';
 }
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_LENGTH);
