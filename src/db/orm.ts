@@ -40,15 +40,16 @@ interface PgPoolLike {
   waitingCount: number;
 }
 
-const ENDS_TRANSACTION = /^\s*(rollback|commit|end|abort)\b/i;
+/** BEGIN, COMMIT, ROLLBACK (not `rollback to` a savepoint: the transaction goes on after that one). */
+const TRANSACTION_CONTROL = /^\s*(begin|start\s+transaction|commit|end|abort|rollback(?!\s+to\b))\b/i;
 
 /**
- * Kysely (MikroORM's SQL layer) releases a transaction's connection only after its COMMIT or ROLLBACK
- * succeeded: when the connection died (server restarted, backend terminated), ROLLBACK fails and the
- * client would stay checked out for ever — ten of those and every query of the process waits. Here a
- * client whose COMMIT/ROLLBACK fails is released with the error at once, which makes pg-pool destroy it
- * (a later release by Kysely is a no-op). Other failed queries need nothing: Kysely releases those
- * clients, and pg-pool drops any that is no longer queryable.
+ * Kysely (MikroORM's SQL layer) releases a transaction's connection only after its BEGIN, COMMIT or
+ * ROLLBACK succeeded: when the connection died (server restarted, backend terminated), ROLLBACK fails
+ * and the client would stay checked out for ever — ten of those and every query of the process waits.
+ * Here a client whose transaction control statement fails is released with the error at once, which
+ * makes pg-pool destroy it (a later release by Kysely is a no-op). Other failed queries need nothing:
+ * Kysely releases those clients, and pg-pool drops any that is no longer queryable.
  */
 export function guardPool(pool: PgPoolLike): void {
   pool.on('connect', (client) => {
@@ -56,7 +57,7 @@ export function guardPool(pool: PgPoolLike): void {
     client.query = (...args: unknown[]) => {
       const result = query(...args);
       const text = typeof args[0] === 'string' ? args[0] : undefined;
-      if (!text || !ENDS_TRANSACTION.test(text) || !(result instanceof Promise)) return result;
+      if (!text || !TRANSACTION_CONTROL.test(text) || !(result instanceof Promise)) return result;
       return result.catch((error: unknown) => {
         const release = client.release;
         if (release) {

@@ -1,6 +1,6 @@
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
+import { type Em, guardPool } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { recentWorkers } from '../../src/modules/health/index.ts';
@@ -32,14 +32,14 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-/** Ends every server session of the app's database, as a restart or an operator would. */
-async function terminateAppBackends(): Promise<number> {
+/** Ends server sessions of the app's database (all, or one pid), as a restart or an operator would. */
+async function terminateAppBackends(pid?: number): Promise<number> {
   const admin = new Client({ connectionString: TEST_PG_URL });
   await admin.connect();
   try {
     const { rows } = await admin.query(
-      'select pg_terminate_backend(pid) as ended from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-      [t.db.name],
+      'select pg_terminate_backend(pid) as ended from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and ($2::int is null or pid = $2)',
+      [t.db.name, pid ?? null],
     );
     return rows.filter((r) => r.ended).length;
   } finally {
@@ -77,6 +77,31 @@ it('sets a connection timeout, keep-alive and the server-side idle-in-transactio
   expect(pool.options.keepAlive).toBe(true);
   const rows = await t.runtime.deps.orm.em.fork().execute('show idle_in_transaction_session_timeout');
   expect(rows[0]?.idle_in_transaction_session_timeout).toBe('1min');
+});
+
+it('a pg client whose BEGIN, COMMIT or ROLLBACK fails on a dead connection leaves the pool at once', async () => {
+  const own = new Pool({ connectionString: t.db.url, max: 2 });
+  guardPool(own as never);
+  try {
+    for (const statement of ['rollback', 'commit', 'begin']) {
+      const client = await own.connect();
+      client.on('error', () => undefined); // the drop is reported here too (MikroORM logs it)
+      const { rows } = await client.query('select pg_backend_pid() as pid');
+      expect(await terminateAppBackends(rows[0].pid)).toBe(1);
+      await expect(client.query(statement)).rejects.toThrow();
+      expect(own.totalCount).toBe(0);
+      // Kysely's own release afterwards (if any) changes nothing.
+      client.release();
+      expect(own.totalCount).toBe(0);
+    }
+    // `rollback to` a savepoint is not the end of a transaction: a failure there keeps the client.
+    const client = await own.connect();
+    await expect(client.query('rollback to savepoint nowhere')).rejects.toThrow();
+    expect(own.totalCount).toBe(1);
+    client.release();
+  } finally {
+    await own.end();
+  }
 });
 
 it('destroys connections that died inside open transactions, twice, and works again at once without a restart', async () => {
