@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'bullmq';
@@ -184,6 +184,13 @@ describe('exports never stay running', () => {
       [id],
     );
     expect(audit?.n).toBe(1);
+    // A temp file a dead job left behind for an export that is not running goes too (once it is older
+    // than the grace period: a younger one may be a build just starting).
+    const orphan = join(dir, `.${id}.4343.0c0d.tmp`);
+    writeFileSync(orphan, 'left behind');
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(orphan, past, past);
+    await eventually(async () => !existsSync(orphan), 5_000, 'the orphan temp file removed');
     // Only a failed export can be re-run.
     const again = await admin.post(`/api/exports/${id}/retry`, {});
     expect(again.status).toBe(409);

@@ -504,13 +504,15 @@ export async function markExportFailed(em: Em, dataDir: string, exportId: string
   await removeTempFiles(dataDir, (id) => id === exportId);
 }
 
-async function removeTempFiles(dataDir: string, whose: (exportId: string) => boolean): Promise<number> {
+async function removeTempFiles(dataDir: string, whose: (exportId: string, modifiedAt: number) => boolean): Promise<number> {
   const dir = exportDir(dataDir);
   const names = await readdir(dir).catch(() => [] as string[]);
   let removed = 0;
   for (const name of names) {
     const id = TEMP_FILE.exec(name)?.[1];
-    if (id && whose(id)) {
+    if (!id) continue;
+    const info = await stat(join(dir, name)).catch(() => null);
+    if (info && whose(id, info.mtimeMs)) {
       await rm(join(dir, name), { force: true });
       removed++;
     }
@@ -533,7 +535,14 @@ export async function sweepExports(ctx: { em: Em; dataDir: string; graceMs: numb
   if (stale.length) ctx.log.warn('exports without a live job marked failed', { exports: stale.map((r) => r.id) });
   const running = await ctx.em.execute<{ id: string }[]>("select id from exports where state = 'running'");
   const live = new Set(running.map((r) => r.id));
-  const removed = await removeTempFiles(ctx.dataDir, (id) => !live.has(id));
+  const failedNow = new Set(stale.map((r) => r.id));
+  // A file of an export not running: left by a dead job. One younger than the grace period may belong
+  // to a build that started after the query above, unless its export was just failed.
+  const settled = Date.now() - ctx.graceMs;
+  const removed = await removeTempFiles(
+    ctx.dataDir,
+    (id, modifiedAt) => failedNow.has(id) || (!live.has(id) && modifiedAt < settled),
+  );
   if (removed) ctx.log.info('temp files of stopped exports removed', { removed });
   const queued = await ctx.em.execute<{ id: string }[]>(
     `select id from exports where state = 'queued' and created_at < now() - (? * interval '1 millisecond')
