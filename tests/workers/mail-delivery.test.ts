@@ -336,3 +336,21 @@ async function outboxEventOf(userId: string): Promise<string | undefined> {
     .execute<{ id: string }[]>("select id from outbox_events where name = 'UserRegistered' and payload->>'userId' = ?", [userId]);
   return rows[0]?.id;
 }
+
+describe('a resend while Redis is unreachable', () => {
+  // Last in this file: it cuts the web side's Redis connection (the queues' producer).
+  it('answers 503 in Japanese and leaves the mail failed, as it was', async () => {
+    const email = address('no-redis');
+    smtp.refuse(email);
+    await register(email);
+    const failed = await eventually(async () => {
+      const row = await delivery(email);
+      return row?.status === 'failed' && row;
+    });
+    t.runtime.deps.redis.disconnect();
+    const res = await admin.post(`/api/mails/${failed.id}/resend`);
+    expect(res.status).toBe(503);
+    expect((await res.json()).message).toBe('ただいま再送信できません。しばらく時間をおいてから再度お試しください。');
+    expect(await delivery(email)).toMatchObject({ status: 'failed', permanent: true, attempts: 1 });
+  });
+});

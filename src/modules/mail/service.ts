@@ -215,7 +215,7 @@ interface ResendRow extends MailRow {
  * An operator sends a failed e-mail again: the delivery is put back to 'sending' (unclaimed, no longer
  * permanent), audited, and its event's job enqueued under a new job id. The job renders the e-mail
  * afresh and sends it with the delivery's own Message-ID; other e-mails of the event, sent already,
- * are skipped. Should Redis be unreachable, the row waits for the sweeper, which re-drives unsent mail.
+ * are skipped. Should Redis be unreachable, the row goes back to failed and the answer is 503.
  */
 export async function resendMail(deps: { orm: Orm; queues: Queues; log: Logger }, actor: Actor, id: string) {
   const db = deps.orm.em.fork() as Em;
@@ -251,7 +251,16 @@ export async function resendMail(deps: { orm: Orm; queues: Queues; log: Logger }
   try {
     await deps.queues.mail.add(event.name, event, { jobId: `${event.id}-resend-${randomUUID()}` });
   } catch (error) {
-    deps.log.warn('resend: could not enqueue the mail job; the sweeper will', { mail: id, error: String(error) });
+    // Redis is unreachable: nothing would send it, so it goes back to failed (as it was) and the
+    // operator is told to try again.
+    deps.log.warn('resend: could not enqueue the mail job', { mail: id, error: String(error) });
+    await db
+      .execute(
+        `update mail_deliveries set status = 'failed', permanent = ? where id = ? and status = 'sending' and claimed_at is null`,
+        [found.permanent, id],
+      )
+      .catch(() => undefined);
+    throw new AppError('unavailable', 'ただいま再送信できません。しばらく時間をおいてから再度お試しください。');
   }
   const [after] = await db.execute<MailRow[]>(`select ${COLUMNS} from mail_deliveries where id = ?`, [id]);
   return { mail: { ...mailDto(after as MailRow), user_id: after?.user_id ?? null } };
