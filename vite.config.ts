@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
+import { site } from './src/site-settings.ts';
 
 const OUT_DIR = resolve(import.meta.dirname, 'dist/web');
 const brotli = promisify(brotliCompress);
@@ -37,9 +38,29 @@ function precompress(): Plugin {
   };
 }
 
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * The page's header as plain HTML in `#root`, drawn as soon as the stylesheet is in, before any
+ * script runs (first paint); the app replaces it with the same header when it starts. Nothing sits
+ * under it, so what the app adds below moves nothing.
+ */
+function staticShell(): Plugin {
+  return {
+    name: 'static-shell',
+    transformIndexHtml(html) {
+      const header =
+        '<div class="app"><header class="site-header"><div class="site-header-inner">' +
+        `<a href="/" class="brand">${escapeHtml(site.shopName)}</a><p class="tagline">${escapeHtml(site.tagline)}</p>` +
+        '</div></header></div>';
+      return html.replace('<div id="root"></div>', `<div id="root">${header}</div>`);
+    },
+  };
+}
+
 export default defineConfig({
   root: 'web',
-  plugins: [react(), precompress()],
+  plugins: [react(), staticShell(), precompress()],
   build: { outDir: OUT_DIR, emptyOutDir: true, sourcemap: true },
   server: {
     port: 5173,

@@ -77,7 +77,8 @@ describe('the built SPA, compressed and cached', () => {
     expect(res.headers.get('vary')).toMatch(/Accept-Encoding/i);
     expect(res.headers.get('cache-control')).toBe('no-cache');
     const html = decode(encoding, await bytes(res)).toString('utf8');
-    expect(html).toContain('<div id="root"></div>');
+    // The header is drawn before any script runs.
+    expect(html).toMatch(/<div id="root"><div class="app"><header class="site-header">.*<a href="\/" class="brand">/);
     expect(html).toContain('<meta name="app-config"');
     expect(html).toContain('<link rel="icon" href="/favicon.ico"');
   });
