@@ -7,9 +7,9 @@ export class Migration20261122133500_mail_at_least_once extends Migration {
   override up(): void | Promise<void> {
     // At-least-once mail (docs/decisions/0007-exactly-once-mail.md): a claim is a short transaction
     // (`claimed_at`), a refusal for good is `permanent`, and the event that asked for the e-mail is kept
-    // so an operator's resend (or the sweeper) can run its job again.
+    // so an operator's resend can run its job again.
     this.addSql(`alter table "mail_deliveries" add column "claimed_at" timestamptz null, add column "permanent" boolean not null default false, add column "event" jsonb null;`);
-    // Failed mails, newest first (the administrators' failed-mail view), and unsent ones for the sweeper.
+    // Failed (or unsent) mails, newest first: the administrators' failed-mail view.
     this.addSql(`create index "mail_deliveries_unsent_index" on "mail_deliveries" ("created_at" desc, "id" desc) where status <> 'sent';`);
   }
 

@@ -12,7 +12,6 @@ export {
   listMails,
   MailInFlightError,
   sendOnce,
-  unsentMailEvents,
 } from './service.ts';
 
 export const mail = { name: 'mail', api: mailRoutes, entities: [MailDelivery] } satisfies AppModule;

@@ -265,18 +265,3 @@ export async function resendMail(deps: { orm: Orm; queues: Queues; log: Logger }
   const [after] = await db.execute<MailRow[]>(`select ${COLUMNS} from mail_deliveries where id = ?`, [id]);
   return { mail: { ...mailDto(after as MailRow), user_id: after?.user_id ?? null } };
 }
-
-/**
- * The events of e-mails that still have to go out (for the sweeper): not sent, not refused for good,
- * and untouched for `graceSeconds` (no live claim, no recent failure). Each comes once.
- */
-export async function unsentMailEvents(em: Em, graceSeconds: number, limit = 500): Promise<DomainEvent[]> {
-  const rows = await em.fork().execute<{ event: DomainEvent }[]>(
-    `select distinct on (event->>'id') event from mail_deliveries
-     where status <> 'sent' and not permanent and event is not null
-       and coalesce(claimed_at, failed_at, created_at) < now() - make_interval(secs => ?)
-     order by event->>'id' limit ?`,
-    [graceSeconds, limit],
-  );
-  return rows.map((row) => row.event);
-}

@@ -19,7 +19,7 @@ export const MailDeliverySchema = defineEntity({
       name: 'mail_deliveries_user_id_index',
       expression: 'create index "mail_deliveries_user_id_index" on "mail_deliveries" ("user_id", "created_at" desc, "id" desc)',
     },
-    // Failed mails newest first (the failed-mail view), and what the sweeper looks at.
+    // Failed (or unsent) mails newest first: the failed-mail view.
     {
       name: 'mail_deliveries_unsent_index',
       expression:
@@ -44,7 +44,7 @@ export const MailDeliverySchema = defineEntity({
     claimedAt: p.datetime().fieldName('claimed_at').nullable(),
     // The server refused it for good (SMTP 5xx): not retried until an operator resends it.
     permanent: p.boolean().default(false),
-    // The event whose job sends it ({ id, name, occurredAt, payload }), to run that job again.
+    // The event whose job sends it ({ id, name, occurredAt, payload }), for an operator's resend.
     event: p.json<Record<string, unknown>>().nullable(),
     createdAt: createdAt(),
   },
