@@ -18,6 +18,8 @@ export interface LedgerExpectation {
   sales?: string[];
   /** E-mails that must each arrive once (copies allowed only with one Message-ID); no other e-mail may arrive. */
   mails?: ExpectedMail[];
+  /** E-mails that may arrive or not (their request got no clear answer), at most once per Message-ID. */
+  optionalMails?: ExpectedMail[];
   /** E-mails that must never arrive (a permanent refusal). */
   neverMailed?: string[];
   /** Failed jobs that are expected (permanent failures; 'any': not checked); any other failed job is a problem. */
@@ -107,7 +109,8 @@ export async function ledgerProblems(shop: FaultShop, smtp: FaultSmtp, expected:
     for (const m of smtp.received) {
       const match = [...wanted.values()].find((w) => w.to.toLowerCase() === m.to && m.subject.includes(w.subject));
       if (!match) {
-        unexpected++;
+        const optional = expected.optionalMails?.some((w) => w.to.toLowerCase() === m.to && m.subject.includes(w.subject));
+        if (!optional) unexpected++;
         continue;
       }
       const k = key(match.to, match.subject);
@@ -117,8 +120,14 @@ export async function ledgerProblems(shop: FaultShop, smtp: FaultSmtp, expected:
     const missing = [...wanted.keys()].filter((k) => !counts.has(k));
     const differing = [...copies.entries()].filter(([, ids]) => ids.size > 1);
     const duplicated = [...counts.values()].filter((n) => n > 1).length;
-    if (missing.length)
-      problems.push(`${missing.length} of ${wanted.size} e-mails never arrived (e.g. ${missing[0]?.replace('\n', ' ')})`);
+    if (missing.length) {
+      const unsent = await shop
+        .sql("select status, attempts, error from mail_deliveries where status <> 'sent' limit 3")
+        .catch(() => []);
+      problems.push(
+        `${missing.length} of ${wanted.size} e-mails never arrived (e.g. ${missing[0]?.replace('\n', ' ')}; unsent deliveries: ${JSON.stringify(unsent)})`,
+      );
+    }
     if (differing.length) problems.push(`${differing.length} e-mails arrived more than once with different Message-IDs`);
     if (duplicated) console.info(`ledger: ${duplicated} e-mails arrived more than once with one Message-ID (at-least-once)`);
     if (unexpected) problems.push(`${unexpected} unexpected e-mails`);
