@@ -305,22 +305,25 @@ describe('GET /api/mails and POST /api/mails/{id}/resend', () => {
     expect((await nobody.json()).message).toBe('エラー: メールが見つかりませんでした。');
     expect((await admin.post('/api/mails/not-a-uuid/resend')).status).toBe(404);
 
-    // A mail still being sent (or waiting for its retry) cannot be resent.
-    const hung = address('sending');
-    const { event } = await quietMember(hung);
-    smtp.hang(hung);
-    const running = onUserRegistered({ ...t.runtime.jobContext(), event }, event).catch((error: unknown) => error);
-    const row = await eventually(async () => {
-      const r = await delivery(hung);
-      return r?.status === 'sending' && r;
-    });
+    // A mail another attempt is sending right now (a live claim) cannot be resent.
+    const busyAddress = address('sending');
+    const { event } = await quietMember(busyAddress);
+    smtp.refuse(busyAddress);
+    await onUserRegistered({ ...t.runtime.jobContext(), event }, event).catch(() => undefined);
+    smtp.accept(busyAddress);
+    const row = (await delivery(busyAddress)) as DeliveryRow;
+    await t.runtime.deps.orm.em
+      .fork()
+      .execute("update mail_deliveries set status = 'sending', claimed_at = now() where id = ?", [row.id]);
     const busy = await admin.post(`/api/mails/${row.id}/resend`);
     expect(busy.status).toBe(409);
     expect((await busy.json()).message).toBe('このメールは送信中です。結果が出るまでお待ちください。');
     const sending = await (await admin.get('/api/mails?status=sending')).json();
     expect(sending.mails.some((m: { id: string }) => m.id === row.id)).toBe(true);
-    await running;
-    smtp.accept(hung);
+    // That attempt failed after all.
+    await t.runtime.deps.orm.em
+      .fork()
+      .execute("update mail_deliveries set status = 'failed', claimed_at = null where id = ?", [row.id]);
 
     // Paging: one per page.
     const pages = await (await admin.get('/api/mails?status=failed&per_page=1&page=1')).json();
