@@ -80,13 +80,13 @@ export async function sendOnce(
      values (?, ?, ?, ?, ?, ?, 'sending', 0, ?, ?::jsonb, now()) on conflict (key) do nothing`,
     [randomUUID(), key, template, userId ?? null, message.to, message.subject, messageId, stored],
   );
-  const claimed = await db.execute<{ id: string }[]>(
+  const claimed = await db.execute<{ id: string; attempts: number }[]>(
     `update mail_deliveries
      set status = 'sending', claimed_at = now(), attempts = attempts + 1, recipient = ?, subject = ?, message_id = ?,
          event = coalesce(event, ?::jsonb)
      where key = ? and status <> 'sent' and not permanent
        and (status <> 'sending' or claimed_at is null or claimed_at < now() - make_interval(secs => ?))
-     returning id`,
+     returning id, attempts`,
     [message.to, message.subject, messageId, stored, key, CLAIM_LEASE_SECONDS],
   );
   const row = claimed[0];
@@ -107,12 +107,14 @@ export async function sendOnce(
   } catch (error) {
     const permanent = isPermanentSmtpError(error);
     const text = errorText(error);
-    // Recording is best effort: the job's outcome follows the SMTP answer either way.
+    // Recording is best effort: the job's outcome follows the SMTP answer either way. Only this
+    // attempt's claim is ended (`attempts` is its number): a later claim, made after this one ran out
+    // of lease, is left to its own attempt.
     await db
       .execute(
         `update mail_deliveries set status = 'failed', permanent = ?, error = ?, failed_at = now(), claimed_at = null
-         where id = ? and status <> 'sent'`,
-        [permanent, text, row.id],
+         where id = ? and status <> 'sent' and attempts = ?`,
+        [permanent, text, row.id, row.attempts],
       )
       .catch(() => undefined);
     if (permanent) throw new PermanentJobError(text, { cause: error });
