@@ -31,7 +31,6 @@ export const DEFAULT_POOL_LIMITS: Required<PoolLimits> = {
 interface PgClientLike {
   query: (...args: unknown[]) => unknown;
   release?: (error?: Error | boolean) => void;
-  processID?: number;
 }
 interface PgPoolLike {
   on(event: 'connect', listener: (client: PgClientLike) => void): unknown;
