@@ -42,8 +42,8 @@ export function FailedMailsPage() {
     <section className="card">
       <h1>送信に失敗したメール</h1>
       <p className="lead">
-        メールサーバーが受け取らなかったメールです。宛先が受け取りを拒否したもの（恒久的な失敗）は自動では再送しません。
-        宛先を確かめてから再送信してください。一時的な失敗は自動で再送を続けます（最長24時間）。
+        {'メールサーバーが受け取らなかったメールです。宛先が受け取りを拒否したもの（恒久的な失敗）は自動では再送しません。' +
+          '宛先を確かめてから再送信してください。一時的な失敗は24時間ほど自動で再送を続けます。'}
       </p>
       {notice ? <Notice>{notice}</Notice> : null}
       <FormAlert message={resend.message} errors={resend.errors} />
