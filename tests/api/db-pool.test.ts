@@ -4,10 +4,11 @@ import { type Em, guardPool } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { recentWorkers } from '../../src/modules/health/index.ts';
+import { createLicense } from '../../src/modules/licenses/index.ts';
 import { TEST_PG_URL } from '../support/env.ts';
 import { TestClient } from '../support/http-client.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 interface PgPool {
@@ -18,15 +19,25 @@ interface PgPool {
 }
 
 let smtp: TestSmtp;
-let t: TestRuntime;
+let t: ShopWithStripe;
 let pool: PgPool;
+let licenseId: number;
 
 beforeAll(async () => {
   smtp = await startSmtp();
-  t = await startTestRuntime({ mode: 'all', smtpUrl: smtp.url });
+  // The whole shop in one process (API, relay, workers) with the project's Stripe emulator.
+  t = await startShopWithStripe({ smtpUrl: smtp.url });
   await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'admin@example.jp', password: 'admin-pass-123' });
+  const license = await createLicense(
+    t.runtime.deps.orm,
+    t.env.dataDir,
+    { id: 'test', email: 'test' },
+    { name: 'ACLS 講習ライセンス', description: '', price: 11000 },
+    [],
+  );
+  licenseId = license.id;
   pool = (await t.runtime.deps.orm.em.getConnection().getNativeClient()) as PgPool;
-});
+}, 60_000);
 afterAll(async () => {
   await t?.stop();
   await smtp?.close();
@@ -162,3 +173,45 @@ it('a job running while its connection is terminated succeeds on retry, and the 
   await eventually(async () => pool.waitingCount === 0 && pool.totalCount <= pool.options.max, 15_000, 'pool settled');
   expect((await t.app.request('/readyz')).status).toBe(200);
 }, 60_000);
+
+it('payments paid while the backends are terminated twice still become one sale each, with a receipt', async () => {
+  const buyers: { client: TestClient; email: string; sessionId: string }[] = [];
+  for (let i = 0; i < 4; i++) {
+    const email = `pool-buyer${i}-${Date.now()}@example.jp`;
+    await transact(t.runtime.deps.orm.em as Em, (tx) =>
+      createUser(tx, {
+        email,
+        password: 'buyer-pass-123',
+        lastName: '購入',
+        firstName: `太郎${i}`,
+        emailVerified: true,
+        affiliation: 4,
+        affiliationName: '〇〇消防',
+      }),
+    );
+    const client = new TestClient(t.app, `10.30.0.${i + 1}`);
+    expect((await client.login(email, 'buyer-pass-123')).status).toBe(200);
+    const res = await client.post('/api/licenses/stripe', { licenseId, distribution: true });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
+    buyers.push({ client, email, sessionId });
+  }
+  for (const buyer of buyers) t.emulator.pay(buyer.sessionId, 'card');
+  await terminateAppBackends();
+  await terminateAppBackends();
+  for (const buyer of buyers) {
+    await eventually(
+      async () => {
+        const rows = await t.runtime.deps.orm.em
+          .fork()
+          .execute('select count(*)::int as n from sales where stripe_session_id = ?', [buyer.sessionId]);
+        return rows[0]?.n === 1;
+      },
+      45_000,
+      `the sale of ${buyer.sessionId}`,
+    );
+    const receipt = await smtp.waitFor(smtp.to(buyer.email), 30_000);
+    expect(receipt.subject).toBe('【ライセンスストア】ご購入ありがとうございます');
+  }
+  await eventually(async () => pool.waitingCount === 0, 15_000, 'pool settled');
+}, 90_000);
