@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect } from 'vitest';
-import { notYet, until } from './support/flows.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { until } from './support/flows.ts';
 import { settle } from './support/ledger.ts';
 import { type Services, startServices } from './support/services.ts';
 import { type FaultShop, startFaultShop } from './support/shop.ts';
@@ -20,47 +20,44 @@ afterEach(async () => {
 const ROWS = 300_000;
 
 describe('an export whose worker dies', () => {
-  notYet(
-    'killed twice while running: the export ends done or failed (with a Japanese reason), never running, and leaves no temp file (waits for export recovery)',
-    async () => {
-      services = await startServices();
-      shop = await startFaultShop({ ...services });
-      const s = shop;
-      const licenseId = await s.createLicense('出力試験ライセンス');
-      await s.sql(
-        `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation_name, license_id, license_name, amount, currency,
+  it('killed twice while running: the export ends done or failed (with a Japanese reason), never running, and leaves no temp file', async () => {
+    services = await startServices();
+    shop = await startFaultShop({ ...services });
+    const s = shop;
+    const licenseId = await s.createLicense('出力試験ライセンス');
+    await s.sql(
+      `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation_name, license_id, license_name, amount, currency,
          checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
        select '出力', g::text, 'export' || g || '@example.jp', '', $1, '出力試験ライセンス', 5500, 'jpy', gen_random_uuid(), 'cs_export_' || g,
          now() - (g || ' seconds')::interval, 0, now(), now()
        from generate_series(1, ${ROWS}) g`,
-        [licenseId],
-      );
-      const admin = await s.admin();
-      const res = await admin.post('/api/exports', {});
-      expect(res.status, await res.clone().text()).toBe(202);
-      const { export: created } = (await res.json()) as { export: { id: string } };
-      const state = async () =>
-        (await s.sql<{ state: string; error: string | null }>('select state, error from exports where id = $1', [created.id]))[0];
-      for (let kill = 1; kill <= 2; kill++) {
-        await until(async () => (await state())?.state === 'running', 120_000, `the export running (kill ${kill})`, s);
-        await Promise.all(s.workers.map((w) => w.kill()));
-        await sleep(500);
-        await Promise.all(s.workers.map((w) => w.start()));
-      }
-      const end = await until(
-        async () => {
-          const row = await state();
-          return row && ['done', 'failed'].includes(row.state) ? row : undefined;
-        },
-        300_000,
-        'the export to end',
-        s,
-      );
-      if (end.state === 'failed') expect(end.error ?? '').toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
-      const files = readdirSync(join(s.dataDir, 'exports'));
-      expect(files.filter((f) => f.endsWith('.tmp'))).toEqual([]);
-      if (end.state === 'done') expect(files).toContain(`${created.id}.csv`);
-      expect(await settle(s, services.smtp, { failedJobs: 'any' }, 120_000)).toEqual([]);
-    },
-  );
+      [licenseId],
+    );
+    const admin = await s.admin();
+    const res = await admin.post('/api/exports', {});
+    expect(res.status, await res.clone().text()).toBe(202);
+    const { export: created } = (await res.json()) as { export: { id: string } };
+    const state = async () =>
+      (await s.sql<{ state: string; error: string | null }>('select state, error from exports where id = $1', [created.id]))[0];
+    for (let kill = 1; kill <= 2; kill++) {
+      await until(async () => (await state())?.state === 'running', 120_000, `the export running (kill ${kill})`, s);
+      await Promise.all(s.workers.map((w) => w.kill()));
+      await sleep(500);
+      await Promise.all(s.workers.map((w) => w.start()));
+    }
+    const end = await until(
+      async () => {
+        const row = await state();
+        return row && ['done', 'failed'].includes(row.state) ? row : undefined;
+      },
+      300_000,
+      'the export to end',
+      s,
+    );
+    if (end.state === 'failed') expect(end.error ?? '').toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
+    const files = readdirSync(join(s.dataDir, 'exports'));
+    expect(files.filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    if (end.state === 'done') expect(files).toContain(`${created.id}.csv`);
+    expect(await settle(s, services.smtp, { failedJobs: 'any' }, 120_000)).toEqual([]);
+  });
 });
