@@ -1,4 +1,4 @@
-import { StrictMode, useEffect } from 'react';
+import { StrictMode, startTransition, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import { SWRConfig } from 'swr';
@@ -39,12 +39,17 @@ function TitleSync() {
 
 const root = document.getElementById('root');
 if (root) {
-  createRoot(root).render(
-    <StrictMode>
-      <SWRConfig value={{ fetcher, revalidateOnFocus: false, shouldRetryOnError: false }}>
-        <TitleSync />
-        <RouterProvider router={router} />
-      </SWRConfig>
-    </StrictMode>,
+  const app = createRoot(root);
+  // Drawn as a transition: React yields to the browser every few milliseconds instead of holding the
+  // main thread for the whole first render (the page answers taps sooner on a slow phone).
+  startTransition(() =>
+    app.render(
+      <StrictMode>
+        <SWRConfig value={{ fetcher, revalidateOnFocus: false, shouldRetryOnError: false }}>
+          <TitleSync />
+          <RouterProvider router={router} />
+        </SWRConfig>
+      </StrictMode>,
+    ),
   );
 }

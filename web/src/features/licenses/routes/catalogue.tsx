@@ -1,3 +1,4 @@
+import { useDeferredValue } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager } from '../../../components/ui/pager';
@@ -11,11 +12,15 @@ const SKELETON_CARDS = 3;
 export function CataloguePage() {
   const [params, setParams] = useSearchParams();
   const page = Math.max(1, Number(params.get('page')) || 1);
-  const { data, error, isLoading, mutate } = useLicenses(page);
+  const { data: latest, error, isLoading, mutate } = useLicenses(page);
+  // The cards are drawn as a background render React can pause, so taps are answered while they
+  // are laid out (a data update from swr would otherwise hold the main thread in one long task).
+  const data = useDeferredValue(latest);
+  const loading = isLoading || (latest !== undefined && data === undefined);
   return (
     <section>
       <h1>ライセンス一覧</h1>
-      {isLoading ? (
+      {loading ? (
         <>
           <div className="visually-hidden">
             <Loading />
@@ -51,7 +56,6 @@ export function CataloguePage() {
                       height={360}
                       loading={index === 0 ? 'eager' : 'lazy'}
                       fetchPriority={index === 0 ? 'high' : 'auto'}
-                      decoding={index === 0 ? 'sync' : 'async'}
                     />
                   ) : (
                     <span className="card-noimage" aria-hidden="true">
