@@ -29,7 +29,7 @@ afterEach(async () => {
 async function members(s: FaultShop, sv: Services, n: number, mails: ExpectedMail[], tag: string) {
   const emails = Array.from({ length: n }, () => uniqueEmail(tag));
   await inParallel(emails, 5, (email, i) => register(s, email, s.webs[i % 2]));
-  await until(async () => verificationsReceived(sv.smtp, emails) === n, 60_000, `${n} verification e-mails`, s);
+  await until(async () => verificationsReceived(sv.smtp, emails) === n, 120_000, `${n} verification e-mails`, s);
   mails.push(...emails.map((to) => ({ to, subject: VERIFY_SUBJECT })));
   return inParallel(emails, 5, async (email) => ({ email, client: await verifyAndLogin(s, sv.smtp, email) }));
 }

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { serve } from '@hono/node-server';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { loadEnv } from '../../../src/config/env.ts';
 import { migrate } from '../../../src/db/orm.ts';
 import { createStripeEmulator } from '../../../src/dev/stripe-emulator/emulator.ts';
@@ -62,6 +64,8 @@ export class ShopProcess {
   readonly mode: 'web' | 'worker';
   readonly env: Record<string, string>;
   readonly logFile: string;
+  /** For a worker: whether it has started consuming (set by the shop; without it, 3 s after spawning). */
+  ready: (() => Promise<boolean>) | undefined;
   constructor(name: string, mode: 'web' | 'worker', env: Record<string, string>, logFile: string) {
     this.name = name;
     this.mode = mode;
@@ -74,8 +78,8 @@ export class ShopProcess {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Starts the process; a web process is ready when /healthz answers 200, a worker when it logged its start. */
-  async start(timeoutMs = 60_000) {
+  /** Starts the process; a web process is ready when /healthz answers 200, a worker when it consumes the mail queue. */
+  async start(timeoutMs = 120_000) {
     const log = createWriteStream(this.logFile, { flags: 'a' });
     const child = spawn(process.execPath, ['src/main.ts', this.mode], {
       cwd: ROOT,
@@ -95,6 +99,8 @@ export class ShopProcess {
       if (!this.alive) throw new Error(`${this.name} exited at start:\n${this.tail}`);
       if (this.url) {
         if ((await fetch(`${this.url}/healthz`).catch(() => null))?.ok) return;
+      } else if (this.ready) {
+        if (await this.ready().catch(() => false)) return;
       } else if (Date.now() > deadline - timeoutMs + 3_000) {
         return;
       }
@@ -189,6 +195,21 @@ export async function startFaultShop(options: FaultShopOptions) {
     (_, i) => new ShopProcess(`worker${i + 1}`, 'worker', env, join(logDir, `worker${i + 1}.log`)),
   );
   const processes = [...webs, ...workers];
+  /** Workers are ready when the mail queue counts as many consumers as there are live worker processes. */
+  const consumers = async () => {
+    const connection = new Redis(redis.url, { maxRetriesPerRequest: 1, lazyConnect: true });
+    connection.on('error', () => undefined);
+    const queue = new Queue('mail', { connection, prefix: 'shop' });
+    try {
+      return await queue.getWorkersCount();
+    } finally {
+      await queue.close().catch(() => undefined);
+      connection.disconnect();
+    }
+  };
+  for (const worker of workers) {
+    worker.ready = async () => (await consumers()) >= workers.filter((w) => w.alive).length;
+  }
   try {
     for (const web of webs) await web.start();
     await Promise.all(workers.map((w) => w.start()));
