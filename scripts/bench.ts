@@ -230,7 +230,11 @@ async function main() {
     headers: { 'content-type': 'application/json', cookie: token, 'x-xsrf-token': decodeURIComponent(token.split('=')[1] ?? '') },
     body: JSON.stringify({ email: 'bench-admin@example.jp', password: 'bench-admin-pass' }),
   });
-  const cookie = [token, ...login.headers.getSetCookie().map((c) => c.split(';')[0])].join('; ');
+  const session = login.headers.getSetCookie().map((c) => c.split(';')[0]);
+  // CSRF tokens are bound to the session: take a fresh one for the signed-in session.
+  const fresh = await fetch(`${base}/api/csrf-token`, { headers: { cookie: [token, ...session].join('; ') } });
+  const csrfCookie = fresh.headers.getSetCookie()[0]?.split(';')[0] ?? token;
+  const cookie = [csrfCookie, ...session].join('; ');
   const auth = { cookie };
 
   const first = await (await fetch(`${base}/api/sales`, { headers: auth })).json();
@@ -270,7 +274,7 @@ async function main() {
   let peak = before;
   const created = await fetch(`${base}/api/exports`, {
     method: 'POST',
-    headers: { ...auth, 'content-type': 'application/json', 'x-xsrf-token': decodeURIComponent(token.split('=')[1] ?? '') },
+    headers: { ...auth, 'content-type': 'application/json', 'x-xsrf-token': decodeURIComponent(csrfCookie.split('=')[1] ?? '') },
     body: JSON.stringify({ encoding: 'utf-8' }),
   });
   if (!created.ok) throw new Error(`POST /api/exports answered ${created.status}: ${await created.text()}`);
