@@ -135,14 +135,16 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
 
 /** The database is down or unreachable (the driver's error, or one wrapping it): 503, so clients and Stripe retry. */
-function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 4) return false;
   if (error instanceof ConnectionException) return true;
   const { code, message, cause } = error as { code?: unknown; message?: unknown; cause?: unknown };
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
   if (
     typeof message === 'string' &&
-    /Connection terminated|terminating connection|connect ECONNREFUSED|does not allow connections/i.test(message)
+    /Connection terminated|terminating connection|connect ECONNREFUSED|does not allow connections|not queryable|timeout exceeded when trying to connect|the database system is (starting up|shutting down)/i.test(
+      message,
+    )
   ) {
     return true;
   }
