@@ -119,6 +119,6 @@ it('an administrator changes a user, then finds the change in 操作履歴 with 
 
   await rows.first().getByRole('link', { name: memberId }).click();
   await page.waitForURL(`**/admin/users/${memberId}`);
-  await page.getByText('中央消防署').waitFor();
+  await page.getByText('中央消防署', { exact: true }).waitFor();
   await page.close();
 }, 90_000);
