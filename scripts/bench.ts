@@ -219,7 +219,7 @@ async function main() {
   };
   await start(['src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `http://127.0.0.1:${webPort}/healthz`);
   // As `npm run start:worker` starts it (package.json): the heap limit keeps V8 collecting early.
-  const worker = await start(['--max-old-space-size=512', 'src/main.ts', 'worker'], env);
+  const worker = await start(['--max-old-space-size=512', '--max-semi-space-size=16', 'src/main.ts', 'worker'], env);
   await start(['scripts/hello.ts'], { PORT: String(helloPort) }, `http://127.0.0.1:${helloPort}/`);
   const base = `http://127.0.0.1:${webPort}`;
 

@@ -95,25 +95,23 @@ export const CSV_OPTIONS = { record_delimiter: 'windows', quoted_string: false, 
 const NEEDS_CSV_STRINGIFY = /[",\r\n]|^[-=+@\t\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 /**
- * Records as CSV text (each line ending in CRLF), exactly as csv-stringify writes them with
- * CSV_OPTIONS. A record none of whose cells csv-stringify would quote or escape is joined directly —
- * the same bytes, without its per-cell machinery — and every other record goes through csv-stringify.
+ * Cells as one CSV record without its line ending, exactly as csv-stringify writes them with
+ * CSV_OPTIONS. Cells none of which csv-stringify would quote or escape are joined directly — the same
+ * bytes, without its per-cell machinery — and any other record goes through csv-stringify. (Cells are
+ * quoted and escaped one by one, so records may also be written in parts joined by commas.)
  */
-export function csvLines(records: readonly (readonly string[])[]): string {
-  const lines = new Array<string>(records.length + 1);
-  for (let r = 0; r < records.length; r++) {
-    const cells = records[r] as readonly string[];
-    let plain = true;
-    for (let c = 0; c < cells.length; c++) {
-      if (NEEDS_CSV_STRINGIFY.test(cells[c] as string)) {
-        plain = false;
-        break;
-      }
-    }
-    lines[r] = plain ? cells.join(',') : stringify([cells as string[]], { ...CSV_OPTIONS, eof: false });
+export function csvRecord(cells: readonly string[]): string {
+  for (let c = 0; c < cells.length; c++) {
+    if (NEEDS_CSV_STRINGIFY.test(cells[c] as string)) return stringify([cells as string[]], { ...CSV_OPTIONS, eof: false });
   }
-  lines[records.length] = '';
-  return lines.join('\r\n');
+  return cells.join(',');
+}
+
+/** Records as CSV text, each line ending in CRLF (csvRecord). */
+export function csvLines(records: readonly (readonly string[])[]): string {
+  let text = '';
+  for (const cells of records) text += `${csvRecord(cells)}\r\n`;
+  return text;
 }
 
 /** The header line (after a UTF-8 BOM when asked), through csv-stringify. */

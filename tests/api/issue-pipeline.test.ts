@@ -350,6 +350,46 @@ describe('the CSV the training system needs', () => {
     expect(text).toContain('emoji@example.jp,〓野,花〓,日本語');
     expect(wave).toBeGreaterThan(0);
   });
+
+  it('holds every sale once and in order when the sales are spread unevenly and members bought many', async () => {
+    const acls = await license('ACLS-many');
+    const members = [
+      await member('多田', '一', 'many-0@example.jp'),
+      await member('多田', '二', 'many-1@example.jp'),
+      await member('多田', '三', 'many-2@example.jp'),
+    ];
+    // Ten sales, a gap of 200,000 ids, then 30,000 more: the export reads the span in id ranges side
+    // by side, and the crowded last range in several pages.
+    const insert = (from: number, to: number) =>
+      sql(
+        `insert into sales (user_id, buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name,
+           license_id, license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
+         select case when g % 10 = 0 then gen_random_uuid()::text when g % 10 = 5 then null else (?::text[])[1 + g % 3] end,
+           '旧姓', g::text as first_name, 'snapshot' || g || '@example.jp', 4, '旧署', ?, 'ACLS-many', 11000, 'jpy', gen_random_uuid(),
+           'cs_many_' || g, timestamptz '2026-04-01 00:00:00Z' + g * interval '1 second', 0, now(), now()
+         from generate_series(?::int, ?::int) g order by g`,
+        [`{${members.join(',')}}`, acls, from, to],
+      );
+    await insert(1, 10);
+    await sql("select setval('sales_id_seq', nextval('sales_id_seq') + 200000)");
+    await insert(11, 30_010);
+
+    const { done, bytes } = await exportNow({ license_id: acls });
+    expect(done).toMatchObject({ state: 'done', row_count: 30_010, total_rows: 30_010 });
+    const lines = bytes.subarray(3).toString('utf8').split('\r\n');
+    expect(lines).toHaveLength(30_012); // header, 30,010 records, the last CRLF
+    const expected = (g: number) => {
+      const gone = g % 10 === 0 || g % 10 === 5;
+      const paid = new Date(Date.UTC(2026, 3, 1, 9, 0, g));
+      const jst = `${paid.getUTCFullYear()}/${String(paid.getUTCMonth() + 1).padStart(2, '0')}/${String(paid.getUTCDate()).padStart(2, '0')} ${paid.toISOString().slice(11, 19)}`;
+      return gone
+        ? `snapshot${g}@example.jp,旧姓,${g},日本語,〇〇研修グループ,消防・救急,旧署,ACLS-many,${jst}`
+        : `many-${g % 3}@example.jp,多田,${['一', '二', '三'][g % 3]},日本語,〇〇研修グループ,医療機関,〇〇病院,ACLS-many,${jst}`;
+    };
+    for (let g = 1; g <= 30_010; g++) {
+      if (lines[g] !== expected(g)) expect(`line ${g}: ${lines[g]}`).toBe(`line ${g}: ${expected(g)}`);
+    }
+  });
 });
 
 describe('search that finds people', () => {

@@ -13,7 +13,7 @@ import {
   CP932,
   contentDisposition,
   csvHeader,
-  csvLines,
+  csvRecord,
   downloadNames,
   replaceUnmappable,
   toCp932Forms,
@@ -39,7 +39,11 @@ const FIELD_OF_COLUMN = [
   null,
 ] as const;
 export type ExportEncoding = 'utf-8' | 'shift_jis';
+/** Sales per page of an export (about; see rangesOf), and at most per page. */
 const BATCH = 5_000;
+const PAGE_LIMIT = 4 * BATCH;
+/** Pages of an export read at once, each on its own connection, while the oldest is written. */
+const PAGES_IN_FLIGHT = 3;
 const PROGRESS_EVERY = 20_000;
 const EXPORT_NOT_FOUND = 'エラー: エクスポートが見つかりませんでした。';
 /** How often a running export's job says it is alive (the sweeper fails one that stops). */
@@ -86,133 +90,243 @@ export interface ExportRequest {
   expectedCount?: number;
 }
 
-interface ExportRow {
-  id: number;
-  user_id: string | null;
-  buyer_email: string;
-  buyer_last_name: string;
-  buyer_first_name: string;
-  buyer_affiliation: number | null;
-  buyer_affiliation_name: string;
-  buyer_affiliation_other: string | null;
-  license_name: string;
-  paid_at: string;
-}
-
-// PostgreSQL writes 購入日時 in Japan time itself: no Date per row in Node.
-const ROW_COLUMNS = `s.id, s.user_id, s.buyer_email, s.buyer_last_name, s.buyer_first_name, s.buyer_affiliation,
-  s.buyer_affiliation_name, s.buyer_affiliation_other, s.license_name,
-  to_char(s.paid_at at time zone 'Asia/Tokyo', 'YYYY/MM/DD HH24:MI:SS') as paid_at`;
+/** Buyers looked up once per export run; past this many the cache starts again (memory stays bounded). */
+const MAX_CACHED_BUYERS = 200_000;
 
 type ExportSource = { batchId: string } | { filter: SalesFilter };
 
-const ROW_FIELDS = [
-  'id',
-  'user_id',
-  'buyer_email',
-  'buyer_last_name',
-  'buyer_first_name',
-  'buyer_affiliation',
-  'buyer_affiliation_name',
-  'buyer_affiliation_other',
-  'license_name',
-  'paid_at',
-] as const;
-type RowTuple = [number, string | null, string, string, string, number | null, string, string | null, string, string];
+/** One page of an export's sales, column by column (購入日時 as Japan time, ISO 8601). */
+interface SalesPage {
+  ids: number[];
+  userIds: (string | null)[];
+  licenseNames: string[];
+  paidAt: string[];
+}
+
+/** Sales ids after `after`, up to and including `upTo`. */
+interface IdRange {
+  after: number;
+  upTo: number;
+}
+
+/** The sales an export holds: how many, and their first and last ids. */
+interface Span {
+  count: number;
+  first: number;
+  last: number;
+}
+
+/** The span of an export's sales (a batch's frozen ones, or those its filters match now). */
+async function spanOf(em: Em, source: ExportSource): Promise<Span> {
+  const query =
+    'batchId' in source
+      ? { sql: 'from export_sales e where e.export_id = ?', id: 'e.sale_id', params: [source.batchId] }
+      : (() => {
+          const where = salesWhere({ ...source.filter, exportable: true });
+          return { sql: `from sales s ${where.sql}`, id: 's.id', params: where.params };
+        })();
+  const [span] = await em.execute<{ count: number; first: number | null; last: number | null }[]>(
+    `select count(*)::int as count, min(${query.id}) as first, max(${query.id}) as last ${query.sql}`,
+    query.params,
+  );
+  return { count: span?.count ?? 0, first: Number(span?.first ?? 0), last: Number(span?.last ?? 0) };
+}
 
 /**
- * One keyset batch of an export's rows after `afterId`: a batch's frozen sales, or the sales its
- * filters match. PostgreSQL hands the whole batch over as one JSON array of arrays: one string to
- * decode and one JSON.parse per 5,000 rows, instead of ten text fields decoded per row.
+ * The span cut into id ranges that each hold about BATCH of its sales (sales ids are dense enough):
+ * they can be read side by side, on several connections, and written in order.
  */
-async function rowsAfter(em: Em, source: ExportSource, afterId: number): Promise<ExportRow[]> {
+function* rangesOf(span: Span): Generator<IdRange> {
+  if (!span.count) return;
+  const width = Math.max(BATCH, Math.ceil((BATCH * (span.last - span.first + 1)) / span.count));
+  for (let after = span.first - 1; after < span.last; after += width) yield { after, upTo: Math.min(after + width, span.last) };
+}
+
+/**
+ * One page of an export's sales in an id range (at most PAGE_LIMIT; the rest of a crowded range is
+ * read after it): a batch's frozen sales, or the sales its filters match. PostgreSQL hands the page
+ * over as one JSON value of four column arrays (one string to decode and one JSON.parse per 5,000
+ * rows), and only the columns every row needs: the buyer's details come from the accounts module,
+ * the purchase-time snapshot only where the member is gone.
+ */
+async function pageOf(em: Em, source: ExportSource, range: IdRange): Promise<SalesPage> {
   const page =
     'batchId' in source
       ? {
-          sql: `select ${ROW_COLUMNS} from export_sales e join sales s on s.id = e.sale_id
-                where e.export_id = ? and s.id > ? order by s.id limit ${BATCH}`,
-          params: [source.batchId, afterId],
+          sql: `select s.id, s.user_id, s.license_name, s.paid_at from export_sales e join sales s on s.id = e.sale_id
+                where e.export_id = ? and e.sale_id > ? and e.sale_id <= ? order by e.sale_id limit ${PAGE_LIMIT}`,
+          params: [source.batchId, range.after, range.upTo],
         }
       : (() => {
           const where = salesWhere({ ...source.filter, exportable: true });
           return {
-            sql: `select ${ROW_COLUMNS} from sales s ${where.sql ? `${where.sql} and` : 'where'} s.id > ? order by s.id limit ${BATCH}`,
-            params: [...where.params, afterId],
+            sql: `select s.id, s.user_id, s.license_name, s.paid_at from sales s
+                  ${where.sql ? `${where.sql} and` : 'where'} s.id > ? and s.id <= ? order by s.id limit ${PAGE_LIMIT}`,
+            params: [...where.params, range.after, range.upTo],
           };
         })();
-  const [result] = await em.execute<{ rows: string }[]>(
-    `select coalesce(json_agg(json_build_array(${ROW_FIELDS.map((f) => `page.${f}`).join(', ')}) order by page.id), '[]')::text as rows
-     from (${page.sql}) page`,
+  // JSON writes a timestamp as ISO 8601 whatever the session's DateStyle: no Date per row in Node.
+  const [result] = await em.execute<{ page: string | null }[]>(
+    `select json_build_array(array_agg(p.id), array_agg(p.user_id), array_agg(p.license_name),
+       array_agg(p.paid_at at time zone 'Asia/Tokyo'))::text as page
+     from (${page.sql}) p`,
     page.params,
   );
-  const tuples = JSON.parse(result?.rows ?? '[]') as RowTuple[];
-  return tuples.map((t) => ({
-    id: t[0],
-    user_id: t[1],
-    buyer_email: t[2],
-    buyer_last_name: t[3],
-    buyer_first_name: t[4],
-    buyer_affiliation: t[5],
-    buyer_affiliation_name: t[6],
-    buyer_affiliation_other: t[7],
-    license_name: t[8],
-    paid_at: t[9],
-  }));
+  const [ids, userIds, licenseNames, paidAt] = JSON.parse(result?.page ?? '[]') as [
+    number[] | null,
+    (string | null)[] | null,
+    string[] | null,
+    string[] | null,
+  ];
+  const columns = { ids: ids ?? [], userIds: userIds ?? [], licenseNames: licenseNames ?? [], paidAt: paidAt ?? [] };
+  return ascending(columns.ids) ? columns : sortedPage(columns);
 }
 
-interface RowBatch {
-  rows: ExportRow[];
-  buyers: Map<string, Buyer>;
+function ascending(ids: readonly number[]): boolean {
+  for (let i = 1; i < ids.length; i++) if ((ids[i] as number) <= (ids[i - 1] as number)) return false;
+  return true;
 }
 
-/** A batch of rows with their members' current details. */
-async function batchAfter(em: Em, source: ExportSource, afterId: number): Promise<RowBatch> {
-  const rows = await rowsAfter(em, source, afterId);
-  const buyers = await currentBuyers(
-    em,
-    rows.flatMap((r) => (r.user_id ? [r.user_id] : [])),
-  );
-  return { rows, buyers };
+/** The page in sale order (PostgreSQL aggregates its ordered subquery in order; this is only the guarantee). */
+function sortedPage(page: SalesPage): SalesPage {
+  const order = page.ids.map((_, i) => i).sort((a, b) => (page.ids[a] as number) - (page.ids[b] as number));
+  const pick = <T>(values: T[]) => order.map((i) => values[i] as T);
+  return { ids: pick(page.ids), userIds: pick(page.userIds), licenseNames: pick(page.licenseNames), paidAt: pick(page.paidAt) };
 }
 
-/**
- * One CSV record of the training system: the member's current details while the account exists,
- * the purchase-time snapshot once it is deleted. (csv-stringify's escape_formulas makes formula cells text.)
- */
-function record(sale: ExportRow, buyer: Buyer | undefined, groupName: string): string[] {
-  const affiliation = buyer ? buyer.affiliation : sale.buyer_affiliation;
+/** 2026-11-22T15:30:00.123 (Japan time) → 2026/11/22 15:30:00, as the training system reads it. */
+const jstCell = (iso: string) => `${iso.slice(0, 4)}/${iso.slice(5, 7)}/${iso.slice(8, 10)} ${iso.slice(11, 19)}`;
+
+function buyerCells(
+  buyer: Pick<Buyer, 'email' | 'lastName' | 'firstName' | 'affiliation' | 'affiliationName' | 'affiliationOther'>,
+  groupName: string,
+): string[] {
   return [
-    buyer?.email ?? sale.buyer_email,
-    buyer?.lastName ?? sale.buyer_last_name,
-    buyer?.firstName ?? sale.buyer_first_name,
+    buyer.email,
+    buyer.lastName,
+    buyer.firstName,
     '日本語',
     groupName,
-    affiliation ? (AFFILIATIONS[affiliation as keyof typeof AFFILIATIONS] ?? '') : '',
-    buyer
-      ? combinedAffiliationName(buyer.affiliation, buyer.affiliationName, buyer.affiliationOther)
-      : combinedAffiliationName(sale.buyer_affiliation, sale.buyer_affiliation_name, sale.buyer_affiliation_other),
-    sale.license_name,
-    sale.paid_at,
+    buyer.affiliation ? (AFFILIATIONS[buyer.affiliation as keyof typeof AFFILIATIONS] ?? '') : '',
+    combinedAffiliationName(buyer.affiliation, buyer.affiliationName, buyer.affiliationOther),
   ];
 }
 
+/** The purchase-time snapshots of sales whose member is gone. */
+async function snapshotsOf(em: Em, saleIds: number[], groupName: string): Promise<Map<number, string[]>> {
+  const rows = await em.execute<
+    {
+      id: number;
+      email: string;
+      lastName: string;
+      firstName: string;
+      affiliation: number | null;
+      affiliationName: string;
+      affiliationOther: string | null;
+    }[]
+  >(
+    `select id, buyer_email as "email", buyer_last_name as "lastName", buyer_first_name as "firstName",
+       buyer_affiliation as "affiliation", buyer_affiliation_name as "affiliationName", buyer_affiliation_other as "affiliationOther"
+     from sales where id = any(string_to_array(?, ',')::bigint[])`,
+    [saleIds.join(',')],
+  );
+  return new Map(rows.map((row) => [Number(row.id), buyerCells(row, groupName)]));
+}
+
+/** A page of records: per sale its buyer (as `person` made it), licence name and JST purchase time. */
+interface RecordBatch<P> {
+  ids: number[];
+  people: P[];
+  licenseNames: string[];
+  paidAt: string[];
+}
+
 /**
- * The export's records, batch by batch. The next batch is already being read (by PostgreSQL, on
- * another connection) while this one is written: reading and writing overlap.
+ * The export's records, page by page: the member's current details while the account exists, the
+ * purchase-time snapshot once it is deleted. Each member is looked up (and made into a `person`, e.g.
+ * their CSV cells already written) once per run, however many licences they bought. The next page
+ * is already being read (by PostgreSQL, on another connection) while this one is written.
  */
-async function* records(em: Em, source: ExportSource, groupName: string): AsyncGenerator<{ saleId: number; cells: string[] }[]> {
-  let next: Promise<RowBatch> | null = batchAfter(em, source, 0);
-  while (next) {
-    const { rows, buyers }: RowBatch = await next;
-    const lastId = rows.at(-1)?.id;
-    next = rows.length === BATCH && lastId !== undefined ? batchAfter(em, source, lastId) : null;
-    // A consumer that stops early must not leave the prefetch's failure unhandled.
-    next?.catch(() => undefined);
-    if (rows.length) {
-      yield rows.map((sale) => ({
-        saleId: sale.id,
-        cells: record(sale, sale.user_id ? buyers.get(sale.user_id) : undefined, groupName),
-      }));
+async function* records<P>(
+  em: Em,
+  source: ExportSource,
+  span: Span,
+  groupName: string,
+  person: (cells: string[], saleId: number) => P,
+): AsyncGenerator<RecordBatch<P>> {
+  const known = new Map<string, P | null>();
+  // Pages are read side by side; their members are looked up one page after another, in range order.
+  let lookups: Promise<unknown> = Promise.resolve();
+  const read = async (range: IdRange): Promise<RecordBatch<P> & { range: IdRange }> => {
+    const turn = Promise.all([pageOf(em, source, range), lookups]).then(([page]) => withPeople(page));
+    lookups = turn.catch(() => undefined);
+    return { ...(await turn), range };
+  };
+  const withPeople = async (page: SalesPage): Promise<RecordBatch<P>> => {
+    const { ids, userIds } = page;
+    const people = new Array<P>(ids.length);
+    // Sales whose member this run has not met yet, and sales whose member is gone (null).
+    let pending: number[] = [];
+    const unknown = new Set<string>();
+    for (let i = 0; i < ids.length; i++) {
+      const userId = userIds[i] ?? null;
+      const known_ = userId === null ? null : known.get(userId);
+      if (known_ === undefined) {
+        pending.push(i);
+        unknown.add(userId as string);
+      } else if (known_ === null) pending.push(i);
+      else people[i] = known_;
+    }
+    if (unknown.size) {
+      if (known.size + unknown.size > MAX_CACHED_BUYERS) known.clear();
+      const found = await currentBuyers(em, [...unknown]);
+      const gone: number[] = [];
+      for (const i of pending) {
+        const userId = userIds[i] ?? null;
+        let known_ = userId === null ? null : known.get(userId);
+        if (known_ === undefined) {
+          const buyer = found.get(userId as string);
+          known_ = buyer ? person(buyerCells(buyer, groupName), ids[i] as number) : null;
+          known.set(userId as string, known_);
+        }
+        if (known_ === null) gone.push(i);
+        else people[i] = known_;
+      }
+      pending = gone;
+    }
+    if (pending.length) {
+      const snapshots = await snapshotsOf(
+        em,
+        pending.map((i) => ids[i] as number),
+        groupName,
+      );
+      for (const i of pending) {
+        const cells = snapshots.get(ids[i] as number);
+        if (!cells) throw new Error(`sale ${ids[i]} vanished during the export`);
+        people[i] = person(cells, ids[i] as number);
+      }
+    }
+    return { ids: page.ids, people, licenseNames: page.licenseNames, paidAt: page.paidAt };
+  };
+  const ranges = rangesOf(span);
+  const inFlight: Promise<RecordBatch<P> & { range: IdRange }>[] = [];
+  const more = () => {
+    const range = ranges.next();
+    if (range.done) return;
+    const reading = read(range.value);
+    // A consumer that stops early must not leave a prefetch's failure unhandled.
+    reading.catch(() => undefined);
+    inFlight.push(reading);
+  };
+  for (let i = 0; i < PAGES_IN_FLIGHT; i++) more();
+  for (let reading = inFlight.shift(); reading; reading = inFlight.shift()) {
+    more();
+    let batch = await reading;
+    if (batch.ids.length) yield batch;
+    // A crowded range: the rest of it, in order, before the next range.
+    while (batch.ids.length === PAGE_LIMIT) {
+      batch = await read({ after: batch.ids.at(-1) as number, upTo: batch.range.upTo });
+      if (batch.ids.length) yield batch;
     }
   }
 }
@@ -233,17 +347,24 @@ async function findUnmappable(
 ): Promise<{ problems: Unmappable[]; total: number }> {
   const problems: Unmappable[] = [];
   let total = 0;
-  for await (const batch of records(em, source, groupName)) {
-    for (const { saleId, cells } of batch) {
-      cells.forEach((text, column) => {
-        const characters = unmappableIn(text);
+  // A member's cells are checked once; each of their sales is listed.
+  const check = (cells: string[]) => cells.map((text) => ({ text, characters: unmappableIn(text) }));
+  for await (const batch of records(em, source, await spanOf(em, source), groupName, check)) {
+    batch.ids.forEach((saleId, i) => {
+      const licenseName = batch.licenseNames[i] ?? '';
+      const cells = [
+        ...(batch.people[i] ?? []),
+        { text: licenseName, characters: unmappableIn(licenseName) },
+        { text: jstCell(batch.paidAt[i] ?? ''), characters: [] as string[] },
+      ];
+      cells.forEach(({ text, characters }, column) => {
         if (!characters.length) return;
         total++;
         if (problems.length < limit) {
           problems.push({ sale_id: saleId, field: FIELD_OF_COLUMN[column] ?? EXPORT_HEADER[column] ?? '', text, characters });
         }
       });
-    }
+    });
   }
   return { problems, total };
 }
@@ -405,6 +526,25 @@ export async function completeBatch(orm: Orm, actor: Actor, id: string) {
 }
 
 /**
+ * A cell as the file's encoding holds it: UTF-8 as it is; CP932 in its CP932 forms, with 〓 for what
+ * CP932 cannot hold when the administrator chose that, or else the export refused.
+ */
+function cellWriter(cp932: boolean, replace: boolean): (text: string, saleId: number) => string {
+  if (!cp932) return (text) => text;
+  if (replace) return replaceUnmappable;
+  return (text, saleId) => {
+    const unmappable = unmappableIn(text);
+    if (unmappable.length) {
+      throw new AppError(
+        'validation',
+        `注文番号${saleId}に Shift_JIS（CP932）で表せない文字「${unmappable.join('')}」があります。UTF-8で作成するか、〓に置き換えて作成してください。`,
+      );
+    }
+    return toCp932Forms(text);
+  };
+}
+
+/**
  * Builds the CSV of an export: rows read in keyset batches (memory stays flat), the members' current
  * details looked up per batch, written one CSV chunk per batch in csv-stringify's dialect (comma, CRLF,
  * formula cells as text; lib/csv.ts) into a temp file — UTF-8 with BOM, or CP932 — hashed, then
@@ -415,11 +555,9 @@ export async function buildExport(em: Em, dataDir: string, groupName: string, ex
   const row = await em.findOne(Export, { id: exportId });
   if (!row || row.state === 'done') return 'skipped';
   const source = row.batch ? { batchId: row.id } : { filter: row.filters as SalesFilter };
-  if (!row.batch) {
-    const where = salesWhere({ ...(row.filters as SalesFilter), exportable: true });
-    const [count] = await em.execute<{ n: number }[]>(`select count(*)::int as n from sales s ${where.sql}`, where.params);
-    row.totalRows = count?.n ?? 0;
-  }
+  // The sales it holds from now on (a batch's were frozen at its creation).
+  const span = await spanOf(em, source);
+  row.totalRows = span.count;
   await em.execute(
     `update exports set state = 'running', error = null, row_count = 0, total_rows = ?, started_at = now(),
        heartbeat_at = now(), finished_at = null where id = ?`,
@@ -447,24 +585,24 @@ export async function buildExport(em: Em, dataDir: string, groupName: string, ex
   let beat = Date.now();
   try {
     await write(csvHeader(EXPORT_HEADER, !cp932));
-    for await (const batch of records(em, source, groupName)) {
-      const lines = batch.map(({ saleId, cells }) => {
-        if (!cp932) return cells;
-        if (replace) return cells.map(replaceUnmappable);
-        for (const text of cells) {
-          const unmappable = unmappableIn(text);
-          if (unmappable.length) {
-            throw new AppError(
-              'validation',
-              `注文番号${saleId}に Shift_JIS（CP932）で表せない文字「${unmappable.join('')}」があります。UTF-8で作成するか、〓に置き換えて作成してください。`,
-            );
-          }
+    // Each member's cells, and each licence name, are written once per run and reused for every sale.
+    const cell = cellWriter(cp932, replace);
+    const person = (cells: string[], saleId: number) => csvRecord(cells.map((text) => cell(text, saleId)));
+    const licences = new Map<string, string>();
+    for await (const batch of records(em, source, span, groupName, person)) {
+      let lines = '';
+      for (let i = 0; i < batch.ids.length; i++) {
+        const name = batch.licenseNames[i] as string;
+        let licence = licences.get(name);
+        if (licence === undefined) {
+          if (licences.size >= MAX_CACHED_BUYERS) licences.clear();
+          licence = csvRecord([cell(name, batch.ids[i] as number)]);
+          licences.set(name, licence);
         }
-        return cells.map(toCp932Forms);
-      });
-      // One CSV chunk per batch (csv-stringify's dialect, see lib/csv.ts).
-      await write(csvLines(lines));
-      count += lines.length;
+        lines += `${batch.people[i]},${licence},${jstCell(batch.paidAt[i] as string)}\r\n`;
+      }
+      await write(lines);
+      count += batch.ids.length;
       if (count - reported >= PROGRESS_EVERY || Date.now() - beat >= HEARTBEAT_MS) {
         reported = count;
         beat = Date.now();
