@@ -196,6 +196,9 @@ function sortedPage(page: SalesPage): SalesPage {
 
 /** 2026-11-22T15:30:00.123 (Japan time) → 2026/11/22 15:30:00, as the training system reads it. */
 const jstCell = (iso: string) => `${iso.slice(0, 4)}/${iso.slice(5, 7)}/${iso.slice(8, 10)} ${iso.slice(11, 19)}`;
+/** The last cell of a record, 購入日時, with the line's CRLF: always 21 ASCII bytes. */
+const jstLine = (iso: string) => `${jstCell(iso)}\r\n`;
+const DATE_LINE_BYTES = 21;
 
 function buyerCells(
   buyer: Pick<Buyer, 'email' | 'lastName' | 'firstName' | 'affiliation' | 'affiliationName' | 'affiliationOther'>,
@@ -255,13 +258,12 @@ async function* records<P>(
   person: (cells: string[], saleId: number) => P,
 ): AsyncGenerator<RecordBatch<P>> {
   const known = new Map<string, P | null>();
-  // Pages are read side by side; their members are looked up one page after another, in range order.
-  let lookups: Promise<unknown> = Promise.resolve();
-  const read = async (range: IdRange): Promise<RecordBatch<P> & { range: IdRange }> => {
-    const turn = Promise.all([pageOf(em, source, range), lookups]).then(([page]) => withPeople(page));
-    lookups = turn.catch(() => undefined);
-    return { ...(await turn), range };
-  };
+  // Pages, and the members they bring, are read side by side (a member met in two pages at once may
+  // be looked up twice, harmlessly).
+  const read = async (range: IdRange): Promise<RecordBatch<P> & { range: IdRange }> => ({
+    ...(await withPeople(await pageOf(em, source, range))),
+    range,
+  });
   const withPeople = async (page: SalesPage): Promise<RecordBatch<P>> => {
     const { ids, userIds } = page;
     const people = new Array<P>(ids.length);
@@ -574,9 +576,9 @@ export async function buildExport(em: Em, dataDir: string, groupName: string, ex
   const out = createWriteStream(temp);
   const failed = new Promise<never>((_, reject) => out.once('error', reject));
   failed.catch(() => undefined);
+  const encode = (text: string) => (cp932 ? iconv.encode(text, CP932) : Buffer.from(text, 'utf8'));
   /** Hashes and writes one chunk, waiting while the file is behind (memory stays flat). */
-  const write = async (text: string) => {
-    const bytes = cp932 ? iconv.encode(text, CP932) : Buffer.from(text, 'utf8');
+  const write = async (bytes: Buffer) => {
     hash.update(bytes);
     if (!out.write(bytes)) await Promise.race([once(out, 'drain'), failed]);
   };
@@ -584,24 +586,35 @@ export async function buildExport(em: Em, dataDir: string, groupName: string, ex
   let reported = 0;
   let beat = Date.now();
   try {
-    await write(csvHeader(EXPORT_HEADER, !cp932));
-    // Each member's cells, and each licence name, are written once per run and reused for every sale.
+    await write(encode(csvHeader(EXPORT_HEADER, !cp932)));
+    // Each member's cells and each licence name are written and encoded once per run, and their
+    // bytes copied for every sale; 購入日時 is ASCII in both encodings.
     const cell = cellWriter(cp932, replace);
-    const person = (cells: string[], saleId: number) => csvRecord(cells.map((text) => cell(text, saleId)));
-    const licences = new Map<string, string>();
+    const person = (cells: string[], saleId: number) => encode(`${csvRecord(cells.map((text) => cell(text, saleId)))},`);
+    const licences = new Map<string, Buffer>();
     for await (const batch of records(em, source, span, groupName, person)) {
-      let lines = '';
-      for (let i = 0; i < batch.ids.length; i++) {
+      const rows = batch.ids.length;
+      const names = new Array<Buffer>(rows);
+      let size = rows * DATE_LINE_BYTES;
+      for (let i = 0; i < rows; i++) {
         const name = batch.licenseNames[i] as string;
         let licence = licences.get(name);
         if (licence === undefined) {
           if (licences.size >= MAX_CACHED_BUYERS) licences.clear();
-          licence = csvRecord([cell(name, batch.ids[i] as number)]);
+          licence = encode(`${csvRecord([cell(name, batch.ids[i] as number)])},`);
           licences.set(name, licence);
         }
-        lines += `${batch.people[i]},${licence},${jstCell(batch.paidAt[i] as string)}\r\n`;
+        names[i] = licence;
+        size += (batch.people[i] as Buffer).length + licence.length;
       }
-      await write(lines);
+      const chunk = Buffer.allocUnsafe(size);
+      let at = 0;
+      for (let i = 0; i < rows; i++) {
+        at += (batch.people[i] as Buffer).copy(chunk, at);
+        at += (names[i] as Buffer).copy(chunk, at);
+        at += chunk.write(jstLine(batch.paidAt[i] as string), at, 'latin1');
+      }
+      await write(chunk);
       count += batch.ids.length;
       if (count - reported >= PROGRESS_EVERY || Date.now() - beat >= HEARTBEAT_MS) {
         reported = count;
