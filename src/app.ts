@@ -78,6 +78,9 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
   app.use('/api/*', async (c, next) => {
     await next();
     c.header('Cache-Control', 'no-store');
+    // A request that may have changed data answers once this process's caches have heard of it: the
+    // client's next request never sees what it just changed as it was.
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') await deps.changes?.sync();
   });
   const limitTo = (maxSize: number) =>
     bodyLimit({

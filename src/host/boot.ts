@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Redis } from 'ioredis';
 import { startWorkers, type Workers } from '../../workers/index.ts';
 import { authSecretFor, type Env } from '../config/env.ts';
+import { ChangeFeed } from '../db/changes.ts';
 import { type Em, initOrm, isEmbedded, migrate, type Orm, withMigrationLock } from '../db/orm.ts';
 // Types only (erased): the emulator itself is imported below only when it is used, never in production.
 import type { StripeEmulator } from '../dev/stripe-emulator/emulator.ts';
@@ -177,11 +178,22 @@ async function assemble(
     );
   }
 
+  // Web processes keep sessions, list totals and the catalogue in memory, current through change
+  // notices (not on embedded PGlite: one connection, nothing to save).
+  let changes: ChangeFeed | undefined;
+  if (options.mode !== 'worker' && env.databaseUrl) {
+    const feed = new ChangeFeed(env.databaseUrl, log.child({ component: 'change-notices' }));
+    await feed.start();
+    closers.push(() => feed.stop());
+    changes = feed;
+  }
+
   const deps: AppDeps = {
     env,
     orm,
     auth,
-    sessions: createSessionReader(orm, auth, authSecret),
+    changes,
+    sessions: createSessionReader(orm, auth, authSecret, changes),
     sessionCookie: (await auth.$context).authCookies.sessionToken.name,
     redis,
     queues,

@@ -2,6 +2,7 @@ import type { EntityClass } from '@mikro-orm/core';
 import type { Hono } from 'hono';
 import type { Redis } from 'ioredis';
 import type { Env } from '../config/env.ts';
+import type { ChangeFeed } from '../db/changes.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Queues } from '../events/queues.ts';
 import type { EventHandlers } from '../jobs/context.ts';
@@ -15,6 +16,8 @@ export interface AppDeps {
   env: Env;
   orm: Orm;
   auth: Auth;
+  /** Notices of committed changes that keep in-process caches current (absent: nothing is cached). */
+  changes?: ChangeFeed;
   /** The signed-in user of a request's cookies, checked against the database (accounts module). */
   sessions: (headers: Headers) => Promise<SessionUser | null>;
   /** The session cookie's name (CSRF tokens are bound to its value). */

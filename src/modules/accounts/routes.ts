@@ -175,12 +175,16 @@ const userRoutes = new Hono<AppEnv>()
   .get('/users', requireAdmin, async (c) => {
     const query = parseInput(UserSearchQuery, c.req.query());
     return c.json(
-      await searchUsers(c.var.deps.orm, {
-        ...query,
-        name: query.name || undefined,
-        email: query.email || undefined,
-        affiliations: typeof query.affiliations === 'number' ? query.affiliations : undefined,
-      }),
+      await searchUsers(
+        c.var.deps.orm,
+        {
+          ...query,
+          name: query.name || undefined,
+          email: query.email || undefined,
+          affiliations: typeof query.affiliations === 'number' ? query.affiliations : undefined,
+        },
+        c.var.deps.changes,
+      ),
     );
   })
   .put(`/users/${USER}/password/force`, requireAdmin, async (c) => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { sql } from 'kysely';
+import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
 import { COUNT_CAP, containsPattern, personSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
@@ -396,7 +397,10 @@ const USER_SORTS: Record<string, string> = {
  * The administrators' user list: name (姓, 名, 「姓 名」 or 「姓名」, any width), e-mail (partial),
  * affiliation; paged, sorted; read as plain rows (hydrating entities cost more than the query).
  */
-export async function searchUsers(orm: Orm, query: UserSearch) {
+const userTotals = (changes: ChangeFeed | undefined) =>
+  tableCache<{ n: number }[]>(changes, 'user list totals', ['users'], { max: 1_000, ttlMs: 10 * 60_000 });
+
+export async function searchUsers(orm: Orm, query: UserSearch, changes?: ChangeFeed) {
   const em = orm.em.fork() as Em;
   const clauses: string[] = [];
   const params: unknown[] = [];
@@ -418,9 +422,10 @@ export async function searchUsers(orm: Orm, query: UserSearch) {
   const desc = query.sort.startsWith('-') ? 'desc' : 'asc';
   const column = USER_SORTS[query.sort.replace(/^-/, '')] ?? 'u.created_at';
   const cap = query.name || query.email ? SEARCH_COUNT_CAP : COUNT_CAP;
-  const [count] = await em.execute<{ n: number }[]>(
-    `select count(*)::int as n from (select 1 from users u ${where} limit ${cap + 1}) capped`,
-    params,
+  const countSql = `select count(*)::int as n from (select 1 from users u ${where} limit ${cap + 1}) capped`;
+  // A total is kept until the users change (change notices): counting is most of the list's cost.
+  const [count] = await cached(userTotals(changes), JSON.stringify([countSql, params]), () =>
+    em.execute<{ n: number }[]>(countSql, params),
   );
   const users = await em.execute<DtoSource[]>(
     `select u.id, u.email, u.last_name as "lastName", u.first_name as "firstName", u.role, u.email_verified as "emailVerified",

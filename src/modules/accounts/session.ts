@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ChangeCache, type ChangeFeed } from '../../db/changes.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { SessionUser } from '../../http/context.ts';
 import type { Auth } from './auth.ts';
@@ -31,14 +32,19 @@ function cookieValue(header: string | null, name: string): string | undefined {
 
 /**
  * The signed-in user of a request, read as better-auth writes it — the signed session cookie
- * (`token.HMAC-SHA256`), the `sessions` row and its user — in one query and a synchronous HMAC,
- * on every request (no cookie cache: a revoked session or a changed role counts at once). It does
- * what better-auth's getSession does for us, without its per-call machinery, which cost more than
- * the whole sales list at a real shop's size (docs/decisions/0013). Like getSession, a session in use
- * is extended once a day.
+ * (`token.HMAC-SHA256`), the `sessions` row and its user — in one query and a synchronous HMAC
+ * (no cookie cache: a revoked session or a changed role counts at once). It does what better-auth's
+ * getSession does for us, without its per-call machinery, which cost more than the whole sales list
+ * at a real shop's size (docs/decisions/0013). Like getSession, a session in use is extended once a
+ * day. With a change feed, the rows stay in memory until a notice says the member's sessions or
+ * account changed (docs/decisions/0021); without one, every request reads them.
  */
-export function createSessionReader(orm: Orm, auth: Auth, secret: string) {
+export function createSessionReader(orm: Orm, auth: Auth, secret: string, changes?: ChangeFeed) {
   let cookieName: string | undefined;
+  const cache = new ChangeCache<SessionRow | undefined>(changes, { max: 20_000, ttlMs: 5 * 60_000 });
+  const forget = (userId: string | undefined) => cache.clear(userId ? (row) => row?.id === userId : undefined);
+  changes?.on('users', forget);
+  changes?.on('sessions', forget);
   return async (headers: Headers): Promise<SessionUser | null> => {
     cookieName ??= (await auth.$context).authCookies.sessionToken.name;
     const raw = cookieValue(headers.get('cookie'), cookieName);
@@ -56,11 +62,14 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string) {
     const expected = createHmac('sha256', secret).update(token).digest();
     if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
     const em = orm.em.fork() as Em;
-    const [row] = await em.execute<SessionRow[]>(
-      `select s.token, s.expires_at, u.id, u.email, u.role, u.email_verified, u.last_name, u.first_name, u.banned, u.ban_expires
-       from sessions s join users u on u.id = s.user_id where s.token = ?`,
-      [token],
-    );
+    const row = await cache.get(token, async () => {
+      const [found] = await em.execute<SessionRow[]>(
+        `select s.token, s.expires_at, u.id, u.email, u.role, u.email_verified, u.last_name, u.first_name, u.banned, u.ban_expires
+         from sessions s join users u on u.id = s.user_id where s.token = ?`,
+        [token],
+      );
+      return found;
+    });
     const now = Date.now();
     if (!row || new Date(row.expires_at).getTime() <= now) return null;
     if (row.banned && (!row.ban_expires || new Date(row.ban_expires).getTime() > now)) return null;

@@ -54,7 +54,7 @@ const LICENSE = ':id{[0-9]+}';
 export const licenseRoutes = new Hono<AppEnv>()
   .get('/licenses', requireUser, async (c) => {
     const query = parseInput(ListQuery, c.req.query());
-    return c.json(await listLicenses(c.var.deps.orm, query, { includeHidden: isAdmin(signedInUser(c)) }));
+    return c.json(await listLicenses(c.var.deps.orm, query, { includeHidden: isAdmin(signedInUser(c)) }, c.var.deps.changes));
   })
   .post('/licenses/create/validate', requireAdmin, async (c) => {
     const form = await readLicenseForm(c);

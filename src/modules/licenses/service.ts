@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
+import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -67,16 +68,28 @@ interface CatalogueRow {
   pictures: { file_name: string; thumbnail_name: string; width: number; height: number; original_name: string | null }[];
 }
 
+const cataloguePages = (changes: ChangeFeed | undefined) =>
+  tableCache<Awaited<ReturnType<typeof readLicenses>>>(changes, 'catalogue pages', ['licenses', 'license_pictures'], {
+    max: 500,
+    ttlMs: 10 * 60_000,
+  });
+
 /**
- * The catalogue (members: 公開 licences only) or the administrators' list (all): one statement for
- * the page, its total and every picture of its licences, read as rows (no entities to build), since
- * every signed-in member's first screen asks for it.
+ * The catalogue (members: 公開 licences only) or the administrators' list (all), since every
+ * signed-in member's first screen asks for it: kept in memory until the licences or their pictures
+ * change (change notices, docs/decisions/0021).
  */
-export async function listLicenses(
+export function listLicenses(
   orm: Orm,
   query: ListQueryData,
   options: { includeHidden: boolean } = { includeHidden: false },
+  changes?: ChangeFeed,
 ) {
+  return cached(cataloguePages(changes), JSON.stringify([query, options.includeHidden]), () => readLicenses(orm, query, options));
+}
+
+/** One statement for the page, its total and every picture of its licences, read as rows (no entities to build). */
+async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHidden: boolean }) {
   const em = orm.em.fork() as Em;
   const desc = query.sort.startsWith('-') ? 'desc' : 'asc';
   const column = SORT_COLUMNS[query.sort.replace(/^-/, '')] ?? 'id';

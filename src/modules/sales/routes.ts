@@ -10,7 +10,7 @@ import { advanceStatus, listSales, revertStatus, salesCounts } from './service.t
 const saleRoutes = new Hono<AppEnv>()
   .get('/sales', requireAdmin, async (c) => {
     const query = parseInput(SalesQuery, c.req.query());
-    return c.json(await listSales(c.var.deps.orm, toFilter(query), query.page, query.per_page));
+    return c.json(await listSales(c.var.deps.orm, toFilter(query), query.page, query.per_page, c.var.deps.changes));
   })
   .get('/sales/counts', requireAdmin, async (c) => {
     const query = parseInput(CountsQuery, c.req.query());

@@ -1,4 +1,5 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
 import { COUNT_CAP, personSearch, prefixSearchCount, SEARCH_COUNT_CAP } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { EventPayload } from '../../events/contracts.ts';
@@ -182,8 +183,14 @@ export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sq
   return { sql: clauses.length ? `where ${clauses.join(' and ')}` : '', params };
 }
 
+const listTotals = (changes: ChangeFeed | undefined) =>
+  tableCache<{ n: number }[]>(changes, 'sales list totals', ['sales'], { max: 1_000, ttlMs: 10 * 60_000 });
+
+const pageStarts = (changes: ChangeFeed | undefined) =>
+  tableCache<number>(changes, 'sales list page starts', ['sales'], { max: 10_000, ttlMs: 10 * 60_000 });
+
 /** The administrators' sales list, newest first, with the total (capped at COUNT_CAP, `total_capped`). */
-export async function listSales(orm: Orm, filter: SalesFilter, page: number, perPage: number) {
+export async function listSales(orm: Orm, filter: SalesFilter, page: number, perPage: number, changes?: ChangeFeed) {
   const em = orm.em.fork() as Em;
   const where = salesWhere(filter);
   const cap = filter.q ? SEARCH_COUNT_CAP : COUNT_CAP;
@@ -197,18 +204,33 @@ export async function listSales(orm: Orm, filter: SalesFilter, page: number, per
           cap,
         )
       : null;
-  const [count] = searchOnly
-    ? await em.execute<{ n: number }[]>(searchOnly.sql, searchOnly.params)
-    : await em.execute<{ n: number }[]>(
-        `select count(*)::int as n from (select 1 from sales s ${where.sql} limit ${cap + 1}) capped`,
-        where.params,
-      );
-  // The page's ids first — an index-only walk however deep the page — then the rows of those 20.
-  const sales = await em.execute<SaleView[]>(
-    `with page as (select s.id, s.paid_at from sales s ${where.sql} order by s.paid_at desc, s.id desc limit ? offset ?)
-     select ${SALE_VIEW_COLUMNS} from page join sales s on s.id = page.id order by page.paid_at desc, page.id desc`,
-    [...where.params, perPage, (page - 1) * perPage],
+  const countQuery = searchOnly ?? {
+    sql: `select count(*)::int as n from (select 1 from sales s ${where.sql} limit ${cap + 1}) capped`,
+    params: where.params,
+  };
+  // Counting is most of a list's cost: a total is kept until the sales change (change notices).
+  const [count] = await cached(listTotals(changes), JSON.stringify(countQuery), () =>
+    em.execute<{ n: number }[]>(countQuery.sql, countQuery.params),
   );
+  // The page's ids first — an index-only walk however deep the page — then the rows of those 20. A
+  // deeper page's first sale is remembered until the sales change: from there the page is a keyset
+  // walk of 20 entries, not of every entry before it.
+  const firstOfPage = page > 1 ? pageStarts(changes) : undefined;
+  const pageKey = JSON.stringify([where, page, perPage]);
+  const start = firstOfPage?.peek(pageKey);
+  const since = firstOfPage?.since() ?? 0;
+  const sales = await em.execute<SaleView[]>(
+    start === undefined
+      ? `with page as (select s.id, s.paid_at from sales s ${where.sql} order by s.paid_at desc, s.id desc limit ? offset ?)
+         select ${SALE_VIEW_COLUMNS} from page join sales s on s.id = page.id order by page.paid_at desc, page.id desc`
+      : `with page as (select s.id, s.paid_at from sales s ${where.sql ? `${where.sql} and` : 'where'}
+           (s.paid_at, s.id) <= (select f.paid_at, f.id from sales f where f.id = ?)
+           order by s.paid_at desc, s.id desc limit ?)
+         select ${SALE_VIEW_COLUMNS} from page join sales s on s.id = page.id order by page.paid_at desc, page.id desc`,
+    start === undefined ? [...where.params, perPage, (page - 1) * perPage] : [...where.params, start, perPage],
+  );
+  const first = sales[0]?.id;
+  if (start === undefined && first !== undefined) firstOfPage?.set(pageKey, first, since);
   const n = count?.n ?? 0;
   return { sales: sales.map(saleDto), total: Math.min(n, cap), total_capped: n > cap, page, per_page: perPage };
 }

@@ -1,0 +1,256 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from '../lib/logger.ts';
+
+/** The one channel the change triggers notify (migration 20261122160000_change-notices). */
+export const CHANGE_CHANNEL = 'shop_changes';
+const RECONNECT_MS = [100, 500, 1_000, 2_000, 5_000];
+const SYNC_TIMEOUT_MS = 2_000;
+
+type Listener = (key: string | undefined) => void;
+
+/**
+ * Notices of committed changes to some tables, from PostgreSQL (LISTEN/NOTIFY): triggers send
+ * `<table>` or `<table>:<key>` on one channel when a transaction commits, and every process that
+ * keeps an in-process cache of those tables listens on its own connection. While that connection is
+ * down, notices may be missed: the feed is not `live`, caches are bypassed, and they are emptied when
+ * it is back. (docs/decisions/0021-change-notices.md)
+ */
+export class ChangeFeed {
+  #client: pg.Client | undefined;
+  #live = false;
+  #stopped = false;
+  #generation = 0;
+  #attempt = 0;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #listeners = new Map<string, Set<Listener>>();
+  readonly #resets = new Set<() => void>();
+  readonly #pings = new Map<string, () => void>();
+
+  readonly #databaseUrl: string;
+  readonly #log: Logger;
+
+  constructor(databaseUrl: string, log: Logger) {
+    this.#databaseUrl = databaseUrl;
+    this.#log = log;
+  }
+
+  /** Notices are arriving: what a cache holds is current, up to the notices still on their way. */
+  get live(): boolean {
+    return this.#live;
+  }
+
+  /** Grows with every notice and every loss of the feed: a value read before a query and again after it
+   * tells whether the query's answer may be cached. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Calls `listener` with the key of every notice about `table` (undefined: the whole table). */
+  on(table: string, listener: Listener): void {
+    const set = this.#listeners.get(table) ?? new Set<Listener>();
+    this.#listeners.set(table, set);
+    set.add(listener);
+  }
+
+  /** Calls `reset` whenever notices may have been missed (the feed lost its connection). */
+  onReset(reset: () => void): void {
+    this.#resets.add(reset);
+  }
+
+  /** Starts listening; resolves once listening or once the first try failed (it keeps trying). */
+  async start(): Promise<void> {
+    await this.#connect();
+  }
+
+  /**
+   * Resolves once every notice committed before the call has been handled here (a ping through the
+   * same channel comes back after them), or at once while the feed is down. A request that changed
+   * what caches hold awaits it before answering, so its own next request never sees the old state.
+   */
+  async sync(): Promise<void> {
+    const client = this.#client;
+    if (!this.#live || !client) return;
+    const id = randomUUID();
+    const echoed = new Promise<void>((resolve) => {
+      this.#pings.set(id, resolve);
+      setTimeout(resolve, SYNC_TIMEOUT_MS).unref();
+    });
+    try {
+      await client.query('select pg_notify($1, $2)', [CHANGE_CHANNEL, `ping:${id}`]);
+      await echoed;
+    } catch {
+      // The feed went down: caches are bypassed until it is back.
+    } finally {
+      this.#pings.delete(id);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    this.#down();
+    await this.#client?.end().catch(() => undefined);
+    this.#client = undefined;
+  }
+
+  async #connect(): Promise<void> {
+    if (this.#stopped) return;
+    const client = new pg.Client({
+      connectionString: this.#databaseUrl,
+      keepAlive: true,
+      connectionTimeoutMillis: 5_000,
+      application_name: 'shop change notices',
+    });
+    client.on('error', (error) => this.#lost(client, error));
+    client.on('end', () => this.#lost(client));
+    client.on('notification', (message) => this.#notice(message.payload ?? ''));
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANGE_CHANNEL}`);
+      if (this.#stopped) {
+        await client.end();
+        return;
+      }
+      this.#client = client;
+      this.#attempt = 0;
+      // Whatever changed while nobody listened: start from empty caches.
+      this.#reset();
+      this.#live = true;
+      this.#log.info('listening for change notices');
+    } catch (error) {
+      client.removeAllListeners('end');
+      await client.end().catch(() => undefined);
+      this.#lost(client, error);
+    }
+  }
+
+  #notice(payload: string): void {
+    const colon = payload.indexOf(':');
+    const table = colon < 0 ? payload : payload.slice(0, colon);
+    const key = colon < 0 ? undefined : payload.slice(colon + 1);
+    if (table === 'ping') {
+      this.#pings.get(key ?? '')?.();
+      return;
+    }
+    this.#generation++;
+    for (const listener of this.#listeners.get(table) ?? []) listener(key);
+  }
+
+  #reset(): void {
+    this.#generation++;
+    for (const reset of this.#resets) reset();
+  }
+
+  #down(): void {
+    if (this.#live) this.#reset();
+    this.#live = false;
+    for (const resolve of this.#pings.values()) resolve();
+  }
+
+  #lost(client: pg.Client, error?: unknown): void {
+    if (this.#client !== undefined && this.#client !== client) return;
+    const wasLive = this.#live;
+    this.#down();
+    this.#client = undefined;
+    client.end().catch(() => undefined);
+    if (this.#stopped || this.#timer) return;
+    if (wasLive) this.#log.warn('change notices lost: caches bypassed until they are back', { error: String(error ?? 'ended') });
+    const delay = RECONNECT_MS[Math.min(this.#attempt++, RECONNECT_MS.length - 1)] ?? 5_000;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#connect();
+    }, delay);
+    this.#timer.unref();
+  }
+}
+
+/**
+ * An in-process cache of query answers that a ChangeFeed keeps current: used only while the feed is
+ * live, filled only when no notice arrived while the answer was read, bounded in size and age.
+ */
+export class ChangeCache<V> {
+  readonly #entries = new Map<string, { value: V; at: number }>();
+
+  readonly #feed: ChangeFeed | undefined;
+  readonly #options: { max: number; ttlMs: number };
+
+  constructor(feed: ChangeFeed | undefined, options: { max: number; ttlMs: number }) {
+    this.#feed = feed;
+    this.#options = options;
+    feed?.onReset(() => this.clear());
+  }
+
+  /** The cached answer for `key`, or `load`'s (cached when it may be). */
+  async get(key: string, load: () => Promise<V>): Promise<V> {
+    const feed = this.#feed;
+    if (!feed?.live) return load();
+    const entry = this.#entries.get(key);
+    if (entry && Date.now() - entry.at < this.#options.ttlMs) return entry.value;
+    const generation = feed.generation;
+    const value = await load();
+    this.set(key, value, generation);
+    return value;
+  }
+
+  /** The feed's generation now: pass it to `set` with what is read from here on. */
+  since(): number {
+    return this.#feed?.generation ?? 0;
+  }
+
+  /** Keeps `value`, read after `since()` answered `generation`, unless a notice came in between. */
+  set(key: string, value: V, generation: number): void {
+    const feed = this.#feed;
+    if (!feed?.live || feed.generation !== generation) return;
+    if (this.#entries.size >= this.#options.max) this.#entries.delete(this.#entries.keys().next().value as string);
+    this.#entries.set(key, { value, at: Date.now() });
+  }
+
+  /** The cached answer for `key`, if there is one and the feed is live. */
+  peek(key: string): V | undefined {
+    if (!this.#feed?.live) return undefined;
+    const entry = this.#entries.get(key);
+    return entry && Date.now() - entry.at < this.#options.ttlMs ? entry.value : undefined;
+  }
+
+  /** Forgets the answers `stale` picks (all of them without it). */
+  clear(stale?: (value: V, key: string) => boolean): void {
+    if (!stale) {
+      this.#entries.clear();
+      return;
+    }
+    for (const [key, entry] of this.#entries) if (stale(entry.value, key)) this.#entries.delete(key);
+  }
+}
+
+const shared = new WeakMap<ChangeFeed, Map<string, ChangeCache<unknown>>>();
+
+/**
+ * The process's cache `name` of answers that depend only on `tables`: emptied by any notice about
+ * them. Undefined without a feed (embedded PGlite, tests that want none): callers just query.
+ */
+export function tableCache<V>(
+  feed: ChangeFeed | undefined,
+  name: string,
+  tables: readonly string[],
+  options: { max: number; ttlMs: number },
+): ChangeCache<V> | undefined {
+  if (!feed) return undefined;
+  let caches = shared.get(feed);
+  if (!caches) {
+    caches = new Map();
+    shared.set(feed, caches);
+  }
+  let cache = caches.get(name) as ChangeCache<V> | undefined;
+  if (!cache) {
+    const created = new ChangeCache<V>(feed, options);
+    for (const table of tables) feed.on(table, () => created.clear());
+    caches.set(name, created as ChangeCache<unknown>);
+    cache = created;
+  }
+  return cache;
+}
+
+/** `load`'s answer, through `cache` when there is one. */
+export const cached = <V>(cache: ChangeCache<V> | undefined, key: string, load: () => Promise<V>): Promise<V> =>
+  cache ? cache.get(key, load) : load();
