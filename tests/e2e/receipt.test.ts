@@ -105,7 +105,7 @@ describe('領収書 from the purchase history in Chromium', () => {
       expect(await dialog.getByRole('radio', { name: /救急 一郎 様/ }).isChecked()).toBe(false);
       await dialog.getByRole('button', { name: 'この宛名で発行する（PDF）' }).click();
       await dialog.getByText('宛名を選んでください。').waitFor();
-      expect(await page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('radio');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('radio');
       expect(await axeViolations(page), 'dialog, no choice').toEqual([]);
 
       await dialog.getByRole('radio', { name: /〇〇市消防局 御中/ }).check();

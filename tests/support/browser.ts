@@ -39,6 +39,8 @@ export async function axeViolations(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol, so the page's CSP (no inline scripts) still holds.
   await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
+    // Colours are judged as they settle, not half-way through a fade-in (a loaded machine is slow).
+    await Promise.all(document.getAnimations().map((animation) => animation.finished.catch(() => undefined)));
     // biome-ignore lint/suspicious/noExplicitAny: axe is injected at run time
     const axe = (window as any).axe;
     const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
