@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as v from 'valibot';
 
@@ -39,7 +40,46 @@ const EnvSchema = v.object({
   ),
   APP_URL: optional(urlWith(['http:', 'https:'])),
   DATABASE_URL: optional(urlWith(['postgres:', 'postgresql:'])),
+  /** A direct connection (not through a pooler) for migrations, advisory locks and LISTEN. */
+  DATABASE_DIRECT_URL: optional(urlWith(['postgres:', 'postgresql:'])),
   REDIS_URL: optional(urlWith(['redis:', 'rediss:'])),
+  /** Redis through Sentinel: `host:port,host:port` and the name of the monitored primary. */
+  REDIS_SENTINELS: optional(
+    v.pipe(
+      v.string(),
+      v.regex(
+        /^\s*[^\s,:]+:\d{1,5}\s*(,\s*[^\s,:]+:\d{1,5}\s*)*$/,
+        'host:port をカンマで区切って指定してください (comma-separated host:port)',
+      ),
+    ),
+  ),
+  REDIS_SENTINEL_NAME: optional(
+    v.pipe(v.string(), v.regex(/^[\w.-]+$/, '監視名を指定してください (the monitored primary name)')),
+  ),
+  REDIS_PASSWORD: optional(v.string()),
+  REDIS_SENTINEL_PASSWORD: optional(v.string()),
+  REDIS_DB: optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,2}$/, '0〜15 の整数を指定してください (integer 0-15)'),
+      v.transform(Number),
+      v.maxValue(15, '0〜15 の整数を指定してください (integer 0-15)'),
+    ),
+  ),
+  /** S3-compatible object storage for pictures and exports (endpoint, region and keys: the AWS SDK's own variables). */
+  S3_BUCKET: optional(
+    v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'S3 のバケット名ではありません (not an S3 bucket name)')),
+  ),
+  S3_PREFIX: optional(
+    v.pipe(v.string(), v.regex(/^[\w./-]*$/, '英数字と . / - _ で指定してください (letters, digits, . / - _)')),
+  ),
+  S3_FORCE_PATH_STYLE: v.optional(v.picklist(['true', 'false'], 'true か false を指定してください (true or false)'), 'false'),
+  AWS_ENDPOINT_URL_S3: optional(urlWith(['http:', 'https:'])),
+  AWS_REGION: optional(v.string()),
+  /** How long SIGTERM lets requests and jobs in flight finish before the process exits. */
+  SHUTDOWN_GRACE_SECONDS: v.optional(seconds, '15'),
+  /** Names this process in logs and metrics. */
+  INSTANCE_ID: optional(v.pipe(v.string(), v.maxLength(100))),
   SMTP_URL: optional(urlWith(['smtp:', 'smtps:'])),
   MAIL_FROM: optional(v.pipe(v.string(), v.minLength(3))),
   STRIPE_SECRET_KEY: optional(
@@ -101,6 +141,9 @@ export function parseEnv(source: Record<string, string | undefined>) {
     throw new EnvError(problems);
   }
   const raw = result.output;
+  if (raw.REDIS_SENTINELS !== undefined && raw.REDIS_SENTINEL_NAME === undefined) {
+    throw new EnvError(['REDIS_SENTINEL_NAME: REDIS_SENTINELS を使うときは必須です (required with REDIS_SENTINELS)']);
+  }
   if (raw.NODE_ENV === 'production') {
     const missing = PRODUCTION_REQUIRED.filter((key) => raw[key] === undefined);
     if (missing.length > 0) {
@@ -119,7 +162,32 @@ function resolveEnv(raw: ReturnType<typeof parseEnv>) {
     port,
     appUrl: (raw.APP_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     databaseUrl: raw.DATABASE_URL,
+    /** Migrations, advisory locks and LISTEN: the direct connection when DATABASE_URL is a pooler. */
+    databaseDirectUrl: raw.DATABASE_DIRECT_URL ?? raw.DATABASE_URL,
     redisUrl: raw.REDIS_URL,
+    redisSentinel: raw.REDIS_SENTINELS
+      ? {
+          sentinels: raw.REDIS_SENTINELS.split(',').map((entry) => {
+            const [host = '', port = ''] = entry.trim().split(':');
+            return { host, port: Number(port) };
+          }),
+          name: raw.REDIS_SENTINEL_NAME ?? '',
+        }
+      : undefined,
+    redisPassword: raw.REDIS_PASSWORD,
+    redisSentinelPassword: raw.REDIS_SENTINEL_PASSWORD,
+    redisDb: raw.REDIS_DB,
+    s3: raw.S3_BUCKET
+      ? {
+          bucket: raw.S3_BUCKET,
+          prefix: raw.S3_PREFIX ?? '',
+          forcePathStyle: raw.S3_FORCE_PATH_STYLE === 'true',
+          endpoint: raw.AWS_ENDPOINT_URL_S3,
+          region: raw.AWS_REGION ?? 'us-east-1',
+        }
+      : undefined,
+    shutdownGraceMs: raw.SHUTDOWN_GRACE_SECONDS * 1_000,
+    instanceId: raw.INSTANCE_ID ?? `${hostname()}:${process.pid}`,
     smtpUrl: raw.SMTP_URL,
     mailFrom: raw.MAIL_FROM ?? '"ライセンスストア" <no-reply@example.jp>',
     stripe: {
