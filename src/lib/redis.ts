@@ -1,6 +1,32 @@
 import { Redis, type RedisOptions } from 'ioredis';
 
-export type RedisTarget = { url: string } | { path: string };
+/** Where Redis is: one URL, a Unix socket (the development fallback), or a primary found through Sentinel. */
+export type RedisTarget = ({ url: string } | { path: string } | SentinelTarget) & { password?: string; db?: number };
+
+export interface SentinelTarget {
+  sentinels: { host: string; port: number }[];
+  /** The monitored primary's name (`sentinel monitor <name> …`). */
+  name: string;
+  sentinelPassword?: string;
+}
+
+/** Says where `target` points, for logs (no passwords). */
+export function describeRedis(target: RedisTarget): string {
+  if ('url' in target) {
+    const url = new URL(target.url);
+    url.password = '';
+    url.username = '';
+    return url.toString();
+  }
+  if ('path' in target) return target.path;
+  return `sentinel ${target.name} via ${target.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`;
+}
+
+/**
+ * After a Sentinel failover the old primary may still answer, as a replica: a write there fails with
+ * READONLY. Reconnecting (and resending the command) asks the Sentinels for the new primary.
+ */
+const reconnectOnReadOnly = (error: Error) => (error.message.startsWith('READONLY') ? 2 : false);
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -20,7 +46,26 @@ export function connectRedis(target: RedisTarget, options: RedisOptions = {}): R
     lazyConnect: false,
     ...options,
   };
-  const client = 'url' in target ? new Redis(target.url, base) : new Redis({ path: target.path, ...base });
+  const auth = {
+    ...(target.password !== undefined ? { password: target.password } : {}),
+    ...(target.db !== undefined ? { db: target.db } : {}),
+  };
+  let client: Redis;
+  if ('url' in target) client = new Redis(target.url, { ...base, ...auth });
+  else if ('path' in target) client = new Redis({ path: target.path, ...base, ...auth });
+  else {
+    client = new Redis({
+      sentinels: target.sentinels,
+      name: target.name,
+      ...(target.sentinelPassword !== undefined ? { sentinelPassword: target.sentinelPassword } : {}),
+      // Sentinels tell of a switch of primary at once, instead of waiting for the old connection to fail.
+      failoverDetector: true,
+      sentinelRetryStrategy: (times: number) => Math.min(times * 200, 2_000),
+      reconnectOnError: reconnectOnReadOnly,
+      ...base,
+      ...auth,
+    });
+  }
   client.on('error', () => {
     // Reconnection is automatic; callers see failures on their own commands.
   });
