@@ -6,38 +6,61 @@ import type { Logger } from '../lib/logger.ts';
 export const CHANGE_CHANNEL = 'shop_changes';
 const RECONNECT_MS = [100, 500, 1_000, 2_000, 5_000];
 const SYNC_TIMEOUT_MS = 2_000;
+/** How often the feed proves itself by a notice sent from the pool and heard back on the listener. */
+export const BEAT_MS = 250;
+/** Caches are trusted only while a beat sent at most this long ago has come back. */
+export const LIVE_WINDOW_MS = 1_000;
 
 type Listener = (key: string | undefined) => void;
+
+/** Sends `payload` on the change channel from the application's own pool (as other processes' changes are). */
+export type Notify = (channel: string, payload: string) => Promise<unknown>;
 
 /**
  * Notices of committed changes to some tables, from PostgreSQL (LISTEN/NOTIFY): triggers send
  * `<table>` or `<table>:<key>` on one channel when a transaction commits, and every process that
- * keeps an in-process cache of those tables listens on its own connection. While that connection is
- * down, notices may be missed: the feed is not `live`, caches are bypassed, and they are emptied when
- * it is back. (docs/decisions/0021-change-notices.md)
+ * keeps an in-process cache of those tables listens on its own connection (DATABASE_DIRECT_URL: a
+ * transaction-mode pooler does not deliver notices). The feed counts as `live` only while it proves it:
+ * every BEAT_MS a notice is sent through the application's pool and must come back on the listening
+ * connection within LIVE_WINDOW_MS. Otherwise — listener down, behind a pooler, server gone quiet —
+ * caches are bypassed, and they are emptied before they are trusted again.
+ * (docs/decisions/0021-change-notices.md, 0023-pooler-and-change-feed.md)
  */
 export class ChangeFeed {
   #client: pg.Client | undefined;
-  #live = false;
+  #connected = false;
+  /** When the newest beat that came back was sent (this process's clock). */
+  #provenAt = 0;
   #stopped = false;
   #generation = 0;
   #attempt = 0;
   #timer: NodeJS.Timeout | undefined;
+  #beat: NodeJS.Timeout | undefined;
+  readonly #id = randomUUID();
   readonly #listeners = new Map<string, Set<Listener>>();
   readonly #resets = new Set<() => void>();
   readonly #pings = new Map<string, () => void>();
 
   readonly #databaseUrl: string;
   readonly #log: Logger;
+  readonly #notify: Notify | undefined;
 
-  constructor(databaseUrl: string, log: Logger) {
-    this.#databaseUrl = databaseUrl;
+  /**
+   * `listenUrl` must reach PostgreSQL itself (not through a transaction-mode pooler); `notify` sends the
+   * beats through the pool the process uses for everything else (without it, the listening connection).
+   */
+  constructor(listenUrl: string, log: Logger, notify?: Notify) {
+    this.#databaseUrl = listenUrl;
     this.#log = log;
+    this.#notify = notify;
   }
 
-  /** Notices are arriving: what a cache holds is current, up to the notices still on their way. */
+  /**
+   * Notices are arriving, proven by a beat sent less than LIVE_WINDOW_MS ago: what a cache holds is
+   * current, up to the notices of that last second.
+   */
   get live(): boolean {
-    return this.#live;
+    return this.#connected && Date.now() - this.#provenAt <= LIVE_WINDOW_MS;
   }
 
   /** Grows with every notice and every loss of the feed: a value read before a query and again after it
@@ -70,7 +93,7 @@ export class ChangeFeed {
    */
   async sync(): Promise<void> {
     const client = this.#client;
-    if (!this.#live || !client) return;
+    if (!this.live || !client) return;
     const id = randomUUID();
     const echoed = new Promise<void>((resolve) => {
       this.#pings.set(id, resolve);
@@ -89,6 +112,7 @@ export class ChangeFeed {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#beat);
     this.#down();
     await this.#client?.end().catch(() => undefined);
     this.#client = undefined;
@@ -116,7 +140,8 @@ export class ChangeFeed {
       this.#attempt = 0;
       // Whatever changed while nobody listened: start from empty caches.
       this.#reset();
-      this.#live = true;
+      this.#connected = true;
+      this.#startBeating();
       this.#log.info('listening for change notices');
     } catch (error) {
       client.removeAllListeners('end');
@@ -125,12 +150,46 @@ export class ChangeFeed {
     }
   }
 
+  #startBeating(): void {
+    if (this.#beat) return;
+    const send = () => {
+      if (!this.#connected) return;
+      const payload = `beat:${this.#id}:${Date.now()}`;
+      const sent = this.#notify
+        ? this.#notify(CHANGE_CHANNEL, payload)
+        : this.#client?.query('select pg_notify($1, $2)', [CHANGE_CHANNEL, payload]);
+      // A beat that cannot be sent simply does not come back: the feed stops counting as live.
+      sent?.catch(() => undefined);
+    };
+    send();
+    this.#beat = setInterval(send, BEAT_MS);
+    this.#beat.unref();
+  }
+
+  #heard(key: string | undefined): void {
+    const [id, at] = (key ?? '').split(':');
+    if (id !== this.#id) return; // another process's beat
+    const sentAt = Number(at);
+    if (!Number.isFinite(sentAt) || sentAt <= this.#provenAt) return;
+    // After a gap, notices may have been missed while nothing proved the feed: forget what caches hold.
+    if (!this.live) {
+      if (this.#provenAt > 0)
+        this.#log.warn('change notices were not proven for a while: caches emptied', { gapMs: sentAt - this.#provenAt });
+      this.#reset();
+    }
+    this.#provenAt = sentAt;
+  }
+
   #notice(payload: string): void {
     const colon = payload.indexOf(':');
     const table = colon < 0 ? payload : payload.slice(0, colon);
     const key = colon < 0 ? undefined : payload.slice(colon + 1);
     if (table === 'ping') {
       this.#pings.get(key ?? '')?.();
+      return;
+    }
+    if (table === 'beat') {
+      this.#heard(key);
       return;
     }
     this.#generation++;
@@ -143,14 +202,15 @@ export class ChangeFeed {
   }
 
   #down(): void {
-    if (this.#live) this.#reset();
-    this.#live = false;
+    if (this.#connected) this.#reset();
+    this.#connected = false;
+    this.#provenAt = 0;
     for (const resolve of this.#pings.values()) resolve();
   }
 
   #lost(client: pg.Client, error?: unknown): void {
     if (this.#client !== undefined && this.#client !== client) return;
-    const wasLive = this.#live;
+    const wasLive = this.#connected;
     this.#down();
     this.#client = undefined;
     client.end().catch(() => undefined);

@@ -5,7 +5,9 @@ import type { EntityClass, Options } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { PgliteDriver } from '@mikro-orm/pglite';
 import { MikroORM, PostgreSqlDriver, type SqlEntityManager } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import type { Env } from '../config/env.ts';
+import type { Logger } from '../lib/logger.ts';
 
 export type Orm = MikroORM;
 export type Em = SqlEntityManager;
@@ -69,18 +71,53 @@ export function guardPool(pool: PgPoolLike): void {
   });
 }
 
-/** node-postgres pool options: timeouts, TCP keep-alive, server-side session limits. */
+/**
+ * node-postgres pool options: timeouts and TCP keep-alive. No startup `options` and no session state:
+ * DATABASE_URL may be PgBouncer in transaction mode, which refuses the one and scatters the other
+ * over its server connections. Server-side limits are role settings (applySessionLimits).
+ */
 function pgPoolOptions(limits: PoolLimits) {
-  // No statement_timeout: web processes also run the migrations, which may take longer than any request should.
-  const idleInTransaction = limits.idleInTransactionMs ?? DEFAULT_POOL_LIMITS.idleInTransactionMs;
   return {
     connectionTimeoutMillis: limits.connectionTimeoutMillis ?? DEFAULT_POOL_LIMITS.connectionTimeoutMillis,
     idleTimeoutMillis: 30_000,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    options: `-c idle_in_transaction_session_timeout=${idleInTransaction}`,
     onPoolCreated: (pool: PgPoolLike) => guardPool(pool),
   };
+}
+
+/**
+ * Makes the server end sessions left idle inside a transaction (releasing their locks) for the shop's
+ * role in the shop's database: `ALTER ROLE current_user IN DATABASE … SET`, which every new server
+ * session picks up, pooled or not — a per-session SET would land on one pooled connection only.
+ * A role may set its own defaults; where it may not, the operator is told the statement to run.
+ * Runs on a direct connection, before the pool opens its own.
+ */
+export async function applySessionLimits(directUrl: string, log: Pick<Logger, 'warn'>, limits: PoolLimits = {}) {
+  const idleInTransactionMs = limits.idleInTransactionMs ?? DEFAULT_POOL_LIMITS.idleInTransactionMs;
+  const client = new pg.Client({ connectionString: directUrl, connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ configured: boolean }>(
+      `select exists (
+         select 1 from pg_db_role_setting s join pg_database d on d.oid = s.setdatabase
+         where s.setrole = (select oid from pg_roles where rolname = current_user) and d.datname = current_database()
+           and $1 = any(s.setconfig)) as configured`,
+      [`idle_in_transaction_session_timeout=${idleInTransactionMs}`],
+    );
+    if (rows[0]?.configured) return;
+    await client.query(
+      `do $$ begin execute format('alter role %I in database %I set idle_in_transaction_session_timeout = %L',
+         current_user, current_database(), '${idleInTransactionMs}'); end $$`,
+    );
+  } catch (error) {
+    log.warn(
+      'could not set idle_in_transaction_session_timeout for the role; run as an administrator: ALTER ROLE <role> IN DATABASE <db> SET idle_in_transaction_session_timeout = 60000',
+      { error: error instanceof Error ? error.message : String(error) },
+    );
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /** The pg pool's counters (PostgreSQL server only; undefined on embedded PGlite). */

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { startWorkers, type Workers } from '../../workers/index.ts';
 import { authSecretFor, type Env } from '../config/env.ts';
 import { ChangeFeed } from '../db/changes.ts';
-import { type Em, initOrm, isEmbedded, migrate, type Orm, withMigrationLock } from '../db/orm.ts';
+import { applySessionLimits, type Em, initOrm, isEmbedded, migrate, type Orm, withMigrationLock } from '../db/orm.ts';
 // Types only (erased): the emulator itself is imported below only when it is used, never in production.
 import type { StripeEmulator } from '../dev/stripe-emulator/emulator.ts';
 import { closeQueues, createQueues, type Queues } from '../events/queues.ts';
@@ -76,6 +76,7 @@ async function untilReachable<T>(what: string, log: Logger, attempt: () => Promi
 function openDatabaseWhenReachable(env: Env, log: Logger): Promise<Orm> {
   if (isEmbedded(env)) return initOrm(env, entities);
   return untilReachable('PostgreSQL', log, async () => {
+    if (env.databaseDirectUrl) await applySessionLimits(env.databaseDirectUrl, log);
     const orm = await initOrm(env, entities);
     try {
       await orm.em.fork().execute('select 1');
@@ -181,8 +182,11 @@ async function assemble(
   // Web processes keep sessions, list totals and the catalogue in memory, current through change
   // notices (not on embedded PGlite: one connection, nothing to save).
   let changes: ChangeFeed | undefined;
-  if (options.mode !== 'worker' && env.databaseUrl) {
-    const feed = new ChangeFeed(env.databaseUrl, log.child({ component: 'change-notices' }));
+  if (options.mode !== 'worker' && env.databaseDirectUrl) {
+    const notifier = orm.em.fork();
+    const feed = new ChangeFeed(env.databaseDirectUrl, log.child({ component: 'change-notices' }), (channel, payload) =>
+      notifier.execute('select pg_notify(?, ?)', [channel, payload]),
+    );
     await feed.start();
     closers.push(() => feed.stop());
     changes = feed;

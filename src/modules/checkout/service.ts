@@ -24,11 +24,11 @@ export async function startCheckout(
   input: { licenseId: number; distribution: boolean },
 ): Promise<{ url: string }> {
   const em = orm.em.fork() as Em;
-  const license = await findLicenseForSale(em, input.licenseId);
-  if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
-  if (!license.published) throw validationError({ licenseId: ['このライセンスは現在販売していません。'] });
   const checkoutId = randomUUID();
-  await transact(em, async (tx) => {
+  const license = await transact(em, async (tx) => {
+    const license = await findLicenseForSale(tx, input.licenseId);
+    if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
+    if (!license.published) throw validationError({ licenseId: ['このライセンスは現在販売していません。'] });
     tx.create(CheckoutSession, {
       id: checkoutId,
       userId: buyer.id,
@@ -43,6 +43,7 @@ export async function startCheckout(
     // The purchase screen's opt-in is the member's current choice.
     await setDistribution(tx, buyer.id, input.distribution);
     await noteCheckoutStarted(tx, license.id);
+    return license;
   });
   let session: Stripe.Checkout.Session;
   try {

@@ -316,10 +316,12 @@ export async function updateLicense(
 
 /** What a purchase needs of a licence: its name, its price as stored (never the client's), whether it is on sale. */
 export async function findLicenseForSale(
-  em: Em,
+  tx: Em,
   id: number,
 ): Promise<{ id: number; name: string; price: number; published: boolean } | null> {
-  const license = await em.findOne(License, { id });
+  // Read in the caller's transaction, from the table: the price charged is the one committed now, never
+  // a cached copy (docs/decisions/0023-pooler-and-change-feed.md).
+  const license = await tx.findOne(License, { id }, { refresh: true });
   return license ? { id: license.id, name: license.name, price: license.price, published: license.published } : null;
 }
 
