@@ -37,12 +37,19 @@ export class OutboxRelay {
   readonly #queues: Queues;
   readonly #log: Logger;
   readonly #intervalMs: number;
+  readonly #replicated: (() => Promise<boolean>) | undefined;
 
-  constructor(orm: Orm, queues: Queues, log: Logger, intervalMs = 1_000) {
+  /**
+   * `replicated`, when given, tells whether a Redis replica holds what was just added: rows are marked
+   * published only then (else they are added again on the next pass, the same job ids), so a failover
+   * loses no job the outbox has forgotten. What slips through anyway is re-driven by the sweeper.
+   */
+  constructor(orm: Orm, queues: Queues, log: Logger, intervalMs = 1_000, replicated?: () => Promise<boolean>) {
     this.#orm = orm;
     this.#queues = queues;
     this.#log = log;
     this.#intervalMs = intervalMs;
+    this.#replicated = replicated;
   }
 
   start(): void {
@@ -101,6 +108,7 @@ export class OutboxRelay {
           await this.#queues[queue].add(job.name, job.data, job.opts);
         }
       }
+      if (this.#replicated && !(await this.#replicated())) throw new Error('no Redis replica has acknowledged the new jobs yet');
       // An event no queue carries is handled once published; the others wait for their queues' acknowledgements.
       await tx.execute(
         `update outbox_events set published_at = now(), attempts = attempts + 1,

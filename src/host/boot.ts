@@ -12,7 +12,7 @@ import type { AppDeps } from '../http/context.ts';
 import { createRateLimiter } from '../http/rate-limit.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
-import { assertNoEviction, connectRedis, connectWorkerRedis, type RedisTarget, whenReady } from '../lib/redis.ts';
+import { assertNoEviction, connectRedis, connectWorkerRedis, type RedisTarget, replicaWaiter, whenReady } from '../lib/redis.ts';
 import { createAuth, createSessionReader } from '../modules/accounts/index.ts';
 import { createPayments, scheduleNightlyReconciliation } from '../modules/checkout/index.ts';
 import { startWorkerHeartbeat } from '../modules/health/index.ts';
@@ -157,7 +157,13 @@ async function assemble(
   }
   const mailer = createMailer({ smtpUrl: env.smtpUrl, from: env.mailFrom, dataDir: env.dataDir, log });
   closers.push(() => mailer.close());
-  const relay = new OutboxRelay(orm, queues, log.child({ component: 'outbox-relay' }), options.relayIntervalMs);
+  const relay = new OutboxRelay(
+    orm,
+    queues,
+    log.child({ component: 'outbox-relay' }),
+    options.relayIntervalMs,
+    replicaWaiter(redis),
+  );
   relay.start();
   closers.push(() => relay.stop());
 

@@ -134,3 +134,25 @@ export function whenReady(client: Redis, ms = 5_000): Promise<boolean> {
     client.once('ready', onReady);
   });
 }
+
+/**
+ * Whether at least one replica has every write `client` made so far (waiting up to `timeoutMs`): Redis
+ * replication is asynchronous, and a failover promotes a replica that may lack the newest writes — or
+ * turns the old primary into a replica that drops them. True without replicas (their number is looked up
+ * at most every 10 s, and again after a wait that failed).
+ */
+export function replicaWaiter(client: Redis, timeoutMs = 500): () => Promise<boolean> {
+  let replicas = 0;
+  let checkedAt = 0;
+  return async () => {
+    if (Date.now() - checkedAt > 10_000) {
+      const info = await client.info('replication');
+      replicas = Number(/connected_slaves:(\d+)/.exec(info)?.[1] ?? 0);
+      checkedAt = Date.now();
+    }
+    if (replicas === 0) return true;
+    const acknowledged = await client.wait(1, timeoutMs);
+    if (acknowledged < 1) checkedAt = 0;
+    return acknowledged >= 1;
+  };
+}

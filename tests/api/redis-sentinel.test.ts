@@ -22,8 +22,9 @@ beforeAll(async () => {
     env: {
       REDIS_SENTINELS: redis.sentinelsVariable,
       REDIS_SENTINEL_NAME: redis.name,
-      // Replication is asynchronous: a job Redis acknowledged just before the switch may be gone from
-      // the promoted replica. The database still knows (docs/decisions/0019-sweeper.md): re-driven soon.
+      // Replication is asynchronous: a job taken or retried on the old primary during the switch may be
+      // gone from the promoted one (BullMQ: "Missing key for job"). The database still knows
+      // (docs/decisions/0019-sweeper.md): the sweeper re-drives it after the grace period.
       SWEEP_GRACE_SECONDS: '3',
       SWEEP_EVERY_SECONDS: '1',
     },
