@@ -22,7 +22,7 @@ const GIVE_UPS: GiveUps = {
   ExportRequested: async (ctx, event, reason) => {
     const { exportId } = (event as DomainEvent<'ExportRequested'>).payload;
     const stalled = /stalled/i.test(reason);
-    await markExportFailed(ctx.em, ctx.dataDir, exportId, stalled ? EXPORT_INTERRUPTED : undefined);
+    await markExportFailed(ctx, exportId, stalled ? EXPORT_INTERRUPTED : undefined);
   },
 };
 
@@ -43,7 +43,7 @@ export function startWorkers(connection: Redis, services: WorkerServices, prefix
   const { log, env, orm } = services;
   const sweeper = new Sweeper(orm, createQueues(connection, prefix), log.child({ component: 'sweeper' }), {
     graceMs: env.sweep.graceMs,
-    dataDir: env.dataDir,
+    files: services.files,
     sources: SWEEP_SOURCES,
     giveUps: GIVE_UPS,
   });

@@ -2,6 +2,7 @@ import { type Orm, withMigrationLock } from '../db/orm.ts';
 import type { Logger } from '../lib/logger.ts';
 import { loadDemo as loadDemoAccounts } from '../modules/accounts/index.ts';
 import { loadDemo as loadDemoLicenses } from '../modules/licenses/index.ts';
+import type { FileStore } from '../storage/file-store.ts';
 
 /**
  * Development only: on an empty database, demo licences, a demo administrator and a demo member,
@@ -9,9 +10,9 @@ import { loadDemo as loadDemoLicenses } from '../modules/licenses/index.ts';
  * It runs under the migration lock: of several processes starting on one empty database, the first
  * seeds and the others find the data there.
  */
-export async function seedDemo(orm: Orm, dataDir: string, log: Logger): Promise<void> {
+export async function seedDemo(orm: Orm, files: FileStore, log: Logger): Promise<void> {
   const demo = await withMigrationLock(orm, async () => {
-    const licenses = await (await loadDemoLicenses()).seedDemoLicenses(orm, dataDir);
+    const licenses = await (await loadDemoLicenses()).seedDemoLicenses(orm, files);
     if (licenses) log.info('demo licences created', { count: licenses });
     return (await loadDemoAccounts()).seedDemoAccounts(orm);
   });

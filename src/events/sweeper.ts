@@ -2,6 +2,7 @@ import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Em, Orm } from '../db/orm.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { FileStore } from '../storage/file-store.ts';
 import {
   type DomainEvent,
   type EventName,
@@ -36,7 +37,9 @@ export interface SweepContext {
   em: Em;
   log: Logger;
   graceMs: number;
-  dataDir: string;
+  files: FileStore;
+  /** Network work (the file store) runs after the sweep's transaction commits; outside one, at once. */
+  afterCommit(work: () => Promise<unknown>): Promise<void>;
 }
 
 /** Work a module finds missing: an event to deliver (again). */
@@ -63,7 +66,7 @@ export interface SweepReport {
 
 export interface SweeperOptions {
   graceMs?: number;
-  dataDir: string;
+  files: FileStore;
   sources?: SweepSource[];
   giveUps?: GiveUps;
 }
@@ -73,7 +76,7 @@ export class Sweeper {
   readonly queues: Queues;
   readonly #log: Logger;
   readonly graceMs: number;
-  readonly #dataDir: string;
+  readonly #files: FileStore;
   readonly #sources: SweepSource[];
   readonly giveUps: GiveUps;
 
@@ -82,19 +85,29 @@ export class Sweeper {
     this.queues = queues;
     this.#log = log;
     this.graceMs = options.graceMs ?? DEFAULT_SWEEP_GRACE_MS;
-    this.#dataDir = options.dataDir;
+    this.#files = options.files;
     this.#sources = options.sources ?? [];
     this.giveUps = options.giveUps ?? {};
   }
 
-  context(em: Em): SweepContext {
-    return { em, log: this.#log, graceMs: this.graceMs, dataDir: this.#dataDir };
+  context(em: Em, later?: (() => Promise<unknown>)[]): SweepContext {
+    return {
+      em,
+      log: this.#log,
+      graceMs: this.graceMs,
+      files: this.#files,
+      afterCommit: async (work) => {
+        if (later) later.push(work);
+        else await work();
+      },
+    };
   }
 
   /** One sweep; a second one started meanwhile (another worker) returns `skipped` at once. */
   async run(): Promise<SweepReport> {
     const report: SweepReport = { skipped: false, redriven: 0, acknowledged: 0, givenUp: 0, live: 0, recorded: 0 };
     const em = this.#orm.em.fork() as Em;
+    const later: (() => Promise<unknown>)[] = [];
     await em.transactional(async (txEm) => {
       const tx = txEm as Em;
       const [lock] = await tx.execute<{ locked: boolean }[]>(
@@ -104,7 +117,7 @@ export class Sweeper {
         report.skipped = true;
         return;
       }
-      const ctx = this.context(tx);
+      const ctx = this.context(tx, later);
       const again = new Set<string>();
       for (const source of this.#sources) {
         for (const work of await source(ctx)) report.recorded += await this.#ensureEvent(tx, work, again);
@@ -124,6 +137,9 @@ export class Sweeper {
         }
       }
     });
+    for (const work of later) {
+      await work().catch((error) => this.#log.warn('sweeper clean-up failed', { error: String(error) }));
+    }
     if (report.recorded) nudgeRelay();
     if (report.redriven || report.givenUp || report.recorded) this.#log.info('sweeper re-drove missing work', { ...report });
     return report;

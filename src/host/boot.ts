@@ -17,6 +17,7 @@ import { createAuth, createSessionReader } from '../modules/accounts/index.ts';
 import { createPayments, scheduleNightlyReconciliation } from '../modules/checkout/index.ts';
 import { startWorkerHeartbeat } from '../modules/health/index.ts';
 import { createMailer, type Mailer } from '../modules/mail/index.ts';
+import { createFileStore } from '../storage/file-store.ts';
 import { entities } from './modules.ts';
 import { resolveRedis } from './redis.ts';
 
@@ -155,6 +156,8 @@ async function assemble(
     const emulator = stripeEmulator;
     closers.push(() => emulator.close());
   }
+  const files = await createFileStore(env, log.child({ component: 'file-store' }));
+  closers.push(() => files.close());
   const mailer = createMailer({ smtpUrl: env.smtpUrl, from: env.mailFrom, dataDir: env.dataDir, log });
   closers.push(() => mailer.close());
   const relay = new OutboxRelay(
@@ -172,7 +175,7 @@ async function assemble(
     const workerRedis = connectWorkerRedis(target);
     workers = startWorkers(
       workerRedis,
-      { orm, env, mailer, authSecret, stripe: payments.stripe, log: log.child({ component: 'worker' }) },
+      { orm, env, mailer, authSecret, stripe: payments.stripe, files, log: log.child({ component: 'worker' }) },
       prefix,
     );
     closers.push(() => workerRedis.quit().catch(() => workerRedis.disconnect()));
@@ -211,6 +214,7 @@ async function assemble(
     rateLimit: createRateLimiter(redis, log, `${prefix}:ratelimit`),
     authSecret,
     payments,
+    files,
     stripeEmulator,
     webRoot: options.webRoot,
   };
@@ -228,6 +232,7 @@ async function assemble(
       log: log.child({ component: 'job' }),
       authSecret,
       stripe: payments.stripe,
+      files,
     }),
     stop() {
       stopped ??= (async () => {

@@ -9,6 +9,7 @@ import type { EventHandlers } from '../jobs/context.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Auth } from '../modules/accounts/index.ts';
 import type { Payments } from '../modules/checkout/index.ts';
+import type { FileStore } from '../storage/file-store.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 /** Everything a request handler may use, built once at start-up (src/host/boot.ts). */
@@ -28,6 +29,8 @@ export interface AppDeps {
   rateLimit: RateLimiter;
   authSecret: string;
   payments: Payments;
+  /** Pictures and exports (DATA_DIR or S3). */
+  files: FileStore;
   /** The built-in Stripe emulator's routes (development without Stripe keys; src/dev). */
   stripeEmulator?: { app: Hono };
   webRoot?: string;

@@ -4,6 +4,7 @@ import type { Em } from '../db/orm.ts';
 import type { DomainEvent, EventName } from '../events/contracts.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Mailer } from '../modules/mail/index.ts';
+import type { FileStore } from '../storage/file-store.ts';
 
 /** What a job handler gets: an EntityManager forked for this job, and the shared services. */
 export interface JobContext {
@@ -13,6 +14,7 @@ export interface JobContext {
   log: Logger;
   authSecret: string;
   stripe: Stripe;
+  files: FileStore;
   /** The event this job runs for (set by the worker): a mail delivery keeps it to be sent again. */
   event?: DomainEvent;
 }

@@ -30,7 +30,7 @@ beforeAll(async () => {
   await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'admin@example.jp', password: 'admin-pass-123' });
   const license = await createLicense(
     t.runtime.deps.orm,
-    t.env.dataDir,
+    t.runtime.deps.files,
     { id: 'test', email: 'test' },
     { name: 'ACLS 講習ライセンス', description: '', price: 11000 },
     [],

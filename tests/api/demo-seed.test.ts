@@ -28,8 +28,8 @@ it('seeds a demo administrator and member on an empty database, once, with worki
 
 it('seeds demo licences with pictures once', async () => {
   const { seedDemoLicenses } = await loadDemoLicenses();
-  expect(await seedDemoLicenses(t.runtime.deps.orm, t.env.dataDir)).toBe(3);
-  expect(await seedDemoLicenses(t.runtime.deps.orm, t.env.dataDir)).toBe(0);
+  expect(await seedDemoLicenses(t.runtime.deps.orm, t.runtime.deps.files)).toBe(3);
+  expect(await seedDemoLicenses(t.runtime.deps.orm, t.runtime.deps.files)).toBe(0);
   const rows = await t.runtime.deps.orm.em.fork().execute('select count(*)::int as n from license_pictures');
   expect(rows[0]?.n).toBe(6);
 });

@@ -23,7 +23,7 @@ beforeAll(async () => {
   stripe = new Stripe(TEST_STRIPE_KEY, { host: url.hostname, port: Number(url.port), protocol: 'http' });
   const license = await createLicense(
     shop.runtime.deps.orm,
-    shop.env.dataDir,
+    shop.runtime.deps.files,
     { id: 'test', email: 'test' },
     { name: 'BLS 一次救命処置ライセンス', description: '', price: 8800 },
     [],

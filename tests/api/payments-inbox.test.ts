@@ -21,7 +21,7 @@ beforeAll(async () => {
   shop = await startShopWithStripe({ smtpUrl: smtp.url });
   const license = await createLicense(
     shop.runtime.deps.orm,
-    shop.env.dataDir,
+    shop.runtime.deps.files,
     { id: 'test', email: 'test' },
     { name: 'BLS 講習ライセンス', description: '', price: 8800 },
     [],

@@ -26,7 +26,7 @@ beforeAll(async () => {
   shop = await startShopWithStripe();
   const license = await createLicense(
     shop.runtime.deps.orm,
-    shop.env.dataDir,
+    shop.runtime.deps.files,
     { id: 'test', email: 'test' },
     { name: 'BLS プロバイダー講習ライセンス', description: '', price: 3000 },
     [],

@@ -17,7 +17,7 @@ beforeAll(async () => {
   await createOrPromoteAdmin(shop.runtime.deps.orm, { email: 'order-admin@example.jp', password: 'admin-pass-123' });
   const license = await createLicense(
     shop.runtime.deps.orm,
-    shop.env.dataDir,
+    shop.runtime.deps.files,
     { id: 'test', email: 'test' },
     { name: 'BLS', description: '', price: 5500 },
     [],

@@ -81,7 +81,7 @@ beforeAll(async () => {
   licenseId = (
     await createLicense(
       t.runtime.deps.orm,
-      t.env.dataDir,
+      t.runtime.deps.files,
       { id: 'x', email: 'x' },
       { name: 'BLS', description: '', price: 5500 },
       [],

@@ -21,7 +21,7 @@ beforeAll(async () => {
   shop = await startShopWithStripe({ smtpUrl: smtp.url });
   const license = await createLicense(
     shop.runtime.deps.orm,
-    shop.env.dataDir,
+    shop.runtime.deps.files,
     { id: 'test', email: 'test' },
     { name: LICENSE, description: '心肺蘇生と AED を学びます。', price: 13200 },
     [{ field: 'file[0]', filename: 'icls.png', data: await png() }],

@@ -27,7 +27,7 @@ it('an operator finds a failed payment event, replays it into a sale, and reconc
   const { orm } = shop.runtime.deps;
   const license = await createLicense(
     orm,
-    shop.env.dataDir,
+    shop.runtime.deps.files,
     { id: 'test', email: 'test' },
     { name: 'ICLS 講習', description: '', price: 13200 },
     [],

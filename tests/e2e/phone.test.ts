@@ -29,7 +29,7 @@ beforeAll(async () => {
   const actor = { id: 'test', email: 'test' };
   const license = await createLicense(
     orm,
-    shop.env.dataDir,
+    shop.runtime.deps.files,
     actor,
     {
       name: 'JPTEC 外傷病院前救護ガイドライン準拠トレーニングライセンス（長い名前の例）',
@@ -39,9 +39,13 @@ beforeAll(async () => {
     [{ field: 'file[0]', filename: 'jptec.png', data: await png() }],
   );
   licenseId = license.id;
-  await createLicense(orm, shop.env.dataDir, actor, { name: 'ICLS 講習ライセンス', description: '心停止対応。', price: 5500 }, [
-    { field: 'file[0]', filename: 'icls.png', data: await png() },
-  ]);
+  await createLicense(
+    orm,
+    shop.runtime.deps.files,
+    actor,
+    { name: 'ICLS 講習ライセンス', description: '心停止対応。', price: 5500 },
+    [{ field: 'file[0]', filename: 'icls.png', data: await png() }],
+  );
   const [member, other] = await Promise.all(
     [
       [MEMBER, '携帯', '一郎', '〇〇市消防局 中央消防署 救急第一係（長い所属名の例）'],

@@ -20,7 +20,7 @@ beforeAll(async () => {
   shop = await startShopWithStripe({ smtpUrl: smtp.url });
   const license = await createLicense(
     shop.runtime.deps.orm,
-    shop.env.dataDir,
+    shop.runtime.deps.files,
     { id: 'test', email: 'test' },
     { name: 'PALS 小児二次救命処置ライセンス', description: '小児の二次救命処置を学びます。', price: 22000 },
     [{ field: 'file[0]', filename: 'pals.png', data: await png() }],

@@ -28,7 +28,7 @@ beforeAll(async () => {
   shop = await startShopWithStripe();
   const license = await createLicense(
     shop.runtime.deps.orm,
-    shop.env.dataDir,
+    shop.runtime.deps.files,
     { id: 'test', email: 'test' },
     { name: 'ACLS 二次救命処置ライセンス', description: '', price: 33000 },
     [],

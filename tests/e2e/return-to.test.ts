@@ -37,7 +37,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   const license = await createLicense(
     app.runtime.deps.orm,
-    app.env.dataDir,
+    app.runtime.deps.files,
     { id: 'test', email: 'test' },
     { name: 'ICLS 心肺蘇生ライセンス', description: '心肺蘇生を学びます。', price: 11000 },
     [],

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import type { Orm } from '../../db/orm.ts';
+import type { FileStore } from '../../storage/file-store.ts';
 import { License } from './entities/license.entity.ts';
 import { createLicense } from './service.ts';
 
@@ -37,7 +38,7 @@ async function picture(label: string, color: string, caption: string): Promise<B
 }
 
 /** On an empty development database: a few licences with generated pictures. Never in production. */
-export async function seedDemoLicenses(orm: Orm, dataDir: string): Promise<number> {
+export async function seedDemoLicenses(orm: Orm, store: FileStore): Promise<number> {
   if ((await orm.em.fork().count(License, {})) > 0) return 0;
   for (const demo of DEMO) {
     const files = await Promise.all(
@@ -49,7 +50,7 @@ export async function seedDemoLicenses(orm: Orm, dataDir: string): Promise<numbe
     );
     await createLicense(
       orm,
-      dataDir,
+      store,
       { id: 'system', email: 'demo-seed' },
       { name: demo.name, description: demo.description, price: demo.price },
       files,

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import sharp, { type Metadata, type Sharp } from 'sharp';
+import type { FileStore } from '../../storage/file-store.ts';
 
 export const MAX_PICTURES = 10;
 export const MAX_PICTURE_BYTES = 5 * 1024 * 1024;
@@ -79,13 +78,11 @@ export interface StoredPicture {
   originalName: string;
 }
 
-/** Where pictures live on disk. */
-export const pictureDir = (dataDir: string) => join(dataDir, 'uploads', 'licenses');
+/** A stored picture's file store key (the same place under DATA_DIR as before the file store). */
+export const pictureKey = (name: string) => `uploads/licenses/${name}`;
 
-/** Writes processed pictures under server-generated names (temp file + rename). */
-export async function storePictures(dataDir: string, pictures: ProcessedPicture[]): Promise<StoredPicture[]> {
-  const dir = pictureDir(dataDir);
-  await mkdir(dir, { recursive: true });
+/** Stores processed pictures under server-generated names. */
+export async function storePictures(files: FileStore, pictures: ProcessedPicture[]): Promise<StoredPicture[]> {
   const stored: StoredPicture[] = [];
   try {
     for (const picture of pictures) {
@@ -93,13 +90,13 @@ export async function storePictures(dataDir: string, pictures: ProcessedPicture[
       const ext = EXTENSION[picture.format];
       const fileName = `${id}.${ext}`;
       const thumbnailName = `${id}-thumb.${ext}`;
-      for (const [name, data] of [
-        [fileName, picture.main],
-        [thumbnailName, picture.thumbnail],
-      ] as const) {
-        const temp = join(dir, `.${name}.tmp`);
-        await writeFile(temp, data, { flag: 'wx' });
-        await rename(temp, join(dir, name));
+      const contentType = CONTENT_TYPE[ext] as string;
+      await files.put(pictureKey(fileName), picture.main, { contentType });
+      try {
+        await files.put(pictureKey(thumbnailName), picture.thumbnail, { contentType });
+      } catch (error) {
+        await files.delete(pictureKey(fileName)).catch(() => undefined);
+        throw error;
       }
       stored.push({
         fileName,
@@ -112,17 +109,14 @@ export async function storePictures(dataDir: string, pictures: ProcessedPicture[
       });
     }
   } catch (error) {
-    await removePictures(dataDir, stored);
+    await removePictures(files, stored);
     throw error;
   }
   return stored;
 }
 
-export async function removePictures(dataDir: string, pictures: { fileName: string; thumbnailName: string }[]): Promise<void> {
-  const dir = pictureDir(dataDir);
-  await Promise.all(
-    pictures.flatMap((p) => [rm(join(dir, p.fileName), { force: true }), rm(join(dir, p.thumbnailName), { force: true })]),
-  );
+export async function removePictures(files: FileStore, pictures: { fileName: string; thumbnailName: string }[]): Promise<void> {
+  await Promise.all(pictures.flatMap((p) => [files.delete(pictureKey(p.fileName)), files.delete(pictureKey(p.thumbnailName))]));
 }
 
 /** Only names this server generates can be served. */

@@ -1,6 +1,3 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
@@ -9,7 +6,7 @@ import { AppError } from '../../http/errors.ts';
 import { isAdmin, requireAdmin, requireUser, signedInUser } from '../../http/guards.ts';
 import { indexed, readMultipart } from '../../http/multipart.ts';
 import { collectErrors, parseInput, parseInputs } from '../../http/validate.ts';
-import { CONTENT_TYPE, MAX_PICTURE_BYTES, MAX_PICTURES, pictureDir, STORED_NAME } from './images.ts';
+import { CONTENT_TYPE, MAX_PICTURE_BYTES, MAX_PICTURES, pictureKey, STORED_NAME } from './images.ts';
 import { LicenseFields, ListQuery, UpdatedAtField } from './schemas.ts';
 import {
   createLicense,
@@ -67,14 +64,14 @@ export const licenseRoutes = new Hono<AppEnv>()
   .post('/licenses/create', requireAdmin, async (c) => {
     const form = await readLicenseForm(c);
     const fields = parseInput(LicenseFields, form.fields);
-    const license = await createLicense(c.var.deps.orm, c.var.deps.env.dataDir, actorOf(c), fields, form.uploads, form.order);
+    const license = await createLicense(c.var.deps.orm, c.var.deps.files, actorOf(c), fields, form.uploads, form.order);
     return c.json({ license, message: 'ライセンスを登録しました。' }, 201);
   })
   .get(`/licenses/${LICENSE}`, requireUser, async (c) =>
     c.json({ license: await getLicense(c.var.deps.orm, licenseId(c), { includeHidden: isAdmin(signedInUser(c)) }) }),
   )
   .delete(`/licenses/${LICENSE}`, requireAdmin, async (c) => {
-    await deleteLicense(c.var.deps.orm, c.var.deps.env.dataDir, actorOf(c), licenseId(c));
+    await deleteLicense(c.var.deps.orm, c.var.deps.files, actorOf(c), licenseId(c));
     return c.json({ message: 'ライセンスを削除しました。' });
   })
   .post(`/licenses/${LICENSE}/validate`, requireAdmin, async (c) => {
@@ -100,7 +97,7 @@ export const licenseRoutes = new Hono<AppEnv>()
     const input = parseInputs(form.fields, LicenseFields, UpdatedAtField);
     const license = await updateLicense(
       c.var.deps.orm,
-      c.var.deps.env.dataDir,
+      c.var.deps.files,
       actorOf(c),
       id,
       {
@@ -118,14 +115,13 @@ export const licenseRoutes = new Hono<AppEnv>()
 export const uploadRoutes = new Hono<AppEnv>().get('/uploads/licenses/:name', async (c) => {
   const name = c.req.param('name');
   if (!STORED_NAME.test(name)) return c.json({ message: 'お探しの画像は見つかりませんでした。' }, 404);
-  const path = join(pictureDir(c.var.deps.env.dataDir), name);
-  const info = await stat(path).catch(() => null);
-  if (!info?.isFile()) return c.json({ message: 'お探しの画像は見つかりませんでした。' }, 404);
+  const file = await c.var.deps.files.get(pictureKey(name));
+  if (!file) return c.json({ message: 'お探しの画像は見つかりませんでした。' }, 404);
   const ext = name.split('.').pop() as string;
   c.header('Content-Type', CONTENT_TYPE[ext] ?? 'application/octet-stream');
-  c.header('Content-Length', String(info.size));
+  c.header('Content-Length', String(file.length));
   c.header('Cache-Control', 'public, max-age=31536000, immutable');
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('Content-Disposition', 'inline');
-  return c.body(Readable.toWeb(createReadStream(path)) as ReadableStream);
+  return c.body(Readable.toWeb(file.stream) as ReadableStream);
 });

@@ -6,6 +6,7 @@ import { transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import type { UploadedFile } from '../../http/multipart.ts';
 import { collectErrors } from '../../http/validate.ts';
+import type { FileStore } from '../../storage/file-store.ts';
 import type { Actor } from '../audit/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { License, LicensePicture } from './entities/license.entity.ts';
@@ -223,7 +224,7 @@ const newInOrder = <T>(slots: PictureSlot[], stored: T[]): T[] =>
  */
 export async function createLicense(
   orm: Orm,
-  dataDir: string,
+  store: FileStore,
   actor: Actor,
   fields: LicenseFieldsData,
   files: UploadedFile[],
@@ -231,7 +232,7 @@ export async function createLicense(
 ) {
   checkCount(files.length);
   const slots = pictureOrder(order, [], files.length);
-  const stored = newInOrder(slots, await storePictures(dataDir, await processUploads(files)));
+  const stored = newInOrder(slots, await storePictures(store, await processUploads(files)));
   try {
     const license = await transact(orm.em as Em, async (tx) => {
       const now = new Date();
@@ -250,7 +251,7 @@ export async function createLicense(
     });
     return getLicense(orm, license.id);
   } catch (error) {
-    await removePictures(dataDir, stored);
+    await removePictures(store, stored);
     throw error;
   }
 }
@@ -262,7 +263,7 @@ export async function createLicense(
  */
 export async function updateLicense(
   orm: Orm,
-  dataDir: string,
+  store: FileStore,
   actor: Actor,
   id: number,
   input: { fields: LicenseFieldsData; updatedAt: string; keep: string[]; order?: string[] },
@@ -271,7 +272,7 @@ export async function updateLicense(
   checkCount(input.keep.length + files.length);
   const slots = pictureOrder(input.order, input.keep, files.length);
   const processed = await processUploads(files);
-  const stored = await storePictures(dataDir, processed);
+  const stored = await storePictures(store, processed);
   let removed: LicensePicture[] = [];
   try {
     await transact(orm.em as Em, async (tx) => {
@@ -307,10 +308,10 @@ export async function updateLicense(
       });
     });
   } catch (error) {
-    await removePictures(dataDir, stored);
+    await removePictures(store, stored);
     throw error;
   }
-  await removePictures(dataDir, removed);
+  await removePictures(store, removed);
   return getLicense(orm, id);
 }
 
@@ -331,7 +332,7 @@ export async function noteCheckoutStarted(tx: Em, id: number): Promise<void> {
 }
 
 /** Removes a licence nobody ever started to buy, with its pictures (files too); otherwise 409. Audited. */
-export async function deleteLicense(orm: Orm, dataDir: string, actor: Actor, id: number): Promise<void> {
+export async function deleteLicense(orm: Orm, store: FileStore, actor: Actor, id: number): Promise<void> {
   const pictures = await transact(orm.em as Em, async (tx) => {
     const license = await tx.findOne(License, { id }, { populate: ['pictures'], lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
@@ -347,5 +348,5 @@ export async function deleteLicense(orm: Orm, dataDir: string, actor: Actor, id:
     tx.remove(license);
     return current.map((p) => ({ fileName: p.fileName, thumbnailName: p.thumbnailName }));
   });
-  await removePictures(dataDir, pictures);
+  await removePictures(store, pictures);
 }

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
@@ -107,9 +106,9 @@ export const exportRoutes = new Hono<AppEnv>()
     return c.json({ export: retried, message: 'エクスポートを再実行します。' }, 202);
   })
   .get(`/exports/${EXPORT}/download`, requireAdmin, async (c) => {
-    const file = await openDownload(c.var.deps.orm, actorOf(c), c.var.deps.env.dataDir, exportId(c.req.param('id')));
+    const file = await openDownload(c.var.deps.orm, actorOf(c), c.var.deps.files, exportId(c.req.param('id')));
     c.header('Content-Type', file.contentType);
     c.header('Content-Disposition', file.disposition);
     c.header('Content-Length', String(file.size));
-    return c.body(Readable.toWeb(createReadStream(file.path)) as ReadableStream);
+    return c.body(Readable.toWeb(file.stream) as ReadableStream);
   });

@@ -1,9 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { finished } from 'node:stream/promises';
+import { PassThrough } from 'node:stream';
 import { LockMode } from '@mikro-orm/core';
 import iconv from 'iconv-lite';
 import type { Em, Orm } from '../../db/orm.ts';
@@ -20,6 +17,7 @@ import {
   unmappableIn,
 } from '../../lib/csv.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { FileStore } from '../../storage/file-store.ts';
 import { AFFILIATIONS, type Buyer, combinedAffiliationName, currentBuyers } from '../accounts/index.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
@@ -52,10 +50,13 @@ export const EXPORT_INTERRUPTED =
   'CSVの作成が途中で止まりました（処理していたワーカーが停止しました）。「再実行」で作り直してください。';
 export const EXPORT_GAVE_UP = 'CSVの作成を何度か試みましたが完了できませんでした。「再実行」で作り直してください。';
 
-/** A temp file of an export: `.<exportId>.<pid>.<random>.tmp` in the export directory. */
-const TEMP_FILE = /^\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\..*\.tmp$/;
-
-export const exportDir = (dataDir: string) => join(dataDir, 'exports');
+const EXPORTS = 'exports/';
+/** The export an unfinished write under EXPORTS belongs to (its key starts with the export's id). */
+const EXPORT_KEY = /^exports\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(\.|$)/;
+/** The file store key of an export's file (rows written before the file store hold only its name). */
+const keyOfExportFile = (fileName: string) => (fileName.includes('/') ? fileName : `${EXPORTS}${fileName}`);
+/** Bytes a build may have handed the store and not yet written (memory stays flat). */
+const WRITE_BUFFER_BYTES = 1024 * 1024;
 
 export function exportDto(row: Export) {
   return {
@@ -476,25 +477,31 @@ export async function listExports(orm: Orm, page: number, perPage: number) {
   return { exports: rows.map(exportDto), total, page, per_page: perPage };
 }
 
+const exportContentType = (encoding: string) => `text/csv; charset=${encoding === 'shift_jis' ? 'Shift_JIS' : 'UTF-8'}`;
+
 /** A finished export's file, byte-identical every time; each download is audited. */
-export async function openDownload(orm: Orm, actor: Actor, dataDir: string, id: string) {
+export async function openDownload(orm: Orm, actor: Actor, files: FileStore, id: string) {
   const row = await getExport(orm, id);
   if (row.state !== 'done' || !row.fileName) throw new AppError('conflict', 'エクスポートはまだ完了していません。');
-  const path = join(exportDir(dataDir), row.fileName);
-  const info = await stat(path).catch(() => null);
-  if (!info) throw new AppError('not_found', 'エクスポートのファイルが見つかりませんでした。もう一度作成してください。');
-  await transact(orm.em as Em, async (tx) => {
-    recordAudit(tx, actor, {
-      action: 'sale.export.download',
-      targetType: 'export',
-      targetId: row.id,
-      after: { sha256: row.sha256 },
+  const file = await files.get(keyOfExportFile(row.fileName));
+  if (!file) throw new AppError('not_found', 'エクスポートのファイルが見つかりませんでした。もう一度作成してください。');
+  try {
+    await transact(orm.em as Em, async (tx) => {
+      recordAudit(tx, actor, {
+        action: 'sale.export.download',
+        targetType: 'export',
+        targetId: row.id,
+        after: { sha256: row.sha256 },
+      });
     });
-  });
+  } catch (error) {
+    file.stream.destroy();
+    throw error;
+  }
   return {
-    path,
-    size: info.size,
-    contentType: `text/csv; charset=${row.encoding === 'shift_jis' ? 'Shift_JIS' : 'UTF-8'}`,
+    stream: file.stream,
+    size: file.length,
+    contentType: exportContentType(row.encoding),
     disposition: contentDisposition(downloadNames(row.licenseName ?? null, row.createdAt)),
   };
 }
@@ -549,11 +556,11 @@ function cellWriter(cp932: boolean, replace: boolean): (text: string, saleId: nu
 /**
  * Builds the CSV of an export: rows read in keyset batches (memory stays flat), the members' current
  * details looked up per batch, written one CSV chunk per batch in csv-stringify's dialect (comma, CRLF,
- * formula cells as text; lib/csv.ts) into a temp file — UTF-8 with BOM, or CP932 — hashed, then
- * renamed into place; progress (rows written) is saved as it goes.
+ * formula cells as text; lib/csv.ts) streamed into the file store — UTF-8 with BOM, or CP932 — and
+ * hashed; the store makes it visible only once complete. Progress (rows written) is saved as it goes.
  * A finished export is not built again; a failed or interrupted one is rebuilt from its frozen set.
  */
-export async function buildExport(em: Em, dataDir: string, groupName: string, exportId: string): Promise<'done' | 'skipped'> {
+export async function buildExport(em: Em, files: FileStore, groupName: string, exportId: string): Promise<'done' | 'skipped'> {
   const row = await em.findOne(Export, { id: exportId });
   if (!row || row.state === 'done') return 'skipped';
   const source = row.batch ? { batchId: row.id } : { filter: row.filters as SalesFilter };
@@ -565,19 +572,20 @@ export async function buildExport(em: Em, dataDir: string, groupName: string, ex
        heartbeat_at = now(), finished_at = null where id = ?`,
     [row.totalRows ?? null, exportId],
   );
-  const dir = exportDir(dataDir);
-  await mkdir(dir, { recursive: true });
-  const fileName = `${exportId}.csv`;
-  // Named by the export, so a failure and the sweeper can find it (TEMP_FILE).
-  const temp = join(dir, `.${exportId}.${process.pid}.${randomUUID()}.tmp`);
+  // Keyed by the export, so a failure and the sweeper can find its unfinished write (EXPORT_KEY).
+  const key = `${EXPORTS}${exportId}.csv`;
   const cp932 = row.encoding === 'shift_jis';
   const replace = row.replaceUnmappable;
   const hash = createHash('sha256');
-  const out = createWriteStream(temp);
-  const failed = new Promise<never>((_, reject) => out.once('error', reject));
+  const out = new PassThrough({ highWaterMark: WRITE_BUFFER_BYTES });
+  const stored = files.put(key, out, { contentType: exportContentType(row.encoding) });
+  const failed = new Promise<never>((_, reject) => {
+    stored.catch(reject);
+    out.once('error', reject);
+  });
   failed.catch(() => undefined);
   const encode = (text: string) => (cp932 ? iconv.encode(text, CP932) : Buffer.from(text, 'utf8'));
-  /** Hashes and writes one chunk, waiting while the file is behind (memory stays flat). */
+  /** Hashes and writes one chunk, waiting while the store is behind (memory stays flat). */
   const write = async (bytes: Buffer) => {
     hash.update(bytes);
     if (!out.write(bytes)) await Promise.race([once(out, 'drain'), failed]);
@@ -623,11 +631,11 @@ export async function buildExport(em: Em, dataDir: string, groupName: string, ex
       }
     }
     out.end();
-    await Promise.race([finished(out), failed]);
-    await rename(temp, join(dir, fileName));
+    await stored;
   } catch (error) {
-    out.destroy();
-    await rm(temp, { force: true });
+    // The store discards what it was given: a temp file removed, a multipart upload aborted.
+    out.destroy(error instanceof Error ? error : new Error(String(error)));
+    await stored.catch(() => undefined);
     const message =
       error instanceof AppError
         ? error.message
@@ -638,33 +646,43 @@ export async function buildExport(em: Em, dataDir: string, groupName: string, ex
   }
   await em.execute(
     "update exports set state = 'done', row_count = ?, total_rows = ?, file_name = ?, sha256 = ?, finished_at = now() where id = ?",
-    [count, count, fileName, hash.digest('hex'), exportId],
+    [count, count, key, hash.digest('hex'), exportId],
   );
   return 'done';
 }
 
+/** What the sweeper hands a module: the transaction, the file store, and a way to act after commit. */
+interface SweepContextOfExports {
+  em: Em;
+  files: FileStore;
+  graceMs: number;
+  log: Logger;
+  afterCommit(work: () => Promise<unknown>): Promise<void>;
+}
+
 /**
  * The job of an export failed for good (its tries spent, or stalled past BullMQ's limit): a queued or
- * running export becomes failed with a Japanese reason, and its temp files go.
+ * running export becomes failed with a Japanese reason, and its unfinished writes go (after commit).
  */
-export async function markExportFailed(em: Em, dataDir: string, exportId: string, reason = EXPORT_GAVE_UP): Promise<void> {
-  await em.execute(
+export async function markExportFailed(
+  ctx: Pick<SweepContextOfExports, 'em' | 'files' | 'afterCommit'>,
+  exportId: string,
+  reason = EXPORT_GAVE_UP,
+): Promise<void> {
+  await ctx.em.execute(
     "update exports set state = 'failed', error = ?, finished_at = now() where id = ? and state in ('queued', 'running')",
     [reason, exportId],
   );
-  await removeTempFiles(dataDir, (id) => id === exportId);
+  await ctx.afterCommit(() => discardUnfinished(ctx.files, (id) => id === exportId));
 }
 
-async function removeTempFiles(dataDir: string, whose: (exportId: string, modifiedAt: number) => boolean): Promise<number> {
-  const dir = exportDir(dataDir);
-  const names = await readdir(dir).catch(() => [] as string[]);
+/** Unfinished writes of exports (temp files, multipart uploads) that `whose` names, discarded. */
+async function discardUnfinished(files: FileStore, whose: (exportId: string, modifiedAt: number) => boolean): Promise<number> {
   let removed = 0;
-  for (const name of names) {
-    const id = TEMP_FILE.exec(name)?.[1];
-    if (!id) continue;
-    const info = await stat(join(dir, name)).catch(() => null);
-    if (info && whose(id, info.mtimeMs)) {
-      await rm(join(dir, name), { force: true });
+  for await (const write of files.incomplete(EXPORTS)) {
+    const id = EXPORT_KEY.exec(write.key)?.[1];
+    if (id && whose(id, write.modifiedAt.getTime())) {
+      await write.discard();
       removed++;
     }
   }
@@ -673,10 +691,11 @@ async function removeTempFiles(dataDir: string, whose: (exportId: string, modifi
 
 /**
  * The sales module's part of a sweep: a running export whose job has not said it is alive for
- * `graceMs` is failed (its worker died); temp files of exports not running in a live job are removed;
- * exports still queued after `graceMs` need their ExportRequested delivered (again).
+ * `graceMs` is failed (its worker died); unfinished writes of exports not running in a live job are
+ * discarded (after the sweep commits); exports still queued after `graceMs` need their
+ * ExportRequested delivered (again).
  */
-export async function sweepExports(ctx: { em: Em; dataDir: string; graceMs: number; log: Logger }) {
+export async function sweepExports(ctx: SweepContextOfExports) {
   const stale = await ctx.em.execute<{ id: string }[]>(
     `update exports set state = 'failed', error = ?, finished_at = now()
      where state = 'running' and coalesce(heartbeat_at, started_at, created_at) < now() - (? * interval '1 millisecond')
@@ -687,14 +706,16 @@ export async function sweepExports(ctx: { em: Em; dataDir: string; graceMs: numb
   const running = await ctx.em.execute<{ id: string }[]>("select id from exports where state = 'running'");
   const live = new Set(running.map((r) => r.id));
   const failedNow = new Set(stale.map((r) => r.id));
-  // A file of an export not running: left by a dead job. One younger than the grace period may belong
+  // A write of an export not running: left by a dead job. One younger than the grace period may belong
   // to a build that started after the query above, unless its export was just failed.
   const settled = Date.now() - ctx.graceMs;
-  const removed = await removeTempFiles(
-    ctx.dataDir,
-    (id, modifiedAt) => failedNow.has(id) || (!live.has(id) && modifiedAt < settled),
-  );
-  if (removed) ctx.log.info('temp files of stopped exports removed', { removed });
+  await ctx.afterCommit(async () => {
+    const removed = await discardUnfinished(
+      ctx.files,
+      (id, modifiedAt) => failedNow.has(id) || (!live.has(id) && modifiedAt < settled),
+    );
+    if (removed) ctx.log.info('unfinished files of stopped exports discarded', { removed });
+  });
   const queued = await ctx.em.execute<{ id: string }[]>(
     `select id from exports where state = 'queued' and created_at < now() - (? * interval '1 millisecond')
      order by created_at limit 100`,

@@ -13,6 +13,7 @@ import { createStripeEmulator } from '../../../src/dev/stripe-emulator/emulator.
 import { openDatabase } from '../../../src/host/modules.ts';
 import { createOrPromoteAdmin } from '../../../src/modules/accounts/index.ts';
 import { createLicense } from '../../../src/modules/licenses/index.ts';
+import { LocalFileStore } from '../../../src/storage/local.ts';
 import { TestClient } from '../../support/http-client.ts';
 import { freePort } from '../../support/ports.ts';
 import type { PrivatePostgres } from './postgres.ts';
@@ -251,7 +252,7 @@ export async function startFaultShop(options: FaultShopOptions) {
       try {
         const license = await createLicense(
           orm,
-          dataDir,
+          new LocalFileStore(dataDir),
           { id: 'fault-suite', email: 'fault-suite' },
           { name, description: '', price },
           [],
