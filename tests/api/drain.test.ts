@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
@@ -380,7 +381,9 @@ it('a rolling restart of two web processes behind HAProxy (health checks, no ret
 
   const failures: string[] = [];
   const counts = { requests: 0, signIns: 0 };
-  const MAX_REQUESTS = 8_000;
+  // A safety bound; the pace below keeps a restart pair to a few thousand requests.
+  const MAX_REQUESTS = 20_000;
+  const pace = () => sleep(15);
   let restarting = true;
   const running = () => restarting && counts.requests < MAX_REQUESTS;
   const call = async (what: string, request: () => Promise<Response>, check: (res: Response) => Promise<boolean>) => {
@@ -411,6 +414,7 @@ it('a rolling restart of two web processes behind HAProxy (health checks, no ret
         () => client.get('/api/login'),
         async (res) => res.ok && (await res.clone().json()).users.length === 1,
       );
+      await pace();
     }
   };
   // Sign-ins from scratch: token, sign-in, the signed-in member.
@@ -426,6 +430,7 @@ it('a rolling restart of two web processes behind HAProxy (health checks, no ret
         async (res) => res.ok && (await res.clone().json()).users.length === 1,
       );
       if (failures.length === before) counts.signIns++;
+      await pace();
     }
   };
   const load = Promise.all([...browsers.map(browse), signIns()]);
