@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { serve } from '@hono/node-server';
+import { setTimeout as sleep } from 'node:timers/promises';
 import * as Sentry from '@sentry/node';
 import { createApp } from './app.ts';
 import { EnvError, env as readEnv } from './config/env.ts';
 import { isEmbedded } from './db/orm.ts';
 import { boot, type Mode } from './host/boot.ts';
+import { createHttpServer, type HttpServer } from './http/drain.ts';
 import { createLogger } from './lib/logger.ts';
-import { SMTP_TIMEOUTS } from './modules/mail/index.ts';
 
 const mode = (process.argv[2] ?? 'all') as Mode;
 if (!['all', 'web', 'worker'].includes(mode)) {
@@ -54,28 +54,43 @@ if (mode !== 'worker' && !env.isProduction) {
 }
 if (isEmbedded(env)) log.info('using embedded PostgreSQL (PGlite); set DATABASE_URL for a server', { dataDir: env.dataDir });
 
-let server: ReturnType<typeof serve> | undefined;
+let http: HttpServer | undefined;
 if (mode !== 'worker') {
   if (!existsSync(webRoot)) log.warn('dist/web is missing: run `npm run build` to serve the SPA');
-  const app = createApp(runtime.deps);
-  server = serve({ fetch: app.fetch, port: env.port }, (info) => {
-    log.info('listening', { url: env.appUrl, port: info.port });
-  });
+  http = createHttpServer(createApp(runtime.deps).fetch, runtime.deps.drain);
+  http.server.listen(env.port, () => log.info('listening', { url: env.appUrl, port: env.port }));
 }
 
-/** How long SIGTERM waits for in-flight jobs before exiting anyway. */
-const DRAIN_LIMIT_MS = 4 * Math.max(...Object.values(SMTP_TIMEOUTS));
+/**
+ * After /readyz turns 503, new connections are still answered this long, so that a load balancer has
+ * a few health-check intervals to take this process out before it stops listening (decision 0024).
+ */
+const ACCEPT_AFTER_DRAIN_MS = Math.min(env.shutdownGraceMs / 3, 3_000);
 
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  log.info('shutting down', { signal });
-  // Long enough for an in-flight e-mail to finish even against a slow server (each SMTP phase may take
-  // up to its 30 s limit): a send cut short is sent again later, a duplicate with the same Message-ID.
-  const force = setTimeout(() => process.exit(1), DRAIN_LIMIT_MS);
+  runtime.deps.drain.start();
+  log.info('shutting down', { signal, graceMs: env.shutdownGraceMs, acceptMs: http ? ACCEPT_AFTER_DRAIN_MS : 0 });
+  // Whatever is still running at the limit is cut. A job cut short is run again once its BullMQ lock
+  // runs out; an e-mail cut mid-send is sent again with the same Message-ID (at-least-once).
+  const force = setTimeout(() => {
+    log.error('shutdown grace exceeded: exiting with work unfinished', {
+      graceMs: env.shutdownGraceMs,
+      requests: http?.inFlight() ?? [],
+      jobs: runtime.workers?.active() ?? [],
+    });
+    process.exit(1);
+  }, env.shutdownGraceMs);
   force.unref();
-  await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+  // Workers take no new job from now on; the ones running finish (runtime.stop() waits for them).
+  const jobsDone = runtime.workers?.close().catch((error) => log.warn('error while closing workers', { error: String(error) }));
+  if (http) {
+    await sleep(ACCEPT_AFTER_DRAIN_MS);
+    await http.close();
+  }
+  await jobsDone;
   await runtime.stop();
   await Sentry.close(2_000);
   log.info('stopped');

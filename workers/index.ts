@@ -29,7 +29,9 @@ const GIVE_UPS: GiveUps = {
 export interface Workers {
   workers: Worker[];
   sweeper: SweeperHandle;
-  /** Stops taking jobs, lets in-flight jobs finish, then closes. */
+  /** The jobs being run, as `queue:name:id` (logged when a shutdown cuts them). */
+  active(): string[];
+  /** Stops taking jobs, lets in-flight jobs finish, then closes (once, however often it is called). */
   close(): Promise<void>;
 }
 
@@ -48,16 +50,21 @@ export function startWorkers(connection: Redis, services: WorkerServices, prefix
     giveUps: GIVE_UPS,
   });
   const workers = QUEUES.map((queue) => createEventWorker(queue, connection, services, CONCURRENCY[queue] ?? 5, prefix));
+  const active = new Map<string, string>();
   for (const worker of workers) {
     const queue = worker.name as QueueName;
+    const key = (job: Job) => `${queue}:${job.id}`;
+    worker.on('active', (job) => active.set(key(job), `${queue}:${job.name}:${job.id}`));
     // The handler finished: the outbox row learns it, so the sweeper leaves it alone. A lost
     // acknowledgement only makes the sweeper find the job completed and acknowledge it then.
     worker.on('completed', (job) => {
+      active.delete(key(job));
       acknowledgeEvent(orm.em.fork() as Em, String(job.id), queue).catch((error) =>
         log.warn('could not acknowledge a finished job', { queue, job: job.id, error: String(error) }),
       );
     });
     worker.on('failed', (job, error) => {
+      if (job) active.delete(key(job));
       log.warn('job failed', { queue, job: job?.id, attempts: job?.attemptsMade, error: error.message });
       if (!job || !finalFailure(job, error)) return;
       void giveUp(queue, job, error).catch((e) =>
@@ -91,13 +98,18 @@ export function startWorkers(connection: Redis, services: WorkerServices, prefix
     prefix,
     everyMs: env.sweep.everyMs,
   });
+  let closed: Promise<void> | undefined;
   return {
     workers,
     sweeper: handle,
-    async close() {
-      await Promise.all(workers.map((w) => w.close()));
-      await handle.close();
-      await closeQueues(sweeper.queues);
+    active: () => [...active.values()],
+    close() {
+      closed ??= (async () => {
+        await Promise.all(workers.map((w) => w.close()));
+        await handle.close();
+        await closeQueues(sweeper.queues);
+      })();
+      return closed;
     },
   };
 }

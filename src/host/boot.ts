@@ -9,6 +9,7 @@ import type { StripeEmulator } from '../dev/stripe-emulator/emulator.ts';
 import { closeQueues, createQueues, type Queues } from '../events/queues.ts';
 import { OutboxRelay } from '../events/relay.ts';
 import type { AppDeps } from '../http/context.ts';
+import { Drain } from '../http/drain.ts';
 import { createRateLimiter } from '../http/rate-limit.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
@@ -217,6 +218,7 @@ async function assemble(
     files,
     stripeEmulator,
     webRoot: options.webRoot,
+    drain: new Drain(),
   };
   let stopped: Promise<void> | undefined;
   return {

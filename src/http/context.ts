@@ -10,6 +10,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { Auth } from '../modules/accounts/index.ts';
 import type { Payments } from '../modules/checkout/index.ts';
 import type { FileStore } from '../storage/file-store.ts';
+import type { Drain } from './drain.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 /** Everything a request handler may use, built once at start-up (src/host/boot.ts). */
@@ -34,6 +35,8 @@ export interface AppDeps {
   /** The built-in Stripe emulator's routes (development without Stripe keys; src/dev). */
   stripeEmulator?: { app: Hono };
   webRoot?: string;
+  /** Set from the first moment of a shutdown (src/main.ts): /readyz answers 503. */
+  drain: Drain;
 }
 
 export interface SessionUser {

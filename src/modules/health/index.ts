@@ -28,13 +28,15 @@ async function check(work: () => Promise<void>): Promise<string> {
 }
 
 /**
- * /healthz: the process answers. /readyz: PostgreSQL and Redis answer, and Redis will not evict jobs;
- * it also shows the connection pool's counters and the workers heard from (information, not readiness).
+ * /healthz: the process answers. /readyz: the process is not shutting down, PostgreSQL and Redis answer,
+ * and Redis will not evict jobs; it also shows the connection pool's counters and the workers heard from (information, not readiness).
  */
 const healthRoutes = new Hono<AppEnv>()
   .get('/healthz', (c) => c.json({ status: 'ok' }))
   .get('/readyz', async (c) => {
-    const { orm, redis, queues } = c.var.deps;
+    const { orm, redis, queues, drain } = c.var.deps;
+    // The load balancer must stop sending new requests before this process stops accepting them.
+    if (drain.draining) return c.json({ status: 'draining' }, 503);
     const [database, redisStatus] = await Promise.all([
       check(async () => {
         await orm.em.fork().execute('select 1');
