@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { OnlineMigration } from '../src/db/online-migration.ts';
 
-export class Migration20261121055023_pending_email extends Migration {
+export class Migration20261121055023_pending_email extends OnlineMigration {
 
   override name = 'Migration20261121055023_pending_email';
 

@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { OnlineMigration } from '../src/db/online-migration.ts';
 
-export class Migration20261121055810_licenses extends Migration {
+export class Migration20261121055810_licenses extends OnlineMigration {
 
   override name = 'Migration20261121055810_licenses';
 

@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { OnlineMigration } from '../src/db/online-migration.ts';
 
-export class Migration20261121063008_exports extends Migration {
+export class Migration20261121063008_exports extends OnlineMigration {
 
   override name = 'Migration20261121063008_exports';
 

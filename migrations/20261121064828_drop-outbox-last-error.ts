@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { OnlineMigration } from '../src/db/online-migration.ts';
 
-export class Migration20261121064828_drop_outbox_last_error extends Migration {
+export class Migration20261121064828_drop_outbox_last_error extends OnlineMigration {
 
   override name = 'Migration20261121064828_drop_outbox_last_error';
 

@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { OnlineMigration } from '../src/db/online-migration.ts';
 
-export class Migration20261122093223_module_owned_references extends Migration {
+export class Migration20261122093223_module_owned_references extends OnlineMigration {
 
   override name = 'Migration20261122093223_module_owned_references';
 

@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { OnlineMigration } from '../src/db/online-migration.ts';
 
-export class Migration20261122093922_licence_issue_pipeline extends Migration {
+export class Migration20261122093922_licence_issue_pipeline extends OnlineMigration {
 
   override name = 'Migration20261122093922_licence_issue_pipeline';
 

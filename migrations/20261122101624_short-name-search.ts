@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { OnlineMigration } from '../src/db/online-migration.ts';
 
-export class Migration20261122101624_short_name_search extends Migration {
+export class Migration20261122101624_short_name_search extends OnlineMigration {
 
   override name = 'Migration20261122101624_short_name_search';
 

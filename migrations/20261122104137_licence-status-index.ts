@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { OnlineMigration } from '../src/db/online-migration.ts';
 
-export class Migration20261122104137_licence_status_index extends Migration {
+export class Migration20261122104137_licence_status_index extends OnlineMigration {
 
   override name = 'Migration20261122104137_licence_status_index';
 

@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { OnlineMigration } from '../src/db/online-migration.ts';
 
-export class Migration20261122121500_mail_log extends Migration {
+export class Migration20261122121500_mail_log extends OnlineMigration {
 
   override name = 'Migration20261122121500_mail_log';
 

@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { OnlineMigration } from '../src/db/online-migration.ts';
 
-export class Migration20261122125000_sale_receipts extends Migration {
+export class Migration20261122125000_sale_receipts extends OnlineMigration {
 
   override name = 'Migration20261122125000_sale_receipts';
 

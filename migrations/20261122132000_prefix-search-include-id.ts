@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { OnlineMigration } from '../src/db/online-migration.ts';
 
-export class Migration20261122132000_prefix_search_include_id extends Migration {
+export class Migration20261122132000_prefix_search_include_id extends OnlineMigration {
 
   override name = 'Migration20261122132000_prefix_search_include_id';
 

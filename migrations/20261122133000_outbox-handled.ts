@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { OnlineMigration } from '../src/db/online-migration.ts';
 
-export class Migration20261122133000_outbox_handled extends Migration {
+export class Migration20261122133000_outbox_handled extends OnlineMigration {
 
   override name = 'Migration20261122133000_outbox_handled';
 

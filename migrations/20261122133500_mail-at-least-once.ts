@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { OnlineMigration } from '../src/db/online-migration.ts';
 
-export class Migration20261122133500_mail_at_least_once extends Migration {
+export class Migration20261122133500_mail_at_least_once extends OnlineMigration {
 
   override name = 'Migration20261122133500_mail_at_least_once';
 

@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { OnlineMigration } from '../src/db/online-migration.ts';
 
-export class Migration20261122160000_change_notices extends Migration {
+export class Migration20261122160000_change_notices extends OnlineMigration {
 
   override name = 'Migration20261122160000_change_notices';
 

@@ -50,7 +50,7 @@ try {
 if (mode !== 'worker' && !env.isProduction) {
   // Development only, and loaded only here: production never imports src/dev.
   const { seedDemo } = await import('./dev/demo.ts');
-  await seedDemo(runtime.deps.orm, runtime.deps.files, log);
+  await seedDemo(runtime.deps.orm, env.databaseDirectUrl, runtime.deps.files, log);
 }
 if (isEmbedded(env)) log.info('using embedded PostgreSQL (PGlite); set DATABASE_URL for a server', { dataDir: env.dataDir });
 

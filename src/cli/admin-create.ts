@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import * as v from 'valibot';
 import { loadEnv } from '../config/env.ts';
-import { migrate } from '../db/orm.ts';
-import { openDatabase } from '../host/modules.ts';
+import { migrateShop, openDatabase } from '../host/modules.ts';
 import { fieldErrors, rules } from '../http/validate.ts';
 import { createOrPromoteAdmin } from '../modules/accounts/index.ts';
 
@@ -17,9 +16,10 @@ if (!input.success) {
   process.exit(2);
 }
 
-const orm = await openDatabase(loadEnv());
+const env = loadEnv();
+const orm = await openDatabase(env);
 try {
-  await migrate(orm);
+  await migrateShop(env, orm);
   const { user, created } = await createOrPromoteAdmin(orm, input.output);
   console.log(
     created

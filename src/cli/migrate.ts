@@ -1,6 +1,5 @@
 import { loadEnv } from '../config/env.ts';
-import { migrate } from '../db/orm.ts';
-import { openDatabase } from '../host/modules.ts';
+import { migrateShop, openDatabase } from '../host/modules.ts';
 
 const command = process.argv[2] ?? 'up';
 const env = loadEnv();
@@ -12,7 +11,7 @@ try {
     const result = await orm.migrator.create(undefined, false, initial, name);
     console.log(result.fileName ? `作成しました (created): ${result.fileName}` : '変更はありません (no schema changes)');
   } else {
-    const names = await migrate(orm);
+    const names = await migrateShop(env, orm);
     console.log(names.length ? `適用しました (applied): ${names.join(', ')}` : '最新です (up to date)');
   }
 } finally {

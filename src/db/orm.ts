@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { EntityClass, Options } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
@@ -8,6 +9,7 @@ import { MikroORM, PostgreSqlDriver, type SqlEntityManager } from '@mikro-orm/po
 import pg from 'pg';
 import type { Env } from '../config/env.ts';
 import type { Logger } from '../lib/logger.ts';
+import { isLockTimeout, OnlineMigrationGenerator } from './online-migration.ts';
 
 export type Orm = MikroORM;
 export type Em = SqlEntityManager;
@@ -146,8 +148,11 @@ export function ormConfig(
       emit: 'ts',
       snapshot: false,
       silent: true,
+      // One transaction per migration, never all of them in one: locks are held for one step, and a
+      // step that builds an index CONCURRENTLY runs outside any transaction (online-migration.ts).
       transactional: true,
-      allOrNothing: true,
+      allOrNothing: false,
+      generator: OnlineMigrationGenerator,
       fileName: (timestamp, name) => `${timestamp}_${name ?? 'migration'}`,
     },
     // Queries must run on a forked EntityManager (one per request and per job).
@@ -192,39 +197,66 @@ export async function databaseAnswers(orm: Orm): Promise<boolean> {
 const MIGRATION_LOCK = 724513;
 
 /**
- * Runs `work` while holding the migration lock (a PostgreSQL session advisory lock on one dedicated
- * connection), so several processes starting at once migrate and seed one after the other.
+ * Runs `work` while holding the migration lock, so several processes starting at once migrate and
+ * seed one after the other. The lock is transaction-scoped (`pg_advisory_xact_lock`) and held by an
+ * open transaction on a connection of its own to `lockUrl` (DATABASE_DIRECT_URL): it ends with that
+ * transaction or connection, whatever happens, even when the URL is a transaction-mode pooler.
  */
-export async function withMigrationLock<T>(orm: Orm, work: () => Promise<T>): Promise<T> {
-  if (orm.config.get('driver') !== PostgreSqlDriver) return work(); // PGlite: one process owns DATA_DIR
-  type Client = PgClientLike & { query(sql: string): Promise<unknown> };
-  const pool = (await orm.em.getConnection().getNativeClient()) as { connect(): Promise<Client> };
-  const client = await pool.connect();
+export async function withMigrationLock<T>(orm: Orm, lockUrl: string | undefined, work: () => Promise<T>): Promise<T> {
+  if (orm.config.get('driver') !== PostgreSqlDriver || !lockUrl) return work(); // PGlite: one process owns DATA_DIR
+  const client = new pg.Client({ connectionString: lockUrl, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => undefined);
+  await client.connect();
   try {
-    // Waiting for another process's migrations may take longer than a web statement timeout.
-    await client.query('set statement_timeout = 0');
-    await client.query(`select pg_advisory_lock(${MIGRATION_LOCK})`);
-  } catch (error) {
-    client.release?.(error instanceof Error ? error : true);
-    throw error;
-  }
-  try {
-    return await work();
+    await client.query('begin');
+    // Waiting for another process's migrations may take longer than any session limit.
+    await client.query('set local statement_timeout = 0');
+    await client.query('set local idle_in_transaction_session_timeout = 0');
+    // Without parameters (the simple query protocol): a parameterised query leaves its portal, and with
+    // it a snapshot, open in this idle transaction, and CREATE INDEX CONCURRENTLY waits for every
+    // snapshot older than its own: the migrations would wait for their own lock for ever.
+    await client.query(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    const result = await work();
+    await client.query('commit');
+    return result;
   } finally {
-    try {
-      await client.query(`select pg_advisory_unlock(${MIGRATION_LOCK})`);
-      await client.query('reset statement_timeout');
-      client.release?.();
-    } catch (error) {
-      // Destroying the session ends its lock too.
-      client.release?.(error instanceof Error ? error : true);
-    }
+    // Closing the connection ends the transaction and its lock, had commit not been reached.
+    await client.end().catch(() => undefined);
   }
 }
 
-export async function migrate(orm: Orm): Promise<string[]> {
-  const done = await orm.migrator.up();
-  return done.map((m) => m.name);
+export interface MigrateOptions {
+  log?: Pick<Logger, 'warn'>;
+  /** How many times a migration that gave up on a lock (lock_timeout) is tried again. */
+  attempts?: number;
+  /** The first pause between attempts (doubling, at most 10 s). */
+  pauseMs?: number;
+}
+
+/**
+ * Applies pending migrations, each in its own transaction with a short lock_timeout. A migration that
+ * could not get its lock in time rolls back and is tried again after a pause (the queries it waited
+ * for run meanwhile); after `attempts` the error stops the start, naming what blocked it.
+ */
+export async function migrate(orm: Orm, options: MigrateOptions = {}): Promise<string[]> {
+  const attempts = options.attempts ?? 30;
+  const before = new Set((await orm.migrator.getExecuted()).map((m) => m.name));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await orm.migrator.up();
+      break;
+    } catch (error) {
+      if (!isLockTimeout(error) || attempt >= attempts) throw error;
+      const pauseMs = Math.min((options.pauseMs ?? 1_000) * 2 ** (attempt - 1), 10_000);
+      options.log?.warn('a migration waited too long for a table lock; trying again', {
+        attempt,
+        pauseMs,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      await sleep(pauseMs);
+    }
+  }
+  return (await orm.migrator.getExecuted()).map((m) => m.name).filter((name) => !before.has(name));
 }
 
 export function isEmbedded(env: Pick<Env, 'databaseUrl'>): boolean {

@@ -10,8 +10,8 @@ import type { FileStore } from '../storage/file-store.ts';
  * It runs under the migration lock: of several processes starting on one empty database, the first
  * seeds and the others find the data there.
  */
-export async function seedDemo(orm: Orm, files: FileStore, log: Logger): Promise<void> {
-  const demo = await withMigrationLock(orm, async () => {
+export async function seedDemo(orm: Orm, lockUrl: string | undefined, files: FileStore, log: Logger): Promise<void> {
+  const demo = await withMigrationLock(orm, lockUrl, async () => {
     const licenses = await (await loadDemoLicenses()).seedDemoLicenses(orm, files);
     if (licenses) log.info('demo licences created', { count: licenses });
     return (await loadDemoAccounts()).seedDemoAccounts(orm);

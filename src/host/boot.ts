@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { startWorkers, type Workers } from '../../workers/index.ts';
 import { authSecretFor, type Env } from '../config/env.ts';
 import { ChangeFeed } from '../db/changes.ts';
-import { applySessionLimits, type Em, initOrm, isEmbedded, migrate, type Orm, withMigrationLock } from '../db/orm.ts';
+import { applySessionLimits, type Em, initOrm, isEmbedded, type Orm } from '../db/orm.ts';
 // Types only (erased): the emulator itself is imported below only when it is used, never in production.
 import type { StripeEmulator } from '../dev/stripe-emulator/emulator.ts';
 import { closeQueues, createQueues, type Queues } from '../events/queues.ts';
@@ -19,7 +19,7 @@ import { createPayments, scheduleNightlyReconciliation } from '../modules/checko
 import { startWorkerHeartbeat } from '../modules/health/index.ts';
 import { createMailer, type Mailer } from '../modules/mail/index.ts';
 import { createFileStore } from '../storage/file-store.ts';
-import { entities } from './modules.ts';
+import { entities, migrateShop } from './modules.ts';
 import { resolveRedis } from './redis.ts';
 
 export type Mode = 'all' | 'web' | 'worker';
@@ -46,8 +46,8 @@ export interface BootOptions {
 }
 
 /** Migrations under the migration lock, so several processes starting at once apply them once. */
-async function migrateLocked(orm: Orm, log: Logger) {
-  const applied = await withMigrationLock(orm, () => migrate(orm));
+async function migrateLocked(env: Env, orm: Orm, log: Logger) {
+  const applied = await migrateShop(env, orm, { log });
   if (applied.length) log.info('migrations applied', { applied });
 }
 
@@ -103,7 +103,7 @@ export async function boot(env: Env, options: BootOptions): Promise<Runtime> {
     ]);
   const closers: (() => Promise<unknown> | unknown)[] = [closeOrm];
   try {
-    if (options.mode !== 'worker') await migrateLocked(orm, log);
+    if (options.mode !== 'worker') await migrateLocked(env, orm, log);
     const { target, child } = await resolveRedis(env, log);
     if (child) closers.push(() => child.kill('SIGTERM'));
     return await assemble(env, options, log, orm, target, closers, child);

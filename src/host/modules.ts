@@ -1,5 +1,5 @@
-import type { DbEnv } from '../db/orm.ts';
-import { initOrm } from '../db/orm.ts';
+import type { Env } from '../config/env.ts';
+import { type DbEnv, initOrm, type MigrateOptions, migrate, type Orm, withMigrationLock } from '../db/orm.ts';
 import { OutboxEvent } from '../events/outbox-event.entity.ts';
 import type { AppModule } from '../http/context.ts';
 import { accounts } from '../modules/accounts/index.ts';
@@ -19,3 +19,25 @@ export const entities = [...appModules.flatMap((m) => m.entities), OutboxEvent];
 
 /** MikroORM with the shop's entities (CLI, boot and tests). */
 export const openDatabase = (env: DbEnv) => initOrm(env, entities);
+
+/**
+ * Applies pending migrations under the migration lock, on DATABASE_DIRECT_URL when DATABASE_URL is a
+ * pooler (a short-lived ORM of two connections), so several processes starting at once apply them once
+ * (boot, `npm run db:migrate`, `npm run admin:create`).
+ */
+export async function migrateShop(
+  env: DbEnv & Pick<Env, 'databaseDirectUrl'>,
+  orm: Orm,
+  options: MigrateOptions = {},
+): Promise<string[]> {
+  const direct = env.databaseDirectUrl;
+  return withMigrationLock(orm, direct, async () => {
+    if (!direct || direct === env.databaseUrl) return migrate(orm, options);
+    const directOrm = await initOrm({ ...env, databaseUrl: direct }, entities, { pool: { min: 0, max: 2 } });
+    try {
+      return await migrate(directOrm, options);
+    } finally {
+      await directOrm.close(true);
+    }
+  });
+}
