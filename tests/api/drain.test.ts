@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createUser } from '../../src/modules/accounts/index.ts';
+import { startHaproxy } from '../support/haproxy.ts';
 import { TestClient } from '../support/http-client.ts';
 import { freePort } from '../support/ports.ts';
 import { startPrivateRedis } from '../support/redis-server.ts';
@@ -319,57 +320,15 @@ it('a worker on SIGTERM takes no new job and finishes the e-mail it is sending; 
   expect(hurried.output()).toMatch(/"jobs":\["mail:/);
 }, 120_000);
 
-/** HAProxy in front of `servers` with its default health check (HTTP/1.0, no Host) and no retries. */
-async function startHaproxy(servers: { name: string; port: number }[]) {
-  const dir = mkdtempSync(join(tmpdir(), 'shop-haproxy-'));
-  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
-  const [port, statsPort] = [await freePort(), await freePort()];
-  const config = [
-    'global',
-    '  maxconn 1000',
-    'defaults',
-    '  mode http',
-    '  timeout connect 2s',
-    '  timeout client 30s',
-    '  timeout server 30s',
-    '  retries 0',
-    'frontend shop',
-    `  bind 127.0.0.1:${port}`,
-    '  default_backend web',
-    'backend web',
-    '  option httpchk GET /readyz',
-    '  http-check expect status 200',
-    '  default-server check inter 300ms fall 1 rise 1',
-    ...servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port}`),
-    'listen stats',
-    `  bind 127.0.0.1:${statsPort}`,
-    '  stats enable',
-    '  stats uri /stats',
-    '',
-  ].join('\n');
-  writeFileSync(join(dir, 'haproxy.cfg'), config);
-  const child = spawn('/usr/sbin/haproxy', ['-db', '-f', join(dir, 'haproxy.cfg')], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  const exited = new Promise((done) => child.once('exit', done));
-  onCleanup(async () => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-    await exited;
-  });
-  /** A server's state as HAProxy sees it: `UP`, `DOWN`, … */
-  async function state(name: string): Promise<string | undefined> {
-    const csv = await (await fetch(`http://127.0.0.1:${statsPort}/stats;csv`)).text();
-    const [header = '', ...rows] = csv.split('\n');
-    const column = header.replace(/^# /, '').split(',').indexOf('status');
-    return rows.map((row) => row.split(',')).find((cells) => cells[0] === 'web' && cells[1] === name)?.[column];
-  }
-  return { base: `http://127.0.0.1:${port}`, state, output: () => output };
+async function haproxyFor(servers: { name: string; port: number }[]) {
+  const haproxy = await startHaproxy(servers);
+  onCleanup(() => haproxy.stop());
+  return haproxy;
 }
 
 it('a rolling restart of two web processes behind HAProxy (health checks, no retries) under load loses no request and no sign-in', async () => {
   const ports = { a: await freePort(), b: await freePort() };
-  const haproxy = await startHaproxy([
+  const haproxy = await haproxyFor([
     { name: 'a', port: ports.a },
     { name: 'b', port: ports.b },
   ]);

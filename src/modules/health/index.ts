@@ -2,34 +2,43 @@
 import { Hono } from 'hono';
 import { poolStats } from '../../db/orm.ts';
 import type { AppEnv, AppModule } from '../../http/context.ts';
-import { assertNoEviction } from '../../lib/redis.ts';
+import { assertNoEviction, RedisPolicyError } from '../../lib/redis.ts';
 import { recentWorkers } from './heartbeat.ts';
 
 export { recentWorkers, startWorkerHeartbeat, type WorkerBeat, type WorkerHeartbeat } from './heartbeat.ts';
 
 /** A check answers within this time or counts as failed (a load balancer must not wait for the pool's own timeout). */
 const CHECK_MS = 3_000;
+/**
+ * Redis is asked for less long: its answer decides readiness only when it is a wrong configuration, and
+ * a load balancer's check times out after its interval (HAProxy: `inter`, often 1 s or less).
+ */
+const REDIS_CHECK_MS = 250;
 
-async function check(work: () => Promise<void>): Promise<string> {
+async function check(work: () => Promise<void>, ms = CHECK_MS): Promise<{ status: string; error?: unknown }> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
       work(),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_MS} ms`)), CHECK_MS);
+        timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
       }),
     ]);
-    return 'ok';
+    return { status: 'ok' };
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return { status: error instanceof Error ? error.message : String(error), error };
   } finally {
     clearTimeout(timer);
   }
 }
 
 /**
- * /healthz: the process answers. /readyz: the process is not shutting down, PostgreSQL and Redis answer,
- * and Redis will not evict jobs; it also shows the connection pool's counters and the workers heard from (information, not readiness).
+ * /healthz: the process answers. /readyz: whether a load balancer should send this process requests:
+ * 503 while it drains, while PostgreSQL does not answer it, or while its Redis would evict jobs.
+ * Redis not answering is reported (`status: "degraded"`) but answers 200: every request works without
+ * Redis (events wait in the outbox, rate limits let requests through), and a Redis failover seen by
+ * every host at once must not take every host out of the load balancer (docs/decisions/0024-drain.md).
+ * It also shows the connection pool's counters and the workers heard from (information, not readiness).
  */
 const healthRoutes = new Hono<AppEnv>()
   .get('/healthz', (c) => c.json({ status: 'ok' }))
@@ -37,22 +46,24 @@ const healthRoutes = new Hono<AppEnv>()
     const { orm, redis, queues, drain } = c.var.deps;
     // The load balancer must stop sending new requests before this process stops accepting them.
     if (drain.draining) return c.json({ status: 'draining' }, 503);
-    const [database, redisStatus] = await Promise.all([
+    const [database, redisCheck] = await Promise.all([
       check(async () => {
         await orm.em.fork().execute('select 1');
       }),
-      check(() => assertNoEviction(redis)),
+      check(() => assertNoEviction(redis), REDIS_CHECK_MS),
     ]);
-    const ready = database === 'ok' && redisStatus === 'ok';
+    const ready = database.status === 'ok' && !(redisCheck.error instanceof RedisPolicyError);
+    const status = !ready ? 'unavailable' : redisCheck.status === 'ok' ? 'ok' : 'degraded';
     const prefix = queues.mail.opts.prefix ?? 'bull';
-    const [pool, workers] = await Promise.all([
+    let workers: Awaited<ReturnType<typeof recentWorkers>> | undefined;
+    const [pool] = await Promise.all([
       poolStats(orm).catch(() => undefined),
-      redisStatus === 'ok' ? recentWorkers(redis, prefix).catch(() => undefined) : undefined,
+      redisCheck.status === 'ok' &&
+        check(async () => {
+          workers = await recentWorkers(redis, prefix);
+        }, REDIS_CHECK_MS),
     ]);
-    return c.json(
-      { status: ready ? 'ok' : 'unavailable', checks: { database, redis: redisStatus }, pool, workers },
-      ready ? 200 : 503,
-    );
+    return c.json({ status, checks: { database: database.status, redis: redisCheck.status }, pool, workers }, ready ? 200 : 503);
   });
 
 export const health = { name: 'health', root: healthRoutes, entities: [] } satisfies AppModule;
