@@ -518,3 +518,64 @@ it('two web hosts and a worker on separate disks, behind HAProxy, through PgBoun
   expect(outbox?.n).toBe(0);
   for (const process of [...webs, worker]) expect(filesUnder(process.env.DATA_DIR as string), process.name).toEqual([]);
 }, 600_000);
+
+it('a price change and a sign-out made on one web host are seen on the other within a second (through PgBouncer, after restarts)', async () => {
+  const [web1, web2] = webs as [ShopProcess, ShopProcess];
+  const admin = client(web1.url);
+  expect((await admin.login(ADMIN.email, ADMIN.password)).status).toBe(200);
+  const data = new FormData();
+  data.append('name', '価格変更の試験');
+  data.append('description', '');
+  data.append('price', '2300');
+  const created = await admin.request('POST', '/api/licenses/create', { body: data });
+  expect(created.status).toBe(201);
+  const { license } = (await created.json()) as { license: { id: number; updated_at: string } };
+
+  // A member signed in on one host is served by the other from memory (the same cookie).
+  const member = client(web1.url);
+  const email = `scale-viewer-${randomBytes(3).toString('hex')}@example.jp`;
+  expect(
+    (
+      await member.post('/api/users/registration', {
+        email,
+        email_confirmation: email,
+        last_name: '価格',
+        first_name: '確認',
+        affiliations: 1,
+        affiliation_name: '〇〇駐屯地',
+        affiliation_other: '',
+        distribution: false,
+        password: PASSWORD,
+        password_confirmation: PASSWORD,
+      })
+    ).status,
+  ).toBe(200);
+  const mail = await until(async () => smtp.to(email)[0], 30_000, 'the verification mail');
+  const path = /https?:\/\/[^/\s]+(\/api\/users\/registration\/verify\/[\w-]+)/.exec(mail.text)?.[1] as string;
+  expect((await member.get(path)).status).toBe(302);
+  expect((await member.login(email, PASSWORD)).status).toBe(200);
+  const onWeb2 = client(web2.url);
+  for (const [name, value] of member.cookies) onWeb2.cookies.set(name, value);
+  const priceOnWeb2 = async () =>
+    ((await (await onWeb2.get(`/api/licenses/${license.id}`)).json()) as { license: { price: number } }).license.price;
+  expect(await priceOnWeb2()).toBe(2300);
+  expect(await priceOnWeb2()).toBe(2300);
+
+  const edit = new FormData();
+  edit.append('name', '価格変更の試験');
+  edit.append('description', '');
+  edit.append('price', '3300');
+  edit.append('updated_at', license.updated_at);
+  const edited = await admin.request('POST', `/api/licenses/${license.id}`, { body: edit });
+  expect(edited.status, await edited.clone().text()).toBe(200);
+  const changedAt = Date.now();
+  await until(async () => (await priceOnWeb2()) === 3300, 1_000, 'the new price on the other host');
+  expect(Date.now() - changedAt).toBeLessThanOrEqual(1_000);
+
+  const signedIn = async () => ((await (await onWeb2.get('/api/login')).json()) as { users: unknown[] }).users.length;
+  expect(await signedIn()).toBe(1);
+  expect((await member.post('/api/logout')).status).toBeLessThan(300);
+  const signedOutAt = Date.now();
+  await until(async () => (await signedIn()) === 0, 1_000, 'the session gone on the other host');
+  expect(Date.now() - signedOutAt).toBeLessThanOrEqual(1_000);
+}, 120_000);
