@@ -435,3 +435,97 @@ describe('bad filters', () => {
     }
   });
 });
+
+describe('a status move: how many sales moved, and a link that finds them all', () => {
+  async function sales(n: number): Promise<{ licenseId: number; ids: number[] }> {
+    const em = t.runtime.deps.orm.em.fork();
+    const [license] = await em.execute<{ id: number }[]>(
+      "insert into licenses (name, description, price, created_at, updated_at) values ('ICLS講習', '', 11000, now(), now()) returning id",
+    );
+    const ids: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const [row] = await em.execute<{ id: number }[]>(
+        `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name, license_id,
+           license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
+         values ('移動', ?, ?, 4, '〇〇消防', ?, 'ICLS講習', 11000, 'jpy', gen_random_uuid(), 'cs_test_' || md5(random()::text),
+           now() - (? * interval '1 minute'), 0, now(), now())
+         returning id`,
+        [`${i}`, `moved${i}@example.jp`, license?.id, i],
+      );
+      ids.push(row?.id as number);
+    }
+    return { licenseId: license?.id as number, ids };
+  }
+
+  it('shows the count and the first ids, not the ids as a change, and the sales list finds exactly those sales', async () => {
+    const { licenseId, ids } = await sales(3);
+    const moved = ids.slice(0, 2);
+    const res = await admin.post('/api/sales/update', { status: 1, licenseId, saleIds: moved, expected_count: 2 });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const [entry] = (await list('?action=sale.status')).audit_logs as (Entry & { sales: unknown })[];
+    expect(entry).toMatchObject({
+      action_label: '発行状態の更新',
+      target_type: 'license',
+      target_id: String(licenseId),
+      sales: { count: 2, first_ids: [...moved].sort((a, b) => a - b), more: false },
+    });
+    expect(entry?.changes).toEqual([{ field: 'status', label: '状態', before: '出力待ち', after: '処理中' }]);
+
+    const listed = await admin.get(`/api/sales?audit_id=${entry?.id}`);
+    expect(listed.status).toBe(200);
+    const page = await listed.json();
+    expect(page.total).toBe(2);
+    expect(page.sales.map((s: { id: number }) => s.id).sort()).toEqual([...moved].sort());
+    const counts = await (await admin.get(`/api/sales/counts?audit_id=${entry?.id}&license_id=${licenseId}`)).json();
+    expect(counts.counts).toEqual({ awaiting: 0, in_progress: 2, registered: 0, refunded: 0 });
+
+    // An entry without sales finds none; one that does not exist is a Japanese 404; a malformed id a 422.
+    const [other] = (await list('?action=user.role')).audit_logs;
+    if (other) expect((await (await admin.get(`/api/sales?audit_id=${other.id}`)).json()).total).toBe(0);
+    const missing = await admin.get(`/api/sales?audit_id=${randomUUID()}`);
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).message).toBe('この操作履歴は見つかりませんでした。');
+    for (const bad of ['abc', '1%3Bdrop', `${randomUUID()}x`]) {
+      for (const path of ['/api/sales', '/api/sales/counts']) {
+        const refused = await admin.get(`${path}?audit_id=${bad}`);
+        expect(refused.status, `${path} ${bad}`).toBe(422);
+        expect((await refused.json()).errors.audit_id[0]).toBe('操作履歴の指定が正しくありません。');
+      }
+    }
+  });
+
+  it('keeps a move of 20,000 sales small: the count, the first 10 and a link, never the 20,000 ids', async () => {
+    const { ids } = await sales(2);
+    const saleIds = [...ids, ...Array.from({ length: 19_998 }, (_, i) => 900_000_000 + i)];
+    await seed([
+      {
+        actor: 'audit.boss@example.jp',
+        action: 'sale.export.complete',
+        targetType: 'export',
+        targetId: randomUUID(),
+        at: new Date().toISOString(),
+        before: { status: 1, sale_ids: saleIds },
+        after: { status: 2, sale_ids: saleIds },
+      },
+    ]);
+    const res = await admin.get('/api/audit-logs?action=sale.export.complete');
+    const text = await res.text();
+    expect(text.length).toBeLessThan(5_000);
+    const [entry] = JSON.parse(text).audit_logs;
+    expect(entry.sales).toEqual({ count: 20_000, first_ids: saleIds.slice(0, 10), more: true });
+    expect(entry.changes).toEqual([{ field: 'status', label: '状態', before: '処理中', after: '登録済み' }]);
+    // The link finds every one of them that exists, page by page.
+    const page = await (await admin.get(`/api/sales?audit_id=${entry.id}&per_page=1`)).json();
+    expect(page).toMatchObject({ total: 2, per_page: 1 });
+    expect(ids).toContain(page.sales[0].id);
+  });
+
+  it('records the sales a batch export moved', async () => {
+    const { licenseId, ids } = await sales(2);
+    const res = await admin.post('/api/exports', { license_id: licenseId, batch: true, expected_count: 2 });
+    expect(res.status, await res.clone().text()).toBe(202);
+    const [entry] = (await list('?action=sale.export.batch')).audit_logs as (Entry & { sales: unknown })[];
+    expect(entry?.sales).toEqual({ count: 2, first_ids: [...ids].sort((a, b) => a - b), more: false });
+    expect(entry?.changes.map((c) => c.field)).not.toContain('sale_ids');
+  });
+});

@@ -4,6 +4,6 @@ import type { AppModule } from '../../http/context.ts';
 import { AuditLog } from './entities/audit-log.entity.ts';
 import { auditRoutes } from './routes.ts';
 
-export { type Actor, recordAudit } from './service.ts';
+export { type Actor, auditedSaleIds, recordAudit } from './service.ts';
 
 export const audit = { name: 'audit', api: auditRoutes, entities: [AuditLog] } satisfies AppModule;

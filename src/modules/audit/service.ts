@@ -40,6 +40,20 @@ interface AuditRow {
   before: unknown;
   after: unknown;
   created_at: Date | string;
+  /** How many sales the entry moved (its `sale_ids`), and the first few: never the whole list. */
+  sale_count: number | null;
+  first_sale_ids: unknown;
+}
+
+/** Sales an entry names on the screen; the rest are a link away (GET /api/sales?audit_id=…). */
+export const LISTED_SALES = 10;
+
+/** The sales an entry moved, as the screen shows them: how many, the first LISTED_SALES, whether there are more. */
+function salesOf(row: AuditRow) {
+  if (row.sale_count === null || row.sale_count === undefined) return null;
+  const first = Array.isArray(row.first_sale_ids) ? row.first_sale_ids.map(Number).filter(Number.isSafeInteger) : [];
+  const count = Number(row.sale_count);
+  return { count, first_ids: first, more: count > first.length };
 }
 
 function auditLogDto(row: AuditRow) {
@@ -53,6 +67,7 @@ function auditLogDto(row: AuditRow) {
     target_label: targetLabel(row.target_type),
     target_id: row.target_id,
     changes: changesOf(row.target_type, row.before, row.after),
+    sales: salesOf(row),
     created_at: new Date(row.created_at).toISOString(),
   };
 }
@@ -106,12 +121,20 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery) {
     `select count(*)::int as n from (select 1 from audit_logs a ${where.sql} limit ${COUNT_CAP + 1}) capped`,
     where.params,
   );
-  // The page's ids first (an index walk however deep the page), then those rows' snapshots.
+  // The page's ids first (an index walk however deep the page), then those rows' snapshots. A status
+  // move's `sale_ids` (20,000 of them, for a big one) stay in PostgreSQL: only their count and the
+  // first few leave it.
   const rows = await em.execute<AuditRow[]>(
     `with page as (select a.id, a.created_at from audit_logs a ${where.sql} order by a.created_at desc, a.id desc limit ? offset ?)
-     select a.id, a.actor_id, a.actor_email, a.action, a.target_type, a.target_id, a.before, a.after, a.created_at
-       from page join audit_logs a on a.id = page.id order by page.created_at desc, page.id desc`,
-    [...where.params, query.per_page, (query.page - 1) * query.per_page],
+     select a.id, a.actor_id, a.actor_email, a.action, a.target_type, a.target_id,
+            ${WITHOUT_SALE_IDS('a.before')} as "before", ${WITHOUT_SALE_IDS('a.after')} as "after", a.created_at,
+            jsonb_array_length(moved.ids) as sale_count,
+            (select jsonb_agg(e.v order by e.n) from jsonb_array_elements(moved.ids) with ordinality e(v, n) where e.n <= ?)
+              as first_sale_ids
+       from page join audit_logs a on a.id = page.id
+       cross join lateral (select ${SALE_IDS} as ids) moved
+      order by page.created_at desc, page.id desc`,
+    [...where.params, query.per_page, (query.page - 1) * query.per_page, LISTED_SALES],
   );
   const n = count?.n ?? 0;
   return {
@@ -120,6 +143,27 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery) {
     total_capped: n > COUNT_CAP,
     ...paging,
   };
+}
+
+/** An entry's `sale_ids` (the sales a status move moved: the same before and after), or null. */
+const SALE_IDS = `coalesce(
+  case when jsonb_typeof(a.after -> 'sale_ids') = 'array' then a.after -> 'sale_ids' end,
+  case when jsonb_typeof(a.before -> 'sale_ids') = 'array' then a.before -> 'sale_ids' end)`;
+const WITHOUT_SALE_IDS = (column: string) =>
+  `case when jsonb_typeof(${column}) = 'object' then ${column} - 'sale_ids' else ${column} end`;
+
+/**
+ * The sales an audit entry moved (for the sales list's 「この操作の対象の売上」), or null when there is
+ * no such entry. An entry that moved none gives [].
+ */
+export async function auditedSaleIds(em: Em, auditId: string): Promise<number[] | null> {
+  const [row] = await em.execute<{ ids: unknown }[]>(
+    `select coalesce(${SALE_IDS}, '[]'::jsonb) as ids from audit_logs a where a.id = ?`,
+    [auditId],
+  );
+  if (!row) return null;
+  const ids = typeof row.ids === 'string' ? JSON.parse(row.ids) : row.ids;
+  return Array.isArray(ids) ? ids.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0) : [];
 }
 
 /**

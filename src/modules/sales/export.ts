@@ -413,6 +413,7 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
   }
   const license = filter.licenseId ? await findLicenseForSale(em, filter.licenseId) : null;
   const row = await transact(orm.em as Em, async (tx) => {
+    let moved: number[] | null = null;
     const created = tx.create(Export, {
       id: randomUUID(),
       requestedBy: actor.id,
@@ -444,6 +445,7 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
       created.totalRows = frozen.length;
       const saleIds = frozen.map((r) => r.sale_id).sort((a, b) => a - b);
       recordEvent(tx, 'SaleStatusChanged', { saleIds, from: 0, to: 1, actorId: actor.id });
+      moved = saleIds;
     }
     recordEvent(tx, 'ExportRequested', { exportId: created.id });
     recordAudit(tx, actor, {
@@ -456,6 +458,8 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
         batch: request.batch,
         replace_unmappable: request.replaceUnmappable,
         rows: created.totalRows ?? null,
+        // The audit log shows how many sales moved and links to them (never the whole list).
+        ...(moved ? { sale_ids: moved } : {}),
       },
     });
     return created;

@@ -42,6 +42,13 @@ export const SalesQuery = v.object({
   ),
   paid_from: v.optional(v.union([v.literal(''), date], '日付が正しくありません。')),
   paid_to: v.optional(v.union([v.literal(''), date], '日付が正しくありません。')),
+  /** Only the sales an audit entry (a status move) moved: 操作履歴's link to them. */
+  audit_id: v.optional(
+    v.union(
+      [v.literal(''), v.pipe(v.string(), v.trim(), v.toLowerCase(), v.uuid('操作履歴の指定が正しくありません。'))],
+      '操作履歴の指定が正しくありません。',
+    ),
+  ),
   page: v.optional(numberInRange('ページ番号', 100_000), '1'),
   per_page: v.optional(numberInRange('表示件数', 100), '20'),
 });
@@ -101,9 +108,15 @@ export const RevertInput = v.object({
 });
 
 /** GET /api/sales/counts: the list's filters without status. */
-export const CountsQuery = v.object({ license_id: SalesQuery.entries.license_id, ...searchEntries });
+export const CountsQuery = v.object({
+  license_id: SalesQuery.entries.license_id,
+  ...searchEntries,
+  audit_id: SalesQuery.entries.audit_id,
+});
 
-type FilterFields = Partial<Pick<v.InferOutput<typeof SalesQuery>, 'license_id' | 'status' | 'q' | 'paid_from' | 'paid_to'>>;
+type FilterFields = Partial<
+  Pick<v.InferOutput<typeof SalesQuery>, 'license_id' | 'status' | 'q' | 'paid_from' | 'paid_to' | 'audit_id'>
+>;
 
 /** The query's filters as the service takes them (empty fields are no filter). */
 export const toFilter = (query: FilterFields) => ({
@@ -112,4 +125,5 @@ export const toFilter = (query: FilterFields) => ({
   q: query.q || undefined,
   paidFrom: query.paid_from || undefined,
   paidTo: query.paid_to || undefined,
+  auditId: query.audit_id || undefined,
 });

@@ -6,7 +6,7 @@ import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { findBuyer } from '../accounts/index.ts';
-import { recordAudit } from '../audit/index.ts';
+import { auditedSaleIds, recordAudit } from '../audit/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
 import { type COMPLETE, type PUBLISH, SALE_STATUS_LABEL, Sale } from './entities/sale.entity.ts';
 
@@ -148,6 +148,17 @@ export interface SalesFilter {
   q?: string;
   paidFrom?: string;
   paidTo?: string;
+  /** Only the sales this audit entry moved (the list resolves it into `saleIds`). */
+  auditId?: string;
+  saleIds?: number[];
+}
+
+/** The list's filter with an audit entry's sales in place of its id (404 for an entry that does not exist). */
+async function withAuditedSales(em: Em, filter: SalesFilter): Promise<SalesFilter> {
+  if (!filter.auditId) return filter;
+  const saleIds = await auditedSaleIds(em, filter.auditId);
+  if (!saleIds) throw new AppError('not_found', 'この操作履歴は見つかりませんでした。');
+  return { ...filter, auditId: undefined, saleIds };
 }
 
 /** The WHERE of the administrators' sales list, of status moves by search and of the export. */
@@ -163,6 +174,11 @@ export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sq
     params.push(filter.status);
   }
   if (filter.exportable) clauses.push('s.status in (0, 1) and s.refunded_at is null');
+  if (filter.saleIds) {
+    // One parameter however many (an audited move may name 20,000 sales).
+    clauses.push("s.id = any(string_to_array(?, ',')::bigint[])");
+    params.push(filter.saleIds.join(','));
+  }
   const search = filter.q
     ? personSearch(filter.q, { nameKey: 's.buyer_name_key', firstKey: 's.buyer_first_key', email: 's.buyer_email' })
     : null;
@@ -190,13 +206,16 @@ const pageStarts = (changes: ChangeFeed | undefined) =>
   tableCache<number>(changes, 'sales list page starts', ['sales'], { max: 10_000, ttlMs: 10 * 60_000 });
 
 /** The administrators' sales list, newest first, with the total (capped at COUNT_CAP, `total_capped`). */
-export async function listSales(orm: Orm, filter: SalesFilter, page: number, perPage: number, changes?: ChangeFeed) {
+export async function listSales(orm: Orm, asked: SalesFilter, page: number, perPage: number, feed?: ChangeFeed) {
   const em = orm.em.fork() as Em;
+  const filter = await withAuditedSales(em, asked);
+  // An audit entry's sales are a short-lived question: its id list is not worth a cache entry.
+  const changes = filter.saleIds ? undefined : feed;
   const where = salesWhere(filter);
   const cap = filter.q ? SEARCH_COUNT_CAP : COUNT_CAP;
   // A short name search alone (「佐藤」) is counted from its indexes only (db/like.ts).
   const searchOnly =
-    filter.q && !filter.licenseId && filter.status === undefined && !filter.paidFrom && !filter.paidTo
+    filter.q && !filter.licenseId && filter.status === undefined && !filter.paidFrom && !filter.paidTo && !filter.saleIds
       ? prefixSearchCount(
           'sales',
           filter.q,
@@ -236,14 +255,13 @@ export async function listSales(orm: Orm, filter: SalesFilter, page: number, per
 }
 
 /** How many sales of the search are in each state: 出力待ち, 処理中, 登録済み (refunded ones apart). */
-export async function salesCounts(orm: Orm, filter: Omit<SalesFilter, 'status'>) {
-  const where = salesWhere(filter);
-  const rows = await orm.em
-    .fork()
-    .execute<{ status: number; refunded: boolean; n: number }[]>(
-      `select s.status, s.refunded_at is not null as refunded, count(*)::int as n from sales s ${where.sql} group by 1, 2`,
-      where.params,
-    );
+export async function salesCounts(orm: Orm, asked: Omit<SalesFilter, 'status'>) {
+  const em = orm.em.fork() as Em;
+  const where = salesWhere(await withAuditedSales(em, asked));
+  const rows = await em.execute<{ status: number; refunded: boolean; n: number }[]>(
+    `select s.status, s.refunded_at is not null as refunded, count(*)::int as n from sales s ${where.sql} group by 1, 2`,
+    where.params,
+  );
   const counts = { awaiting: 0, in_progress: 0, registered: 0, refunded: 0 };
   for (const row of rows) {
     if (row.refunded) counts.refunded += row.n;

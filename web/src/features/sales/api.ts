@@ -70,7 +70,7 @@ export interface Unmappable {
 export const useSalesSearch = (params: URLSearchParams) => useSWR<SalePage>(`/api/sales?${params.toString()}`);
 export const useSaleCounts = (params: URLSearchParams) => {
   const query = new URLSearchParams();
-  for (const key of ['license_id', 'q', 'paid_from', 'paid_to']) {
+  for (const key of ['license_id', 'q', 'paid_from', 'paid_to', 'audit_id']) {
     const value = params.get(key);
     if (value) query.set(key, value);
   }

@@ -18,6 +18,8 @@ export interface AuditEntry {
   target_label: string;
   target_id: string;
   changes: AuditChange[];
+  /** The sales a status move moved: how many, the first few ids, whether there are more (never all of them). */
+  sales: { count: number; first_ids: number[]; more: boolean } | null;
   created_at: string;
 }
 
@@ -56,6 +58,10 @@ export function useAuditLogs(params: URLSearchParams) {
 export function useAuditLogOptions() {
   return useSWR<AuditLogOptions>('/api/audit-logs/options');
 }
+
+/** The licence-issue screen showing only the sales an entry moved (all of them, page by page). */
+export const movedSalesPath = (entry: Pick<AuditEntry, 'id'>) =>
+  `/admin/licenses/issue?${new URLSearchParams({ audit_id: entry.id }).toString()}`;
 
 /** The admin screen of a record, where one exists. A deleted record (or a member who left) has none. */
 export function targetPath(entry: Pick<AuditEntry, 'target_type' | 'target_id' | 'action'>): string | null {

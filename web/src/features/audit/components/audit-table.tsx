@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { type AuditEntry, targetPath } from '../api/audit-logs';
+import { type AuditEntry, movedSalesPath, targetPath } from '../api/audit-logs';
 import { ChangeList } from './change-list';
 
 const dateTime = new Intl.DateTimeFormat('ja-JP', {
@@ -28,6 +28,32 @@ function Target({ entry }: { entry: AuditEntry }) {
         <span className="audit-target-id">{entry.target_id}</span>
       )}
     </>
+  );
+}
+
+const count = (n: number) => `${n.toLocaleString('ja-JP')}件`;
+
+/** 「対象の売上 12件（注文番号 3、4、5 ほか）」 and a link to all of them on the licence-issue screen. */
+function MovedSales({ entry }: { entry: AuditEntry }) {
+  const sales = entry.sales;
+  if (!sales) return null;
+  return (
+    <p className="audit-sales">
+      <span className="audit-field">対象の売上</span>
+      <span className="audit-sales-count">{count(sales.count)}</span>
+      {sales.first_ids.length ? (
+        <span className="audit-sales-ids">
+          （注文番号 {sales.first_ids.join('、')}
+          {sales.more ? ' ほか' : ''}）
+        </span>
+      ) : null}
+      {sales.count > 0 ? (
+        <>
+          {' '}
+          <Link to={movedSalesPath(entry)}>{`この${count(sales.count)}を一覧で見る`}</Link>
+        </>
+      ) : null}
+    </p>
   );
 }
 
@@ -60,7 +86,8 @@ export function AuditTable({ entries }: { entries: AuditEntry[] }) {
                 <Target entry={entry} />
               </td>
               <td data-label="変更内容">
-                <ChangeList changes={entry.changes} />
+                <MovedSales entry={entry} />
+                {entry.sales && entry.changes.length === 0 ? null : <ChangeList changes={entry.changes} />}
               </td>
             </tr>
           ))}

@@ -36,6 +36,8 @@ export function IssuePage() {
   const counts = useSaleCounts(params);
   const { busy, message, errors, run } = useFormSubmit();
   const licenseId = params.get('license_id');
+  // 操作履歴's link: only the sales one status move moved (the search form leaves this view).
+  const auditId = params.get('audit_id');
   const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? '']).filter(([, v]) => v !== ''));
 
   const refresh = async () => {
@@ -56,7 +58,7 @@ export function IssuePage() {
   // A status filter other than the move's own leaves nothing to move by search.
   const filterStatus = params.get('status');
   const matching = (from: number) =>
-    filterStatus !== null && filterStatus !== '' && Number(filterStatus) !== from
+    auditId || (filterStatus !== null && filterStatus !== '' && Number(filterStatus) !== from)
       ? 0
       : from === 0
         ? (counts.data?.counts.awaiting ?? 0)
@@ -121,6 +123,14 @@ export function IssuePage() {
         購入されたライセンスの状態（出力待ち → 処理中 → 登録済み）を進め、研修管理システム用のCSVを作成します。
       </p>
       {notice ? <Notice>{notice}</Notice> : null}
+      {auditId ? (
+        <div className="notice">
+          <p>
+            操作履歴の操作で状態が変わった売上だけを、現在の状態で表示しています。
+            <Link to="/admin/licenses/issue">すべての売上を表示する</Link>
+          </p>
+        </div>
+      ) : null}
       <FormAlert message={message} errors={errors} fields={['reason']} />
       <search aria-label="売上の検索">
         <form className="search" onSubmit={search}>
@@ -323,11 +333,13 @@ export function IssuePage() {
         </>
       ) : null}
 
-      <ExportPanel
-        filters={filters}
-        awaiting={filterStatus && filterStatus !== '0' ? 0 : (c?.awaiting ?? 0)}
-        onChanged={() => void refresh()}
-      />
+      {auditId ? null : (
+        <ExportPanel
+          filters={filters}
+          awaiting={filterStatus && filterStatus !== '0' ? 0 : (c?.awaiting ?? 0)}
+          onChanged={() => void refresh()}
+        />
+      )}
       <LoadingOverlay show={busy} label="処理しています" />
     </section>
   );
