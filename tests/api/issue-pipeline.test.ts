@@ -1,10 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { handlers } from '../../src/host/handlers.ts';
+import type { Logger } from '../../src/lib/logger.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { markExportFailed } from '../../src/modules/sales/index.ts';
+import type { FileStore } from '../../src/storage/file-store.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -453,5 +457,123 @@ describe('the sales list at scale', () => {
     expect(exact.sales).toHaveLength(4);
     const many = await (await admin.get(`/api/sales?q=${encodeURIComponent('大量')}`)).json();
     expect(many).toMatchObject({ total: 1_000, total_capped: true });
+  });
+});
+
+/** A logger that keeps its lines, to find the warnings and errors an operator acts on. */
+function capturingLogger() {
+  const lines: { level: string; msg: string; fields: Record<string, unknown> }[] = [];
+  const make = (bindings: Record<string, unknown>): Logger => {
+    const at =
+      (level: string) =>
+      (msg: string, fields: Record<string, unknown> = {}) =>
+        void lines.push({ level, msg, fields: { ...bindings, ...fields } });
+    return {
+      debug: at('debug'),
+      info: at('info'),
+      warn: at('warn'),
+      error: at('error'),
+      child: (more) => make({ ...bindings, ...more }),
+    };
+  };
+  return { log: make({}), lines };
+}
+
+describe('an export whose job keeps failing', () => {
+  it('says it is retrying, with the last reason and time, and is cleared by the attempt that succeeds', async () => {
+    const bls = await license('BLS-unwritable');
+    await sale(bls, { last: '再試行', first: '一', email: 'retry1@example.jp' });
+    const res = await admin.post('/api/exports', { license_id: bls, batch: false });
+    const id = (await res.json()).export.id as string;
+    const event = {
+      id: randomUUID(),
+      name: 'ExportRequested' as const,
+      occurredAt: new Date().toISOString(),
+      payload: { exportId: id },
+    };
+    const ctx = t.runtime.jobContext();
+    // The store refuses every write, as a folder that became unwritable does.
+    const unwritable: FileStore = {
+      ...ctx.files,
+      driver: ctx.files.driver,
+      put: async (_key, body) => {
+        if (!Buffer.isBuffer(body)) body.resume();
+        throw Object.assign(new Error("EACCES: permission denied, open 'exports/x.csv'"), { code: 'EACCES' });
+      },
+      get: (key) => ctx.files.get(key),
+      delete: (key) => ctx.files.delete(key),
+      exists: (key) => ctx.files.exists(key),
+      list: (prefix) => ctx.files.list(prefix),
+      incomplete: (prefix) => ctx.files.incomplete(prefix),
+      close: () => undefined,
+    };
+    const { log, lines } = capturingLogger();
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      // BullMQ retries what the handler throws.
+      await expect(handlers.ExportRequested({ ...ctx, files: unwritable, log }, event)).rejects.toThrow('EACCES');
+    }
+    const shown = await (await admin.get(`/api/exports/${id}`)).json();
+    expect(shown.export).toMatchObject({ state: 'queued', retrying: true, download_url: null, error: null });
+    expect(shown.export.last_error).toBe("CSVを作成できませんでした: EACCES: permission denied, open 'exports/x.csv'");
+    expect(Date.now() - Date.parse(shown.export.last_error_at)).toBeLessThan(60_000);
+    const listed = (await (await admin.get('/api/exports')).json()).exports.find((e: { id: string }) => e.id === id);
+    expect(listed).toMatchObject({ retrying: true, last_error: shown.export.last_error });
+    // Each failed attempt is a warning naming the export.
+    const warnings = lines.filter((l) => l.level === 'warn' && l.fields.export === id);
+    expect(warnings).toHaveLength(3);
+    // It is not over: 再実行 would race the retry.
+    expect((await admin.post(`/api/exports/${id}/retry`, {})).status).toBe(409);
+
+    // The folder is writable again: the next attempt makes the file and forgets the failure.
+    expect(await handlers.ExportRequested(ctx, event)).toBe('done');
+    const done = (await (await admin.get(`/api/exports/${id}`)).json()).export;
+    expect(done).toMatchObject({ state: 'done', retrying: false, last_error: null, last_error_at: null, row_count: 1 });
+  });
+
+  it('given up, it is 失敗 with 再実行, keeping the last reason', async () => {
+    const bls = await license('BLS-given-up');
+    await sale(bls, { last: '断念', first: '一', email: 'gaveup1@example.jp' });
+    const id = (await (await admin.post('/api/exports', { license_id: bls, batch: false })).json()).export.id as string;
+    await sql("update exports set last_error = 'CSVを作成できませんでした: EACCES', last_error_at = now() where id = ?", [id]);
+    const em = t.runtime.deps.orm.em.fork() as Em;
+    await markExportFailed({ em, files: t.runtime.deps.files, afterCommit: (work) => work().then(() => undefined) }, id);
+    const failed = (await (await admin.get(`/api/exports/${id}`)).json()).export;
+    expect(failed).toMatchObject({ state: 'failed', retrying: false, last_error: 'CSVを作成できませんでした: EACCES' });
+    expect(failed.error).toContain('再実行');
+    const retried = await admin.post(`/api/exports/${id}/retry`, {});
+    expect(retried.status).toBe(202);
+    expect((await retried.json()).export).toMatchObject({ state: 'queued', retrying: false, last_error: null });
+  });
+
+  it('logs a finished export whose file is gone at error with its id, and answers a Japanese 404', async () => {
+    const bls = await license('BLS-vanished');
+    await sale(bls, { last: '消失', first: '一', email: 'vanished1@example.jp' });
+    const { done } = await exportNow({ license_id: bls, batch: false });
+    await t.runtime.deps.files.delete(`exports/${done.id}.csv`);
+    const { log, lines } = capturingLogger();
+    const watched = new TestClient(createApp({ ...t.runtime.deps, log }), '10.80.0.9');
+    await watched.login('issue-admin@example.jp', 'issue-admin-123');
+    const res = await watched.get(done.download_url);
+    expect(res.status).toBe(404);
+    expect((await res.json()).message).toBe('エクスポートのファイルが見つかりませんでした。もう一度作成してください。');
+    expect(lines.filter((l) => l.level === 'error' && l.fields.export === done.id)).toHaveLength(1);
+  });
+});
+
+describe('workers_alive: whether a worker will build the export', () => {
+  it('is false without a fresh worker heartbeat, true with one', async () => {
+    const key = `${t.prefix}:health:workers`;
+    const { redis } = t.runtime.deps;
+    await redis.del(key);
+    const id = (await (await admin.post('/api/exports', { batch: false })).json()).export.id as string;
+    expect((await (await admin.get('/api/exports')).json()).workers_alive).toBe(false);
+    expect((await (await admin.get(`/api/exports/${id}`)).json()).workers_alive).toBe(false);
+    await redis.hset(key, 'worker-a:1', JSON.stringify({ id: 'worker-a:1', database: 'ok', at: Date.now() }));
+    expect((await (await admin.get('/api/exports')).json()).workers_alive).toBe(true);
+    expect((await (await admin.get(`/api/exports/${id}`)).json()).workers_alive).toBe(true);
+    // A heartbeat a minute old is a worker gone.
+    await redis.hset(key, 'worker-a:1', JSON.stringify({ id: 'worker-a:1', database: 'ok', at: Date.now() - 60_000 }));
+    expect((await (await admin.get('/api/exports')).json()).workers_alive).toBe(false);
+    await redis.del(key);
   });
 });

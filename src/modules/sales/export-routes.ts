@@ -17,6 +17,7 @@ import {
   retryExport,
 } from './export.ts';
 import { expectedCount, PageQuery, SalesQuery, toFilter } from './schemas.ts';
+import { workersAlive } from './workers-alive.ts';
 
 const flag = (message: string) =>
   v.optional(
@@ -69,9 +70,15 @@ export const exportRoutes = new Hono<AppEnv>()
   .get('/exports', requireAdmin, async (c) => {
     const query = parseInput(PageQuery, c.req.query());
     const { env } = c.var.deps;
+    const [history, alive] = await Promise.all([
+      listExports(c.var.deps.orm, query.page, query.per_page),
+      workersAlive(c.var.deps),
+    ]);
     return c.json({
-      ...(await listExports(c.var.deps.orm, query.page, query.per_page)),
+      ...history,
       group_name: env.exportGroupNameConfigured ? env.exportGroupName : null,
+      // Exports are built by a worker: the screen warns while one waits and none is running.
+      workers_alive: alive,
     });
   })
   .get('/exports/preflight', requireAdmin, async (c) => {
@@ -94,9 +101,10 @@ export const exportRoutes = new Hono<AppEnv>()
     );
     return c.json({ export: created }, 202);
   })
-  .get(`/exports/${EXPORT}`, requireAdmin, async (c) =>
-    c.json({ export: exportDto(await getExport(c.var.deps.orm, exportId(c.req.param('id')))) }),
-  )
+  .get(`/exports/${EXPORT}`, requireAdmin, async (c) => {
+    const [row, alive] = await Promise.all([getExport(c.var.deps.orm, exportId(c.req.param('id'))), workersAlive(c.var.deps)]);
+    return c.json({ export: exportDto(row), workers_alive: alive });
+  })
   .post(`/exports/${EXPORT}/complete`, requireAdmin, async (c) => {
     const result = await completeBatch(c.var.deps.orm, actorOf(c), exportId(c.req.param('id')));
     return c.json({ ...result, message: `${result.moved.toLocaleString('ja-JP')}件を登録済みにしました。` });
@@ -106,7 +114,7 @@ export const exportRoutes = new Hono<AppEnv>()
     return c.json({ export: retried, message: 'エクスポートを再実行します。' }, 202);
   })
   .get(`/exports/${EXPORT}/download`, requireAdmin, async (c) => {
-    const file = await openDownload(c.var.deps.orm, actorOf(c), c.var.deps.files, exportId(c.req.param('id')));
+    const file = await openDownload(c.var.deps.orm, actorOf(c), c.var.deps.files, exportId(c.req.param('id')), c.var.log);
     c.header('Content-Type', file.contentType);
     c.header('Content-Disposition', file.disposition);
     c.header('Content-Length', String(file.size));

@@ -70,6 +70,10 @@ export function exportDto(row: Export) {
     filters: row.filters,
     license_name: row.licenseName ?? null,
     error: row.error,
+    // The job's last attempt failed and BullMQ tries again: the screen says so, with the reason.
+    last_error: row.lastError ?? null,
+    last_error_at: row.lastErrorAt ? new Date(row.lastErrorAt).toISOString() : null,
+    retrying: Boolean(row.lastError) && (row.state === 'queued' || row.state === 'running'),
     sha256: row.sha256 ?? null,
     requested_by: row.requestedByEmail ?? null,
     created_at: row.createdAt.toISOString(),
@@ -484,11 +488,15 @@ export async function listExports(orm: Orm, page: number, perPage: number) {
 const exportContentType = (encoding: string) => `text/csv; charset=${encoding === 'shift_jis' ? 'Shift_JIS' : 'UTF-8'}`;
 
 /** A finished export's file, byte-identical every time; each download is audited. */
-export async function openDownload(orm: Orm, actor: Actor, files: FileStore, id: string) {
+export async function openDownload(orm: Orm, actor: Actor, files: FileStore, id: string, log?: Logger) {
   const row = await getExport(orm, id);
   if (row.state !== 'done' || !row.fileName) throw new AppError('conflict', 'エクスポートはまだ完了していません。');
   const file = await files.get(keyOfExportFile(row.fileName));
-  if (!file) throw new AppError('not_found', 'エクスポートのファイルが見つかりませんでした。もう一度作成してください。');
+  if (!file) {
+    // A finished export's file is never deleted by the shop: its store lost it, an operator must look.
+    log?.error('export file missing', { export: row.id, key: keyOfExportFile(row.fileName) });
+    throw new AppError('not_found', 'エクスポートのファイルが見つかりませんでした。もう一度作成してください。');
+  }
   try {
     await transact(orm.em as Em, async (tx) => {
       recordAudit(tx, actor, {
@@ -564,7 +572,13 @@ function cellWriter(cp932: boolean, replace: boolean): (text: string, saleId: nu
  * hashed; the store makes it visible only once complete. Progress (rows written) is saved as it goes.
  * A finished export is not built again; a failed or interrupted one is rebuilt from its frozen set.
  */
-export async function buildExport(em: Em, files: FileStore, groupName: string, exportId: string): Promise<'done' | 'skipped'> {
+export async function buildExport(
+  em: Em,
+  files: FileStore,
+  groupName: string,
+  exportId: string,
+  log?: Logger,
+): Promise<'done' | 'skipped'> {
   const row = await em.findOne(Export, { id: exportId });
   if (!row || row.state === 'done') return 'skipped';
   const source = row.batch ? { batchId: row.id } : { filter: row.filters as SalesFilter };
@@ -640,19 +654,43 @@ export async function buildExport(em: Em, files: FileStore, groupName: string, e
     // The store discards what it was given: a temp file removed, a multipart upload aborted.
     out.destroy(error instanceof Error ? error : new Error(String(error)));
     await stored.catch(() => undefined);
-    const message =
-      error instanceof AppError
-        ? error.message
-        : `CSVを作成できませんでした: ${error instanceof Error ? error.message : String(error)}`;
-    await em.execute("update exports set state = 'failed', error = ?, finished_at = now() where id = ?", [message, exportId]);
-    if (error instanceof AppError) return 'done';
+    if (error instanceof AppError) {
+      // The sales themselves refuse the file (a character CP932 cannot hold): no retry can help.
+      await em.execute("update exports set state = 'failed', error = ?, finished_at = now() where id = ?", [
+        error.message,
+        exportId,
+      ]);
+      return 'done';
+    }
+    await recordFailedAttempt(em, exportId, error, log);
     throw error;
   }
   await em.execute(
-    "update exports set state = 'done', row_count = ?, total_rows = ?, file_name = ?, sha256 = ?, finished_at = now() where id = ?",
+    `update exports set state = 'done', row_count = ?, total_rows = ?, file_name = ?, sha256 = ?, finished_at = now(),
+       last_error = null, last_error_at = null where id = ?`,
     [count, count, key, hash.digest('hex'), exportId],
   );
   return 'done';
+}
+
+/**
+ * An attempt failed for a reason a later one may not meet (the store unwritable, PostgreSQL gone): the
+ * export waits for BullMQ's retry as `queued`, with the reason and time, in a statement of its own
+ * (the caller rethrows). It is not `failed`: 再実行 would race the retry, and the screen would say the
+ * export is over. Only the job given up (workers/index.ts → markExportFailed) fails it.
+ */
+async function recordFailedAttempt(em: Em, exportId: string, error: unknown, log?: Logger) {
+  const reason = `CSVを作成できませんでした: ${error instanceof Error ? error.message : String(error)}`.slice(0, 2000);
+  log?.warn('export attempt failed; the job will be retried', { export: exportId, error: reason });
+  try {
+    await em.fork().execute(
+      `update exports set state = 'queued', last_error = ?, last_error_at = now(), heartbeat_at = null
+         where id = ? and state = 'running'`,
+      [reason, exportId],
+    );
+  } catch (recordError) {
+    log?.warn('could not record the failed export attempt', { export: exportId, error: String(recordError) });
+  }
 }
 
 /** What the sweeper hands a module: the transaction, the file store, and a way to act after commit. */
@@ -735,7 +773,16 @@ export async function retryExport(orm: Orm, actor: Actor, id: string) {
     if (!row) throw new AppError('not_found', EXPORT_NOT_FOUND);
     if (row.state !== 'failed') throw new AppError('conflict', '再実行できるのは失敗したエクスポートだけです。');
     const before = { state: row.state, error: row.error };
-    Object.assign(row, { state: 'queued', error: null, rowCount: 0, finishedAt: null, heartbeatAt: null, startedAt: null });
+    Object.assign(row, {
+      state: 'queued',
+      error: null,
+      lastError: null,
+      lastErrorAt: null,
+      rowCount: 0,
+      finishedAt: null,
+      heartbeatAt: null,
+      startedAt: null,
+    });
     recordEvent(tx, 'ExportRequested', { exportId: row.id });
     recordAudit(tx, actor, {
       action: 'sale.export.retry',

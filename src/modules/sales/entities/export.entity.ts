@@ -26,6 +26,9 @@ export const ExportSchema = defineEntity({
     fileName: p.string().length(100).fieldName('file_name').nullable(),
     sha256: p.string().length(64).nullable(),
     error: p.text().nullable(),
+    /** The reason and time of the job's last failed attempt while BullMQ retries it (cleared by a success). */
+    lastError: p.text().fieldName('last_error').nullable(),
+    lastErrorAt: p.datetime().fieldName('last_error_at').nullable(),
     createdAt: createdAt(),
     startedAt: p.datetime().fieldName('started_at').nullable(),
     finishedAt: p.datetime().fieldName('finished_at').nullable(),

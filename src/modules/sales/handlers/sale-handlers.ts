@@ -10,7 +10,7 @@ export const onUserDeleted: EventHandler<'UserDeleted'> = (ctx, event) => forget
 
 /** ExportRequested → the CSV file (idempotent: a finished export is not built again). */
 export const onExportRequested: EventHandler<'ExportRequested'> = (ctx, event) =>
-  buildExport(ctx.em, ctx.files, ctx.env.exportGroupName, event.payload.exportId);
+  buildExport(ctx.em, ctx.files, ctx.env.exportGroupName, event.payload.exportId, ctx.log);
 
 const jst = new Intl.DateTimeFormat('ja-JP', { timeZone: 'Asia/Tokyo', dateStyle: 'long', timeStyle: 'short' });
 
