@@ -9,6 +9,7 @@ import {
   onUserDeleted,
 } from './handlers/checkout-handlers.ts';
 import { paymentRoutes } from './payment-routes.ts';
+import { onReconciliationFlagged } from './reconciliation-digest.ts';
 import { checkoutRoutes, WEBHOOK_PATH } from './routes.ts';
 
 export { KONBINI_ORDER_LABEL, type KonbiniOrder, konbiniOrdersOf } from './konbini.ts';
@@ -24,6 +25,7 @@ export const checkout = {
     StripeEventReceived: onStripeEventReceived,
     UserDeleted: onUserDeleted,
     ReconciliationRequested: onReconciliationRequested,
+    ReconciliationFlagged: onReconciliationFlagged,
     KonbiniVoucherIssued: onKonbiniVoucherIssued,
   },
   csrfExempt: [`/api${WEBHOOK_PATH}`],

@@ -4,7 +4,7 @@ import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { parseInput } from '../../http/validate.ts';
-import { listMailsByStatus, MAIL_NOT_FOUND, resendMail } from './service.ts';
+import { listMailsByStatus, MAIL_NOT_FOUND, mailSummary, resendMail } from './service.ts';
 
 const numberInRange = (label: string, max: number) =>
   v.pipe(
@@ -17,7 +17,7 @@ const numberInRange = (label: string, max: number) =>
 
 /** GET /api/mails */
 const MailsQuery = v.object({
-  status: v.optional(v.picklist(['failed', 'sending'], '状態が正しくありません。'), 'failed'),
+  status: v.optional(v.picklist(['failed', 'sending', 'stuck'], '状態が正しくありません。'), 'failed'),
   page: v.optional(numberInRange('ページ番号', 100_000), '1'),
   per_page: v.optional(numberInRange('表示件数', 100), '20'),
 });
@@ -30,8 +30,9 @@ const mailId = (raw: string) => {
   return raw;
 };
 
-/** The failed-mail view and the operator's resend (administrators). */
+/** The failed-mail view, the admin menu's counts and the operator's resend (administrators). */
 export const mailRoutes = new Hono<AppEnv>()
+  .get('/mails/summary', requireAdmin, async (c) => c.json(await mailSummary(c.var.deps.orm)))
   .get('/mails', requireAdmin, async (c) => {
     const query = parseInput(MailsQuery, c.req.query());
     return c.json(await listMailsByStatus(c.var.deps.orm, query.status, query));

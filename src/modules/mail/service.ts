@@ -64,7 +64,7 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
  *    is, for the job's retries.
  */
 export async function sendOnce(
-  { em, mailer, event }: { em: Em; mailer: Mailer; event?: DomainEvent },
+  { em, mailer, event, log }: { em: Em; mailer: Mailer; event?: DomainEvent; log?: Logger },
   key: string,
   template: MailKind,
   userId: string | null | undefined,
@@ -117,7 +117,17 @@ export async function sendOnce(
         [permanent, text, row.id, row.attempts],
       )
       .catch(() => undefined);
-    if (permanent) throw new PermanentJobError(text, { cause: error });
+    if (permanent) {
+      // An operator must act (check the address, resend): the ids to act on, never the address or name.
+      log?.warn('mail refused for good by the mail server', {
+        delivery: row.id,
+        userId: userId ?? null,
+        template,
+        attempt: row.attempts,
+        responseCode: (error as { responseCode?: number }).responseCode,
+      });
+      throw new PermanentJobError(text, { cause: error });
+    }
     throw error;
   }
   // If this fails (database gone), the claim goes stale and a later attempt sends the same e-mail again.
@@ -183,20 +193,30 @@ export async function listMails(em: Em, userId: string, paging: { page: number; 
   };
 }
 
-export type MailListStatus = 'failed' | 'sending';
+export type MailListStatus = 'failed' | 'sending' | 'stuck';
 
-/** Every e-mail in `status` (the failed-mail view: 'failed'), newest first, with the member it is for. */
+/**
+ * Stuck: still 'sending' with a claim older than its lease — the attempt that claimed it is taken for
+ * dead and no other has claimed it since (a worker down, its job lost). An unclaimed row (just put on
+ * record, or put back by a resend) is waiting for its job, not stuck.
+ */
+const STUCK = `status = 'sending' and claimed_at < now() - make_interval(secs => ${CLAIM_LEASE_SECONDS})`;
+const WHERE: Record<MailListStatus, string> = { failed: `status = 'failed'`, sending: `status = 'sending'`, stuck: STUCK };
+
+/**
+ * Every e-mail in `status` (the failed-mail view: 'failed'; 'stuck': sending for longer than the claim
+ * lease), newest first, with the member it is for.
+ */
 export async function listMailsByStatus(orm: Orm, status: MailListStatus, paging: { page: number; per_page: number }) {
   const db = orm.em.fork();
   // `status <> 'sent'` lets PostgreSQL use the partial index of unsent mails.
   const [count] = await db.execute<{ n: number }[]>(
-    `select count(*)::int as n from mail_deliveries where status <> 'sent' and status = ?`,
-    [status],
+    `select count(*)::int as n from mail_deliveries where status <> 'sent' and ${WHERE[status]}`,
   );
   const rows = await db.execute<MailRow[]>(
-    `select ${COLUMNS} from mail_deliveries where status <> 'sent' and status = ?
+    `select ${COLUMNS} from mail_deliveries where status <> 'sent' and ${WHERE[status]}
      order by created_at desc, id desc limit ? offset ?`,
-    [status, paging.per_page, (paging.page - 1) * paging.per_page],
+    [paging.per_page, (paging.page - 1) * paging.per_page],
   );
   return {
     mails: rows.map((row) => ({ ...mailDto(row), user_id: row.user_id })),
@@ -206,24 +226,52 @@ export async function listMailsByStatus(orm: Orm, status: MailListStatus, paging
   };
 }
 
+/**
+ * What the admin menu shows, counted in the database (so it survives Redis losing its data): e-mails
+ * refused for good and not resent since (`failed_for_good`), those stuck in 'sending' past the claim lease
+ * (`stuck`), and those failing for now and retried automatically (`retrying`).
+ */
+export async function mailSummary(orm: Orm) {
+  const db = orm.em.fork();
+  const [row] = await db.execute<{ failed_for_good: number; stuck: number; retrying: number }[]>(
+    `select count(*) filter (where status = 'failed' and permanent)::int as failed_for_good,
+            count(*) filter (where ${STUCK})::int as stuck,
+            count(*) filter (where status = 'failed' and not permanent)::int as retrying
+     from mail_deliveries where status <> 'sent'`,
+  );
+  return {
+    summary: {
+      failed_for_good: row?.failed_for_good ?? 0,
+      stuck: row?.stuck ?? 0,
+      retrying: row?.retrying ?? 0,
+      lease_seconds: CLAIM_LEASE_SECONDS,
+    },
+  };
+}
+
 export const MAIL_NOT_FOUND = 'エラー: メールが見つかりませんでした。';
 
 interface ResendRow extends MailRow {
   key: string;
   event: DomainEvent | null;
+  stuck: boolean;
 }
 
 /**
- * An operator sends a failed e-mail again: the delivery is put back to 'sending' (unclaimed, no longer
- * permanent), audited, and its event's job enqueued under a new job id. The job renders the e-mail
+ * An operator sends a failed e-mail — or one stuck in 'sending' past its claim lease — again: the
+ * delivery is put back to 'sending' (unclaimed, no longer permanent), audited, and its event's job
+ * enqueued under a new job id. The job renders the e-mail
  * afresh and sends it with the delivery's own Message-ID; other e-mails of the event, sent already,
  * are skipped. Should Redis be unreachable, the row goes back to failed and the answer is 503.
  */
 export async function resendMail(deps: { orm: Orm; queues: Queues; log: Logger }, actor: Actor, id: string) {
   const db = deps.orm.em.fork() as Em;
-  const [found] = await db.execute<ResendRow[]>(`select ${COLUMNS}, key, event from mail_deliveries where id = ?`, [id]);
+  const [found] = await db.execute<ResendRow[]>(
+    `select ${COLUMNS}, key, event, (${STUCK}) as stuck from mail_deliveries where id = ?`,
+    [id],
+  );
   if (!found) throw new AppError('not_found', MAIL_NOT_FOUND);
-  if (found.status !== 'failed') {
+  if (found.status !== 'failed' && !found.stuck) {
     throw new AppError(
       'conflict',
       found.status === 'sent' ? 'このメールは送信済みです。' : 'このメールは送信中です。結果が出るまでお待ちください。',
@@ -238,7 +286,7 @@ export async function resendMail(deps: { orm: Orm; queues: Queues; log: Logger }
   await db.transactional(async (tx) => {
     const updated = await tx.execute<{ id: string }[]>(
       `update mail_deliveries set status = 'sending', permanent = false, claimed_at = null
-       where id = ? and status = 'failed' returning id`,
+       where id = ? and (status = 'failed' or (${STUCK})) returning id`,
       [id],
     );
     if (!updated[0]) throw new AppError('conflict');
@@ -246,7 +294,13 @@ export async function resendMail(deps: { orm: Orm; queues: Queues; log: Logger }
       action: 'mail.resend',
       targetType: 'mail',
       targetId: id,
-      before: { status: found.status, permanent: found.permanent, error: found.error, attempts: found.attempts },
+      before: {
+        status: found.status,
+        ...(found.stuck ? { stuck: true } : {}),
+        permanent: found.permanent,
+        error: found.error,
+        attempts: found.attempts,
+      },
       after: { status: 'sending' },
     });
   });
