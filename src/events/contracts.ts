@@ -50,6 +50,8 @@ export const eventPayloads = {
   ExportRequested: v.object({ exportId: id }),
   /** Compare Stripe's paid Checkout Sessions with our sales: 「今すぐ照合」 (runId) or the nightly schedule. */
   ReconciliationRequested: v.object({ trigger: v.picklist(['manual', 'schedule']), runId: v.optional(id) }),
+  /** A reconciliation run found differences or failed: the administrators get one digest e-mail. */
+  ReconciliationFlagged: v.object({ runId: id, outcome: v.picklist(['findings', 'failed']) }),
 } as const;
 
 export type EventName = keyof typeof eventPayloads;
@@ -90,6 +92,7 @@ export const eventRoutes = {
   SaleStatusChanged: ['mail'],
   ExportRequested: ['exports'],
   ReconciliationRequested: ['payments'],
+  ReconciliationFlagged: ['mail'],
 } as const satisfies Record<EventName, readonly QueueName[]>;
 
 /** The events some queue carries: each must have a handler (src/host/handlers.ts, checked by the compiler). */

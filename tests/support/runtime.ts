@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { createApp } from '../../src/app.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { boot, type Mode } from '../../src/host/boot.ts';
-import { createLogger } from '../../src/lib/logger.ts';
+import { createLogger, type Logger } from '../../src/lib/logger.ts';
 import { databaseUrl, TEMPLATE_DB, TEST_PG_URL, TEST_REDIS_URL } from './env.ts';
 
 export async function createDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
@@ -39,6 +39,8 @@ export interface TestRuntimeOptions {
   redisUrl?: string;
   webRoot?: string;
   env?: Record<string, string>;
+  /** The runtime's logger (default: silent, or debug on stdout with TEST_LOG=1), e.g. to read its warnings. */
+  log?: Logger;
   /** A second web process of the same deployment: same database, Redis prefix, data and secret. */
   shareWith?: { db: { name: string; url: string }; env: { dataDir: string; authSecret?: string }; prefix: string };
 }
@@ -65,7 +67,7 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}) {
   const prefix = shared?.prefix ?? `t${randomBytes(4).toString('hex')}`;
   const runtime = await boot(env, {
     mode: options.mode ?? 'web',
-    log: createLogger(process.env.TEST_LOG === '1' ? 'debug' : 'silent'),
+    log: options.log ?? createLogger(process.env.TEST_LOG === '1' ? 'debug' : 'silent'),
     queuePrefix: prefix,
     relayIntervalMs: 100,
     webRoot: options.webRoot,

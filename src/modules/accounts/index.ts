@@ -18,6 +18,7 @@ import { accountRoutes } from './routes.ts';
 export { AFFILIATIONS, combinedAffiliationName } from './affiliations.ts';
 export { type Auth, createAuth } from './auth.ts';
 export {
+  administrators,
   type Buyer,
   createOrPromoteAdmin,
   createUser,

@@ -535,6 +535,19 @@ export async function findBuyer(em: Em, userId: string) {
   return user ? buyerOf(user) : null;
 }
 
+/**
+ * The administrators (better-auth role `admin`, not banned) with the address to tell them at, oldest
+ * account first: operational notices such as the reconciliation digest go to each of them.
+ */
+export async function administrators(em: Em): Promise<{ id: string; email: string; lastName: string; firstName: string }[]> {
+  const users = await em.find(
+    User,
+    { role: 'admin', $or: [{ banned: false }, { banned: null }] },
+    { orderBy: { createdAt: 'asc', id: 'asc' }, fields: ['id', 'email', 'lastName', 'firstName'] },
+  );
+  return users.map((user) => ({ id: user.id, email: user.email, lastName: user.lastName, firstName: user.firstName }));
+}
+
 /** Several members' current details at once (the training-system CSV, in batches of thousands); deleted ones are absent. */
 export async function currentBuyers(em: Em, userIds: readonly string[]): Promise<Map<string, Buyer>> {
   if (userIds.length === 0) return new Map();

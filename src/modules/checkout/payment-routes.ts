@@ -6,6 +6,7 @@ import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput, rules } from '../../http/validate.ts';
 import { listStripeEvents, replayStripeEvent, STRIPE_EVENT_NOT_FOUND, stripeEventDetail } from './inbox.ts';
 import {
+  acknowledgeReconciliation,
   listReconciliations,
   RECONCILIATION_DAYS,
   RUN_NOT_FOUND,
@@ -46,7 +47,16 @@ const EventsQuery = v.object({
   to: optionalDate,
   ...Paging,
 });
-const PageQuery = v.object(Paging);
+const RunsQuery = v.object({
+  ...Paging,
+  unacknowledged: v.optional(v.picklist(['', 'true', 'false'], '絞り込みの指定が正しくありません。'), ''),
+});
+const AcknowledgeInput = v.object({
+  note: v.optional(
+    v.pipe(v.string('メモは文字で入力してください。'), v.trim(), v.maxLength(500, 'メモは500文字以内で入力してください。')),
+    '',
+  ),
+});
 const EventId = v.pipe(v.string(), v.regex(/^evt_[A-Za-z0-9_]{1,250}$/));
 const RunId = v.pipe(v.string(), v.uuid());
 
@@ -88,13 +98,20 @@ export const paymentRoutes = new Hono<AppEnv>()
     return c.json(await replayStripeEvent({ orm, stripe: payments.stripe, log }, { id: user.id, email: user.email }, id));
   })
   .get('/payments/reconciliations', requireAdmin, async (c) => {
-    const query = parseInput(PageQuery, c.req.query());
-    return c.json(await listReconciliations(c.var.deps.orm, query.page, query.per_page));
+    const query = parseInput(RunsQuery, c.req.query());
+    return c.json(await listReconciliations(c.var.deps.orm, query.page, query.per_page, query.unacknowledged === 'true'));
   })
   .get('/payments/reconciliations/:id', requireAdmin, async (c) => {
     const id = c.req.param('id');
     if (!v.is(RunId, id)) throw new AppError('not_found', RUN_NOT_FOUND);
     return c.json(await reconciliationDetail(c.var.deps.orm, id));
+  })
+  .post('/payments/reconciliations/:id/acknowledge', requireAdmin, async (c) => {
+    const id = c.req.param('id');
+    if (!v.is(RunId, id)) throw new AppError('not_found', RUN_NOT_FOUND);
+    const input = await jsonInput(c, AcknowledgeInput);
+    const user = signedInUser(c);
+    return c.json(await acknowledgeReconciliation(c.var.deps.orm, { id: user.id, email: user.email }, id, input.note));
   })
   .post('/payments/reconciliations', requireAdmin, async (c) => {
     const input = await jsonInput(c, ReconcileInput);

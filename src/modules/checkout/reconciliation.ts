@@ -110,15 +110,17 @@ export async function runReconciliation(
   );
   const days = claimed[0]?.days;
   if (days === undefined) return 'skipped';
+  const id = runId;
+  let result: Awaited<ReturnType<typeof compare>>;
   try {
-    const result = await compare(em, ctx.stripe, days);
+    result = await compare(em, ctx.stripe, days);
     await transact(em, async (tx) => {
-      await tx.nativeDelete(PaymentFinding, { runId });
+      await tx.nativeDelete(PaymentFinding, { runId: id });
       for (const finding of result.findings)
-        tx.create(PaymentFinding, { id: randomUUID(), runId, createdAt: new Date(), ...finding });
+        tx.create(PaymentFinding, { id: randomUUID(), runId: id, createdAt: new Date(), ...finding });
       await tx.nativeUpdate(
         ReconciliationRun,
-        { id: runId },
+        { id },
         {
           state: 'done',
           finishedAt: new Date(),
@@ -128,16 +130,58 @@ export async function runReconciliation(
           findings: result.findings.length,
         },
       );
+      if (result.findings.length > 0) await flagRun(tx, id, 'findings');
     });
-    ctx.log.info('payments reconciled', { runId, findings: result.findings.length, sessions: result.sessionsChecked });
-    return 'done';
   } catch (error) {
-    await em.execute("update reconciliation_runs set state = 'failed', finished_at = now(), error = ? where id = ?", [
-      String(error instanceof Error ? error.message : error).slice(0, 2_000),
-      runId,
-    ]);
+    const message = String(error instanceof Error ? error.message : error).slice(0, 2_000);
+    ctx.log.error('payment reconciliation failed', { runId: id, days, error: message });
+    await transact(em, async (tx) => {
+      await tx.execute("update reconciliation_runs set state = 'failed', finished_at = now(), error = ? where id = ?", [
+        message,
+        id,
+      ]);
+      await flagRun(tx, id, 'failed');
+    }).catch((recordError: unknown) =>
+      ctx.log.error('payment reconciliation: could not record its failure', { runId: id, error: String(recordError) }),
+    );
     throw error;
   }
+  if (result.findings.length > 0) {
+    const some = result.findings.slice(0, 20);
+    ctx.log.warn('payment reconciliation found differences', {
+      runId: id,
+      findings: result.findings.length,
+      kinds: countByKind(result.findings),
+      sessions: some.flatMap((f) => (f.stripeSessionId ? [f.stripeSessionId] : [])),
+      sales: some.flatMap((f) => (f.saleId ? [f.saleId] : [])),
+      events: some.flatMap((f) => (f.eventId ? [f.eventId] : [])),
+    });
+  } else {
+    ctx.log.info('payments reconciled', { runId: id, findings: 0, sessions: result.sessionsChecked });
+  }
+  return 'done';
+}
+
+const countByKind = (findings: readonly { kind: string }[]) => {
+  const counts: Record<string, number> = {};
+  for (const finding of findings) counts[finding.kind] = (counts[finding.kind] ?? 0) + 1;
+  return counts;
+};
+
+/**
+ * Tells the administrators about a run, once per outcome (in the transaction that records it): the
+ * first failure of a run — its retries send nothing more — and its differences, should a retry then
+ * find some. New differences take the run back onto the admin menu even if its failure was 確認済み.
+ */
+async function flagRun(tx: Em, runId: string, outcome: 'findings' | 'failed'): Promise<void> {
+  const flagged = await tx.execute<{ id: string }[]>(
+    outcome === 'findings'
+      ? `update reconciliation_runs set notified = 'findings', acknowledged_at = null, acknowledged_by = null, acknowledgement_note = null
+         where id = ? and (notified is null or notified = 'failed') returning id`
+      : `update reconciliation_runs set notified = 'failed' where id = ? and notified is null returning id`,
+    [runId],
+  );
+  if (flagged[0]) recordEvent(tx, 'ReconciliationFlagged', { runId, outcome });
 }
 
 type FindingInput = Omit<PaymentFinding, 'id' | 'runId' | 'createdAt'>;
@@ -285,6 +329,19 @@ async function latestEventId(em: Em, of: { sessionId?: string; paymentIntentId?:
   return null;
 }
 
+/**
+ * A run an administrator has to look at: the administrators were told of its differences or its
+ * failure (`notified`), nobody marked it 確認済み, and no retry has since finished it clean. A failed run
+ * being retried stays; runs from before these notices never appear.
+ */
+const needsAttention = (run: Pick<ReconciliationRun, 'state' | 'findings' | 'notified' | 'acknowledgedAt'>) =>
+  !run.acknowledgedAt && Boolean(run.notified) && !(run.state === 'done' && run.findings === 0);
+const NEEDS_ATTENTION = {
+  acknowledgedAt: null,
+  notified: { $ne: null },
+  $not: { state: 'done', findings: 0 },
+} as const;
+
 function runView(run: ReconciliationRun) {
   return {
     id: run.id,
@@ -302,18 +359,53 @@ function runView(run: ReconciliationRun) {
     refunds_checked: run.refundsChecked,
     findings: run.findings,
     error: run.error ?? null,
+    needs_attention: needsAttention(run),
+    notified: run.notified ?? null,
+    acknowledged_at: run.acknowledgedAt ?? null,
+    acknowledged_by: run.acknowledgedBy ?? null,
+    acknowledgement_note: run.acknowledgementNote ?? null,
   };
 }
 
-/** Runs, newest first. */
-export async function listReconciliations(orm: Orm, page: number, perPage: number) {
+/** Runs, newest first; `unacknowledged`: only those with differences or a failure not yet marked 確認済み. */
+export async function listReconciliations(orm: Orm, page: number, perPage: number, unacknowledged = false) {
   const em = orm.em.fork();
-  const [runs, total] = await em.findAndCount(
-    ReconciliationRun,
-    {},
-    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: perPage, offset: (page - 1) * perPage },
-  );
+  const where = unacknowledged ? NEEDS_ATTENTION : {};
+  const [runs, total] = await em.findAndCount(ReconciliationRun, where, {
+    orderBy: { createdAt: 'desc', id: 'desc' },
+    limit: perPage,
+    offset: (page - 1) * perPage,
+  });
   return { reconciliations: runs.map(runView), total, page, per_page: perPage };
+}
+
+/**
+ * 確認済み: an administrator has seen what a run found (or that it failed); it leaves the admin menu.
+ * Audited; marking a run twice keeps the first mark. A run with nothing to look at is a 409.
+ */
+export async function acknowledgeReconciliation(orm: Orm, actor: Actor, id: string, note: string | undefined) {
+  const em = orm.em.fork() as Em;
+  return transact(em, async (tx) => {
+    const [row] = await tx.execute<{ id: string }[]>('select id from reconciliation_runs where id = ? for update', [id]);
+    if (!row) throw new AppError('not_found', RUN_NOT_FOUND);
+    const run = await tx.findOneOrFail(ReconciliationRun, { id });
+    if (run.acknowledgedAt) return { reconciliation: runView(run), message: 'すでに確認済みです。' };
+    if (!needsAttention(run)) {
+      throw new AppError('conflict', 'この照合には確認が必要な差異や失敗がありません。');
+    }
+    run.acknowledgedAt = new Date();
+    run.acknowledgedBy = actor.email;
+    run.acknowledgementNote = note || null;
+    recordAudit(tx, actor, {
+      action: 'reconciliation.acknowledge',
+      targetType: 'reconciliation',
+      targetId: id,
+      before: { state: run.state, findings: run.findings, acknowledged: false },
+      after: { acknowledged: true, ...(note ? { note } : {}) },
+    });
+    await tx.flush();
+    return { reconciliation: runView(run), message: '確認済みにしました。' };
+  });
 }
 
 /** One run with its findings, each linked to the sale's buyer and the event to replay. */

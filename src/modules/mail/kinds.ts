@@ -16,6 +16,7 @@ export const MAIL_KINDS = {
   receipt: 'ご購入のお礼（領収）',
   'license-registered': 'ライセンス登録完了のお知らせ',
   'konbini-voucher': 'コンビニ払いのお支払い番号のご案内',
+  'reconciliation-digest': '決済の照合結果のお知らせ（管理者宛）',
 } as const satisfies Record<string, string>;
 
 export type MailKind = keyof typeof MAIL_KINDS;

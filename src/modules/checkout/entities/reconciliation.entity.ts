@@ -4,7 +4,8 @@ import { createdAt } from '../../../db/columns.ts';
 /**
  * One comparison of the Checkout Sessions Stripe reports with our sales. `slot` makes the nightly run
  * happen once per night however many workers receive the scheduled job; manual runs have none.
- * state: queued → running → done | failed.
+ * state: queued → running → done | failed. A run with findings, or failed, is mailed to the administrators
+ * (`notified`) and shown on the admin menu until acknowledged (確認済み).
  */
 export const ReconciliationRunSchema = defineEntity({
   name: 'ReconciliationRun',
@@ -29,6 +30,12 @@ export const ReconciliationRunSchema = defineEntity({
     refundsChecked: p.integer().fieldName('refunds_checked').default(0),
     findings: p.integer().default(0),
     error: p.text().nullable(),
+    // What the administrators were told by mail: 'findings' or 'failed' (one digest per outcome of a run).
+    notified: p.string().length(20).nullable(),
+    // 確認済み: an administrator has seen the differences (or the failure); the admin menu stops showing it.
+    acknowledgedAt: p.datetime().fieldName('acknowledged_at').nullable(),
+    acknowledgedBy: p.string().length(254).fieldName('acknowledged_by').nullable(),
+    acknowledgementNote: p.string().length(500).fieldName('acknowledgement_note').nullable(),
     createdAt: createdAt(),
   },
 });
