@@ -133,3 +133,85 @@ it('送信に失敗したメール at 375 px: empty, loading and error states; p
   await accessible(page, 'after the resend');
   await page.close();
 });
+
+it('管理メニュー at 375 px: failed and stuck mail counted and linked, reconciliation findings shown until 確認済み', async () => {
+  const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
+  await signIn(page);
+
+  // Loading, then an error with a retry, for the mail figures.
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const summaryUrl = (url: URL) => url.pathname === '/api/mails/summary';
+  await page.route(summaryUrl, async (route) => {
+    await held;
+    await route.fulfill({ status: 500, contentType: 'application/json', body: '{"message":"サーバーでエラーが発生しました。"}' });
+  });
+  await page.reload();
+  await page.getByText('メールの送信状況を読み込んでいます…').waitFor();
+  release();
+  await page.getByRole('alert').getByText('サーバーでエラーが発生しました。').waitFor();
+  await accessible(page, 'menu, error state');
+  await page.unroute(summaryUrl);
+  await page.getByRole('button', { name: '再読み込み' }).click();
+
+  // Nothing to do: zero and zero, no findings.
+  const counts = page.locator('dl.counts');
+  await counts.getByText('送信できなかったメール').waitFor();
+  expect(await counts.locator('dd').allTextContents()).toEqual(['0件', '0件']);
+  await page.getByText('未確認の差異や失敗はありません。').waitFor();
+  await accessible(page, 'menu, nothing to do');
+  await noSidewaysScroll(page);
+
+  // A mail refused for good, one stuck in 送信中 for 10 minutes, and a reconciliation run with 2 differences.
+  const db = app.runtime.deps.orm.em.fork();
+  await db.execute(
+    `insert into mail_deliveries (id, key, template, user_id, recipient, subject, status, permanent, attempts, error, failed_at, claimed_at, created_at)
+     values (gen_random_uuid(), 'menu-refused:receipt', 'receipt', null, 'menu-refused@example.jp', 'ご購入ありがとうございます',
+             'failed', true, 1, '550 5.1.1 mailbox unavailable', now(), null, now()),
+            (gen_random_uuid(), 'menu-stuck:receipt', 'receipt', null, 'menu-stuck@example.jp', 'ご購入ありがとうございます',
+             'sending', false, 1, null, null, now() - interval '10 minutes', now() - interval '10 minutes')`,
+  );
+  const [run] = await db.execute<{ id: string }[]>(
+    `insert into reconciliation_runs (id, trigger, days, state, findings, notified, created_at, started_at, finished_at)
+     values (gen_random_uuid(), 'schedule', 7, 'done', 2, 'findings', now(), now(), now()) returning id`,
+  );
+  await page.reload();
+  await counts.getByText('送信できなかったメール').waitFor();
+  await expect.poll(() => counts.locator('dd').allTextContents()).toEqual(['1件', '1件']);
+  await page.getByText(/の照合（定期（毎日 3:00）・過去7日）で差異が2件見つかりました。/).waitFor();
+  expect(await page.getByText('（日本時間）の照合').count()).toBeGreaterThan(0);
+  await accessible(page, 'menu with failed mail and findings');
+  await noSidewaysScroll(page);
+
+  // Each count links to the screen where it is handled.
+  await page.getByRole('link', { name: '送信中のまま止まっているメール' }).click();
+  await page.waitForURL('**/admin/mails?status=stuck');
+  const rows = page.locator('tbody tr');
+  await rows.first().waitFor();
+  expect(await rows.count()).toBe(1);
+  expect(await rows.first().textContent()).toContain('menu-stuck@example.jp');
+  expect(await rows.first().textContent()).toContain('送信中のまま停止');
+  await accessible(page, 'stuck mails');
+  await noSidewaysScroll(page);
+  await page.goBack();
+  await page.getByRole('link', { name: '送信できなかったメール' }).click();
+  await page.waitForURL('**/admin/mails');
+  await page.getByText('menu-refused@example.jp').waitFor();
+  await page.goBack();
+
+  // The findings link to their run, and 確認済み takes them off the menu.
+  await page.getByRole('link', { name: '照合結果を見る' }).waitFor();
+  expect(await page.getByRole('link', { name: '照合結果を見る' }).getAttribute('href')).toBe(`/admin/payments?run=${run?.id}`);
+  await page.getByRole('button', { name: /^確認済みにする/ }).click();
+  await page.getByText('確認済みにしました。').waitFor();
+  await page.getByText('未確認の差異や失敗はありません。').waitFor();
+  await accessible(page, 'menu after 確認済み');
+  const [audited] = await db.execute<{ n: number }[]>(
+    "select count(*)::int as n from audit_logs where action = 'reconciliation.acknowledge' and target_id = ?",
+    [run?.id],
+  );
+  expect(audited?.n).toBe(1);
+  await page.close();
+});

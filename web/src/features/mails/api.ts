@@ -28,6 +28,9 @@ export interface FailedMailPage {
   per_page: number;
 }
 
-export function useFailedMails(page: number) {
-  return useSWR<FailedMailPage>(`/api/mails?status=failed&page=${page}`);
+/** 'failed': failed for good or for now; 'stuck': still sending longer than the claim lease. */
+export type MailView = 'failed' | 'stuck';
+
+export function useFailedMails(page: number, view: MailView = 'failed') {
+  return useSWR<FailedMailPage>(`/api/mails?status=${view}&page=${page}`);
 }

@@ -31,6 +31,10 @@ export interface Reconciliation {
   refunds_checked: number;
   findings: number;
   error: string | null;
+  /** Differences or a failure not yet marked 確認済み (shown on the admin menu). */
+  needs_attention: boolean;
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
 }
 
 export interface Finding {

@@ -1,5 +1,12 @@
+import { useState } from 'react';
 import { Link } from 'react-router';
 import { navItems, useLogout } from '../../../app/navigation';
+import { FormAlert, Notice } from '../../../components/ui/form-alert';
+import { LoadError, Loading } from '../../../components/ui/load-state';
+import { api } from '../../../lib/api';
+import { formatDateTime } from '../../../lib/format';
+import { useFormSubmit } from '../../../lib/use-form-submit';
+import { type FlaggedRun, useFlaggedRuns, useMailSummary } from '../api';
 
 /** The back office beyond the seed's three screens (the navigation bar keeps the seed's). */
 const OPERATIONS = [
@@ -14,6 +21,7 @@ export function AdminMenuPage() {
   return (
     <section className="card">
       <h1>管理メニュー</h1>
+      <Attention />
       <ul className="menu">
         {navItems('administrator', undefined).map((item) => (
           <li key={item.to}>
@@ -41,6 +49,104 @@ export function AdminMenuPage() {
           </button>
         </li>
       </ul>
+    </section>
+  );
+}
+
+/** What needs an administrator now: mail that failed for good or is stuck, and reconciliation findings. */
+function Attention() {
+  return (
+    <section className="subsection" aria-labelledby="attention-heading">
+      <h2 id="attention-heading">対応が必要なこと</h2>
+      <MailCounts />
+      <FlaggedRuns />
+    </section>
+  );
+}
+
+function MailCounts() {
+  const { data, error, isLoading, mutate } = useMailSummary();
+  if (isLoading) return <Loading label="メールの送信状況を読み込んでいます…" />;
+  if (error) return <LoadError error={error} onRetry={() => void mutate()} />;
+  if (!data) return null;
+  const { failed_for_good: failed, stuck, lease_seconds: lease } = data.summary;
+  return (
+    <dl className="counts">
+      <div>
+        <dt>
+          <Link to="/admin/mails">送信できなかったメール</Link>
+          <span className="small">（宛先が拒否・未再送）</span>
+        </dt>
+        <dd>{failed.toLocaleString('ja-JP')}件</dd>
+      </div>
+      <div>
+        <dt>
+          <Link to="/admin/mails?status=stuck">送信中のまま止まっているメール</Link>
+          <span className="small">（{Math.round(lease / 60)}分以上）</span>
+        </dt>
+        <dd>{stuck.toLocaleString('ja-JP')}件</dd>
+      </div>
+    </dl>
+  );
+}
+
+function FlaggedRuns() {
+  const { data, error, isLoading, mutate } = useFlaggedRuns();
+  const acknowledge = useFormSubmit();
+  const [notice, setNotice] = useState('');
+
+  const mark = (run: FlaggedRun) => {
+    setNotice('');
+    void acknowledge.run(async () => {
+      const { message } = await api<{ message: string }>(`/api/payments/reconciliations/${run.id}/acknowledge`, {
+        method: 'POST',
+        body: {},
+      });
+      setNotice(message);
+      await mutate();
+    });
+  };
+
+  return (
+    <section aria-labelledby="flagged-heading">
+      <h3 id="flagged-heading">決済の照合で見つかった差異・失敗</h3>
+      {notice ? <Notice>{notice}</Notice> : null}
+      <FormAlert message={acknowledge.message} errors={acknowledge.errors} />
+      {isLoading ? <Loading label="照合の結果を読み込んでいます…" /> : null}
+      {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
+      {data && data.total === 0 ? <p>未確認の差異や失敗はありません。</p> : null}
+      {data && data.total > 0 ? (
+        <ul className="findings">
+          {data.reconciliations.map((run) => {
+            const at = `${formatDateTime(run.started_at ?? run.created_at)}（日本時間）`;
+            const what =
+              run.state === 'done'
+                ? `${at}の照合（${run.trigger_label}・過去${run.days}日）で差異が${run.findings}件見つかりました。`
+                : `${at}の照合（${run.trigger_label}）が失敗しました。${run.state === 'failed' ? '' : '自動で再試行しています。'}`;
+            return (
+              <li key={run.id} className="finding">
+                <p>{what}</p>
+                {run.state !== 'done' && run.error ? <p className="small">{run.error}</p> : null}
+                <p className="actions">
+                  <Link to={`/admin/payments?run=${run.id}`}>照合結果を見る</Link>
+                  <button
+                    type="button"
+                    className="button"
+                    aria-label={`確認済みにする（${at}の照合）`}
+                    disabled={acknowledge.busy}
+                    onClick={() => mark(run)}
+                  >
+                    確認済みにする
+                  </button>
+                </p>
+              </li>
+            );
+          })}
+        </ul>
+      ) : null}
+      {data && data.total > data.reconciliations.length ? (
+        <p className="small">ほかに{data.total - data.reconciliations.length}件あります。</p>
+      ) : null}
     </section>
   );
 }

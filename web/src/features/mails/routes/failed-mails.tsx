@@ -7,9 +7,11 @@ import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
 import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { type FailedMail, useFailedMails } from '../api';
+import { type FailedMail, type MailView, useFailedMails } from '../api';
 
 const wrap = { overflowWrap: 'anywhere' } as const;
+
+const viewOf = (params: URLSearchParams): MailView => (params.get('status') === 'stuck' ? 'stuck' : 'failed');
 
 const pageOf = (params: URLSearchParams) => {
   const page = Number(params.get('page'));
@@ -24,7 +26,9 @@ const pageOf = (params: URLSearchParams) => {
 export function FailedMailsPage() {
   const [params, setParams] = useSearchParams();
   const page = pageOf(params);
-  const { data, error, isLoading, mutate } = useFailedMails(page);
+  const view = viewOf(params);
+  const stuck = view === 'stuck';
+  const { data, error, isLoading, mutate } = useFailedMails(page, view);
   const resend = useFormSubmit();
   const [notice, setNotice] = useState('');
 
@@ -45,11 +49,31 @@ export function FailedMailsPage() {
         {'メールサーバーが受け取らなかったメールです。宛先が受け取りを拒否したもの（恒久的な失敗）は自動では再送しません。' +
           '宛先を確かめてから再送信してください。一時的な失敗は24時間ほど自動で再送を続けます。'}
       </p>
+      <nav aria-label="表示するメール" className="toolbar" style={{ display: 'flex', flexWrap: 'wrap', gap: '8px 16px' }}>
+        <Link to="/admin/mails" aria-current={stuck ? undefined : 'page'}>
+          送信に失敗したメール
+        </Link>
+        <Link to="/admin/mails?status=stuck" aria-current={stuck ? 'page' : undefined}>
+          送信中のまま止まっているメール
+        </Link>
+      </nav>
+      {stuck ? (
+        <p>
+          {'送信を始めた処理担当（ワーカー）が止まったなどの理由で、送信中のまま長く止まっているメールです。' +
+            '通常は自動で送り直されます。残り続ける場合は、ワーカーが動いているか確かめてから再送信してください。'}
+        </p>
+      ) : null}
       {notice ? <Notice>{notice}</Notice> : null}
       <FormAlert message={resend.message} errors={resend.errors} />
-      {isLoading ? <Loading label="送信に失敗したメールを読み込んでいます…" /> : null}
+      {isLoading ? (
+        <Loading
+          label={stuck ? '送信中のまま止まっているメールを読み込んでいます…' : '送信に失敗したメールを読み込んでいます…'}
+        />
+      ) : null}
       {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
-      {data && data.total === 0 ? <p>送信に失敗したメールはありません。</p> : null}
+      {data && data.total === 0 ? (
+        <p>{stuck ? '送信中のまま止まっているメールはありません。' : '送信に失敗したメールはありません。'}</p>
+      ) : null}
       {data && data.total > 0 && data.mails.length === 0 ? <p>このページにメールはありません。</p> : null}
       {data && data.mails.length > 0 ? (
         <>
@@ -58,7 +82,7 @@ export function FailedMailsPage() {
           </p>
           <div className="table-wrap">
             <table className="table">
-              <caption className="visually-hidden">送信に失敗したメール</caption>
+              <caption className="visually-hidden">{stuck ? '送信中のまま止まっているメール' : '送信に失敗したメール'}</caption>
               <thead>
                 <tr>
                   <th scope="col">日時</th>
@@ -81,8 +105,10 @@ export function FailedMailsPage() {
                       </span>
                     </td>
                     <td>
-                      <span className="tag">{mail.permanent ? '送信不可（宛先が拒否）' : '一時的な失敗（自動で再送）'}</span>（
-                      {mail.attempts}回試行）
+                      <span className="tag">
+                        {stuck ? '送信中のまま停止' : mail.permanent ? '送信不可（宛先が拒否）' : '一時的な失敗（自動で再送）'}
+                      </span>
+                      （{mail.attempts}回試行）
                       {mail.error ? (
                         <>
                           <br />

@@ -41,9 +41,16 @@ export function AdminPaymentsPage() {
   );
 }
 
+const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 function ReconciliationSection() {
+  const [params] = useSearchParams();
   const [page, setPage] = useState(1);
-  const [opened, setOpened] = useState<string | null>(null);
+  // The admin menu links to one run's findings (?run=<id>).
+  const [opened, setOpened] = useState<string | null>(() => {
+    const run = params.get('run') ?? '';
+    return RUN_ID.test(run) ? run : null;
+  });
   const [days, setDays] = useState('7');
   const runs = useReconciliations(page);
   const { busy, message, errors, run } = useFormSubmit();
@@ -119,6 +126,12 @@ function RunRow({ run, open, onOpen }: { run: Reconciliation; open: boolean; onO
       <td>
         {run.state === 'failed' ? <span className="tag">{run.state_label}</span> : run.state_label}
         {run.error ? <div className="small">{run.error}</div> : null}
+        {run.acknowledged_at ? (
+          <div className="small">
+            確認済み（{formatDateTime(run.acknowledged_at)}
+            {run.acknowledged_by ? `・${run.acknowledged_by}` : ''}）
+          </div>
+        ) : null}
       </td>
       <td>
         {run.state === 'done'
