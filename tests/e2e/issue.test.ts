@@ -100,5 +100,30 @@ it('an administrator moves a selection with its count, undoes it, exports a batc
   await page.setViewportSize({ width: 375, height: 800 });
   await page.screenshot({ path: 'test-results/issue.png', fullPage: true });
   expect(await axeViolations(page)).toEqual([]);
+
+  // 操作履歴: each move says how many sales it moved and links to exactly those.
+  await page.goto(`${app.baseUrl}/admin/audit?action=sale.status`);
+  const entry = page.locator('tbody tr').first();
+  await entry.getByText('対象の売上').waitFor();
+  expect((await entry.innerText()).replace(/\s+/g, '')).toMatch(/対象の売上1件（注文番号\d+）この1件を一覧で見る/);
+  expect(await axeViolations(page)).toEqual([]);
+  await entry.getByRole('link', { name: 'この1件を一覧で見る' }).click();
+  await page.waitForURL(/\/admin\/licenses\/issue\?audit_id=/);
+  await page.getByText('操作履歴の操作で状態が変わった売上だけを、現在の状態で表示しています。').waitFor();
+  await page.getByText('takahashi@example.jp').waitFor();
+  await page.getByText('全1件').waitFor();
+  expect(await page.getByText('watanabe@example.jp').count()).toBe(0);
+  expect(await page.getByRole('heading', { name: '研修管理システム用CSV' }).count()).toBe(0);
+  expect(await axeViolations(page)).toEqual([]);
+
+  await page.goto(`${app.baseUrl}/admin/audit?action=sale.export.complete`);
+  await page.getByRole('link', { name: 'この2件を一覧で見る' }).click();
+  await page.getByText('watanabe@example.jp').waitFor();
+  await page.getByText('takahashi@example.jp').waitFor();
+  await page.getByText('全2件').waitFor();
+  // The search form leaves that view for the whole list.
+  await page.getByRole('link', { name: 'すべての売上を表示する' }).click();
+  await page.getByText('操作履歴の操作で状態が変わった売上だけ').waitFor({ state: 'detached' });
+  await page.getByRole('heading', { name: '研修管理システム用CSV' }).waitFor();
   await page.close();
 }, 90_000);

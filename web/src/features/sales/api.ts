@@ -42,6 +42,11 @@ export interface ExportState {
   filters: Record<string, unknown>;
   license_name: string | null;
   error: string | null;
+  /** The job's last failed attempt while it is retried (kept on a failed export as its last reason). */
+  last_error: string | null;
+  last_error_at: string | null;
+  /** The last attempt failed and the job will try again: 「作成に失敗しています（再試行中）」. */
+  retrying: boolean;
   sha256: string | null;
   requested_by: string | null;
   created_at: string;
@@ -58,6 +63,8 @@ export interface ExportHistory {
   page: number;
   per_page: number;
   group_name: string | null;
+  /** Whether a worker process (which builds exports) has a fresh heartbeat; null: unknown. */
+  workers_alive: boolean | null;
 }
 
 export interface Unmappable {

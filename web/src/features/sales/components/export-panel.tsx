@@ -19,8 +19,13 @@ const FIELD: Record<string, string> = {
 };
 const count = (n: number) => `${n.toLocaleString('ja-JP')}件`;
 
+/** What the 状態 column says: a failing job that is retried is not 作成中. */
+const RETRYING = '作成に失敗しています（再試行中）';
+const stateLabel = (row: ExportState) => (row.retrying ? RETRYING : STATE[row.state]);
+
 function progress(row: ExportState) {
   if (row.state === 'done') return count(row.row_count);
+  if (row.retrying) return row.total_rows ? count(row.total_rows) : '—';
   if (row.state === 'running' && row.total_rows) return `${row.row_count.toLocaleString('ja-JP')} / ${count(row.total_rows)}`;
   return row.total_rows ? count(row.total_rows) : '—';
 }
@@ -116,6 +121,8 @@ export function ExportPanel({
 
   const rows = history.data?.exports ?? [];
   const running = rows.some((r) => r.state === 'queued' || r.state === 'running');
+  // Exports are built by a worker process: while one waits and none answers, say so (not 待機中 for ever).
+  const noWorker = running && history.data?.workers_alive === false;
   return (
     <section className="subsection" aria-labelledby="export-heading">
       <h2 id="export-heading">研修管理システム用CSV</h2>
@@ -128,6 +135,14 @@ export function ExportPanel({
         </p>
       ) : null}
       {notice ? <Notice>{notice}</Notice> : null}
+      {noWorker ? (
+        <div className="alert" role="alert">
+          <p>処理担当（ワーカー）が動いていません。</p>
+          <p className="small">
+            CSVはワーカーが作成します。ワーカーが動き出すと作成が始まります。続くときはシステムの担当者に連絡してください。
+          </p>
+        </div>
+      ) : null}
       <FormAlert message={message} errors={errors} />
       <div className="actions">
         <div className="field inline">
@@ -222,12 +237,21 @@ export function ExportPanel({
                     </td>
                     <td>{progress(row)}</td>
                     <td>
-                      {STATE[row.state]}
+                      {row.retrying ? <strong className="field-message">{stateLabel(row)}</strong> : stateLabel(row)}
                       {row.batch && row.completed_at ? `・登録済み（${formatDateTime(row.completed_at)}）` : ''}
                       {row.state === 'failed' && row.error ? (
                         <>
                           <br />
                           <span className="field-message">{row.error}</span>
+                        </>
+                      ) : null}
+                      {row.last_error && (row.retrying || row.state === 'failed') ? (
+                        <>
+                          <br />
+                          <span className="small" style={{ overflowWrap: 'anywhere' }}>
+                            {row.retrying ? '理由' : '最後の失敗の理由'}：{row.last_error}
+                            {row.last_error_at ? `（${formatDateTime(row.last_error_at)}）` : ''}
+                          </span>
                         </>
                       ) : null}
                     </td>
