@@ -3,14 +3,15 @@ import * as Sentry from '@sentry/node';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
 import { appModules } from './host/modules.ts';
 import type { AppDeps, AppEnv, AppModule } from './http/context.ts';
 import { csrf } from './http/csrf.ts';
 import { AppError, errorResponse } from './http/errors.ts';
+import { observeRequest } from './http/metrics.ts';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard.ts';
 import { spaRoutes } from './http/spa.ts';
+import { SAFE_REQUEST_ID, withRequestContext } from './lib/request-context.ts';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
 /** The built-in Stripe emulator's own paths (development without keys): its API, hosted page, controls. */
@@ -34,7 +35,21 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
   });
   const sentryOrigin = deps.env.sentry.dsn ? new URL(deps.env.sentry.dsn).origin : undefined;
 
-  app.use(requestId());
+  // One request id from the browser to the job (src/lib/request-context.ts): the client's when safe,
+  // echoed, on every log line, stored with the events the request records, carried into their jobs.
+  app.use((c, next) => {
+    const given = c.req.header('x-request-id');
+    const id = given && SAFE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    c.set('requestId', id);
+    c.header('X-Request-Id', id);
+    const trace = Sentry.getTraceData();
+    return withRequestContext({ requestId: id, trace: { sentryTrace: trace['sentry-trace'], baggage: trace.baggage } }, () =>
+      Sentry.withIsolationScope((scope) => {
+        scope.setTag('request_id', id);
+        return next();
+      }),
+    );
+  });
   // An error answered before the whole body was read (413, 401 on a big upload, an 11th file…): the
   // rest of the body is still on the wire, so the connection cannot carry another request.
   app.use(async (c, next) => {
@@ -46,13 +61,15 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
     const started = performance.now();
     c.set('deps', deps);
     c.set('user', undefined);
-    c.set('log', deps.log.child({ requestId: c.var.requestId }));
+    c.set('log', deps.log);
     await next();
+    const seconds = (performance.now() - started) / 1000;
+    observeRequest(c, seconds);
     c.var.log.info('request', {
       method: c.req.method,
       path: c.req.path,
       status: c.res.status,
-      ms: Math.round(performance.now() - started),
+      ms: Math.round(seconds * 1000),
     });
   });
   app.use(

@@ -26,7 +26,7 @@ try {
   throw error;
 }
 
-const log = createLogger(env.logLevel, { mode });
+const log = createLogger(env.logLevel, { instance: env.instanceId, mode });
 process.on('unhandledRejection', (reason) => {
   log.error('unhandled rejection', { error: reason });
   Sentry.captureException(reason);

@@ -1,11 +1,24 @@
+import * as Sentry from '@sentry/node';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Em, Orm } from '../src/db/orm.ts';
 import { parseEvent, type QueueName } from '../src/events/contracts.ts';
 import { cappedBackoff } from '../src/events/queues.ts';
+import type { JobOrigin } from '../src/events/relay.ts';
 import { handlerFor } from '../src/host/handlers.ts';
 import type { JobContext, JobResult } from '../src/jobs/context.ts';
 import { isPermanent } from '../src/jobs/errors.ts';
+import { jobDuration } from '../src/lib/metrics.ts';
+import { SAFE_REQUEST_ID, withRequestContext } from '../src/lib/request-context.ts';
+
+/** The request that caused a job, as the relay put it in the job's data (unsafe values are dropped). */
+function originOf(job: Job): JobOrigin {
+  const { requestId, trace } = (job.data ?? {}) as JobOrigin;
+  return {
+    requestId: typeof requestId === 'string' && SAFE_REQUEST_ID.test(requestId) ? requestId : undefined,
+    trace: trace && typeof trace === 'object' ? trace : undefined,
+  };
+}
 
 export interface WorkerServices extends Omit<JobContext, 'em' | 'log'> {
   orm: Orm;
@@ -29,22 +42,26 @@ export function createEventWorker(
   return new Worker(
     queue,
     async (job: Job): Promise<JobResult> => {
-      let event: ReturnType<typeof parseEvent>;
+      // Every log line, event and Sentry report of the job names the request that caused it, and its
+      // Sentry transaction continues that request's trace.
+      const origin = originOf(job);
+      const started = performance.now();
+      let outcome = 'failed';
       try {
-        event = parseEvent(job.data);
-      } catch (error) {
-        throw new UnrecoverableError(`bad event: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      const handler = handlerFor(queue, event);
-      if (!handler) throw new UnrecoverableError(`no handler for ${event.name} on ${queue}`);
-      const log = services.log.child({ queue, job: job.id, event: event.name });
-      try {
-        const result = await handler({ ...services, em: services.orm.em.fork() as Em, log, event }, event);
-        log.info('job finished', { result });
+        const result = await withRequestContext({ requestId: origin.requestId, trace: origin.trace }, () =>
+          Sentry.withIsolationScope((scope) => {
+            if (origin.requestId) scope.setTag('request_id', origin.requestId);
+            scope.setTag('queue', queue);
+            scope.setTag('job_id', String(job.id));
+            return Sentry.continueTrace({ sentryTrace: origin.trace?.sentryTrace, baggage: origin.trace?.baggage }, () =>
+              Sentry.startSpan({ name: `${queue} ${job.name}`, op: 'queue.process' }, () => run(job)),
+            );
+          }),
+        );
+        outcome = result;
         return result;
-      } catch (error) {
-        if (isPermanent(error)) throw new UnrecoverableError(error.message);
-        throw error;
+      } finally {
+        jobDuration.observe({ queue, outcome }, (performance.now() - started) / 1000);
       }
     },
     {
@@ -55,4 +72,24 @@ export function createEventWorker(
       settings: { backoffStrategy: cappedBackoff(options.maxRetryDelayMs ?? services.env.jobRetryMaxDelayMs) },
     },
   );
+
+  async function run(job: Job): Promise<JobResult> {
+    let event: ReturnType<typeof parseEvent>;
+    try {
+      event = parseEvent(job.data);
+    } catch (error) {
+      throw new UnrecoverableError(`bad event: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const handler = handlerFor(queue, event);
+    if (!handler) throw new UnrecoverableError(`no handler for ${event.name} on ${queue}`);
+    const log = services.log.child({ queue, job: job.id, event: event.name });
+    try {
+      const result = await handler({ ...services, em: services.orm.em.fork() as Em, log, event }, event);
+      log.info('job finished', { result });
+      return result;
+    } catch (error) {
+      if (isPermanent(error)) throw new UnrecoverableError(error.message);
+      throw error;
+    }
+  }
 }

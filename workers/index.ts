@@ -1,3 +1,4 @@
+import * as Sentry from '@sentry/node';
 import { type Job, UnrecoverableError, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Em } from '../src/db/orm.ts';
@@ -6,6 +7,7 @@ import { acknowledgeEvent } from '../src/events/outbox.ts';
 import { closeQueues, createQueues } from '../src/events/queues.ts';
 import { type GiveUps, Sweeper, type SweeperHandle, type SweepSource, startSweeper } from '../src/events/sweeper.ts';
 import { missingHandlers } from '../src/host/handlers.ts';
+import { jobsCompleted, jobsFailed } from '../src/lib/metrics.ts';
 import { sweepStripeEvents } from '../src/modules/checkout/index.ts';
 import { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from '../src/modules/sales/index.ts';
 import { createEventWorker, type WorkerServices } from './event-worker.ts';
@@ -48,6 +50,7 @@ export function startWorkers(connection: Redis, services: WorkerServices, prefix
     files: services.files,
     sources: SWEEP_SOURCES,
     giveUps: GIVE_UPS,
+    runs: { redis: connection, prefix },
   });
   const workers = QUEUES.map((queue) => createEventWorker(queue, connection, services, CONCURRENCY[queue] ?? 5, prefix));
   const active = new Map<string, string>();
@@ -59,14 +62,37 @@ export function startWorkers(connection: Redis, services: WorkerServices, prefix
     // acknowledgement only makes the sweeper find the job completed and acknowledge it then.
     worker.on('completed', (job) => {
       active.delete(key(job));
+      jobsCompleted.inc({ queue });
       acknowledgeEvent(orm.em.fork() as Em, String(job.id), queue).catch((error) =>
         log.warn('could not acknowledge a finished job', { queue, job: job.id, error: String(error) }),
       );
     });
     worker.on('failed', (job, error) => {
       if (job) active.delete(key(job));
-      log.warn('job failed', { queue, job: job?.id, attempts: job?.attemptsMade, error: error.message });
-      if (!job || !finalFailure(job, error)) return;
+      const final = !job || finalFailure(job, error);
+      jobsFailed.inc({ queue, final: String(final) });
+      const requestId = (job?.data as { requestId?: unknown } | undefined)?.requestId;
+      const fields = {
+        queue,
+        job: job?.id,
+        event: job?.name,
+        attempts: job?.attemptsMade,
+        ...(typeof requestId === 'string' ? { requestId } : {}),
+        error: error.message,
+      };
+      if (!final) {
+        log.warn('job failed; it will be tried again', fields);
+        return;
+      }
+      // Given up: an operator has to act (the ids say on what); Sentry hears of it when a DSN is set.
+      log.error('job given up', fields);
+      Sentry.withScope((scope) => {
+        scope.setTags({ queue, job_id: String(job?.id), event: String(job?.name) });
+        if (typeof requestId === 'string') scope.setTag('request_id', requestId);
+        scope.setContext('job', fields);
+        Sentry.captureMessage(`job given up: ${queue} ${job?.name} ${job?.id}: ${error.message}`, 'error');
+      });
+      if (!job) return;
       void giveUp(queue, job, error).catch((e) =>
         log.warn('could not record a job given up', { queue, job: job.id, error: String(e) }),
       );

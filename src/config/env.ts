@@ -80,6 +80,18 @@ const EnvSchema = v.object({
   SHUTDOWN_GRACE_SECONDS: v.optional(seconds, '15'),
   /** Names this process in logs and metrics. */
   INSTANCE_ID: optional(v.pipe(v.string(), v.maxLength(100))),
+  /** GET /metrics (and a worker's metrics port) answer only `Authorization: Bearer <this>`; unset: 404. */
+  METRICS_TOKEN: optional(v.pipe(v.string(), v.minLength(16, '16 文字以上にしてください (at least 16 characters)'))),
+  /** A worker process serves its metrics on this port (unset: none). */
+  WORKER_METRICS_PORT: optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,5}$/, 'ポート番号を指定してください (a port number)'),
+      v.transform(Number),
+      v.minValue(1, 'ポート番号を指定してください (a port number)'),
+      v.maxValue(65535, 'ポート番号を指定してください (a port number)'),
+    ),
+  ),
   SMTP_URL: optional(urlWith(['smtp:', 'smtps:'])),
   MAIL_FROM: optional(v.pipe(v.string(), v.minLength(3))),
   STRIPE_SECRET_KEY: optional(
@@ -188,6 +200,8 @@ function resolveEnv(raw: ReturnType<typeof parseEnv>) {
       : undefined,
     shutdownGraceMs: raw.SHUTDOWN_GRACE_SECONDS * 1_000,
     instanceId: raw.INSTANCE_ID ?? `${hostname()}:${process.pid}`,
+    metricsToken: raw.METRICS_TOKEN,
+    workerMetricsPort: raw.WORKER_METRICS_PORT,
     smtpUrl: raw.SMTP_URL,
     mailFrom: raw.MAIL_FROM ?? '"ライセンスストア" <no-reply@example.jp>',
     stripe: {

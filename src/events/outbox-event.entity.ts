@@ -14,6 +14,9 @@ export const OutboxEventSchema = defineEntity({
     /** When every queue the event routes to acknowledged it (see handledQueues); the sweeper re-drives the rest. */
     handledAt: p.datetime().fieldName('handled_at').nullable(),
     handledQueues: p.array<string>().fieldName('handled_queues').default([]),
+    /** The request (or job) that recorded the event: its id and Sentry trace go with the jobs it causes. */
+    requestId: p.string().length(64).fieldName('request_id').nullable(),
+    trace: p.json<{ sentryTrace?: string; baggage?: string }>().nullable(),
   },
   indexes: [
     { name: 'outbox_events_unpublished_index', properties: ['occurredAt'], where: { publishedAt: null } },

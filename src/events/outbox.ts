@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import type { Em } from '../db/orm.ts';
+import { currentRequest } from '../lib/request-context.ts';
 import { type EventName, type EventPayload, eventPayloads, eventRoutes, type QueueName } from './contracts.ts';
 import { OutboxEvent } from './outbox-event.entity.ts';
 
@@ -13,6 +14,7 @@ const listeners = new Set<Listener>();
  */
 export function recordEvent<N extends EventName>(em: Em, name: N, payload: EventPayload<N>): OutboxEvent {
   const checked = v.parse(eventPayloads[name], payload) as Record<string, unknown>;
+  const context = currentRequest();
   const event = em.create(OutboxEvent, {
     id: randomUUID(),
     name,
@@ -22,6 +24,8 @@ export function recordEvent<N extends EventName>(em: Em, name: N, payload: Event
     attempts: 0,
     handledAt: null,
     handledQueues: [],
+    requestId: context?.requestId ?? null,
+    trace: context?.trace?.sentryTrace ? context.trace : null,
   });
   return event;
 }
@@ -68,3 +72,12 @@ export async function acknowledgeEvent(em: Em, eventId: string, queue: QueueName
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Events recorded and not yet published, and the age of the oldest (0 when none): the relay's backlog. */
+export async function outboxFigures(em: Em): Promise<{ backlog: number; oldestAgeSeconds: number }> {
+  const [row] = await em.execute<{ backlog: number; age: number | null }[]>(
+    `select count(*)::int as backlog, extract(epoch from now() - min(occurred_at))::float8 as age
+       from outbox_events where published_at is null`,
+  );
+  return { backlog: row?.backlog ?? 0, oldestAgeSeconds: Math.max(0, Math.round(row?.age ?? 0)) };
+}

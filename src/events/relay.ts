@@ -9,6 +9,14 @@ export interface OutboxRow {
   name: string;
   payload: Record<string, unknown>;
   occurred_at: Date | string;
+  request_id?: string | null;
+  trace?: { sentryTrace?: string; baggage?: string } | null;
+}
+
+/** What a job carries besides its event: the request that caused it (src/lib/request-context.ts). */
+export interface JobOrigin {
+  requestId?: string;
+  trace?: { sentryTrace?: string; baggage?: string };
 }
 
 const BATCH = 100;
@@ -17,7 +25,15 @@ const UNROUTED = (Object.keys(eventRoutes) as EventName[]).filter((name) => even
 /** The job a relay or the sweeper adds for an outbox row: the event id is the job id (BullMQ drops a second add). */
 export function jobOf(row: OutboxRow): { name: string; data: Record<string, unknown>; opts: { jobId: string } } {
   const occurredAt = new Date(row.occurred_at).toISOString();
-  return { name: row.name, data: { id: row.id, name: row.name, occurredAt, payload: row.payload }, opts: { jobId: row.id } };
+  const origin: JobOrigin = {
+    ...(row.request_id ? { requestId: row.request_id } : {}),
+    ...(row.trace ? { trace: row.trace } : {}),
+  };
+  return {
+    name: row.name,
+    data: { id: row.id, name: row.name, occurredAt, payload: row.payload, ...origin },
+    opts: { jobId: row.id },
+  };
 }
 
 /**
@@ -98,7 +114,7 @@ export class OutboxRelay {
     const em = this.#orm.em.fork();
     return em.transactional(async (tx) => {
       const rows = await tx.execute<OutboxRow[]>(
-        `select id, name, payload, occurred_at from outbox_events
+        `select id, name, payload, occurred_at, request_id, trace from outbox_events
          where published_at is null order by occurred_at limit ${BATCH} for update skip locked`,
       );
       if (rows.length === 0) return 0;

@@ -29,6 +29,8 @@ import { jobOf, type OutboxRow } from './relay.ts';
 
 export const SWEEP_QUEUE = 'maintenance';
 export const SWEEP_SCHEDULER_ID = 'outbox-sweeper';
+/** Where the sweeper leaves the time of its last run and how many jobs it re-drove. */
+export const sweeperRunKey = (prefix: string) => `${prefix}:health:sweeper`;
 export const DEFAULT_SWEEP_EVERY_MS = 60_000;
 export const DEFAULT_SWEEP_GRACE_MS = 5 * 60_000;
 const BATCH = 500;
@@ -69,6 +71,8 @@ export interface SweeperOptions {
   files: FileStore;
   sources?: SweepSource[];
   giveUps?: GiveUps;
+  /** Where each run is recorded (`sweeperRunKey`): the Redis the queues use, and their prefix. */
+  runs?: { redis: Redis; prefix: string };
 }
 
 export class Sweeper {
@@ -79,6 +83,7 @@ export class Sweeper {
   readonly #files: FileStore;
   readonly #sources: SweepSource[];
   readonly giveUps: GiveUps;
+  readonly #runs: SweeperOptions['runs'];
 
   constructor(orm: Orm, queues: Queues, log: Logger, options: SweeperOptions) {
     this.#orm = orm;
@@ -88,6 +93,7 @@ export class Sweeper {
     this.#files = options.files;
     this.#sources = options.sources ?? [];
     this.giveUps = options.giveUps ?? {};
+    this.#runs = options.runs;
   }
 
   context(em: Em, later?: (() => Promise<unknown>)[]): SweepContext {
@@ -123,7 +129,7 @@ export class Sweeper {
         for (const work of await source(ctx)) report.recorded += await this.#ensureEvent(tx, work, again);
       }
       const rows = await tx.execute<(OutboxRow & { handled_queues: string[] })[]>(
-        `select id, name, payload, occurred_at, handled_queues from outbox_events
+        `select id, name, payload, occurred_at, request_id, trace, handled_queues from outbox_events
          where handled_at is null and published_at < now() - (? * interval '1 millisecond')
          order by published_at limit ${BATCH}`,
         [this.graceMs],
@@ -141,8 +147,22 @@ export class Sweeper {
       await work().catch((error) => this.#log.warn('sweeper clean-up failed', { error: String(error) }));
     }
     if (report.recorded) nudgeRelay();
-    if (report.redriven || report.givenUp || report.recorded) this.#log.info('sweeper re-drove missing work', { ...report });
+    if (report.redriven || report.givenUp || report.recorded) this.#log.warn('sweeper re-drove missing work', { ...report });
+    if (!report.skipped) await this.#recordRun(report);
     return report;
+  }
+
+  /** When the last sweep ran and what it re-drove, for metrics and the operations view (best effort). */
+  async #recordRun(report: SweepReport) {
+    if (!this.#runs) return;
+    try {
+      await this.#runs.redis.set(
+        sweeperRunKey(this.#runs.prefix),
+        JSON.stringify({ at: Date.now(), redriven: report.redriven + report.recorded }),
+      );
+    } catch {
+      // Redis is down: the next sweep records it.
+    }
   }
 
   /**
@@ -200,7 +220,7 @@ export class Sweeper {
     }
     const next = jobOf(row);
     await queue.add(next.name, next.data, next.opts);
-    ctx.log.info('sweeper re-published an event', { queue: queueName, event: row.name, id: row.id });
+    ctx.log.warn('sweeper re-published an event', { queue: queueName, event: row.name, id: row.id, requestId: row.request_id });
     return 'redriven';
   }
 }

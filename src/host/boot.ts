@@ -13,10 +13,11 @@ import { Drain } from '../http/drain.ts';
 import { createRateLimiter } from '../http/rate-limit.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
+import { shopFiguresFrom } from '../lib/metrics.ts';
 import { assertNoEviction, connectRedis, connectWorkerRedis, type RedisTarget, replicaWaiter, whenReady } from '../lib/redis.ts';
 import { createAuth, createSessionReader } from '../modules/accounts/index.ts';
 import { createPayments, scheduleNightlyReconciliation } from '../modules/checkout/index.ts';
-import { startWorkerHeartbeat } from '../modules/health/index.ts';
+import { shopFigures, startWorkerHeartbeat } from '../modules/health/index.ts';
 import { createMailer, type Mailer } from '../modules/mail/index.ts';
 import { createFileStore } from '../storage/file-store.ts';
 import { entities, migrateShop } from './modules.ts';
@@ -92,7 +93,7 @@ function openDatabaseWhenReachable(env: Env, log: Logger): Promise<Orm> {
 
 /** Builds the process: database (migrated), Redis, queues, auth, relay and, per mode, the workers. */
 export async function boot(env: Env, options: BootOptions): Promise<Runtime> {
-  const log = options.log ?? createLogger(env.logLevel);
+  const log = options.log ?? createLogger(env.logLevel, { instance: env.instanceId, mode: options.mode });
   const orm = await openDatabaseWhenReachable(env, log);
   // pool.end() waits for every checked-out connection (a job stuck on a hung query, say): give
   // closing the database a time limit.
@@ -137,6 +138,8 @@ async function assemble(
   await assertNoEviction(redis);
   const prefix = options.queuePrefix ?? 'shop';
   const queues: Queues = createQueues(redis, prefix);
+  // The shop-wide gauges of /metrics (and of a worker's metrics port) read what every process shares.
+  shopFiguresFrom(() => shopFigures(orm, redis, queues));
   closers.push(() => closeQueues(queues));
   const authSecret = authSecretFor(env);
   const auth = createAuth({
@@ -181,8 +184,13 @@ async function assemble(
     );
     closers.push(() => workerRedis.quit().catch(() => workerRedis.disconnect()));
     closers.push(() => workers?.close());
-    const heartbeat = startWorkerHeartbeat({ orm, redis, prefix, log: log.child({ component: 'worker' }) });
+    const heartbeat = startWorkerHeartbeat({ orm, redis, prefix, log: log.child({ component: 'worker' }), id: env.instanceId });
     closers.push(() => heartbeat.stop());
+    if (env.workerMetricsPort) {
+      const { serveWorkerMetrics } = await import('./worker-metrics.ts');
+      const server = await serveWorkerMetrics(env.workerMetricsPort, env.metricsToken, log);
+      closers.push(() => new Promise((done) => server.close(done)));
+    }
     // Every worker registers the nightly payment reconciliation; BullMQ makes one job per night.
     await scheduleNightlyReconciliation(queues.payments).catch((error) =>
       log.warn('could not schedule the nightly payment reconciliation', { error: String(error) }),

@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { currentRequest } from '../lib/request-context.ts';
 import type { AppEnv, SessionUser } from './context.ts';
 import { AppError } from './errors.ts';
 
@@ -8,6 +9,9 @@ export async function currentUser(c: Context<AppEnv>): Promise<SessionUser | nul
   if (known !== undefined) return known;
   const user = await c.var.deps.sessions(c.req.raw.headers);
   c.set('user', user);
+  // Log lines from here on name the member by id (never e-mail or name).
+  const context = currentRequest();
+  if (context && user) context.userId = user.id;
   return user;
 }
 

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger as Pino } from 'pino';
+import { currentRequest } from './request-context.ts';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 
@@ -48,7 +49,7 @@ function adapt(log: Pino): Logger {
 
 /**
  * Structured logs with pino: one JSON object per line — `time` (ISO), `level` (its name), `msg`,
- * the bindings and the fields — info and below on stdout, warn and error on stderr. Errors under
+ * the bindings (a process's `instance` and `mode`), the request or job's `requestId` and `userId`, and the fields — info and below on stdout, warn and error on stderr. Errors under
  * `error` or `err` are serialised with their stack and cause; passwords, tokens, cookies and
  * `authorization` are redacted.
  */
@@ -74,6 +75,15 @@ export function createLogger(
       formatters: { level: (label) => ({ level: label }) },
       serializers: { error: pino.stdSerializers.errWithCause, err: pino.stdSerializers.errWithCause },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      // Every line written while a request or a job runs names it (src/lib/request-context.ts).
+      mixin: () => {
+        const context = currentRequest();
+        if (!context) return {};
+        return {
+          ...(context.requestId ? { requestId: context.requestId } : {}),
+          ...(context.userId ? { userId: context.userId } : {}),
+        };
+      },
     },
     stream,
   );

@@ -187,7 +187,7 @@ function httpClient(base: string) {
 }
 
 it('/healthz and /readyz answer HTTP/1.0 requests without a Host header; other paths still refuse them', async () => {
-  const web = startShop('web', await freePort());
+  const web = startShop('web', await freePort(), { INSTANCE_ID: 'drain-web-1' });
   await eventually(web.healthy, 60_000, `web start (${web.output()})`);
   const port = Number(new URL(web.base).port);
   for (const path of ['/healthz', '/readyz', '/readyz?from=haproxy']) {
@@ -196,7 +196,8 @@ it('/healthz and /readyz answer HTTP/1.0 requests without a Host header; other p
     const res = await c.response();
     expect(res.status, `${path}: ${res.body}`).toBe(200);
     expect(res.headers['content-type']).toContain('application/json');
-    expect(JSON.parse(res.body).status).toBe('ok');
+    // `degraded` for /readyz: a web process alone, no worker heard from; it still takes requests.
+    expect(JSON.parse(res.body).status).toBe(path === '/healthz' ? 'ok' : 'degraded');
     await c.closed;
   }
   // HAProxy's check as it is sent with `option httpchk GET /readyz`, header for header.
@@ -211,6 +212,14 @@ it('/healthz and /readyz answer HTTP/1.0 requests without a Host header; other p
   }
   expect(await web.child.kill('SIGTERM')).toBe(true);
   expect(await web.exited).toBe(0);
+  // Every line names the process that wrote it.
+  const lines = web
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(lines.length).toBeGreaterThan(2);
+  for (const line of lines) expect(line).toMatchObject({ instance: 'drain-web-1', mode: 'web' });
 }, 90_000);
 
 it('on SIGTERM: /readyz answers 503 at once, requests in flight finish, keep-alive connections close after their answer, the process exits 0 within the grace', async () => {

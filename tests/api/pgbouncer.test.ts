@@ -189,7 +189,11 @@ describe('PostgreSQL through PgBouncer in transaction mode', () => {
       shareWith: { db, env: { dataDir, authSecret: a.env.authSecret }, prefix: a.prefix },
     });
     await again.runtime.stop();
-    const locks = await elsewhere.query("select count(*)::int as n from pg_locks where locktype = 'advisory' and granted");
+    // This database's locks only: other test files on the shared server take their own.
+    const locks = await elsewhere.query(
+      `select count(*)::int as n from pg_locks where locktype = 'advisory' and granted
+         and database = (select oid from pg_database where datname = current_database())`,
+    );
     expect(locks.rows[0]?.n).toBe(0);
   }, 60_000);
 });

@@ -34,9 +34,11 @@ export function startWorkerHeartbeat(options: {
   prefix: string;
   log: Logger;
   intervalMs?: number;
+  /** The process's name (INSTANCE_ID), as in its log lines. */
+  id?: string;
 }): WorkerHeartbeat {
   const { orm, redis, prefix, log } = options;
-  const id = `${hostname()}:${process.pid}`;
+  const id = options.id ?? `${hostname()}:${process.pid}`;
   let ok = true;
   let running: Promise<void> | undefined;
   const beat = async () => {

@@ -2,9 +2,13 @@
 import { Hono } from 'hono';
 import { poolStats } from '../../db/orm.ts';
 import type { AppEnv, AppModule } from '../../http/context.ts';
+import { requireAdmin } from '../../http/guards.ts';
+import { metricsFor } from '../../lib/metrics.ts';
 import { assertNoEviction, RedisPolicyError } from '../../lib/redis.ts';
+import { shopFigures } from './figures.ts';
 import { recentWorkers } from './heartbeat.ts';
 
+export { shopFigures } from './figures.ts';
 export { recentWorkers, startWorkerHeartbeat, type WorkerBeat, type WorkerHeartbeat } from './heartbeat.ts';
 
 /** A check answers within this time or counts as failed (a load balancer must not wait for the pool's own timeout). */
@@ -53,7 +57,6 @@ const healthRoutes = new Hono<AppEnv>()
       check(() => assertNoEviction(redis), REDIS_CHECK_MS),
     ]);
     const ready = database.status === 'ok' && !(redisCheck.error instanceof RedisPolicyError);
-    const status = !ready ? 'unavailable' : redisCheck.status === 'ok' ? 'ok' : 'degraded';
     const prefix = queues.mail.opts.prefix ?? 'bull';
     let workers: Awaited<ReturnType<typeof recentWorkers>> | undefined;
     const [pool] = await Promise.all([
@@ -63,7 +66,36 @@ const healthRoutes = new Hono<AppEnv>()
           workers = await recentWorkers(redis, prefix);
         }, REDIS_CHECK_MS),
     ]);
+    // No worker heard from: this process can serve, but mail, payments and exports wait (`degraded`).
+    const degraded = redisCheck.status !== 'ok' || workers?.length === 0;
+    const status = !ready ? 'unavailable' : degraded ? 'degraded' : 'ok';
     return c.json({ status, checks: { database: database.status, redis: redisCheck.status }, pool, workers }, ready ? 200 : 503);
+  })
+  // Prometheus, only with `Authorization: Bearer $METRICS_TOKEN`; without a token configured, no such page.
+  .get('/metrics', async (c) => {
+    const page = await metricsFor(c.var.deps.env.metricsToken, c.req.header('authorization'));
+    if (!page) return c.json({ message: 'お探しのページは見つかりませんでした。' }, 404);
+    return c.body(page.body, 200, { 'Content-Type': page.contentType, 'Cache-Control': 'no-store' });
   });
 
-export const health = { name: 'health', root: healthRoutes, entities: [] } satisfies AppModule;
+/** The operations view's figures (administrators): the same numbers the metrics give, from the same reads. */
+const healthApi = new Hono<AppEnv>().get('/operations', requireAdmin, async (c) => {
+  const { orm, redis, queues } = c.var.deps;
+  const f = await shopFigures(orm, redis, queues);
+  return c.json({
+    operations: {
+      queues: f.queues,
+      outbox: { backlog: f.outbox.backlog, oldest_age_seconds: f.outbox.oldestAgeSeconds },
+      payments_inbox: f.paymentsInbox,
+      mail: f.mail,
+      exports: f.exports,
+      sweeper: {
+        last_run_at: f.sweeper.lastRunAt ? new Date(f.sweeper.lastRunAt).toISOString() : null,
+        redriven: f.sweeper.redriven,
+      },
+      workers: { fresh: f.workers.fresh },
+    },
+  });
+});
+
+export const health = { name: 'health', root: healthRoutes, api: healthApi, entities: [] } satisfies AppModule;

@@ -11,6 +11,7 @@ export {
   isPermanentSmtpError,
   listMails,
   MailInFlightError,
+  mailFigures,
   sendOnce,
 } from './service.ts';
 

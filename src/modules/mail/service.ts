@@ -231,19 +231,30 @@ export async function listMailsByStatus(orm: Orm, status: MailListStatus, paging
  * refused for good and not resent since (`failed_for_good`), those stuck in 'sending' past the claim lease
  * (`stuck`), and those failing for now and retried automatically (`retrying`).
  */
-export async function mailSummary(orm: Orm) {
-  const db = orm.em.fork();
-  const [row] = await db.execute<{ failed_for_good: number; stuck: number; retrying: number }[]>(
-    `select count(*) filter (where status = 'failed' and permanent)::int as failed_for_good,
-            count(*) filter (where ${STUCK})::int as stuck,
-            count(*) filter (where status = 'failed' and not permanent)::int as retrying
-     from mail_deliveries where status <> 'sent'`,
+/**
+ * E-mails not sent, counted in the database (they survive Redis losing its data), for the metrics, the
+ * operations view and the admin menu alike: failed for good (refused, not resent), retrying (a temporary
+ * failure waiting for its next attempt), pending (being sent) and stuck (claimed by a sender longer
+ * than the claim lease: its process died mid-send).
+ */
+export async function mailFigures(em: Em): Promise<{ failed: number; retrying: number; pending: number; stuck: number }> {
+  const [row] = await em.execute<{ failed: number; retrying: number; pending: number; stuck: number }[]>(
+    `select count(*) filter (where status = 'failed' and permanent)::int as failed,
+            count(*) filter (where status = 'failed' and not permanent)::int as retrying,
+            count(*) filter (where status = 'sending')::int as pending,
+            count(*) filter (where ${STUCK})::int as stuck
+       from mail_deliveries where status <> 'sent'`,
   );
+  return { failed: row?.failed ?? 0, retrying: row?.retrying ?? 0, pending: row?.pending ?? 0, stuck: row?.stuck ?? 0 };
+}
+
+export async function mailSummary(orm: Orm) {
+  const figures = await mailFigures(orm.em.fork() as Em);
   return {
     summary: {
-      failed_for_good: row?.failed_for_good ?? 0,
-      stuck: row?.stuck ?? 0,
-      retrying: row?.retrying ?? 0,
+      failed_for_good: figures.failed,
+      stuck: figures.stuck,
+      retrying: figures.retrying,
       lease_seconds: CLAIM_LEASE_SECONDS,
     },
   };

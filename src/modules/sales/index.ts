@@ -15,6 +15,7 @@ import { salesRoutes } from './routes.ts';
 
 export { COMPLETE, PUBLISH, SALE_STATUS } from './entities/sale.entity.ts';
 export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export.ts';
+export { exportFigures } from './export-figures.ts';
 export {
   type SalePayment,
   salePaymentsOfIds,

@@ -57,6 +57,11 @@ export const StripeEventSchema = defineEntity({
       name: 'stripe_events_received_at_index',
       expression: 'create index "stripe_events_received_at_index" on "stripe_events" ("received_at" desc, "id" desc)',
     },
+    {
+      name: 'stripe_events_unprocessed_index',
+      expression:
+        'create index "stripe_events_unprocessed_index" on "stripe_events" ("received_at") where "processed_at" is null',
+    },
   ],
   properties: {
     id: p.string().length(255).primary(),

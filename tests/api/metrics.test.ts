@@ -1,0 +1,265 @@
+import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.ts';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { forgetShopFigures } from '../../src/lib/metrics.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { TestClient } from '../support/http-client.ts';
+import { freePort } from '../support/ports.ts';
+import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+import { eventually } from '../support/wait.ts';
+
+const TOKEN = 'metrics-token-for-the-test-0123';
+let smtp: TestSmtp;
+let t: TestRuntime;
+let workerPort: number;
+/** Every log line the runtime wrote, parsed. */
+const lines: Record<string, unknown>[] = [];
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  workerPort = await freePort();
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  t = await startTestRuntime({
+    mode: 'all',
+    smtpUrl: smtp.url,
+    env: { METRICS_TOKEN: TOKEN, WORKER_METRICS_PORT: String(workerPort), INSTANCE_ID: 'metrics-test-1' },
+    log: createLogger('info', { instance: 'metrics-test-1', mode: 'all' }, sink),
+  });
+  await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'metrics-admin@example.jp', password: 'metrics-admin-pass-123' });
+}, 60_000);
+afterAll(async () => {
+  await t?.stop();
+  await smtp?.close();
+});
+
+const scrape = async (headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) => {
+  forgetShopFigures();
+  return t.app.request('/metrics', { headers });
+};
+const metrics = async () => {
+  const res = await scrape();
+  expect(res.status).toBe(200);
+  return res.text();
+};
+/** The value of one sample, e.g. `shop_mail_deliveries{state="failed"}`. */
+const sample = (text: string, series: string): number | undefined => {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+};
+
+describe('GET /metrics', () => {
+  it('answers only Bearer $METRICS_TOKEN; without a token configured the page does not exist', async () => {
+    const refused: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer wrong-token-wrong-token-00' },
+      { authorization: TOKEN },
+    ];
+    for (const headers of refused) {
+      const res = await scrape(headers);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toContain('application/json');
+    }
+    const ok = await scrape();
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('content-type')).toContain('text/plain');
+
+    const unconfigured = createApp({ ...t.runtime.deps, env: { ...t.runtime.deps.env, metricsToken: undefined } });
+    const res = await unconfigured.request('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain('<html');
+  });
+
+  it('has the process metrics, the HTTP histogram by route pattern, and every shop-wide gauge', async () => {
+    const client = new TestClient(t.app, '10.61.0.1');
+    await client.login('metrics-admin@example.jp', 'metrics-admin-pass-123');
+    expect((await client.get('/api/licenses/987654')).status).toBe(404);
+    const text = await metrics();
+    for (const family of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_gc_duration_seconds',
+      'nodejs_active_handles_total',
+      'shop_http_request_duration_seconds',
+      'shop_queue_jobs',
+      'shop_outbox_backlog',
+      'shop_outbox_oldest_unpublished_age_seconds',
+      'shop_payments_inbox_events',
+      'shop_mail_deliveries',
+      'shop_exports',
+      'shop_sweeper_last_run_timestamp_seconds',
+      'shop_sweeper_last_run_redriven_jobs',
+      'shop_workers_fresh',
+      'shop_jobs_completed_total',
+      'shop_jobs_failed_total',
+      'shop_job_duration_seconds',
+    ]) {
+      expect(text, family).toContain(`# TYPE ${family} `);
+    }
+    expect(text).toContain(
+      'shop_http_request_duration_seconds_count{method="GET",route="/api/licenses/:id{[0-9]+}",status="404"} 1',
+    );
+    expect(text).not.toContain('987654');
+    expect(sample(text, 'shop_queue_jobs{queue="mail",state="waiting"}')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'shop_workers_fresh')).toBe(1);
+  });
+
+  it('the outbox gauges move while the relay is stopped, and fall back once it runs', async () => {
+    await t.runtime.relay.stop();
+    try {
+      await transact(t.runtime.deps.orm.em as Em, (tx) =>
+        createUser(tx, {
+          email: `backlog-${Date.now()}@example.jp`,
+          password: 'member-pass-123',
+          lastName: '待',
+          firstName: '機',
+        }),
+      );
+      await sleep(1_100);
+      const text = await metrics();
+      expect(sample(text, 'shop_outbox_backlog')).toBe(1);
+      expect(sample(text, 'shop_outbox_oldest_unpublished_age_seconds')).toBeGreaterThanOrEqual(1);
+    } finally {
+      t.runtime.relay.start();
+    }
+    await eventually(async () => sample(await metrics(), 'shop_outbox_backlog') === 0, 10_000, 'the backlog published');
+    expect(sample(await metrics(), 'shop_outbox_oldest_unpublished_age_seconds')).toBe(0);
+  });
+
+  it('a mail refused for good counts as failed, with its job given up', async () => {
+    const before = await metrics();
+    const failedBefore = sample(before, 'shop_mail_deliveries{state="failed"}') ?? 0;
+    const givenUpBefore = sample(before, 'shop_jobs_failed_total{queue="mail",final="true"}') ?? 0;
+    const email = `refused-${Date.now()}@example.jp`;
+    smtp.refuse(email);
+    await transact(t.runtime.deps.orm.em as Em, (tx) =>
+      createUser(tx, { email, password: 'member-pass-123', lastName: '不', firstName: '達' }),
+    );
+    await eventually(
+      async () => (sample(await metrics(), 'shop_mail_deliveries{state="failed"}') ?? 0) === failedBefore + 1,
+      20_000,
+      'the failed mail counted',
+    );
+    const text = await metrics();
+    expect(sample(text, 'shop_jobs_failed_total{queue="mail",final="true"}')).toBe(givenUpBefore + 1);
+    const givenUp = lines.find((l) => l.msg === 'job given up' && l.queue === 'mail');
+    expect(givenUp?.level).toBe('error');
+  });
+
+  it('an export waiting for a worker shows in the exports and queue gauges, then counts as completed', async () => {
+    const exportsWorker = t.runtime.workers?.workers.find((w) => w.name === 'exports');
+    await exportsWorker?.pause();
+    const admin = new TestClient(t.app, '10.61.0.2');
+    await admin.login('metrics-admin@example.jp', 'metrics-admin-pass-123');
+    const completedBefore = sample(await metrics(), 'shop_jobs_completed_total{queue="exports"}') ?? 0;
+    try {
+      expect((await admin.post('/api/exports', {})).status).toBe(202);
+      await eventually(
+        async () => {
+          const text = await metrics();
+          return (
+            sample(text, 'shop_exports{state="queued"}') === 1 &&
+            sample(text, 'shop_queue_jobs{queue="exports",state="waiting"}') === 1
+          );
+        },
+        10_000,
+        'the export queued and its job waiting',
+      );
+    } finally {
+      exportsWorker?.resume();
+    }
+    await eventually(
+      async () => {
+        const text = await metrics();
+        return (
+          sample(text, 'shop_exports{state="queued"}') === 0 &&
+          sample(text, 'shop_exports{state="running"}') === 0 &&
+          sample(text, 'shop_jobs_completed_total{queue="exports"}') === completedBefore + 1
+        );
+      },
+      20_000,
+      'the export built',
+    );
+    expect(await metrics()).toMatch(/shop_job_duration_seconds_count\{queue="exports",outcome="done"\} [1-9]/);
+  });
+
+  it('the worker serves its own metrics on WORKER_METRICS_PORT, with the same token rule', async () => {
+    const url = `http://127.0.0.1:${workerPort}/metrics`;
+    expect((await fetch(url)).status).toBe(404);
+    expect((await fetch(url, { headers: { authorization: 'Bearer nope-nope-nope-nope' } })).status).toBe(404);
+    const res = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('# TYPE shop_jobs_completed_total counter');
+    expect(text).toContain('# TYPE process_cpu_user_seconds_total counter');
+    expect((await fetch(`http://127.0.0.1:${workerPort}/other`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
+      404,
+    );
+  });
+});
+
+describe('one request id from the request to the job', () => {
+  it('echoes a safe X-Request-Id, replaces an unsafe one, and follows it into the worker’s log line for the mail', async () => {
+    const id = `reg-${Date.now()}-abcdef`;
+    const email = `traced-${Date.now()}@example.jp`;
+    const client = new TestClient(t.app, '10.61.0.3');
+    const res = await client.request('POST', '/api/users/registration', {
+      headers: { 'x-request-id': id },
+      json: {
+        email,
+        email_confirmation: email,
+        last_name: '追跡',
+        first_name: '太郎',
+        affiliations: 2,
+        affiliation_name: '〇〇警察署',
+        affiliation_other: '',
+        distribution: true,
+        password: 'traced-pass-123',
+        password_confirmation: 'traced-pass-123',
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe(id);
+    const [event] = await t.runtime.deps.orm.em
+      .fork()
+      .execute<{ request_id: string }[]>(
+        "select request_id from outbox_events where name = 'UserRegistered' order by occurred_at desc limit 1",
+      );
+    expect(event?.request_id).toBe(id);
+    await smtp.waitFor(smtp.to(email));
+    const request = lines.find((l) => l.msg === 'request' && l.requestId === id && l.path === '/api/users/registration');
+    expect(request).toMatchObject({ instance: 'metrics-test-1', mode: 'all', status: 200 });
+    await eventually(
+      async () => lines.some((l) => l.msg === 'job finished' && l.queue === 'mail' && l.requestId === id),
+      10_000,
+      'the mail job’s log line with the request id',
+    );
+
+    for (const unsafe of ['x', 'has space in it', '<script>alert(1)</script>', 'a'.repeat(65)]) {
+      const answered = await t.app.request('/healthz', { headers: { 'x-request-id': unsafe } });
+      const given = answered.headers.get('x-request-id');
+      expect(given).not.toBe(unsafe);
+      expect(given).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it('request lines name the signed-in member by id, never by address', async () => {
+    const client = new TestClient(t.app, '10.61.0.4');
+    await client.login('metrics-admin@example.jp', 'metrics-admin-pass-123');
+    const res = await client.request('GET', '/api/login', { headers: { 'x-request-id': 'whoami-request-0001' } });
+    const me = ((await res.json()) as { users: { id: string }[] }).users[0];
+    const line = lines.find((l) => l.msg === 'request' && l.requestId === 'whoami-request-0001');
+    expect(line?.userId).toBe(me?.id);
+    expect(JSON.stringify(line)).not.toContain('metrics-admin@example.jp');
+  });
+});
