@@ -17,11 +17,12 @@ import { shopFiguresFrom } from '../lib/metrics.ts';
 import { assertNoEviction, connectRedis, connectWorkerRedis, type RedisTarget, replicaWaiter, whenReady } from '../lib/redis.ts';
 import { createAuth, createSessionReader } from '../modules/accounts/index.ts';
 import { createPayments, scheduleNightlyReconciliation } from '../modules/checkout/index.ts';
-import { shopFigures, startWorkerHeartbeat } from '../modules/health/index.ts';
+import { startWorkerHeartbeat } from '../modules/health/index.ts';
 import { createMailer, type Mailer } from '../modules/mail/index.ts';
 import { createFileStore } from '../storage/file-store.ts';
 import { entities, migrateShop } from './modules.ts';
 import { resolveRedis } from './redis.ts';
+import { shopFigures } from './shop-figures.ts';
 
 export type Mode = 'all' | 'web' | 'worker';
 

@@ -13,6 +13,8 @@ export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 const QUEUE_DASHBOARD_TITLE = 'ジョブキュー';
 /** The way back to the admin menu, in bull-board's own header menu (uiConfig.miscLinks). */
 const BACK_TO_ADMIN = { text: '管理メニューへ戻る', url: '/admin' } as const;
+/** The figures the metrics give (oldest outbox event, failed mail, payments inbox), from the database. */
+const TO_OPERATIONS = { text: '運用状況（滞りの件数）', url: '/admin/operations' } as const;
 
 /**
  * bull-board's small grey and status-coloured texts made readable: a contrast of at least 4.5:1
@@ -67,7 +69,7 @@ export function queueDashboard(queues: Queues, { appOrigin, spa }: QueueDashboar
       uiConfig: {
         boardTitle: QUEUE_DASHBOARD_TITLE,
         locale: { lng: 'ja-JP' },
-        miscLinks: [BACK_TO_ADMIN],
+        miscLinks: [BACK_TO_ADMIN, TO_OPERATIONS],
         hideDocsLink: true,
         theme: READABLE_THEME,
       },

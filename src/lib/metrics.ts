@@ -61,6 +61,12 @@ export function shopFiguresFrom(read: () => Promise<ShopFigures>): void {
   cached = undefined;
 }
 
+/** The figures read afresh (the operations view): the same reads as the gauges. */
+export function readShopFigures(): Promise<ShopFigures> {
+  if (!source) return Promise.reject(new Error('shop figures are not wired (boot sets them)'));
+  return source();
+}
+
 /** Forgets the cached figures: the next scrape reads them afresh (tests, and after a change an operator made). */
 export function forgetShopFigures(): void {
   cached = undefined;

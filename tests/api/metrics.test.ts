@@ -208,6 +208,34 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('GET /api/operations', () => {
+  it('gives administrators the figures the gauges give; members 403, strangers 401', async () => {
+    const admin = new TestClient(t.app, '10.61.0.5');
+    await admin.login('metrics-admin@example.jp', 'metrics-admin-pass-123');
+    const text = await metrics();
+    const res = await admin.get('/api/operations');
+    expect(res.status).toBe(200);
+    const { operations } = (await res.json()) as { operations: Record<string, Record<string, number>> };
+    expect(operations.mail?.failed).toBe(sample(text, 'shop_mail_deliveries{state="failed"}'));
+    expect(operations.outbox?.backlog).toBe(sample(text, 'shop_outbox_backlog'));
+    expect(operations.payments_inbox?.failed).toBe(sample(text, 'shop_payments_inbox_events{state="failed"}'));
+    expect(operations.workers?.fresh).toBe(1);
+    expect((await new TestClient(t.app, '10.61.0.6').get('/api/operations')).status).toBe(401);
+    await transact(t.runtime.deps.orm.em as Em, (tx) =>
+      createUser(tx, {
+        email: 'ops-member@example.jp',
+        password: 'member-pass-123',
+        lastName: '会',
+        firstName: '員',
+        emailVerified: true,
+      }),
+    );
+    const member = new TestClient(t.app, '10.61.0.7');
+    await member.login('ops-member@example.jp', 'member-pass-123');
+    expect((await member.get('/api/operations')).status).toBe(403);
+  });
+});
+
 describe('one request id from the request to the job', () => {
   it('echoes a safe X-Request-Id, replaces an unsafe one, and follows it into the worker’s log line for the mail', async () => {
     const id = `reg-${Date.now()}-abcdef`;

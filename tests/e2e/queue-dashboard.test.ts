@@ -170,6 +170,41 @@ describe('the queue dashboard in Chromium', () => {
     await context.close();
   });
 
+  it('links to 運用状況, which shows the metrics’ figures (failed mail, outbox, payments inbox) at 375 px, axe-clean', async () => {
+    const context = await browser.newContext();
+    const page = await signIn(context, ADMIN);
+    const problems = await watchForProblems(page);
+    await page.goto(`${app.baseUrl}/admin/queues`);
+    await page.getByRole('main').getByRole('link', { name: 'payments', exact: true }).waitFor();
+    await page.locator('header button[aria-haspopup="menu"]').click();
+    await page.getByRole('menuitem', { name: '運用状況（滞りの件数）' }).click();
+    await page.waitForURL(`${app.baseUrl}/admin/operations`);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('運用状況');
+    await page.setViewportSize({ width: 375, height: 812 });
+    const mail = page.getByRole('region', { name: 'メール' });
+    await mail.getByText('送信できなかったメール').waitFor();
+    const figures =
+      (await (
+        await app.runtime.deps.orm.em
+          .fork()
+          .execute<{ n: number }[]>("select count(*)::int as n from mail_deliveries where status = 'failed' and permanent")
+      )[0]?.n) ?? 0;
+    expect(
+      await mail
+        .getByRole('link', { name: `${figures}件` })
+        .first()
+        .getAttribute('href'),
+    ).toBe('/admin/mails');
+    await page.getByRole('region', { name: '送り出し待ちのイベント' }).waitFor();
+    await page.getByRole('region', { name: '決済の受信箱' }).getByText('未処理の通知').waitFor();
+    // The broken job above failed in the mail queue: the queue figures say so.
+    await page.getByRole('region', { name: 'ジョブキュー' }).getByText('失敗 1件').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await axeViolations(page)).toEqual([]);
+    expect(await problems()).toEqual([]);
+    await context.close();
+  });
+
   it("shows a member the app's own 403 page", async () => {
     const context = await browser.newContext();
     const page = await signIn(context, MEMBER);

@@ -3,13 +3,12 @@ import { Hono } from 'hono';
 import { poolStats } from '../../db/orm.ts';
 import type { AppEnv, AppModule } from '../../http/context.ts';
 import { requireAdmin } from '../../http/guards.ts';
-import { metricsFor } from '../../lib/metrics.ts';
+import { metricsFor, readShopFigures } from '../../lib/metrics.ts';
 import { assertNoEviction, RedisPolicyError } from '../../lib/redis.ts';
-import { shopFigures } from './figures.ts';
 import { recentWorkers } from './heartbeat.ts';
 
-export { shopFigures } from './figures.ts';
 export { recentWorkers, startWorkerHeartbeat, type WorkerBeat, type WorkerHeartbeat } from './heartbeat.ts';
+export { workersAlive } from './workers-alive.ts';
 
 /** A check answers within this time or counts as failed (a load balancer must not wait for the pool's own timeout). */
 const CHECK_MS = 3_000;
@@ -80,8 +79,7 @@ const healthRoutes = new Hono<AppEnv>()
 
 /** The operations view's figures (administrators): the same numbers the metrics give, from the same reads. */
 const healthApi = new Hono<AppEnv>().get('/operations', requireAdmin, async (c) => {
-  const { orm, redis, queues } = c.var.deps;
-  const f = await shopFigures(orm, redis, queues);
+  const f = await readShopFigures();
   return c.json({
     operations: {
       queues: f.queues,

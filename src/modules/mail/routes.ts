@@ -4,6 +4,7 @@ import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { parseInput } from '../../http/validate.ts';
+import { workersAlive } from '../health/index.ts';
 import { listMailsByStatus, MAIL_NOT_FOUND, mailSummary, resendMail } from './service.ts';
 
 const numberInRange = (label: string, max: number) =>
@@ -32,7 +33,10 @@ const mailId = (raw: string) => {
 
 /** The failed-mail view, the admin menu's counts and the operator's resend (administrators). */
 export const mailRoutes = new Hono<AppEnv>()
-  .get('/mails/summary', requireAdmin, async (c) => c.json(await mailSummary(c.var.deps.orm)))
+  .get('/mails/summary', requireAdmin, async (c) => {
+    const [{ summary }, alive] = await Promise.all([mailSummary(c.var.deps.orm), workersAlive(c.var.deps)]);
+    return c.json({ summary: { ...summary, workers_alive: alive } });
+  })
   .get('/mails', requireAdmin, async (c) => {
     const query = parseInput(MailsQuery, c.req.query());
     return c.json(await listMailsByStatus(c.var.deps.orm, query.status, query));

@@ -6,6 +6,7 @@ import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput } from '../../http/validate.ts';
+import { workersAlive } from '../health/index.ts';
 import {
   completeBatch,
   exportDto,
@@ -17,7 +18,6 @@ import {
   retryExport,
 } from './export.ts';
 import { expectedCount, PageQuery, SalesQuery, toFilter } from './schemas.ts';
-import { workersAlive } from './workers-alive.ts';
 
 const flag = (message: string) =>
   v.optional(

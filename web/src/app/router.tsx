@@ -223,6 +223,14 @@ export const routes: RouteObject[] = [
             ),
           },
           {
+            path: 'operations',
+            handle: meta('administrator', false, '運用状況'),
+            lazy: later(
+              () => import('../features/operations/routes/operations'),
+              (m) => <m.OperationsPage />,
+            ),
+          },
+          {
             path: 'mails',
             handle: meta('administrator', false, '送信に失敗したメール'),
             lazy: later(

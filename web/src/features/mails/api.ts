@@ -34,3 +34,8 @@ export type MailView = 'failed' | 'stuck';
 export function useFailedMails(page: number, view: MailView = 'failed') {
   return useSWR<FailedMailPage>(`/api/mails?status=${view}&page=${page}`);
 }
+
+/** Whether a worker is heard from (GET /api/mails/summary): resent mail waits for one. null: unknown. */
+export function useMailWorkers() {
+  return useSWR<{ summary: { workers_alive: boolean | null } }>('/api/mails/summary');
+}

@@ -13,6 +13,7 @@ const OPERATIONS = [
   { label: '決済の受信箱と照合', to: '/admin/payments' },
   { label: '操作履歴', to: '/admin/audit' },
   { label: '送信に失敗したメール', to: '/admin/mails' },
+  { label: '運用状況', to: '/admin/operations' },
 ];
 
 /** /admin: the administrator's menu (a menu page: no navigation bar, its own buttons instead). */

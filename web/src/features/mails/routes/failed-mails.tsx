@@ -7,7 +7,7 @@ import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
 import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { type FailedMail, type MailView, useFailedMails } from '../api';
+import { type FailedMail, type MailView, useFailedMails, useMailWorkers } from '../api';
 
 const wrap = { overflowWrap: 'anywhere' } as const;
 
@@ -29,6 +29,7 @@ export function FailedMailsPage() {
   const view = viewOf(params);
   const stuck = view === 'stuck';
   const { data, error, isLoading, mutate } = useFailedMails(page, view);
+  const workers = useMailWorkers();
   const resend = useFormSubmit();
   const [notice, setNotice] = useState('');
 
@@ -62,6 +63,14 @@ export function FailedMailsPage() {
           {'送信を始めた処理担当（ワーカー）が止まったなどの理由で、送信中のまま長く止まっているメールです。' +
             '通常は自動で送り直されます。残り続ける場合は、ワーカーが動いているか確かめてから再送信してください。'}
         </p>
+      ) : null}
+      {workers.data?.summary.workers_alive === false ? (
+        <div className="alert" role="alert">
+          <p>処理担当（ワーカー）が動いていません。</p>
+          <p className="small">
+            メールはワーカーが送ります。再送信したメールも、ワーカーが動き出すまで送られません。続くときはシステムの担当者に連絡してください。
+          </p>
+        </div>
       ) : null}
       {notice ? <Notice>{notice}</Notice> : null}
       <FormAlert message={resend.message} errors={resend.errors} />

@@ -1,12 +1,12 @@
 import type { AppDeps } from '../../http/context.ts';
-import { recentWorkers } from '../health/index.ts';
+import { recentWorkers } from './heartbeat.ts';
 
 /** A screen's question is answered quickly or not at all: Redis slow or down is "unknown", never an error. */
 const ASK_MS = 500;
 
 /**
- * Whether any worker process has written a fresh heartbeat (the health module's `recentWorkers`):
- * exports wait for one. `null` when Redis cannot say (the screen then warns of nothing).
+ * Whether any worker process has written a fresh heartbeat: exports, mail and payments wait for one
+ * (screens say 「処理担当（ワーカー）が動いていません」). `null` when Redis cannot say (the screen then warns of nothing).
  */
 export async function workersAlive(deps: Pick<AppDeps, 'redis' | 'queues'>): Promise<boolean | null> {
   let timer: NodeJS.Timeout | undefined;

@@ -1,13 +1,13 @@
 import type { Redis } from 'ioredis';
-import type { Em, Orm } from '../../db/orm.ts';
-import { outboxFigures } from '../../events/outbox.ts';
-import type { Queues } from '../../events/queues.ts';
-import { sweeperRunKey } from '../../events/sweeper.ts';
-import type { ShopFigures } from '../../lib/metrics.ts';
-import { paymentsInboxFigures } from '../checkout/index.ts';
-import { mailFigures } from '../mail/index.ts';
-import { exportFigures } from '../sales/index.ts';
-import { recentWorkers } from './heartbeat.ts';
+import type { Em, Orm } from '../db/orm.ts';
+import { outboxFigures } from '../events/outbox.ts';
+import type { Queues } from '../events/queues.ts';
+import { sweeperRunKey } from '../events/sweeper.ts';
+import type { ShopFigures } from '../lib/metrics.ts';
+import { paymentsInboxFigures } from '../modules/checkout/index.ts';
+import { recentWorkers } from '../modules/health/index.ts';
+import { mailFigures } from '../modules/mail/index.ts';
+import { exportFigures } from '../modules/sales/index.ts';
 
 /**
  * The shop's backlog as one operator sees it, whichever process is asked: queue depths from Redis,
