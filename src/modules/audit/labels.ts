@@ -26,6 +26,7 @@ const ACTIONS: Record<string, string> = {
   'sale.receipt.reissue': '領収書の再発行',
   'payment.replay': '決済イベントの再処理',
   'reconciliation.run': '決済の照合',
+  'reconciliation.acknowledge': '決済の照合結果を確認済みにする',
   'mail.resend': 'メールの再送信',
 };
 
