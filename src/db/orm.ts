@@ -195,6 +195,8 @@ export async function databaseAnswers(orm: Orm): Promise<boolean> {
 }
 
 const MIGRATION_LOCK = 724513;
+/** How often a process waiting for another's migrations tries the lock again. */
+const MIGRATION_LOCK_POLL_MS = 250;
 
 /**
  * Runs `work` while holding the migration lock, so several processes starting at once migrate and
@@ -208,14 +210,20 @@ export async function withMigrationLock<T>(orm: Orm, lockUrl: string | undefined
   client.on('error', () => undefined);
   await client.connect();
   try {
-    await client.query('begin');
-    // Waiting for another process's migrations may take longer than any session limit.
-    await client.query('set local statement_timeout = 0');
-    await client.query('set local idle_in_transaction_session_timeout = 0');
+    // Taken with short tries, each in a transaction of its own that ends at once when the lock is
+    // busy: a process waiting here must hold no open transaction, because CREATE INDEX CONCURRENTLY in
+    // the migrating process waits for every transaction older than its snapshot — a waiter blocked
+    // inside its transaction would wait for the migrations, and they for it, for ever.
     // Without parameters (the simple query protocol): a parameterised query leaves its portal, and with
-    // it a snapshot, open in this idle transaction, and CREATE INDEX CONCURRENTLY waits for every
-    // snapshot older than its own: the migrations would wait for their own lock for ever.
-    await client.query(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    // it a snapshot, open in the idle transaction, which CREATE INDEX CONCURRENTLY would wait for too.
+    for (;;) {
+      await client.query('begin');
+      await client.query('set local idle_in_transaction_session_timeout = 0');
+      const { rows } = await client.query<{ locked: boolean }>(`select pg_try_advisory_xact_lock(${MIGRATION_LOCK}) as locked`);
+      if (rows[0]?.locked) break;
+      await client.query('rollback');
+      await sleep(MIGRATION_LOCK_POLL_MS);
+    }
     const result = await work();
     await client.query('commit');
     return result;

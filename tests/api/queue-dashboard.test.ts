@@ -96,7 +96,10 @@ describe('the dashboard an administrator gets', () => {
     expect(uiConfig).toMatchObject({
       boardTitle: 'ジョブキュー',
       locale: { lng: 'ja-JP' },
-      miscLinks: [{ text: '管理メニューへ戻る', url: '/admin' }],
+      miscLinks: [
+        { text: '管理メニューへ戻る', url: '/admin' },
+        { text: '運用状況（滞りの件数）', url: '/admin/operations' },
+      ],
       hideDocsLink: true,
     });
     expect((await admin.get('/admin/queues/static/locales/ja-JP/messages.json')).status).toBe(200);

@@ -75,8 +75,12 @@ describe('Redis through Sentinel', () => {
         20_000,
         'a write after the failover',
       );
-      expect(await client.get('sentinel-test')).toBe('after');
-      expect(/role:master/.test(await client.info('replication'))).toBe(true);
+      // The connection may still be settling on the promoted server (its fail-fast commands are retried
+      // by their callers): ask until it answers.
+      expect(await eventually(async () => client.get('sentinel-test').catch(() => undefined), 10_000, 'a read')).toBe('after');
+      expect(
+        await eventually(async () => /role:master/.test(await client.info('replication')), 10_000, 'the promoted server'),
+      ).toBe(true);
     } finally {
       client.disconnect();
     }
