@@ -27,6 +27,7 @@ export {
   type NewUser,
   setDistribution,
 } from './service.ts';
+export { newPasswordProblem } from './password-policy.ts';
 export { createSessionReader, type SessionReader } from './session.ts';
 
 /** Demo accounts for an empty development database: loaded only when used, never in production. */
