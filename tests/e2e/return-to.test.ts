@@ -91,7 +91,17 @@ describe('sign-in returns where the member was going (Chromium)', () => {
     await page.close();
   });
 
-  it.each(['//evil.example/licenses', 'https://evil.example/', '/\\evil.example', '%2F%2Fevil.example', '/%2F%2Fevil.example'])(
+  it.each([
+    '//evil.example/licenses',
+    'https://evil.example/',
+    '/\\evil.example',
+    '%2F%2Fevil.example',
+    '/%2F%2Fevil.example',
+    // Only leave the site once dot-segments are resolved (the attack round's V3.7.2 finding).
+    '/.//evil.example/x',
+    '/x/..//evil.example',
+    '/%2e%2e//evil.example',
+  ])(
     'refuses next=%s and goes home instead',
     async (next) => {
       const m = await member();
