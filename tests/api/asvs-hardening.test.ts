@@ -34,7 +34,15 @@ afterAll(async () => t?.stop());
 async function member(lastName = '防災', firstName = '花子') {
   const email = `asvs-${++seq}-${Date.now()}@example.jp`;
   const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email, password: 'quiet-meadow-7319', lastName, firstName, emailVerified: true, affiliation: 4, affiliationName: '〇〇消防' }),
+    createUser(tx, {
+      email,
+      password: 'quiet-meadow-7319',
+      lastName,
+      firstName,
+      emailVerified: true,
+      affiliation: 4,
+      affiliationName: '〇〇消防',
+    }),
   );
   const client = new TestClient(t.app, `10.77.1.${seq}`);
   expect((await client.login(email, 'quiet-meadow-7319')).status).toBe(200);
@@ -68,7 +76,9 @@ describe('passwords to ASVS V6.2', () => {
       }
     }
     // Other fields' errors come in the same answer.
-    const both = await (await guest.post('/api/users/registration/validate', registration({ ...pair('password'), last_name: '' }))).json();
+    const both = await (
+      await guest.post('/api/users/registration/validate', registration({ ...pair('password'), last_name: '' }))
+    ).json();
     expect(Object.keys(both.errors).sort()).toEqual(['last_name', 'password']);
     // A rarer one (rank > 10,000 in the list, long enough) is fine.
     expect((await guest.post('/api/users/registration/validate', registration(pair('silver-canoe-4821')))).status).toBe(200);
@@ -78,8 +88,14 @@ describe('passwords to ASVS V6.2', () => {
     const guest = new TestClient(t.app, '10.77.2.2');
     const email = 'kobayashi.fire@example.jp';
     const cases: [Record<string, unknown>, string][] = [
-      [{ email, email_confirmation: email, ...pair('kobayashi.fire2025') }, 'パスワードにメールアドレスの一部を含めることはできません。'],
-      [{ email, email_confirmation: email, ...pair('My-KOBAYASHI.FIRE!') }, 'パスワードにメールアドレスの一部を含めることはできません。'],
+      [
+        { email, email_confirmation: email, ...pair('kobayashi.fire2025') },
+        'パスワードにメールアドレスの一部を含めることはできません。',
+      ],
+      [
+        { email, email_confirmation: email, ...pair('My-KOBAYASHI.FIRE!') },
+        'パスワードにメールアドレスの一部を含めることはできません。',
+      ],
       [{ last_name: 'Tanaka', ...pair('tanaka-was-here-99') }, 'パスワードにお名前（姓・名）を含めることはできません。'],
       [{ first_name: '太郎', ...pair('太郎のパスワード2025') }, 'パスワードにお名前（姓・名）を含めることはできません。'],
       // Full-width letters count as their ASCII selves.
@@ -91,7 +107,10 @@ describe('passwords to ASVS V6.2', () => {
       expect((await res.json()).errors.password).toEqual([message]);
     }
     // A local part shorter than 3 characters is not a rule.
-    const short = await guest.post('/api/users/registration/validate', registration({ email: 'ab@example.jp', email_confirmation: 'ab@example.jp', ...pair('ab-cd-ef-gh-42') }));
+    const short = await guest.post(
+      '/api/users/registration/validate',
+      registration({ email: 'ab@example.jp', email_confirmation: 'ab@example.jp', ...pair('ab-cd-ef-gh-42') }),
+    );
     expect(short.status).toBe(200);
   });
 
@@ -123,14 +142,20 @@ describe('passwords to ASVS V6.2', () => {
     const m = new TestClient(t.app, '10.77.2.5');
     expect((await m.login(email, 'password')).status).toBe(200);
     const change = (new_password: string) =>
-      m.put(`/api/users/${user.id}/password`, { old_password: 'password', new_password, new_password_confirmation: new_password });
+      m.put(`/api/users/${user.id}/password`, {
+        old_password: 'password',
+        new_password,
+        new_password_confirmation: new_password,
+      });
     const common = await change('123456789');
     expect(common.status).toBe(422);
     expect((await common.json()).errors.new_password).toEqual([
       '新しいパスワードはよく使われていて推測されやすいため使用できません。別のパスワードを入力してください。',
     ]);
     const byEmail = await change(`${email.split('@')[0]}!!`);
-    expect((await byEmail.json()).errors.new_password).toEqual(['新しいパスワードにメールアドレスの一部を含めることはできません。']);
+    expect((await byEmail.json()).errors.new_password).toEqual([
+      '新しいパスワードにメールアドレスの一部を含めることはできません。',
+    ]);
     const byName = await change('古田の新しい合言葉');
     expect((await byName.json()).errors.new_password).toEqual(['新しいパスワードにお名前（姓・名）を含めることはできません。']);
 
@@ -145,7 +170,9 @@ describe('passwords to ASVS V6.2', () => {
 
   it('applies the same rules to npm run admin:create (newPasswordProblem)', () => {
     expect(newPasswordProblem('password', { email: 'root@example.jp' })).toBe(COMMON);
-    expect(newPasswordProblem('the-root-account', { email: 'root@example.jp' })).toBe('パスワードにメールアドレスの一部を含めることはできません。');
+    expect(newPasswordProblem('the-root-account', { email: 'root@example.jp' })).toBe(
+      'パスワードにメールアドレスの一部を含めることはできません。',
+    );
     expect(newPasswordProblem('violet-anchor-3302', { email: 'root@example.jp' })).toBeNull();
   });
 });
@@ -257,7 +284,11 @@ describe('tokens never reach a log line', () => {
 
 describe('/readyz details', () => {
   const fromSocket = (address: string, headers: Record<string, string> = {}) =>
-    t.app.request('/readyz', { headers }, { incoming: { socket: { remoteAddress: address, remotePort: 1, remoteFamily: 'IPv4' } } });
+    t.app.request(
+      '/readyz',
+      { headers },
+      { incoming: { socket: { remoteAddress: address, remotePort: 1, remoteFamily: 'IPv4' } } },
+    );
 
   it('shows only {status}, with the same status code, to a client that is neither loopback nor the metrics scraper', async () => {
     const res = await fromSocket('198.51.100.7');

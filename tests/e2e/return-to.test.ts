@@ -101,21 +101,18 @@ describe('sign-in returns where the member was going (Chromium)', () => {
     '/.//evil.example/x',
     '/x/..//evil.example',
     '/%2e%2e//evil.example',
-  ])(
-    'refuses next=%s and goes home instead',
-    async (next) => {
-      const m = await member();
-      const page = await browser.newPage();
-      const requested: string[] = [];
-      page.on('request', (r) => requested.push(r.url()));
-      await page.goto(`${app.baseUrl}/login?next=${encodeURIComponent(next)}`);
-      expect(await page.getByText('ログインすると、開こうとしていたページに戻ります。').count()).toBe(0);
-      await signIn(page, m.email);
-      await page.waitForURL(`${app.baseUrl}/users/${m.id}`);
-      expect(requested.filter((url) => !url.startsWith(app.baseUrl))).toEqual([]);
-      await page.close();
-    },
-  );
+  ])('refuses next=%s and goes home instead', async (next) => {
+    const m = await member();
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
+    await page.goto(`${app.baseUrl}/login?next=${encodeURIComponent(next)}`);
+    expect(await page.getByText('ログインすると、開こうとしていたページに戻ります。').count()).toBe(0);
+    await signIn(page, m.email);
+    await page.waitForURL(`${app.baseUrl}/users/${m.id}`);
+    expect(requested.filter((url) => !url.startsWith(app.baseUrl))).toEqual([]);
+    await page.close();
+  });
 });
 
 describe('reset link with the address (Chromium)', () => {

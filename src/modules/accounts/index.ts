@@ -17,6 +17,7 @@ import { accountRoutes } from './routes.ts';
 
 export { AFFILIATIONS, combinedAffiliationName } from './affiliations.ts';
 export { type Auth, createAuth } from './auth.ts';
+export { newPasswordProblem } from './password-policy.ts';
 export {
   administrators,
   type Buyer,
@@ -27,7 +28,6 @@ export {
   type NewUser,
   setDistribution,
 } from './service.ts';
-export { newPasswordProblem } from './password-policy.ts';
 export { createSessionReader, type SessionReader } from './session.ts';
 
 /** Demo accounts for an empty development database: loaded only when used, never in production. */

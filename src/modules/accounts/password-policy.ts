@@ -26,8 +26,7 @@ const fold = (text: string) => text.normalize('NFKC').toLowerCase();
 
 export const COMMON_PASSWORD_MESSAGE = (label: string) =>
   `${label}はよく使われていて推測されやすいため使用できません。別のパスワードを入力してください。`;
-export const EMAIL_IN_PASSWORD_MESSAGE = (label: string) =>
-  `${label}にメールアドレスの一部を含めることはできません。`;
+export const EMAIL_IN_PASSWORD_MESSAGE = (label: string) => `${label}にメールアドレスの一部を含めることはできません。`;
 export const NAME_IN_PASSWORD_MESSAGE = (label: string) => `${label}にお名前（姓・名）を含めることはできません。`;
 
 export function isCommonPassword(password: string): boolean {

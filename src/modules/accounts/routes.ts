@@ -137,7 +137,12 @@ const authRoutes = new Hono<AppEnv>()
 async function registrationInput(body: Record<string, unknown>) {
   const [input] = await collectErrors(
     () => parseInputs(body, ProfileInput, PasswordPairInput),
-    () => assertPasswordFitsOwner('password', body.password, { email: body.email, lastName: body.last_name, firstName: body.first_name }),
+    () =>
+      assertPasswordFitsOwner('password', body.password, {
+        email: body.email,
+        lastName: body.last_name,
+        firstName: body.first_name,
+      }),
   );
   return input;
 }

@@ -14,9 +14,9 @@ import {
   salePaymentsOfSessions,
   salePaymentsSince,
 } from '../sales/index.ts';
-import { HIDDEN_LICENSE_FLAG } from './hidden-license.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
+import { HIDDEN_LICENSE_FLAG } from './hidden-license.ts';
 
 /** How far back a run looks by default (Checkout Sessions created, sales paid, refunds made). */
 export const RECONCILIATION_DAYS = 7;

@@ -28,7 +28,8 @@ const CHOOSE_FIRST = '領収書の宛名（氏名または所属）を選んで�
  * overrides: a receipt prints them without (a space for a break, nothing for the rest).
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed
-const printable = (text: string) => text.replace(/[\r\n\t\u2028\u2029]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const printable = (text: string) => text.replace(/[\r\n\t\u2028\u2029]+/g, ' ').replace(UNPRINTABLE, '');
 
 /** The addressees a sale's buyer may choose, as printed: the name with 様, the organisation with 御中. */
 export function addresseeOptions(sale: Sale): { value: AddresseeKind; label: string }[] {

@@ -1,5 +1,5 @@
-import type { FieldErrors } from '../lib/api';
 import { lazy, Suspense } from 'react';
+import type { FieldErrors } from '../lib/api';
 import { TextInput } from './ui/text-input';
 
 // The meter and zxcvbn-ts load with the first typed character, so no page starts any heavier.
