@@ -11,6 +11,7 @@ import { AppError, errorResponse } from './http/errors.ts';
 import { observeRequest } from './http/metrics.ts';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard.ts';
 import { spaRoutes } from './http/spa.ts';
+import { maskTokens } from './lib/mask-tokens.ts';
 import { SAFE_REQUEST_ID, withRequestContext } from './lib/request-context.ts';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
@@ -67,7 +68,7 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
     observeRequest(c, seconds);
     c.var.log.info('request', {
       method: c.req.method,
-      path: c.req.path,
+      path: maskTokens(c.req.path), // e-mailed links carry their token in the path
       status: c.res.status,
       ms: Math.round(seconds * 1000),
     });

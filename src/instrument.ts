@@ -1,5 +1,6 @@
 import * as Sentry from '@sentry/node';
 import { EnvError, env } from './config/env.ts';
+import { maskTokens, maskTokensDeep } from './lib/mask-tokens.ts';
 
 // Loaded with `node --import` before anything else, so Sentry can instrument what follows.
 try {
@@ -11,6 +12,13 @@ try {
       tracesSampleRate: 0.2,
       // The seed sends personal data by default (user, cookies, headers).
       dataCollection: { userInfo: true },
+      // The tokens of e-mailed links (/reset-password/<token>, …/verify/<token>) never leave the server.
+      beforeBreadcrumb: (breadcrumb) => maskTokensDeep(breadcrumb),
+      beforeSend: (event) => maskTokensDeep(event),
+      beforeSendTransaction: (event) => {
+        if (event.transaction) event.transaction = maskTokens(event.transaction);
+        return maskTokensDeep(event);
+      },
     });
   }
 } catch (error) {

@@ -3,15 +3,18 @@ import * as v from 'valibot';
 import { loadEnv } from '../config/env.ts';
 import { migrateShop, openDatabase } from '../host/modules.ts';
 import { fieldErrors, rules } from '../http/validate.ts';
-import { createOrPromoteAdmin } from '../modules/accounts/index.ts';
+import { createOrPromoteAdmin, newPasswordProblem } from '../modules/accounts/index.ts';
 
 const { values } = parseArgs({
   options: { email: { type: 'string' }, password: { type: 'string' } },
   strict: true,
 });
 const input = v.safeParse(v.object({ email: rules.email(), password: rules.password() }), values);
-if (!input.success) {
-  for (const [field, messages] of Object.entries(fieldErrors(input.issues))) console.error(`--${field}: ${messages[0]}`);
+// The password rules of every other way in (common passwords, none built from the e-mail address).
+const problem = input.success ? newPasswordProblem(input.output.password, { email: input.output.email }) : null;
+if (!input.success || problem) {
+  const errors = input.success ? { password: [problem] } : fieldErrors(input.issues);
+  for (const [field, messages] of Object.entries(errors)) console.error(`--${field}: ${messages[0]}`);
   console.error('使い方 (usage): npm run admin:create -- --email E --password P');
   process.exit(2);
 }

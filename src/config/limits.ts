@@ -25,6 +25,11 @@ export const LIMITS = {
   emailChangesPerMember: { name: 'email-change-member', limit: 5, windowSeconds: hours(1) },
   /** A member trying current passwords (the change form and 退会 share it). */
   passwordChangesPerMember: { name: 'password-change', limit: 10, windowSeconds: minutes(15) },
+  /**
+   * Receipts one member (or administrator) issues: each is a PDF rendered inside a transaction, a
+   * counted re-issue and an audit row (60 in 3 s flooded the audit log). A member has a few purchases.
+   */
+  receiptsPerMember: { name: 'receipt-member', limit: 30, windowSeconds: hours(1) },
   /** Checkout Sessions a member creates: each one is a Stripe API call. */
   checkoutsPerMember: { name: 'checkout-member', limit: 10, windowSeconds: minutes(10) },
 } as const satisfies Record<string, RateLimitRule>;

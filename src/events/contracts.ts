@@ -44,6 +44,8 @@ export const eventPayloads = {
   PaymentRefunded: v.object({ checkoutId: id, refundedAt: v.string() }),
   /** A konbini payment awaits the buyer at the shop counter: Stripe's voucher is stored, the buyer is told. */
   KonbiniVoucherIssued: v.object({ checkoutId: id }),
+  /** A licence went from 公開 to 非公開: its Checkout Sessions still open at Stripe are expired. */
+  LicenseHidden: v.object({ licenseId: v.number() }),
   SalePaid: v.object({ saleId: v.number() }),
   SaleRefunded: v.object({ saleId: v.number() }),
   SaleStatusChanged: v.object({ saleIds: v.array(v.number()), from: v.number(), to: v.number(), actorId: id }),
@@ -87,6 +89,7 @@ export const eventRoutes = {
   CheckoutPaid: ['payments'],
   PaymentRefunded: ['payments'],
   KonbiniVoucherIssued: ['mail'],
+  LicenseHidden: ['payments'],
   SalePaid: ['mail'],
   SaleRefunded: [],
   SaleStatusChanged: ['mail'],

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger as Pino } from 'pino';
+import { maskTokens } from './mask-tokens.ts';
 import { currentRequest } from './request-context.ts';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
@@ -51,7 +52,7 @@ function adapt(log: Pino): Logger {
  * Structured logs with pino: one JSON object per line — `time` (ISO), `level` (its name), `msg`,
  * the bindings (a process's `instance` and `mode`), the request or job's `requestId` and `userId`, and the fields — info and below on stdout, warn and error on stderr. Errors under
  * `error` or `err` are serialised with their stack and cause; passwords, tokens, cookies and
- * `authorization` are redacted.
+ * `authorization` are redacted, and so are the tokens of e-mailed links in any top-level text field.
  */
 export function createLogger(
   level: Level | 'silent' = 'info',
@@ -72,7 +73,14 @@ export function createLogger(
       level,
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
+      formatters: {
+        level: (label) => ({ level: label }),
+        // A path or URL in any field loses its e-mailed token (src/lib/mask-tokens.ts).
+        log: (fields) => {
+          for (const [key, value] of Object.entries(fields)) if (typeof value === 'string') fields[key] = maskTokens(value);
+          return fields;
+        },
+      },
       serializers: { error: pino.stdSerializers.errWithCause, err: pino.stdSerializers.errWithCause },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       // Every line written while a request or a job runs names it (src/lib/request-context.ts).

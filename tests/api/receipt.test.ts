@@ -213,6 +213,20 @@ describe('GET /api/sales/{id}/receipt', () => {
     expect(await issueCount(saleId)).toBe(5);
   });
 
+  it('limits issues to 30 an hour per member: the 31st answers a Japanese 429 with Retry-After, others unaffected', async () => {
+    const buyer = await member();
+    const { saleId } = await buy(buyer);
+    await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'name' });
+    for (let i = 1; i <= 30; i++) expect((await buyer.client.get(`/api/sales/${saleId}/receipt`)).status, String(i)).toBe(200);
+    const refused = await buyer.client.get(`/api/sales/${saleId}/receipt`);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await refused.json()).message).toBe('試行回数が多すぎます。しばらく時間をおいてから再度お試しください。');
+    expect(await issueCount(saleId)).toBe(30);
+    // The limit is the member's: an administrator still issues it on their behalf.
+    expect((await admin.get(`/api/sales/${saleId}/receipt`)).status).toBe(200);
+  });
+
   it('another member gets 403, an administrator may choose and issue, unknown sales 404, signed out 401', async () => {
     const buyer = await member();
     const other = await member();

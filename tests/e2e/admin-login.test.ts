@@ -11,7 +11,7 @@ import { startTestServer } from '../support/server.ts';
 const run = promisify(execFile);
 let app: Awaited<ReturnType<typeof startTestServer>>;
 let browser: Browser;
-const ADMIN = { email: 'e2e-admin@example.jp', password: 'e2e-admin-pass' };
+const ADMIN = { email: 'e2e-admin@example.jp', password: 'e2e-console-pass' };
 
 beforeAll(async () => {
   app = await startTestServer();

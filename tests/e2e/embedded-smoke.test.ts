@@ -25,7 +25,7 @@ beforeAll(async () => {
   // PGlite allows one process at a time: the CLI runs (and migrates) before the server starts.
   const cli = await run(
     process.execPath,
-    ['src/cli/admin-create.ts', '--email', 'owner@example.jp', '--password', 'owner-pass-123'],
+    ['src/cli/admin-create.ts', '--email', 'owner@example.jp', '--password', 'keeper-pass-123'],
     { env: env() },
   );
   expect(cli.stdout).toContain('管理者を作成しました');
@@ -67,7 +67,7 @@ it('boots on PGlite, is ready, lets an administrator sign in, and stops cleanly 
   const login = await fetch(`${base}/api/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', cookie: `XSRF-TOKEN=${token}`, 'x-xsrf-token': decodeURIComponent(token) },
-    body: JSON.stringify({ email: 'owner@example.jp', password: 'owner-pass-123' }),
+    body: JSON.stringify({ email: 'owner@example.jp', password: 'keeper-pass-123' }),
   });
   expect(login.status).toBe(200);
   expect((await login.json()).users[0]).toMatchObject({ email: 'owner@example.jp', role: 'admin' });

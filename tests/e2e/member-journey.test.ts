@@ -64,8 +64,8 @@ describe('member journey in Chromium', () => {
     await page.getByLabel('所属', { exact: true }).selectOption('6');
     await page.getByLabel('その他の所属').fill('民間救急');
     await page.getByLabel('所属名').fill('〇〇搬送サービス');
-    await page.getByLabel('パスワード（8〜72文字）').fill('journey-pass-1');
-    await page.getByLabel('パスワード（確認）').fill('journey-pass-1');
+    await page.getByLabel('パスワード（8〜72文字）').fill('voyage-pass-1');
+    await page.getByLabel('パスワード（確認）').fill('voyage-pass-1');
     await expectAccessible(page, 'registration');
     await page.getByRole('button', { name: '確認画面へ進む' }).click();
     await page.waitForURL('**/users/registration/confirm');
@@ -90,7 +90,7 @@ describe('member journey in Chromium', () => {
     // Signing in before verifying says why, and offers a new link.
     await page.goto(`${app.baseUrl}/login`);
     await page.getByLabel('メールアドレス').fill(EMAIL);
-    await page.getByLabel('パスワード').fill('journey-pass-1');
+    await page.getByLabel('パスワード').fill('voyage-pass-1');
     await page.getByRole('button', { name: 'ログインする' }).click();
     await page.getByText('メールアドレスの確認が完了していません。届いたメールのリンクを開いてください。').waitFor();
     expect(await page.getByRole('button', { name: '確認メールを再送する' }).count()).toBe(1);
@@ -103,7 +103,7 @@ describe('member journey in Chromium', () => {
 
     await page.getByRole('link', { name: 'ログイン画面へ' }).click();
     await page.getByLabel('メールアドレス').fill(EMAIL);
-    await page.getByLabel('パスワード').fill('journey-pass-1');
+    await page.getByLabel('パスワード').fill('voyage-pass-1');
     await page.getByRole('button', { name: 'ログインする' }).click();
     await page.waitForURL(/\/users\/[0-9a-f-]{36}$/);
     const memberUrl = page.url();
@@ -129,9 +129,9 @@ describe('member journey in Chromium', () => {
 
     // Change the password.
     await page.getByRole('link', { name: 'パスワードを変更する' }).click();
-    await page.getByLabel('現在のパスワード').fill('journey-pass-1');
-    await page.getByLabel('新しいパスワード（8〜72文字）').fill('journey-pass-2');
-    await page.getByLabel('新しいパスワード（確認）').fill('journey-pass-2');
+    await page.getByLabel('現在のパスワード').fill('voyage-pass-1');
+    await page.getByLabel('新しいパスワード（8〜72文字）').fill('voyage-pass-2');
+    await page.getByLabel('新しいパスワード（確認）').fill('voyage-pass-2');
     await expectAccessible(page, 'password');
     await page.getByRole('button', { name: 'パスワードを変更する' }).click();
     await page.getByText('パスワードを変更しました。', { exact: false }).waitFor();
@@ -150,14 +150,14 @@ describe('member journey in Chromium', () => {
     const reset = await smtp.waitFor((m) => smtp.to(EMAIL)(m) && m.subject === '【ライセンスストア】パスワード再設定のご案内');
     await page.goto(linkFrom(reset.text, app.baseUrl, '/reset-password/'));
     await page.getByLabel('メールアドレス').fill(EMAIL);
-    await page.getByLabel('新しいパスワード（8〜72文字）').fill('journey-pass-3');
-    await page.getByLabel('新しいパスワード（確認）').fill('journey-pass-3');
+    await page.getByLabel('新しいパスワード（8〜72文字）').fill('voyage-pass-3');
+    await page.getByLabel('新しいパスワード（確認）').fill('voyage-pass-3');
     await expectAccessible(page, 'reset');
     await page.getByRole('button', { name: 'パスワードを再設定する' }).click();
     await page.getByText('パスワードを再設定しました。', { exact: false }).waitFor();
     await page.getByRole('link', { name: 'ログイン画面へ' }).click();
     await page.getByLabel('メールアドレス').fill(EMAIL);
-    await page.getByLabel('パスワード').fill('journey-pass-3');
+    await page.getByLabel('パスワード').fill('voyage-pass-3');
     await page.getByRole('button', { name: 'ログインする' }).click();
     await page.waitForURL(memberUrl);
     await page.screenshot({ path: 'test-results/member-page.png', fullPage: true });

@@ -28,6 +28,19 @@ describe('return-to after sign-in (safeNext)', () => {
     '/%5Cevil.example',
     '/%252F%252Fevil.example',
     '/%25252F/evil.example',
+    // Paths that become //host only once their dot-segments are resolved (V3.7.2).
+    '/.//evil.example/x',
+    '/././/evil.example',
+    '/x/..//evil.example',
+    '/x/../..//evil.example',
+    '/%2e%2e//evil.example',
+    '/%2E%2E//evil.example',
+    '/%2e//evil.example',
+    '/x/%2e%2e//evil.example',
+    '/x/.%2e//evil.example',
+    '/%252e%252e//evil.example',
+    '/x/..%2f%2fevil.example',
+    '/./\\evil.example',
     '/login',
     '/login?next=/licenses/2',
     '/logout',
@@ -35,6 +48,11 @@ describe('return-to after sign-in (safeNext)', () => {
     `/${'a'.repeat(2001)}`,
   ])('refuses %j (home instead)', (next) => {
     expect(safeNext(next)).toBeNull();
+  });
+
+  it('resolves harmless dot-segments and follows the result', () => {
+    expect(safeNext('/licenses/./2')).toBe('/licenses/2');
+    expect(safeNext('/admin/../licenses')).toBe('/licenses');
   });
 
   it('builds the sign-in address a guard sends to', () => {

@@ -5,6 +5,8 @@ import type { Kysely } from 'kysely';
 import { hashPassword, verifyPassword } from './password.ts';
 import { REFRESH_AFTER_SECONDS, SESSION_SECONDS } from './session.ts';
 
+export const HOST_COOKIE_PREFIX = '__Host-better-auth';
+
 export interface AuthOptions {
   // biome-ignore lint/suspicious/noExplicitAny: better-auth takes an untyped Kysely
   db: Kysely<any>;
@@ -77,7 +79,11 @@ export function createAuth(options: AuthOptions) {
     // Sign-in is rate-limited by our own Redis limiter on /api/login (see accounts/routes.ts).
     rateLimit: { enabled: false },
     advanced: {
-      useSecureCookies: options.secureCookies,
+      // In production every better-auth cookie is `__Host-`: Secure, Path=/, no Domain, so no sibling
+      // host or plain-HTTP page can set or shadow it (better-auth's own `__Secure-` prefix allows a
+      // Domain). better-auth puts its secure prefix before ours, so that one is off and ours is the prefix.
+      useSecureCookies: false,
+      cookiePrefix: options.secureCookies ? HOST_COOKIE_PREFIX : 'better-auth',
       defaultCookieAttributes: { httpOnly: true, sameSite: 'lax', secure: options.secureCookies },
       database: { generateId: () => randomUUID() },
     },

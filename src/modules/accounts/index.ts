@@ -17,6 +17,7 @@ import { accountRoutes } from './routes.ts';
 
 export { AFFILIATIONS, combinedAffiliationName } from './affiliations.ts';
 export { type Auth, createAuth } from './auth.ts';
+export { newPasswordProblem } from './password-policy.ts';
 export {
   administrators,
   type Buyer,

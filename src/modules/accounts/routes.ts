@@ -6,7 +6,8 @@ import { addressBucket, clientIp } from '../../http/client-ip.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { currentUser, isAdmin, requireAdmin, requireSelfOrAdmin, requireUser, signedInUser } from '../../http/guards.ts';
-import { jsonInput, parseInput, parseInputs, readJson } from '../../http/validate.ts';
+import { collectErrors, jsonInput, parseInput, parseInputs, readJson } from '../../http/validate.ts';
+import { assertPasswordFitsOwner } from './password-policy.ts';
 import {
   EditVersionInput,
   EmailOnlyInput,
@@ -132,14 +133,28 @@ const authRoutes = new Hono<AppEnv>()
     return c.json({ message: 'パスワードを再設定しました。新しいパスワードでログインしてください。' });
   });
 
+/** Registration's fields, the password checked against the e-mail and name typed with it, every error at once. */
+async function registrationInput(body: Record<string, unknown>) {
+  const [input] = await collectErrors(
+    () => parseInputs(body, ProfileInput, PasswordPairInput),
+    () =>
+      assertPasswordFitsOwner('password', body.password, {
+        email: body.email,
+        lastName: body.last_name,
+        firstName: body.first_name,
+      }),
+  );
+  return input;
+}
+
 /** Registration and the e-mail links. */
 const registrationRoutes = new Hono<AppEnv>()
   .post('/users/registration/validate', async (c) => {
-    const input = parseInputs(await readJson(c), ProfileInput, PasswordPairInput);
+    const input = await registrationInput(await readJson(c));
     return c.json({ user: profileDto(input) });
   })
   .post('/users/registration', async (c) => {
-    const input = parseInputs(await readJson(c), ProfileInput, PasswordPairInput);
+    const input = await registrationInput(await readJson(c));
     await c.var.deps.rateLimit.hit(LIMITS.registrationsPerAddress, networkOf(c));
     // A new address gets a verification mail, a taken one a notice to its owner: mail either way.
     await c.var.deps.rateLimit.hit(LIMITS.mailPerRecipient, input.email);

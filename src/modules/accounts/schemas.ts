@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { rules } from '../../http/validate.ts';
 import { AFFILIATION_OTHER } from './affiliations.ts';
+import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from './password-policy.ts';
 
 export const LoginInput = v.object({
   email: rules.email(),
@@ -15,14 +16,30 @@ const affiliation = v.pipe(
   v.maxValue(6, AFFILIATION_MESSAGE),
 );
 
+/**
+ * Names end up on receipts (PDF), in the CSV for the training system and in e-mails: no line breaks,
+ * tabs or other C0/C1 controls, no bidi embeddings, overrides or isolates (U+202A–U+202E,
+ * U+2066–U+2069; they reorder what a reader sees), no line/paragraph separators. Checked before trim,
+ * so "山田\r\n" is refused rather than silently cut.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
+const NOT_IN_NAMES = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+export const NAME_CHARACTERS_MESSAGE = (label: string) =>
+  `${label}に使用できない文字（改行・制御文字・文字の向きを変える記号）が含まれています。`;
+const cleanName = (label: string) => v.check((text: string) => !NOT_IN_NAMES.test(text), NAME_CHARACTERS_MESSAGE(label));
+const name = (label: string, max: number) =>
+  v.pipe(v.string(`${label}を入力してください。`), cleanName(label), rules.requiredString(label, max));
+
 const profileEntries = {
   email: rules.email(),
   email_confirmation: rules.email('メールアドレス（確認）'),
-  last_name: rules.requiredString('姓', 50),
-  first_name: rules.requiredString('名', 50),
+  last_name: name('姓', 50),
+  first_name: name('名', 50),
   affiliations: affiliation,
-  affiliation_name: rules.requiredString('所属名', 100),
-  affiliation_other: v.optional(v.nullable(v.pipe(v.string('その他の所属は文字列で入力してください。'), v.trim()))),
+  affiliation_name: name('所属名', 100),
+  affiliation_other: v.optional(
+    v.nullable(v.pipe(v.string('その他の所属は文字列で入力してください。'), cleanName('その他の所属'), v.trim())),
+  ),
   distribution: v.optional(v.boolean('配信の希望は「はい」か「いいえ」で選択してください。'), true),
 };
 
@@ -60,10 +77,17 @@ export const ProfileInput = v.pipe(
   })),
 );
 
+/** A new password: 8..72 characters and none of the common ones (its owner's details: password-policy.ts). */
+const newPassword = (label = 'パスワード') =>
+  v.pipe(
+    rules.password(label),
+    v.check((password) => !isCommonPassword(password), COMMON_PASSWORD_MESSAGE(label)),
+  );
+
 /** A new password and its confirmation. */
 export const PasswordPairInput = v.pipe(
   v.object({
-    password: rules.password(),
+    password: newPassword(),
     password_confirmation: v.string('パスワード（確認）を入力してください。'),
   }),
   v.forward(
@@ -91,7 +115,7 @@ export const ResetTokenInput = v.object({
 /** A new password and its confirmation, as the password-change calls name them. */
 export const NewPasswordPairInput = v.pipe(
   v.object({
-    new_password: rules.password('新しいパスワード'),
+    new_password: newPassword('新しいパスワード'),
     new_password_confirmation: v.string('新しいパスワード（確認）を入力してください。'),
   }),
   v.forward(

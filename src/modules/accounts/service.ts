@@ -10,6 +10,7 @@ import { type Actor, recordAudit } from '../audit/index.ts';
 import { listMails } from '../mail/index.ts';
 import { Account, User } from './entities/user.entity.ts';
 import { hashPassword, verifyPassword } from './password.ts';
+import { assertPasswordFitsOwner } from './password-policy.ts';
 import type { ProfileData, RegistrationData } from './schemas.ts';
 import { consumeToken, retireTokens } from './tokens.ts';
 
@@ -232,6 +233,7 @@ export async function resetPassword(orm: Orm, input: { email: string; password: 
     if (!user) throw validationError({ token: [INVALID_RESET] }, INVALID_RESET);
     // A typo is not an expired link: say which field is wrong (the rollback keeps the token usable).
     if (user.email !== input.email) throw validationError({ email: [RESET_EMAIL_MISMATCH] }, RESET_EMAIL_MISMATCH);
+    assertPasswordFitsOwner('password', input.password, user);
     await setPassword(tx, user.id, input.password);
     await retireTokens(tx, user.id, 'reset-password');
     // Following the link proved the mailbox is theirs.
@@ -256,6 +258,8 @@ export async function changePassword(
     if (!current || !(await verifyPassword(current, input.old_password))) {
       throw validationError({ old_password: ['現在のパスワードが正しくありません。'] });
     }
+    const user = await tx.findOne(User, { id: userId });
+    if (user) assertPasswordFitsOwner('new_password', input.new_password, user);
     await setPassword(tx, userId, input.new_password);
     await tx.execute('delete from sessions where user_id = ? and token <> ?', [userId, currentSessionToken ?? '']);
   });
@@ -449,6 +453,7 @@ export async function forcePassword(orm: Orm, actor: Actor, id: string, password
   await transact(orm.em as Em, async (tx) => {
     const user = await tx.findOne(User, { id });
     if (!user) throw new AppError('not_found', USER_NOT_FOUND);
+    assertPasswordFitsOwner('new_password', password, user);
     await setPassword(tx, user.id, password);
     await tx.execute('delete from sessions where user_id = ?', [user.id]);
     recordAudit(tx, actor, { action: 'user.force_password', targetType: 'user', targetId: user.id });

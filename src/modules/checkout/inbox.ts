@@ -29,6 +29,7 @@ const OUTCOME_LABELS: Record<string, string> = {
   'payment failed': '支払い失敗を反映',
   expired: '期限切れを反映',
   flagged: '金額・通貨の不一致（売上にしていません）',
+  'flagged: hidden license': '非公開のライセンスへの支払い（売上にしていません。返金してください）',
   'unknown session': '対応する購入手続きがありません',
   ignored: '対応不要',
 };

@@ -4,6 +4,7 @@ import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
 import {
   onKonbiniVoucherIssued,
+  onLicenseHidden,
   onReconciliationRequested,
   onStripeEventReceived,
   onUserDeleted,
@@ -28,6 +29,7 @@ export const checkout = {
     ReconciliationRequested: onReconciliationRequested,
     ReconciliationFlagged: onReconciliationFlagged,
     KonbiniVoucherIssued: onKonbiniVoucherIssued,
+    LicenseHidden: onLicenseHidden,
   },
   csrfExempt: [`/api${WEBHOOK_PATH}`],
 } satisfies AppModule;

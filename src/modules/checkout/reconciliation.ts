@@ -16,6 +16,7 @@ import {
 } from '../sales/index.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
+import { HIDDEN_LICENSE_FLAG } from './hidden-license.ts';
 
 /** How far back a run looks by default (Checkout Sessions created, sales paid, refunds made). */
 export const RECONCILIATION_DAYS = 7;
@@ -288,7 +289,9 @@ async function paidWithoutSale(em: Em, session: Stripe.Checkout.Session): Promis
   const eventId = await latestEventId(em, { sessionId: session.id });
   const checkout = await em.findOne(CheckoutSession, { stripeSessionId: session.id });
   const reasons = [`Stripe で ${yen(session.amount_total, session.currency)} の支払いが完了していますが、売上がありません。`];
-  if (checkout?.state === 'flagged') reasons.push(`金額の不一致で保留しています（${checkout.flagReason ?? ''}）。`);
+  if (checkout?.state === 'flagged' && checkout.flagReason?.startsWith(HIDDEN_LICENSE_FLAG)) {
+    reasons.push(`${checkout.flagReason}のため保留しています。返金するか、ライセンスを公開に戻して再実行してください。`);
+  } else if (checkout?.state === 'flagged') reasons.push(`金額の不一致で保留しています（${checkout.flagReason ?? ''}）。`);
   else if (!checkout) reasons.push('この店の購入手続きの記録がありません。');
   reasons.push(eventId ? 'Webhook イベントを再実行できます。' : 'Webhook イベントを受信していません。');
   return {

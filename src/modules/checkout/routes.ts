@@ -19,6 +19,8 @@ const StartInput = v.object({
 
 /** Stripe's webhook: signed, so exempt from CSRF (see index.ts). */
 export const WEBHOOK_PATH = '/stripe/webhook';
+/** A webhook signed more than 5 minutes ago, or for more than 5 minutes from now, is refused. */
+const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 export const checkoutRoutes = new Hono<AppEnv>()
   .post('/licenses/stripe', requireUser, async (c) => {
@@ -44,9 +46,19 @@ export const checkoutRoutes = new Hono<AppEnv>()
     const signature = c.req.header('stripe-signature') ?? '';
     let event: Stripe.Event;
     try {
-      event = await payments.stripe.webhooks.constructEventAsync(payload, signature, payments.webhookSecret, 300);
+      event = await payments.stripe.webhooks.constructEventAsync(
+        payload,
+        signature,
+        payments.webhookSecret,
+        WEBHOOK_TOLERANCE_SECONDS,
+      );
     } catch {
       throw new AppError('bad_request', 'Webhook の署名を確認できませんでした。');
+    }
+    // Stripe's library refuses only timestamps too old; one from the future is as replayable later.
+    const signedAt = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
+    if (!(signedAt <= Date.now() / 1000 + WEBHOOK_TOLERANCE_SECONDS)) {
+      throw new AppError('bad_request', 'Webhook のタイムスタンプが未来の時刻です。');
     }
     const result = await receiveStripeEvent(orm, event);
     return c.json({ received: true, duplicate: result === 'duplicate' });

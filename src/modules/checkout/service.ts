@@ -10,6 +10,7 @@ import { setDistribution } from '../accounts/index.ts';
 import { findLicenseForSale, LICENSE_NOT_FOUND, noteCheckoutStarted } from '../licenses/index.ts';
 import { saleIdForCheckout } from '../sales/index.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
+import { HIDDEN_LICENSE_FLAG } from './hidden-license.ts';
 import { type KonbiniVoucher, konbiniVoucherOf, voucherView } from './konbini.ts';
 
 /**
@@ -214,7 +215,16 @@ export async function reconcile(
       } else {
         checkout.stripeSessionId ??= session.id;
         checkout.paymentIntentId ??= paymentIntentOf(session);
-        if (paid && checkout.state !== 'complete') {
+        const forSale = paid && checkout.state !== 'complete' ? await findLicenseForSale(tx, checkout.licenseId) : null;
+        if (paid && checkout.state !== 'complete' && !forSale?.published) {
+          // Paid after the licence was hidden (its open sessions are expired then, but a payment can
+          // still arrive): no sale; the inbox and reconciliation show it for a refund. Publishing the
+          // licence again and replaying the event makes the sale.
+          checkout.state = 'flagged';
+          checkout.flagReason = `${HIDDEN_LICENSE_FLAG}（ライセンス #${checkout.licenseId}）`;
+          ctx.log.warn('payment for a hidden licence; not fulfilled', { checkoutId: checkout.id, eventId });
+          result = 'flagged: hidden license';
+        } else if (paid && checkout.state !== 'complete') {
           checkout.state = 'complete';
           recordEvent(tx, 'CheckoutPaid', {
             checkoutId: checkout.id,

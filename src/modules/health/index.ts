@@ -1,4 +1,8 @@
 // The health module: liveness and readiness for load balancers and supervisors, and the workers' heartbeat.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { poolStats } from '../../db/orm.ts';
 import type { AppEnv, AppModule } from '../../http/context.ts';
@@ -35,13 +39,38 @@ async function check(work: () => Promise<void>, ms = CHECK_MS): Promise<{ status
   }
 }
 
+const digest = (value: string) => createHash('sha256').update(value).digest();
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/i;
+
+/**
+ * Who may read /readyz's details (instance names `hostname:pid`, pool counters, check messages): the
+ * metrics scraper (`Authorization: Bearer $METRICS_TOKEN`) and this host (a loopback client, the
+ * address taken as the rate limits take it, so behind TRUST_PROXY_HEADER the proxy's client counts).
+ * A request made inside this process (no socket: `app.request()`) is this host too.
+ */
+function mayReadDetails(c: Context<AppEnv>): boolean {
+  const { metricsToken, trustProxyHeader } = c.var.deps.env;
+  const authorization = c.req.header('authorization');
+  if (metricsToken && authorization && timingSafeEqual(digest(authorization), digest(`Bearer ${metricsToken}`))) return true;
+  let address: string | undefined;
+  try {
+    address = getConnInfo(c).remote.address;
+  } catch {
+    return true; // no socket: called from inside this process
+  }
+  const forwarded = trustProxyHeader ? c.req.header(trustProxyHeader)?.split(',').pop()?.trim() : undefined;
+  const client = forwarded || address;
+  return Boolean(client && isIP(client) && LOOPBACK.test(client));
+}
+
 /**
  * /healthz: the process answers. /readyz: whether a load balancer should send this process requests:
  * 503 while it drains, while PostgreSQL does not answer it, or while its Redis would evict jobs.
  * Redis not answering is reported (`status: "degraded"`) but answers 200: every request works without
  * Redis (events wait in the outbox, rate limits let requests through), and a Redis failover seen by
  * every host at once must not take every host out of the load balancer (docs/decisions/0024-drain.md).
- * It also shows the connection pool's counters and the workers heard from (information, not readiness).
+ * It also shows the connection pool's counters and the workers heard from (information, not readiness),
+ * to the metrics token and loopback clients only (mayReadDetails).
  */
 const healthRoutes = new Hono<AppEnv>()
   .get('/healthz', (c) => c.json({ status: 'ok' }))
@@ -68,6 +97,8 @@ const healthRoutes = new Hono<AppEnv>()
     // No worker heard from: this process can serve, but mail, payments and exports wait (`degraded`).
     const degraded = redisCheck.status !== 'ok' || workers?.length === 0;
     const status = !ready ? 'unavailable' : degraded ? 'degraded' : 'ok';
+    // Anyone else learns only what a load balancer needs: the status, with the same code.
+    if (!mayReadDetails(c)) return c.json({ status }, ready ? 200 : 503);
     return c.json({ status, checks: { database: database.status, redis: redisCheck.status }, pool, workers }, ready ? 200 : 503);
   })
   // Prometheus, only with `Authorization: Bearer $METRICS_TOKEN`; without a token configured, no such page.

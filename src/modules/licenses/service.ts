@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
 import type { Em, Orm } from '../../db/orm.ts';
-import { transact } from '../../events/outbox.ts';
+import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import type { UploadedFile } from '../../http/multipart.ts';
 import { collectErrors } from '../../http/validate.ts';
@@ -298,7 +298,10 @@ export async function updateLicense(
           arranged.push(picture);
         }
       }
+      const wasPublished = license.published;
       Object.assign(license, input.fields, { published: input.fields.published ?? license.published, updatedAt: now });
+      // Checkouts opened while it was on sale are expired at Stripe (the checkout module's handler).
+      if (wasPublished && !license.published) recordEvent(tx, 'LicenseHidden', { licenseId: license.id });
       recordAudit(tx, actor, {
         action: 'license.update',
         targetType: 'license',

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { requireUser, signedInUser } from '../../http/guards.ts';
 import { jsonInput } from '../../http/validate.ts';
@@ -21,6 +22,7 @@ export const receiptRoutes = new Hono<AppEnv>()
   .get(`${SALE}/receipt`, requireUser, async (c) => {
     const user = signedInUser(c);
     const { deps } = c.var;
+    await deps.rateLimit.hit(LIMITS.receiptsPerMember, user.id);
     const receipt = await issueReceipt(
       { orm: deps.orm, stripe: deps.payments.stripe, log: c.var.log },
       user,

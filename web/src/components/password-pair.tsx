@@ -1,5 +1,9 @@
+import { lazy, Suspense } from 'react';
 import type { FieldErrors } from '../lib/api';
 import { TextInput } from './ui/text-input';
+
+// The meter and zxcvbn-ts load with the first typed character, so no page starts any heavier.
+const PasswordStrength = lazy(() => import('./password-strength').then((m) => ({ default: m.PasswordStrength })));
 
 /** A new password and its confirmation (8〜72 characters), as every password form asks for them. */
 export function PasswordPair({
@@ -8,12 +12,15 @@ export function PasswordPair({
   errors,
   onChange,
   label = '新しいパスワード',
+  strength,
 }: {
   names: [string, string];
   values: Record<string, string>;
   errors: FieldErrors;
   onChange: (values: Record<string, string>) => void;
   label?: string;
+  /** Show a strength meter, judging the password against these words (the e-mail, the names). */
+  strength?: { userInputs: string[] };
 }) {
   const [password, confirmation] = names;
   return (
@@ -28,6 +35,11 @@ export function PasswordPair({
         message={errors[password]}
         onInput={(value) => onChange({ ...values, [password]: value })}
       />
+      {strength && values[password] ? (
+        <Suspense fallback={<p className="small password-strength">パスワードの強さ：確認しています…</p>}>
+          <PasswordStrength password={values[password] ?? ''} userInputs={strength.userInputs} />
+        </Suspense>
+      ) : null}
       <TextInput
         label={`${label}（確認）`}
         name={confirmation}

@@ -1,4 +1,5 @@
 import type { EventHandler } from '../../../jobs/context.ts';
+import { expireCheckoutsOfHiddenLicense } from '../hidden-license.ts';
 import { processStripeEvent } from '../inbox.ts';
 import { mailKonbiniVoucher } from '../konbini.ts';
 import { runReconciliation } from '../reconciliation.ts';
@@ -18,3 +19,7 @@ export const onReconciliationRequested: EventHandler<'ReconciliationRequested'> 
 /** KonbiniVoucherIssued → the voucher e-mail (payment numbers, link, deadline), once. */
 export const onKonbiniVoucherIssued: EventHandler<'KonbiniVoucherIssued'> = (ctx, event) =>
   mailKonbiniVoucher(ctx, event.id, event.payload.checkoutId);
+
+/** LicenseHidden → its Checkout Sessions still open at Stripe are expired. */
+export const onLicenseHidden: EventHandler<'LicenseHidden'> = (ctx, event) =>
+  expireCheckoutsOfHiddenLicense({ em: ctx.em, stripe: ctx.stripe, log: ctx.log }, event.payload.licenseId);

@@ -40,6 +40,7 @@ export function RegistrationPage() {
           values={{ ...passwords }}
           errors={errors}
           onChange={(next) => setPasswords({ ...passwords, ...next })}
+          strength={{ userInputs: [values.email.split('@')[0] ?? '', values.last_name, values.first_name] }}
         />
         <p className="small">
           登録すると<Link to="/terms">利用規約</Link>に同意したものとみなされます。

@@ -57,6 +57,7 @@ export function ResetPasswordPage() {
               values={values}
               errors={errors}
               onChange={(next) => setValues({ ...values, ...next })}
+              strength={{ userInputs: [values.email.split('@')[0] ?? ''] }}
             />
             <button type="submit" className="button primary" disabled={busy}>
               パスワードを再設定する

@@ -5,6 +5,7 @@ import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
 import { api } from '../../../lib/api';
+import { useAuth } from '../../../lib/auth-store';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 
 const empty = { old_password: '', new_password: '', new_password_confirmation: '' };
@@ -13,6 +14,7 @@ export function UserPasswordPage() {
   const { id = '' } = useParams();
   const [values, setValues] = useState(empty);
   const [done, setDone] = useState('');
+  const me = useAuth().users[0];
   const { busy, message, errors, run } = useFormSubmit();
   const set = (field: keyof typeof empty) => (value: string) => setValues({ ...values, [field]: value });
   const submit = async (event: FormEvent) => {
@@ -52,6 +54,7 @@ export function UserPasswordPage() {
               values={values}
               errors={errors}
               onChange={(next) => setValues({ ...values, ...next })}
+              strength={{ userInputs: me ? [me.email.split('@')[0] ?? '', me.last_name, me.first_name] : [] }}
             />
             <div className="actions">
               <Link to={`/users/${id}`} className="button">

@@ -1,0 +1,69 @@
+import { dictionary } from '@zxcvbn-ts/language-common';
+import { validationError } from '../../http/errors.ts';
+
+/**
+ * New passwords to ASVS 5.0 V6.2 (docs/decisions/0029-asvs-hardening.md). Length (8..72) is ruled by
+ * the schemas; this refuses what an attacker tries first:
+ *
+ * - the 10,000 most common passwords: the head of the frequency-ordered `passwords-common` list that
+ *   `@zxcvbn-ts/language-common` 4.1.3 ships (zxcvbn-ts's compilation of leaked-password corpora,
+ *   most frequent first), compared without case;
+ * - passwords containing the e-mail's local part (3+ characters) or the member's last or first name
+ *   (2+ characters; one kanji such as 林 would refuse too much), compared after NFKC and without case,
+ *   so a full-width ＴＡＲＯ counts as taro (V6.2.11).
+ *
+ * Only new passwords pass here: an existing weak password still signs in until it is changed.
+ */
+export const COMMON_PASSWORD_COUNT = 10_000;
+
+let common: Set<string> | undefined;
+function commonPasswords(): Set<string> {
+  common ??= new Set(dictionary['passwords-common'].slice(0, COMMON_PASSWORD_COUNT).map((p) => p.toLowerCase()));
+  return common;
+}
+
+const fold = (text: string) => text.normalize('NFKC').toLowerCase();
+
+export const COMMON_PASSWORD_MESSAGE = (label: string) =>
+  `${label}はよく使われていて推測されやすいため使用できません。別のパスワードを入力してください。`;
+export const EMAIL_IN_PASSWORD_MESSAGE = (label: string) => `${label}にメールアドレスの一部を含めることはできません。`;
+export const NAME_IN_PASSWORD_MESSAGE = (label: string) => `${label}にお名前（姓・名）を含めることはできません。`;
+
+export function isCommonPassword(password: string): boolean {
+  return commonPasswords().has(fold(password)) || commonPasswords().has(password.toLowerCase());
+}
+
+export interface PasswordOwner {
+  email?: unknown;
+  lastName?: unknown;
+  firstName?: unknown;
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? fold(value.trim()) : '');
+
+/** The message for a password built from its owner's own details, or null. */
+export function personalPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): string | null {
+  const folded = fold(password);
+  const local = text(owner.email).split('@')[0] ?? '';
+  if (local.length >= 3 && folded.includes(local)) return EMAIL_IN_PASSWORD_MESSAGE(label);
+  for (const name of [text(owner.lastName), text(owner.firstName)]) {
+    if (name.length >= 2 && folded.includes(name)) return NAME_IN_PASSWORD_MESSAGE(label);
+  }
+  return null;
+}
+
+/** Every rule of this file, for one new password: the first message, or null. */
+export function newPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): string | null {
+  if (isCommonPassword(password)) return COMMON_PASSWORD_MESSAGE(label);
+  return personalPasswordProblem(password, owner, label);
+}
+
+/**
+ * 422 on `field` when `password` is built from its owner's details. A password that already fails
+ * its own rules (length, common) is left to the schema, so the field gets one message.
+ */
+export function assertPasswordFitsOwner(field: string, password: unknown, owner: PasswordOwner, label?: string): void {
+  if (typeof password !== 'string' || password.length < 8 || password.length > 72 || isCommonPassword(password)) return;
+  const problem = personalPasswordProblem(password, owner, label ?? (field === 'password' ? 'パスワード' : '新しいパスワード'));
+  if (problem) throw validationError({ [field]: [problem] });
+}
