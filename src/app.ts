@@ -163,7 +163,7 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
   if (
     typeof message === 'string' &&
-    /Connection terminated|terminating connection|connect ECONNREFUSED|does not allow connections|not queryable|timeout exceeded when trying to connect|the database system is (starting up|shutting down)/i.test(
+    /Connection terminated|terminating connection|connect ECONNREFUSED|does not allow connections|not queryable|timeout exceeded when trying to connect|the database system is (starting up|shutting down)|is not currently accepting connections/i.test(
       message,
     )
   ) {
