@@ -44,6 +44,8 @@ import {
   withdraw,
 } from './service.ts';
 
+const errorCode = (error: APIError) => (error.body as { code?: string } | undefined)?.code;
+
 /** Copies better-auth's Set-Cookie headers onto our answer. */
 function forwardCookies(from: Headers, to: Headers) {
   for (const cookie of from.getSetCookie()) to.append('Set-Cookie', cookie);
@@ -77,30 +79,34 @@ const authRoutes = new Hono<AppEnv>()
     const input = await jsonInput(c, LoginInput);
     const network = networkOf(c);
     // Only failures count (a shared network signs in all day); an account under attack pauses for everyone.
-    await deps.rateLimit.check(LIMITS.signInFailuresPerAddress, network);
-    await deps.rateLimit.check(LIMITS.signInFailuresPerAccount, input.email);
+    // Counted before the password is checked, atomically, and given back on success: a parallel burst
+    // checks no more guesses than the limit (docs/decisions/0014-throttles.md).
+    const attempt = await deps.rateLimit.reserve([
+      [LIMITS.signInFailuresPerAddress, network],
+      [LIMITS.signInFailuresPerAccount, input.email],
+    ]);
     try {
       const { headers, response } = await deps.auth.api.signInEmail({
         body: { email: input.email, password: input.password, rememberMe: true },
         headers: c.req.raw.headers,
         returnHeaders: true,
       });
+      await attempt.release();
       const res = c.json({ users: [await getUser(deps.orm, response.user.id)] });
       forwardCookies(headers, res.headers);
       return res;
     } catch (error) {
+      const failed = error instanceof APIError && (error.statusCode === 401 || errorCode(error) === 'INVALID_EMAIL_OR_PASSWORD');
+      await (failed ? attempt.confirm() : attempt.release());
       if (error instanceof APIError) {
-        const code = (error.body as { code?: string } | undefined)?.code;
-        if (code === 'EMAIL_NOT_VERIFIED') {
+        if (errorCode(error) === 'EMAIL_NOT_VERIFIED') {
           throw validationError(
             { email: ['メールアドレスの確認が完了していません。届いたメールのリンクを開いてください。'] },
             'メールアドレスの確認が完了していません。',
           );
         }
-        if (error.statusCode === 401 || code === 'INVALID_EMAIL_OR_PASSWORD') {
-          await deps.rateLimit.count(LIMITS.signInFailuresPerAddress, network);
-          const failures = await deps.rateLimit.count(LIMITS.signInFailuresPerAccount, input.email);
-          if (failures?.count === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, input.email);
+        if (failed) {
+          if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, input.email);
           throw validationError(
             { email: ['メールアドレスまたはパスワードが正しくありません。'] },
             'メールアドレスまたはパスワードが正しくありません。',
