@@ -7,7 +7,9 @@ import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { currentUser, isAdmin, requireAdmin, requireSelfOrAdmin, requireUser, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput, parseInputs, readJson } from '../../http/validate.ts';
+import { reauthenticate } from './reauth.ts';
 import {
+  CurrentPasswordInput,
   EditVersionInput,
   EmailOnlyInput,
   LoginInput,
@@ -43,6 +45,7 @@ import {
   verifyEmail,
   withdraw,
 } from './service.ts';
+import { recordSignIn, sessionRoutes } from './session-routes.ts';
 
 const errorCode = (error: APIError) => (error.body as { code?: string } | undefined)?.code;
 
@@ -64,6 +67,8 @@ const actorOf = (c: Context<AppEnv>) => {
   const user = signedInUser(c);
   return { id: user.id, email: user.email };
 };
+
+const PASSWORD_FOR_EMAIL_CHANGE = 'メールアドレスを変更するには、現在のパスワードを入力してください。';
 
 const SENT_IF_EXISTS =
   'ご入力のメールアドレスに、ご案内のメールを送信しました。届かない場合は、メールアドレスをご確認のうえ再度お試しください。';
@@ -94,6 +99,7 @@ const authRoutes = new Hono<AppEnv>()
       await attempt.release();
       const res = c.json({ users: [await getUser(deps.orm, response.user.id)] });
       forwardCookies(headers, res.headers);
+      await recordSignIn(c, res, { userId: response.user.id, sessionToken: response.token });
       return res;
     } catch (error) {
       const failed = error instanceof APIError && (error.statusCode === 401 || errorCode(error) === 'INVALID_EMAIL_OR_PASSWORD');
@@ -228,10 +234,15 @@ const userRoutes = new Hono<AppEnv>()
     return c.json({ user: profileDto(input) });
   })
   .put(`/users/${USER}`, requireSelfOrAdmin(), async (c) => {
-    const input = parseInputs(await readJson(c), ProfileInput, EditVersionInput);
+    const body = await readJson(c);
+    const input = parseInputs(body, ProfileInput, EditVersionInput);
     const me = signedInUser(c);
     const byAdmin = isAdmin(me) ? actorOf(c) : null;
     if (!byAdmin && input.email !== me.email) {
+      // A stolen session must not move the account to another mailbox (and reset its password there).
+      const { current_password } = parseInput(CurrentPasswordInput, body);
+      if (!current_password) throw validationError({ current_password: [PASSWORD_FOR_EMAIL_CHANGE] }, PASSWORD_FOR_EMAIL_CHANGE);
+      await reauthenticate(c, me, current_password, 'current_password');
       await c.var.deps.rateLimit.hit(LIMITS.emailChangesPerMember, me.id);
       await c.var.deps.rateLimit.hit(LIMITS.mailPerRecipient, input.email);
     }
@@ -251,6 +262,7 @@ const userRoutes = new Hono<AppEnv>()
     if (me.id !== c.req.param('id')) throw new AppError('forbidden');
     const input = parseInputs(await readJson(c), OldPasswordInput, NewPasswordPairInput);
     await c.var.deps.rateLimit.hit(LIMITS.passwordChangesPerMember, me.id);
+    await reauthenticate(c, me, input.old_password, 'old_password');
     await changePassword(c.var.deps.orm, me.id, me.sessionToken, input);
     return c.json({ message: 'パスワードを変更しました。' });
   })
@@ -276,4 +288,8 @@ const userRoutes = new Hono<AppEnv>()
   });
 
 /** The accounts module's API, mounted under /api. */
-export const accountRoutes = new Hono<AppEnv>().route('/', authRoutes).route('/', registrationRoutes).route('/', userRoutes);
+export const accountRoutes = new Hono<AppEnv>()
+  .route('/', authRoutes)
+  .route('/', registrationRoutes)
+  .route('/', userRoutes)
+  .route('/', sessionRoutes);
