@@ -47,6 +47,23 @@ export interface SignIn {
   deviceId: string | null;
 }
 
+/** Accounts registered this long ago or less are not told about their first browser. */
+const NEW_ACCOUNT_HOURS = 24;
+
+/**
+ * The browser just recorded is the account's only one and the account is new: its owner signing in
+ * for the first time after registering, not news to them. Accounts older than that (those that
+ * existed before browsers were recorded among them) are told even of their first one.
+ */
+async function isNewAccountsFirstBrowser(tx: Em, userId: string): Promise<boolean> {
+  const [row] = await tx.execute<{ first: boolean }[]>(
+    `select (select count(*) from known_devices where user_id = ?) = 1
+        and (select created_at from users where id = ?) > now() - interval '${NEW_ACCOUNT_HOURS} hours' as first`,
+    [userId, userId],
+  );
+  return Boolean(row?.first);
+}
+
 /**
  * After a successful sign-in (password, or a later second factor): the session records the address
  * the throttles see (better-auth would take any X-Forwarded-For) and its first use, and a browser new
@@ -68,7 +85,7 @@ export async function noteSignIn(orm: Orm, signIn: SignIn): Promise<{ deviceId: 
       [signIn.userId, deviceId, signIn.userAgent],
     );
     const isNew = Boolean(row?.inserted);
-    if (isNew) {
+    if (isNew && !(await isNewAccountsFirstBrowser(tx, signIn.userId))) {
       recordEvent(tx, 'NewDeviceSignIn', {
         userId: signIn.userId,
         at: new Date().toISOString(),
