@@ -23,6 +23,10 @@ export const eventPayloads = {
   EmailChangeAttempted: v.object({ userId: id }),
   /** Sign-in to this account is paused after repeated failed passwords: its owner is told. */
   SignInThrottled: v.object({ userId: id }),
+  /** A password was changed by its member, reset by link or set by an administrator: its owner is told. */
+  PasswordChanged: v.object({ userId: id, by: v.picklist(['member', 'reset', 'admin']) }),
+  /** A sign-in from a browser the account had not used before: its owner is told when, where and with what. */
+  NewDeviceSignIn: v.object({ userId: id, at: v.string(), ip: v.string(), userAgent: v.string() }),
   /** An account was deleted: modules that keep a reference to the user drop it. */
   UserDeleted: v.object({ userId: id }),
   /** A member left (退会): the address and name, taken before deletion, are for the goodbye e-mail only. */
@@ -83,6 +87,8 @@ export const eventRoutes = {
   EmailChangeAttempted: ['mail'],
   EmailChangedByAdmin: ['mail'],
   SignInThrottled: ['mail'],
+  PasswordChanged: ['mail'],
+  NewDeviceSignIn: ['mail'],
   UserDeleted: ['payments'],
   MemberWithdrew: ['mail'],
   StripeEventReceived: ['payments'],

@@ -313,7 +313,11 @@ describe('profile: GET/POST/PUT /api/users/{id}', () => {
   it('changes the e-mail only after the new address is verified, and tells the old one', async () => {
     const a = await registerAndVerify();
     const newEmail = unique('changed');
-    const res = await a.member.put(`/api/users/${a.id}`, { ...valid(newEmail), password: undefined });
+    const res = await a.member.put(`/api/users/${a.id}`, {
+      ...valid(newEmail),
+      password: undefined,
+      current_password: a.password,
+    });
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.message).toContain('確認メール');
@@ -336,8 +340,8 @@ describe('profile: GET/POST/PUT /api/users/{id}', () => {
   it('answers an address another account uses exactly like a free one, and tells that owner instead', async () => {
     const a = await registerAndVerify();
     const b = await registerAndVerify();
-    const taken = await a.member.put(`/api/users/${a.id}`, valid(b.email));
-    const free = await a.member.put(`/api/users/${a.id}`, valid(unique('free')));
+    const taken = await a.member.put(`/api/users/${a.id}`, { ...valid(b.email), current_password: a.password });
+    const free = await a.member.put(`/api/users/${a.id}`, { ...valid(unique('free')), current_password: a.password });
     expect(taken.status).toBe(200);
     expect(free.status).toBe(200);
     const [takenBody, freeBody] = [await taken.json(), await free.json()];
@@ -356,7 +360,12 @@ describe('profile: GET/POST/PUT /api/users/{id}', () => {
   it('greets an address that is not verified yet without the text its requester typed', async () => {
     const a = await registerAndVerify();
     const stranger = unique('stranger');
-    await a.member.put(`/api/users/${a.id}`, { ...valid(stranger), last_name: '今すぐ', first_name: 'http://evil.example' });
+    await a.member.put(`/api/users/${a.id}`, {
+      ...valid(stranger),
+      last_name: '今すぐ',
+      first_name: 'http://evil.example',
+      current_password: a.password,
+    });
     const confirm = await smtp.waitFor(smtp.to(stranger));
     expect(confirm.text).toContain('お客様');
     expect(confirm.text).not.toContain('evil.example');

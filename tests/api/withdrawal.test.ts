@@ -138,6 +138,7 @@ describe('POST /api/users/{id}/withdrawal', () => {
           affiliations: 4,
           affiliation_name: '〇〇市消防局',
           distribution: true,
+          current_password: PASSWORD,
         })
       ).status,
     ).toBe(200);

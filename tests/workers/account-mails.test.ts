@@ -37,6 +37,13 @@ const cases: { name: EventName; verified: boolean; payload: (userId: string) => 
   { name: 'RegistrationAttempted', verified: true, payload: (userId) => ({ userId }), mails: 1 },
   { name: 'PasswordResetRequested', verified: true, payload: (userId) => ({ userId }), mails: 1 },
   { name: 'SignInThrottled', verified: true, payload: (userId) => ({ userId }), mails: 1 },
+  { name: 'PasswordChanged', verified: true, payload: (userId) => ({ userId, by: 'member' }), mails: 1 },
+  {
+    name: 'NewDeviceSignIn',
+    verified: true,
+    payload: (userId) => ({ userId, at: new Date().toISOString(), ip: '198.51.100.1', userAgent: 'Mozilla/5.0' }),
+    mails: 1,
+  },
   { name: 'EmailChangeAttempted', verified: true, payload: (userId) => ({ userId }), mails: 1 },
   {
     name: 'EmailChangedByAdmin',

@@ -1,12 +1,15 @@
 // The accounts module's public surface: what the host and other modules may use.
 import type { AppModule } from '../../http/context.ts';
 import { AccountToken } from './entities/account-token.entity.ts';
+import { KnownDevice } from './entities/known-device.entity.ts';
 import { Account, Session, User, Verification } from './entities/user.entity.ts';
 import {
   onEmailChangeAttempted,
   onEmailChangedByAdmin,
   onEmailChangeRequested,
   onMemberWithdrew,
+  onNewDeviceSignIn,
+  onPasswordChanged,
   onPasswordResetRequested,
   onRegistrationAttempted,
   onSignInThrottled,
@@ -36,7 +39,7 @@ export const loadDemo = () => import('./demo.ts');
 export const accounts = {
   name: 'accounts',
   api: accountRoutes,
-  entities: [User, Session, Account, Verification, AccountToken],
+  entities: [User, Session, Account, Verification, AccountToken, KnownDevice],
   handlers: {
     UserRegistered: onUserRegistered,
     RegistrationAttempted: onRegistrationAttempted,
@@ -47,5 +50,7 @@ export const accounts = {
     PasswordResetRequested: onPasswordResetRequested,
     SignInThrottled: onSignInThrottled,
     MemberWithdrew: onMemberWithdrew,
+    PasswordChanged: onPasswordChanged,
+    NewDeviceSignIn: onNewDeviceSignIn,
   },
 } satisfies AppModule;

@@ -8,7 +8,9 @@ import { AppError, validationError } from '../../http/errors.ts';
 import { currentUser, isAdmin, requireAdmin, requireSelfOrAdmin, requireUser, signedInUser } from '../../http/guards.ts';
 import { collectErrors, jsonInput, parseInput, parseInputs, readJson } from '../../http/validate.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
+import { reauthenticate } from './reauth.ts';
 import {
+  CurrentPasswordInput,
   EditVersionInput,
   EmailOnlyInput,
   LoginInput,
@@ -44,6 +46,9 @@ import {
   verifyEmail,
   withdraw,
 } from './service.ts';
+import { recordSignIn, sessionRoutes } from './session-routes.ts';
+
+const errorCode = (error: APIError) => (error.body as { code?: string } | undefined)?.code;
 
 /** Copies better-auth's Set-Cookie headers onto our answer. */
 function forwardCookies(from: Headers, to: Headers) {
@@ -64,6 +69,8 @@ const actorOf = (c: Context<AppEnv>) => {
   return { id: user.id, email: user.email };
 };
 
+const PASSWORD_FOR_EMAIL_CHANGE = 'メールアドレスを変更するには、現在のパスワードを入力してください。';
+
 const SENT_IF_EXISTS =
   'ご入力のメールアドレスに、ご案内のメールを送信しました。届かない場合は、メールアドレスをご確認のうえ再度お試しください。';
 
@@ -78,30 +85,35 @@ const authRoutes = new Hono<AppEnv>()
     const input = await jsonInput(c, LoginInput);
     const network = networkOf(c);
     // Only failures count (a shared network signs in all day); an account under attack pauses for everyone.
-    await deps.rateLimit.check(LIMITS.signInFailuresPerAddress, network);
-    await deps.rateLimit.check(LIMITS.signInFailuresPerAccount, input.email);
+    // Counted before the password is checked, atomically, and given back on success: a parallel burst
+    // checks no more guesses than the limit (docs/decisions/0014-throttles.md).
+    const attempt = await deps.rateLimit.reserve([
+      [LIMITS.signInFailuresPerAddress, network],
+      [LIMITS.signInFailuresPerAccount, input.email],
+    ]);
     try {
       const { headers, response } = await deps.auth.api.signInEmail({
         body: { email: input.email, password: input.password, rememberMe: true },
         headers: c.req.raw.headers,
         returnHeaders: true,
       });
+      await attempt.release();
       const res = c.json({ users: [await getUser(deps.orm, response.user.id)] });
       forwardCookies(headers, res.headers);
+      await recordSignIn(c, res, { userId: response.user.id, sessionToken: response.token });
       return res;
     } catch (error) {
+      const failed = error instanceof APIError && (error.statusCode === 401 || errorCode(error) === 'INVALID_EMAIL_OR_PASSWORD');
+      await (failed ? attempt.confirm() : attempt.release());
       if (error instanceof APIError) {
-        const code = (error.body as { code?: string } | undefined)?.code;
-        if (code === 'EMAIL_NOT_VERIFIED') {
+        if (errorCode(error) === 'EMAIL_NOT_VERIFIED') {
           throw validationError(
             { email: ['メールアドレスの確認が完了していません。届いたメールのリンクを開いてください。'] },
             'メールアドレスの確認が完了していません。',
           );
         }
-        if (error.statusCode === 401 || code === 'INVALID_EMAIL_OR_PASSWORD') {
-          await deps.rateLimit.count(LIMITS.signInFailuresPerAddress, network);
-          const failures = await deps.rateLimit.count(LIMITS.signInFailuresPerAccount, input.email);
-          if (failures?.count === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, input.email);
+        if (failed) {
+          if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, input.email);
           throw validationError(
             { email: ['メールアドレスまたはパスワードが正しくありません。'] },
             'メールアドレスまたはパスワードが正しくありません。',
@@ -237,10 +249,15 @@ const userRoutes = new Hono<AppEnv>()
     return c.json({ user: profileDto(input) });
   })
   .put(`/users/${USER}`, requireSelfOrAdmin(), async (c) => {
-    const input = parseInputs(await readJson(c), ProfileInput, EditVersionInput);
+    const body = await readJson(c);
+    const input = parseInputs(body, ProfileInput, EditVersionInput);
     const me = signedInUser(c);
     const byAdmin = isAdmin(me) ? actorOf(c) : null;
     if (!byAdmin && input.email !== me.email) {
+      // A stolen session must not move the account to another mailbox (and reset its password there).
+      const { current_password } = parseInput(CurrentPasswordInput, body);
+      if (!current_password) throw validationError({ current_password: [PASSWORD_FOR_EMAIL_CHANGE] }, PASSWORD_FOR_EMAIL_CHANGE);
+      await reauthenticate(c, me, current_password, 'current_password');
       await c.var.deps.rateLimit.hit(LIMITS.emailChangesPerMember, me.id);
       await c.var.deps.rateLimit.hit(LIMITS.mailPerRecipient, input.email);
     }
@@ -260,6 +277,7 @@ const userRoutes = new Hono<AppEnv>()
     if (me.id !== c.req.param('id')) throw new AppError('forbidden');
     const input = parseInputs(await readJson(c), OldPasswordInput, NewPasswordPairInput);
     await c.var.deps.rateLimit.hit(LIMITS.passwordChangesPerMember, me.id);
+    await reauthenticate(c, me, input.old_password, 'old_password');
     await changePassword(c.var.deps.orm, me.id, me.sessionToken, input);
     return c.json({ message: 'パスワードを変更しました。' });
   })
@@ -285,4 +303,8 @@ const userRoutes = new Hono<AppEnv>()
   });
 
 /** The accounts module's API, mounted under /api. */
-export const accountRoutes = new Hono<AppEnv>().route('/', authRoutes).route('/', registrationRoutes).route('/', userRoutes);
+export const accountRoutes = new Hono<AppEnv>()
+  .route('/', authRoutes)
+  .route('/', registrationRoutes)
+  .route('/', userRoutes)
+  .route('/', sessionRoutes);

@@ -133,6 +133,11 @@ export const OldPasswordInput = v.object({
   old_password: rules.enteredPassword('現在のパスワード'),
 });
 
+/** Re-authentication before a member changes their e-mail address (required then, ignored otherwise). */
+export const CurrentPasswordInput = v.object({
+  current_password: v.optional(rules.enteredPassword('現在のパスワード')),
+});
+
 /** 退会 (POST /api/users/{id}/withdrawal): the current password. */
 export const WithdrawalInput = v.object({
   password: rules.enteredPassword('現在のパスワード'),

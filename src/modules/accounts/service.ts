@@ -239,6 +239,7 @@ export async function resetPassword(orm: Orm, input: { email: string; password: 
     // Following the link proved the mailbox is theirs.
     user.emailVerified = true;
     await tx.execute('delete from sessions where user_id = ?', [user.id]);
+    recordEvent(tx, 'PasswordChanged', { userId: user.id, by: 'reset' });
   });
 }
 
@@ -262,7 +263,19 @@ export async function changePassword(
     if (user) assertPasswordFitsOwner('new_password', input.new_password, user);
     await setPassword(tx, userId, input.new_password);
     await tx.execute('delete from sessions where user_id = ? and token <> ?', [userId, currentSessionToken ?? '']);
+    recordEvent(tx, 'PasswordChanged', { userId, by: 'member' });
   });
+}
+
+/** Whether `password` is the member's current one (re-authentication before a sensitive change). */
+export async function isCurrentPassword(orm: Orm, userId: string, password: string): Promise<boolean> {
+  const rows = await orm.em
+    .fork()
+    .execute<{ password: string | null }[]>(`select password from accounts where user_id = ? and provider_id = 'credential'`, [
+      userId,
+    ]);
+  const current = rows[0]?.password;
+  return Boolean(current && (await verifyPassword(current, password)));
 }
 
 export const USER_NOT_FOUND = 'エラー: ユーザーが見つかりませんでした。';
@@ -456,6 +469,7 @@ export async function forcePassword(orm: Orm, actor: Actor, id: string, password
     assertPasswordFitsOwner('new_password', password, user);
     await setPassword(tx, user.id, password);
     await tx.execute('delete from sessions where user_id = ?', [user.id]);
+    recordEvent(tx, 'PasswordChanged', { userId: user.id, by: 'admin' });
     recordAudit(tx, actor, { action: 'user.force_password', targetType: 'user', targetId: user.id });
   });
 }

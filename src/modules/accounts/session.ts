@@ -8,9 +8,41 @@ import type { Auth } from './auth.ts';
 export const SESSION_SECONDS = 7 * 24 * 3600;
 export const REFRESH_AFTER_SECONDS = 24 * 3600;
 
+/**
+ * How long a session may live at most, however often it is used, and — administrators only — how
+ * long it may lie unused (docs/decisions/0028-session-lifetime.md). Renewal never passes the end.
+ */
+export const SESSION_LIFETIME = {
+  memberAbsoluteSeconds: 30 * 24 * 3600,
+  adminAbsoluteSeconds: 12 * 3600,
+  adminIdleSeconds: 30 * 60,
+} as const;
+/** A session's last use is written at most this often (each write is a change notice). */
+export const ACTIVITY_WRITE_SECONDS = 60;
+
+/** When a session ends: its expiry, its absolute end, and for administrators its idle end (ms). */
+export function sessionEndsAt(session: {
+  role: string | null;
+  created_at: Date | string;
+  expires_at: Date | string;
+  last_active_at: Date | string | null;
+}): number {
+  const admin = session.role === 'admin';
+  const created = new Date(session.created_at).getTime();
+  const absolute = created + (admin ? SESSION_LIFETIME.adminAbsoluteSeconds : SESSION_LIFETIME.memberAbsoluteSeconds) * 1000;
+  let end = Math.min(new Date(session.expires_at).getTime(), absolute);
+  if (admin) {
+    const lastActive = new Date(session.last_active_at ?? session.created_at).getTime();
+    end = Math.min(end, lastActive + SESSION_LIFETIME.adminIdleSeconds * 1000);
+  }
+  return end;
+}
+
 interface SessionRow {
   token: string;
   expires_at: Date | string;
+  created_at: Date | string;
+  last_active_at: Date | string | null;
   id: string;
   email: string;
   role: string | null;
@@ -35,9 +67,11 @@ function cookieValue(header: string | null, name: string): string | undefined {
  * (`token.HMAC-SHA256`), the `sessions` row and its user — in one query and a synchronous HMAC
  * (no cookie cache: a revoked session or a changed role counts at once). It does what better-auth's
  * getSession does for us, without its per-call machinery, which cost more than the whole sales list
- * at a real shop's size (docs/decisions/0013). Like getSession, a session in use is extended once a
- * day. With a change feed, the rows stay in memory until a notice says the member's sessions or
- * account changed (docs/decisions/0021); without one, every request reads them.
+ * at a real shop's size (docs/decisions/0013). A session in use notes its last use and is extended
+ * (as getSession would) at most once a minute, never past its absolute end; one past that end, or an
+ * administrator's left idle, ends (docs/decisions/0028-session-lifetime.md). With a change feed,
+ * the rows stay in memory until a notice says the member's sessions or account changed
+ * (docs/decisions/0021); without one, every request reads them.
  */
 export function createSessionReader(orm: Orm, auth: Auth, secret: string, changes?: ChangeFeed) {
   let cookieName: string | undefined;
@@ -64,18 +98,29 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     const em = orm.em.fork() as Em;
     const row = await cache.get(token, async () => {
       const [found] = await em.execute<SessionRow[]>(
-        `select s.token, s.expires_at, u.id, u.email, u.role, u.email_verified, u.last_name, u.first_name, u.banned, u.ban_expires
+        `select s.token, s.expires_at, s.created_at, s.last_active_at, u.id, u.email, u.role, u.email_verified, u.last_name, u.first_name, u.banned, u.ban_expires
          from sessions s join users u on u.id = s.user_id where s.token = ?`,
         [token],
       );
       return found;
     });
     const now = Date.now();
-    if (!row || new Date(row.expires_at).getTime() <= now) return null;
+    if (!row) return null;
+    if (sessionEndsAt(row) <= now) {
+      // Past its absolute or idle end: gone for good (its owner's sessions list no longer shows it).
+      await em.execute('delete from sessions where token = ?', [token]);
+      return null;
+    }
     if (row.banned && (!row.ban_expires || new Date(row.ban_expires).getTime() > now)) return null;
-    if (new Date(row.expires_at).getTime() - (SESSION_SECONDS - REFRESH_AFTER_SECONDS) * 1000 <= now) {
+    const lastActive = new Date(row.last_active_at ?? row.created_at).getTime();
+    if (now - lastActive >= ACTIVITY_WRITE_SECONDS * 1000) {
+      // In use: noted (at most once a minute), and renewed as better-auth's getSession would — but
+      // never past the absolute end.
+      const absolute = row.role === 'admin' ? SESSION_LIFETIME.adminAbsoluteSeconds : SESSION_LIFETIME.memberAbsoluteSeconds;
       await em.execute(
-        `update sessions set expires_at = now() + interval '${SESSION_SECONDS} seconds', updated_at = now() where token = ?`,
+        `update sessions set last_active_at = now(), updated_at = now(),
+           expires_at = least(now() + interval '${SESSION_SECONDS} seconds', created_at + interval '${absolute} seconds')
+         where token = ?`,
         [token],
       );
     }

@@ -12,6 +12,8 @@ export const MAIL_KINDS = {
   'email-changed-by-admin': '管理者によるメールアドレス変更（新アドレス宛）',
   'email-changed-by-admin-notice': '管理者によるメールアドレス変更（旧アドレス宛）',
   'sign-in-throttled': 'ログイン制限のお知らせ',
+  'password-changed': 'パスワード変更のお知らせ',
+  'new-device-sign-in': '新しい端末からのログイン',
   withdrawal: '退会手続き完了のお知らせ',
   receipt: 'ご購入のお礼（領収）',
   'license-registered': 'ライセンス登録完了のお知らせ',

@@ -35,7 +35,7 @@ export function useLogout() {
     } finally {
       // Nothing typed stays in this browser after signing out (a shared PC at a fire station).
       await licenseDrafts.forgetAll().catch(() => undefined);
-      navigate('/logout', { replace: true });
+      navigate('/logout', { replace: true, state: { signedOut: true } });
     }
   };
 }

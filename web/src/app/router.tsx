@@ -12,6 +12,7 @@ import { UserPasswordPage } from '../features/accounts/routes/user-password';
 import { WithdrawPage } from '../features/accounts/routes/withdraw';
 import { LoginPage } from '../features/auth/routes/login';
 import { LogoutPage } from '../features/auth/routes/logout';
+import { licenseDrafts } from '../features/licenses/api/license-draft';
 // Loaded with the app, not on first use: the form tells browser Back from a fresh visit by a
 // popstate listener it registers when it is imported (admin-form.tsx).
 import { AdminLicenseConfirmPage } from '../features/licenses/routes/admin-confirm';
@@ -52,7 +53,11 @@ export const routes: RouteObject[] = [
         loader: redirectSignedIn,
         element: <LoginPage />,
       },
-      { path: '/logout', handle: meta(null, false, 'ログアウト'), element: <LogoutPage /> },
+      {
+        path: '/logout',
+        handle: meta(null, false, 'ログアウト'),
+        element: <LogoutPage onSignedOut={() => licenseDrafts.forgetAll()} />,
+      },
       { path: '/forgot-password', handle: meta(null, false, 'パスワードをお忘れの方'), element: <ForgotPasswordPage /> },
       { path: '/reset-password/:token', handle: meta(null, false, 'パスワードの再設定'), element: <ResetPasswordPage /> },
       { path: '/terms', handle: meta(null, false, '利用規約'), element: <TermsPage /> },

@@ -80,6 +80,8 @@ export const SessionSchema = defineEntity({
     ipAddress: p.text().fieldName('ip_address').nullable(),
     userAgent: p.text().fieldName('user_agent').nullable(),
     impersonatedBy: p.text().fieldName('impersonated_by').nullable(),
+    // Written at most once a minute by the session reader (session.ts): the sessions list, admins' idle time.
+    lastActiveAt: p.datetime().fieldName('last_active_at').nullable(),
     createdAt: p.datetime().fieldName('created_at'),
     updatedAt: p.datetime().fieldName('updated_at'),
   },

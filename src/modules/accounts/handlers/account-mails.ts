@@ -3,6 +3,7 @@ import { renderMail, sendOnce } from '../../mail/index.ts';
 import { User } from '../entities/user.entity.ts';
 import { findUserByEmail } from '../service.ts';
 import { issueToken } from '../tokens.ts';
+import { describeUserAgent } from '../user-agent.ts';
 
 const greeting = (user: User) => `${`${user.lastName} ${user.firstName}`.trim() || 'お客'} 様`;
 const UNVERIFIED_GREETING = 'お客様';
@@ -219,6 +220,78 @@ export const onMemberWithdrew: EventHandler<'MemberWithdrew'> = async (ctx, even
         '再びご利用の際は、新規会員登録からお手続きください。',
       ],
       notes: ['お心当たりのない場合は、お問い合わせ窓口までご連絡ください。', 'このメールは送信専用です。'],
+    }),
+  });
+  return done(result);
+};
+
+/** 2026年11月25日 21:03（日本時間） */
+export function japanTime(iso: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('ja-JP', {
+      timeZone: 'Asia/Tokyo',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
+      .formatToParts(new Date(iso))
+      .map((part) => [part.type, part.value]),
+  );
+  return `${parts.year}年${parts.month}月${parts.day}日 ${parts.hour}:${parts.minute}（日本時間）`;
+}
+
+const PASSWORD_CHANGED_BY = {
+  member: 'お客様のアカウントのパスワードが、会員情報のパスワード変更画面から変更されました。',
+  reset: 'お客様のアカウントのパスワードが、パスワード再設定のリンクから再設定されました。',
+  admin: 'お客様のアカウントのパスワードが、管理者によって変更されました。',
+} as const;
+
+/** PasswordChanged → 「パスワード変更のお知らせ」 (a change, a reset or an administrator's, V6.3.7). */
+export const onPasswordChanged: EventHandler<'PasswordChanged'> = async (ctx, event) => {
+  const user = await loadUser(ctx, event.payload.userId);
+  if (!user) return 'skipped';
+  const result = await sendOnce(ctx, `${event.id}:password-changed`, 'password-changed', user.id, {
+    to: user.email,
+    ...renderMail({
+      subject: 'パスワード変更のお知らせ',
+      greeting: greeting(user),
+      paragraphs: [
+        PASSWORD_CHANGED_BY[event.payload.by],
+        `変更日時: ${japanTime(event.occurredAt)}`,
+        event.payload.by === 'member'
+          ? 'この端末以外でのログインはすべて終了しました。'
+          : 'すべての端末でログアウトしました。新しいパスワードでログインしてください。',
+        'お心当たりのない場合は、第三者がパスワードを変更した可能性があります。下のボタンからすぐにパスワードを再設定し、お問い合わせ窓口までご連絡ください。',
+      ],
+      action: { label: 'パスワードを再設定する', url: `${ctx.env.appUrl}/forgot-password` },
+      notes: ['ご自身で変更された場合は、このメールへの対応は不要です。', 'このメールは送信専用です。'],
+    }),
+  });
+  return done(result);
+};
+
+/** NewDeviceSignIn → 「新しい端末からのログイン」: when (JST), browser and OS, address, and where to end it. */
+export const onNewDeviceSignIn: EventHandler<'NewDeviceSignIn'> = async (ctx, event) => {
+  const user = await loadUser(ctx, event.payload.userId);
+  if (!user) return 'skipped';
+  const { at, ip, userAgent } = event.payload;
+  const result = await sendOnce(ctx, `${event.id}:new-device-sign-in`, 'new-device-sign-in', user.id, {
+    to: user.email,
+    ...renderMail({
+      subject: '新しい端末からのログイン',
+      greeting: greeting(user),
+      paragraphs: [
+        'お客様のアカウントに、これまでログインに使われていない端末（ブラウザ）からログインがありました。',
+        `日時: ${japanTime(at)}`,
+        `端末: ${describeUserAgent(userAgent)}`,
+        `IPアドレス: ${ip}`,
+        'ご自身のログインであれば、対応は不要です。お心当たりのない場合は、下のボタンからログイン中の端末を確認してその端末をログアウトさせ、パスワードを変更してください。',
+      ],
+      action: { label: 'ログイン中の端末を確認する', url: `${ctx.env.appUrl}/users/${user.id}#sessions` },
+      notes: ['このメールは送信専用です。'],
     }),
   });
   return done(result);

@@ -1,15 +1,19 @@
 import { Link, useLocation, useParams } from 'react-router';
 import { Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
+import { useAuth } from '../../../lib/auth-store';
 import { profileOf } from '../api/profile';
 import { useMember } from '../api/use-member';
 import { ProfileSummary } from '../components/profile-summary';
+import { SessionList } from '../components/session-list';
 
 /** /users/{id}: member information (the purchase history joins it with the purchase feature). */
 export function UserDetailPage({ children }: { children?: React.ReactNode }) {
   const { id } = useParams();
   const flash = (useLocation().state as { message?: string } | null)?.message;
   const { data, error, isLoading, mutate } = useMember(id);
+  // Only the member's own sessions can be listed (an administrator looking at this page sees theirs elsewhere).
+  const own = useAuth().users[0]?.id === id;
   return (
     <section className="card">
       <h1>会員情報</h1>
@@ -35,6 +39,7 @@ export function UserDetailPage({ children }: { children?: React.ReactNode }) {
         </>
       ) : null}
       {data ? children : null}
+      {data && own ? <SessionList /> : null}
     </section>
   );
 }

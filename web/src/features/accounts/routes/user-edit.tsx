@@ -4,7 +4,9 @@ import { mutate } from 'swr';
 import { FormAlert } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
+import { TextInput } from '../../../components/ui/text-input';
 import { api } from '../../../lib/api';
+import { useAuth } from '../../../lib/auth-store';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type EditDraft, editDraft } from '../api/drafts';
 import { type Member, profileOf, profilePayload, validateProfile } from '../api/profile';
@@ -107,7 +109,11 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
   // Captured once: clearing the draft after saving must not send this screen back to the form.
   const [draft] = useState(() => editDraft.get(id));
   const [stale, setStale] = useState(false);
+  const [currentPassword, setCurrentPassword] = useState('');
   const { busy, message, errors, run } = useFormSubmit();
+  // A member moving their account to another address confirms it with their password (not administrators).
+  const me = useAuth().users[0];
+  const asksPassword = Boolean(draft && me && me.id === id && me.role !== 'admin' && draft.values.email !== me.email);
 
   useEffect(() => {
     if (!draft) navigate(`${base}/${id}/edit`, { replace: true });
@@ -119,7 +125,7 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
       watchingForConflict(async () => {
         const res = await api<{ message: string; user: Member }>(`/api/users/${id}`, {
           method: 'PUT',
-          body: editPayload(draft),
+          body: asksPassword ? { ...editPayload(draft), current_password: currentPassword } : editPayload(draft),
         });
         editDraft.clear(id);
         await mutate(`/api/users/${id}`, { user: res.user }, { revalidate: false });
@@ -139,9 +145,24 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
     <section className="card">
       <h1>変更内容の確認</h1>
       <p>以下の内容で保存します。</p>
-      <FormAlert message={message} errors={errors} />
+      <FormAlert message={message} errors={errors} fields={asksPassword ? ['current_password'] : []} />
       {stale ? <ReloadLatest busy={busy} onReload={() => void loadLatest()} /> : null}
       <ProfileSummary values={draft.values} />
+      {asksPassword ? (
+        <>
+          <p className="small">メールアドレスを変更するため、現在のパスワードを入力してください。</p>
+          <TextInput
+            label="現在のパスワード"
+            name="current_password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={currentPassword}
+            message={errors.current_password}
+            onInput={setCurrentPassword}
+          />
+        </>
+      ) : null}
       <div className="actions">
         <button type="button" className="button" onClick={() => navigate(`${base}/${id}/edit`)} disabled={busy}>
           入力画面に戻る
