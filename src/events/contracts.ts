@@ -23,6 +23,11 @@ export const eventPayloads = {
   EmailChangeAttempted: v.object({ userId: id }),
   /** Sign-in to this account is paused after repeated failed passwords: its owner is told. */
   SignInThrottled: v.object({ userId: id }),
+  /** Two-factor was turned on or off, or a passkey added or removed: the owner is told (二段階認証の設定変更). */
+  TwoFactorChanged: v.object({
+    userId: id,
+    change: v.picklist(['enabled', 'disabled', 'recovery-codes', 'passkey-added', 'passkey-removed']),
+  }),
   /** An account was deleted: modules that keep a reference to the user drop it. */
   UserDeleted: v.object({ userId: id }),
   /** A member left (退会): the address and name, taken before deletion, are for the goodbye e-mail only. */
@@ -81,6 +86,7 @@ export const eventRoutes = {
   EmailChangeAttempted: ['mail'],
   EmailChangedByAdmin: ['mail'],
   SignInThrottled: ['mail'],
+  TwoFactorChanged: ['mail'],
   UserDeleted: ['payments'],
   MemberWithdrew: ['mail'],
   StripeEventReceived: ['payments'],

@@ -1,6 +1,7 @@
 // The accounts module's public surface: what the host and other modules may use.
 import type { AppModule } from '../../http/context.ts';
 import { AccountToken } from './entities/account-token.entity.ts';
+import { Passkey, TwoFactor } from './entities/two-factor.entity.ts';
 import { Account, Session, User, Verification } from './entities/user.entity.ts';
 import {
   onEmailChangeAttempted,
@@ -10,6 +11,7 @@ import {
   onPasswordResetRequested,
   onRegistrationAttempted,
   onSignInThrottled,
+  onTwoFactorChanged,
   onUserRegistered,
   onVerificationEmailRequested,
 } from './handlers/account-mails.ts';
@@ -35,7 +37,7 @@ export const loadDemo = () => import('./demo.ts');
 export const accounts = {
   name: 'accounts',
   api: accountRoutes,
-  entities: [User, Session, Account, Verification, AccountToken],
+  entities: [User, Session, Account, Verification, AccountToken, TwoFactor, Passkey],
   handlers: {
     UserRegistered: onUserRegistered,
     RegistrationAttempted: onRegistrationAttempted,
@@ -46,5 +48,6 @@ export const accounts = {
     PasswordResetRequested: onPasswordResetRequested,
     SignInThrottled: onSignInThrottled,
     MemberWithdrew: onMemberWithdrew,
+    TwoFactorChanged: onTwoFactorChanged,
   },
 } satisfies AppModule;

@@ -2,10 +2,19 @@ import { APIError } from 'better-auth/api';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
+import type { Em } from '../../db/orm.ts';
 import { addressBucket, clientIp } from '../../http/client-ip.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import { currentUser, isAdmin, requireAdmin, requireSelfOrAdmin, requireUser, signedInUser } from '../../http/guards.ts';
+import {
+  currentUser,
+  hasAdminRole,
+  isAdmin,
+  requireAdmin,
+  requireSelfOrAdmin,
+  requireUser,
+  signedInUser,
+} from '../../http/guards.ts';
 import { jsonInput, parseInput, parseInputs, readJson } from '../../http/validate.ts';
 import {
   EditVersionInput,
@@ -26,6 +35,7 @@ import {
   changePassword,
   checkEditable,
   confirmEmailChange,
+  findUserByEmail,
   forceDelete,
   forcePassword,
   getUser,
@@ -43,11 +53,8 @@ import {
   verifyEmail,
   withdraw,
 } from './service.ts';
-
-/** Copies better-auth's Set-Cookie headers onto our answer. */
-function forwardCookies(from: Headers, to: Headers) {
-  for (const cookie of from.getSetCookie()) to.append('Set-Cookie', cookie);
-}
+import { withoutTrustedDevice } from './two-factor.ts';
+import { forwardCookies, signInStepRoutes, twoFactorRoutes } from './two-factor-routes.ts';
 
 /** The caller's network, as the throttles count it (an IPv4 address or an IPv6 /64). */
 const networkOf = (c: Context<AppEnv>) => addressBucket(clientIp(c, c.var.deps.env.trustProxyHeader));
@@ -79,12 +86,20 @@ const authRoutes = new Hono<AppEnv>()
     // Only failures count (a shared network signs in all day); an account under attack pauses for everyone.
     await deps.rateLimit.check(LIMITS.signInFailuresPerAddress, network);
     await deps.rateLimit.check(LIMITS.signInFailuresPerAccount, input.email);
+    // Administrators give a code at every sign-in: a trusted-device cookie never spares them.
+    const admin = (await findUserByEmail(deps.orm.em.fork() as Em, input.email))?.role === 'admin';
     try {
       const { headers, response } = await deps.auth.api.signInEmail({
         body: { email: input.email, password: input.password, rememberMe: true },
-        headers: c.req.raw.headers,
+        headers: admin ? await withoutTrustedDevice(deps.auth, c.req.raw.headers) : c.req.raw.headers,
         returnHeaders: true,
       });
+      if ('twoFactorRedirect' in response && response.twoFactorRedirect) {
+        // The password was right; no session exists until /api/login/two-factor (or a passkey).
+        const res = c.json({ two_factor_required: true, trust_device_available: !admin });
+        forwardCookies(headers, res.headers);
+        return res;
+      }
       const res = c.json({ users: [await getUser(deps.orm, response.user.id)] });
       forwardCookies(headers, res.headers);
       return res;
@@ -251,7 +266,7 @@ const userRoutes = new Hono<AppEnv>()
   .post(`/users/${USER}/withdrawal`, requireUser, async (c) => {
     const me = signedInUser(c);
     if (me.id !== c.req.param('id')) throw new AppError('forbidden');
-    if (isAdmin(me)) throw new AppError('forbidden', ADMIN_CANNOT_WITHDRAW);
+    if (hasAdminRole(me)) throw new AppError('forbidden', ADMIN_CANNOT_WITHDRAW);
     const { password } = await jsonInput(c, WithdrawalInput);
     // Another way to try current passwords: the password form's limit, shared.
     await c.var.deps.rateLimit.hit(LIMITS.passwordChangesPerMember, me.id);
@@ -270,4 +285,9 @@ const userRoutes = new Hono<AppEnv>()
   });
 
 /** The accounts module's API, mounted under /api. */
-export const accountRoutes = new Hono<AppEnv>().route('/', authRoutes).route('/', registrationRoutes).route('/', userRoutes);
+export const accountRoutes = new Hono<AppEnv>()
+  .route('/', authRoutes)
+  .route('/', signInStepRoutes)
+  .route('/', registrationRoutes)
+  .route('/', userRoutes)
+  .route('/', twoFactorRoutes);

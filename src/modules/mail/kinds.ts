@@ -12,6 +12,7 @@ export const MAIL_KINDS = {
   'email-changed-by-admin': '管理者によるメールアドレス変更（新アドレス宛）',
   'email-changed-by-admin-notice': '管理者によるメールアドレス変更（旧アドレス宛）',
   'sign-in-throttled': 'ログイン制限のお知らせ',
+  'two-factor-changed': '二段階認証の設定変更のお知らせ',
   withdrawal: '退会手続き完了のお知らせ',
   receipt: 'ご購入のお礼（領収）',
   'license-registered': 'ライセンス登録完了のお知らせ',
