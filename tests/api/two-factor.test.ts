@@ -247,7 +247,7 @@ describe('members with two-factor', () => {
       ['POST', '/api/me/passkeys', { response: 'nope' }],
       ['POST', '/api/login/two-factor', { code: '123456' }],
       ['POST', '/api/login/passkey', { response: { id: 'x', response: {} } }],
-      ['DELETE', '/api/me/passkeys/nope', undefined],
+      ['DELETE', '/api/me/passkeys/00000000-0000-4000-8000-000000000000', undefined],
     ] as const) {
       const res = await c.request(method, path, { json });
       expect(res.status, `${method} ${path}`).toBeLessThan(500);

@@ -167,7 +167,7 @@ export const twoFactorRoutes = new Hono<AppEnv>()
     forwardCookies(headers, res.headers);
     return res;
   })
-  .delete('/me/passkeys/:id{[A-Za-z0-9_-]{1,255}}', requireUser, async (c) => {
+  .delete('/me/passkeys/:id{[0-9a-f-]+}', requireUser, async (c) => {
     const { deps } = c.var;
     const me = signedInUser(c);
     try {
