@@ -200,12 +200,16 @@ export const TwoFactorLoginInput = v.pipe(
 );
 
 /** A WebAuthn response as the browser gives it (checked by @simplewebauthn/server inside better-auth). */
-const webauthnResponse = v.looseObject({
-  id: v.pipe(v.string('パスキーの応答が正しくありません。'), v.minLength(1), v.maxLength(2048)),
-  rawId: v.optional(v.string()),
-  type: v.optional(v.string()),
-  response: v.record(v.string(), v.unknown(), 'パスキーの応答が正しくありません。'),
-});
+const PASSKEY_ANSWER = 'パスキーの応答が正しくありません。もう一度お試しください。';
+const webauthnResponse = v.looseObject(
+  {
+    id: v.pipe(v.string(PASSKEY_ANSWER), v.minLength(1, PASSKEY_ANSWER), v.maxLength(2048, PASSKEY_ANSWER)),
+    rawId: v.optional(v.string(PASSKEY_ANSWER)),
+    type: v.optional(v.string(PASSKEY_ANSWER)),
+    response: v.record(v.string(), v.unknown(), PASSKEY_ANSWER),
+  },
+  PASSKEY_ANSWER,
+);
 export const PasskeyRegistrationInput = v.object({
   response: webauthnResponse,
   name: v.optional(
