@@ -17,6 +17,7 @@ import { loadEnv } from '../src/config/env.ts';
 import { migrate } from '../src/db/orm.ts';
 import { openDatabase } from '../src/host/modules.ts';
 import { createOrPromoteAdmin } from '../src/modules/accounts/index.ts';
+import { totp } from '../tests/support/two-factor.ts';
 import { lighthouseScores } from './lighthouse.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -230,10 +231,30 @@ async function main() {
     headers: { 'content-type': 'application/json', cookie: token, 'x-xsrf-token': decodeURIComponent(token.split('=')[1] ?? '') },
     body: JSON.stringify({ email: 'bench-admin@example.jp', password: 'bench-admin-pass' }),
   });
-  const session = login.headers.getSetCookie().map((c) => c.split(';')[0]);
+  let session = login.headers.getSetCookie().map((c) => c.split(';')[0]);
   // CSRF tokens are bound to the session: take a fresh one for the signed-in session.
   const fresh = await fetch(`${base}/api/csrf-token`, { headers: { cookie: [token, ...session].join('; ') } });
-  const csrfCookie = fresh.headers.getSetCookie()[0]?.split(';')[0] ?? token;
+  let csrfCookie = fresh.headers.getSetCookie()[0]?.split(';')[0] ?? token;
+  // Administrators must enrol in two-factor before any admin call (docs/decisions/0027).
+  const post = (path: string, body: unknown) =>
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        cookie: [csrfCookie, ...session].join('; '),
+        'x-xsrf-token': decodeURIComponent(csrfCookie.split('=')[1] ?? ''),
+      },
+      body: JSON.stringify(body),
+    });
+  const { secret } = (await (await post('/api/me/two-factor/setup', { password: 'bench-admin-pass' })).json()) as {
+    secret: string;
+  };
+  const enabled = await post('/api/me/two-factor/enable', { code: totp(secret) });
+  if (enabled.status !== 200) throw new Error(`two-factor enrolment: ${enabled.status} ${await enabled.text()}`);
+  // Enabling replaces the session (and so its CSRF token).
+  const rotated = enabled.headers.getSetCookie().map((c) => c.split(';')[0] as string);
+  session = rotated.filter((c) => c.includes('session_token'));
+  csrfCookie = rotated.find((c) => c.startsWith('XSRF-TOKEN=')) ?? csrfCookie;
   const cookie = [csrfCookie, ...session].join('; ');
   const auth = { cookie };
 

@@ -29,6 +29,12 @@ try {
       ? `管理者を作成しました (administrator created): ${user.email}`
       : `既存のユーザーを管理者にしました (existing user is an administrator; password unchanged): ${user.email}`,
   );
+  if (!user.twoFactorEnabled) {
+    console.log(
+      '管理者は二段階認証の設定が必要です。ログイン後、表示される画面で認証アプリを登録してください。' +
+        ' (administrators must enrol in two-factor authentication: sign in and follow the set-up screen before using admin pages)',
+    );
+  }
 } finally {
   await orm.close(true);
 }

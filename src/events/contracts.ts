@@ -27,6 +27,11 @@ export const eventPayloads = {
   PasswordChanged: v.object({ userId: id, by: v.picklist(['member', 'reset', 'admin']) }),
   /** A sign-in from a browser the account had not used before: its owner is told when, where and with what. */
   NewDeviceSignIn: v.object({ userId: id, at: v.string(), ip: v.string(), userAgent: v.string() }),
+  /** Two-factor was turned on or off, or a passkey added or removed: the owner is told (二段階認証の設定変更). */
+  TwoFactorChanged: v.object({
+    userId: id,
+    change: v.picklist(['enabled', 'disabled', 'recovery-codes', 'passkey-added', 'passkey-removed']),
+  }),
   /** An account was deleted: modules that keep a reference to the user drop it. */
   UserDeleted: v.object({ userId: id }),
   /** A member left (退会): the address and name, taken before deletion, are for the goodbye e-mail only. */
@@ -89,6 +94,7 @@ export const eventRoutes = {
   SignInThrottled: ['mail'],
   PasswordChanged: ['mail'],
   NewDeviceSignIn: ['mail'],
+  TwoFactorChanged: ['mail'],
   UserDeleted: ['payments'],
   MemberWithdrew: ['mail'],
   StripeEventReceived: ['payments'],

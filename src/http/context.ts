@@ -47,6 +47,8 @@ export interface SessionUser {
   lastName: string;
   firstName: string;
   sessionToken: string;
+  /** TOTP enrolled (better-auth's twoFactor plugin): administrators may use their role only then. */
+  twoFactorEnabled: boolean;
 }
 
 export interface AppEnv {

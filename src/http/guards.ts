@@ -15,7 +15,20 @@ export async function currentUser(c: Context<AppEnv>): Promise<SessionUser | nul
   return user;
 }
 
-export const isAdmin = (user: SessionUser) => user.role === 'admin';
+/** The administrator role, whether or not its holder may use it yet (see isAdmin). */
+export const hasAdminRole = (user: SessionUser) => user.role === 'admin';
+
+/**
+ * An administrator who may act as one: the role and two-factor enrolled (docs/decisions/0027). Until
+ * they enrol, administrators are treated as members everywhere and refused every admin-only call.
+ */
+export const isAdmin = (user: SessionUser) => hasAdminRole(user) && user.twoFactorEnabled;
+
+export const TWO_FACTOR_ENROLLMENT_REQUIRED = 'two_factor_enrollment_required';
+
+/** 403 for an administrator who has not enrolled in two-factor yet: the SPA sends them to enrolment. */
+export const enrollmentRequired = () =>
+  new AppError('forbidden', '管理者は二段階認証の設定が必要です。', { details: { code: TWO_FACTOR_ENROLLMENT_REQUIRED } });
 
 /** 401 unless signed in. */
 export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -27,7 +40,8 @@ export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   const user = await currentUser(c);
   if (!user) throw new AppError('unauthorized');
-  if (!isAdmin(user)) throw new AppError('forbidden');
+  if (!hasAdminRole(user)) throw new AppError('forbidden');
+  if (!user.twoFactorEnabled) throw enrollmentRequired();
   return next();
 };
 
@@ -37,7 +51,9 @@ export const requireSelfOrAdmin =
   async (c, next) => {
     const user = await currentUser(c);
     if (!user) throw new AppError('unauthorized');
-    if (user.id !== c.req.param(param) && !isAdmin(user)) throw new AppError('forbidden');
+    if (user.id !== c.req.param(param) && !isAdmin(user)) {
+      throw hasAdminRole(user) ? enrollmentRequired() : new AppError('forbidden');
+    }
     return next();
   };
 

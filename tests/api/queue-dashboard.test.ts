@@ -115,6 +115,8 @@ describe('the dashboard an administrator gets', () => {
 
   it('refuses every destructive call, even same-origin, and leaves the jobs alone', async () => {
     const mail = t.runtime.deps.queues.mail;
+    // The administrator's two-factor notice may be waiting too (no worker runs here).
+    const before = (await mail.getJobCounts('waiting')).waiting ?? 0;
     await mail.add('kept', { note: 'must survive' }, { jobId: 'kept-job' });
     const writes: [string, string, unknown?][] = [
       ['PUT', '/admin/queues/api/queues/mail/clean/waiting'],
@@ -140,7 +142,7 @@ describe('the dashboard an administrator gets', () => {
     ).toBeLessThan(300);
     for (const queue of Object.values(t.runtime.deps.queues)) expect(await queue.isPaused()).toBe(false);
     expect((await mail.getJob('kept-job'))?.data).toEqual({ note: 'must survive' });
-    expect(await mail.getJobCounts('waiting')).toEqual({ waiting: 1 });
+    expect(await mail.getJobCounts('waiting')).toEqual({ waiting: before + 1 });
     await mail.remove('kept-job');
   });
 

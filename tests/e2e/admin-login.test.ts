@@ -7,6 +7,7 @@ import { transact } from '../../src/events/outbox.ts';
 import { createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { startTestServer } from '../support/server.ts';
+import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
 const run = promisify(execFile);
 let app: Awaited<ReturnType<typeof startTestServer>>;
@@ -33,6 +34,7 @@ beforeAll(async () => {
       emailVerified: true,
     }),
   );
+  await enrolAdmin(app.app, ADMIN);
   browser = await launchBrowser();
 }, 90_000);
 
@@ -46,7 +48,9 @@ async function signIn(page: Page, email: string, password: string) {
   await page.waitForURL('**/login');
   await page.getByLabel('メールアドレス').fill(email);
   await page.getByLabel('パスワード').fill(password);
+  const signingInAs = await page.getByLabel('メールアドレス').inputValue();
   await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, signingInAs);
 }
 
 describe('administrator sign-in journey (Chromium)', () => {

@@ -6,6 +6,7 @@ import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/ind
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { startTestServer } from '../support/server.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
 let app: Awaited<ReturnType<typeof startTestServer>>;
 let browser: Browser;
@@ -15,6 +16,7 @@ beforeAll(async () => {
   smtp = await startSmtp();
   app = await startTestServer({ smtpUrl: smtp.url });
   await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'users-admin@example.jp', password: 'users-admin-pass' });
+  await enrolAdmin(app.app, { email: 'users-admin@example.jp', password: 'users-admin-pass' });
   for (const [email, last, first, affiliation] of [
     ['kobayashi@example.jp', '小林', '一郎', 1],
     ['kato@example.jp', '加藤', '二郎', 3],
@@ -45,7 +47,9 @@ async function signInAsAdministrator(page: Page) {
   await page.goto(`${app.baseUrl}/login`);
   await page.getByLabel('メールアドレス').fill('users-admin@example.jp');
   await page.getByLabel('パスワード').fill('users-admin-pass');
+  const signingInAs = await page.getByLabel('メールアドレス').inputValue();
   await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, signingInAs);
   await page.waitForURL('**/admin');
 }
 

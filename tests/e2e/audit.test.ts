@@ -5,6 +5,7 @@ import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { startTestServer } from '../support/server.ts';
+import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
 let app: Awaited<ReturnType<typeof startTestServer>>;
 let browser: Browser;
@@ -16,6 +17,7 @@ const todayInJapan = () => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Asia/To
 beforeAll(async () => {
   app = await startTestServer();
   await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'audit-admin@example.jp', password: 'audit-admin-pass' });
+  await enrolAdmin(app.app, { email: 'audit-admin@example.jp', password: 'audit-admin-pass' });
   memberId = (
     await transact(app.runtime.deps.orm.em as Em, (tx) =>
       createUser(tx, {
@@ -49,7 +51,9 @@ it('an administrator changes a user, then finds the change in 操作履歴 with 
   await page.goto(`${app.baseUrl}/login`);
   await page.getByLabel('メールアドレス').fill('audit-admin@example.jp');
   await page.getByLabel('パスワード').fill('audit-admin-pass');
+  const signingInAs = await page.getByLabel('メールアドレス').inputValue();
   await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, signingInAs);
   await page.waitForURL('**/admin');
 
   // The change: 所属名 on the user's edit page.

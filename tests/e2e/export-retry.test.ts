@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { startTestServer } from '../support/server.ts';
+import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
 /**
  * An export whose worker died shows 失敗 with its reason and is re-run from the screen (sweeper: 1 s);
@@ -22,6 +23,7 @@ beforeAll(async () => {
     env: { SWEEP_GRACE_SECONDS: '1', SWEEP_EVERY_SECONDS: '1', JOB_RETRY_MAX_DELAY_SECONDS: '2' },
   });
   await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'retry-admin@example.jp', password: 'retry-admin-pass' });
+  await enrolAdmin(app.app, { email: 'retry-admin@example.jp', password: 'retry-admin-pass' });
   const em = app.runtime.deps.orm.em.fork();
   const license = (
     await em.execute(
@@ -58,7 +60,9 @@ async function signIn(page: Page, baseUrl: string) {
   await page.getByLabel('メールアドレス').waitFor({ timeout: 30_000 });
   await page.getByLabel('メールアドレス').fill('retry-admin@example.jp');
   await page.getByLabel('パスワード').fill('retry-admin-pass');
+  const signingInAs = await page.getByLabel('メールアドレス').inputValue();
   await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, signingInAs);
   await page.waitForURL('**/admin');
 }
 
@@ -68,7 +72,9 @@ it('an export left running becomes 失敗 with its reason, and 再実行 makes t
   await page.goto(`${app.baseUrl}/login`);
   await page.getByLabel('メールアドレス').fill('retry-admin@example.jp');
   await page.getByLabel('パスワード').fill('retry-admin-pass');
+  const signingInAs = await page.getByLabel('メールアドレス').inputValue();
   await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, signingInAs);
   await page.waitForURL('**/admin');
   await page.goto(`${app.baseUrl}/admin/licenses/issue`);
   await page.getByText('CSVの作成が途中で止まりました').waitFor({ timeout: 15_000 });
@@ -117,6 +123,7 @@ it('an export whose folder is unwritable says 「作成に失敗しています�
 it('with no worker running, an export waiting says 「処理担当（ワーカー）が動いていません」', async () => {
   webOnly = await startTestServer({ mode: 'web' });
   await createOrPromoteAdmin(webOnly.runtime.deps.orm, { email: 'retry-admin@example.jp', password: 'retry-admin-pass' });
+  await enrolAdmin(webOnly.app, { email: 'retry-admin@example.jp', password: 'retry-admin-pass' });
   const page = await browser.newPage();
   await page.setViewportSize({ width: 375, height: 800 });
   await signIn(page, webOnly.baseUrl);

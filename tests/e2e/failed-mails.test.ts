@@ -6,6 +6,7 @@ import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/ind
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { startTestServer } from '../support/server.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
 let app: Awaited<ReturnType<typeof startTestServer>>;
 let browser: Browser;
@@ -15,6 +16,7 @@ beforeAll(async () => {
   smtp = await startSmtp();
   app = await startTestServer({ smtpUrl: smtp.url });
   await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'mail-admin@example.jp', password: 'mail-admin-pass' });
+  await enrolAdmin(app.app, { email: 'mail-admin@example.jp', password: 'mail-admin-pass' });
   browser = await launchBrowser();
 }, 90_000);
 afterAll(async () => {
@@ -31,7 +33,9 @@ async function signIn(page: Page) {
   await page.goto(`${app.baseUrl}/login`);
   await page.getByLabel('メールアドレス').fill('mail-admin@example.jp');
   await page.getByLabel('パスワード').fill('mail-admin-pass');
+  const signingInAs = await page.getByLabel('メールアドレス').inputValue();
   await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, signingInAs);
   await page.waitForURL('**/admin');
 }
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { startTestServer } from '../support/server.ts';
+import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
 let app: Awaited<ReturnType<typeof startTestServer>>;
 let browser: Browser;
@@ -11,6 +12,7 @@ let browser: Browser;
 beforeAll(async () => {
   app = await startTestServer({ env: { EXPORT_GROUP_NAME: 'E2Eグループ' } });
   await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'issue-admin@example.jp', password: 'issue-admin-pass' });
+  await enrolAdmin(app.app, { email: 'issue-admin@example.jp', password: 'issue-admin-pass' });
   const em = app.runtime.deps.orm.em.fork();
   const license = (
     await em.execute(
@@ -40,7 +42,9 @@ it('an administrator moves a selection with its count, undoes it, exports a batc
   await page.goto(`${app.baseUrl}/login`);
   await page.getByLabel('メールアドレス').fill('issue-admin@example.jp');
   await page.getByLabel('パスワード').fill('issue-admin-pass');
+  const signingInAs = await page.getByLabel('メールアドレス').inputValue();
   await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, signingInAs);
   await page.waitForURL('**/admin');
   await page.getByRole('link', { name: 'ライセンス発行' }).click();
   await page.waitForURL('**/admin/licenses/issue');

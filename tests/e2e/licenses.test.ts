@@ -10,6 +10,7 @@ import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { TestClient } from '../support/http-client.ts';
 import { jpegWithGps, png } from '../support/images.ts';
 import { startTestServer } from '../support/server.ts';
+import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
 let app: Awaited<ReturnType<typeof startTestServer>>;
 let browser: Browser;
@@ -23,7 +24,9 @@ const third = join(dir, 'third.png');
 beforeAll(async () => {
   app = await startTestServer();
   await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'lic-admin@example.jp', password: 'lic-admin-pass' });
+  await enrolAdmin(app.app, { email: 'lic-admin@example.jp', password: 'lic-admin-pass' });
   await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'lic-admin2@example.jp', password: 'lic-admin2-pass' });
+  await enrolAdmin(app.app, { email: 'lic-admin2@example.jp', password: 'lic-admin2-pass' });
   colleague = new TestClient(app.app, '10.7.0.2');
   expect((await colleague.login('lic-admin2@example.jp', 'lic-admin2-pass')).status).toBe(200);
   await transact(app.runtime.deps.orm.em as Em, (tx) =>
@@ -49,7 +52,9 @@ async function signIn(page: Page, email: string, password: string) {
   await page.goto(`${app.baseUrl}/login`);
   await page.getByLabel('メールアドレス').fill(email);
   await page.getByLabel('パスワード').fill(password);
+  const signingInAs = await page.getByLabel('メールアドレス').inputValue();
   await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, signingInAs);
 }
 const accessible = async (page: Page, name: string) => expect(await axeViolations(page), name).toEqual([]);
 

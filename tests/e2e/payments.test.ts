@@ -8,6 +8,7 @@ import { createLicense } from '../../src/modules/licenses/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { TestClient } from '../support/http-client.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 import { eventually } from '../support/wait.ts';
 
 let shop: ShopWithStripe;
@@ -16,6 +17,7 @@ let browser: Browser;
 beforeAll(async () => {
   shop = await startShopWithStripe();
   await createOrPromoteAdmin(shop.runtime.deps.orm, { email: 'pay-admin@example.jp', password: 'pay-admin-pass' });
+  await enrolAdmin(shop.app, { email: 'pay-admin@example.jp', password: 'pay-admin-pass' });
   browser = await launchBrowser();
 }, 90_000);
 afterAll(async () => {
@@ -69,7 +71,9 @@ it('an operator finds a failed payment event, replays it into a sale, and reconc
   await page.goto(`${shop.baseUrl}/login`);
   await page.getByLabel('メールアドレス').fill('pay-admin@example.jp');
   await page.getByLabel('パスワード').fill('pay-admin-pass');
+  const signingInAs = await page.getByLabel('メールアドレス').inputValue();
   await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, signingInAs);
   await page.waitForURL('**/admin');
   await page.getByRole('link', { name: '決済の受信箱と照合' }).click();
   await page.waitForURL('**/admin/payments');

@@ -8,6 +8,7 @@ import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { png } from '../support/images.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
 /** A phone: every page at 375 px, by touch, in Chromium. */
 const PHONE = { viewport: { width: 375, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -67,6 +68,7 @@ beforeAll(async () => {
   memberId = (member as { id: string }).id;
   otherId = (other as { id: string }).id;
   await createOrPromoteAdmin(orm, ADMIN);
+  await enrolAdmin(shop.app, ADMIN);
   browser = await launchBrowser();
 }, 90_000);
 afterAll(async () => {
@@ -93,7 +95,9 @@ async function signIn(page: Page, who: { email: string; password: string }) {
   await page.goto(`${shop.baseUrl}/login`);
   await page.getByLabel('メールアドレス').fill(who.email);
   await page.getByLabel('パスワード').fill(who.password);
+  const signingInAs = await page.getByLabel('メールアドレス').inputValue();
   await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, signingInAs);
   await page.waitForURL((url) => !url.pathname.startsWith('/login'));
 }
 

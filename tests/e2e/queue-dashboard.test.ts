@@ -5,6 +5,7 @@ import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { startTestServer } from '../support/server.ts';
+import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 import { eventually } from '../support/wait.ts';
 
 let app: Awaited<ReturnType<typeof startTestServer>>;
@@ -41,6 +42,7 @@ const WRITES = [
 beforeAll(async () => {
   app = await startTestServer();
   await createOrPromoteAdmin(app.runtime.deps.orm, ADMIN);
+  await enrolAdmin(app.app, ADMIN);
   await transact(app.runtime.deps.orm.em as Em, (tx) =>
     createUser(tx, { ...MEMBER, lastName: '会員', firstName: '花子', emailVerified: true }),
   );
@@ -62,7 +64,9 @@ async function signIn(context: BrowserContext, user: { email: string; password: 
   await page.goto(`${app.baseUrl}/login`);
   await page.getByLabel('メールアドレス').fill(user.email);
   await page.getByLabel('パスワード').fill(user.password);
+  const signingInAs = await page.getByLabel('メールアドレス').inputValue();
   await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, signingInAs);
   await page.waitForURL((url) => url.pathname !== '/login');
   return page;
 }

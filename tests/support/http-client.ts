@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import { enrolTwoFactor, secretOf, totp } from './two-factor.ts';
 
 /** A cookie-keeping client for `app.request()`, speaking to the API as the SPA does. */
 export class TestClient {
@@ -52,7 +53,23 @@ export class TestClient {
   post = (path: string, json?: unknown) => this.request('POST', path, { json });
   put = (path: string, json?: unknown) => this.request('PUT', path, { json });
 
-  async login(email: string, password: string): Promise<Response> {
-    return this.post('/api/login', { email, password });
+  /**
+   * Signs in as the SPA does. Administrators must use two-factor (docs/decisions/0027): an
+   * administrator not enrolled yet is enrolled here (`enrolAdmins`, on by default), and the code step
+   * of an enrolled account whose secret this test file knows is answered with a computed code.
+   */
+  async login(email: string, password: string, options: { enrolAdmins?: boolean } = {}): Promise<Response> {
+    const res = await this.post('/api/login', { email, password });
+    if (res.status !== 200) return res;
+    const text = await res.text();
+    const body = JSON.parse(text) as { two_factor_required?: boolean; users?: { role: string; two_factor_enabled: boolean }[] };
+    const secret = secretOf(email);
+    if (body.two_factor_required && secret) return this.post('/api/login/two-factor', { code: totp(secret) });
+    const me = body.users?.[0];
+    if (me?.role === 'admin' && !me.two_factor_enabled && options.enrolAdmins !== false) {
+      await enrolTwoFactor(this, email, password);
+      return this.get('/api/login');
+    }
+    return new Response(text, { status: res.status, headers: res.headers });
   }
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { passkey } from '@better-auth/passkey';
 import { betterAuth } from 'better-auth';
-import { admin } from 'better-auth/plugins';
-import type { Kysely } from 'kysely';
+import { admin, twoFactor } from 'better-auth/plugins';
+import type { Kysely, KyselyPlugin, QueryResult, UnknownRow } from 'kysely';
 import { hashPassword, verifyPassword } from './password.ts';
 import { REFRESH_AFTER_SECONDS, SESSION_SECONDS } from './session.ts';
 
@@ -15,6 +16,31 @@ export interface AuthOptions {
   secureCookies: boolean;
 }
 
+/** The issuer an authenticator app shows beside the code. */
+export const TOTP_ISSUER = 'ライセンスストア';
+/** 「この端末を30日間信頼する」 (never for administrators: accounts/two-factor-routes.ts). */
+export const TRUST_DEVICE_SECONDS = 30 * 24 * 3600;
+
+/** The timestamp columns of better-auth's tables (snake_case, as stored). */
+const TIMESTAMPS = new Set(['expires_at', 'created_at', 'updated_at', 'locked_until', 'ban_expires']);
+
+/**
+ * The shop's Kysely returns timestamps as text; better-auth's plugins compare them with `Date`s
+ * (`expiresAt > new Date()` for a trusted device), so its rows get real dates.
+ */
+const datesForBetterAuth: KyselyPlugin = {
+  transformQuery: (args) => args.node,
+  async transformResult(args: { result: QueryResult<UnknownRow> }) {
+    for (const row of args.result.rows) {
+      for (const key of Object.keys(row)) {
+        const value = row[key];
+        if (typeof value === 'string' && TIMESTAMPS.has(key)) row[key] = new Date(value);
+      }
+    }
+    return args.result;
+  },
+};
+
 /**
  * better-auth owns sessions and credentials. Its tables are MikroORM entities (user.entity.ts) so
  * one set of migrations creates them; here their snake_case columns are mapped for better-auth.
@@ -25,7 +51,7 @@ export function createAuth(options: AuthOptions) {
     baseURL: options.baseUrl,
     basePath: '/api/auth',
     trustedOrigins: [options.baseUrl],
-    database: { db: options.db, type: 'postgres' },
+    database: { db: options.db.withPlugin(datesForBetterAuth), type: 'postgres' },
     user: {
       modelName: 'users',
       fields: { emailVerified: 'email_verified', createdAt: 'created_at', updatedAt: 'updated_at' },
@@ -94,6 +120,43 @@ export function createAuth(options: AuthOptions) {
         schema: {
           user: { fields: { banReason: 'ban_reason', banExpires: 'ban_expires' } },
           session: { fields: { impersonatedBy: 'impersonated_by' } },
+        },
+      }),
+      // TOTP (RFC 6238: SHA-1, 30 s, 6 digits) and 10 one-time recovery codes, behind /api/me/two-factor.
+      twoFactor({
+        issuer: TOTP_ISSUER,
+        trustDeviceMaxAge: TRUST_DEVICE_SECONDS,
+        backupCodeOptions: { amount: 10, length: 10 },
+        schema: {
+          user: { fields: { twoFactorEnabled: 'two_factor_enabled' } },
+          twoFactor: {
+            modelName: 'two_factors',
+            fields: {
+              backupCodes: 'backup_codes',
+              userId: 'user_id',
+              failedVerificationCount: 'failed_verification_count',
+              lockedUntil: 'locked_until',
+            },
+          },
+        },
+      }),
+      // WebAuthn: the relying party is APP_URL's host; only its origin may answer a challenge.
+      passkey({
+        rpID: new URL(options.baseUrl).hostname,
+        rpName: TOTP_ISSUER,
+        origin: new URL(options.baseUrl).origin,
+        schema: {
+          passkey: {
+            modelName: 'passkeys',
+            fields: {
+              publicKey: 'public_key',
+              userId: 'user_id',
+              credentialID: 'credential_id',
+              deviceType: 'device_type',
+              backedUp: 'backed_up',
+              createdAt: 'created_at',
+            },
+          },
         },
       }),
     ],

@@ -2,6 +2,7 @@
 import type { AppModule } from '../../http/context.ts';
 import { AccountToken } from './entities/account-token.entity.ts';
 import { KnownDevice } from './entities/known-device.entity.ts';
+import { Passkey, TwoFactor } from './entities/two-factor.entity.ts';
 import { Account, Session, User, Verification } from './entities/user.entity.ts';
 import {
   onEmailChangeAttempted,
@@ -13,6 +14,7 @@ import {
   onPasswordResetRequested,
   onRegistrationAttempted,
   onSignInThrottled,
+  onTwoFactorChanged,
   onUserRegistered,
   onVerificationEmailRequested,
 } from './handlers/account-mails.ts';
@@ -39,7 +41,7 @@ export const loadDemo = () => import('./demo.ts');
 export const accounts = {
   name: 'accounts',
   api: accountRoutes,
-  entities: [User, Session, Account, Verification, AccountToken, KnownDevice],
+  entities: [User, Session, Account, Verification, AccountToken, KnownDevice, TwoFactor, Passkey],
   handlers: {
     UserRegistered: onUserRegistered,
     RegistrationAttempted: onRegistrationAttempted,
@@ -52,5 +54,6 @@ export const accounts = {
     MemberWithdrew: onMemberWithdrew,
     PasswordChanged: onPasswordChanged,
     NewDeviceSignIn: onNewDeviceSignIn,
+    TwoFactorChanged: onTwoFactorChanged,
   },
 } satisfies AppModule;

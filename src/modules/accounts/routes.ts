@@ -2,10 +2,19 @@ import { APIError } from 'better-auth/api';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
+import type { Em } from '../../db/orm.ts';
 import { addressBucket, clientIp } from '../../http/client-ip.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import { currentUser, isAdmin, requireAdmin, requireSelfOrAdmin, requireUser, signedInUser } from '../../http/guards.ts';
+import {
+  currentUser,
+  hasAdminRole,
+  isAdmin,
+  requireAdmin,
+  requireSelfOrAdmin,
+  requireUser,
+  signedInUser,
+} from '../../http/guards.ts';
 import { collectErrors, jsonInput, parseInput, parseInputs, readJson } from '../../http/validate.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
 import { reauthenticate } from './reauth.ts';
@@ -29,6 +38,7 @@ import {
   changePassword,
   checkEditable,
   confirmEmailChange,
+  findUserByEmail,
   forceDelete,
   forcePassword,
   getUser,
@@ -47,13 +57,10 @@ import {
   withdraw,
 } from './service.ts';
 import { recordSignIn, sessionRoutes } from './session-routes.ts';
+import { withoutTrustedDevice } from './two-factor.ts';
+import { forwardCookies, signInStepRoutes, twoFactorRoutes } from './two-factor-routes.ts';
 
 const errorCode = (error: APIError) => (error.body as { code?: string } | undefined)?.code;
-
-/** Copies better-auth's Set-Cookie headers onto our answer. */
-function forwardCookies(from: Headers, to: Headers) {
-  for (const cookie of from.getSetCookie()) to.append('Set-Cookie', cookie);
-}
 
 /** The caller's network, as the throttles count it (an IPv4 address or an IPv6 /64). */
 const networkOf = (c: Context<AppEnv>) => addressBucket(clientIp(c, c.var.deps.env.trustProxyHeader));
@@ -91,13 +98,22 @@ const authRoutes = new Hono<AppEnv>()
       [LIMITS.signInFailuresPerAddress, network],
       [LIMITS.signInFailuresPerAccount, input.email],
     ]);
+    // Administrators give a code at every sign-in: a trusted-device cookie never spares them.
+    const admin = (await findUserByEmail(deps.orm.em.fork() as Em, input.email))?.role === 'admin';
     try {
       const { headers, response } = await deps.auth.api.signInEmail({
         body: { email: input.email, password: input.password, rememberMe: true },
-        headers: c.req.raw.headers,
+        headers: admin ? await withoutTrustedDevice(deps.auth, c.req.raw.headers) : c.req.raw.headers,
         returnHeaders: true,
       });
+      // The password was right: it gives its reserved count back, whatever the code step brings.
       await attempt.release();
+      if ('twoFactorRedirect' in response && response.twoFactorRedirect) {
+        // No session exists until /api/login/two-factor (or a passkey).
+        const res = c.json({ two_factor_required: true, trust_device_available: !admin });
+        forwardCookies(headers, res.headers);
+        return res;
+      }
       const res = c.json({ users: [await getUser(deps.orm, response.user.id)] });
       forwardCookies(headers, res.headers);
       await recordSignIn(c, res, { userId: response.user.id, sessionToken: response.token });
@@ -284,7 +300,7 @@ const userRoutes = new Hono<AppEnv>()
   .post(`/users/${USER}/withdrawal`, requireUser, async (c) => {
     const me = signedInUser(c);
     if (me.id !== c.req.param('id')) throw new AppError('forbidden');
-    if (isAdmin(me)) throw new AppError('forbidden', ADMIN_CANNOT_WITHDRAW);
+    if (hasAdminRole(me)) throw new AppError('forbidden', ADMIN_CANNOT_WITHDRAW);
     const { password } = await jsonInput(c, WithdrawalInput);
     // Another way to try current passwords: the password form's limit, shared.
     await c.var.deps.rateLimit.hit(LIMITS.passwordChangesPerMember, me.id);
@@ -305,6 +321,8 @@ const userRoutes = new Hono<AppEnv>()
 /** The accounts module's API, mounted under /api. */
 export const accountRoutes = new Hono<AppEnv>()
   .route('/', authRoutes)
+  .route('/', signInStepRoutes)
   .route('/', registrationRoutes)
   .route('/', userRoutes)
-  .route('/', sessionRoutes);
+  .route('/', sessionRoutes)
+  .route('/', twoFactorRoutes);

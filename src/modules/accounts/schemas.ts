@@ -196,3 +196,53 @@ export const PageQuery = v.object({
 export const RoleInput = v.object({
   role: v.picklist(['admin', 'user'], '権限は admin（管理者）か user（会員）を指定してください。'),
 });
+
+const totpCode = v.pipe(
+  v.string('確認コードを入力してください。'),
+  v.trim(),
+  v.transform((code) => code.replace(/[\s-]/g, '').replace(/[０-９]/g, (d) => String.fromCharCode(d.charCodeAt(0) - 0xfee0))),
+  v.minLength(1, '確認コードを入力してください。'),
+  v.regex(/^\d{6}$/, '確認コードは6桁の数字で入力してください。'),
+);
+const recoveryCode = v.pipe(
+  v.string('リカバリーコードを入力してください。'),
+  v.trim(),
+  v.minLength(1, 'リカバリーコードを入力してください。'),
+  v.maxLength(40, 'リカバリーコードの形式が正しくありません。'),
+);
+
+export const TwoFactorPasswordInput = v.object({ password: rules.enteredPassword() });
+export const TwoFactorCodeInput = v.object({ code: totpCode });
+export const TwoFactorDisableInput = v.object({ password: rules.enteredPassword(), code: totpCode });
+
+/** The second step of sign-in: a code from the authenticator app, or one of the recovery codes. */
+export const TwoFactorLoginInput = v.pipe(
+  v.object({
+    code: v.optional(v.union([totpCode, v.literal('')])),
+    recovery_code: v.optional(v.union([recoveryCode, v.literal('')])),
+    trust_device: v.optional(v.boolean('「この端末を信頼する」は true か false で指定してください。'), false),
+  }),
+  v.forward(
+    v.check((input) => Boolean(input.code || input.recovery_code), '確認コードを入力してください。'),
+    ['code'],
+  ),
+);
+
+/** A WebAuthn response as the browser gives it (checked by @simplewebauthn/server inside better-auth). */
+const PASSKEY_ANSWER = 'パスキーの応答が正しくありません。もう一度お試しください。';
+const webauthnResponse = v.looseObject(
+  {
+    id: v.pipe(v.string(PASSKEY_ANSWER), v.minLength(1, PASSKEY_ANSWER), v.maxLength(2048, PASSKEY_ANSWER)),
+    rawId: v.optional(v.string(PASSKEY_ANSWER)),
+    type: v.optional(v.string(PASSKEY_ANSWER)),
+    response: v.record(v.string(), v.unknown(), PASSKEY_ANSWER),
+  },
+  PASSKEY_ANSWER,
+);
+export const PasskeyRegistrationInput = v.object({
+  response: webauthnResponse,
+  name: v.optional(
+    v.pipe(v.string('名前は文字列で入力してください。'), v.trim(), v.maxLength(50, '名前は50文字以内で入力してください。')),
+  ),
+});
+export const PasskeyLoginInput = v.object({ response: webauthnResponse });

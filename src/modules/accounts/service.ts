@@ -31,7 +31,14 @@ type DtoSource = Pick<User, 'id' | 'email' | 'lastName' | 'firstName' | 'role' |
   Partial<
     Pick<
       User,
-      'affiliation' | 'affiliationName' | 'affiliationOther' | 'distribution' | 'createdAt' | 'updatedAt' | 'pendingEmail'
+      | 'affiliation'
+      | 'affiliationName'
+      | 'affiliationOther'
+      | 'distribution'
+      | 'createdAt'
+      | 'updatedAt'
+      | 'pendingEmail'
+      | 'twoFactorEnabled'
     >
   >;
 
@@ -48,6 +55,7 @@ export function userDto(user: DtoSource, extra: { pendingEmail?: string | null }
     distribution: user.distribution ?? true,
     role: user.role,
     email_verified: user.emailVerified,
+    two_factor_enabled: Boolean(user.twoFactorEnabled),
     ...(extra.pendingEmail !== undefined ? { pending_email: extra.pendingEmail } : {}),
     ...(user.createdAt ? { created_at: new Date(user.createdAt).toISOString() } : {}),
     // The version an edit carries back (a newer one answers 409).
@@ -447,7 +455,8 @@ export async function searchUsers(orm: Orm, query: UserSearch, changes?: ChangeF
   const users = await em.execute<DtoSource[]>(
     `select u.id, u.email, u.last_name as "lastName", u.first_name as "firstName", u.role, u.email_verified as "emailVerified",
             u.affiliation, u.affiliation_name as "affiliationName", u.affiliation_other as "affiliationOther", u.distribution,
-            u.created_at as "createdAt", u.updated_at as "updatedAt", u.pending_email as "pendingEmail"
+            u.created_at as "createdAt", u.updated_at as "updatedAt", u.pending_email as "pendingEmail",
+            u.two_factor_enabled as "twoFactorEnabled"
      from users u ${where} order by ${column} ${desc}, u.id ${desc} limit ? offset ?`,
     [...params, query.per_page, (query.page - 1) * query.per_page],
   );

@@ -51,15 +51,34 @@ interface SessionRow {
   first_name: string;
   banned: boolean | null;
   ban_expires: Date | string | null;
+  two_factor_enabled: boolean | null;
 }
 
-function cookieValue(header: string | null, name: string): string | undefined {
+export function cookieValue(header: string | null, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return undefined;
+}
+
+/** The value of a cookie better-auth signed (`value.HMAC-SHA256`), or undefined when absent or forged. */
+export function signedCookieValue(headers: Headers, name: string, secret: string): string | undefined {
+  const raw = cookieValue(headers.get('cookie'), name);
+  if (!raw) return undefined;
+  let value: string;
+  try {
+    value = decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+  const dot = value.lastIndexOf('.');
+  if (dot < 1) return undefined;
+  const signature = Buffer.from(value.slice(dot + 1), 'base64');
+  const expected = createHmac('sha256', secret).update(value.slice(0, dot)).digest();
+  if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return undefined;
+  return value.slice(0, dot);
 }
 
 /**
@@ -98,7 +117,7 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     const em = orm.em.fork() as Em;
     const row = await cache.get(token, async () => {
       const [found] = await em.execute<SessionRow[]>(
-        `select s.token, s.expires_at, s.created_at, s.last_active_at, u.id, u.email, u.role, u.email_verified, u.last_name, u.first_name, u.banned, u.ban_expires
+        `select s.token, s.expires_at, s.created_at, s.last_active_at, u.id, u.email, u.role, u.email_verified, u.last_name, u.first_name, u.banned, u.ban_expires, u.two_factor_enabled
          from sessions s join users u on u.id = s.user_id where s.token = ?`,
         [token],
       );
@@ -132,6 +151,7 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
       lastName: row.last_name ?? '',
       firstName: row.first_name ?? '',
       sessionToken: row.token,
+      twoFactorEnabled: Boolean(row.two_factor_enabled),
     };
   };
 }

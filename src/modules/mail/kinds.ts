@@ -14,6 +14,7 @@ export const MAIL_KINDS = {
   'sign-in-throttled': 'ログイン制限のお知らせ',
   'password-changed': 'パスワード変更のお知らせ',
   'new-device-sign-in': '新しい端末からのログイン',
+  'two-factor-changed': '二段階認証の設定変更のお知らせ',
   withdrawal: '退会手続き完了のお知らせ',
   receipt: 'ご購入のお礼（領収）',
   'license-registered': 'ライセンス登録完了のお知らせ',

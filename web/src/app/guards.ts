@@ -21,17 +21,26 @@ export async function requireSignedIn(args?: Pick<LoaderFunctionArgs, 'request'>
 export async function requireAdministrator(args?: Pick<LoaderFunctionArgs, 'request'>): Promise<CurrentUser> {
   const user = await requireSignedIn(args);
   if (user.role !== 'admin') throw data({ message: 'このページを表示する権限がありません。' }, { status: 403 });
+  // Administrators enrol in two-factor before anything else (the server refuses them until then).
+  if (!user.two_factor_enabled) throw redirect(ENROLMENT);
   return user;
 }
 
+/** Where an administrator without two-factor is sent. */
+export const ENROLMENT = '/account/security?enrol=1';
+
+export const mustEnrol = (user: CurrentUser) => user.role === 'admin' && !user.two_factor_enabled;
+
 /** Where a signed-in user starts. */
 export function homeOf(user: CurrentUser): string {
+  if (mustEnrol(user)) return ENROLMENT;
   return user.role === 'admin' ? '/admin' : `/users/${user.id}`;
 }
 
 /** Where sign-in leads: the page the member was going to (`next`, a path of this site) or their home. */
 export function afterSignIn(user: CurrentUser, next: string | null): string {
   const target = safeNext(next);
+  if (mustEnrol(user)) return ENROLMENT;
   // A member sent on to a back-office page would only meet a 403.
   if (!target || (user.role !== 'admin' && /^\/admin(\/|$)/.test(target))) return homeOf(user);
   return target;

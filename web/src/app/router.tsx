@@ -6,6 +6,7 @@ import { RegistrationPage } from '../features/accounts/routes/registration';
 import { RegistrationCompletePage } from '../features/accounts/routes/registration-complete';
 import { RegistrationConfirmPage } from '../features/accounts/routes/registration-confirm';
 import { ResetPasswordPage } from '../features/accounts/routes/reset-password';
+import { SecurityPage } from '../features/accounts/routes/security';
 import { UserDetailPage } from '../features/accounts/routes/user-detail';
 import { UserEditConfirmPage, UserEditPage } from '../features/accounts/routes/user-edit';
 import { UserPasswordPage } from '../features/accounts/routes/user-password';
@@ -101,6 +102,12 @@ export const routes: RouteObject[] = [
             element: <CheckoutRedirectPage />,
           },
         ],
+      },
+      {
+        path: '/account/security',
+        loader: requireSignedIn,
+        handle: meta('endUser', false, '二段階認証とパスキー'),
+        element: <SecurityPage />,
       },
       {
         path: '/users/:id',

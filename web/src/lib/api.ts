@@ -59,6 +59,10 @@ async function toError(res: Response): Promise<ApiError> {
       : res.status === 401
         ? 'ログインしてください。'
         : 'リクエストを処理できませんでした。';
+  // An administrator who has not enrolled in two-factor yet goes straight to enrolment.
+  if (res.status === 403 && (body as { code?: string } | undefined)?.code === 'two_factor_enrollment_required') {
+    if (!window.location.pathname.startsWith('/account/security')) window.location.assign('/account/security?enrol=1');
+  }
   return new ApiError(res.status, body?.message ?? fallback, firstMessages(body?.errors), body);
 }
 

@@ -8,6 +8,14 @@ export interface CurrentUser {
   first_name: string;
   role: 'admin' | 'user' | string;
   email_verified: boolean;
+  /** TOTP enrolled: administrators must be before they may use the back office. */
+  two_factor_enabled?: boolean;
+}
+
+/** The password was right and the account asks for a second factor (POST /api/login/two-factor). */
+export interface TwoFactorChallenge {
+  twoFactor: true;
+  trustDeviceAvailable: boolean;
 }
 
 /** The seed's authentication state (§3): user list, message, field errors, organization. */
@@ -60,9 +68,32 @@ export async function fetchCurrentUser(): Promise<CurrentUser | null> {
   return users[0] ?? null;
 }
 
-export async function login(email: string, password: string): Promise<CurrentUser | null> {
+export async function login(email: string, password: string): Promise<CurrentUser | TwoFactorChallenge | null> {
   try {
-    const { users } = await api<{ users: CurrentUser[] }>('/api/login', { method: 'POST', body: { email, password } });
+    const answer = await api<{ users?: CurrentUser[]; two_factor_required?: boolean; trust_device_available?: boolean }>(
+      '/api/login',
+      { method: 'POST', body: { email, password } },
+    );
+    if (answer.two_factor_required) {
+      setState({ ...empty });
+      return { twoFactor: true, trustDeviceAvailable: Boolean(answer.trust_device_available) };
+    }
+    const users = answer.users ?? [];
+    setState({ ...empty, users });
+    return users[0] ?? null;
+  } catch (error) {
+    if (error instanceof ApiError) {
+      setState({ ...empty, message: error.message || INVALID_INPUT_MESSAGE, errors: error.errors });
+      return null;
+    }
+    throw error;
+  }
+}
+
+/** The second step of a sign-in (a code or a recovery code), or a passkey sign-in: the seed's answer. */
+export async function completeSignIn(path: string, body: unknown): Promise<CurrentUser | null> {
+  try {
+    const { users } = await api<{ users: CurrentUser[] }>(path, { method: 'POST', body });
     setState({ ...empty, users });
     return users[0] ?? null;
   } catch (error) {

@@ -62,6 +62,8 @@ export const UserSchema = defineEntity({
     banned: p.boolean().nullable().default(false),
     banReason: p.text().fieldName('ban_reason').nullable(),
     banExpires: p.datetime().fieldName('ban_expires').nullable(),
+    // better-auth's twoFactor plugin: true once a TOTP code has confirmed the setup.
+    twoFactorEnabled: p.boolean().fieldName('two_factor_enabled').default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -296,3 +296,41 @@ export const onNewDeviceSignIn: EventHandler<'NewDeviceSignIn'> = async (ctx, ev
   });
   return done(result);
 };
+
+const jst = new Intl.DateTimeFormat('ja-JP', {
+  timeZone: 'Asia/Tokyo',
+  year: 'numeric',
+  month: 'long',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+
+const TWO_FACTOR_CHANGES = {
+  enabled: '二段階認証（確認コード）を有効にしました。',
+  disabled: '二段階認証（確認コード）を無効にしました。',
+  'recovery-codes': '二段階認証のリカバリーコードを新しく発行しました。これまでのリカバリーコードは使えなくなりました。',
+  'passkey-added': 'パスキーを登録しました。',
+  'passkey-removed': 'パスキーを削除しました。',
+} as const;
+
+/** TwoFactorChanged → 二段階認証の設定変更 notice, with the time of the change in Japan time. */
+export const onTwoFactorChanged: EventHandler<'TwoFactorChanged'> = async (ctx, event) => {
+  const user = await loadUser(ctx, event.payload.userId);
+  if (!user) return 'skipped';
+  const result = await sendOnce(ctx, `${event.id}:two-factor-changed`, 'two-factor-changed', user.id, {
+    to: user.email,
+    ...renderMail({
+      subject: '二段階認証の設定変更のお知らせ',
+      greeting: greeting(user),
+      paragraphs: [
+        `お客様のアカウントで、${jst.format(new Date(event.occurredAt))}（日本時間）に次の変更がありました。`,
+        TWO_FACTOR_CHANGES[event.payload.change],
+        'お心当たりのない場合は、第三者がお客様のアカウントを使っている可能性があります。すぐにパスワードを変更し、お問い合わせ窓口までご連絡ください。',
+      ],
+      action: { label: 'アカウントの設定を確認する', url: `${ctx.env.appUrl}/account/security` },
+      notes: ['このメールは送信専用です。'],
+    }),
+  });
+  return done(result);
+};

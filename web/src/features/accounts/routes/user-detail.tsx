@@ -30,6 +30,9 @@ export function UserDetailPage({ children }: { children?: React.ReactNode }) {
             <Link to={`/users/${data.user.id}/password`} className="button">
               パスワードを変更する
             </Link>
+            <Link to="/account/security" className="button">
+              二段階認証とパスキー
+            </Link>
           </div>
           {data.user.role !== 'admin' ? (
             <p className="small">

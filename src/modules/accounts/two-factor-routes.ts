@@ -1,0 +1,264 @@
+import { APIError } from 'better-auth/api';
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { LIMITS } from '../../config/limits.ts';
+import { addressBucket, clientIp } from '../../http/client-ip.ts';
+import type { AppEnv } from '../../http/context.ts';
+import { AppError, validationError } from '../../http/errors.ts';
+import { hasAdminRole, requireUser, signedInUser } from '../../http/guards.ts';
+import { jsonInput } from '../../http/validate.ts';
+import {
+  PasskeyLoginInput,
+  PasskeyRegistrationInput,
+  TwoFactorCodeInput,
+  TwoFactorDisableInput,
+  TwoFactorLoginInput,
+  TwoFactorPasswordInput,
+} from './schemas.ts';
+import { getUser, noteSignInThrottled } from './service.ts';
+import { recordSignIn } from './session-routes.ts';
+import {
+  ADMIN_CANNOT_DISABLE,
+  checkCurrentPassword,
+  listPasskeys,
+  noteTwoFactorChange,
+  pendingSignIn,
+  SIGN_IN_AGAIN,
+  twoFactorStatus,
+  WRONG_CODE,
+  WRONG_RECOVERY_CODE,
+} from './two-factor.ts';
+
+/** Copies better-auth's Set-Cookie headers onto our answer. */
+export function forwardCookies(from: Headers, to: Headers) {
+  for (const cookie of from.getSetCookie()) to.append('Set-Cookie', cookie);
+}
+
+const codeOf = (error: unknown) =>
+  error instanceof APIError ? ((error.body as { code?: string } | undefined)?.code ?? String(error.status)) : undefined;
+
+const networkOf = (c: Context<AppEnv>) => addressBucket(clientIp(c, c.var.deps.env.trustProxyHeader));
+
+const ALREADY_ENABLED = '二段階認証はすでに有効です。';
+const NOT_ENABLED = '二段階認証が有効になっていません。';
+const SETUP_FIRST = '先に「設定を始める」から認証アプリの登録を行ってください。';
+const PASSKEY_FAILED = 'パスキーを登録できませんでした。もう一度お試しください。';
+const PASSKEY_SIGN_IN_FAILED =
+  'パスキーでログインできませんでした。登録済みのパスキーを選ぶか、パスワードでログインしてください。';
+const PASSKEY_NOT_FOUND = 'パスキーが見つかりませんでした。';
+const SIGN_IN_AGAIN_FOR_PASSKEY = '安全のため、もう一度ログインしてからパスキーを登録してください。';
+
+/** A wrong TOTP code from a signed-in member (setup, disable): answered 422 on `code`. */
+async function checkCode(c: Context<AppEnv>, code: string) {
+  try {
+    await c.var.deps.auth.api.verifyTOTP({ body: { code }, headers: c.req.raw.headers });
+  } catch (error) {
+    if (codeOf(error) === 'INVALID_CODE') throw validationError({ code: [WRONG_CODE] }, WRONG_CODE);
+    if (codeOf(error) === 'TOTP_NOT_ENABLED') throw new AppError('conflict', NOT_ENABLED);
+    throw error;
+  }
+}
+
+/** The member's own two-factor settings and passkeys (docs/decisions/0027-two-factor-and-passkeys.md). */
+export const twoFactorRoutes = new Hono<AppEnv>()
+  .get('/me/two-factor', requireUser, async (c) =>
+    c.json(await twoFactorStatus(c.var.deps.orm, c.var.deps.auth, signedInUser(c).id)),
+  )
+  .post('/me/two-factor/setup', requireUser, async (c) => {
+    const { deps } = c.var;
+    const me = signedInUser(c);
+    const { password } = await jsonInput(c, TwoFactorPasswordInput);
+    // Another way to try current passwords: the password form's limit, shared.
+    await deps.rateLimit.hit(LIMITS.passwordChangesPerMember, me.id);
+    if (me.twoFactorEnabled) throw new AppError('conflict', ALREADY_ENABLED);
+    await checkCurrentPassword(deps.orm, me.id, password);
+    const setup = await deps.auth.api.enableTwoFactor({ body: { password, method: 'totp' }, headers: c.req.raw.headers });
+    const totpURI = 'totpURI' in setup ? setup.totpURI : '';
+    return c.json({ totp_uri: totpURI, secret: new URL(totpURI).searchParams.get('secret') ?? '' });
+  })
+  .post('/me/two-factor/enable', requireUser, async (c) => {
+    const { deps } = c.var;
+    const me = signedInUser(c);
+    const { code } = await jsonInput(c, TwoFactorCodeInput);
+    await deps.rateLimit.hit(LIMITS.passwordChangesPerMember, me.id);
+    if (me.twoFactorEnabled) throw new AppError('conflict', ALREADY_ENABLED);
+    let headers: Headers;
+    try {
+      ({ headers } = await deps.auth.api.verifyTOTP({ body: { code }, headers: c.req.raw.headers, returnHeaders: true }));
+    } catch (error) {
+      if (codeOf(error) === 'INVALID_CODE') throw validationError({ code: [WRONG_CODE] }, WRONG_CODE);
+      if (codeOf(error) === 'TOTP_NOT_ENABLED') throw new AppError('conflict', SETUP_FIRST);
+      throw error;
+    }
+    const { backupCodes } = await deps.auth.api.viewBackupCodes({ body: { userId: me.id } });
+    await noteTwoFactorChange(deps.orm, me.id, 'enabled');
+    // better-auth replaced the session (its cookie, and so the CSRF token, change with it).
+    const res = c.json({ recovery_codes: backupCodes, message: '二段階認証を有効にしました。' });
+    forwardCookies(headers, res.headers);
+    return res;
+  })
+  .post('/me/two-factor/recovery-codes', requireUser, async (c) => {
+    const { deps } = c.var;
+    const me = signedInUser(c);
+    const { password } = await jsonInput(c, TwoFactorPasswordInput);
+    await deps.rateLimit.hit(LIMITS.passwordChangesPerMember, me.id);
+    if (!me.twoFactorEnabled) throw new AppError('conflict', NOT_ENABLED);
+    await checkCurrentPassword(deps.orm, me.id, password);
+    const { backupCodes } = await deps.auth.api.generateBackupCodes({ body: { password }, headers: c.req.raw.headers });
+    await noteTwoFactorChange(deps.orm, me.id, 'recovery-codes');
+    return c.json({
+      recovery_codes: backupCodes,
+      message: '新しいリカバリーコードを発行しました。これまでのコードは使えません。',
+    });
+  })
+  .delete('/me/two-factor', requireUser, async (c) => {
+    const { deps } = c.var;
+    const me = signedInUser(c);
+    const { password, code } = await jsonInput(c, TwoFactorDisableInput);
+    await deps.rateLimit.hit(LIMITS.passwordChangesPerMember, me.id);
+    if (hasAdminRole(me)) throw new AppError('conflict', ADMIN_CANNOT_DISABLE);
+    if (!me.twoFactorEnabled) throw new AppError('conflict', NOT_ENABLED);
+    await checkCurrentPassword(deps.orm, me.id, password);
+    await checkCode(c, code);
+    const { headers } = await deps.auth.api.disableTwoFactor({
+      body: { password },
+      headers: c.req.raw.headers,
+      returnHeaders: true,
+    });
+    await noteTwoFactorChange(deps.orm, me.id, 'disabled');
+    const res = c.json({ message: '二段階認証を無効にしました。' });
+    forwardCookies(headers, res.headers);
+    return res;
+  })
+  .get('/me/passkeys', requireUser, async (c) => c.json({ passkeys: await listPasskeys(c.var.deps.orm, signedInUser(c).id) }))
+  .post('/me/passkeys/options', requireUser, async (c) => {
+    try {
+      const { headers, response } = await c.var.deps.auth.api.generatePasskeyRegistrationOptions({
+        headers: c.req.raw.headers,
+        query: {},
+        returnHeaders: true,
+      });
+      const res = c.json({ options: response });
+      forwardCookies(headers, res.headers);
+      return res;
+    } catch (error) {
+      if (codeOf(error) === 'SESSION_NOT_FRESH') throw new AppError('forbidden', SIGN_IN_AGAIN_FOR_PASSKEY);
+      throw error;
+    }
+  })
+  .post('/me/passkeys', requireUser, async (c) => {
+    const { deps } = c.var;
+    const me = signedInUser(c);
+    const input = await jsonInput(c, PasskeyRegistrationInput);
+    let headers: Headers;
+    try {
+      ({ headers } = await deps.auth.api.verifyPasskeyRegistration({
+        body: { response: input.response, name: input.name || undefined },
+        headers: c.req.raw.headers,
+        returnHeaders: true,
+      }));
+    } catch (error) {
+      if (codeOf(error) === 'SESSION_NOT_FRESH') throw new AppError('forbidden', SIGN_IN_AGAIN_FOR_PASSKEY);
+      // A forged, replayed or foreign answer is the client's, never a 500.
+      if (error instanceof APIError) throw validationError({ response: [PASSKEY_FAILED] }, PASSKEY_FAILED);
+      throw error;
+    }
+    await noteTwoFactorChange(deps.orm, me.id, 'passkey-added');
+    const res = c.json({ passkeys: await listPasskeys(deps.orm, me.id), message: 'パスキーを登録しました。' });
+    forwardCookies(headers, res.headers);
+    return res;
+  })
+  .delete('/me/passkeys/:id{[0-9a-f-]+}', requireUser, async (c) => {
+    const { deps } = c.var;
+    const me = signedInUser(c);
+    try {
+      await deps.auth.api.deletePasskey({ body: { id: c.req.param('id') }, headers: c.req.raw.headers });
+    } catch (error) {
+      if (error instanceof APIError) throw new AppError('not_found', PASSKEY_NOT_FOUND);
+      throw error;
+    }
+    await noteTwoFactorChange(deps.orm, me.id, 'passkey-removed');
+    return c.json({ passkeys: await listPasskeys(deps.orm, me.id), message: 'パスキーを削除しました。' });
+  });
+
+/** The second step of signing in (a code or a recovery code) and signing in with a passkey. */
+export const signInStepRoutes = new Hono<AppEnv>()
+  .post('/login/two-factor', async (c) => {
+    const { deps } = c.var;
+    const input = await jsonInput(c, TwoFactorLoginInput);
+    const pending = await pendingSignIn(deps.orm, deps.auth, deps.authSecret, c.req.raw.headers);
+    if (!pending) throw new AppError('unauthorized', SIGN_IN_AGAIN);
+    const network = networkOf(c);
+    // Codes are guesses like passwords: the same throttles, per account and per network.
+    await deps.rateLimit.check(LIMITS.signInFailuresPerAddress, network);
+    await deps.rateLimit.check(LIMITS.signInFailuresPerAccount, pending.email);
+    const trustDevice = input.trust_device && pending.role !== 'admin';
+    const headers = c.req.raw.headers;
+    try {
+      const result = input.code
+        ? await deps.auth.api.verifyTOTP({ body: { code: input.code, trustDevice }, headers, returnHeaders: true })
+        : await deps.auth.api.verifyBackupCode({
+            body: { code: input.recovery_code ?? '', trustDevice },
+            headers,
+            returnHeaders: true,
+          });
+      const res = c.json({ users: [await getUser(deps.orm, result.response.user.id)] });
+      forwardCookies(result.headers, res.headers);
+      await recordSignIn(c, res, { userId: result.response.user.id, sessionToken: result.response.token ?? '' });
+      return res;
+    } catch (error) {
+      const code = codeOf(error);
+      if (code === 'INVALID_CODE' || code === 'INVALID_BACKUP_CODE' || code === 'TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE') {
+        await deps.rateLimit.count(LIMITS.signInFailuresPerAddress, network);
+        const failures = await deps.rateLimit.count(LIMITS.signInFailuresPerAccount, pending.email);
+        if (failures?.count === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, pending.email);
+        if (code === 'TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE') throw new AppError('unauthorized', SIGN_IN_AGAIN);
+        if (input.code) throw validationError({ code: [WRONG_CODE] }, WRONG_CODE);
+        throw validationError({ recovery_code: [WRONG_RECOVERY_CODE] }, WRONG_RECOVERY_CODE);
+      }
+      if (code === 'ACCOUNT_TEMPORARILY_LOCKED') throw new AppError('too_many_requests', undefined, { retryAfter: 900 });
+      if (code === 'INVALID_TWO_FACTOR_COOKIE' || code === 'TOTP_NOT_ENABLED' || code === 'BACKUP_CODES_NOT_ENABLED') {
+        throw new AppError('unauthorized', SIGN_IN_AGAIN);
+      }
+      if (code === 'CONFLICT' || code === '409')
+        throw validationError({ recovery_code: [WRONG_RECOVERY_CODE] }, WRONG_RECOVERY_CODE);
+      throw error;
+    }
+  })
+  .post('/login/passkey/options', async (c) => {
+    const { deps } = c.var;
+    await deps.rateLimit.check(LIMITS.signInFailuresPerAddress, networkOf(c));
+    const { headers, response } = await deps.auth.api.generatePasskeyAuthenticationOptions({
+      headers: c.req.raw.headers,
+      returnHeaders: true,
+    });
+    const res = c.json({ options: response });
+    forwardCookies(headers, res.headers);
+    return res;
+  })
+  .post('/login/passkey', async (c) => {
+    const { deps } = c.var;
+    const { response } = await jsonInput(c, PasskeyLoginInput);
+    const network = networkOf(c);
+    await deps.rateLimit.check(LIMITS.signInFailuresPerAddress, network);
+    try {
+      // A passkey proves possession and (usually) the device's own check: it stands for both factors.
+      const result = await deps.auth.api.verifyPasskeyAuthentication({
+        // Checked by @simplewebauthn/server inside better-auth; a malformed answer is its APIError.
+        body: { response: response as never },
+        headers: c.req.raw.headers,
+        returnHeaders: true,
+      });
+      const res = c.json({ users: [await getUser(deps.orm, result.response.session.userId)] });
+      forwardCookies(result.headers, res.headers);
+      await recordSignIn(c, res, { userId: result.response.session.userId, sessionToken: result.response.session.token });
+      return res;
+    } catch (error) {
+      if (error instanceof APIError) {
+        if (error.statusCode === 403) throw new AppError('forbidden', 'このアカウントは利用できません。');
+        await deps.rateLimit.count(LIMITS.signInFailuresPerAddress, network);
+        throw validationError({ response: [PASSKEY_SIGN_IN_FAILED] }, PASSKEY_SIGN_IN_FAILED);
+      }
+      throw error;
+    }
+  });

@@ -1,0 +1,47 @@
+import type { Page } from 'playwright-core';
+import { TestClient } from './http-client.ts';
+import { rememberSecret, secretOf, totp } from './two-factor.ts';
+
+/** Enrols an administrator through the API (the secret is remembered for the code step of later sign-ins). */
+export async function enrolAdmin(app: unknown, admin: { email: string; password: string }): Promise<void> {
+  const res = await new TestClient(app, '10.250.0.1').login(admin.email, admin.password);
+  if (res.status !== 200) throw new Error(`enrolAdmin: ${res.status} ${await res.text()}`);
+}
+
+/**
+ * After the password step of the sign-in page: an administrator without two-factor is taken to
+ * enrolment (this enrols them in the page, computing the code from the shown secret); an account
+ * whose secret this test file knows is asked for a code (answered). Anything else is left alone.
+ */
+export async function passTwoFactor(page: Page, email: string, password = ''): Promise<'enrolled' | 'code' | 'none'> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (page.url().includes('/account/security')) {
+      await page.getByLabel('現在のパスワード').fill(password);
+      await page.getByRole('button', { name: '設定を始める' }).click();
+      const secret = (await page.locator('.totp-secret').textContent({ timeout: 10_000 }))?.trim() ?? '';
+      rememberSecret(email, secret);
+      await page.getByLabel('確認コード').fill(totp(secret));
+      await page.getByRole('button', { name: '有効にする' }).click();
+      await page.getByRole('button', { name: '保存しました' }).click();
+      return 'enrolled';
+    }
+    const heading = await page
+      .getByRole('heading', { level: 1 })
+      .first()
+      .textContent({ timeout: 200 })
+      .catch(() => '');
+    if (heading === '二段階認証') {
+      const secret = secretOf(email);
+      if (!secret) throw new Error(`no known two-factor secret for ${email}`);
+      await page.getByLabel('確認コード').fill(totp(secret));
+      await page.getByRole('button', { name: '確認してログインする' }).click();
+      return 'code';
+    }
+    if (!page.url().includes('/login')) return 'none';
+    // A refused password stays on the sign-in page with its message.
+    if ((await page.locator('[data-form-alert], .field-message').count()) > 0) return 'none';
+    await page.waitForTimeout(100);
+  }
+  return 'none';
+}
