@@ -99,7 +99,7 @@ describe('purchase in Chromium', () => {
     await accessible(page, 'member page with history');
     await page.screenshot({ path: 'test-results/purchase-history.png', fullPage: true });
 
-    const receipt = await smtp.waitFor(smtp.to(EMAIL));
+    const receipt = await smtp.waitFor((m) => smtp.to(EMAIL)(m) && m.subject?.includes('ご購入ありがとうございます') === true);
     expect(receipt.subject).toBe('【ライセンスストア】ご購入ありがとうございます');
     expect(receipt.text).toContain('PALS 小児二次救命処置ライセンス');
 
