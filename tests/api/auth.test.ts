@@ -111,10 +111,10 @@ describe('GET/POST /api/login, POST /api/logout', () => {
   });
 
   it('never counts successful sign-ins: a fire station signs in fifty times from one address', async () => {
-    const station = (i: number) =>
-      new TestClient(t.app, '203.0.113.200').login(i % 2 ? MEMBER.email : ADMIN.email, i % 2 ? MEMBER.password : ADMIN.password);
+    // Members of one station (administrators sign in with a code, once per 30 s each: two-factor).
+    const station = () => new TestClient(t.app, '203.0.113.200').login(MEMBER.email, MEMBER.password);
     const statuses: number[] = [];
-    for (let i = 0; i < 50; i++) statuses.push((await station(i)).status);
+    for (let i = 0; i < 50; i++) statuses.push((await station()).status);
     expect(statuses.every((s) => s === 200)).toBe(true);
   });
 

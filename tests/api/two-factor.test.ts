@@ -5,7 +5,7 @@ import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/ind
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
-import { enrolTwoFactor, rememberSecret, secretFromUri, secretOf, totp } from '../support/two-factor.ts';
+import { enrolTwoFactor, freshCode, rememberSecret, secretFromUri, secretOf, totp } from '../support/two-factor.ts';
 
 let t: TestRuntime;
 let smtp: TestSmtp;
@@ -76,7 +76,7 @@ describe('administrators must enrol in two-factor', () => {
     expect(await first.json()).toEqual({ two_factor_required: true, trust_device_available: false });
     expect(await (await again.get('/api/login')).json()).toEqual({ users: [] });
     expect((await again.get('/api/users')).status).toBe(401);
-    const second = await again.post('/api/login/two-factor', { code: totp(secret) });
+    const second = await again.post('/api/login/two-factor', { code: await freshCode(secret) });
     expect(second.status).toBe(200);
     expect((await second.json()).users[0]).toMatchObject({ email: ADMIN.email, role: 'admin', two_factor_enabled: true });
     expect((await again.get('/api/users')).status).toBe(200);
@@ -112,9 +112,17 @@ describe('members with two-factor', () => {
       two_factor_required: true,
       trust_device_available: true,
     });
-    const signedIn = await other.post('/api/login/two-factor', { code: totp(secret) });
+    const code = await freshCode(secret);
+    const signedIn = await other.post('/api/login/two-factor', { code });
     expect(signedIn.status).toBe(200);
     expect((await signedIn.json()).users[0].email).toBe(email);
+    // The same code, replayed while still valid, signs nobody in (ASVS V6.5.1).
+    const replay = client();
+    await replay.post('/api/login', { email, password: 'member-pass-123' });
+    const replayed = await replay.post('/api/login/two-factor', { code });
+    expect(replayed.status).toBe(422);
+    expect((await replayed.json()).errors.code[0]).toBe('この確認コードは使用済みです。次に表示されるコードを入力してください。');
+    expect(await (await replay.get('/api/login')).json()).toEqual({ users: [] });
 
     const recovery = recoveryCodes[0] as string;
     const once = client();
@@ -166,7 +174,7 @@ describe('members with two-factor', () => {
     const { secret } = await enrolTwoFactor(c, email, 'member-pass-123');
     const device = client();
     await device.post('/api/login', { email, password: 'member-pass-123' });
-    const trusted = await device.post('/api/login/two-factor', { code: totp(secret), trust_device: true });
+    const trusted = await device.post('/api/login/two-factor', { code: await freshCode(secret), trust_device: true });
     expect(trusted.status).toBe(200);
     const cookie = trusted.headers.getSetCookie().find((line) => line.includes('trust_device='));
     expect(cookie).toMatch(/HttpOnly/i);
@@ -191,7 +199,7 @@ describe('members with two-factor', () => {
     const pending = await admin.post('/api/login', ADMIN);
     expect(await pending.json()).toEqual({ two_factor_required: true, trust_device_available: false });
     const adminIn = await admin.post('/api/login/two-factor', {
-      code: totp(secretOf(ADMIN.email) as string),
+      code: await freshCode(secretOf(ADMIN.email) as string),
       trust_device: true,
     });
     expect(adminIn.status).toBe(200);

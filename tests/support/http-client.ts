@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { enrolTwoFactor, secretOf, totp } from './two-factor.ts';
+import { enrolTwoFactor, secondFactor, secretOf } from './two-factor.ts';
 
 /** A cookie-keeping client for `app.request()`, speaking to the API as the SPA does. */
 export class TestClient {
@@ -64,7 +64,7 @@ export class TestClient {
     const text = await res.text();
     const body = JSON.parse(text) as { two_factor_required?: boolean; users?: { role: string; two_factor_enabled: boolean }[] };
     const secret = secretOf(email);
-    if (body.two_factor_required && secret) return this.post('/api/login/two-factor', { code: totp(secret) });
+    if (body.two_factor_required && secret) return this.post('/api/login/two-factor', await secondFactor(email));
     const me = body.users?.[0];
     if (me?.role === 'admin' && !me.two_factor_enabled && options.enrolAdmins !== false) {
       await enrolTwoFactor(this, email, password);

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { TestClient } from './http-client.ts';
-import { rememberSecret, secretOf, totp } from './two-factor.ts';
+import { freshCode, rememberSecret, secretOf } from './two-factor.ts';
 
 /** Enrols an administrator through the API (the secret is remembered for the code step of later sign-ins). */
 export async function enrolAdmin(app: unknown, admin: { email: string; password: string }): Promise<void> {
@@ -21,7 +21,7 @@ export async function passTwoFactor(page: Page, email: string, password = ''): P
       await page.getByRole('button', { name: '設定を始める' }).click();
       const secret = (await page.locator('.totp-secret').textContent({ timeout: 10_000 }))?.trim() ?? '';
       rememberSecret(email, secret);
-      await page.getByLabel('確認コード').fill(totp(secret));
+      await page.getByLabel('確認コード').fill(await freshCode(secret));
       await page.getByRole('button', { name: '有効にする' }).click();
       await page.getByRole('button', { name: '保存しました' }).click();
       return 'enrolled';
@@ -34,7 +34,7 @@ export async function passTwoFactor(page: Page, email: string, password = ''): P
     if (heading === '二段階認証') {
       const secret = secretOf(email);
       if (!secret) throw new Error(`no known two-factor secret for ${email}`);
-      await page.getByLabel('確認コード').fill(totp(secret));
+      await page.getByLabel('確認コード').fill(await freshCode(secret));
       await page.getByRole('button', { name: '確認してログインする' }).click();
       return 'code';
     }

@@ -6,9 +6,40 @@ import { createHmac } from 'node:crypto';
  * so that signing in again can answer the code step (see TestClient.login).
  */
 const secrets = new Map<string, string>();
+const recoveryCodesOf = new Map<string, string[]>();
+const handedOut = new Map<string, Set<string>>();
 
-export function rememberSecret(email: string, secret: string): void {
+export function rememberSecret(email: string, secret: string, recoveryCodes: string[] = []): void {
   secrets.set(email.trim().toLowerCase(), secret);
+  recoveryCodesOf.set(email.trim().toLowerCase(), [...recoveryCodes]);
+}
+
+/**
+ * What answers the code step for `email` now: a TOTP code not used yet, else one of its unused recovery
+ * codes (each works once), else — only then — the next step's code after waiting for it. Tests sign an
+ * administrator in many times a minute; a real one signs in with one code per 30 s.
+ */
+export async function secondFactor(email: string): Promise<{ code: string } | { recovery_code: string }> {
+  const secret = secretOf(email);
+  if (!secret) throw new Error(`no two-factor secret remembered for ${email}`);
+  const code = unusedCode(secret);
+  if (code) return { code };
+  const recovery = recoveryCodesOf.get(email.trim().toLowerCase())?.shift();
+  if (recovery) return { recovery_code: recovery };
+  return { code: await freshCode(secret) };
+}
+
+function unusedCode(secret: string): string | undefined {
+  const used = handedOut.get(secret) ?? new Set<string>();
+  handedOut.set(secret, used);
+  for (const step of [0, 1]) {
+    const code = totp(secret, Date.now(), step);
+    if (!used.has(code)) {
+      used.add(code);
+      return code;
+    }
+  }
+  return undefined;
 }
 
 export function secretOf(email: string): string | undefined {
@@ -45,6 +76,19 @@ export function totp(secret: string, at = Date.now(), step = 0): string {
   return String(binary % 1_000_000).padStart(6, '0');
 }
 
+/**
+ * A sign-in code not handed out before for `secret`: a code signs in once (the server refuses it again
+ * while valid), so a test signing in several times within 30 s gets the next step's code (the server
+ * accepts one step either side), then waits for a new step.
+ */
+export async function freshCode(secret: string): Promise<string> {
+  for (;;) {
+    const code = unusedCode(secret);
+    if (code) return code;
+    await new Promise((resolve) => setTimeout(resolve, 30_000 - (Date.now() % 30_000) + 50));
+  }
+}
+
 /** The secret of an `otpauth://totp/...?secret=...` URI. */
 export function secretFromUri(uri: string): string {
   const secret = new URL(uri).searchParams.get('secret');
@@ -68,6 +112,6 @@ export async function enrolTwoFactor(client: Requester, email: string, password:
   const enable = await client.post('/api/me/two-factor/enable', { code: totp(secret) });
   if (enable.status !== 200) throw new Error(`two-factor enable: ${enable.status} ${await enable.text()}`);
   const { recovery_codes: recoveryCodes } = (await enable.json()) as { recovery_codes: string[] };
-  rememberSecret(email, secret);
+  rememberSecret(email, secret, recoveryCodes);
   return { secret, recoveryCodes };
 }

@@ -181,6 +181,28 @@ export const twoFactorRoutes = new Hono<AppEnv>()
     return c.json({ passkeys: await listPasskeys(deps.orm, me.id), message: 'パスキーを削除しました。' });
   });
 
+const CODE_ALREADY_USED = 'この確認コードは使用済みです。次に表示されるコードを入力してください。';
+/** A code is valid for its 30-second step and one step either side: remembered a little longer. */
+const CODE_MEMORY_SECONDS = 120;
+
+/**
+ * Marks `code` used for `userId` (Redis SET NX, shared by every web process): false when it was used
+ * already. Redis unavailable: the code is let through (signing in must not depend on Redis), as the
+ * throttles do.
+ */
+async function claimCode(deps: AppEnv['Variables']['deps'], userId: string, code: string) {
+  const key = `${deps.queues.mail.opts.prefix ?? 'shop'}:totp-used:${userId}:${code}`;
+  const taken = await deps.redis.set(key, '1', 'EX', CODE_MEMORY_SECONDS, 'NX').catch(() => 'OK');
+  if (taken !== 'OK') return false;
+  return {
+    forget: () =>
+      deps.redis.del(key).then(
+        () => undefined,
+        () => undefined,
+      ),
+  };
+}
+
 /** The second step of signing in (a code or a recovery code) and signing in with a passkey. */
 export const signInStepRoutes = new Hono<AppEnv>()
   .post('/login/two-factor', async (c) => {
@@ -189,9 +211,18 @@ export const signInStepRoutes = new Hono<AppEnv>()
     const pending = await pendingSignIn(deps.orm, deps.auth, deps.authSecret, c.req.raw.headers);
     if (!pending) throw new AppError('unauthorized', SIGN_IN_AGAIN);
     const network = networkOf(c);
-    // Codes are guesses like passwords: the same throttles, per account and per network.
-    await deps.rateLimit.check(LIMITS.signInFailuresPerAddress, network);
-    await deps.rateLimit.check(LIMITS.signInFailuresPerAccount, pending.email);
+    // Codes are guesses like passwords: the same throttles, per account and per network, counted before
+    // the code is checked (a parallel burst checks no more codes than the limit).
+    const attempt = await deps.rateLimit.reserve([
+      [LIMITS.signInFailuresPerAddress, network],
+      [LIMITS.signInFailuresPerAccount, pending.email],
+    ]);
+    // A code signs in once (ASVS V6.5.1): the same code again while it is valid is refused.
+    const claim = input.code ? await claimCode(deps, pending.id, input.code) : undefined;
+    if (claim === false) {
+      await attempt.confirm();
+      throw validationError({ code: [CODE_ALREADY_USED] }, CODE_ALREADY_USED);
+    }
     const trustDevice = input.trust_device && pending.role !== 'admin';
     const headers = c.req.raw.headers;
     try {
@@ -202,16 +233,18 @@ export const signInStepRoutes = new Hono<AppEnv>()
             headers,
             returnHeaders: true,
           });
+      await attempt.release();
       const res = c.json({ users: [await getUser(deps.orm, result.response.user.id)] });
       forwardCookies(result.headers, res.headers);
       await recordSignIn(c, res, { userId: result.response.user.id, sessionToken: result.response.token ?? '' });
       return res;
     } catch (error) {
       const code = codeOf(error);
-      if (code === 'INVALID_CODE' || code === 'INVALID_BACKUP_CODE' || code === 'TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE') {
-        await deps.rateLimit.count(LIMITS.signInFailuresPerAddress, network);
-        const failures = await deps.rateLimit.count(LIMITS.signInFailuresPerAccount, pending.email);
-        if (failures?.count === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, pending.email);
+      const wrong = code === 'INVALID_CODE' || code === 'INVALID_BACKUP_CODE' || code === 'TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE';
+      await (wrong ? attempt.confirm() : attempt.release());
+      if (claim) await claim.forget();
+      if (wrong) {
+        if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, pending.email);
         if (code === 'TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE') throw new AppError('unauthorized', SIGN_IN_AGAIN);
         if (input.code) throw validationError({ code: [WRONG_CODE] }, WRONG_CODE);
         throw validationError({ recovery_code: [WRONG_RECOVERY_CODE] }, WRONG_RECOVERY_CODE);
