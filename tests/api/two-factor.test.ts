@@ -244,6 +244,33 @@ describe('members with two-factor', () => {
     expect(log[0]?.n).toBe(2);
   });
 
+  it('an enrolled member changes the e-mail address only with the password and a current code', async () => {
+    const email = 'tf-move@example.jp';
+    const c = await member(email);
+    const { secret } = await enrolTwoFactor(c, email, 'member-pass-123');
+    const me = (await (await c.get('/api/login')).json()).users[0];
+    const profile = {
+      email: 'tf-moved@example.jp',
+      email_confirmation: 'tf-moved@example.jp',
+      last_name: '二段',
+      first_name: '太郎',
+      affiliations: 4,
+      affiliation_name: '〇〇市消防局',
+      affiliation_other: '',
+      distribution: true,
+      updated_at: me.updated_at,
+    };
+    const withoutCode = await c.put(`/api/users/${me.id}`, { ...profile, current_password: 'member-pass-123' });
+    expect(withoutCode.status).toBe(422);
+    expect((await withoutCode.json()).errors.code[0]).toBe('確認コードを入力してください。');
+    const wrong = String((Number(totp(secret)) + 500_000) % 1_000_000).padStart(6, '0');
+    const wrongCode = await c.put(`/api/users/${me.id}`, { ...profile, current_password: 'member-pass-123', code: wrong });
+    expect(wrongCode.status).toBe(422);
+    expect(Object.keys((await wrongCode.json()).errors)).toEqual(['code']);
+    const moved = await c.put(`/api/users/${me.id}`, { ...profile, current_password: 'member-pass-123', code: totp(secret) });
+    expect(moved.status, await moved.clone().text()).toBe(200);
+  });
+
   it('answers bad input with Japanese 422s, never a 5xx', async () => {
     const c = await member('tf-bad@example.jp');
     for (const [method, path, json] of [

@@ -30,6 +30,7 @@ import {
   ProfileInput,
   ResetTokenInput,
   RoleInput,
+  TwoFactorCodeInput,
   UserSearchQuery,
   WithdrawalInput,
 } from './schemas.ts';
@@ -58,7 +59,7 @@ import {
 } from './service.ts';
 import { recordSignIn, sessionRoutes } from './session-routes.ts';
 import { withoutTrustedDevice } from './two-factor.ts';
-import { forwardCookies, signInStepRoutes, twoFactorRoutes } from './two-factor-routes.ts';
+import { checkCode, forwardCookies, signInStepRoutes, twoFactorRoutes } from './two-factor-routes.ts';
 
 const errorCode = (error: APIError) => (error.body as { code?: string } | undefined)?.code;
 
@@ -274,6 +275,12 @@ const userRoutes = new Hono<AppEnv>()
       const { current_password } = parseInput(CurrentPasswordInput, body);
       if (!current_password) throw validationError({ current_password: [PASSWORD_FOR_EMAIL_CHANGE] }, PASSWORD_FOR_EMAIL_CHANGE);
       await reauthenticate(c, me, current_password, 'current_password');
+      // …and, where enrolled, with the second factor too (ASVS V7.5.1).
+      if (me.twoFactorEnabled) {
+        const { code } = parseInput(TwoFactorCodeInput, { code: (body as { code?: unknown }).code });
+        await c.var.deps.rateLimit.hit(LIMITS.passwordChangesPerMember, me.id);
+        await checkCode(c, code);
+      }
       await c.var.deps.rateLimit.hit(LIMITS.emailChangesPerMember, me.id);
       await c.var.deps.rateLimit.hit(LIMITS.mailPerRecipient, input.email);
     }

@@ -49,7 +49,8 @@ const PASSKEY_NOT_FOUND = 'パスキーが見つかりませんでした。';
 const SIGN_IN_AGAIN_FOR_PASSKEY = '安全のため、もう一度ログインしてからパスキーを登録してください。';
 
 /** A wrong TOTP code from a signed-in member (setup, disable): answered 422 on `code`. */
-async function checkCode(c: Context<AppEnv>, code: string) {
+/** 422 unless `code` is the signed-in member's current TOTP code. */
+export async function checkCode(c: Context<AppEnv>, code: string) {
   try {
     await c.var.deps.auth.api.verifyTOTP({ body: { code }, headers: c.req.raw.headers });
   } catch (error) {

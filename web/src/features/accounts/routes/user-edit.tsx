@@ -110,10 +110,13 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
   const [draft] = useState(() => editDraft.get(id));
   const [stale, setStale] = useState(false);
   const [currentPassword, setCurrentPassword] = useState('');
+  const [code, setCode] = useState('');
   const { busy, message, errors, run } = useFormSubmit();
   // A member moving their account to another address confirms it with their password (not administrators).
   const me = useAuth().users[0];
   const asksPassword = Boolean(draft && me && me.id === id && me.role !== 'admin' && draft.values.email !== me.email);
+  // …and with a code from the authenticator app when two-factor is on.
+  const asksCode = asksPassword && Boolean(me?.two_factor_enabled);
 
   useEffect(() => {
     if (!draft) navigate(`${base}/${id}/edit`, { replace: true });
@@ -125,7 +128,9 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
       watchingForConflict(async () => {
         const res = await api<{ message: string; user: Member }>(`/api/users/${id}`, {
           method: 'PUT',
-          body: asksPassword ? { ...editPayload(draft), current_password: currentPassword } : editPayload(draft),
+          body: asksPassword
+            ? { ...editPayload(draft), current_password: currentPassword, ...(asksCode ? { code } : {}) }
+            : editPayload(draft),
         });
         editDraft.clear(id);
         await mutate(`/api/users/${id}`, { user: res.user }, { revalidate: false });
@@ -145,7 +150,11 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
     <section className="card">
       <h1>変更内容の確認</h1>
       <p>以下の内容で保存します。</p>
-      <FormAlert message={message} errors={errors} fields={asksPassword ? ['current_password'] : []} />
+      <FormAlert
+        message={message}
+        errors={errors}
+        fields={asksPassword ? ['current_password', ...(asksCode ? ['code'] : [])] : []}
+      />
       {stale ? <ReloadLatest busy={busy} onReload={() => void loadLatest()} /> : null}
       <ProfileSummary values={draft.values} />
       {asksPassword ? (
@@ -161,6 +170,17 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
             message={errors.current_password}
             onInput={setCurrentPassword}
           />
+          {asksCode ? (
+            <TextInput
+              label="確認コード（認証アプリの6桁）"
+              name="code"
+              autoComplete="one-time-code"
+              required
+              value={code}
+              message={errors.code}
+              onInput={setCode}
+            />
+          ) : null}
         </>
       ) : null}
       <div className="actions">
