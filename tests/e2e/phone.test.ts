@@ -131,12 +131,54 @@ describe('the shop on a 375 px phone', () => {
     await context.close();
   }, 90_000);
 
+  it('publishes a privacy policy with what the 個人情報保護法 asks for, linked from the footer, registration and 利用規約 第6条; 第7条 announces changes (民法548条の4)', async () => {
+    const { context, page, errors } = await phone();
+    await page.goto(`${shop.baseUrl}/users/registration`);
+    await page.getByRole('main').getByRole('link', { name: 'プライバシーポリシー' }).waitFor();
+    await page.getByRole('contentinfo').getByRole('link', { name: 'プライバシーポリシー' }).click();
+    await page.waitForURL(`${shop.baseUrl}/privacy`);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('プライバシーポリシー');
+    const headings = await page.getByRole('heading', { level: 2 }).allTextContents();
+    for (const needed of [
+      '事業者の名称・住所・代表者',
+      '利用目的',
+      '第三者提供',
+      '安全管理措置',
+      '開示・訂正・利用停止',
+      'Cookie',
+      'お問い合わせ窓口',
+    ]) {
+      expect(
+        headings.some((h) => h.includes(needed)),
+        needed,
+      ).toBe(true);
+    }
+    const text = (await page.getByRole('main').textContent()) ?? '';
+    expect(text).toContain('研修管理システム');
+    expect(text).toContain('Stripe');
+    expect(text).toMatch(/制定日：.+改定日：/);
+    await check(page, 'privacy policy');
+
+    await page.goto(`${shop.baseUrl}/terms`);
+    const article6 = page
+      .getByRole('region', { name: '第6条（個人情報の取扱い）' })
+      .or(page.locator('section', { hasText: '第6条' }));
+    await article6.getByRole('link', { name: 'プライバシーポリシー' }).waitFor();
+    const article7 = (await page.locator('section', { hasText: '第7条（規約の変更）' }).textContent()) ?? '';
+    expect(article7).toContain('民法第548条の4');
+    expect(article7).toContain('効力発生日');
+    expect(article7).not.toContain('通知することなく');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('walks the public pages and the member pages without sideways scrolling, one h1 each, axe clean', async () => {
     const { context, page, errors } = await phone();
     for (const [path, name] of [
       ['/users/registration', 'registration'],
       ['/forgot-password', 'forgot password'],
       ['/terms', 'terms'],
+      ['/privacy', 'privacy policy'],
       ['/specified_commercial_transactions_law', 'legal notice'],
       ['/ctoms', 'landing'],
     ] as const) {

@@ -52,6 +52,9 @@ export function Footer() {
             <Link to="/terms">利用規約</Link>
           </li>
           <li>
+            <Link to="/privacy">プライバシーポリシー</Link>
+          </li>
+          <li>
             <Link to="/specified_commercial_transactions_law">特定商取引法に基づく表記</Link>
           </li>
         </ul>

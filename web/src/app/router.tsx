@@ -22,6 +22,7 @@ import { CataloguePage } from '../features/licenses/routes/catalogue';
 import { LicenseDetailPage } from '../features/licenses/routes/license-detail';
 import { LandingPage } from '../features/pages/routes/landing';
 import { LegalNoticePage } from '../features/pages/routes/legal';
+import { PrivacyPage } from '../features/pages/routes/privacy';
 import { TermsPage } from '../features/pages/routes/terms';
 import { PurchaseHistory } from '../features/purchase/purchase-history';
 import { CheckoutRedirectPage } from '../features/purchase/routes/checkout-redirect';
@@ -62,6 +63,7 @@ export const routes: RouteObject[] = [
       { path: '/forgot-password', handle: meta(null, false, 'パスワードをお忘れの方'), element: <ForgotPasswordPage /> },
       { path: '/reset-password/:token', handle: meta(null, false, 'パスワードの再設定'), element: <ResetPasswordPage /> },
       { path: '/terms', handle: meta(null, false, '利用規約'), element: <TermsPage /> },
+      { path: '/privacy', handle: meta(null, false, 'プライバシーポリシー'), element: <PrivacyPage /> },
       // Public (SPEC §3): anyone must be able to read it before buying.
       {
         path: '/specified_commercial_transactions_law',

@@ -43,7 +43,8 @@ export function RegistrationPage() {
           strength={{ userInputs: [values.email.split('@')[0] ?? '', values.last_name, values.first_name] }}
         />
         <p className="small">
-          登録すると<Link to="/terms">利用規約</Link>に同意したものとみなされます。
+          登録すると<Link to="/terms">利用規約</Link>に同意したものとみなされます。個人情報の取扱いは
+          <Link to="/privacy">プライバシーポリシー</Link>をご覧ください。
         </p>
         <div className="actions">
           <button type="submit" className="button primary" disabled={busy}>

@@ -1,3 +1,4 @@
+import { Link } from 'react-router';
 import { terms } from '../../../../../src/site-settings';
 
 export function TermsPage() {
@@ -8,6 +9,11 @@ export function TermsPage() {
         <section key={section.title}>
           <h2>{section.title}</h2>
           <p>{section.body}</p>
+          {'link' in section ? (
+            <p>
+              <Link to={section.link.to}>{section.link.label}</Link>
+            </p>
+          ) : null}
         </section>
       ))}
       <p className="small">制定日：{terms.updatedAt}</p>
