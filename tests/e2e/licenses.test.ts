@@ -393,7 +393,8 @@ describe('licences in Chromium', () => {
     const saved = await stored(license.id);
     expect(pictureNames(saved)).toEqual(['second.png', 'stored-first.png']);
     expect(saved.pictures[1]?.filename).toBe(license.pictures[0]?.filename);
-    expect(await page.locator('.gallery-main').getAttribute('src')).toBe(saved.pictures[0]?.url);
+    // The detail page shows the saved order once its data is revalidated after the update.
+    await expect.poll(() => page.locator('.gallery-main').getAttribute('src')).toBe(saved.pictures[0]?.url);
     await page.close();
   });
 
