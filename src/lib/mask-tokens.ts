@@ -3,7 +3,7 @@
  * `/api/users/registration/verify/<token>`, `/api/users/email-change/verify/<token>`) or as `token=`:
  * whoever reads a log line or a Sentry event must not be able to follow them. The segment after
  * `reset-password/` or `verify/`, and any `token=` value, become `[redacted]`.
- * (web/src/lib/mask-tokens.ts is the browser's copy for its Sentry events.)
+ * Pure (no Node APIs): the SPA imports this file too, for its Sentry events.
  */
 const TOKEN_SEGMENT = /(\/(?:reset-password|verify)\/)[^/?#\s"']+/gi;
 const TOKEN_PARAM = /([?&;](?:token|code)=)[^&#\s"']+/gi;

@@ -11,7 +11,7 @@ const config = readConfig();
 if (config.sentryDsn) {
   // Loaded only when a DSN is configured. Uncaught errors and unhandled rejections are then
   // reported by Sentry's global handlers, with nothing shown to the user.
-  void Promise.all([import('@sentry/react'), import('./lib/mask-tokens')]).then(([Sentry, { maskTokens, maskTokensDeep }]) =>
+  void Promise.all([import('@sentry/react'), import('../../src/lib/mask-tokens')]).then(([Sentry, { maskTokens, maskTokensDeep }]) =>
     Sentry.init({
       dsn: config.sentryDsn,
       environment: config.sentryEnvironment ?? 'released_production',
