@@ -11,21 +11,22 @@ const config = readConfig();
 if (config.sentryDsn) {
   // Loaded only when a DSN is configured. Uncaught errors and unhandled rejections are then
   // reported by Sentry's global handlers, with nothing shown to the user.
-  void Promise.all([import('@sentry/react'), import('../../src/lib/mask-tokens')]).then(([Sentry, { maskTokens, maskTokensDeep }]) =>
-    Sentry.init({
-      dsn: config.sentryDsn,
-      environment: config.sentryEnvironment ?? 'released_production',
-      tracesSampleRate: 0.2,
-      integrations: [Sentry.browserTracingIntegration()],
-      dataCollection: { userInfo: true },
-      // The tokens of e-mailed links (/reset-password/<token>, …/verify/<token>) never reach Sentry.
-      beforeBreadcrumb: (breadcrumb) => maskTokensDeep(breadcrumb),
-      beforeSend: (event) => maskTokensDeep(event),
-      beforeSendTransaction: (event) => {
-        if (event.transaction) event.transaction = maskTokens(event.transaction);
-        return maskTokensDeep(event);
-      },
-    }),
+  void Promise.all([import('@sentry/react'), import('../../src/lib/mask-tokens')]).then(
+    ([Sentry, { maskTokens, maskTokensDeep }]) =>
+      Sentry.init({
+        dsn: config.sentryDsn,
+        environment: config.sentryEnvironment ?? 'released_production',
+        tracesSampleRate: 0.2,
+        integrations: [Sentry.browserTracingIntegration()],
+        dataCollection: { userInfo: true },
+        // The tokens of e-mailed links (/reset-password/<token>, …/verify/<token>) never reach Sentry.
+        beforeBreadcrumb: (breadcrumb) => maskTokensDeep(breadcrumb),
+        beforeSend: (event) => maskTokensDeep(event),
+        beforeSendTransaction: (event) => {
+          if (event.transaction) event.transaction = maskTokens(event.transaction);
+          return maskTokensDeep(event);
+        },
+      }),
   );
 }
 
