@@ -57,7 +57,17 @@ export const eventPayloads = {
   LicenseHidden: v.object({ licenseId: v.number() }),
   SalePaid: v.object({ saleId: v.number() }),
   SaleRefunded: v.object({ saleId: v.number() }),
-  SaleStatusChanged: v.object({ saleIds: v.array(v.number()), from: v.number(), to: v.number(), actorId: id }),
+  /**
+   * Sales moved from one state to the next: the move (its sales are the sales module's to page
+   * through) and how many, never the sales themselves. Events written before moves existed named
+   * every sale (`saleIds`); they are still read while such events may wait in an outbox.
+   */
+  SaleStatusChanged: v.union([
+    v.object({ moveId: id, count: v.number(), from: v.number(), to: v.number(), actorId: id }),
+    v.object({ saleIds: v.array(v.number()), from: v.number(), to: v.number(), actorId: id }),
+  ]),
+  /** One page of a move to 登録済み whose buyers get the registration mail (at most 500 sales). */
+  RegistrationMailsDue: v.object({ moveId: id, fromSaleId: v.number() }),
   ExportRequested: v.object({ exportId: id }),
   /** Compare Stripe's paid Checkout Sessions with our sales: 「今すぐ照合」 (runId) or the nightly schedule. */
   ReconciliationRequested: v.object({ trigger: v.picklist(['manual', 'schedule']), runId: v.optional(id) }),
@@ -105,6 +115,7 @@ export const eventRoutes = {
   SalePaid: ['mail'],
   SaleRefunded: [],
   SaleStatusChanged: ['mail'],
+  RegistrationMailsDue: ['mail'],
   ExportRequested: ['exports'],
   ReconciliationRequested: ['payments'],
   ReconciliationFlagged: ['mail'],

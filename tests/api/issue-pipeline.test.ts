@@ -80,6 +80,10 @@ async function member(lastName: string, firstName: string, email: string) {
   return user.id;
 }
 
+/** The SaleStatusChanged events whose move holds sale `?`. */
+const MOVES_OF_SALE = `outbox_events e join sale_status_move_sales m on m.move_id = (e.payload->>'moveId')::uuid
+  where e.name = 'SaleStatusChanged' and m.sale_id = ?`;
+
 const statuses = async (ids: number[]) =>
   (await sql<{ id: number; status: number }>('select id, status from sales where id in (?) order by id', [ids])).map(
     (r) => r.status,
@@ -157,11 +161,95 @@ describe('status moves do exactly what the screen says', () => {
     const answers = await Promise.all([admin.post('/api/sales/update', body), admin.post('/api/sales/update', body)]);
     expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
     expect(await statuses(ids)).toEqual([1, 1, 1]);
-    const events = await sql<{ n: number }>(
-      "select count(*)::int as n from outbox_events where name = 'SaleStatusChanged' and payload->'saleIds' @> ?::jsonb",
-      [JSON.stringify([ids[0]])],
-    );
+    const events = await sql<{ n: number }>(`select count(*)::int as n from ${MOVES_OF_SALE}`, [ids[0]]);
     expect(events[0]?.n).toBe(1);
+  });
+});
+
+describe('events about many sales', () => {
+  it('name the move and its count, never the sales; registration mails go out in jobs of 500', async () => {
+    const big = await license('BLS-bounded');
+    await sql(
+      `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name, license_id,
+         license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
+       select '大量', n::text, 'bulk' || n || '@example.jp', 4, '〇〇消防局', ?, 'BLS-bounded', 11000, 'jpy', gen_random_uuid(),
+         'cs_test_bulk_' || n, now(), 0, now(), now()
+       from generate_series(1, 1050) n`,
+      [big],
+    );
+    for (const [status, count] of [
+      [1, 1050],
+      [2, 1050],
+    ]) {
+      const res = await admin.post('/api/sales/update', { status, licenseId: big, expected_count: count });
+      expect(res.status).toBe(200);
+    }
+    const events = await sql<{ id: string; payload: Record<string, unknown>; bytes: number; moved: number }>(
+      `select e.id, e.payload, octet_length(e.payload::text) as bytes,
+         (select count(*)::int from sale_status_move_sales m where m.move_id = (e.payload->>'moveId')::uuid) as moved
+       from outbox_events e where e.name = 'SaleStatusChanged' and (e.payload->>'count')::int = 1050 order by e.occurred_at`,
+    );
+    expect(events.map((e) => [e.payload.from, e.payload.to, e.moved])).toEqual([
+      [0, 1, 1050],
+      [1, 2, 1050],
+    ]);
+    // 1,050 sales: a 126 KiB event before; now a few hundred bytes whatever the count.
+    for (const e of events) expect(e.bytes).toBeLessThan(300);
+    expect(events[0]?.payload).not.toHaveProperty('saleIds');
+
+    const toRegistered = events[1] as (typeof events)[number];
+    const event = {
+      id: toRegistered.id,
+      name: 'SaleStatusChanged' as const,
+      occurredAt: new Date().toISOString(),
+      payload: toRegistered.payload as { moveId: string; count: number; from: number; to: number; actorId: string },
+    };
+    expect(await handlers.SaleStatusChanged(t.runtime.jobContext(), event)).toBe('done');
+    // A job run twice plans its mails once.
+    expect(await handlers.SaleStatusChanged(t.runtime.jobContext(), event)).toBe('skipped');
+    const pages = await sql<{ payload: { moveId: string; fromSaleId: number }; bytes: number }>(
+      `select payload, octet_length(payload::text) as bytes from outbox_events
+       where name = 'RegistrationMailsDue' and payload->>'moveId' = ? order by (payload->>'fromSaleId')::int`,
+      [event.payload.moveId],
+    );
+    expect(pages).toHaveLength(3);
+    const [first] = await sql<{ id: number }>(
+      "select min(id)::int as id from sales where license_id = ? and buyer_last_name = '大量'",
+      [big],
+    );
+    expect(pages.map((p) => p.payload.fromSaleId)).toEqual([first?.id, (first?.id ?? 0) + 500, (first?.id ?? 0) + 1000]);
+
+    // The last page: 50 mails, each once.
+    const last = pages[2] as (typeof pages)[number];
+    const page = {
+      id: randomUUID(),
+      name: 'RegistrationMailsDue' as const,
+      occurredAt: new Date().toISOString(),
+      payload: last.payload,
+    };
+    expect(await handlers.RegistrationMailsDue(t.runtime.jobContext(), page)).toBe('done');
+    expect(await handlers.RegistrationMailsDue(t.runtime.jobContext(), page)).toBe('skipped');
+    const mails = await sql<{ n: number }>(
+      "select count(*)::int as n from mail_deliveries where template = 'license-registered' and key like ?",
+      [`${event.payload.moveId}:registered:%`],
+    );
+    expect(mails[0]?.n).toBe(50);
+  });
+
+  it('still reads an event written before moves, naming its sales', async () => {
+    const acls = await license('ACLS-legacy');
+    const id = await sale(acls, { last: '旧式', first: '一', email: 'legacy@example.jp' }, { status: 2 });
+    const event = {
+      id: randomUUID(),
+      name: 'SaleStatusChanged' as const,
+      occurredAt: new Date().toISOString(),
+      payload: { saleIds: [id], from: 1, to: 2, actorId: 'admin' },
+    };
+    expect(await handlers.SaleStatusChanged(t.runtime.jobContext(), event)).toBe('done');
+    const mails = await sql<{ n: number }>('select count(*)::int as n from mail_deliveries where key = ?', [
+      `${event.id}:registered:${id}`,
+    ]);
+    expect(mails[0]?.n).toBe(1);
   });
 });
 
@@ -197,8 +285,8 @@ describe('差し戻し', () => {
       [0, '登録先の誤り'],
     ]);
     const events = await sql<{ from: number; to: number }>(
-      "select (payload->>'from')::int as from, (payload->>'to')::int as to from outbox_events where name = 'SaleStatusChanged' and payload->'saleIds' @> ?::jsonb",
-      [JSON.stringify([inProgress])],
+      `select (payload->>'from')::int as from, (payload->>'to')::int as to from ${MOVES_OF_SALE}`,
+      [inProgress],
     );
     expect(events).toEqual([{ from: 1, to: 0 }]);
   });

@@ -22,7 +22,9 @@ import { AFFILIATIONS, type Buyer, combinedAffiliationName, currentBuyers } from
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
 import { Export } from './entities/export.entity.ts';
+import { SaleStatus } from './entities/sale.entity.ts';
 import { countChanged, type SalesFilter, salesWhere } from './service.ts';
+import { recordStatusMove } from './status-moves.ts';
 
 export const EXPORT_HEADER = ['メールアドレス', '姓', '名', '言語', 'グループ', '所属', '所属名', 'ライセンス名', '購入日時'];
 const FIELD_OF_COLUMN = [
@@ -380,7 +382,11 @@ async function findUnmappable(
 export async function preflight(orm: Orm, filter: SalesFilter, batch: boolean, groupName: string) {
   const em = orm.em.fork() as Em;
   // A batch would hold the 出力待ち sales of the search.
-  const { problems, total } = await findUnmappable(em, { filter: batch ? { ...filter, status: 0 } : filter }, groupName);
+  const { problems, total } = await findUnmappable(
+    em,
+    { filter: batch ? { ...filter, status: SaleStatus.AwaitingExport } : filter },
+    groupName,
+  );
   return { problems, total };
 }
 
@@ -409,7 +415,12 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
   const em = orm.em.fork() as Em;
   const filter = request.filter;
   if (request.encoding === 'shift_jis' && !request.replaceUnmappable) {
-    const found = await findUnmappable(em, { filter: request.batch ? { ...filter, status: 0 } : filter }, groupName, 20);
+    const found = await findUnmappable(
+      em,
+      { filter: request.batch ? { ...filter, status: SaleStatus.AwaitingExport } : filter },
+      groupName,
+      20,
+    );
     if (found.total) {
       const error = unmappableError(found);
       throw new AppError('validation', error.message, { errors: error.errors, details: { problems: found.problems } });
@@ -433,14 +444,14 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
     });
     if (request.batch) {
       await tx.flush();
-      const where = salesWhere({ ...filter, status: 0 });
+      const where = salesWhere({ ...filter, status: SaleStatus.AwaitingExport });
       const frozen = await tx.execute<{ sale_id: number }[]>(
         `with moved as (
-           update sales s set status = 1, batch_id = ?, updated_at = now()
+           update sales s set status = ?, batch_id = ?, updated_at = now()
            ${where.sql} and s.refunded_at is null and s.batch_id is null
            returning s.id)
          insert into export_sales (export_id, sale_id) select ?, id from moved returning sale_id`,
-        [created.id, ...where.params, created.id],
+        [SaleStatus.InProgress, created.id, ...where.params, created.id],
       );
       if (request.expectedCount !== undefined && frozen.length !== request.expectedCount) {
         throw countChanged(frozen.length, request.expectedCount);
@@ -448,7 +459,12 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
       if (frozen.length === 0) throw validationError({ batch: ['この条件に「出力待ち」の売上はありません。'] });
       created.totalRows = frozen.length;
       const saleIds = frozen.map((r) => r.sale_id).sort((a, b) => a - b);
-      recordEvent(tx, 'SaleStatusChanged', { saleIds, from: 0, to: 1, actorId: actor.id });
+      await recordStatusMove(tx, {
+        from: SaleStatus.AwaitingExport,
+        to: SaleStatus.InProgress,
+        actorId: actor.id,
+        saleIds,
+      });
       moved = saleIds;
     }
     recordEvent(tx, 'ExportRequested', { exportId: created.id });
@@ -527,20 +543,22 @@ export async function completeBatch(orm: Orm, actor: Actor, id: string) {
     if (row.completedAt) throw new AppError('conflict', 'このバッチは既に登録済みにしました。');
     if (row.state !== 'done') throw new AppError('conflict', 'CSVの作成が終わってから登録済みにしてください。');
     const moved = await tx.execute<{ id: number }[]>(
-      `update sales set status = 2, batch_id = null, updated_at = now()
-       where batch_id = ? and status = 1 and refunded_at is null returning id`,
-      [id],
+      `update sales set status = ?, batch_id = null, updated_at = now()
+       where batch_id = ? and status = ? and refunded_at is null returning id`,
+      [SaleStatus.Registered, id, SaleStatus.InProgress],
     );
     const saleIds = moved.map((r) => r.id).sort((a, b) => a - b);
-    if (saleIds.length) recordEvent(tx, 'SaleStatusChanged', { saleIds, from: 1, to: 2, actorId: actor.id });
+    if (saleIds.length) {
+      await recordStatusMove(tx, { from: SaleStatus.InProgress, to: SaleStatus.Registered, actorId: actor.id, saleIds });
+    }
     row.completedAt = new Date();
     row.completedBy = actor.email;
     recordAudit(tx, actor, {
       action: 'sale.export.complete',
       targetType: 'export',
       targetId: id,
-      before: { status: 1, sale_ids: saleIds },
-      after: { status: 2, sale_ids: saleIds },
+      before: { status: SaleStatus.InProgress, sale_ids: saleIds },
+      after: { status: SaleStatus.Registered, sale_ids: saleIds },
     });
     return { export: exportDto(row), moved: saleIds.length };
   });

@@ -3,17 +3,19 @@ import type { AppModule } from '../../http/context.ts';
 import { Export, ExportSale } from './entities/export.entity.ts';
 import { SaleReceipt } from './entities/receipt.entity.ts';
 import { Sale } from './entities/sale.entity.ts';
+import { SaleStatusMove, SaleStatusMoveSale } from './entities/status-move.entity.ts';
 import {
   onCheckoutPaid,
   onExportRequested,
   onPaymentRefunded,
+  onRegistrationMailsDue,
   onSalePaid,
   onSaleStatusChanged,
   onUserDeleted,
 } from './handlers/sale-handlers.ts';
 import { salesRoutes } from './routes.ts';
 
-export { COMPLETE, PUBLISH, SALE_STATUS } from './entities/sale.entity.ts';
+export { SALE_STATUS_LABEL, SaleStatus } from './entities/sale.entity.ts';
 export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export.ts';
 export { exportFigures } from './export-figures.ts';
 export {
@@ -28,12 +30,13 @@ export { saleIdForCheckout, salesOfUser } from './service.ts';
 export const sales = {
   name: 'sales',
   api: salesRoutes,
-  entities: [Sale, Export, ExportSale, SaleReceipt],
+  entities: [Sale, Export, ExportSale, SaleReceipt, SaleStatusMove, SaleStatusMoveSale],
   handlers: {
     CheckoutPaid: onCheckoutPaid,
     PaymentRefunded: onPaymentRefunded,
     SalePaid: onSalePaid,
     SaleStatusChanged: onSaleStatusChanged,
+    RegistrationMailsDue: onRegistrationMailsDue,
     ExportRequested: onExportRequested,
     UserDeleted: onUserDeleted,
   },

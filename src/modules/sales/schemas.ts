@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { rules } from '../../http/validate.ts';
-import { COMPLETE, PUBLISH } from './entities/sale.entity.ts';
+import { SALE_STATUSES, SaleStatus } from './entities/sale.entity.ts';
 
 const positiveInt = (message: string) =>
   v.pipe(
@@ -30,8 +30,11 @@ export const SalesQuery = v.object({
         v.pipe(
           v.union([v.number(), v.string()], '状態が正しくありません。'),
           v.transform(String),
-          v.picklist(['0', '1', '2'], '状態が正しくありません。'),
-          v.transform(Number),
+          v.picklist(
+            SALE_STATUSES.map((status) => String(status)),
+            '状態が正しくありません。',
+          ),
+          v.transform((status) => Number(status) as SaleStatus),
         ),
       ],
       '状態が正しくありません。',
@@ -81,7 +84,10 @@ const searchEntries = {
  */
 export const StatusUpdateInput = v.pipe(
   v.object({
-    status: v.picklist([PUBLISH, COMPLETE], '状態は 1（処理中）か 2（登録済み）を指定してください。'),
+    status: v.picklist(
+      [SaleStatus.InProgress, SaleStatus.Registered],
+      `状態は ${SaleStatus.InProgress}（処理中）か ${SaleStatus.Registered}（登録済み）を指定してください。`,
+    ),
     licenseId: positiveInt('ライセンスを指定してください。'),
     saleIds: v.optional(saleIdList),
     ...searchEntries,

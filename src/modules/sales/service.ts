@@ -8,7 +8,8 @@ import { AppError, validationError } from '../../http/errors.ts';
 import { findBuyer } from '../accounts/index.ts';
 import { auditedSaleIds, recordAudit } from '../audit/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
-import { type COMPLETE, type PUBLISH, SALE_STATUS_LABEL, Sale } from './entities/sale.entity.ts';
+import { SALE_STATUS_LABEL, Sale, SaleStatus } from './entities/sale.entity.ts';
+import { recordStatusMove } from './status-moves.ts';
 
 export class SaleNotYetRecorded extends Error {}
 
@@ -39,7 +40,7 @@ export async function recordSale(em: Em, paid: EventPayload<'CheckoutPaid'>): Pr
         receiptUrl: paid.receiptUrl,
         paidAt: new Date(paid.paidAt),
         refundedAt: null,
-        status: 0,
+        status: SaleStatus.AwaitingExport,
         createdAt: new Date(),
         updatedAt: new Date(),
       });
@@ -102,7 +103,7 @@ export function saleDto(sale: SaleView) {
     amount: sale.amount,
     currency: sale.currency,
     status: sale.status,
-    status_label: SALE_STATUS_LABEL[sale.status] ?? '',
+    status_label: SALE_STATUS_LABEL[sale.status as SaleStatus] ?? '',
     paid_at: new Date(sale.paidAt).toISOString(),
     refunded_at: sale.refundedAt ? new Date(sale.refundedAt).toISOString() : null,
     receipt_url: sale.receiptUrl,
@@ -129,8 +130,8 @@ export type MemberSaleState = keyof typeof MEMBER_SALE_STATE;
 
 export function memberSaleState(sale: Pick<SaleView, 'status' | 'refundedAt'>): MemberSaleState {
   if (sale.refundedAt) return 'refunded';
-  if (sale.status === 2) return 'registered';
-  return sale.status === 1 ? 'in_progress' : 'paid';
+  if (sale.status === SaleStatus.Registered) return 'registered';
+  return sale.status === SaleStatus.InProgress ? 'in_progress' : 'paid';
 }
 
 /** A member's purchase history, newest first, with the member-facing state of each sale. */
@@ -144,7 +145,7 @@ export async function salesOfUser(orm: Orm, userId: string) {
 
 export interface SalesFilter {
   licenseId?: number;
-  status?: number;
+  status?: SaleStatus;
   q?: string;
   paidFrom?: string;
   paidTo?: string;
@@ -173,7 +174,10 @@ export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sq
     clauses.push('s.status = ?');
     params.push(filter.status);
   }
-  if (filter.exportable) clauses.push('s.status in (0, 1) and s.refunded_at is null');
+  if (filter.exportable) {
+    clauses.push('s.status in (?, ?) and s.refunded_at is null');
+    params.push(SaleStatus.AwaitingExport, SaleStatus.InProgress);
+  }
   if (filter.saleIds) {
     // One parameter however many (an audited move may name 20,000 sales).
     clauses.push("s.id = any(string_to_array(?, ',')::bigint[])");
@@ -258,22 +262,22 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
 export async function salesCounts(orm: Orm, asked: Omit<SalesFilter, 'status'>) {
   const em = orm.em.fork() as Em;
   const where = salesWhere(await withAuditedSales(em, asked));
-  const rows = await em.execute<{ status: number; refunded: boolean; n: number }[]>(
+  const rows = await em.execute<{ status: SaleStatus; refunded: boolean; n: number }[]>(
     `select s.status, s.refunded_at is not null as refunded, count(*)::int as n from sales s ${where.sql} group by 1, 2`,
     where.params,
   );
   const counts = { awaiting: 0, in_progress: 0, registered: 0, refunded: 0 };
   for (const row of rows) {
     if (row.refunded) counts.refunded += row.n;
-    else if (row.status === 0) counts.awaiting += row.n;
-    else if (row.status === 1) counts.in_progress += row.n;
+    else if (row.status === SaleStatus.AwaitingExport) counts.awaiting += row.n;
+    else if (row.status === SaleStatus.InProgress) counts.in_progress += row.n;
     else counts.registered += row.n;
   }
   return counts;
 }
 
 export interface StatusMove {
-  status: typeof PUBLISH | typeof COMPLETE;
+  status: typeof SaleStatus.InProgress | typeof SaleStatus.Registered;
   licenseId: number;
   /** Exactly these sales … */
   saleIds?: number[];
@@ -284,13 +288,13 @@ export interface StatusMove {
 }
 
 /** Sets the locked sales `ids` to status `to`. */
-async function moveLocked(tx: Em, ids: number[], to: number): Promise<Sale[]> {
+async function moveLocked(tx: Em, ids: number[], to: SaleStatus): Promise<Sale[]> {
   if (ids.length === 0) return [];
   // Leaving 処理中 forward or back takes a sale out of its open batch.
   await tx.execute(
-    `update sales set status = ?, updated_at = now(), batch_id = case when ?::int in (0, 2) then null else batch_id end
+    `update sales set status = ?, updated_at = now(), batch_id = case when ?::int = ? then batch_id end
      where id in (?)`,
-    [to, to, ids],
+    [to, to, SaleStatus.InProgress, ids],
   );
   return tx.find(Sale, { id: { $in: ids } }, { orderBy: { id: 'asc' }, refresh: true });
 }
@@ -301,7 +305,7 @@ async function moveLocked(tx: Em, ids: number[], to: number): Promise<Sale[]> {
  * move the sales once; when `expectedCount` differs from what would move, nothing moves (409).
  */
 export async function advanceStatus(orm: Orm, actor: { id: string; email: string }, input: StatusMove) {
-  const from = input.status - 1;
+  const from = input.status === SaleStatus.Registered ? SaleStatus.InProgress : SaleStatus.AwaitingExport;
   return transact(orm.em as Em, async (tx) => {
     const where = salesWhere({ ...input.filter, licenseId: input.licenseId, status: from });
     const chosen = input.saleIds ? 'and s.id in (?)' : '';
@@ -319,7 +323,7 @@ export async function advanceStatus(orm: Orm, actor: { id: string; email: string
     );
     if (sales.length) {
       const saleIds = sales.map((s) => s.id);
-      recordEvent(tx, 'SaleStatusChanged', { saleIds, from, to: input.status, actorId: actor.id });
+      await recordStatusMove(tx, { from, to: input.status, actorId: actor.id, saleIds });
       recordAudit(tx, actor, {
         action: 'sale.status',
         targetType: 'license',
@@ -348,14 +352,14 @@ export function countChanged(actual: number, expected: number) {
  */
 export async function revertStatus(orm: Orm, actor: { id: string; email: string }, input: { saleIds: number[]; reason: string }) {
   return transact(orm.em as Em, async (tx) => {
-    const rows = await tx.execute<{ id: number; status: number; refunded: boolean; license_id: number }[]>(
+    const rows = await tx.execute<{ id: number; status: SaleStatus; refunded: boolean; license_id: number }[]>(
       'select id, status, refunded_at is not null as refunded, license_id from sales where id in (?) order by id for update',
       [input.saleIds],
     );
     const found = new Map(rows.map((r) => [r.id, r]));
     const stuck = input.saleIds.filter((id) => {
       const row = found.get(id);
-      return !row || row.refunded || row.status === 0;
+      return !row || row.refunded || row.status === SaleStatus.AwaitingExport;
     });
     if (stuck.length) {
       throw validationError({
@@ -365,17 +369,21 @@ export async function revertStatus(orm: Orm, actor: { id: string; email: string 
       });
     }
     const moved: Sale[] = [];
-    for (const from of [2, 1]) {
+    const steps = [
+      { from: SaleStatus.Registered, to: SaleStatus.InProgress },
+      { from: SaleStatus.InProgress, to: SaleStatus.AwaitingExport },
+    ] as const;
+    for (const { from, to } of steps) {
       const ids = rows.filter((r) => r.status === from).map((r) => r.id);
       if (!ids.length) continue;
-      moved.push(...(await moveLocked(tx, ids, from - 1)));
-      recordEvent(tx, 'SaleStatusChanged', { saleIds: ids, from, to: from - 1, actorId: actor.id });
+      moved.push(...(await moveLocked(tx, ids, to)));
+      await recordStatusMove(tx, { from, to, actorId: actor.id, saleIds: ids });
       recordAudit(tx, actor, {
         action: 'sale.revert',
         targetType: 'sales',
         targetId: ids.length === 1 ? String(ids[0]) : `${ids[0]}…(${ids.length})`,
         before: { status: from, sale_ids: ids },
-        after: { status: from - 1, sale_ids: ids, reason: input.reason },
+        after: { status: to, sale_ids: ids, reason: input.reason },
       });
     }
     return moved.sort((a, b) => a.id - b.id).map(saleDto);

@@ -2,11 +2,22 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt, updatedAt } from '../../../db/columns.ts';
 import { nameKeyColumn } from '../../../db/like.ts';
 
-/** Sale statuses of the seed: 0 awaiting output (出力待ち), 1 in progress (処理中), 2 registered (登録済み). */
-export const SALE_STATUS = { AWAITING: 0, PUBLISH: 1, COMPLETE: 2 } as const;
-export const PUBLISH = SALE_STATUS.PUBLISH;
-export const COMPLETE = SALE_STATUS.COMPLETE;
-export const SALE_STATUS_LABEL: Record<number, string> = { 0: '出力待ち', 1: '処理中', 2: '登録済み' };
+/**
+ * A sale's fulfilment state, by name. The seed fixes its numbers (0 出力待ち, 1 処理中, 2 登録済み) in
+ * the API and the CSV: this is the one place they are written down. TypeScript and SQL name the
+ * states (`SaleStatus.InProgress`, bound as a parameter), never the bare numbers.
+ */
+export const SaleStatus = { AwaitingExport: 0, InProgress: 1, Registered: 2 } as const;
+export type SaleStatus = (typeof SaleStatus)[keyof typeof SaleStatus];
+export const SALE_STATUSES: readonly SaleStatus[] = [SaleStatus.AwaitingExport, SaleStatus.InProgress, SaleStatus.Registered];
+export const isSaleStatus = (value: unknown): value is SaleStatus => SALE_STATUSES.includes(value as SaleStatus);
+
+/** The back office's word for each state (the member's words are MEMBER_SALE_STATE in service.ts). */
+export const SALE_STATUS_LABEL: Record<SaleStatus, string> = {
+  [SaleStatus.AwaitingExport]: '出力待ち',
+  [SaleStatus.InProgress]: '処理中',
+  [SaleStatus.Registered]: '登録済み',
+};
 
 /**
  * One paid Checkout Session. The buyer's details are copied at purchase time and stay when the
@@ -83,7 +94,7 @@ export const SaleSchema = defineEntity({
     receiptUrl: p.text().fieldName('receipt_url').nullable(),
     paidAt: p.datetime().fieldName('paid_at'),
     refundedAt: p.datetime().fieldName('refunded_at').nullable(),
-    status: p.smallint().default(0),
+    status: p.smallint().$type<SaleStatus>().default(SaleStatus.AwaitingExport),
     // The open export batch that holds this sale (処理中 through it); a sale is in one open batch at most.
     batchId: p.uuid().fieldName('batch_id').nullable().index('sales_batch_id_index'),
     createdAt: createdAt(),

@@ -1,8 +1,9 @@
-import type { EventHandler } from '../../../jobs/context.ts';
+import type { EventHandler, JobContext, JobResult } from '../../../jobs/context.ts';
 import { renderMail, sendOnce } from '../../mail/index.ts';
-import { COMPLETE, Sale } from '../entities/sale.entity.ts';
+import { Sale, SaleStatus } from '../entities/sale.entity.ts';
 import { buildExport } from '../export.ts';
 import { forgetUser, markRefunded, recordSale } from '../service.ts';
+import { moveSalesPage, planRegistrationMails } from '../status-moves.ts';
 
 export const onCheckoutPaid: EventHandler<'CheckoutPaid'> = (ctx, event) => recordSale(ctx.em, event.payload);
 export const onPaymentRefunded: EventHandler<'PaymentRefunded'> = (ctx, event) => markRefunded(ctx.em, event.payload);
@@ -38,14 +39,27 @@ export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
   return result === 'sent' ? 'done' : 'skipped';
 };
 
-/** SaleStatusChanged to 登録済み → tell each buyer their licence is registered in the training system. */
+/**
+ * SaleStatusChanged to 登録済み → the registration mails, planned as jobs of at most MAIL_CHUNK sales
+ * (RegistrationMailsDue). An event written before moves existed names its sales and is sent as it is.
+ */
 export const onSaleStatusChanged: EventHandler<'SaleStatusChanged'> = async (ctx, event) => {
-  if (event.payload.to !== COMPLETE) return 'skipped';
+  if (event.payload.to !== SaleStatus.Registered) return 'skipped';
+  if ('saleIds' in event.payload) return sendRegistrationMails(ctx, event.id, event.payload.saleIds);
+  return planRegistrationMails(ctx.em, event.payload.moveId);
+};
+
+/** RegistrationMailsDue → tell each buyer of this page that their licence is registered in the training system. */
+export const onRegistrationMailsDue: EventHandler<'RegistrationMailsDue'> = async (ctx, event) =>
+  sendRegistrationMails(ctx, event.payload.moveId, await moveSalesPage(ctx.em, event.payload.moveId, event.payload.fromSaleId));
+
+/** One mail per sale still paid (a refunded sale is not told), each once per move (`keyPrefix`). */
+async function sendRegistrationMails(ctx: JobContext, keyPrefix: string, saleIds: readonly number[]): Promise<JobResult> {
   let sent = 0;
-  for (const saleId of event.payload.saleIds) {
-    const sale = await ctx.em.findOne(Sale, { id: saleId });
-    if (!sale?.buyerEmail || sale.refundedAt) continue;
-    const result = await sendOnce(ctx, `${event.id}:registered:${saleId}`, 'license-registered', sale.userId, {
+  const sales = await ctx.em.find(Sale, { id: { $in: [...saleIds] } }, { orderBy: { id: 'asc' } });
+  for (const sale of sales) {
+    if (!sale.buyerEmail || sale.refundedAt) continue;
+    const result = await sendOnce(ctx, `${keyPrefix}:registered:${sale.id}`, 'license-registered', sale.userId, {
       to: sale.buyerEmail,
       ...renderMail({
         subject: 'ライセンスの登録が完了しました',
@@ -61,4 +75,4 @@ export const onSaleStatusChanged: EventHandler<'SaleStatusChanged'> = async (ctx
     if (result === 'sent') sent++;
   }
   return sent ? 'done' : 'skipped';
-};
+}

@@ -1,11 +1,23 @@
 import useSWR from 'swr';
 
+/**
+ * A sale's fulfilment state as the API numbers it (the seed's 0/1/2; the server's one mapping is
+ * SaleStatus in src/modules/sales/entities/sale.entity.ts): the screens name the states, never the numbers.
+ */
+export const SaleStatus = { AwaitingExport: 0, InProgress: 1, Registered: 2 } as const;
+export type SaleStatus = (typeof SaleStatus)[keyof typeof SaleStatus];
+export const SALE_STATUS_OPTIONS = [
+  { value: String(SaleStatus.AwaitingExport), label: '出力待ち' },
+  { value: String(SaleStatus.InProgress), label: '処理中' },
+  { value: String(SaleStatus.Registered), label: '登録済み' },
+];
+
 export interface AdminSale {
   id: number;
   license_id: number;
   license_name: string;
   amount: number;
-  status: number;
+  status: SaleStatus;
   status_label: string;
   paid_at: string;
   refunded_at: string | null;

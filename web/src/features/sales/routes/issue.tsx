@@ -10,14 +10,9 @@ import { api } from '../../../lib/api';
 import { formatDateTime, formatPrice } from '../../../lib/format';
 import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { type AdminSale, useLicenseOptions, useSaleCounts, useSalesSearch } from '../api';
+import { type AdminSale, SALE_STATUS_OPTIONS, SaleStatus, useLicenseOptions, useSaleCounts, useSalesSearch } from '../api';
 import { ExportPanel } from '../components/export-panel';
 
-const STATUSES = [
-  { value: '0', label: '出力待ち' },
-  { value: '1', label: '処理中' },
-  { value: '2', label: '登録済み' },
-];
 const FILTERS = ['license_id', 'status', 'q', 'paid_from', 'paid_to'] as const;
 const count = (n: number) => `${n.toLocaleString('ja-JP')}件`;
 
@@ -54,24 +49,26 @@ export function IssuePage() {
     else next.set(sale.id, sale);
     setSelected(next);
   };
-  const chosen = (status: number) => [...selected.values()].filter((s) => s.status === status && !s.refunded_at);
+  const chosen = (status: SaleStatus) => [...selected.values()].filter((s) => s.status === status && !s.refunded_at);
   // A status filter other than the move's own leaves nothing to move by search.
   const filterStatus = params.get('status');
-  const matching = (from: number) =>
+  const matching = (from: SaleStatus) =>
     auditId || (filterStatus !== null && filterStatus !== '' && Number(filterStatus) !== from)
       ? 0
-      : from === 0
+      : from === SaleStatus.AwaitingExport
         ? (counts.data?.counts.awaiting ?? 0)
         : (counts.data?.counts.in_progress ?? 0);
 
   /** Moves exactly what the button says: the selected sales, or every sale of the search, with the confirmed count. */
-  const advance = (to: 1 | 2, scope: 'selected' | 'search') => {
-    const from = to - 1;
+  const advance = (to: typeof SaleStatus.InProgress | typeof SaleStatus.Registered, scope: 'selected' | 'search') => {
+    const from = to === SaleStatus.InProgress ? SaleStatus.AwaitingExport : SaleStatus.InProgress;
     const ids = chosen(from).map((s) => s.id);
     const n = scope === 'selected' ? ids.length : matching(from);
-    const target = to === 1 ? '処理中' : '登録済み';
+    const target = to === SaleStatus.InProgress ? '処理中' : '登録済み';
     const what =
-      scope === 'selected' ? `選択した${count(n)}` : `検索結果の「${to === 1 ? '出力待ち' : '処理中'}」${count(n)}すべて`;
+      scope === 'selected'
+        ? `選択した${count(n)}`
+        : `検索結果の「${to === SaleStatus.InProgress ? '出力待ち' : '処理中'}」${count(n)}すべて`;
     if (!window.confirm(`${what}を「${target}」にします。よろしいですか？`)) return;
     void run(async () => {
       const search = {
@@ -112,9 +109,9 @@ export function IssuePage() {
     });
   };
 
-  const selected0 = chosen(0).length;
-  const selected1 = chosen(1).length;
-  const revertable = [...selected.values()].filter((s) => s.status > 0 && !s.refunded_at);
+  const selected0 = chosen(SaleStatus.AwaitingExport).length;
+  const selected1 = chosen(SaleStatus.InProgress).length;
+  const revertable = [...selected.values()].filter((s) => s.status !== SaleStatus.AwaitingExport && !s.refunded_at);
   const c = counts.data?.counts;
   return (
     <section className="card">
@@ -147,7 +144,7 @@ export function IssuePage() {
             name="status"
             value={form.status}
             placeholder="すべて"
-            options={STATUSES}
+            options={SALE_STATUS_OPTIONS}
             onChange={(status) => setForm({ ...form, status })}
           />
           <TextInput label="購入者（氏名・メールの一部）" name="q" value={form.q} onInput={(q) => setForm({ ...form, q })} />
@@ -196,31 +193,41 @@ export function IssuePage() {
 
       <div className="actions toolbar">
         {selected0 ? (
-          <button type="button" className="button" disabled={!licenseId || busy} onClick={() => advance(1, 'selected')}>
+          <button
+            type="button"
+            className="button"
+            disabled={!licenseId || busy}
+            onClick={() => advance(SaleStatus.InProgress, 'selected')}
+          >
             選択した{count(selected0)}を処理中にする
           </button>
         ) : (
           <button
             type="button"
             className="button"
-            disabled={!licenseId || busy || matching(0) === 0}
-            onClick={() => advance(1, 'search')}
+            disabled={!licenseId || busy || matching(SaleStatus.AwaitingExport) === 0}
+            onClick={() => advance(SaleStatus.InProgress, 'search')}
           >
-            検索結果の出力待ち{count(matching(0))}をすべて処理中にする
+            検索結果の出力待ち{count(matching(SaleStatus.AwaitingExport))}をすべて処理中にする
           </button>
         )}
         {selected1 ? (
-          <button type="button" className="button" disabled={!licenseId || busy} onClick={() => advance(2, 'selected')}>
+          <button
+            type="button"
+            className="button"
+            disabled={!licenseId || busy}
+            onClick={() => advance(SaleStatus.Registered, 'selected')}
+          >
             選択した{count(selected1)}を登録済みにする
           </button>
         ) : (
           <button
             type="button"
             className="button"
-            disabled={!licenseId || busy || matching(1) === 0}
-            onClick={() => advance(2, 'search')}
+            disabled={!licenseId || busy || matching(SaleStatus.InProgress) === 0}
+            onClick={() => advance(SaleStatus.Registered, 'search')}
           >
-            検索結果の処理中{count(matching(1))}をすべて登録済みにする
+            検索結果の処理中{count(matching(SaleStatus.InProgress))}をすべて登録済みにする
           </button>
         )}
         <button
@@ -308,7 +315,7 @@ export function IssuePage() {
                     <td>{formatPrice(sale.amount)}</td>
                     <td>{sale.refunded_at ? <span className="tag">返金済み</span> : sale.status_label}</td>
                     <td>
-                      {sale.status > 0 && !sale.refunded_at ? (
+                      {sale.status !== SaleStatus.AwaitingExport && !sale.refunded_at ? (
                         <button
                           type="button"
                           className="button small"
