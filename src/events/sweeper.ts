@@ -109,40 +109,52 @@ export class Sweeper {
     };
   }
 
-  /** One sweep; a second one started meanwhile (another worker) returns `skipped` at once. */
+  /**
+   * One sweep; a second one started meanwhile (another worker) returns `skipped` at once. No network
+   * call runs inside a database transaction: the modules' repairs and the events they record commit
+   * first, in one short transaction under the sweep's lock; the queues (Redis) are asked afterwards,
+   * each acknowledgement or give-up a statement or transaction of its own.
+   */
   async run(): Promise<SweepReport> {
     const report: SweepReport = { skipped: false, redriven: 0, acknowledged: 0, givenUp: 0, live: 0, recorded: 0 };
     const em = this.#orm.em.fork() as Em;
     const later: (() => Promise<unknown>)[] = [];
-    await em.transactional(async (txEm) => {
+    const again = new Set<string>();
+    const locked = await em.transactional(async (txEm) => {
       const tx = txEm as Em;
       const [lock] = await tx.execute<{ locked: boolean }[]>(
         "select pg_try_advisory_xact_lock(hashtext('outbox-sweeper')) as locked",
       );
-      if (!lock?.locked) {
-        report.skipped = true;
-        return;
-      }
+      if (!lock?.locked) return false;
       const ctx = this.context(tx, later);
-      const again = new Set<string>();
       for (const source of this.#sources) {
         for (const work of await source(ctx)) report.recorded += await this.#ensureEvent(tx, work, again);
       }
-      const rows = await tx.execute<(OutboxRow & { handled_queues: string[] })[]>(
-        `select id, name, payload, occurred_at, request_id, trace, handled_queues from outbox_events
-         where handled_at is null and published_at < now() - (? * interval '1 millisecond')
-         order by published_at limit ${BATCH}`,
-        [this.graceMs],
-      );
-      for (const row of rows) {
-        const routes: readonly QueueName[] = eventRoutes[row.name as EventName] ?? [];
-        for (const queue of routes) {
-          if (row.handled_queues.includes(queue)) continue;
-          const outcome = await this.#redrive(ctx, queue, row, again.has(row.id));
-          report[outcome]++;
-        }
-      }
+      return true;
     });
+    if (!locked) {
+      report.skipped = true;
+      return report;
+    }
+    // A sweep started by another worker between the commit above and here may ask the queues about
+    // the same events: each step below is idempotent (BullMQ ignores a second add under a job id it
+    // keeps; acknowledging twice changes nothing; a give-up marks what is already marked).
+    const db = this.#orm.em.fork() as Em;
+    const ctx = this.context(db);
+    const rows = await db.execute<(OutboxRow & { handled_queues: string[] })[]>(
+      `select id, name, payload, occurred_at, request_id, trace, handled_queues from outbox_events
+       where handled_at is null and published_at < now() - (? * interval '1 millisecond')
+       order by published_at limit ${BATCH}`,
+      [this.graceMs],
+    );
+    for (const row of rows) {
+      const routes: readonly QueueName[] = eventRoutes[row.name as EventName] ?? [];
+      for (const queue of routes) {
+        if (row.handled_queues.includes(queue)) continue;
+        const outcome = await this.#redrive(ctx, queue, row, again.has(row.id));
+        report[outcome]++;
+      }
+    }
     for (const work of later) {
       await work().catch((error) => this.#log.warn('sweeper clean-up failed', { error: String(error) }));
     }
