@@ -10,6 +10,8 @@ export const OutboxEventSchema = defineEntity({
     payload: p.json<Record<string, unknown>>(),
     occurredAt: p.datetime().fieldName('occurred_at'),
     publishedAt: p.datetime().fieldName('published_at').nullable(),
+    /** A relay publishing the row holds it until then (src/events/relay.ts): Redis is called outside any transaction. */
+    claimedUntil: p.datetime().fieldName('claimed_until').nullable(),
     attempts: p.integer().default(0),
     /** When every queue the event routes to acknowledged it (see handledQueues); the sweeper re-drives the rest. */
     handledAt: p.datetime().fieldName('handled_at').nullable(),

@@ -36,11 +36,16 @@ export function jobOf(row: OutboxRow): { name: string; data: Record<string, unkn
   };
 }
 
+/** How long a relay holds the rows it claimed before another relay may publish them. */
+const CLAIM_SECONDS = 30;
+
 /**
  * Publishes committed outbox rows to BullMQ, the event id as job id, then marks them published.
- * Rows are claimed with `FOR UPDATE SKIP LOCKED`, so relays in several processes share the work;
- * a crash between `add` and the update republishes with the same job id, which BullMQ ignores,
- * and consumers are idempotent in the database for the rest.
+ * A relay claims a batch for CLAIM_SECONDS (`claimed_until`, one short statement with `FOR UPDATE
+ * SKIP LOCKED`), so relays in several processes share the work; Redis is called outside any
+ * transaction, and the rows are then marked published (or released when Redis refused them). A crash
+ * between `add` and the update republishes with the same job id once the claim lapses, which BullMQ
+ * ignores, and consumers are idempotent in the database for the rest.
  */
 export class OutboxRelay {
   #timer: NodeJS.Timeout | undefined;
@@ -112,12 +117,18 @@ export class OutboxRelay {
   /** One batch: claim, publish, mark. Returns how many rows were published. */
   async publishPending(): Promise<number> {
     const em = this.#orm.em.fork();
-    return em.transactional(async (tx) => {
-      const rows = await tx.execute<OutboxRow[]>(
-        `select id, name, payload, occurred_at, request_id, trace from outbox_events
-         where published_at is null order by occurred_at limit ${BATCH} for update skip locked`,
-      );
-      if (rows.length === 0) return 0;
+    const claimed = await em.execute<OutboxRow[]>(
+      `update outbox_events set claimed_until = now() + make_interval(secs => ?)
+       where id in (select id from outbox_events
+                    where published_at is null and (claimed_until is null or claimed_until < now())
+                    order by occurred_at limit ${BATCH} for update skip locked)
+       returning id, name, payload, occurred_at, request_id, trace`,
+      [CLAIM_SECONDS],
+    );
+    if (claimed.length === 0) return 0;
+    const rows = claimed.sort((a, b) => new Date(a.occurred_at).getTime() - new Date(b.occurred_at).getTime());
+    const ids = rows.map((r) => r.id);
+    try {
       for (const row of rows) {
         const job = jobOf(row);
         for (const queue of eventRoutes[row.name as EventName] ?? []) {
@@ -125,15 +136,21 @@ export class OutboxRelay {
         }
       }
       if (this.#replicated && !(await this.#replicated())) throw new Error('no Redis replica has acknowledged the new jobs yet');
-      // An event no queue carries is handled once published; the others wait for their queues' acknowledgements.
-      await tx.execute(
-        `update outbox_events set published_at = now(), attempts = attempts + 1,
-           handled_at = case when name in (?) then now() else handled_at end
-         where id in (?)`,
-        [UNROUTED.length ? UNROUTED : [''], rows.map((r) => r.id)],
-      );
-      return rows.length;
-    });
+    } catch (error) {
+      // Back to the next pass (this relay's or another's) at once, not after the claim lapses.
+      await em
+        .execute('update outbox_events set claimed_until = null where id in (?) and published_at is null', [ids])
+        .catch(() => undefined);
+      throw error;
+    }
+    // An event no queue carries is handled once published; the others wait for their queues' acknowledgements.
+    await em.execute(
+      `update outbox_events set published_at = now(), attempts = attempts + 1, claimed_until = null,
+         handled_at = case when name in (?) then now() else handled_at end
+       where id in (?)`,
+      [UNROUTED.length ? UNROUTED : [''], ids],
+    );
+    return rows.length;
   }
 
   async stop(): Promise<void> {
