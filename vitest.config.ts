@@ -7,6 +7,8 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, 'tests/faults/**'],
     globalSetup: ['tests/support/global-setup.ts'],
     reporters: ['default', './tests/support/summary-reporter.ts'],
+    // console.error or an unhandled rejection fails the test that caused it.
+    setupFiles: ['tests/support/console-guard.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,

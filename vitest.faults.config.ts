@@ -9,6 +9,8 @@ export default defineConfig({
   test: {
     include: ['tests/faults/**/*.test.ts'],
     reporters: ['default', './tests/support/summary-reporter.ts'],
+    // console.error or an unhandled rejection fails the test that caused it.
+    setupFiles: ['tests/support/console-guard.ts'],
     pool: 'forks',
     maxWorkers: 1,
     fileParallelism: false,

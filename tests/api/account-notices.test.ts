@@ -4,6 +4,7 @@ import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 
 // Issue 20, item 5: パスワード変更のお知らせ and 新しい端末からのログイン, through the outbox and the mail
@@ -76,7 +77,7 @@ describe('新しい端末からのログイン', () => {
     expect(mail.html).toContain('Firefox（macOS）');
     expect(mail.html).toContain(`/users/${id}#sessions`);
 
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await settled(t.runtime.deps, 'the sign-in notices');
     expect(mailsTo('devices@example.jp', '新しい端末からのログイン')).toHaveLength(1);
     expect((await mailLog(id)).filter((m) => m.template === 'new-device-sign-in')).toEqual([
       { template: 'new-device-sign-in', status: 'sent' },

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
@@ -9,6 +8,7 @@ import { createLicense } from '../../src/modules/licenses/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { freePort } from '../support/ports.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { type ShopWithStripe, startShopWithStripe, TEST_STRIPE_KEY, TEST_WEBHOOK_SECRET } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
@@ -272,7 +272,7 @@ describe('reconciliation findings reach the administrators', () => {
     expect(audit[0]?.n).toBe(1);
 
     // Still one digest each for that run; the next run (the differences remain) sends its own.
-    await sleep(1_500);
+    await settled(shop.runtime.deps, 'the acknowledgement');
     expect(digestsTo(ADMIN, lost)).toHaveLength(1);
     expect(digestsTo(SECOND_ADMIN, lost)).toHaveLength(1);
     const second = await reconcileNow();
@@ -282,7 +282,7 @@ describe('reconciliation findings reach the administrators', () => {
       15_000,
       'digests',
     );
-    await sleep(1_500);
+    await settled(shop.runtime.deps, 'the second run');
     expect(digestsTo(ADMIN, lost)).toHaveLength(2);
     expect((await flagged()).reconciliations.map((r) => r.id)).toContain(second);
   });
@@ -337,7 +337,20 @@ describe('a failing reconciliation reaches the administrators', () => {
       'a retried failure',
     );
     expect(brokenLines.find((l) => l.msg === 'payment reconciliation failed')?.fields).toMatchObject({ runId });
-    await sleep(1_000);
+    // Every digest event recorded so far has been handled (the run itself keeps failing, so the whole
+    // shop never settles): a second digest would be here.
+    await eventually(
+      async () => {
+        const [row] = await broken.runtime.deps.orm.em
+          .fork()
+          .execute<{ n: number }[]>(
+            "select count(*)::int as n from outbox_events where name = 'ReconciliationFlagged' and handled_at is null",
+          );
+        return row?.n === 0;
+      },
+      15_000,
+      'the digest events handled',
+    );
     expect(smtp.messages.filter((m) => smtp.to('broken-admin@example.jp')(m) && !m.subject?.includes('二段階認証'))).toHaveLength(
       1,
     );

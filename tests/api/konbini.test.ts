@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
@@ -6,6 +5,7 @@ import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { TestClient } from '../support/http-client.ts';
+import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { type ShopWithStripe, startShopWithStripe, TEST_STRIPE_KEY } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
@@ -184,7 +184,7 @@ describe('konbini: pending → voucher stored → mail once → paid or lapsed',
     await Promise.all(Array.from({ length: 5 }, () => shop.emulator.deliver(completed)));
     const inbox = await admin();
     expect((await inbox.post(`/api/payments/events/${completed.id}/replay`, {})).status).toBe(200);
-    await sleep(1_500);
+    await settled(shop.runtime.deps, 'the deliveries and the replay');
     expect(await voucherMails(buyer.id)).toBe(1);
     expect(smtp.messages.filter(smtp.to(buyer.email))).toHaveLength(1);
     const kinds = await (await inbox.get(`/api/users/${buyer.id}/mails`)).json();

@@ -1,6 +1,5 @@
 import { Writable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
@@ -125,10 +124,15 @@ describe('GET /metrics', () => {
           firstName: '機',
         }),
       );
-      await sleep(1_100);
-      const text = await metrics();
-      expect(sample(text, 'shop_outbox_backlog')).toBe(1);
-      expect(sample(text, 'shop_outbox_oldest_unpublished_age_seconds')).toBeGreaterThanOrEqual(1);
+      // The event's age grows until it is published: read again until it is a second old.
+      await vi.waitFor(
+        async () => {
+          const text = await metrics();
+          expect(sample(text, 'shop_outbox_backlog')).toBe(1);
+          expect(sample(text, 'shop_outbox_oldest_unpublished_age_seconds')).toBeGreaterThanOrEqual(1);
+        },
+        { timeout: 10_000, interval: 200 },
+      );
     } finally {
       t.runtime.relay.start();
     }

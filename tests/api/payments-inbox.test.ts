@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { eventJson } from '../../src/dev/stripe-emulator/emulator.ts';
@@ -6,6 +5,7 @@ import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { TestClient } from '../support/http-client.ts';
+import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
@@ -195,13 +195,14 @@ describe('payments inbox', () => {
     expect((await inbox(`?session=${bought.sessionId}&state=failed`)).events[0]?.error).toBe(
       'Error: connection terminated unexpectedly',
     );
+    const replaying = new Date();
     const replies = await Promise.all(
       Array.from({ length: 5 }, () => admin.post(`/api/payments/events/${completed.id}/replay`, {})),
     );
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     await eventually(async () => (await saleCount(bought.sessionId)) === 1, 15_000, 'the sale');
     await smtp.waitFor(smtp.to(bought.email));
-    await sleep(1_500);
+    await settled(shop.runtime.deps, 'the replays', { since: replaying });
     expect(await saleCount(bought.sessionId)).toBe(1);
     expect(smtp.messages.filter(smtp.to(bought.email))).toHaveLength(1);
     const [event] = (await inbox(`?session=${bought.sessionId}`)).events;
@@ -314,6 +315,7 @@ describe('reconciliation', () => {
       occurredAt: new Date().toISOString(),
       payload: { trigger: 'schedule' },
     };
+    const delivered = new Date();
     await Promise.all([
       queues.payments.add('ReconciliationRequested', night),
       queues.payments.add('ReconciliationRequested', night),
@@ -329,7 +331,7 @@ describe('reconciliation', () => {
       'the nightly run',
     );
     expect(runs[0]?.slot).toMatch(/^nightly:\d{4}-\d{2}-\d{2}$/);
-    await sleep(1_000);
+    await settled(shop.runtime.deps, 'the second delivery of the night', { since: delivered });
     expect((await db().execute("select count(*)::int as n from reconciliation_runs where trigger = 'schedule'"))[0]?.n).toBe(1);
   });
 });

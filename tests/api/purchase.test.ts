@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
@@ -6,6 +5,7 @@ import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { TestClient } from '../support/http-client.ts';
+import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { type ShopWithStripe, startShopWithStripe, TEST_WEBHOOK_SECRET } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
@@ -156,7 +156,7 @@ describe('webhook → inbox → worker → sale', () => {
     await Promise.all(Array.from({ length: 10 }, () => shop.emulator.deliver(completed as never)));
     await eventually(async () => (await saleCount(sessionId)) === 1, 15_000, 'the sale');
     await smtp.waitFor(smtp.to(buyer.email));
-    await sleep(1_000);
+    await settled(shop.runtime.deps, 'the ten deliveries');
     expect(await saleCount(sessionId)).toBe(1);
     expect(smtp.messages.filter(smtp.to(buyer.email))).toHaveLength(1);
     const inbox = await shop.runtime.deps.orm.em
@@ -254,7 +254,7 @@ describe('webhook → inbox → worker → sale', () => {
     await shop.emulator.release([]);
     for (const type of order) await shop.emulator.deliver(held.find((e) => e.type.endsWith(type)) as never);
     await eventually(async () => (await saleCount(sessionId)) === 1, 15_000, 'one sale');
-    await sleep(500);
+    await settled(shop.runtime.deps, 'the events in every order');
     expect(await saleCount(sessionId)).toBe(1);
     expect(await checkoutState(sessionId)).toBe('complete');
   });

@@ -184,7 +184,7 @@ describe('mass assignment', () => {
     const [session] = await t.runtime.deps.orm.em
       .fork()
       .execute('select amount from checkout_sessions order by created_at desc limit 1');
-    if (session) expect(session.amount).toBe(5500);
+    expect(session?.amount).toBe(5500);
   });
 });
 

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import type { DomainEvent } from '../../src/events/contracts.ts';
@@ -6,6 +5,7 @@ import { transact } from '../../src/events/outbox.ts';
 import { accounts, createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { eventually } from '../support/wait.ts';
 
@@ -204,7 +204,7 @@ describe('POST /api/users/{id}/withdrawal', () => {
     // The job run again (a retry, or BullMQ having forgotten it): still one e-mail.
     expect(await accounts.handlers.MemberWithdrew(t.runtime.jobContext(), replay)).toBe('skipped');
     await t.runtime.deps.queues.mail.add('MemberWithdrew', replay, { jobId: `${replay.id}-again` });
-    await sleep(1_000);
+    await settled(t.runtime.deps, 'the job run again');
     expect(smtp.messages.filter((m) => smtp.to(a.email)(m) && m.subject === GOODBYE)).toHaveLength(1);
     const deliveries = await db().execute(
       "select user_id, status from mail_deliveries where template = 'withdrawal' and recipient = ?",

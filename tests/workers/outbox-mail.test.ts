@@ -11,6 +11,7 @@ import { createLogger } from '../../src/lib/logger.ts';
 import { accounts, createUser } from '../../src/modules/accounts/index.ts';
 import { MailInFlightError } from '../../src/modules/mail/index.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 
 const onUserRegistered = accounts.handlers.UserRegistered;
@@ -69,7 +70,7 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
         [email],
       );
     expect(rows[0]?.n).toBe(0);
-    await sleep(500);
+    await settled(t.runtime.deps, 'the registration');
     expect(smtp.messages.some(smtp.to(email))).toBe(false);
   });
 
@@ -104,7 +105,7 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
     // The same event enqueued again under another job id (BullMQ forgot it): still one e-mail.
     await t.runtime.deps.queues.mail.add('UserRegistered', event, { jobId: `${event.id}-again` });
     await smtp.waitFor(smtp.to(user.email));
-    await sleep(1_000);
+    await settled(t.runtime.deps, 'the job added again');
     expect(smtp.messages.filter(smtp.to(user.email))).toHaveLength(1);
     const rows = await orm.em.fork().execute('select count(*)::int as n from mail_deliveries where recipient = ?', [user.email]);
     expect(rows[0]?.n).toBe(1);
@@ -158,7 +159,6 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
     smtp.accept(user.email);
     expect(await onUserRegistered(ctx(), event)).toBe('skipped');
     expect(await delivery()).toMatchObject({ status: 'failed', permanent: true, attempts: 1 });
-    await sleep(300);
     expect(smtp.messages.filter(smtp.to(user.email))).toHaveLength(0);
   });
 
