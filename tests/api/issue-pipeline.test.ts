@@ -3,12 +3,12 @@ import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
 import { handlers } from '../../src/host/handlers.ts';
 import type { Logger } from '../../src/lib/logger.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
-import { markExportFailed } from '../../src/modules/sales/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { markExportFailed, type SaleStatus } from '../../src/modules/sales/index.ts';
 import type { FileStore } from '../../src/storage/file-store.ts';
+import { aLicense, aMember, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -20,13 +20,7 @@ let seq = 0;
 const sql = <T = Record<string, unknown>>(query: string, params: unknown[] = []) =>
   t.runtime.deps.orm.em.fork().execute<T[]>(query, params);
 
-async function license(name: string): Promise<number> {
-  const rows = await sql<{ id: number }>(
-    "insert into licenses (name, description, price, created_at, updated_at) values (?, '', 11000, now(), now()) returning id",
-    [name],
-  );
-  return rows[0]?.id as number;
-}
+const license = (name: string) => aLicense(t.runtime.deps.orm, { name });
 
 interface Buyer {
   last: string;
@@ -38,47 +32,22 @@ interface Buyer {
   userId?: string | null;
 }
 
-async function sale(licenseId: number, buyer: Buyer, options: { status?: number; refunded?: boolean; paidAt?: string } = {}) {
-  const paidAt = options.paidAt ?? `2026-05-${String((++seq % 28) + 1).padStart(2, '0')}T03:00:00Z`;
-  const rows = await sql<{ id: number }>(
-    `insert into sales (user_id, buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name,
-       buyer_affiliation_other, license_id, license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at,
-       refunded_at, status, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, (select name from licenses where id = ?), 11000, 'jpy', gen_random_uuid(),
-       'cs_test_' || md5(random()::text), ?, ?, ?, now(), now())
-     returning id`,
-    [
-      buyer.userId ?? null,
-      buyer.last,
-      buyer.first,
-      buyer.email,
-      buyer.affiliation ?? 4,
-      buyer.name ?? '〇〇消防局',
-      buyer.other ?? null,
-      licenseId,
-      licenseId,
-      paidAt,
-      options.refunded ? paidAt : null,
-      options.status ?? 0,
-    ],
-  );
-  return rows[0]?.id as number;
-}
+const sale = (licenseId: number, buyer: Buyer, options: { status?: SaleStatus; refunded?: boolean; paidAt?: string } = {}) =>
+  aSale(t.runtime.deps.orm, licenseId, {
+    userId: buyer.userId ?? null,
+    lastName: buyer.last,
+    firstName: buyer.first,
+    email: buyer.email,
+    affiliation: buyer.affiliation ?? 4,
+    affiliationName: buyer.name ?? '〇〇消防局',
+    affiliationOther: buyer.other ?? null,
+    paidAt: options.paidAt ?? `2026-05-${String((++seq % 28) + 1).padStart(2, '0')}T03:00:00Z`,
+    status: options.status,
+    refunded: options.refunded,
+  });
 
-async function member(lastName: string, firstName: string, email: string) {
-  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'member-pass-123',
-      lastName,
-      firstName,
-      emailVerified: true,
-      affiliation: 5,
-      affiliationName: '〇〇病院',
-    }),
-  );
-  return user.id;
-}
+const member = async (lastName: string, firstName: string, email: string) =>
+  (await aMember(t.runtime.deps.orm, { lastName, firstName, email, affiliation: 5, affiliationName: '〇〇病院' })).id;
 
 /** The SaleStatusChanged events whose move holds sale `?`. */
 const MOVES_OF_SALE = `outbox_events e join sale_status_move_sales m on m.move_id = (e.payload->>'moveId')::uuid
