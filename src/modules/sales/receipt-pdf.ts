@@ -202,7 +202,8 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   const notes = ['この領収書は電子的に発行したものです。'];
   if (content.paymentMethod === 'konbini') {
     notes.push(
-      'コンビニ払いのお支払いの証明は、店舗でお受け取りになった払込票控え（受領証）です。この領収書は、お客様のご依頼により当店が発行したものです。',
+      'コンビニ払いのお支払いの証明は、店舗でお受け取りになった払込票控え（受領証）です。',
+      'この領収書は、お客様のご依頼により当店が発行したものです。',
     );
   }
   if (reissue) {

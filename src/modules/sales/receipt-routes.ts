@@ -29,6 +29,7 @@ export const receiptRoutes = new Hono<AppEnv>()
       { orm: deps.orm, stripe: deps.payments.stripe, log: c.var.log },
       user,
       Number(c.req.param('id')),
+      { copy: c.req.query('copy') === '1' },
     );
     c.var.log.info(receipt.copy ? 'receipt copy shown' : receipt.issueCount > 1 ? 'receipt re-issued' : 'receipt issued', {
       saleId: Number(c.req.param('id')),

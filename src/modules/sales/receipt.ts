@@ -127,8 +127,12 @@ async function receiptSale(em: Em, user: SessionUser, saleId: number): Promise<S
   return sale;
 }
 
-/** An administrator looking at another member's sale: read-only, a 控え that issues nothing. */
-const readsCopy = (user: SessionUser, sale: Sale) => sale.userId !== user.id && isAdmin(user);
+/**
+ * An administrator looking at another member's sale reads it only: a 控え that issues nothing. The
+ * admin screens ask for the 控え explicitly (`copy`), so an administrator's own purchase opened there
+ * is not issued either.
+ */
+const readsCopy = (user: SessionUser, sale: Sale, copy = false) => isAdmin(user) && (copy || sale.userId !== user.id);
 
 function receiptDto(sale: Sale, receipt: SaleReceipt | null, copy: boolean, paymentMethod: string | null) {
   const issued = (receipt?.issueCount ?? 0) > 0;
@@ -249,7 +253,8 @@ export interface IssuedReceipt {
 
 /**
  * GET /api/sales/{id}/receipt. The member's download issues the receipt (the first fixes the
- * addressee and 但し書き; later ones say 再発行); an administrator gets the 控え (readCopy).
+ * addressee and 但し書き; later ones say 再発行); an administrator gets the 控え (readCopy), also with
+ * `?copy=1` for their own purchase.
  *
  * No PDF is rendered inside a database transaction (STYLE.md 12), yet concurrent issues must count
  * one each and every PDF must carry its own number: the PDF is rendered from the state read without a
@@ -263,11 +268,14 @@ export async function issueReceipt(
   deps: { orm: Orm; stripe: Stripe; log: Logger },
   user: SessionUser,
   saleId: number,
+  options: { copy?: boolean } = {},
 ): Promise<IssuedReceipt> {
   const em = deps.orm.em.fork() as Em;
   const sale = await receiptSale(em, user, saleId);
   let receipt = await em.findOne(SaleReceipt, { saleId });
-  if (readsCopy(user, sale)) return readCopy(deps, user, sale, receipt);
+  if (readsCopy(user, sale, options.copy)) return readCopy(deps, user, sale, receipt);
+  // Only administrators read 控え; a member's download is always their receipt.
+  if (options.copy) throw new AppError('forbidden', '領収書の控えは管理者のみ表示できます。');
   if (!receipt) throw new AppError('conflict', CHOOSE_FIRST);
   const method = await knownPaymentMethod(deps, sale, receipt);
   const number = receiptNumber(sale.id);
