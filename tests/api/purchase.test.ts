@@ -138,9 +138,10 @@ describe('webhook → inbox → worker → sale', () => {
     expect(receipt.text).toContain('ACLS 講習ライセンス');
     expect(receipt.text).toContain('¥11,000（税込）');
     // The shop's own receipt page (the history with the sale's receipt dialog), not Stripe's receipt.
-    expect(receipt.text).toContain(`http://localhost:3000/users/${buyer.id}?receipt=${sales[0]?.id}`);
+    const receiptPage = `${shop.env.appUrl}/users/${buyer.id}?receipt=${sales[0]?.id}`;
+    expect(receipt.text).toContain(receiptPage);
     expect(receipt.text).not.toContain(`${shop.stripeUrl}/receipts/`);
-    expect(receipt.html).toContain(`href="http://localhost:3000/users/${buyer.id}?receipt=${sales[0]?.id}"`);
+    expect(receipt.html).toContain(`href="${receiptPage}"`);
     const row = await shop.runtime.deps.orm.em
       .fork()
       .execute('select buyer_email, buyer_affiliation, buyer_affiliation_name from sales where stripe_session_id = ?', [

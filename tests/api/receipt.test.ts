@@ -256,7 +256,9 @@ describe('GET /api/sales/{id}/receipt', () => {
 
     // Before the member chose: a 控え with no addressee, not issued, nothing recorded.
     const blank = await admin.get(`/api/sales/${saleId}/receipt`);
-    expect(blank.headers.get('content-disposition')).toContain(`filename="receipt_R-${String(saleId).padStart(8, '0')}_copy.pdf"`);
+    expect(blank.headers.get('content-disposition')).toContain(
+      `filename="receipt_R-${String(saleId).padStart(8, '0')}_copy.pdf"`,
+    );
     const blankText = await pdfText(blank);
     expect(blankText).toContain('控え');
     expect(blankText).toContain('（宛名未選択）');
@@ -302,7 +304,9 @@ describe('GET /api/sales/{id}/receipt', () => {
     const { saleId } = await buy(buyer);
     const bad = await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: '株式会社どこか' });
     expect(bad.status).toBe(422);
-    expect((await bad.json()).errors).toEqual({ addressee: ['宛名は「氏名」「所属」「宛名を入力する」のいずれかを選んでください。'] });
+    expect((await bad.json()).errors).toEqual({
+      addressee: ['宛名は「氏名」「所属」「宛名を入力する」のいずれかを選んでください。'],
+    });
     const none = await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'organisation' });
     expect(none.status).toBe(422);
     expect((await none.json()).errors).toEqual({ addressee: ['所属名が登録されていないため、所属を宛名にできません。'] });
@@ -383,17 +387,31 @@ describe('a typed 宛名 (様 or 御中) and 但し書き', () => {
     expect(again).toContain('但し BLS 講習受講料として');
     expect(again).toContain('再発行（2回目）');
     const state = await (await buyer.client.get(`/api/sales/${saleId}/receipt-addressee`)).json();
-    expect(state).toMatchObject({ issued: true, issue_count: 2, addressee: '〇〇病院 総務課 御中', proviso: 'BLS 講習受講料として' });
+    expect(state).toMatchObject({
+      issued: true,
+      issue_count: 2,
+      addressee: '〇〇病院 総務課 御中',
+      proviso: 'BLS 講習受講料として',
+    });
   });
 
   it('prints a typed person’s name with 様; the 但し書き defaults to 「ライセンス代として」 for every kind', async () => {
     const buyer = await member();
     const { saleId } = await buy(buyer);
     const before = await (await buyer.client.get(`/api/sales/${saleId}/receipt-addressee`)).json();
-    expect(before).toMatchObject({ proviso: 'ライセンス代として', default_proviso: 'ライセンス代として', honorifics: ['様', '御中'] });
+    expect(before).toMatchObject({
+      proviso: 'ライセンス代として',
+      default_proviso: 'ライセンス代として',
+      honorifics: ['様', '御中'],
+    });
     expect(
-      (await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'custom', addressee_text: '山田 太郎', honorific: '様' }))
-        .status,
+      (
+        await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, {
+          addressee: 'custom',
+          addressee_text: '山田 太郎',
+          honorific: '様',
+        })
+      ).status,
     ).toBe(200);
     const text = await pdfText(await buyer.client.get(`/api/sales/${saleId}/receipt`));
     expect(text).toContain('山田 太郎 様');
@@ -403,8 +421,12 @@ describe('a typed 宛名 (様 or 御中) and 但し書き', () => {
     const other = await member();
     const second = await buy(other);
     expect(
-      (await other.client.put(`/api/sales/${second.saleId}/receipt-addressee`, { addressee: 'organisation', proviso: '研修費として' }))
-        .status,
+      (
+        await other.client.put(`/api/sales/${second.saleId}/receipt-addressee`, {
+          addressee: 'organisation',
+          proviso: '研修費として',
+        })
+      ).status,
     ).toBe(200);
     const text2 = await pdfText(await other.client.get(`/api/sales/${second.saleId}/receipt`));
     expect(text2).toContain('〇〇市消防局 御中');
@@ -417,7 +439,10 @@ describe('a typed 宛名 (様 or 御中) and 但し書き', () => {
     const cases: [Record<string, unknown>, Record<string, string[]>][] = [
       [{ addressee: 'custom', honorific: '御中' }, { addressee_text: ['宛名を入力してください。'] }],
       [{ addressee: 'custom', addressee_text: '   ', honorific: '御中' }, { addressee_text: ['宛名を入力してください。'] }],
-      [{ addressee: 'custom', addressee_text: 'あ'.repeat(61), honorific: '様' }, { addressee_text: ['宛名は60文字以内で入力してください。'] }],
+      [
+        { addressee: 'custom', addressee_text: 'あ'.repeat(61), honorific: '様' },
+        { addressee_text: ['宛名は60文字以内で入力してください。'] },
+      ],
       [
         { addressee: 'custom', addressee_text: '〇〇病院\n総務課', honorific: '御中' },
         { addressee_text: ['宛名に使用できない文字（改行・制御文字・文字の向きを変える記号）が含まれています。'] },
@@ -431,7 +456,10 @@ describe('a typed 宛名 (様 or 御中) and 但し書き', () => {
         { addressee_text: ['宛名には「様」「御中」を付けずに入力し、敬称は「様」か「御中」から選んでください。'] },
       ],
       [{ addressee: 'custom', addressee_text: '〇〇病院' }, { honorific: ['敬称は「様」か「御中」から選んでください。'] }],
-      [{ addressee: 'custom', addressee_text: '〇〇病院', honorific: '殿' }, { honorific: ['敬称は「様」か「御中」から選んでください。'] }],
+      [
+        { addressee: 'custom', addressee_text: '〇〇病院', honorific: '殿' },
+        { honorific: ['敬称は「様」か「御中」から選んでください。'] },
+      ],
       [{ addressee: 'name', proviso: '' }, { proviso: ['但し書きを入力してください。'] }],
       [{ addressee: 'name', proviso: 'い'.repeat(41) }, { proviso: ['但し書きは40文字以内で入力してください。'] }],
       [{ addressee: 'name', proviso: 42 }, { proviso: ['但し書きは文字列で入力してください。'] }],
@@ -455,15 +483,25 @@ describe('a typed 宛名 (様 or 御中) and 但し書き', () => {
   it('a new choice between rendering and recording is never issued under the old addressee', async () => {
     const buyer = await member();
     const { saleId } = await buy(buyer);
-    await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'custom', addressee_text: '甲病院', honorific: '御中' });
+    await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, {
+      addressee: 'custom',
+      addressee_text: '甲病院',
+      honorific: '御中',
+    });
     // Issues and re-choices at once: every issue prints what was recorded as its addressee.
     const [a, b, c] = await Promise.all([
       buyer.client.get(`/api/sales/${saleId}/receipt`),
-      buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'custom', addressee_text: '乙病院', honorific: '御中' }),
+      buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, {
+        addressee: 'custom',
+        addressee_text: '乙病院',
+        honorific: '御中',
+      }),
       buyer.client.get(`/api/sales/${saleId}/receipt`),
     ]);
     const recorded = (
-      await shop.runtime.deps.orm.em.fork().execute<{ addressee: string }[]>('select addressee from sale_receipts where sale_id = ?', [saleId])
+      await shop.runtime.deps.orm.em
+        .fork()
+        .execute<{ addressee: string }[]>('select addressee from sale_receipts where sale_id = ?', [saleId])
     )[0]?.addressee;
     expect(['甲病院 御中', '乙病院 御中']).toContain(recorded);
     for (const res of [a, c]) expect(await pdfText(res)).toContain(recorded as string);
