@@ -222,6 +222,10 @@ function ReceiptDialogBody({ saleId }: { saleId: number }) {
   const chosenHonorific = honorific ?? data.honorific ?? null;
   const provisoText = proviso ?? data.proviso;
   const fields = failure.fields ?? {};
+  /** A field's message goes once the member changes that field. */
+  const edited = (name: keyof FieldErrors) => {
+    if (fields[name]) setFailure((current) => ({ ...current, fields: { ...current.fields, [name]: undefined } }));
+  };
 
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
@@ -283,7 +287,10 @@ function ReceiptDialogBody({ saleId }: { saleId: number }) {
               value={option.value}
               checked={selected === option.value}
               aria-invalid={fields.addressee ? true : undefined}
-              onChange={() => setChoice(option.value)}
+              onChange={() => {
+                setChoice(option.value);
+                edited('addressee');
+              }}
             />
             {option.value === 'name' ? '氏名' : '所属'}：{option.label}
           </label>
@@ -295,7 +302,10 @@ function ReceiptDialogBody({ saleId }: { saleId: number }) {
             value="custom"
             checked={selected === 'custom'}
             aria-invalid={fields.addressee ? true : undefined}
-            onChange={() => setChoice('custom')}
+            onChange={() => {
+              setChoice('custom');
+              edited('addressee');
+            }}
           />
           宛名を入力する（例：〇〇病院 総務課）
         </label>
@@ -314,7 +324,10 @@ function ReceiptDialogBody({ saleId }: { saleId: number }) {
             required
             autoComplete="organization"
             message={fields.addressee_text}
-            onInput={setText}
+            onInput={(value) => {
+              setText(value);
+              edited('addressee_text');
+            }}
           />
           <fieldset aria-describedby={describedBy('honorific')}>
             <legend>敬称</legend>
@@ -327,7 +340,10 @@ function ReceiptDialogBody({ saleId }: { saleId: number }) {
                     value={value}
                     checked={chosenHonorific === value}
                     aria-invalid={fields.honorific ? true : undefined}
-                    onChange={() => setHonorific(value)}
+                    onChange={() => {
+                      setHonorific(value);
+                      edited('honorific');
+                    }}
                   />
                   {value}
                 </label>
@@ -347,7 +363,10 @@ function ReceiptDialogBody({ saleId }: { saleId: number }) {
         value={provisoText}
         required
         message={fields.proviso}
-        onInput={setProviso}
+        onInput={(value) => {
+          setProviso(value);
+          edited('proviso');
+        }}
       />
       <p className="receipt-dialog-note">領収書には「但し {provisoText.trim() || data.default_proviso}」と記載されます。</p>
       <p id={`${fieldId}-note`} className="receipt-dialog-note">
