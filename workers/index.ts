@@ -8,7 +8,7 @@ import { closeQueues, createQueues } from '../src/events/queues.ts';
 import { type GiveUps, Sweeper, type SweeperHandle, type SweepSource, startSweeper } from '../src/events/sweeper.ts';
 import { missingHandlers } from '../src/host/handlers.ts';
 import { jobsCompleted, jobsFailed } from '../src/lib/metrics.ts';
-import { sweepStripeEvents } from '../src/modules/checkout/index.ts';
+import { konbiniReminders, sweepStripeEvents } from '../src/modules/checkout/index.ts';
 import { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from '../src/modules/sales/index.ts';
 import { createEventWorker, type WorkerServices } from './event-worker.ts';
 
@@ -17,7 +17,7 @@ const QUEUES: readonly QueueName[] = ['mail', 'payments', 'exports'];
 const CONCURRENCY: Partial<Record<QueueName, number>> = { payments: 1, exports: 1 };
 
 /** What modules add to a sweep: their own missing effects and clean-up. */
-const SWEEP_SOURCES: SweepSource[] = [sweepExports, sweepStripeEvents];
+const SWEEP_SOURCES: SweepSource[] = [sweepExports, sweepStripeEvents, konbiniReminders()];
 
 /** What a job failed for good means to its module; events without an entry are re-driven by the sweeper. */
 const GIVE_UPS: GiveUps = {

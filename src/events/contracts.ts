@@ -53,6 +53,10 @@ export const eventPayloads = {
   PaymentRefunded: v.object({ checkoutId: id, refundedAt: v.string() }),
   /** A konbini payment awaits the buyer at the shop counter: Stripe's voucher is stored, the buyer is told. */
   KonbiniVoucherIssued: v.object({ checkoutId: id }),
+  /** The day before a pending konbini payment's deadline (JST): the buyer is reminded, once per checkout. */
+  KonbiniPaymentReminderDue: v.object({ checkoutId: id }),
+  /** A konbini payment's deadline passed unpaid: the buyer is told (支払期限切れのお知らせ). */
+  KonbiniPaymentLapsed: v.object({ checkoutId: id }),
   /** A licence went from 公開 to 非公開: its Checkout Sessions still open at Stripe are expired. */
   LicenseHidden: v.object({ licenseId: v.number() }),
   SalePaid: v.object({ saleId: v.number() }),
@@ -111,6 +115,8 @@ export const eventRoutes = {
   CheckoutPaid: ['payments'],
   PaymentRefunded: ['payments'],
   KonbiniVoucherIssued: ['mail'],
+  KonbiniPaymentReminderDue: ['mail'],
+  KonbiniPaymentLapsed: ['mail'],
   LicenseHidden: ['payments'],
   SalePaid: ['mail'],
   SaleRefunded: [],

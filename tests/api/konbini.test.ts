@@ -2,7 +2,10 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
+import { Sweeper } from '../../src/events/sweeper.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { konbiniReminders } from '../../src/modules/checkout/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { settled } from '../support/settle.ts';
@@ -306,5 +309,163 @@ describe('konbini: pending → voucher stored → mail once → paid or lapsed',
     expect((await statusOf(buyer.client, sessionId)).konbini).toBeNull();
     const other = await member();
     expect((await other.client.get(`/api/sales/user/${buyer.id}`)).status).toBe(403);
+  });
+});
+
+const sentMails = async (userId: string, kind: string) =>
+  (
+    await shop.runtime.deps.orm.em
+      .fork()
+      .execute<{ n: number }[]>(
+        "select count(*)::int as n from mail_deliveries where user_id = ? and template = ? and status = 'sent'",
+        [userId, kind],
+      )
+  )[0]?.n;
+
+/** A pending konbini order of a new member, with its voucher stored. */
+async function pendingOrder() {
+  const buyer = await member();
+  const { sessionId } = await konbiniPurchase(buyer.client);
+  const history = await eventually(
+    async () => {
+      const h = await historyOf(buyer.client, buyer.id);
+      return h.konbini_orders[0]?.voucher ? h : null;
+    },
+    15_000,
+    'the pending order',
+  );
+  const order = history.konbini_orders[0] as History['konbini_orders'][number];
+  await smtp.waitFor((m) => smtp.to(buyer.email)(m) && m.subject?.includes('お支払い番号のご案内') === true);
+  return { buyer, sessionId, order, deadline: new Date(order.expires_at as string) };
+}
+
+/** 09:00 Japan time on the day before `deadline`'s day (Japan time). */
+function dayBeforeAtNine(deadline: Date): Date {
+  const day = new Date(deadline.getTime() + 9 * 3_600_000); // the deadline's wall clock in Japan, as UTC fields
+  day.setUTCHours(0, 0, 0, 0); // that day's 00:00 in Japan, still shifted by +9 h
+  return new Date(day.getTime() - 24 * 3_600_000 + 9 * 3_600_000 - 9 * 3_600_000); // −1 day, 09:00, back to UTC
+}
+
+/** One real sweep (the workers' sweeper, with the reminders' clock set to `at`), retried while another sweep holds the lock. */
+async function sweepAt(at: Date) {
+  const sweeper = new Sweeper(shop.runtime.deps.orm, shop.runtime.deps.queues, createLogger('silent'), {
+    files: shop.runtime.deps.files,
+    sources: [konbiniReminders(() => at)],
+  });
+  return eventually(
+    async () => {
+      const report = await sweeper.run();
+      return report.skipped ? null : report;
+    },
+    10_000,
+    'a sweep',
+  );
+}
+
+const reminderEvents = async (checkoutId: string) =>
+  (
+    await shop.runtime.deps.orm.em
+      .fork()
+      .execute<{ n: number }[]>(
+        "select count(*)::int as n from outbox_events where name = 'KonbiniPaymentReminderDue' and payload->>'checkoutId' = ?",
+        [checkoutId],
+      )
+  )[0]?.n;
+
+describe('konbini: the day-before reminder and the lapse notice', () => {
+  it('reminds once, from 09:00 JST the day before the deadline, with the amount, numbers and deadline（日本時間）', async () => {
+    const { buyer, order, deadline } = await pendingOrder();
+    const nine = dayBeforeAtNine(deadline);
+    // The deadline is 23:59:59 JST; the reminder is due from 09:00 JST the day before.
+    expect(new Intl.DateTimeFormat('ja-JP', { timeZone: 'Asia/Tokyo', hour: 'numeric', hour12: false }).format(nine)).toBe('9時');
+    expect(deadline.getTime() - nine.getTime()).toBe((24 + 15) * 3_600_000 - 1_000);
+
+    await sweepAt(new Date(nine.getTime() - 60_000));
+    expect(await reminderEvents(order.checkout_id)).toBe(0);
+
+    const report = await sweepAt(nine);
+    expect(report.recorded).toBeGreaterThanOrEqual(1);
+    expect(await reminderEvents(order.checkout_id)).toBe(1);
+    // Later sweeps, another worker, the next hour: still one.
+    await sweepAt(new Date(nine.getTime() + 3_600_000));
+    await sweepAt(nine);
+    expect(await reminderEvents(order.checkout_id)).toBe(1);
+
+    const mail = await smtp.waitFor((m) => smtp.to(buyer.email)(m) && m.subject?.includes('期限が近づいて') === true);
+    expect(mail.subject).toBe('【ライセンスストア】コンビニ払いのお支払い期限が近づいています');
+    expect(mail.text).toContain('BLS 一次救命処置ライセンス');
+    expect(mail.text).toContain('金額：¥8,800（税込）');
+    expect(mail.text).toContain(`お支払い期限：${jst(order.expires_at as string)}（日本時間）`);
+    expect(mail.text).toContain(`お支払い番号 ${order.voucher?.stores[0]?.payment_code}`);
+    expect(mail.text).toContain('以下の URL から');
+    expect(mail.text).not.toContain('下のボタンから');
+    expect(mail.text).toContain(order.voucher?.url as string);
+    await sleep(1_000);
+    expect(await sentMails(buyer.id, 'konbini-reminder')).toBe(1);
+    const inbox = await admin();
+    const kinds = await (await inbox.get(`/api/users/${buyer.id}/mails`)).json();
+    expect(kinds.mails.map((m: { kind_label: string }) => m.kind_label)).toContain(
+      'コンビニ払いのお支払い期限のお知らせ（前日）',
+    );
+  });
+
+  it('no reminder after the deadline, for a paid order, or for an order placed on the day before', async () => {
+    const late = await pendingOrder();
+    await sweepAt(new Date(late.deadline.getTime() + 1_000));
+    expect(await reminderEvents(late.order.checkout_id)).toBe(0);
+
+    const paid = await pendingOrder();
+    shop.emulator.settleKonbini(paid.sessionId, true);
+    await eventually(async () => (await historyOf(paid.buyer.client, paid.buyer.id)).sales.length === 1, 15_000, 'the sale');
+    await sweepAt(dayBeforeAtNine(paid.deadline));
+    expect(await reminderEvents(paid.order.checkout_id)).toBe(0);
+
+    // Ordered at 08:00 JST on the day before: its voucher mail is recent, no reminder at 09:00 or later.
+    const fresh = await pendingOrder();
+    const nine = dayBeforeAtNine(fresh.deadline);
+    await shop.runtime.deps.orm.em
+      .fork()
+      .execute('update checkout_sessions set created_at = ? where id = ?', [
+        new Date(nine.getTime() - 3_600_000),
+        fresh.order.checkout_id,
+      ]);
+    await sweepAt(new Date(nine.getTime() + 3_600_000));
+    expect(await reminderEvents(fresh.order.checkout_id)).toBe(0);
+  });
+
+  it('a lapsed konbini payment gets one 支払期限切れのお知らせ, with the deadline（日本時間） and the way to order again', async () => {
+    const { buyer, sessionId, order } = await pendingOrder();
+    const lapsed = shop.emulator.lapseKonbini(sessionId);
+    expect(lapsed?.type).toBe('checkout.session.async_payment_failed');
+    const mail = await smtp.waitFor((m) => smtp.to(buyer.email)(m) && m.subject?.includes('支払期限切れ') === true);
+    expect(mail.subject).toBe('【ライセンスストア】コンビニ払いの支払期限切れのお知らせ');
+    expect(mail.text).toContain('BLS 一次救命処置ライセンス');
+    expect(mail.text).toContain('金額：¥8,800（税込）');
+    expect(mail.text).toContain(`お支払い期限：${jst(order.expires_at as string)}（日本時間）`);
+    expect(mail.text).toContain('以下の URL から');
+    expect(mail.text).not.toContain('下のボタンから');
+    expect(mail.text).toMatch(new RegExp(`^https?://[^/\\s]+/licenses/${licenseId}$`, 'm'));
+
+    // Stripe delivers the event again and an operator replays it: still one notice.
+    await Promise.all(Array.from({ length: 3 }, () => shop.emulator.deliver(lapsed as never)));
+    const inbox = await admin();
+    expect((await inbox.post(`/api/payments/events/${lapsed?.id}/replay`, {})).status).toBe(200);
+    await sleep(1_500);
+    expect(await sentMails(buyer.id, 'konbini-lapsed')).toBe(1);
+    const kinds = await (await inbox.get(`/api/users/${buyer.id}/mails`)).json();
+    expect(kinds.mails.map((m: { kind_label: string }) => m.kind_label)).toContain('コンビニ払いの支払期限切れのお知らせ');
+    // No reminder for a lapsed order either.
+    await sweepAt(dayBeforeAtNine(new Date(order.expires_at as string)));
+    expect(await reminderEvents(order.checkout_id)).toBe(0);
+  });
+
+  it('the thanks page’s status carries the amount (tax included) beside the voucher', async () => {
+    const { buyer, sessionId } = await pendingOrder();
+    const status = (await (await buyer.client.get(`/api/checkout/sessions/${sessionId}`)).json()) as {
+      amount: number;
+      konbini: Voucher | null;
+    };
+    expect(status.amount).toBe(8800);
+    expect(status.konbini?.expires_at).toBeTruthy();
   });
 });

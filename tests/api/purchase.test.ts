@@ -137,7 +137,11 @@ describe('webhook → inbox → worker → sale', () => {
     expect(receipt.subject).toBe('【ライセンスストア】ご購入ありがとうございます');
     expect(receipt.text).toContain('ACLS 講習ライセンス');
     expect(receipt.text).toContain('¥11,000（税込）');
-    expect(receipt.text).toContain(`${shop.stripeUrl}/receipts/`);
+    // The shop's own receipt page (the history with the sale's receipt dialog), not Stripe's receipt.
+    const receiptPage = `${shop.env.appUrl}/users/${buyer.id}?receipt=${sales[0]?.id}`;
+    expect(receipt.text).toContain(receiptPage);
+    expect(receipt.text).not.toContain(`${shop.stripeUrl}/receipts/`);
+    expect(receipt.html).toContain(`href="${receiptPage}"`);
     const row = await shop.runtime.deps.orm.em
       .fork()
       .execute('select buyer_email, buyer_affiliation, buyer_affiliation_name from sales where stripe_session_id = ?', [

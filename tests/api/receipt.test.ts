@@ -118,7 +118,7 @@ describe('GET /api/sales/{id}/receipt', () => {
     // No addressee chosen yet: the PDF is not made (a link followed from elsewhere cannot fix it).
     const unchosen = await buyer.client.get(`/api/sales/${saleId}/receipt`);
     expect(unchosen.status).toBe(409);
-    expect((await unchosen.json()).message).toBe('領収書の宛名（氏名または所属）を選んでから発行してください。');
+    expect((await unchosen.json()).message).toBe('領収書の宛名を選んでから発行してください。');
 
     // Chosen, changed before the first issue.
     expect((await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'name' })).status).toBe(200);
@@ -137,7 +137,8 @@ describe('GET /api/sales/{id}/receipt', () => {
     expect(text).toContain('領 収 書');
     expect(text).toContain('〇〇市消防局 御中');
     expect(text).not.toContain(buyer.name);
-    expect(text).toContain('但し BLS プロバイダー講習ライセンス 代として');
+    // 但し書き: the default, as Japanese receipts print it; the licence is named in the 内訳.
+    expect(text).toContain('但し ライセンス代として');
     expect(text).toContain('金額 ¥3,000- （税込）');
     // ¥3,000 × 10/110 = 272.72…: rounded down, once for the receipt (not 273).
     expect(text).toContain('うち消費税（10%）¥272');
@@ -184,9 +185,17 @@ describe('GET /api/sales/{id}/receipt', () => {
     expect(text2).toContain(`R-${String(saleId).padStart(8, '0')}`);
     expect(await issueCount(saleId)).toBe(2);
 
-    // An administrator's issue counts too.
-    const text3 = await pdfText(await admin.get(`/api/sales/${saleId}/receipt`));
-    expect(text3).toContain('再発行（3回目）');
+    // An administrator reads the 控え: marked, not counted, no 再発行 mark.
+    const copy = await admin.get(`/api/sales/${saleId}/receipt`);
+    expect(copy.headers.get('x-receipt-copy')).toBe('1');
+    expect(copy.headers.get('x-receipt-issue-count')).toBe('2');
+    const text3 = await pdfText(copy);
+    expect(text3).toContain('控え');
+    expect(text3).not.toContain('再発行（3回目）');
+    expect(text3).toContain('会員への発行回数 2回');
+    expect(await issueCount(saleId)).toBe(2);
+    const text4 = await pdfText(await buyer.client.get(`/api/sales/${saleId}/receipt`));
+    expect(text4).toContain('再発行（3回目）');
     expect(await issueCount(saleId)).toBe(3);
 
     const audit = await shop.runtime.deps.orm.em
@@ -198,7 +207,8 @@ describe('GET /api/sales/{id}/receipt', () => {
     expect(audit.map((a) => [a.action, a.actor_email, a.after.issue_count])).toEqual([
       ['sale.receipt', buyer.email, 1],
       ['sale.receipt.reissue', buyer.email, 2],
-      ['sale.receipt.reissue', 'receipt-admin@example.jp', 3],
+      ['sale.receipt.copy', 'receipt-admin@example.jp', 2],
+      ['sale.receipt.reissue', buyer.email, 3],
     ]);
     expect(audit[0]?.after.addressee).toBe(`${buyer.name} 様`);
   });
@@ -227,7 +237,7 @@ describe('GET /api/sales/{id}/receipt', () => {
     expect((await admin.get(`/api/sales/${saleId}/receipt`)).status).toBe(200);
   });
 
-  it('another member gets 403, an administrator may choose and issue, unknown sales 404, signed out 401', async () => {
+  it('another member gets 403; an administrator reads a 控え only: never chooses, issues or fixes the addressee', async () => {
     const buyer = await member();
     const other = await member();
     const { saleId } = await buy(buyer);
@@ -236,9 +246,49 @@ describe('GET /api/sales/{id}/receipt', () => {
     expect((await other.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'name' })).status).toBe(403);
     expect(await issueCount(saleId)).toBeUndefined();
 
-    expect((await admin.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'organisation' })).status).toBe(200);
-    const text = await pdfText(await admin.get(`/api/sales/${saleId}/receipt`));
-    expect(text).toContain('〇〇市消防局 御中');
+    // Not the administrator's to choose: the first issue fixes the addressee for good.
+    const chosen = await admin.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'organisation' });
+    expect(chosen.status).toBe(403);
+    expect((await chosen.json()).message).toContain('管理者は会員の領収書の宛名を選べません。');
+    expect(await issueCount(saleId)).toBeUndefined();
+    const state = await (await admin.get(`/api/sales/${saleId}/receipt-addressee`)).json();
+    expect(state).toMatchObject({ copy_only: true, issued: false, issue_count: 0 });
+
+    // Before the member chose: a 控え with no addressee, not issued, nothing recorded.
+    const blank = await admin.get(`/api/sales/${saleId}/receipt`);
+    expect(blank.headers.get('content-disposition')).toContain(
+      `filename="receipt_R-${String(saleId).padStart(8, '0')}_copy.pdf"`,
+    );
+    const blankText = await pdfText(blank);
+    expect(blankText).toContain('控え');
+    expect(blankText).toContain('（宛名未選択）');
+    expect(blankText).toContain('発行日 未発行');
+    expect(blankText).toContain('会員への領収書は未発行です。');
+    expect(blankText).toContain('領収書として使用することはできません');
+    expect(await issueCount(saleId)).toBeUndefined();
+
+    // The member chooses; the administrator's 控え shows the choice and still fixes nothing.
+    expect((await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'name' })).status).toBe(200);
+    const chosenCopy = await pdfText(await admin.get(`/api/sales/${saleId}/receipt`));
+    expect(chosenCopy).toContain(`${buyer.name} 様`);
+    expect(chosenCopy).toContain('会員への領収書は未発行です。');
+    expect(await issueCount(saleId)).toBe(0);
+    const changed = await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'organisation' });
+    expect(changed.status).toBe(200);
+
+    // The member's own first download is the first issue (no 再発行), whatever the administrator read.
+    const first = await pdfText(await buyer.client.get(`/api/sales/${saleId}/receipt`));
+    expect(first).toContain('〇〇市消防局 御中');
+    expect(first).not.toContain('再発行');
+    expect(first).not.toContain('控え');
+    expect(await issueCount(saleId)).toBe(1);
+    const issuedCopy = await pdfText(await admin.get(`/api/sales/${saleId}/receipt`));
+    expect(issuedCopy).toContain('〇〇市消防局 御中');
+    expect(issuedCopy).toContain('会員への発行回数 1回');
+    expect(await issueCount(saleId)).toBe(1);
+    // A member cannot ask for an uncounted copy.
+    expect((await buyer.client.get(`/api/sales/${saleId}/receipt?copy=1`)).status).toBe(403);
+    expect(await issueCount(saleId)).toBe(1);
 
     for (const path of ['/api/sales/99999999/receipt', '/api/sales/99999999999999999999/receipt', '/api/sales/0/receipt']) {
       const res = await buyer.client.get(path);
@@ -254,7 +304,9 @@ describe('GET /api/sales/{id}/receipt', () => {
     const { saleId } = await buy(buyer);
     const bad = await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: '株式会社どこか' });
     expect(bad.status).toBe(422);
-    expect((await bad.json()).errors).toEqual({ addressee: ['宛名は「氏名」か「所属」から選んでください。'] });
+    expect((await bad.json()).errors).toEqual({
+      addressee: ['宛名は「氏名」「所属」「宛名を入力する」のいずれかを選んでください。'],
+    });
     const none = await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'organisation' });
     expect(none.status).toBe(422);
     expect((await none.json()).errors).toEqual({ addressee: ['所属名が登録されていないため、所属を宛名にできません。'] });
@@ -293,5 +345,190 @@ describe('GET /api/sales/{id}/receipt', () => {
     expect(res.status).toBe(409);
     expect((await res.json()).message).toBe('返金済みのご購入のため、領収書は発行できません。');
     expect((await buyer.client.get(`/api/sales/${saleId}/receipt-addressee`)).status).toBe(409);
+  });
+});
+
+describe('a typed 宛名 (様 or 御中) and 但し書き', () => {
+  it('prints the typed 宛名 with 御中 and the 但し書き, fixed from the first issue on', async () => {
+    const buyer = await member();
+    const { saleId } = await buy(buyer);
+    const put = await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, {
+      addressee: 'custom',
+      addressee_text: '  〇〇病院 総務課  ',
+      honorific: '御中',
+      proviso: 'BLS 講習受講料として',
+    });
+    expect(put.status, await put.clone().text()).toBe(200);
+    expect(await put.json()).toMatchObject({
+      receipt: {
+        addressee_kind: 'custom',
+        addressee: '〇〇病院 総務課 御中',
+        addressee_text: '〇〇病院 総務課',
+        honorific: '御中',
+        proviso: 'BLS 講習受講料として',
+        issued: false,
+      },
+      message: '領収書の宛名を「〇〇病院 総務課 御中」にしました。',
+    });
+    const text = await pdfText(await buyer.client.get(`/api/sales/${saleId}/receipt`));
+    expect(text).toContain('〇〇病院 総務課 御中');
+    expect(text).toContain('但し BLS 講習受講料として');
+    expect(text).not.toContain(buyer.name);
+    expect(text).not.toContain('ライセンス代として');
+
+    const late = await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, {
+      addressee: 'custom',
+      addressee_text: '別の病院',
+      honorific: '御中',
+    });
+    expect(late.status).toBe(409);
+    const again = await pdfText(await buyer.client.get(`/api/sales/${saleId}/receipt`));
+    expect(again).toContain('〇〇病院 総務課 御中');
+    expect(again).toContain('但し BLS 講習受講料として');
+    expect(again).toContain('再発行（2回目）');
+    const state = await (await buyer.client.get(`/api/sales/${saleId}/receipt-addressee`)).json();
+    expect(state).toMatchObject({
+      issued: true,
+      issue_count: 2,
+      addressee: '〇〇病院 総務課 御中',
+      proviso: 'BLS 講習受講料として',
+    });
+  });
+
+  it('prints a typed person’s name with 様; the 但し書き defaults to 「ライセンス代として」 for every kind', async () => {
+    const buyer = await member();
+    const { saleId } = await buy(buyer);
+    const before = await (await buyer.client.get(`/api/sales/${saleId}/receipt-addressee`)).json();
+    expect(before).toMatchObject({
+      proviso: 'ライセンス代として',
+      default_proviso: 'ライセンス代として',
+      honorifics: ['様', '御中'],
+    });
+    expect(
+      (
+        await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, {
+          addressee: 'custom',
+          addressee_text: '山田 太郎',
+          honorific: '様',
+        })
+      ).status,
+    ).toBe(200);
+    const text = await pdfText(await buyer.client.get(`/api/sales/${saleId}/receipt`));
+    expect(text).toContain('山田 太郎 様');
+    expect(text).toContain('但し ライセンス代として');
+
+    // The buyer's own details keep working, with a typed 但し書き.
+    const other = await member();
+    const second = await buy(other);
+    expect(
+      (
+        await other.client.put(`/api/sales/${second.saleId}/receipt-addressee`, {
+          addressee: 'organisation',
+          proviso: '研修費として',
+        })
+      ).status,
+    ).toBe(200);
+    const text2 = await pdfText(await other.client.get(`/api/sales/${second.saleId}/receipt`));
+    expect(text2).toContain('〇〇市消防局 御中');
+    expect(text2).toContain('但し 研修費として');
+  });
+
+  it('refuses a missing, too long or unprintable 宛名, a wrong honorific and a bad 但し書き with 422s', async () => {
+    const buyer = await member();
+    const { saleId } = await buy(buyer);
+    const cases: [Record<string, unknown>, Record<string, string[]>][] = [
+      [{ addressee: 'custom', honorific: '御中' }, { addressee_text: ['宛名を入力してください。'] }],
+      [{ addressee: 'custom', addressee_text: '   ', honorific: '御中' }, { addressee_text: ['宛名を入力してください。'] }],
+      [
+        { addressee: 'custom', addressee_text: 'あ'.repeat(61), honorific: '様' },
+        { addressee_text: ['宛名は60文字以内で入力してください。'] },
+      ],
+      [
+        { addressee: 'custom', addressee_text: '〇〇病院\n総務課', honorific: '御中' },
+        { addressee_text: ['宛名に使用できない文字（改行・制御文字・文字の向きを変える記号）が含まれています。'] },
+      ],
+      [
+        { addressee: 'custom', addressee_text: '〇〇病院\u202e課務総', honorific: '御中' },
+        { addressee_text: ['宛名に使用できない文字（改行・制御文字・文字の向きを変える記号）が含まれています。'] },
+      ],
+      [
+        { addressee: 'custom', addressee_text: '〇〇病院 総務課 御中', honorific: '御中' },
+        { addressee_text: ['宛名には「様」「御中」を付けずに入力し、敬称は「様」か「御中」から選んでください。'] },
+      ],
+      [{ addressee: 'custom', addressee_text: '〇〇病院' }, { honorific: ['敬称は「様」か「御中」から選んでください。'] }],
+      [
+        { addressee: 'custom', addressee_text: '〇〇病院', honorific: '殿' },
+        { honorific: ['敬称は「様」か「御中」から選んでください。'] },
+      ],
+      [{ addressee: 'name', proviso: '' }, { proviso: ['但し書きを入力してください。'] }],
+      [{ addressee: 'name', proviso: 'い'.repeat(41) }, { proviso: ['但し書きは40文字以内で入力してください。'] }],
+      [{ addressee: 'name', proviso: 42 }, { proviso: ['但し書きは文字列で入力してください。'] }],
+    ];
+    for (const [body, errors] of cases) {
+      const res = await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect((await res.json()).errors, JSON.stringify(body)).toEqual(errors);
+    }
+    expect(await issueCount(saleId)).toBeUndefined();
+    // 60 characters and 40 characters are fine.
+    const ok = await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, {
+      addressee: 'custom',
+      addressee_text: 'あ'.repeat(60),
+      honorific: '様',
+      proviso: 'い'.repeat(40),
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it('a new choice between rendering and recording is never issued under the old addressee', async () => {
+    const buyer = await member();
+    const { saleId } = await buy(buyer);
+    await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, {
+      addressee: 'custom',
+      addressee_text: '甲病院',
+      honorific: '御中',
+    });
+    // Issues and re-choices at once: every issue prints what was recorded as its addressee.
+    const [a, b, c] = await Promise.all([
+      buyer.client.get(`/api/sales/${saleId}/receipt`),
+      buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, {
+        addressee: 'custom',
+        addressee_text: '乙病院',
+        honorific: '御中',
+      }),
+      buyer.client.get(`/api/sales/${saleId}/receipt`),
+    ]);
+    const recorded = (
+      await shop.runtime.deps.orm.em
+        .fork()
+        .execute<{ addressee: string }[]>('select addressee from sale_receipts where sale_id = ?', [saleId])
+    )[0]?.addressee;
+    expect(['甲病院 御中', '乙病院 御中']).toContain(recorded);
+    for (const res of [a, c]) expect(await pdfText(res)).toContain(recorded as string);
+    expect([200, 409]).toContain(b.status);
+    expect(await issueCount(saleId)).toBe(2);
+  });
+});
+
+describe('konbini receipts', () => {
+  it('say that the store’s 払込票控え is the proof of payment and that the shop’s receipt is issued on request', async () => {
+    const buyer = await member();
+    const { saleId } = await buy(buyer, 'konbini');
+    const state = await (await buyer.client.get(`/api/sales/${saleId}/receipt-addressee`)).json();
+    expect(state).toMatchObject({ payment_method: 'konbini', konbini: true });
+    await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, { addressee: 'name' });
+    const text = await pdfText(await buyer.client.get(`/api/sales/${saleId}/receipt`));
+    expect(text).toContain('お支払い方法 コンビニ払い');
+    expect(text).toContain('払込票控え（受領証）');
+    expect(text).toContain('この領収書は、お客様のご依頼により当店が発行したものです。');
+
+    const card = await member();
+    const paid = await buy(card);
+    expect(await (await card.client.get(`/api/sales/${paid.saleId}/receipt-addressee`)).json()).toMatchObject({
+      payment_method: 'card',
+      konbini: false,
+    });
+    await card.client.put(`/api/sales/${paid.saleId}/receipt-addressee`, { addressee: 'name' });
+    expect(await pdfText(await card.client.get(`/api/sales/${paid.saleId}/receipt`))).not.toContain('払込票控え');
   });
 });

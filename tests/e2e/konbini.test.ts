@@ -107,6 +107,8 @@ describe('konbini purchase on a 375 px phone in Chromium', () => {
     const complete = (await page.locator('main').textContent()) ?? '';
     expect(complete).toContain(confirmation);
     expect(complete).toContain(`${deadline}（日本時間）`);
+    // 総額表示: the amount to pay, tax included, beside the deadline.
+    expect(complete).toContain('お支払い金額¥13,200（税込）');
     expect(complete).toContain('ファミリーマート・ローソン・ミニストップ・セイコーマート');
     expect(await page.getByRole('link', { name: /払込票/ }).getAttribute('href')).toBe(details.hosted_voucher_url);
     await fitsThePhone(page, 'complete page');
@@ -119,7 +121,8 @@ describe('konbini purchase on a 375 px phone in Chromium', () => {
     const text = (await row.textContent()) ?? '';
     expect(text).toContain('¥13,200（税込）');
     expect(text).toContain(`お支払い番号 ${code}`);
-    expect(text).toContain(`期限 ${deadline}`);
+    expect(text).toContain(`お支払い金額 ¥13,200（税込）`);
+    expect(text).toContain(`お支払い期限 ${deadline}（日本時間）`);
     expect(text).not.toContain('出力待ち');
     expect(await row.getByRole('link', { name: '払込票を開く' }).getAttribute('href')).toBe(details.hosted_voucher_url);
     await fitsThePhone(page, 'history with a pending konbini order');

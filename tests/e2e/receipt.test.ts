@@ -7,11 +7,12 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { TestClient } from '../support/http-client.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 import { eventually } from '../support/wait.ts';
 
 const run = promisify(execFile);
@@ -22,6 +23,8 @@ let shop: ShopWithStripe;
 let browser: Browser;
 let userId: string;
 let scratch: string;
+const saleIds: number[] = [];
+const ADMIN = { email: 'e2e-receipt-admin@example.jp', password: 'e2e-receipt-admin-pass' };
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'receipt-e2e-'));
@@ -45,19 +48,25 @@ beforeAll(async () => {
     }),
   );
   userId = user.id;
-  // Two paid purchases through the Stripe emulator (checkout → payment → webhook → sale).
+  // Four paid purchases through the Stripe emulator (checkout → payment → webhook → sale).
   const client = new TestClient(shop.app, '10.31.0.1');
   expect((await client.login(EMAIL, PASSWORD)).status).toBe(200);
-  for (let i = 0; i < 2; i++) {
+  for (let i = 0; i < 4; i++) {
     const res = await client.post('/api/licenses/stripe', { licenseId: license.id, distribution: true });
     const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
     shop.emulator.pay(sessionId, 'card');
-    await eventually(
-      async () => (await (await client.get(`/api/checkout/sessions/${sessionId}`)).json()).sale_id ?? null,
-      15_000,
-      'the sale',
+    saleIds.push(
+      await eventually(
+        async () => (await (await client.get(`/api/checkout/sessions/${sessionId}`)).json()).sale_id ?? null,
+        15_000,
+        'the sale',
+      ),
     );
   }
+  // The history lists the newest first.
+  saleIds.reverse();
+  await createOrPromoteAdmin(shop.runtime.deps.orm, ADMIN);
+  await enrolAdmin(shop.app, ADMIN);
   browser = await launchBrowser();
 }, 90_000);
 afterAll(async () => {
@@ -98,21 +107,21 @@ describe('領収書 from the purchase history in Chromium', () => {
       const dialog = page.getByRole('dialog', { name: '領収書の発行' });
       await dialog.waitFor();
       await dialog.getByRole('radio', { name: /〇〇市消防局 御中/ }).waitFor();
-      await dialog.getByText('宛名は最初の発行のあとは変更できません。').waitFor();
+      await dialog.getByText('宛名と但し書きは最初の発行のあとは変更できません。').waitFor();
       expect(await axeViolations(page), 'dialog, addressee choice').toEqual([]);
       await page.screenshot({ path: `test-results/receipt-dialog-${viewport.label}.png` });
       // Nothing preselected: issuing without a choice asks for one, and focus goes to the choices.
       expect(await dialog.getByRole('radio', { name: /救急 一郎 様/ }).isChecked()).toBe(false);
-      await dialog.getByRole('button', { name: 'この宛名で発行する（PDF）' }).click();
+      await dialog.getByRole('button', { name: 'この内容で発行する（PDF）' }).click();
       await dialog.getByText('宛名を選んでください。').waitFor();
       await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('radio');
       expect(await axeViolations(page), 'dialog, no choice').toEqual([]);
 
       await dialog.getByRole('radio', { name: /〇〇市消防局 御中/ }).check();
-      const first = await downloadedText(page, () => dialog.getByRole('button', { name: 'この宛名で発行する（PDF）' }).click());
+      const first = await downloadedText(page, () => dialog.getByRole('button', { name: 'この内容で発行する（PDF）' }).click());
       expect(first.name).toMatch(/^領収書_R-\d{8}\.pdf$/);
       expect(first.text).toContain('〇〇市消防局 御中');
-      expect(first.text).toContain('但し ACLS 二次救命処置ライセンス 代として');
+      expect(first.text).toContain('但し ライセンス代として');
       expect(first.text).toContain('うち消費税（10%）¥3,000');
       expect(first.text).not.toContain('再発行');
 
@@ -135,4 +144,74 @@ describe('領収書 from the purchase history in Chromium', () => {
       await page.close();
     });
   }
+
+  it('a typed 宛名 with 御中 and a 但し書き at 375 px, reached through the purchase mail’s link; axe-clean', async () => {
+    const page = await browser.newPage({ viewport: { width: 375, height: 812 }, acceptDownloads: true });
+    await signIn(page);
+    const saleId = saleIds[2] as number;
+    // The purchase mail links the history with this sale's receipt dialog open.
+    await page.goto(`${shop.baseUrl}/users/${userId}?receipt=${saleId}`);
+    const dialog = page.getByRole('dialog', { name: '領収書の発行' });
+    await dialog.waitFor();
+    await dialog.getByRole('radio', { name: /宛名を入力する/ }).check();
+    const typed = dialog.getByRole('textbox', { name: /宛名（60文字以内）/ });
+    await typed.waitFor();
+    expect(await dialog.getByRole('textbox', { name: /但し書き/ }).inputValue()).toBe('ライセンス代として');
+    expect(await axeViolations(page), 'dialog, typed addressee').toEqual([]);
+
+    // Without a honorific: said at the top and at the field, focus on the first field in error.
+    await typed.fill('〇〇病院 総務課');
+    await dialog.getByRole('button', { name: 'この内容で発行する（PDF）' }).click();
+    await dialog.getByText('敬称は「様」か「御中」から選んでください。').waitFor();
+    await dialog.getByText('入力内容を確認してください。').waitFor();
+    expect(await axeViolations(page), 'dialog, typed addressee refused').toEqual([]);
+
+    // The server's refusal of a honorific typed into the 宛名 is shown at the field.
+    await typed.fill('〇〇病院 総務課 御中');
+    await dialog.getByRole('radio', { name: '御中', exact: true }).check();
+    await dialog.getByRole('button', { name: 'この内容で発行する（PDF）' }).click();
+    await dialog.getByText('宛名には「様」「御中」を付けずに入力し、敬称は「様」か「御中」から選んでください。').waitFor();
+    expect(await axeViolations(page), 'dialog, server refusal').toEqual([]);
+
+    await typed.fill('〇〇病院 総務課');
+    await dialog.getByRole('textbox', { name: /但し書き/ }).fill('ACLS 講習受講料として');
+    await dialog.getByText('領収書には「但し ACLS 講習受講料として」と記載されます。').waitFor();
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(wide, 'no sideways scrolling at 375 px').toBeLessThanOrEqual(375);
+    await page.screenshot({ path: 'test-results/receipt-dialog-typed-phone.png' });
+    const pdf = await downloadedText(page, () => dialog.getByRole('button', { name: 'この内容で発行する（PDF）' }).click());
+    expect(pdf.text).toContain('〇〇病院 総務課 御中');
+    expect(pdf.text).toContain('但し ACLS 講習受講料として');
+    expect(pdf.text).not.toContain('救急 一郎');
+    await dialog.getByText('領収書をダウンロードしました。').waitFor();
+    await dialog.getByText('但し ACLS 講習受講料として', { exact: true }).waitFor();
+    expect(await axeViolations(page), 'dialog, typed addressee issued').toEqual([]);
+    await page.close();
+  });
+
+  it('an administrator gets the 控え from the member’s history: no addressee dialog, nothing issued', async () => {
+    const page = await browser.newPage({ viewport: { width: 375, height: 812 }, acceptDownloads: true });
+    await page.goto(`${shop.baseUrl}/login`);
+    await page.getByLabel('メールアドレス').fill(ADMIN.email);
+    await page.getByLabel('パスワード').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'ログインする' }).click();
+    await passTwoFactor(page, ADMIN.email, ADMIN.password);
+    await page.waitForURL('**/admin');
+    await page.goto(`${shop.baseUrl}/admin/users/${userId}`);
+    const copies = page.getByRole('button', { name: /控え（PDF）/ });
+    await copies.first().waitFor();
+    expect(await page.getByRole('button', { name: /^領収書（PDF）/ }).count()).toBe(0);
+    expect(await axeViolations(page), 'admin history with 控え').toEqual([]);
+    const untouched = saleIds[3] as number;
+    const copy = await downloadedText(page, () => copies.nth(3).click());
+    expect(copy.name).toMatch(/^領収書_R-\d{8}_控え\.pdf$/);
+    expect(copy.text).toContain('控え');
+    expect(copy.text).toContain('会員への領収書は未発行です。');
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    const rows = await shop.runtime.deps.orm.em
+      .fork()
+      .execute('select issue_count from sale_receipts where sale_id = ?', [untouched]);
+    expect(rows).toEqual([]);
+    await page.close();
+  });
 });

@@ -24,6 +24,7 @@ const ACTIONS: Record<string, string> = {
   'sale.export.retry': 'CSVの再実行',
   'sale.receipt': '領収書の発行',
   'sale.receipt.reissue': '領収書の再発行',
+  'sale.receipt.copy': '領収書の控えの表示（管理者）',
   'payment.replay': '決済イベントの再処理',
   'reconciliation.run': '決済の照合',
   'reconciliation.acknowledge': '決済の照合結果を確認済みにする',

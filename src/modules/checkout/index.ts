@@ -3,6 +3,8 @@ import type { AppModule } from '../../http/context.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
 import {
+  onKonbiniPaymentLapsed,
+  onKonbiniPaymentReminderDue,
   onKonbiniVoucherIssued,
   onLicenseHidden,
   onReconciliationRequested,
@@ -14,7 +16,14 @@ import { onReconciliationFlagged } from './reconciliation-digest.ts';
 import { checkoutRoutes, WEBHOOK_PATH } from './routes.ts';
 
 export { paymentsInboxFigures } from './figures.ts';
-export { KONBINI_ORDER_LABEL, type KonbiniOrder, konbiniOrdersOf } from './konbini.ts';
+export {
+  dueKonbiniReminders,
+  KONBINI_ORDER_LABEL,
+  KONBINI_REMINDER_HOUR_JST,
+  type KonbiniOrder,
+  konbiniOrdersOf,
+  konbiniReminders,
+} from './konbini.ts';
 export { scheduleNightlyReconciliation } from './reconciliation.ts';
 export { createPayments, type Payments } from './stripe.ts';
 export { sweepStripeEvents } from './sweep.ts';
@@ -29,6 +38,8 @@ export const checkout = {
     ReconciliationRequested: onReconciliationRequested,
     ReconciliationFlagged: onReconciliationFlagged,
     KonbiniVoucherIssued: onKonbiniVoucherIssued,
+    KonbiniPaymentReminderDue: onKonbiniPaymentReminderDue,
+    KonbiniPaymentLapsed: onKonbiniPaymentLapsed,
     LicenseHidden: onLicenseHidden,
   },
   csrfExempt: [`/api${WEBHOOK_PATH}`],

@@ -137,3 +137,109 @@ export async function mailKonbiniVoucher(ctx: JobContext, eventId: string, check
   });
   return result === 'sent' ? 'done' : 'skipped';
 }
+
+const buyerGreeting = (buyer: { lastName: string; firstName: string }) =>
+  `${`${buyer.lastName} ${buyer.firstName}`.trim() || 'お客'} 様`;
+
+/**
+ * The reminder of a pending konbini payment is due from 09:00 Japan time on the day before the
+ * deadline's day (in Japan time: a deadline of 11月28日 23:59 is reminded from 11月27日 09:00, not in
+ * the night) until the deadline. An order placed on that day or later gets none: its voucher mail is
+ * a day old at most.
+ */
+export const KONBINI_REMINDER_HOUR_JST = 9;
+
+/**
+ * The pending konbini payments whose reminder is due at `now`, each marked as reminded in the same
+ * statement (`konbini_reminded_at`): the caller records their events in the same transaction, so a
+ * checkout is reminded once, whichever worker sweeps and however often (decision 0007 keys the e-mail
+ * by that event). Checkouts locked by another transaction (a webhook settling them) wait for the next sweep.
+ */
+export async function dueKonbiniReminders(em: Em, now: Date) {
+  const rows = await em.execute<{ id: string }[]>(
+    `update checkout_sessions set konbini_reminded_at = ?::timestamptz, updated_at = now()
+     where id in (
+       select id from checkout_sessions
+       where state = 'awaiting_payment' and konbini_reminded_at is null
+         and konbini_expires_at > ?::timestamptz and konbini_expires_at <= ?::timestamptz + interval '2 days'
+         and ?::timestamptz >= (((konbini_expires_at at time zone 'Asia/Tokyo')::date - 1) + make_time(?, 0, 0)) at time zone 'Asia/Tokyo'
+         and created_at < ((konbini_expires_at at time zone 'Asia/Tokyo')::date - 1)::timestamp at time zone 'Asia/Tokyo'
+       order by konbini_expires_at
+       limit 100
+       for update skip locked)
+     returning id`,
+    [now, now, now, now, KONBINI_REMINDER_HOUR_JST],
+  );
+  return rows.map((row) => ({ name: 'KonbiniPaymentReminderDue' as const, payload: { checkoutId: row.id } }));
+}
+
+/**
+ * The checkout module's reminders as part of every sweep (docs/decisions/0019-sweeper.md): the
+ * sweeper runs on a BullMQ job scheduler every minute on some worker, one at a time (advisory lock),
+ * and records the events in its transaction. `clock` is for tests.
+ */
+export const konbiniReminders =
+  (clock: () => Date = () => new Date()) =>
+  (ctx: { em: Em }) =>
+    dueKonbiniReminders(ctx.em, clock());
+
+/** The day-before reminder: the deadline, the amount, the numbers and the voucher, unless settled meanwhile. */
+export async function mailKonbiniReminder(ctx: JobContext, eventId: string, checkoutId: string): Promise<JobResult> {
+  const checkout = await ctx.em.findOne(CheckoutSession, { id: checkoutId });
+  const voucher = checkout ? voucherView(checkout) : null;
+  if (!checkout?.userId || !voucher || checkout.state !== 'awaiting_payment') return 'skipped';
+  if (new Date(voucher.expires_at).getTime() <= Date.now()) return 'skipped';
+  const buyer = await findBuyer(ctx.em, checkout.userId);
+  if (!buyer) return 'skipped';
+  const license = await findLicenseForSale(ctx.em, checkout.licenseId);
+  const result = await sendOnce(ctx, `${eventId}:konbini-reminder`, 'konbini-reminder', checkout.userId, {
+    to: buyer.email,
+    ...renderMail({
+      subject: 'コンビニ払いのお支払い期限が近づいています',
+      greeting: buyerGreeting(buyer),
+      paragraphs: [
+        'お申し込みいただいたライセンスのコンビニ払いのお支払い期限が近づいています。まだお支払いが確認できていませんので、期限までに店頭でお支払いください。',
+        `ライセンス：${license?.name ?? ''}`,
+        `金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`,
+        `お支払い期限：${formatDeadline(new Date(voucher.expires_at))}（日本時間）`,
+        ...voucher.stores.map(
+          (store) =>
+            `${store.label}：お支払い番号 ${store.payment_code}${store.confirmation_number ? `／確認番号 ${store.confirmation_number}` : ''}`,
+        ),
+        '期限を過ぎるとお支払いできなくなり、お申し込みは取り消されます。お支払い方法（払込票）は以下の URL からご確認いただけます。',
+      ],
+      ...(voucher.url ? { action: { label: 'お支払い方法（払込票）を表示する', url: voucher.url } } : {}),
+      notes: [
+        'すでにお支払いいただいた場合は、このメールと行き違いになっています。ご容赦ください。',
+        'このメールは送信専用です。',
+      ],
+    }),
+  });
+  return result === 'sent' ? 'done' : 'skipped';
+}
+
+/** A konbini payment lapsed unpaid (Stripe's async_payment_failed): the buyer is told, once per event. */
+export async function mailKonbiniLapsed(ctx: JobContext, eventId: string, checkoutId: string): Promise<JobResult> {
+  const checkout = await ctx.em.findOne(CheckoutSession, { id: checkoutId });
+  if (!checkout?.userId || !['payment_failed', 'expired'].includes(checkout.state)) return 'skipped';
+  const buyer = await findBuyer(ctx.em, checkout.userId);
+  if (!buyer) return 'skipped';
+  const license = await findLicenseForSale(ctx.em, checkout.licenseId);
+  const result = await sendOnce(ctx, `${eventId}:konbini-lapsed`, 'konbini-lapsed', checkout.userId, {
+    to: buyer.email,
+    ...renderMail({
+      subject: 'コンビニ払いの支払期限切れのお知らせ',
+      greeting: buyerGreeting(buyer),
+      paragraphs: [
+        'お申し込みいただいたライセンスのコンビニ払いは、お支払い期限までにお支払いが確認できなかったため、お申し込みを取り消しました。お支払い番号は使用できなくなりました。',
+        `ライセンス：${license?.name ?? ''}`,
+        `金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`,
+        ...(checkout.konbiniExpiresAt ? [`お支払い期限：${formatDeadline(checkout.konbiniExpiresAt)}（日本時間）`] : []),
+        'ご購入を希望される場合は、お手数ですが以下の URL からもう一度お手続きください。',
+      ],
+      action: { label: 'ライセンスのページを開く', url: `${ctx.env.appUrl}/licenses/${checkout.licenseId}` },
+      notes: ['このメールは送信専用です。'],
+    }),
+  });
+  return result === 'sent' ? 'done' : 'skipped';
+}

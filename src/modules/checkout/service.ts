@@ -105,6 +105,9 @@ export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: 
   return {
     state: checkout.state,
     license_id: checkout.licenseId,
+    // What the member pays (総額表示: tax included), shown with a pending konbini payment's deadline.
+    amount: checkout.amount,
+    currency: checkout.currency,
     sale_id: await saleIdForCheckout(em, checkout.id),
     // A konbini payment awaiting the buyer: the numbers, the voucher page and the deadline.
     konbini:
@@ -250,9 +253,16 @@ export async function reconcile(
           }
           result = 'awaiting payment';
         } else if (event.type === 'checkout.session.async_payment_failed' && checkout.state !== 'complete') {
+          // A pending konbini payment lapsed: the buyer is told once (the state moves only once).
+          if (checkout.state === 'awaiting_payment' && checkout.konbiniExpiresAt) {
+            recordEvent(tx, 'KonbiniPaymentLapsed', { checkoutId: checkout.id });
+          }
           checkout.state = 'payment_failed';
           result = 'payment failed';
         } else if (event.type === 'checkout.session.expired' && ['open', 'awaiting_payment'].includes(checkout.state)) {
+          if (checkout.state === 'awaiting_payment' && checkout.konbiniExpiresAt) {
+            recordEvent(tx, 'KonbiniPaymentLapsed', { checkoutId: checkout.id });
+          }
           checkout.state = 'expired';
           result = 'expired';
         }

@@ -19,6 +19,8 @@ export const MAIL_KINDS = {
   receipt: 'ご購入のお礼（領収）',
   'license-registered': 'ライセンス登録完了のお知らせ',
   'konbini-voucher': 'コンビニ払いのお支払い番号のご案内',
+  'konbini-reminder': 'コンビニ払いのお支払い期限のお知らせ（前日）',
+  'konbini-lapsed': 'コンビニ払いの支払期限切れのお知らせ',
   'reconciliation-digest': '決済の照合結果のお知らせ（管理者宛）',
 } as const satisfies Record<string, string>;
 

@@ -14,8 +14,10 @@ if (!QUALIFIED_INVOICE_NUMBER.test(receiptIssuer.registrationNumber)) {
 /** Everything printed on one receipt. */
 export interface ReceiptContent {
   receiptNumber: string;
-  /** The addressee with its honorific (「… 様」 or 「… 御中」). */
+  /** The addressee with its honorific (「… 様」 or 「… 御中」); empty on a 控え of a receipt not yet chosen. */
   addressee: string;
+  /** 但し書き, printed as 「但し <proviso>」. */
+  proviso: string;
   licenseName: string;
   /** Whole yen, tax included. */
   amount: number;
@@ -26,6 +28,11 @@ export interface ReceiptContent {
   firstIssuedAt: Date;
   paymentMethod: string | null;
   saleId: number;
+  /**
+   * An administrator's 控え: marked as such, not a receipt; `issueCount` is then the member's count so
+   * far (0: not issued yet) and `issuedAt` their last issue.
+   */
+  copy?: { printedAt: Date };
 }
 
 /**
@@ -65,7 +72,9 @@ const RULE = '#999999';
 /** The receipt as an A4 PDF with its Japanese text embedded (subset font). */
 export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   const { regular, bold } = loadFonts();
-  const reissue = content.issueCount > 1;
+  const copy = content.copy ?? null;
+  const reissue = !copy && content.issueCount > 1;
+  const unissued = copy !== null && content.issueCount === 0;
   const tax = includedTax(content.amount);
   const rate = receiptIssuer.taxRatePercent;
   const doc = new PDFDocument({
@@ -74,7 +83,7 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
     lang: 'ja-JP',
     displayTitle: true,
     info: {
-      Title: `領収書 ${content.receiptNumber}${reissue ? '（再発行）' : ''}`,
+      Title: `領収書 ${content.receiptNumber}${copy ? '（控え）' : reissue ? '（再発行）' : ''}`,
       Author: receiptIssuer.name,
       Subject: `${content.licenseName} 代`,
     },
@@ -94,8 +103,8 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
 
   // Heading, with the re-issue mark top right.
   doc.fillColor(INK).font('bold').fontSize(28).text('領 収 書', left, 64, { width, align: 'center', characterSpacing: 4 });
-  if (reissue) {
-    const mark = `再発行（${content.issueCount}回目）`;
+  if (reissue || copy) {
+    const mark = copy ? '控え' : `再発行（${content.issueCount}回目）`;
     doc.font('bold').fontSize(11);
     const w = doc.widthOfString(mark) + 16;
     doc
@@ -107,13 +116,13 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   }
   doc.fillColor(INK).font('regular').fontSize(10);
   doc.text(`領収書番号　${content.receiptNumber}`, left, 118, { width, align: 'right' });
-  doc.text(`発行日　${japanDate.format(content.issuedAt)}`, left, doc.y + 2, { width, align: 'right' });
+  doc.text(`発行日　${unissued ? '未発行' : japanDate.format(content.issuedAt)}`, left, doc.y + 2, { width, align: 'right' });
 
   // Addressee.
   doc
     .font('bold')
     .fontSize(18)
-    .text(content.addressee, left, 160, { width: width * 0.65 });
+    .text(content.addressee || '（宛名未選択）', left, 160, { width: width * 0.65 });
   const underline = doc.y + 4;
   doc
     .lineWidth(1)
@@ -139,7 +148,7 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
     .text('（税込）', right - 130, boxTop + 25, { width: 110, align: 'right' });
 
   doc.font('regular').fontSize(12);
-  doc.text(`但し　${content.licenseName} 代として`, left, boxTop + 84, { width });
+  doc.text(`但し　${content.proviso}`, left, boxTop + 84, { width });
   doc.text(`うち消費税（${rate}%）${yen(tax)}`, left, doc.y + 4, { width });
   doc.text('上記正に領収いたしました。', left, doc.y + 4, { width });
 
@@ -189,13 +198,29 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   doc.text(receiptIssuer.contact, issuerLeft, doc.y + 2, { width: issuerWidth });
   doc.text(`登録番号　${receiptIssuer.registrationNumber}`, issuerLeft, doc.y + 2, { width: issuerWidth });
 
-  // Notes.
+  // Notes, ending at the bottom margin (text below it would start a second page).
   const notes = ['この領収書は電子的に発行したものです。'];
+  if (content.paymentMethod === 'konbini') {
+    notes.push(
+      'コンビニ払いのお支払いの証明は、店舗でお受け取りになった払込票控え（受領証）です。',
+      'この領収書は、お客様のご依頼により当店が発行したものです。',
+    );
+  }
   if (reissue) {
     notes.push(`この領収書は再発行です（${content.issueCount}回目。初回発行日 ${japanDate.format(content.firstIssuedAt)}）。`);
   }
+  if (copy) {
+    notes.push(
+      `この書類は管理者が表示した控えで、領収書として使用することはできません（表示日 ${japanDate.format(copy.printedAt)}）。`,
+      unissued
+        ? '会員への領収書は未発行です。'
+        : `会員への発行回数 ${content.issueCount}回（初回発行日 ${japanDate.format(content.firstIssuedAt)}）。`,
+    );
+  }
   doc.font('regular').fontSize(9).fillColor(MUTED);
-  doc.text(notes.join('\n'), left, doc.page.height - 110, { width });
+  const notesText = notes.join('\n');
+  const notesTop = doc.page.height - 56 - doc.heightOfString(notesText, { width }) - 4;
+  doc.text(notesText, left, notesTop, { width });
 
   doc.end();
   return done;

@@ -9,14 +9,16 @@ import { AddresseeInput, chooseAddressee, issueReceipt, receiptState } from './r
 // Sale ids are positive int4: longer numbers are no sale (404 from the router, never a 500).
 const SALE = '/sales/:id{[0-9]{1,9}}';
 
-/** 領収書: the addressee choice and the PDF, for the buyer of the sale or an administrator. */
+/** 領収書: the addressee choice and the PDF for the buyer of the sale; an administrator reads the 控え. */
 export const receiptRoutes = new Hono<AppEnv>()
-  .get(`${SALE}/receipt-addressee`, requireUser, async (c) =>
-    c.json(await receiptState(c.var.deps.orm, signedInUser(c), Number(c.req.param('id')))),
-  )
+  .get(`${SALE}/receipt-addressee`, requireUser, async (c) => {
+    const { deps } = c.var;
+    const receiptDeps = { orm: deps.orm, stripe: deps.payments.stripe, log: c.var.log };
+    return c.json(await receiptState(receiptDeps, signedInUser(c), Number(c.req.param('id'))));
+  })
   .put(`${SALE}/receipt-addressee`, requireUser, async (c) => {
     const input = await jsonInput(c, AddresseeInput);
-    const receipt = await chooseAddressee(c.var.deps.orm, signedInUser(c), Number(c.req.param('id')), input.addressee);
+    const receipt = await chooseAddressee(c.var.deps.orm, signedInUser(c), Number(c.req.param('id')), input);
     return c.json({ receipt, message: `領収書の宛名を「${receipt.addressee}」にしました。` });
   })
   .get(`${SALE}/receipt`, requireUser, async (c) => {
@@ -27,8 +29,9 @@ export const receiptRoutes = new Hono<AppEnv>()
       { orm: deps.orm, stripe: deps.payments.stripe, log: c.var.log },
       user,
       Number(c.req.param('id')),
+      { copy: c.req.query('copy') === '1' },
     );
-    c.var.log.info(receipt.issueCount > 1 ? 'receipt re-issued' : 'receipt issued', {
+    c.var.log.info(receipt.copy ? 'receipt copy shown' : receipt.issueCount > 1 ? 'receipt re-issued' : 'receipt issued', {
       saleId: Number(c.req.param('id')),
       receiptNumber: receipt.receiptNumber,
       issueCount: receipt.issueCount,
@@ -37,10 +40,11 @@ export const receiptRoutes = new Hono<AppEnv>()
     return c.body(new Uint8Array(receipt.pdf), 200, {
       'Content-Type': 'application/pdf',
       'Content-Disposition': contentDisposition({
-        utf8: `領収書_${receipt.receiptNumber}.pdf`,
-        ascii: `receipt_${receipt.receiptNumber}.pdf`,
+        utf8: `領収書_${receipt.receiptNumber}${receipt.copy ? '_控え' : ''}.pdf`,
+        ascii: `receipt_${receipt.receiptNumber}${receipt.copy ? '_copy' : ''}.pdf`,
       }),
       'Cache-Control': 'private, no-store',
       'X-Receipt-Issue-Count': String(receipt.issueCount),
+      ...(receipt.copy ? { 'X-Receipt-Copy': '1' } : {}),
     });
   });

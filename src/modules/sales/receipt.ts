@@ -8,20 +8,86 @@ import { AppError, validationError } from '../../http/errors.ts';
 import { isAdmin } from '../../http/guards.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { recordAudit } from '../audit/index.ts';
-import { ADDRESSEE_KINDS, type AddresseeKind, SaleReceipt } from './entities/receipt.entity.ts';
+import {
+  ADDRESSEE_KINDS,
+  type AddresseeKind,
+  DEFAULT_PROVISO,
+  HONORIFICS,
+  type Honorific,
+  SaleReceipt,
+} from './entities/receipt.entity.ts';
 import { Sale } from './entities/sale.entity.ts';
 import { receiptNumber, renderReceiptPdf } from './receipt-pdf.ts';
 
-const ADDRESSEE_MESSAGE = '宛名は「氏名」か「所属」から選んでください。';
+/**
+ * Typed text printed on a receipt: no line breaks, tabs or other C0/C1 controls, no bidi overrides
+ * or isolates (they reorder what a reader sees), no line/paragraph separators; checked before trim.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
+const NOT_ON_RECEIPTS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+const HONORIFIC_AT_END = /(様|御中|殿)$/u;
 
-/** PUT /api/sales/{id}/receipt-addressee */
-export const AddresseeInput = v.object({
-  addressee: v.picklist(ADDRESSEE_KINDS, ADDRESSEE_MESSAGE),
-});
+const printedText = (label: string, max: number) =>
+  v.pipe(
+    v.string(`${label}は文字列で入力してください。`),
+    v.check(
+      (text: string) => !NOT_ON_RECEIPTS.test(text),
+      `${label}に使用できない文字（改行・制御文字・文字の向きを変える記号）が含まれています。`,
+    ),
+    v.trim(),
+    v.minLength(1, `${label}を入力してください。`),
+    v.check((text: string) => [...text].length <= max, `${label}は${max}文字以内で入力してください。`),
+  );
+
+/**
+ * PUT /api/sales/{id}/receipt-addressee: `addressee` is `name` (氏名 様), `organisation` (所属名 御中)
+ * or `custom` (the typed `addressee_text`, 1..60 characters, with `honorific` 様 or 御中); `proviso`
+ * (但し書き, 1..40 characters) may go with any of them, default 「ライセンス代として」.
+ */
+export const AddresseeInput = v.pipe(
+  v.object({
+    addressee: v.picklist(ADDRESSEE_KINDS, '宛名は「氏名」「所属」「宛名を入力する」のいずれかを選んでください。'),
+    addressee_text: v.optional(
+      v.nullable(
+        v.pipe(
+          printedText('宛名', 60),
+          v.check(
+            (text: string) => !HONORIFIC_AT_END.test(text),
+            '宛名には「様」「御中」を付けずに入力し、敬称は「様」か「御中」から選んでください。',
+          ),
+        ),
+      ),
+    ),
+    honorific: v.optional(v.nullable(v.picklist(HONORIFICS, '敬称は「様」か「御中」から選んでください。'))),
+    proviso: v.optional(v.nullable(printedText('但し書き', 40))),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['addressee'], ['addressee_text']],
+      (input) => input.addressee !== 'custom' || Boolean(input.addressee_text),
+      '宛名を入力してください。',
+    ),
+    ['addressee_text'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['addressee'], ['honorific']],
+      (input) => input.addressee !== 'custom' || Boolean(input.honorific),
+      '敬称は「様」か「御中」から選んでください。',
+    ),
+    ['honorific'],
+  ),
+);
+export type AddresseeChoice = v.InferOutput<typeof AddresseeInput>;
 
 const NOT_FOUND = '領収書を発行するご購入が見つかりませんでした。';
 const REFUNDED = '返金済みのご購入のため、領収書は発行できません。';
-const CHOOSE_FIRST = '領収書の宛名（氏名または所属）を選んでから発行してください。';
+const CHOOSE_FIRST = '領収書の宛名を選んでから発行してください。';
+const ADMIN_READ_ONLY =
+  '管理者は会員の領収書の宛名を選べません。領収書は会員ご本人が発行します（管理者は控えのみ表示できます）。';
+const BUSY = '領収書の発行が混み合っています。時間をおいて再度お試しください。';
+/** How often an issue is rendered again because another issue of the same receipt was recorded first. */
+const RECORD_ATTEMPTS = 20;
 
 /**
  * Names copied before the accounts module refused them may hold line breaks, controls or bidi
@@ -31,14 +97,22 @@ const CHOOSE_FIRST = '領収書の宛名（氏名または所属）を選んで�
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 const printable = (text: string) => text.replace(/[\r\n\t\u2028\u2029]+/g, ' ').replace(UNPRINTABLE, '');
 
-/** The addressees a sale's buyer may choose, as printed: the name with 様, the organisation with 御中. */
-export function addresseeOptions(sale: Sale): { value: AddresseeKind; label: string }[] {
-  const options: { value: AddresseeKind; label: string }[] = [];
+/** The addressees of the buyer's own details, as printed: the name with 様, the organisation with 御中. */
+export function addresseeOptions(sale: Sale): { value: Exclude<AddresseeKind, 'custom'>; label: string }[] {
+  const options: { value: Exclude<AddresseeKind, 'custom'>; label: string }[] = [];
   const name = printable(`${sale.buyerLastName} ${sale.buyerFirstName}`).trim();
   if (name) options.push({ value: 'name', label: `${name} 様` });
   const organisation = printable(sale.buyerAffiliationName).trim();
   if (organisation) options.push({ value: 'organisation', label: `${organisation} 御中` });
   return options;
+}
+
+/** What the chosen addressee prints as (null: nothing usable chosen). */
+function chosenLabel(sale: Sale, receipt: SaleReceipt): string | null {
+  if (receipt.addresseeKind === 'custom') {
+    return receipt.addresseeText && receipt.honorific ? `${receipt.addresseeText} ${receipt.honorific}` : null;
+  }
+  return addresseeOptions(sale).find((option) => option.value === receipt.addresseeKind)?.label ?? null;
 }
 
 /**
@@ -53,8 +127,14 @@ async function receiptSale(em: Em, user: SessionUser, saleId: number): Promise<S
   return sale;
 }
 
-function receiptDto(sale: Sale, receipt: SaleReceipt | null) {
-  const options = addresseeOptions(sale);
+/**
+ * An administrator looking at another member's sale reads it only: a 控え that issues nothing. The
+ * admin screens ask for the 控え explicitly (`copy`), so an administrator's own purchase opened there
+ * is not issued either.
+ */
+const readsCopy = (user: SessionUser, sale: Sale, copy = false) => isAdmin(user) && (copy || sale.userId !== user.id);
+
+function receiptDto(sale: Sale, receipt: SaleReceipt | null, copy: boolean, paymentMethod: string | null) {
   const issued = (receipt?.issueCount ?? 0) > 0;
   return {
     sale_id: sale.id,
@@ -62,56 +142,27 @@ function receiptDto(sale: Sale, receipt: SaleReceipt | null) {
     license_name: sale.licenseName,
     issued,
     issue_count: receipt?.issueCount ?? 0,
+    first_issued_at: receipt?.firstIssuedAt?.toISOString() ?? null,
     addressee_kind: (receipt?.addresseeKind ?? null) as AddresseeKind | null,
-    // Once issued, the text printed; before, what the chosen option would print.
-    addressee: issued
-      ? (receipt?.addressee ?? null)
-      : (options.find((option) => option.value === receipt?.addresseeKind)?.label ?? null),
-    options,
+    // Once issued, the text printed; before, what the choice would print.
+    addressee: issued ? (receipt?.addressee ?? null) : receipt ? chosenLabel(sale, receipt) : null,
+    addressee_text: receipt?.addresseeText ?? null,
+    honorific: (receipt?.honorific ?? null) as Honorific | null,
+    proviso: receipt?.proviso ?? DEFAULT_PROVISO,
+    default_proviso: DEFAULT_PROVISO,
+    options: addresseeOptions(sale),
+    honorifics: HONORIFICS,
+    payment_method: paymentMethod,
+    // A konbini payment's proof is the store's 払込票控え (受領証); the shop's 領収書 is on request.
+    konbini: paymentMethod === 'konbini',
+    // An administrator reads a member's receipt: only the uncounted 控え, never the choice or an issue.
+    copy_only: copy,
   };
-}
-
-/** GET /api/sales/{id}/receipt-addressee: the choices, the choice made and how often it was issued. */
-export async function receiptState(orm: Orm, user: SessionUser, saleId: number) {
-  const em = orm.em.fork() as Em;
-  const sale = await receiptSale(em, user, saleId);
-  return receiptDto(sale, await em.findOne(SaleReceipt, { saleId }));
-}
-
-/**
- * Chooses the addressee before the first issue (the member, or an administrator on their behalf).
- * 409 once issued: the addressee of an issued receipt never changes.
- */
-export async function chooseAddressee(orm: Orm, user: SessionUser, saleId: number, kind: AddresseeKind) {
-  return transact(orm.em as Em, async (tx) => {
-    const sale = await receiptSale(tx, user, saleId);
-    if (!addresseeOptions(sale).some((option) => option.value === kind)) {
-      throw validationError({
-        addressee: [
-          kind === 'organisation'
-            ? '所属名が登録されていないため、所属を宛名にできません。'
-            : '氏名が登録されていないため、氏名を宛名にできません。',
-        ],
-      });
-    }
-    // The row lock orders this against a concurrent first issue: either the choice lands first, or it sees the issue.
-    await tx.execute(
-      `insert into sale_receipts (sale_id, addressee_kind, issue_count, created_at, updated_at)
-       values (?, ?, 0, now(), now()) on conflict (sale_id) do nothing`,
-      [saleId, kind],
-    );
-    const receipt = await tx.findOneOrFail(SaleReceipt, { saleId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (receipt.issueCount > 0) {
-      throw new AppError('conflict', `領収書は発行済みのため、宛名（${receipt.addressee}）は変更できません。`);
-    }
-    receipt.addresseeKind = kind;
-    return receiptDto(sale, receipt);
-  });
 }
 
 /**
  * Stripe's payment method type of the sale's payment (card, konbini), or null when it cannot be
- * learnt quickly: the receipt then leaves the line out and asks again at the next issue.
+ * learnt quickly: the receipt then leaves the line out and asks again next time.
  */
 async function paymentMethodOf(stripe: Stripe, paymentIntentId: string | null, log: Logger): Promise<string | null> {
   if (!paymentIntentId) return null;
@@ -131,56 +182,214 @@ async function paymentMethodOf(stripe: Stripe, paymentIntentId: string | null, l
   }
 }
 
+/** The payment method, from the receipt's record or Stripe; kept on the receipt's row once learnt. */
+async function knownPaymentMethod(
+  deps: { orm: Orm; stripe: Stripe; log: Logger },
+  sale: Sale,
+  receipt: SaleReceipt | null,
+): Promise<string | null> {
+  if (receipt?.paymentMethod) return receipt.paymentMethod;
+  const method = await paymentMethodOf(deps.stripe, sale.stripePaymentIntentId ?? null, deps.log);
+  if (method && receipt) {
+    await deps.orm.em
+      .fork()
+      .execute('update sale_receipts set payment_method = ? where sale_id = ? and payment_method is null', [method, sale.id]);
+  }
+  return method;
+}
+
+/** GET /api/sales/{id}/receipt-addressee: the choices, the choice made, how often it was issued, the payment method. */
+export async function receiptState(deps: { orm: Orm; stripe: Stripe; log: Logger }, user: SessionUser, saleId: number) {
+  const em = deps.orm.em.fork() as Em;
+  const sale = await receiptSale(em, user, saleId);
+  const receipt = await em.findOne(SaleReceipt, { saleId });
+  return receiptDto(sale, receipt, readsCopy(user, sale), await knownPaymentMethod(deps, sale, receipt));
+}
+
 /**
- * Issues the receipt: counts the issue (the first fixes the addressee's text), audits it and renders
- * the PDF in the same transaction, so a receipt that failed to render is not counted.
+ * The member chooses the addressee and 但し書き before the first issue. 409 once issued: the
+ * addressee of an issued receipt never changes. An administrator may not choose for a member (403):
+ * the first issue fixes the addressee for good, so only the member decides it.
+ */
+export async function chooseAddressee(orm: Orm, user: SessionUser, saleId: number, choice: AddresseeChoice) {
+  return transact(orm.em as Em, async (tx) => {
+    const sale = await receiptSale(tx, user, saleId);
+    if (readsCopy(user, sale)) throw new AppError('forbidden', ADMIN_READ_ONLY);
+    if (choice.addressee !== 'custom' && !addresseeOptions(sale).some((option) => option.value === choice.addressee)) {
+      throw validationError({
+        addressee: [
+          choice.addressee === 'organisation'
+            ? '所属名が登録されていないため、所属を宛名にできません。'
+            : '氏名が登録されていないため、氏名を宛名にできません。',
+        ],
+      });
+    }
+    // The row lock orders this against a concurrent first issue: either the choice lands first, or it sees the issue.
+    await tx.execute(
+      `insert into sale_receipts (sale_id, addressee_kind, issue_count, created_at, updated_at)
+       values (?, ?, 0, now(), now()) on conflict (sale_id) do nothing`,
+      [saleId, choice.addressee],
+    );
+    const receipt = await tx.findOneOrFail(SaleReceipt, { saleId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (receipt.issueCount > 0) {
+      throw new AppError('conflict', `領収書は発行済みのため、宛名（${receipt.addressee}）は変更できません。`);
+    }
+    const custom = choice.addressee === 'custom';
+    receipt.addresseeKind = choice.addressee;
+    receipt.addresseeText = custom ? (choice.addressee_text ?? null) : null;
+    receipt.honorific = custom ? (choice.honorific ?? null) : null;
+    receipt.proviso = choice.proviso ?? null;
+    return receiptDto(sale, receipt, false, receipt.paymentMethod ?? null);
+  });
+}
+
+export interface IssuedReceipt {
+  pdf: Buffer;
+  receiptNumber: string;
+  /** The member's issue this PDF is (an administrator's 控え: the member's count, unchanged). */
+  issueCount: number;
+  copy: boolean;
+}
+
+/**
+ * GET /api/sales/{id}/receipt. The member's download issues the receipt (the first fixes the
+ * addressee and 但し書き; later ones say 再発行); an administrator gets the 控え (readCopy), also with
+ * `?copy=1` for their own purchase.
+ *
+ * No PDF is rendered inside a database transaction (STYLE.md 12), yet concurrent issues must count
+ * one each and every PDF must carry its own number: the PDF is rendered from the state read without a
+ * lock, as issue `n + 1`, and then recorded by one conditional UPDATE that only succeeds while the
+ * count is still `n` (and, for a first issue, the choice is still the one printed). When another
+ * issue was recorded first, the state is read again and the PDF rendered again with the new number.
+ * A render that fails is never counted; five issues at once count five (each retry is caused by
+ * another issue's success, so the last of five renders at most five times).
  */
 export async function issueReceipt(
   deps: { orm: Orm; stripe: Stripe; log: Logger },
   user: SessionUser,
   saleId: number,
-): Promise<{ pdf: Buffer; receiptNumber: string; issueCount: number }> {
+  options: { copy?: boolean } = {},
+): Promise<IssuedReceipt> {
   const em = deps.orm.em.fork() as Em;
   const sale = await receiptSale(em, user, saleId);
-  const known = await em.findOne(SaleReceipt, { saleId });
-  if (!known) throw new AppError('conflict', CHOOSE_FIRST);
-  const method = known.paymentMethod ?? (await paymentMethodOf(deps.stripe, sale.stripePaymentIntentId ?? null, deps.log));
-  return transact(deps.orm.em as Em, async (tx) => {
-    const receipt = await tx.findOneOrFail(SaleReceipt, { saleId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  let receipt = await em.findOne(SaleReceipt, { saleId });
+  if (readsCopy(user, sale, options.copy)) return readCopy(deps, user, sale, receipt);
+  // Only administrators read 控え; a member's download is always their receipt.
+  if (options.copy) throw new AppError('forbidden', '領収書の控えは管理者のみ表示できます。');
+  if (!receipt) throw new AppError('conflict', CHOOSE_FIRST);
+  const method = await knownPaymentMethod(deps, sale, receipt);
+  const number = receiptNumber(sale.id);
+
+  for (let attempt = 0; attempt < RECORD_ATTEMPTS; attempt++) {
+    const seen = receipt.issueCount;
+    const addressee = seen === 0 ? chosenLabel(sale, receipt) : receipt.addressee;
+    if (!addressee) throw new AppError('conflict', CHOOSE_FIRST);
     const now = new Date();
-    if (receipt.issueCount === 0) {
-      const chosen = addresseeOptions(sale).find((option) => option.value === receipt.addresseeKind);
-      if (!chosen) throw new AppError('conflict', CHOOSE_FIRST);
-      receipt.addressee = chosen.label;
-      receipt.firstIssuedAt = now;
-    }
-    receipt.issueCount += 1;
-    receipt.lastIssuedAt = now;
-    receipt.paymentMethod ??= method;
-    const number = receiptNumber(sale.id);
-    recordAudit(
-      tx,
-      { id: user.id, email: user.email },
-      {
-        action: receipt.issueCount === 1 ? 'sale.receipt' : 'sale.receipt.reissue',
-        targetType: 'sale',
-        targetId: sale.id,
-        before: { issue_count: receipt.issueCount - 1 },
-        after: { issue_count: receipt.issueCount, receipt_number: number, addressee: receipt.addressee },
-      },
-    );
+    const firstIssuedAt = seen === 0 ? now : (receipt.firstIssuedAt ?? now);
     const pdf = await renderReceiptPdf({
       receiptNumber: number,
-      addressee: receipt.addressee ?? '',
+      addressee,
+      proviso: receipt.proviso ?? DEFAULT_PROVISO,
       licenseName: sale.licenseName,
       amount: sale.amount,
       paidAt: sale.paidAt,
       issuedAt: now,
-      issueCount: receipt.issueCount,
-      firstIssuedAt: receipt.firstIssuedAt ?? now,
-      paymentMethod: receipt.paymentMethod ?? null,
+      issueCount: seen + 1,
+      firstIssuedAt,
+      paymentMethod: method,
       saleId: sale.id,
     });
-    return { pdf, receiptNumber: number, issueCount: receipt.issueCount };
+    const chosen = receipt;
+    const recorded = await transact(deps.orm.em as Em, async (tx) => {
+      const rows = await tx.execute<{ issue_count: number }[]>(
+        `update sale_receipts
+         set issue_count = issue_count + 1, last_issued_at = ?, first_issued_at = coalesce(first_issued_at, ?),
+             addressee = coalesce(addressee, ?), payment_method = coalesce(payment_method, ?), updated_at = now()
+         where sale_id = ? and issue_count = ?
+           and (issue_count > 0 or (addressee_kind = ? and addressee_text is not distinct from ?
+                and honorific is not distinct from ? and proviso is not distinct from ?))
+         returning issue_count`,
+        [
+          now,
+          firstIssuedAt,
+          addressee,
+          method,
+          saleId,
+          seen,
+          chosen.addresseeKind,
+          chosen.addresseeText ?? null,
+          chosen.honorific ?? null,
+          chosen.proviso ?? null,
+        ],
+      );
+      if (!rows[0]) return false;
+      recordAudit(
+        tx,
+        { id: user.id, email: user.email },
+        {
+          action: seen === 0 ? 'sale.receipt' : 'sale.receipt.reissue',
+          targetType: 'sale',
+          targetId: sale.id,
+          before: { issue_count: seen },
+          after: {
+            issue_count: seen + 1,
+            receipt_number: number,
+            addressee,
+            proviso: chosen.proviso ?? DEFAULT_PROVISO,
+          },
+        },
+      );
+      return true;
+    });
+    if (recorded) return { pdf, receiptNumber: number, issueCount: seen + 1, copy: false };
+    // Another issue (or a new choice) was recorded meanwhile: read it and render again.
+    em.clear();
+    receipt = await em.findOne(SaleReceipt, { saleId });
+    if (!receipt) throw new AppError('conflict', CHOOSE_FIRST);
+  }
+  throw new AppError('unavailable', BUSY);
+}
+
+/**
+ * An administrator's 控え of a member's receipt: marked 「控え」, with what was issued (or would be),
+ * never counted, never fixing the addressee; audited as a read of the member's receipt.
+ */
+async function readCopy(
+  deps: { orm: Orm; stripe: Stripe; log: Logger },
+  user: SessionUser,
+  sale: Sale,
+  receipt: SaleReceipt | null,
+): Promise<IssuedReceipt> {
+  const issueCount = receipt?.issueCount ?? 0;
+  const addressee = issueCount > 0 ? (receipt?.addressee ?? null) : receipt ? chosenLabel(sale, receipt) : null;
+  const method = await knownPaymentMethod(deps, sale, receipt);
+  const number = receiptNumber(sale.id);
+  const now = new Date();
+  const pdf = await renderReceiptPdf({
+    receiptNumber: number,
+    addressee: addressee ?? '',
+    proviso: receipt?.proviso ?? DEFAULT_PROVISO,
+    licenseName: sale.licenseName,
+    amount: sale.amount,
+    paidAt: sale.paidAt,
+    issuedAt: receipt?.lastIssuedAt ?? now,
+    issueCount,
+    firstIssuedAt: receipt?.firstIssuedAt ?? now,
+    paymentMethod: method,
+    saleId: sale.id,
+    copy: { printedAt: now },
   });
+  await transact(deps.orm.em as Em, async (tx) => {
+    recordAudit(
+      tx,
+      { id: user.id, email: user.email },
+      {
+        action: 'sale.receipt.copy',
+        targetType: 'sale',
+        targetId: sale.id,
+        after: { issue_count: issueCount, receipt_number: number, addressee },
+      },
+    );
+  });
+  return { pdf, receiptNumber: number, issueCount, copy: true };
 }

@@ -17,6 +17,13 @@ export interface KonbiniStoreCode {
 export const CheckoutSessionSchema = defineEntity({
   name: 'CheckoutSession',
   tableName: 'checkout_sessions',
+  indexes: [
+    {
+      name: 'checkout_sessions_konbini_reminder_index',
+      expression:
+        'create index "checkout_sessions_konbini_reminder_index" on "checkout_sessions" ("konbini_expires_at") where "state" = \'awaiting_payment\' and "konbini_reminded_at" is null',
+    },
+  ],
   properties: {
     id: p.uuid().primary(),
     // Other modules' records, by id only (UserDeleted empties userId).
@@ -37,6 +44,8 @@ export const CheckoutSessionSchema = defineEntity({
     konbiniVoucherUrl: p.text().fieldName('konbini_voucher_url').nullable(),
     konbiniExpiresAt: p.datetime().fieldName('konbini_expires_at').nullable(),
     konbiniStores: p.json<KonbiniStoreCode[]>().fieldName('konbini_stores').nullable(),
+    // The reminder mail the day before the deadline was put on record (once per checkout).
+    konbiniRemindedAt: p.datetime().fieldName('konbini_reminded_at').nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

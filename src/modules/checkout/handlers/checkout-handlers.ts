@@ -1,7 +1,7 @@
 import type { EventHandler } from '../../../jobs/context.ts';
 import { expireCheckoutsOfHiddenLicense } from '../hidden-license.ts';
 import { processStripeEvent } from '../inbox.ts';
-import { mailKonbiniVoucher } from '../konbini.ts';
+import { mailKonbiniLapsed, mailKonbiniReminder, mailKonbiniVoucher } from '../konbini.ts';
 import { runReconciliation } from '../reconciliation.ts';
 import { forgetUser } from '../service.ts';
 
@@ -19,6 +19,14 @@ export const onReconciliationRequested: EventHandler<'ReconciliationRequested'> 
 /** KonbiniVoucherIssued → the voucher e-mail (payment numbers, link, deadline), once. */
 export const onKonbiniVoucherIssued: EventHandler<'KonbiniVoucherIssued'> = (ctx, event) =>
   mailKonbiniVoucher(ctx, event.id, event.payload.checkoutId);
+
+/** KonbiniPaymentReminderDue → the reminder the day before the deadline, once. */
+export const onKonbiniPaymentReminderDue: EventHandler<'KonbiniPaymentReminderDue'> = (ctx, event) =>
+  mailKonbiniReminder(ctx, event.id, event.payload.checkoutId);
+
+/** KonbiniPaymentLapsed → 支払期限切れのお知らせ, once. */
+export const onKonbiniPaymentLapsed: EventHandler<'KonbiniPaymentLapsed'> = (ctx, event) =>
+  mailKonbiniLapsed(ctx, event.id, event.payload.checkoutId);
 
 /** LicenseHidden → its Checkout Sessions still open at Stripe are expired. */
 export const onLicenseHidden: EventHandler<'LicenseHidden'> = (ctx, event) =>

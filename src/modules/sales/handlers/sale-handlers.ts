@@ -13,6 +13,10 @@ export const onUserDeleted: EventHandler<'UserDeleted'> = (ctx, event) => forget
 export const onExportRequested: EventHandler<'ExportRequested'> = (ctx, event) =>
   buildExport(ctx.em, ctx.files, ctx.env.exportGroupName, event.payload.exportId, ctx.log);
 
+/** The member's purchase history with the receipt dialog of `saleId` open (web/src/features/purchase). */
+export const receiptPageUrl = (appUrl: string, userId: string, saleId: number) =>
+  `${appUrl}/users/${encodeURIComponent(userId)}?receipt=${saleId}`;
+
 const jst = new Intl.DateTimeFormat('ja-JP', { timeZone: 'Asia/Tokyo', dateStyle: 'long', timeStyle: 'short' });
 
 /** SalePaid → the receipt e-mail. */
@@ -32,7 +36,10 @@ export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
         `注文番号：${sale.id}`,
         '研修管理システムへの登録が済みましたら、あらためてご案内します。購入履歴は会員情報のページからご確認いただけます。',
       ],
-      ...(sale.receiptUrl ? { action: { label: '領収書を表示する', url: sale.receiptUrl } } : {}),
+      // The shop's own 領収書 (宛名 and 但し書き of the member's choice), not Stripe's receipt page.
+      ...(sale.userId
+        ? { action: { label: '領収書を発行する', url: receiptPageUrl(ctx.env.appUrl, sale.userId, sale.id) } }
+        : {}),
       notes: ['このメールは送信専用です。'],
     }),
   });

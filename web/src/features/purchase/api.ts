@@ -39,6 +39,8 @@ export interface CheckoutStatus {
   state: 'open' | 'awaiting_payment' | 'complete' | 'expired' | 'payment_failed' | 'flagged' | 'failed';
   license_id: number;
   sale_id: number | null;
+  /** Yen, tax included (総額表示). */
+  amount: number;
   konbini: KonbiniVoucher | null;
 }
 

@@ -1,5 +1,5 @@
 import { Fragment } from 'react';
-import { formatDateTime } from '../../lib/format';
+import { formatDateTime, formatPrice } from '../../lib/format';
 import type { KonbiniVoucher } from './api';
 
 /** Chains whose codes are the same are listed together (Stripe usually issues one code for all). */
@@ -18,12 +18,23 @@ function groupedCodes(voucher: KonbiniVoucher) {
   return [...groups.values()];
 }
 
-/** The konbini voucher: payment number(s), confirmation number, deadline (Japan time) and Stripe's voucher page. */
-export function KonbiniVoucherDetails({ voucher }: { voucher: KonbiniVoucher }) {
+/**
+ * The konbini voucher: the amount to pay (tax included), the deadline (Japan time), payment number(s),
+ * confirmation number and Stripe's voucher page.
+ */
+export function KonbiniVoucherDetails({ voucher, amount }: { voucher: KonbiniVoucher; amount?: number }) {
   const groups = groupedCodes(voucher);
   return (
     <>
       <dl className="summary">
+        {amount !== undefined ? (
+          <>
+            <dt>お支払い金額</dt>
+            <dd>
+              <strong>{formatPrice(amount)}</strong>
+            </dd>
+          </>
+        ) : null}
         <dt>お支払い期限</dt>
         <dd>
           <strong>{formatDateTime(voucher.expires_at)}</strong>（日本時間）
@@ -59,18 +70,19 @@ export function KonbiniVoucherDetails({ voucher }: { voucher: KonbiniVoucher }) 
   );
 }
 
-/** 「お支払い番号 123… ／期限 2026/11/25 23:59」, for the purchase history's 状況 column. */
-export function KonbiniVoucherSummary({ voucher }: { voucher: KonbiniVoucher }) {
+/** 「お支払い金額 ¥8,800（税込）／お支払い番号 123…／期限 2026/11/25 23:59（日本時間）」, for the purchase history's 状況 column. */
+export function KonbiniVoucherSummary({ voucher, amount }: { voucher: KonbiniVoucher; amount?: number }) {
   const codes = groupedCodes(voucher);
   return (
     <span className="small" style={{ display: 'block' }}>
+      {amount !== undefined ? <span style={{ display: 'block' }}>お支払い金額 {formatPrice(amount)}</span> : null}
       {codes.map((group) => (
         <span key={group.payment_code} style={{ display: 'block' }}>
           お支払い番号 {group.payment_code}
           {group.confirmation_number ? `／確認番号 ${group.confirmation_number}` : ''}
         </span>
       ))}
-      <span style={{ display: 'block' }}>期限 {formatDateTime(voucher.expires_at)}</span>
+      <span style={{ display: 'block' }}>お支払い期限 {formatDateTime(voucher.expires_at)}（日本時間）</span>
       {voucher.url ? (
         <a href={voucher.url} target="_blank" rel="noreferrer">
           払込票を開く

@@ -1,13 +1,19 @@
-import { useParams } from 'react-router';
+import { useLocation, useParams, useSearchParams } from 'react-router';
 import { LoadError, Loading } from '../../components/ui/load-state';
 import { formatDateTime, formatPrice } from '../../lib/format';
 import { useSales } from './api';
 import { KonbiniVoucherSummary } from './konbini-voucher';
-import { ReceiptAction } from './receipt-action';
+import { ReceiptAction, ReceiptCopyAction } from './receipt-action';
 
-/** The purchase history on /users/{id}. */
+/**
+ * The purchase history on /users/{id}, and on /admin/users/{id} for administrators, who get the
+ * receipt's 控え only (read-only: it issues nothing for the member). `?receipt=<sale id>` (the
+ * purchase mail's link) opens that sale's receipt dialog.
+ */
 export function PurchaseHistory() {
   const { id } = useParams();
+  const admin = useLocation().pathname.startsWith('/admin/');
+  const receiptFor = Number(useSearchParams()[0].get('receipt')) || null;
   const { data, error, isLoading, mutate } = useSales(id);
   return (
     <section className="subsection" aria-labelledby="history-heading">
@@ -35,10 +41,10 @@ export function PurchaseHistory() {
                   <td>{formatPrice(order.amount)}</td>
                   <td>
                     {order.state_label}
-                    {order.voucher ? <KonbiniVoucherSummary voucher={order.voucher} /> : null}
+                    {order.voucher ? <KonbiniVoucherSummary voucher={order.voucher} amount={order.amount} /> : null}
                     {!order.voucher && order.expires_at ? (
                       <span className="small" style={{ display: 'block' }}>
-                        期限 {formatDateTime(order.expires_at)}
+                        お支払い期限 {formatDateTime(order.expires_at)}（日本時間）
                       </span>
                     ) : null}
                   </td>
@@ -52,7 +58,7 @@ export function PurchaseHistory() {
                   <td>{formatPrice(sale.amount)}</td>
                   <td>{sale.member_state_label}</td>
                   <td>
-                    <ReceiptAction sale={sale} />
+                    {admin ? <ReceiptCopyAction sale={sale} /> : <ReceiptAction sale={sale} autoOpen={receiptFor === sale.id} />}
                   </td>
                 </tr>
               ))}

@@ -49,7 +49,7 @@ export function PurchaseCompletePage() {
             <p role="status">
               次のお支払い番号で、期限までにコンビニのレジまたは店頭端末でお支払いください。同じ内容をご登録のメールアドレスにもお送りします。お支払いを確認するとメールでお知らせします。
             </p>
-            <KonbiniVoucherDetails voucher={data.konbini} />
+            <KonbiniVoucherDetails voucher={data.konbini} amount={data.amount} />
             <p className="small">期限を過ぎるとお支払いできなくなります。お支払い番号は購入履歴でも確認できます。</p>
           </>
         ) : (
