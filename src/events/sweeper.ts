@@ -221,8 +221,17 @@ export class Sweeper {
       }
       const giveUp = this.giveUps[row.name as EventName];
       if (state === 'failed' && giveUp) {
-        await giveUp(ctx, parseEvent(jobOf(row).data as never), job.failedReason ?? '');
-        await acknowledgeEvent(ctx.em, row.id, queueName);
+        // What giving up means and its acknowledgement commit together (database work only); the
+        // module's network clean-up runs after.
+        const reason = job.failedReason ?? '';
+        const later: (() => Promise<unknown>)[] = [];
+        await ctx.em.transactional(async (tx) => {
+          await giveUp(this.context(tx as Em, later), parseEvent(jobOf(row).data as never), reason);
+          await acknowledgeEvent(tx as Em, row.id, queueName);
+        });
+        for (const work of later) {
+          await work().catch((error) => this.#log.warn('sweeper clean-up failed', { error: String(error) }));
+        }
         return 'givenUp';
       }
       if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return 'live';

@@ -400,7 +400,7 @@ describe('konbini: the day-before reminder and the lapse notice', () => {
     expect(mail.text).toContain('以下の URL から');
     expect(mail.text).not.toContain('下のボタンから');
     expect(mail.text).toContain(order.voucher?.url as string);
-    await sleep(1_000);
+    await settled(shop.runtime.deps, 'the reminder sweeps');
     expect(await sentMails(buyer.id, 'konbini-reminder')).toBe(1);
     const inbox = await admin();
     const kinds = await (await inbox.get(`/api/users/${buyer.id}/mails`)).json();
@@ -448,9 +448,10 @@ describe('konbini: the day-before reminder and the lapse notice', () => {
 
     // Stripe delivers the event again and an operator replays it: still one notice.
     await Promise.all(Array.from({ length: 3 }, () => shop.emulator.deliver(lapsed as never)));
+    const replaying = new Date();
     const inbox = await admin();
     expect((await inbox.post(`/api/payments/events/${lapsed?.id}/replay`, {})).status).toBe(200);
-    await sleep(1_500);
+    await settled(shop.runtime.deps, 'the redeliveries and the replay', { since: replaying });
     expect(await sentMails(buyer.id, 'konbini-lapsed')).toBe(1);
     const kinds = await (await inbox.get(`/api/users/${buyer.id}/mails`)).json();
     expect(kinds.mails.map((m: { kind_label: string }) => m.kind_label)).toContain('コンビニ払いの支払期限切れのお知らせ');
