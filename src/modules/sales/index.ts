@@ -16,6 +16,7 @@ import { salesRoutes } from './routes.ts';
 export { COMPLETE, PUBLISH, SALE_STATUS } from './entities/sale.entity.ts';
 export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export.ts';
 export { exportFigures } from './export-figures.ts';
+export { ORDER_NUMBER_PATTERN, parseOrderNumber } from './order-number.ts';
 export {
   type SalePayment,
   salePaymentsOfIds,
@@ -23,7 +24,14 @@ export {
   salePaymentsOfSessions,
   salePaymentsSince,
 } from './payments.ts';
-export { saleIdForCheckout, salesOfUser } from './service.ts';
+export {
+  type Holding,
+  holdingsOf,
+  saleIdForCheckout,
+  saleOfCheckout,
+  saleOfOrderNumber,
+  salesOfUser,
+} from './service.ts';
 
 export const sales = {
   name: 'sales',

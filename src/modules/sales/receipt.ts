@@ -58,6 +58,7 @@ function receiptDto(sale: Sale, receipt: SaleReceipt | null) {
   const issued = (receipt?.issueCount ?? 0) > 0;
   return {
     sale_id: sale.id,
+    order_number: sale.orderNumber ?? null,
     receipt_number: receiptNumber(sale.id),
     license_name: sale.licenseName,
     issued,
@@ -180,6 +181,7 @@ export async function issueReceipt(
       firstIssuedAt: receipt.firstIssuedAt ?? now,
       paymentMethod: receipt.paymentMethod ?? null,
       saleId: sale.id,
+      orderNumber: sale.orderNumber ?? null,
     });
     return { pdf, receiptNumber: number, issueCount: receipt.issueCount };
   });

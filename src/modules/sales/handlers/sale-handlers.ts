@@ -28,7 +28,7 @@ export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
         `ライセンス：${sale.licenseName}`,
         `金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
         `お支払い日時：${jst.format(sale.paidAt)}`,
-        `注文番号：${sale.id}`,
+        ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
         '研修管理システムへの登録が済みましたら、あらためてご案内します。購入履歴は会員情報のページからご確認いただけます。',
       ],
       ...(sale.receiptUrl ? { action: { label: '領収書を表示する', url: sale.receiptUrl } } : {}),
@@ -53,7 +53,7 @@ export const onSaleStatusChanged: EventHandler<'SaleStatusChanged'> = async (ctx
         paragraphs: [
           `ご購入いただいた「${sale.licenseName}」を研修管理システムに登録しました。`,
           '研修管理システムからのご案内に沿って受講をお進めください。',
-          `注文番号：${sale.id}`,
+          ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
         ],
         notes: ['このメールは送信専用です。'],
       }),

@@ -2,6 +2,8 @@ import useSWR from 'swr';
 
 export interface Sale {
   id: number;
+  /** 注文番号 (`LS-2611-7K3Q9M`): what the member quotes when they call. */
+  order_number: string | null;
   license_id: number;
   license_name: string;
   amount: number;
@@ -39,7 +41,19 @@ export interface CheckoutStatus {
   state: 'open' | 'awaiting_payment' | 'complete' | 'expired' | 'payment_failed' | 'flagged' | 'failed';
   license_id: number;
   sale_id: number | null;
+  order_number: string | null;
   konbini: KonbiniVoucher | null;
+}
+
+/** What the signed-in member holds or is paying for, per licence (GET /api/me/holdings). */
+export interface Holding {
+  license_id: number;
+  state: 'purchased' | 'payment_pending';
+  sale_id: number | null;
+  order_number: string | null;
+  purchased_at: string | null;
+  voucher_url: string | null;
+  expires_at: string | null;
 }
 
 export interface LicenseSummary {

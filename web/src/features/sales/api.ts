@@ -2,6 +2,8 @@ import useSWR from 'swr';
 
 export interface AdminSale {
   id: number;
+  /** 注文番号 (`LS-2611-7K3Q9M`). */
+  order_number: string | null;
   license_id: number;
   license_name: string;
   amount: number;
