@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN, parseOrderNumber } from '../../src/modules/sales/order-number.ts';
+import { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN, parseOrderNumber } from '../../src/modules/sales/index.ts';
 
 describe('order numbers (docs/decisions/0030-order-numbers.md)', () => {
   it('are LS, the Japan year-month of the sale and 6 characters without I, L, O or U', () => {

@@ -16,7 +16,7 @@ import { salesRoutes } from './routes.ts';
 export { COMPLETE, PUBLISH, SALE_STATUS } from './entities/sale.entity.ts';
 export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export.ts';
 export { exportFigures } from './export-figures.ts';
-export { ORDER_NUMBER_PATTERN, parseOrderNumber } from './order-number.ts';
+export { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN, parseOrderNumber } from './order-number.ts';
 export {
   type SalePayment,
   salePaymentsOfIds,
