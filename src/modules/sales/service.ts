@@ -381,8 +381,10 @@ export function countChanged(actual: number, expected: number) {
  */
 export async function revertStatus(orm: Orm, actor: { id: string; email: string }, input: { saleIds: number[]; reason: string }) {
   return transact(orm.em as Em, async (tx) => {
-    const rows = await tx.execute<{ id: number; status: number; refunded: boolean; license_id: number }[]>(
-      'select id, status, refunded_at is not null as refunded, license_id from sales where id in (?) order by id for update',
+    const rows = await tx.execute<
+      { id: number; status: number; refunded: boolean; license_id: number; order_number: string | null }[]
+    >(
+      'select id, status, refunded_at is not null as refunded, license_id, order_number from sales where id in (?) order by id for update',
       [input.saleIds],
     );
     const found = new Map(rows.map((r) => [r.id, r]));
@@ -393,7 +395,10 @@ export async function revertStatus(orm: Orm, actor: { id: string; email: string 
     if (stuck.length) {
       throw validationError({
         saleIds: [
-          `差し戻せない売上が含まれています（注文番号 ${stuck.slice(0, 10).join('、')}）。出力待ち・返金済みの売上は差し戻せません。`,
+          `差し戻せない売上が含まれています（${stuck
+            .slice(0, 10)
+            .map((id) => found.get(id)?.order_number ?? `売上ID ${id}`)
+            .join('、')}）。出力待ち・返金済みの売上は差し戻せません。`,
         ],
       });
     }
