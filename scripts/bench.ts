@@ -175,11 +175,15 @@ async function seed() {
   await sql(
     url,
     `insert into sales (user_id, buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name,
-       license_id, license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at, refunded_at, status, created_at, updated_at)
+       license_id, license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at, refunded_at, status, created_at, updated_at,
+       order_number)
      select ${uid('1 + g % 100000')}, ${last('1 + g % 100000')}, ${first('1 + g % 100000')},
             'member' || (1 + g % 100000) || '@example.jp', 1 + g % 6, '〇〇署', 1 + g % ${SCALE.licences}, 'ライセンス ' || (1 + g % ${SCALE.licences}),
             11000, 'jpy', gen_random_uuid(), 'cs_bench_' || g, now() - (g || ' seconds')::interval,
-            case when g % 100 = 0 then now() else null end, (g % 3), now(), now()
+            case when g % 100 = 0 then now() else null end, (g % 3), now(), now(),
+            -- 注文番号 of the real shape, unique by construction (g in base32) rather than drawn at random
+            'LS-2611-' || (select string_agg(substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', ((g >> (5 * i)) & 31) + 1, 1), '' order by i desc)
+                           from generate_series(0, 5) i)
      from generate_series(1, ${SCALE.sales}) g`,
   );
   await sql(url, 'vacuum analyze');

@@ -129,6 +129,7 @@ describe('GET /api/sales/{id}/receipt', () => {
       message: '領収書の宛名を「〇〇市消防局 御中」にしました。',
     });
 
+    const ordered = (await (await buyer.client.get(`/api/sales/${saleId}/receipt-addressee`)).json()) as { order_number: string };
     const res = await buyer.client.get(`/api/sales/${saleId}/receipt`);
     expect(res.headers.get('content-disposition')).toContain(`filename="receipt_R-${String(saleId).padStart(8, '0')}.pdf"`);
     expect(res.headers.get('cache-control')).toContain('no-store');
@@ -149,7 +150,9 @@ describe('GET /api/sales/{id}/receipt', () => {
     expect(text).toContain(receiptIssuer.name);
     expect(text).toContain(receiptIssuer.address);
     expect(text).toContain(`領収書番号 ${number}`);
-    expect(text).toContain(`ご注文番号 ${saleId}`);
+    // The sale's 注文番号, as the receipt state gives it (docs/decisions/0030-order-numbers.md).
+    expect(ordered.order_number).toMatch(/^LS-\d{4}-[0-9A-HJKMNP-TV-Z]{6}$/);
+    expect(text).toContain(`注文番号 ${ordered.order_number}`);
     expect(text).toContain('お支払い方法 クレジットカード');
     const today = new Intl.DateTimeFormat('ja-JP', { timeZone: 'Asia/Tokyo', dateStyle: 'long' }).format(new Date());
     expect(text).toContain(`発行日 ${today}`);

@@ -29,13 +29,20 @@ const ADMIN = { email: 'e2e-receipt-admin@example.jp', password: 'e2e-receipt-ad
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'receipt-e2e-'));
   shop = await startShopWithStripe();
-  const license = await createLicense(
-    shop.runtime.deps.orm,
-    shop.runtime.deps.files,
-    { id: 'test', email: 'test' },
-    { name: 'ACLS 二次救命処置ライセンス', description: '', price: 33000 },
-    [],
-  );
+  // Four licences of the same name and price: a member buys each licence once (POST /api/licenses/stripe
+  // answers 409 already_purchased for a held one), and each test below issues a receipt of its own.
+  const licenses = [];
+  for (let i = 0; i < 4; i++) {
+    licenses.push(
+      await createLicense(
+        shop.runtime.deps.orm,
+        shop.runtime.deps.files,
+        { id: 'test', email: 'test' },
+        { name: 'ACLS 二次救命処置ライセンス', description: '', price: 33000 },
+        [],
+      ),
+    );
+  }
   const user = await transact(shop.runtime.deps.orm.em as Em, (tx) =>
     createUser(tx, {
       email: EMAIL,
@@ -51,7 +58,7 @@ beforeAll(async () => {
   // Four paid purchases through the Stripe emulator (checkout → payment → webhook → sale).
   const client = new TestClient(shop.app, '10.31.0.1');
   expect((await client.login(EMAIL, PASSWORD)).status).toBe(200);
-  for (let i = 0; i < 4; i++) {
+  for (const license of licenses) {
     const res = await client.post('/api/licenses/stripe', { licenseId: license.id, distribution: true });
     const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
     shop.emulator.pay(sessionId, 'card');

@@ -4,6 +4,7 @@ import { transact } from '../../events/outbox.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
+import { saleOfOrderNumber, salePaymentsOfSessions } from '../sales/index.ts';
 import { StripeEvent } from './entities/checkout-session.entity.ts';
 import { reconcile } from './service.ts';
 
@@ -37,7 +38,7 @@ const OUTCOME_LABELS: Record<string, string> = {
 const stateOf = (row: Pick<StripeEvent, 'processedAt' | 'failedAt'>): InboxState =>
   row.failedAt ? 'failed' : row.processedAt ? 'processed' : 'received';
 
-function view(row: StripeEvent) {
+function view(row: StripeEvent, orderNumbers: ReadonlyMap<string, string | null> = new Map()) {
   return {
     id: row.id,
     type: row.type,
@@ -51,6 +52,8 @@ function view(row: StripeEvent) {
     outcome_label: row.outcome ? (OUTCOME_LABELS[row.outcome] ?? row.outcome) : null,
     error: row.lastError ?? null,
     stripe_session_id: row.stripeSessionId ?? null,
+    // The 注文番号 of the sale this event's session made, if any.
+    order_number: (row.stripeSessionId && orderNumbers.get(row.stripeSessionId)) || null,
   };
 }
 export type InboxEventView = ReturnType<typeof view>;
@@ -59,6 +62,8 @@ export interface InboxFilter {
   type?: string;
   state?: InboxState;
   sessionId?: string;
+  /** A sale's 注文番号 (any case, hyphens or none): the events of its Checkout Session. */
+  orderNumber?: string;
   from?: string;
   to?: string;
 }
@@ -79,6 +84,13 @@ export async function listStripeEvents(orm: Orm, filter: InboxFilter, page: numb
     clauses.push('stripe_session_id = ?');
     params.push(filter.sessionId);
   }
+  if (filter.orderNumber) {
+    // The sales module finds the sale (through its unique index); the inbox never reads sales itself.
+    const sale = await saleOfOrderNumber(em, filter.orderNumber);
+    if (!sale) return { events: [], total: 0, page, per_page: perPage };
+    clauses.push('stripe_session_id = ?');
+    params.push(sale.stripeSessionId);
+  }
   if (filter.from) {
     clauses.push("received_at >= (?::date)::timestamp at time zone 'Asia/Tokyo'");
     params.push(filter.from);
@@ -98,8 +110,12 @@ export async function listStripeEvents(orm: Orm, filter: InboxFilter, page: numb
   ]);
   const rows = ids.length ? await em.find(StripeEvent, { id: { $in: ids.map((row) => row.id) } }) : [];
   const byId = new Map(rows.map((row) => [row.id, row]));
+  const sessions = [...new Set(rows.flatMap((row) => (row.stripeSessionId ? [row.stripeSessionId] : [])))];
+  const orderNumbers = new Map(
+    (sessions.length ? await salePaymentsOfSessions(em, sessions) : []).map((sale) => [sale.stripeSessionId, sale.orderNumber]),
+  );
   return {
-    events: ids.map((row) => view(byId.get(row.id) as StripeEvent)),
+    events: ids.map((row) => view(byId.get(row.id) as StripeEvent, orderNumbers)),
     total: Number(counted[0]?.total ?? 0),
     page,
     per_page: perPage,
@@ -108,9 +124,12 @@ export async function listStripeEvents(orm: Orm, filter: InboxFilter, page: numb
 
 /** One event with Stripe's payload, as received. */
 export async function stripeEventDetail(orm: Orm, id: string) {
-  const row = await orm.em.fork().findOne(StripeEvent, { id });
+  const em = orm.em.fork() as Em;
+  const row = await em.findOne(StripeEvent, { id });
   if (!row) throw new AppError('not_found', STRIPE_EVENT_NOT_FOUND);
-  return { event: { ...view(row), payload: row.payload } };
+  const [sale] = row.stripeSessionId ? await salePaymentsOfSessions(em, [row.stripeSessionId]) : [];
+  const orderNumbers = new Map(sale ? [[sale.stripeSessionId, sale.orderNumber]] : []);
+  return { event: { ...view(row, orderNumbers), payload: row.payload } };
 }
 
 const MAX_ERROR = 2_000;

@@ -4,6 +4,7 @@ import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput, rules } from '../../http/validate.ts';
+import { parseOrderNumber } from '../sales/index.ts';
 import { listStripeEvents, replayStripeEvent, STRIPE_EVENT_NOT_FOUND, stripeEventDetail } from './inbox.ts';
 import {
   acknowledgeReconciliation,
@@ -43,6 +44,14 @@ const EventsQuery = v.object({
       v.regex(/^[A-Za-z0-9_]{0,255}$/, 'Checkout Session が正しくありません。'),
     ),
   ),
+  order_number: v.optional(
+    v.pipe(
+      v.string('注文番号が正しくありません。'),
+      v.trim(),
+      v.maxLength(30, '注文番号は「LS-2611-7K3Q9M」の形で入力してください。'),
+      v.check((text) => text === '' || parseOrderNumber(text) !== null, '注文番号は「LS-2611-7K3Q9M」の形で入力してください。'),
+    ),
+  ),
   from: optionalDate,
   to: optionalDate,
   ...Paging,
@@ -80,6 +89,7 @@ export const paymentRoutes = new Hono<AppEnv>()
       type: query.type || undefined,
       state: query.state || undefined,
       sessionId: query.session || undefined,
+      orderNumber: query.order_number || undefined,
       from: query.from || undefined,
       to: query.to || undefined,
     };

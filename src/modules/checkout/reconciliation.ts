@@ -430,6 +430,7 @@ export async function reconciliationDetail(orm: Orm, id: string) {
         stripe_session_id: finding.stripeSessionId ?? null,
         payment_intent_id: finding.paymentIntentId ?? null,
         sale_id: finding.saleId ?? null,
+        sale_order_number: sale?.orderNumber ?? null,
         sale_user_id: sale?.userId ?? null,
         sale_buyer_email: sale?.buyerEmail ?? null,
         event_id: finding.eventId ?? null,

@@ -8,7 +8,7 @@ import { AppError, validationError } from '../../http/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { setDistribution } from '../accounts/index.ts';
 import { findLicenseForSale, LICENSE_NOT_FOUND, noteCheckoutStarted } from '../licenses/index.ts';
-import { saleIdForCheckout } from '../sales/index.ts';
+import { holdingsOf, saleOfCheckout } from '../sales/index.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { HIDDEN_LICENSE_FLAG } from './hidden-license.ts';
 import { type KonbiniVoucher, konbiniVoucherOf, voucherView } from './konbini.ts';
@@ -30,6 +30,7 @@ export async function startCheckout(
     const license = await findLicenseForSale(tx, input.licenseId);
     if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
     if (!license.published) throw validationError({ licenseId: ['このライセンスは現在販売していません。'] });
+    await refuseSecondPurchase(tx, buyer.id, license.id);
     tx.create(CheckoutSession, {
       id: checkoutId,
       userId: buyer.id,
@@ -75,6 +76,48 @@ export async function startCheckout(
   return { url: session.url };
 }
 
+export const ALREADY_PURCHASED = 'このライセンスは購入済みです。';
+export const PAYMENT_PENDING =
+  'このライセンスはコンビニでのお支払いをお待ちしています。お支払い番号（払込票）に沿って、期限までにお支払いください。';
+
+/**
+ * A member buys a licence once: 409 `already_purchased` when they hold it (a paid sale not refunded,
+ * or a payment completed whose sale the worker is still recording), 409 `payment_pending` while a
+ * konbini payment for it awaits them (with the voucher). Runs in startCheckout's transaction under a
+ * lock on (member, licence), so two requests at once cannot both pass it.
+ */
+async function refuseSecondPurchase(tx: Em, userId: string, licenseId: number): Promise<void> {
+  await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`checkout:${userId}:${licenseId}`]);
+  const [held] = await holdingsOf(tx, userId, licenseId);
+  if (held) throw new AppError('conflict', ALREADY_PURCHASED, { details: { code: 'already_purchased' } });
+  const pending = await tx.find(
+    CheckoutSession,
+    { userId, licenseId, state: { $in: ['complete', 'awaiting_payment'] } },
+    { orderBy: { createdAt: 'desc' } },
+  );
+  for (const checkout of pending) {
+    // Paid a moment ago: the sale is being recorded (a refunded one has its sale, counted above).
+    if (checkout.state === 'complete' && !(await saleOfCheckout(tx, checkout.id))) {
+      throw new AppError('conflict', ALREADY_PURCHASED, { details: { code: 'already_purchased' } });
+    }
+    // Awaiting the konbini payment (its voucher may still be on its way from Stripe) until the deadline.
+    if (
+      checkout.state === 'awaiting_payment' &&
+      (checkout.konbiniExpiresAt?.getTime() ?? Number.POSITIVE_INFINITY) > Date.now()
+    ) {
+      const voucher = voucherView(checkout);
+      throw new AppError('conflict', PAYMENT_PENDING, {
+        details: {
+          code: 'payment_pending',
+          voucher_url: voucher?.url ?? null,
+          expires_at: voucher?.expires_at ?? null,
+          history_url: `/users/${userId}`,
+        },
+      });
+    }
+  }
+}
+
 const sessionIdOf = (event: Stripe.Event): string | null =>
   event.type.startsWith('checkout.session.') ? ((event.data.object as { id?: string }).id ?? null) : null;
 
@@ -102,13 +145,15 @@ export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: 
   const em = orm.em.fork() as Em;
   const checkout = await em.findOne(CheckoutSession, { stripeSessionId, userId });
   if (!checkout) throw new AppError('not_found', 'お支払いの記録が見つかりませんでした。');
+  const sale = await saleOfCheckout(em, checkout.id);
   return {
     state: checkout.state,
     license_id: checkout.licenseId,
     // What the member pays (総額表示: tax included), shown with a pending konbini payment's deadline.
     amount: checkout.amount,
     currency: checkout.currency,
-    sale_id: await saleIdForCheckout(em, checkout.id),
+    sale_id: sale?.id ?? null,
+    order_number: sale?.orderNumber ?? null,
     // A konbini payment awaiting the buyer: the numbers, the voucher page and the deadline.
     konbini:
       checkout.state === 'awaiting_payment' && (checkout.konbiniExpiresAt?.getTime() ?? 0) > Date.now()
@@ -283,7 +328,8 @@ export async function reconcile(
     fresh.outcome = result === 'ignored' && fresh.outcome ? fresh.outcome : result;
     fresh.attempts += 1;
     fresh.failedAt = null;
-    fresh.stripeSessionId ??= session?.id ?? null;
+    // A refund names a payment intent, not a session: the checkout's session links it (inbox search).
+    fresh.stripeSessionId ??= session?.id ?? checkout?.stripeSessionId ?? null;
     return result;
   });
   ctx.log.info('stripe event reconciled', { eventId, type: event.type, outcome });

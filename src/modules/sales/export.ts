@@ -393,7 +393,7 @@ export async function preflight(orm: Orm, filter: SalesFilter, batch: boolean, g
 function unmappableError(found: { problems: Unmappable[]; total: number }) {
   const first = found.problems
     .slice(0, 3)
-    .map((p) => `注文番号${p.sale_id}の「${p.characters.join('')}」`)
+    .map((p) => `売上ID ${p.sale_id} の「${p.characters.join('')}」`)
     .join('、');
   return validationError(
     {
@@ -576,7 +576,7 @@ function cellWriter(cp932: boolean, replace: boolean): (text: string, saleId: nu
     if (unmappable.length) {
       throw new AppError(
         'validation',
-        `注文番号${saleId}に Shift_JIS（CP932）で表せない文字「${unmappable.join('')}」があります。UTF-8で作成するか、〓に置き換えて作成してください。`,
+        `売上ID ${saleId} に Shift_JIS（CP932）で表せない文字「${unmappable.join('')}」があります。UTF-8で作成するか、〓に置き換えて作成してください。`,
       );
     }
     return toCp932Forms(text);

@@ -18,6 +18,7 @@ import { salesRoutes } from './routes.ts';
 export { SALE_STATUS_LABEL, SaleStatus } from './entities/sale.entity.ts';
 export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export.ts';
 export { exportFigures } from './export-figures.ts';
+export { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN, parseOrderNumber } from './order-number.ts';
 export {
   type SalePayment,
   salePaymentsOfIds,
@@ -25,7 +26,14 @@ export {
   salePaymentsOfSessions,
   salePaymentsSince,
 } from './payments.ts';
-export { saleIdForCheckout, salesOfUser } from './service.ts';
+export {
+  type Holding,
+  holdingsOf,
+  saleIdForCheckout,
+  saleOfCheckout,
+  saleOfOrderNumber,
+  salesOfUser,
+} from './service.ts';
 
 export const sales = {
   name: 'sales',

@@ -3,6 +3,7 @@ import type { Em } from '../../db/orm.ts';
 /** What payment reconciliation compares of a sale with Stripe's Checkout Session. */
 export interface SalePayment {
   id: number;
+  orderNumber: string | null;
   stripeSessionId: string;
   paymentIntentId: string | null;
   amount: number;
@@ -13,7 +14,7 @@ export interface SalePayment {
   buyerEmail: string;
 }
 
-const COLUMNS = `id, stripe_session_id as "stripeSessionId", stripe_payment_intent_id as "paymentIntentId", amount, currency,
+const COLUMNS = `id, order_number as "orderNumber", stripe_session_id as "stripeSessionId", stripe_payment_intent_id as "paymentIntentId", amount, currency,
   paid_at as "paidAt", refunded_at as "refundedAt", user_id as "userId", buyer_email as "buyerEmail"`;
 
 /** Sales paid since `since` (the reconciliation window), oldest first. */

@@ -33,6 +33,8 @@ export interface ReceiptContent {
    * far (0: not issued yet) and `issuedAt` their last issue.
    */
   copy?: { printedAt: Date };
+  /** The sale's 注文番号 (`LS-2611-7K3Q9M`). */
+  orderNumber: string | null;
 }
 
 /**
@@ -176,10 +178,8 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   // Payment.
   y += 18;
   doc.font('regular').fontSize(10).fillColor(INK);
-  const facts: [string, string][] = [
-    ['ご注文番号', String(content.saleId)],
-    ['お支払日', japanDate.format(content.paidAt)],
-  ];
+  const facts: [string, string][] = [['お支払日', japanDate.format(content.paidAt)]];
+  if (content.orderNumber) facts.unshift(['注文番号', content.orderNumber]);
   const method = paymentMethodLabel(content.paymentMethod);
   if (method) facts.push(['お支払い方法', method]);
   for (const [term, detail] of facts) {

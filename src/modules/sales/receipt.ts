@@ -138,6 +138,7 @@ function receiptDto(sale: Sale, receipt: SaleReceipt | null, copy: boolean, paym
   const issued = (receipt?.issueCount ?? 0) > 0;
   return {
     sale_id: sale.id,
+    order_number: sale.orderNumber ?? null,
     receipt_number: receiptNumber(sale.id),
     license_name: sale.licenseName,
     issued,
@@ -298,6 +299,7 @@ export async function issueReceipt(
       firstIssuedAt,
       paymentMethod: method,
       saleId: sale.id,
+      orderNumber: sale.orderNumber ?? null,
     });
     const chosen = receipt;
     const recorded = await transact(deps.orm.em as Em, async (tx) => {
@@ -377,6 +379,7 @@ async function readCopy(
     firstIssuedAt: receipt?.firstIssuedAt ?? now,
     paymentMethod: method,
     saleId: sale.id,
+    orderNumber: sale.orderNumber ?? null,
     copy: { printedAt: now },
   });
   await transact(deps.orm.em as Em, async (tx) => {

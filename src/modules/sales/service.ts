@@ -9,49 +9,67 @@ import { findBuyer } from '../accounts/index.ts';
 import { auditedSaleIds, recordAudit } from '../audit/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
 import { SALE_STATUS_LABEL, Sale, SaleStatus } from './entities/sale.entity.ts';
+import { newOrderNumber, parseOrderNumber } from './order-number.ts';
 import { recordStatusMove } from './status-moves.ts';
 
 export class SaleNotYetRecorded extends Error {}
 
-/** CheckoutPaid → exactly one sale, with the buyer's details as they are now, and SalePaid. */
+/** A new order number drawn this many times at most (a clash is one in a billion a month). */
+const ORDER_NUMBER_ATTEMPTS = 5;
+
+const isOrderNumberClash = (error: unknown) =>
+  error instanceof UniqueConstraintViolationException && error.message.includes('sales_order_number_unique');
+
+/**
+ * CheckoutPaid → exactly one sale, with the buyer's details as they are now, its order number, and
+ * SalePaid. The order number is drawn again when it clashes with another sale's.
+ */
 export async function recordSale(em: Em, paid: EventPayload<'CheckoutPaid'>): Promise<'done' | 'skipped'> {
-  try {
-    return await transact(em, async (tx) => {
-      const existing = await tx.findOne(Sale, { checkoutSessionId: paid.checkoutId });
-      if (existing) return 'skipped';
-      const user = paid.userId ? await findBuyer(tx, paid.userId) : null;
-      const license = await findLicenseForSale(tx, paid.licenseId);
-      if (!license) throw new Error(`licence ${paid.licenseId} of checkout ${paid.checkoutId} not found`);
-      const sale = tx.create(Sale, {
-        userId: user?.id ?? null,
-        buyerLastName: user?.lastName ?? '',
-        buyerFirstName: user?.firstName ?? '',
-        buyerEmail: user?.email ?? '',
-        buyerAffiliation: user?.affiliation ?? null,
-        buyerAffiliationName: user?.affiliationName ?? '',
-        buyerAffiliationOther: user?.affiliationOther ?? null,
-        licenseId: license.id,
-        licenseName: license.name,
-        amount: paid.amount,
-        currency: paid.currency,
-        checkoutSessionId: paid.checkoutId,
-        stripeSessionId: paid.stripeSessionId,
-        stripePaymentIntentId: paid.paymentIntentId,
-        receiptUrl: paid.receiptUrl,
-        paidAt: new Date(paid.paidAt),
-        refundedAt: null,
-        status: SaleStatus.AwaitingExport,
-        createdAt: new Date(),
-        updatedAt: new Date(),
-      });
-      await tx.flush();
-      recordEvent(tx, 'SalePaid', { saleId: sale.id });
-      return 'done';
-    });
-  } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) return 'skipped';
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await recordSaleOnce(em, paid);
+    } catch (error) {
+      if (isOrderNumberClash(error) && attempt < ORDER_NUMBER_ATTEMPTS) continue;
+      if (error instanceof UniqueConstraintViolationException && !isOrderNumberClash(error)) return 'skipped';
+      throw error;
+    }
   }
+}
+
+function recordSaleOnce(em: Em, paid: EventPayload<'CheckoutPaid'>): Promise<'done' | 'skipped'> {
+  return transact(em, async (tx) => {
+    const existing = await tx.findOne(Sale, { checkoutSessionId: paid.checkoutId });
+    if (existing) return 'skipped';
+    const user = paid.userId ? await findBuyer(tx, paid.userId) : null;
+    const license = await findLicenseForSale(tx, paid.licenseId);
+    if (!license) throw new Error(`licence ${paid.licenseId} of checkout ${paid.checkoutId} not found`);
+    const sale = tx.create(Sale, {
+      userId: user?.id ?? null,
+      buyerLastName: user?.lastName ?? '',
+      buyerFirstName: user?.firstName ?? '',
+      buyerEmail: user?.email ?? '',
+      buyerAffiliation: user?.affiliation ?? null,
+      buyerAffiliationName: user?.affiliationName ?? '',
+      buyerAffiliationOther: user?.affiliationOther ?? null,
+      licenseId: license.id,
+      licenseName: license.name,
+      amount: paid.amount,
+      currency: paid.currency,
+      checkoutSessionId: paid.checkoutId,
+      stripeSessionId: paid.stripeSessionId,
+      stripePaymentIntentId: paid.paymentIntentId,
+      receiptUrl: paid.receiptUrl,
+      paidAt: new Date(paid.paidAt),
+      orderNumber: newOrderNumber(new Date(paid.paidAt)),
+      refundedAt: null,
+      status: SaleStatus.AwaitingExport,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    });
+    await tx.flush();
+    recordEvent(tx, 'SalePaid', { saleId: sale.id });
+    return 'done';
+  });
 }
 
 /** PaymentRefunded → the sale is marked refunded (kept, and left out of exports). */
@@ -71,6 +89,7 @@ export async function markRefunded(em: Em, refund: EventPayload<'PaymentRefunded
 export type SaleView = Pick<
   Sale,
   | 'id'
+  | 'orderNumber'
   | 'licenseId'
   | 'licenseName'
   | 'amount'
@@ -89,7 +108,7 @@ export type SaleView = Pick<
 >;
 
 /** The list reads these columns straight into SaleView (hydrating entities cost more than the query). */
-const SALE_VIEW_COLUMNS = `s.id, s.license_id as "licenseId", s.license_name as "licenseName", s.amount, s.currency, s.status,
+const SALE_VIEW_COLUMNS = `s.id, s.order_number as "orderNumber", s.license_id as "licenseId", s.license_name as "licenseName", s.amount, s.currency, s.status,
   s.paid_at as "paidAt", s.refunded_at as "refundedAt", s.receipt_url as "receiptUrl", s.buyer_first_name as "buyerFirstName",
   s.buyer_last_name as "buyerLastName", s.buyer_email as "buyerEmail", s.user_id as "userId",
   s.buyer_affiliation as "buyerAffiliation", s.buyer_affiliation_name as "buyerAffiliationName",
@@ -98,6 +117,7 @@ const SALE_VIEW_COLUMNS = `s.id, s.license_id as "licenseId", s.license_name as 
 export function saleDto(sale: SaleView) {
   return {
     id: sale.id,
+    order_number: sale.orderNumber ?? null,
     license_id: sale.licenseId,
     license_name: sale.licenseName,
     amount: sale.amount,
@@ -183,9 +203,16 @@ export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sq
     clauses.push("s.id = any(string_to_array(?, ',')::bigint[])");
     params.push(filter.saleIds.join(','));
   }
-  const search = filter.q
-    ? personSearch(filter.q, { nameKey: 's.buyer_name_key', firstKey: 's.buyer_first_key', email: 's.buyer_email' })
-    : null;
+  // An order number (any case, with or without hyphens) is looked up exactly, through its unique index.
+  const orderNumber = filter.q ? parseOrderNumber(filter.q) : null;
+  if (orderNumber) {
+    clauses.push('s.order_number = ?');
+    params.push(orderNumber);
+  }
+  const search =
+    filter.q && !orderNumber
+      ? personSearch(filter.q, { nameKey: 's.buyer_name_key', firstKey: 's.buyer_first_key', email: 's.buyer_email' })
+      : null;
   if (search) {
     // 姓, 名, 「姓 名」, 「姓名」 (any width) or the e-mail.
     clauses.push(search.sql);
@@ -219,7 +246,13 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
   const cap = filter.q ? SEARCH_COUNT_CAP : COUNT_CAP;
   // A short name search alone (「佐藤」) is counted from its indexes only (db/like.ts).
   const searchOnly =
-    filter.q && !filter.licenseId && filter.status === undefined && !filter.paidFrom && !filter.paidTo && !filter.saleIds
+    filter.q &&
+    !parseOrderNumber(filter.q) &&
+    !filter.licenseId &&
+    filter.status === undefined &&
+    !filter.paidFrom &&
+    !filter.paidTo &&
+    !filter.saleIds
       ? prefixSearchCount(
           'sales',
           filter.q,
@@ -352,8 +385,10 @@ export function countChanged(actual: number, expected: number) {
  */
 export async function revertStatus(orm: Orm, actor: { id: string; email: string }, input: { saleIds: number[]; reason: string }) {
   return transact(orm.em as Em, async (tx) => {
-    const rows = await tx.execute<{ id: number; status: SaleStatus; refunded: boolean; license_id: number }[]>(
-      'select id, status, refunded_at is not null as refunded, license_id from sales where id in (?) order by id for update',
+    const rows = await tx.execute<
+      { id: number; status: SaleStatus; refunded: boolean; license_id: number; order_number: string | null }[]
+    >(
+      'select id, status, refunded_at is not null as refunded, license_id, order_number from sales where id in (?) order by id for update',
       [input.saleIds],
     );
     const found = new Map(rows.map((r) => [r.id, r]));
@@ -364,7 +399,10 @@ export async function revertStatus(orm: Orm, actor: { id: string; email: string 
     if (stuck.length) {
       throw validationError({
         saleIds: [
-          `差し戻せない売上が含まれています（注文番号 ${stuck.slice(0, 10).join('、')}）。出力待ち・返金済みの売上は差し戻せません。`,
+          `差し戻せない売上が含まれています（${stuck
+            .slice(0, 10)
+            .map((id) => found.get(id)?.order_number ?? `売上ID ${id}`)
+            .join('、')}）。出力待ち・返金済みの売上は差し戻せません。`,
         ],
       });
     }
@@ -392,8 +430,51 @@ export async function revertStatus(orm: Orm, actor: { id: string; email: string 
 
 /** The complete page's question: has the webhook made the sale of this checkout yet? */
 export async function saleIdForCheckout(em: Em, checkoutId: string): Promise<number | null> {
-  const sale = await em.findOne(Sale, { checkoutSessionId: checkoutId }, { fields: ['id'] });
-  return sale?.id ?? null;
+  return (await saleOfCheckout(em, checkoutId))?.id ?? null;
+}
+
+/** The sale of a checkout, once the webhook made it: its id and order number (the thanks page). */
+export async function saleOfCheckout(em: Em, checkoutId: string): Promise<{ id: number; orderNumber: string | null } | null> {
+  const sale = await em.findOne(Sale, { checkoutSessionId: checkoutId }, { fields: ['id', 'orderNumber'] });
+  return sale ? { id: sale.id, orderNumber: sale.orderNumber ?? null } : null;
+}
+
+/** A licence a member holds: their latest paid, not refunded sale of it. */
+export interface Holding {
+  saleId: number;
+  licenseId: number;
+  orderNumber: string | null;
+  paidAt: Date;
+}
+
+/**
+ * The licences `userId` holds (paid, not refunded), one entry per licence with its latest sale;
+ * only `licenseId` when given (POST /api/licenses/stripe's 409).
+ */
+export async function holdingsOf(em: Em, userId: string, licenseId?: number): Promise<Holding[]> {
+  const rows = await em.execute<{ id: number; license_id: number; order_number: string | null; paid_at: Date }[]>(
+    `select distinct on (license_id) id, license_id, order_number, paid_at from sales
+      where user_id = ? and refunded_at is null ${licenseId === undefined ? '' : 'and license_id = ?'}
+      order by license_id, paid_at desc, id desc`,
+    licenseId === undefined ? [userId] : [userId, licenseId],
+  );
+  return rows.map((row) => ({
+    saleId: row.id,
+    licenseId: row.license_id,
+    orderNumber: row.order_number,
+    paidAt: new Date(row.paid_at),
+  }));
+}
+
+/** The sale with this order number (typed any way parseOrderNumber reads), for the payments inbox. */
+export async function saleOfOrderNumber(em: Em, text: string): Promise<{ id: number; stripeSessionId: string } | null> {
+  const orderNumber = parseOrderNumber(text);
+  if (!orderNumber) return null;
+  const [row] = await em.execute<{ id: number; stripe_session_id: string }[]>(
+    'select id, stripe_session_id from sales where order_number = ?',
+    [orderNumber],
+  );
+  return row ? { id: row.id, stripeSessionId: row.stripe_session_id } : null;
 }
 
 /** UserDeleted → the user's sales keep their buyer snapshot and lose the link to the account. */

@@ -66,9 +66,17 @@ export const SaleSchema = defineEntity({
       name: 'sales_buyer_email_trgm_index',
       expression: 'create index "sales_buyer_email_trgm_index" on "sales" using gin ("buyer_email" gin_trgm_ops)',
     },
+    // Order numbers are looked up exactly (the sales list's q, the payments inbox) and never repeat.
+    {
+      name: 'sales_order_number_unique',
+      expression: 'create unique index "sales_order_number_unique" on "sales" ("order_number")',
+    },
   ],
   properties: {
     id: p.integer().primary().autoincrement(),
+    // `LS-2611-7K3Q9M` (order-number.ts). Nullable in the schema only: every sale has one (see the
+    // migration 20261126010000 for why NOT NULL waits for a later release).
+    orderNumber: p.string().length(14).fieldName('order_number').nullable(),
     userId: p.string().length(255).fieldName('user_id').nullable().index('sales_user_id_index'),
     buyerLastName: p.string().length(50).fieldName('buyer_last_name'),
     buyerFirstName: p.string().length(50).fieldName('buyer_first_name'),

@@ -33,7 +33,7 @@ export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
         `ライセンス：${sale.licenseName}`,
         `金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
         `お支払い日時：${jst.format(sale.paidAt)}`,
-        `注文番号：${sale.id}`,
+        ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
         '研修管理システムへの登録が済みましたら、あらためてご案内します。購入履歴は会員情報のページからご確認いただけます。',
       ],
       // The shop's own 領収書 (宛名 and 但し書き of the member's choice), not Stripe's receipt page.
@@ -74,7 +74,7 @@ async function sendRegistrationMails(ctx: JobContext, keyPrefix: string, saleIds
         paragraphs: [
           `ご購入いただいた「${sale.licenseName}」を研修管理システムに登録しました。`,
           '研修管理システムからのご案内に沿って受講をお進めください。',
-          `注文番号：${sale.id}`,
+          ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
         ],
         notes: ['このメールは送信専用です。'],
       }),

@@ -13,6 +13,8 @@ export interface InboxEvent {
   outcome_label: string | null;
   error: string | null;
   stripe_session_id: string | null;
+  /** 注文番号 of the sale this event's Checkout Session made. */
+  order_number: string | null;
 }
 
 export interface Reconciliation {
@@ -44,6 +46,7 @@ export interface Finding {
   stripe_session_id: string | null;
   payment_intent_id: string | null;
   sale_id: number | null;
+  sale_order_number: string | null;
   sale_user_id: string | null;
   sale_buyer_email: string | null;
   event_id: string | null;
@@ -68,7 +71,7 @@ export const EVENT_TYPES = [
   { value: 'charge.refunded', label: '返金' },
 ];
 
-export const EVENT_FILTERS = ['type', 'state', 'session', 'from', 'to'] as const;
+export const EVENT_FILTERS = ['type', 'state', 'session', 'order_number', 'from', 'to'] as const;
 
 export function useInbox(params: URLSearchParams) {
   const query = new URLSearchParams();

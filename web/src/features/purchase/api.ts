@@ -2,6 +2,8 @@ import useSWR from 'swr';
 
 export interface Sale {
   id: number;
+  /** 注文番号 (`LS-2611-7K3Q9M`): what the member quotes when they call. */
+  order_number: string | null;
   license_id: number;
   license_name: string;
   amount: number;
@@ -41,7 +43,19 @@ export interface CheckoutStatus {
   sale_id: number | null;
   /** Yen, tax included (総額表示). */
   amount: number;
+  order_number: string | null;
   konbini: KonbiniVoucher | null;
+}
+
+/** What the signed-in member holds or is paying for, per licence (GET /api/me/holdings). */
+export interface Holding {
+  license_id: number;
+  state: 'purchased' | 'payment_pending';
+  sale_id: number | null;
+  order_number: string | null;
+  purchased_at: string | null;
+  voucher_url: string | null;
+  expires_at: string | null;
 }
 
 export interface LicenseSummary {

@@ -27,6 +27,7 @@ export function PurchaseHistory() {
             <thead>
               <tr>
                 <th scope="col">購入日時</th>
+                <th scope="col">ご注文番号</th>
                 <th scope="col">ライセンス</th>
                 <th scope="col">金額</th>
                 <th scope="col">状況</th>
@@ -37,6 +38,9 @@ export function PurchaseHistory() {
               {data.konbini_orders.map((order) => (
                 <tr key={order.checkout_id}>
                   <td>{formatDateTime(order.ordered_at)}</td>
+                  <td>
+                    <span className="small">お支払い後に発行</span>
+                  </td>
                   <td>{order.license_name}</td>
                   <td>{formatPrice(order.amount)}</td>
                   <td>
@@ -54,6 +58,7 @@ export function PurchaseHistory() {
               {data.sales.map((sale) => (
                 <tr key={sale.id}>
                   <td>{formatDateTime(sale.paid_at)}</td>
+                  <td className="order-number">{sale.order_number ?? '—'}</td>
                   <td>{sale.license_name}</td>
                   <td>{formatPrice(sale.amount)}</td>
                   <td>{sale.member_state_label}</td>

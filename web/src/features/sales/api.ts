@@ -14,6 +14,8 @@ export const SALE_STATUS_OPTIONS = [
 
 export interface AdminSale {
   id: number;
+  /** 注文番号 (`LS-2611-7K3Q9M`). */
+  order_number: string | null;
   license_id: number;
   license_name: string;
   amount: number;

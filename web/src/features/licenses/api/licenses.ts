@@ -36,3 +36,24 @@ export function useLicenses(page: number, perPage = 20, sort = 'id') {
 export function useLicense(id: string | undefined) {
   return useSWR<{ license: License }>(id ? `/api/licenses/${id}` : null);
 }
+
+/** What the signed-in member holds or is paying for, per licence (GET /api/me/holdings). */
+export interface Holding {
+  license_id: number;
+  state: 'purchased' | 'payment_pending';
+  sale_id: number | null;
+  order_number: string | null;
+  purchased_at: string | null;
+  voucher_url: string | null;
+  expires_at: string | null;
+}
+
+/**
+ * The member's holdings, fetched apart from the catalogue (which is cached and shared by every
+ * member) and only for a signed-in member: 購入済み / コンビニ支払い待ち instead of the buy button.
+ */
+export function useHoldings(userId: string | undefined) {
+  const { data, error, isLoading } = useSWR<{ holdings: Holding[] }>(userId ? '/api/me/holdings' : null);
+  const byLicense = new Map((data?.holdings ?? []).map((holding) => [holding.license_id, holding]));
+  return { byLicense, error, isLoading: Boolean(userId) && isLoading };
+}

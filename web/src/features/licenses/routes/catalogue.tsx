@@ -2,8 +2,10 @@ import { useDeferredValue } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager } from '../../../components/ui/pager';
+import { useAuth } from '../../../lib/auth-store';
 import { formatPrice } from '../../../lib/format';
-import { useLicenses } from '../api/licenses';
+import { useHoldings, useLicenses } from '../api/licenses';
+import { HoldingBadge } from '../components/holding-state';
 
 /** Cards drawn while the page loads, the size of real ones: nothing below them jumps when they arrive. */
 const SKELETON_CARDS = 3;
@@ -13,6 +15,9 @@ export function CataloguePage() {
   const [params, setParams] = useSearchParams();
   const page = Math.max(1, Number(params.get('page')) || 1);
   const { data: latest, error, isLoading, mutate } = useLicenses(page);
+  const me = useAuth().users[0];
+  // 購入済み / コンビニ支払い待ち: the member's own list, beside the shared (cached) catalogue.
+  const holdings = useHoldings(me && me.role !== 'admin' ? me.id : undefined);
   // The cards are drawn as a background render React can pause, so taps are answered while they
   // are laid out (a data update from swr would otherwise hold the main thread in one long task).
   const data = useDeferredValue(latest);
@@ -64,6 +69,7 @@ export function CataloguePage() {
                   )}
                   <span className="card-name">{license.name}</span>
                   <span className="card-price">{formatPrice(license.price)}</span>
+                  <HoldingBadge holding={holdings.byLicense.get(license.id)} />
                 </Link>
               </li>
             ))}

@@ -1,12 +1,17 @@
 import { Link, useParams } from 'react-router';
 import { LoadError, Loading } from '../../../components/ui/load-state';
-import { useLicense } from '../api/licenses';
+import { useAuth } from '../../../lib/auth-store';
+import { useHoldings, useLicense } from '../api/licenses';
+import { HoldingState } from '../components/holding-state';
 import { LicenseView } from '../components/license-view';
 
 /** /licenses/{id}: what a buyer needs to decide. */
 export function LicenseDetailPage() {
   const { id } = useParams();
   const { data, error, isLoading, mutate } = useLicense(id);
+  const me = useAuth().users[0];
+  const holdings = useHoldings(me && me.role !== 'admin' ? me.id : undefined);
+  const holding = data ? holdings.byLicense.get(data.license.id) : undefined;
   return (
     <section className="card">
       {/* One h1 in every state: the licence's name once it is here. */}
@@ -24,11 +29,15 @@ export function LicenseDetailPage() {
             description={data.license.description}
             pictures={data.license.pictures.map((p, i) => ({ url: p.url, alt: `${data.license.name}の画像${i + 1}` }))}
           />
-          <div className="actions">
-            <Link to={`/licenses/${data.license.id}/procedure`} className="button primary">
-              購入手続きへ進む
-            </Link>
-          </div>
+          {holding ? (
+            <HoldingState holding={holding} historyUrl={me ? `/users/${me.id}` : '/login'} />
+          ) : holdings.isLoading ? null : (
+            <div className="actions">
+              <Link to={`/licenses/${data.license.id}/procedure`} className="button primary">
+                購入手続きへ進む
+              </Link>
+            </div>
+          )}
         </>
       ) : null}
       <p className="small">

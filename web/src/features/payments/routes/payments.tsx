@@ -182,6 +182,7 @@ function FindingItem({ finding }: { finding: Finding }) {
         Stripe：{money(finding.stripe_amount, finding.stripe_currency)} ／ この店：
         {money(finding.our_amount, finding.our_currency)}
         {finding.stripe_session_id ? ` ／ Checkout Session：${finding.stripe_session_id}` : ''}
+        {finding.sale_order_number ? ` ／ 注文番号：${finding.sale_order_number}` : ''}
       </p>
       <p className="actions">
         {finding.event_id ? (
@@ -261,12 +262,21 @@ function InboxSection() {
           />
           <TextInput label="受信日（まで）" name="to" type="date" value={form.to} onInput={(to) => setForm({ ...form, to })} />
         </div>
-        <TextInput
-          label="Checkout Session ID"
-          name="session"
-          value={form.session}
-          onInput={(session) => setForm({ ...form, session })}
-        />
+        <div className="field-row">
+          <TextInput
+            label="注文番号"
+            name="order_number"
+            value={form.order_number}
+            placeholder="LS-2611-7K3Q9M"
+            onInput={(order_number) => setForm({ ...form, order_number })}
+          />
+          <TextInput
+            label="Checkout Session ID"
+            name="session"
+            value={form.session}
+            onInput={(session) => setForm({ ...form, session })}
+          />
+        </div>
         <div className="search-actions">
           <button type="submit" className="button primary">
             検索
@@ -276,7 +286,7 @@ function InboxSection() {
               type="button"
               className="button"
               onClick={() => {
-                setForm({ type: '', state: '', session: '', from: '', to: '' });
+                setForm({ type: '', state: '', session: '', order_number: '', from: '', to: '' });
                 setParams(new URLSearchParams());
               }}
             >
@@ -316,6 +326,7 @@ function InboxSection() {
                     <td>
                       {event.type_label}
                       <div className="small">{event.id}</div>
+                      {event.order_number ? <div className="small">注文番号 {event.order_number}</div> : null}
                     </td>
                     <td>
                       {event.state === 'processed' ? (

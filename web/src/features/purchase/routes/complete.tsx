@@ -38,6 +38,15 @@ export function PurchaseCompletePage() {
       <>
         <h2>ご購入ありがとうございます</h2>
         <p role="status">お支払いを確認しました。ご登録のメールアドレスに確認メールをお送りしました。</p>
+        {data.order_number ? (
+          <dl className="order-summary">
+            <dt>ご注文番号</dt>
+            <dd className="order-number">{data.order_number}</dd>
+          </dl>
+        ) : null}
+        {data.order_number ? (
+          <p className="small">お問い合わせの際は、このご注文番号をお伝えください。購入履歴でも確認できます。</p>
+        ) : null}
       </>
     );
   } else if (data.state === 'awaiting_payment') {

@@ -5,13 +5,27 @@ import { CheckboxField } from '../../../components/ui/checkbox-field';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
-import { api } from '../../../lib/api';
+import { ApiError, api } from '../../../lib/api';
+import { useAuth } from '../../../lib/auth-store';
 import { formatPrice } from '../../../lib/format';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useLicenseSummary } from '../api';
 import { checkoutRoute } from '../checkout-url';
 
 const seller = legal.items.find((item) => item.term === '販売事業者')?.detail ?? '';
+
+/** POST /api/licenses/stripe's 409 for a licence the member holds or is paying for at a konbini. */
+interface SecondPurchase {
+  code: 'already_purchased' | 'payment_pending';
+  message: string;
+  voucher_url?: string | null;
+}
+
+const secondPurchaseOf = (error: unknown): SecondPurchase | null => {
+  if (!(error instanceof ApiError) || error.status !== 409) return null;
+  const body = error.body as Partial<SecondPurchase> | undefined;
+  return body?.code === 'already_purchased' || body?.code === 'payment_pending' ? (body as SecondPurchase) : null;
+};
 
 /** /licenses/{id}/procedure: the final confirmation before Stripe Checkout (特定商取引法). */
 export function ProcedurePage() {
@@ -21,13 +35,23 @@ export function ProcedurePage() {
   const { data, error, isLoading, mutate } = useLicenseSummary(id);
   const [distribution, setDistribution] = useState(true);
   const { busy, message, errors, run } = useFormSubmit();
+  const [refused, setRefused] = useState<SecondPurchase | null>(null);
+  const me = useAuth().users[0];
 
   const proceed = () =>
     run(async () => {
-      const { url } = await api<{ url: string }>('/api/licenses/stripe', {
-        method: 'POST',
-        body: { licenseId: Number(id), distribution },
-      });
+      let url: string;
+      try {
+        ({ url } = await api<{ url: string }>('/api/licenses/stripe', {
+          method: 'POST',
+          body: { licenseId: Number(id), distribution },
+        }));
+      } catch (error) {
+        const second = secondPurchaseOf(error);
+        if (!second) throw error;
+        setRefused(second);
+        return;
+      }
       const route = checkoutRoute(url);
       if (!route) throw new Error('unexpected checkout address');
       navigate(route);
@@ -74,11 +98,27 @@ export function ProcedurePage() {
             の内容に同意したものとみなします。
           </p>
           <FormAlert message={message} errors={errors} />
+          {refused ? (
+            <div className="notice" role="alert">
+              <p>{refused.message}</p>
+              <p>
+                {refused.voucher_url ? (
+                  <>
+                    <a href={refused.voucher_url} target="_blank" rel="noreferrer">
+                      お支払い方法（払込票）を表示する
+                    </a>
+                    ／
+                  </>
+                ) : null}
+                <Link to={me ? `/users/${me.id}` : '/login'}>購入履歴を見る</Link>
+              </p>
+            </div>
+          ) : null}
           <div className="actions">
             <Link to={`/licenses/${id}`} className="button">
               戻る
             </Link>
-            <button type="button" className="button primary" onClick={() => void proceed()} disabled={busy}>
+            <button type="button" className="button primary" onClick={() => void proceed()} disabled={busy || Boolean(refused)}>
               お支払いへ進む
             </button>
           </div>

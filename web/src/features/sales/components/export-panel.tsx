@@ -184,7 +184,7 @@ export function ExportPanel({
           <ul>
             {problems.list.map((p) => (
               <li key={`${p.sale_id}-${p.field}`}>
-                注文番号{p.sale_id}の{FIELD[p.field] ?? p.field}「{p.text}」：{p.characters.join(' ')}
+                売上ID {p.sale_id} の{FIELD[p.field] ?? p.field}「{p.text}」：{p.characters.join(' ')}
               </li>
             ))}
           </ul>

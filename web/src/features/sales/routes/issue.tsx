@@ -147,7 +147,12 @@ export function IssuePage() {
             options={SALE_STATUS_OPTIONS}
             onChange={(status) => setForm({ ...form, status })}
           />
-          <TextInput label="購入者（氏名・メールの一部）" name="q" value={form.q} onInput={(q) => setForm({ ...form, q })} />
+          <TextInput
+            label="購入者（氏名・メールの一部）・注文番号"
+            name="q"
+            value={form.q}
+            onInput={(q) => setForm({ ...form, q })}
+          />
           <TextInput
             label="購入日（から）"
             name="paid_from"
@@ -277,7 +282,7 @@ export function IssuePage() {
                   <th scope="col">
                     <span className="visually-hidden">選択</span>
                   </th>
-                  <th scope="col">購入日時</th>
+                  <th scope="col">購入日時・注文番号</th>
                   <th scope="col">購入者</th>
                   <th scope="col">ライセンス</th>
                   <th scope="col">金額</th>
@@ -299,7 +304,15 @@ export function IssuePage() {
                         onChange={() => toggle(sale)}
                       />
                     </td>
-                    <td>{formatDateTime(sale.paid_at)}</td>
+                    <td>
+                      {formatDateTime(sale.paid_at)}
+                      {sale.order_number ? (
+                        <>
+                          <br />
+                          <span className="small order-number">{sale.order_number}</span>
+                        </>
+                      ) : null}
+                    </td>
                     <td>
                       {sale.user_id ? (
                         <Link to={`/admin/users/${sale.user_id}`}>

@@ -1,0 +1,44 @@
+import { randomInt } from 'node:crypto';
+
+/**
+ * Order numbers (docs/decisions/0030-order-numbers.md): `LS-2611-7K3Q9M` — the shop's prefix, the
+ * Japan year and month of the sale, and 6 random characters of Crockford's base32 (no I, L, O or U,
+ * so nothing reads as 1 or 0). Random, not sequential: a number says nothing about how much the shop
+ * sells, cannot be guessed from another, and holds no personal data.
+ */
+export const ORDER_NUMBER_PREFIX = 'LS';
+export const ORDER_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const RANDOM_LENGTH = 6;
+
+/** The canonical form: `LS-YYMM-XXXXXX`. */
+export const ORDER_NUMBER_PATTERN = /^LS-\d{4}-[0-9A-HJKMNP-TV-Z]{6}$/;
+
+const yearMonth = new Intl.DateTimeFormat('en-US', { timeZone: 'Asia/Tokyo', year: '2-digit', month: '2-digit' });
+
+/** The `YYMM` of `at` in Japan time. */
+function japanYearMonth(at: Date): string {
+  const parts = Object.fromEntries(yearMonth.formatToParts(at).map((part) => [part.type, part.value]));
+  return `${parts.year}${parts.month}`;
+}
+
+/** A new order number for a sale paid at `paidAt` (crypto randomness; the unique index catches the rare repeat). */
+export function newOrderNumber(paidAt: Date): string {
+  let random = '';
+  for (let i = 0; i < RANDOM_LENGTH; i++) random += ORDER_ALPHABET[randomInt(ORDER_ALPHABET.length)];
+  return `${ORDER_NUMBER_PREFIX}-${japanYearMonth(paidAt)}-${random}`;
+}
+
+/**
+ * What a person typed, read as an order number: any case and width, hyphens, spaces or none, and
+ * Crockford's look-alikes (O → 0, I/L → 1). Null when it cannot be one.
+ */
+export function parseOrderNumber(text: string): string | null {
+  const compact = text
+    .normalize('NFKC')
+    .toUpperCase()
+    .replace(/[\s\-‐-―ー－]/g, '');
+  if (!/^LS\d{4}[0-9A-Z]{6}$/.test(compact)) return null;
+  const random = compact.slice(6).replace(/O/g, '0').replace(/[IL]/g, '1');
+  if (/U/.test(random)) return null;
+  return `${compact.slice(0, 2)}-${compact.slice(2, 6)}-${random}`;
+}

@@ -1,0 +1,67 @@
+import { Link } from 'react-router';
+import type { Holding } from '../api/licenses';
+
+const purchaseDate = new Intl.DateTimeFormat('ja-JP', { timeZone: 'Asia/Tokyo', year: 'numeric', month: 'long', day: 'numeric' });
+const deadline = new Intl.DateTimeFormat('ja-JP', {
+  timeZone: 'Asia/Tokyo',
+  month: 'long',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+
+/** 「2026年11月25日に購入済み」 (the date in Japan time). */
+export const purchasedLabel = (holding: Holding) =>
+  holding.purchased_at ? `${purchaseDate.format(new Date(holding.purchased_at))}に購入済み` : '購入済み';
+
+/** The short mark on a catalogue card (nothing for a licence the member neither holds nor is paying for). */
+export function HoldingBadge({ holding }: { holding: Holding | undefined }) {
+  if (!holding) return null;
+  return (
+    <span className="card-holding">
+      <span className="tag">{holding.state === 'purchased' ? '購入済み' : 'コンビニ支払い待ち'}</span>
+      {holding.state === 'purchased' ? <span className="small">{purchasedLabel(holding)}</span> : null}
+    </span>
+  );
+}
+
+/** What the detail page shows in place of the buy button for a licence the member holds or is paying for. */
+export function HoldingState({ holding, historyUrl }: { holding: Holding; historyUrl: string }) {
+  if (holding.state === 'purchased') {
+    return (
+      <div className="holding-state notice" role="status">
+        <p>
+          <strong>{purchasedLabel(holding)}</strong>
+          {holding.order_number ? (
+            <>
+              （ご注文番号 <span className="order-number">{holding.order_number}</span>）
+            </>
+          ) : null}
+        </p>
+        <p className="small">
+          このライセンスはご購入済みのため、もう一度購入する必要はありません。<Link to={historyUrl}>購入履歴を見る</Link>
+        </p>
+      </div>
+    );
+  }
+  return (
+    <div className="holding-state notice" role="status">
+      <p>
+        <strong>コンビニ支払い待ち</strong>
+        {holding.expires_at ? `（お支払い期限 ${deadline.format(new Date(holding.expires_at))}・日本時間）` : null}
+      </p>
+      <p className="small">
+        このライセンスはコンビニでのお支払いをお待ちしています。お支払い番号に沿って期限までにお支払いください。
+        {holding.voucher_url ? (
+          <>
+            <a href={holding.voucher_url} target="_blank" rel="noreferrer">
+              お支払い方法（払込票）を表示する
+            </a>
+            ／
+          </>
+        ) : null}
+        <Link to={historyUrl}>購入履歴で確認する</Link>
+      </p>
+    </div>
+  );
+}
