@@ -13,6 +13,7 @@ import {
 } from './handlers/sale-handlers.ts';
 import { salesRoutes } from './routes.ts';
 
+export { saleAuditLabels } from './audit-labels.ts';
 export { COMPLETE, PUBLISH, SALE_STATUS } from './entities/sale.entity.ts';
 export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export.ts';
 export { exportFigures } from './export-figures.ts';
