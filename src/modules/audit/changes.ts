@@ -30,12 +30,7 @@ function same(a: unknown, b: unknown): boolean {
  * An entry's before → after as the screen shows it: only the fields that changed (a creation: what
  * it was created with; a deletion: what was deleted), values as Japanese text, secrets never.
  */
-export function changesOf(
-  words: AuditVocabulary,
-  targetType: string,
-  beforeValue: unknown,
-  afterValue: unknown,
-): Change[] {
+export function changesOf(words: AuditVocabulary, targetType: string, beforeValue: unknown, afterValue: unknown): Change[] {
   const { fieldLabel, fieldRank, formatValue } = words;
   const before = asObject(beforeValue);
   const after = asObject(afterValue);
