@@ -98,29 +98,27 @@ export function importsOf(source: string, filename = 'file.ts'): ImportRef[] {
   const parsed = parseSync(filename, source);
   if (parsed.errors.length) throw new ParseError(parsed.errors.map((e) => e.message).join('; '));
   const refs: ImportRef[] = [];
-  const visit = (node: Node) => {
-    switch (node.type) {
-      case 'ImportDeclaration':
-        refs.push({ specifier: literal(node.source), typeOnly: node.importKind === 'type', dynamic: false });
-        return;
-      case 'ExportNamedDeclaration':
-      case 'ExportAllDeclaration':
-        if (node.source) refs.push({ specifier: literal(node.source), typeOnly: node.exportKind === 'type', dynamic: false });
-        break;
-      case 'ImportExpression':
-        refs.push({ specifier: literal(node.source), typeOnly: false, dynamic: true });
-        break;
-      case 'TSImportType':
-        refs.push({ specifier: literal(node.source ?? node.argument), typeOnly: true, dynamic: true });
-        break;
+  const program = parsed.program as unknown as { body: Node[] };
+  // Declarations stand at the top level only.
+  for (const node of program.body) {
+    if (node.type === 'ImportDeclaration') {
+      refs.push({ specifier: literal(node.source), typeOnly: node.importKind === 'type', dynamic: false });
+    } else if ((node.type === 'ExportNamedDeclaration' || node.type === 'ExportAllDeclaration') && node.source) {
+      refs.push({ specifier: literal(node.source), typeOnly: node.exportKind === 'type', dynamic: false });
     }
-    for (const [key, value] of Object.entries(node)) {
-      if (key === 'parent') continue;
+  }
+  // import() calls and import('…') types may stand anywhere: the whole tree, where the text has one.
+  if (!/\bimport\s*\(/.test(source)) return refs;
+  const visit = (node: Node) => {
+    if (node.type === 'ImportExpression') refs.push({ specifier: literal(node.source), typeOnly: false, dynamic: true });
+    if (node.type === 'TSImportType')
+      refs.push({ specifier: literal(node.source ?? node.argument), typeOnly: true, dynamic: true });
+    for (const value of Object.values(node)) {
       if (Array.isArray(value)) for (const item of value) isNode(item) && visit(item);
       else if (isNode(value)) visit(value);
     }
   };
-  visit(parsed.program as unknown as Node);
+  for (const node of program.body) visit(node);
   return refs;
 }
 
@@ -286,10 +284,16 @@ export interface CycleReport {
 }
 
 /** The cycles of the shipped code (src/, workers/, web/src/), at run time and with types. */
-export function cyclesIn(root: string): CycleReport {
-  const { files, edges } = dependencyGraph(root);
+export function cyclesIn(root: string, graph = dependencyGraph(root)): CycleReport {
+  const { files, edges } = graph;
   const shipped = files.filter((f) => CYCLE_ROOTS.some((r) => f.startsWith(r)));
-  return { runtime: cyclesOf(shipped, edges.filter((e) => !e.typeOnly)), all: cyclesOf(shipped, edges) };
+  return {
+    runtime: cyclesOf(
+      shipped,
+      edges.filter((e) => !e.typeOnly),
+    ),
+    all: cyclesOf(shipped, edges),
+  };
 }
 
 export function checkArchitecture(root: string): Violation[] {
@@ -297,7 +301,8 @@ export function checkArchitecture(root: string): Violation[] {
   const modules = existsSync(modulesDir)
     ? readdirSync(modulesDir).filter((name) => statSync(join(modulesDir, name)).isDirectory())
     : [];
-  const { files, edges, parseErrors } = dependencyGraph(root);
+  const graph = dependencyGraph(root);
+  const { files, edges, parseErrors } = graph;
   const violations: Violation[] = [...parseErrors];
 
   const moduleOf = (path: string): string | undefined => (path.startsWith('src/modules/') ? path.split('/')[2] : undefined);
@@ -385,7 +390,7 @@ export function checkArchitecture(root: string): Violation[] {
     }
   }
 
-  const { runtime, all } = cyclesIn(root);
+  const { runtime, all } = cyclesIn(root, graph);
   const runtimeSets = new Set(runtime.map((c) => c.files.join(' ')));
   for (const [kind, cycles] of [
     ['run-time', runtime],
