@@ -19,7 +19,7 @@ import { createAuth, createSessionReader } from '../modules/accounts/index.ts';
 import { createPayments, scheduleNightlyReconciliation } from '../modules/checkout/index.ts';
 import { startWorkerHeartbeat } from '../modules/health/index.ts';
 import { createMailer, type Mailer } from '../modules/mail/index.ts';
-import { createFileStore } from '../storage/file-store.ts';
+import { createFileStore } from '../storage/open-store.ts';
 import { entities, migrateShop } from './modules.ts';
 import { resolveRedis } from './redis.ts';
 import { shopFigures } from './shop-figures.ts';

@@ -2,17 +2,32 @@ import type { Env } from '../config/env.ts';
 import { type DbEnv, initOrm, type MigrateOptions, migrate, type Orm, withMigrationLock } from '../db/orm.ts';
 import { OutboxEvent } from '../events/outbox-event.entity.ts';
 import type { AppModule } from '../http/context.ts';
-import { accounts } from '../modules/accounts/index.ts';
-import { audit } from '../modules/audit/index.ts';
-import { checkout } from '../modules/checkout/index.ts';
+import { accountAuditLabels, accounts } from '../modules/accounts/index.ts';
+import { auditModule } from '../modules/audit/index.ts';
+import { checkout, checkoutAuditLabels } from '../modules/checkout/index.ts';
 import { health } from '../modules/health/index.ts';
-import { licenses } from '../modules/licenses/index.ts';
-import { mail } from '../modules/mail/index.ts';
-import { sales } from '../modules/sales/index.ts';
+import { licenseAuditLabels, licenses } from '../modules/licenses/index.ts';
+import { mail, mailAuditLabels } from '../modules/mail/index.ts';
+import { saleAuditLabels, sales } from '../modules/sales/index.ts';
 import { memberHistory } from './member-history.ts';
 
+/**
+ * What each module calls the entries it records in the audit log, handed to the audit module (which
+ * knows no other module). This order is the order of the log's filters and of an entry's fields.
+ */
+const auditLabels = [accountAuditLabels, licenseAuditLabels, saleAuditLabels, checkoutAuditLabels, mailAuditLabels];
+
 /** Every module of the shop, as the host mounts them. Their order carries no meaning (tests reverse it). */
-export const appModules: readonly AppModule[] = [accounts, licenses, checkout, sales, mail, audit, health, memberHistory];
+export const appModules: readonly AppModule[] = [
+  accounts,
+  licenses,
+  checkout,
+  sales,
+  mail,
+  auditModule(auditLabels),
+  health,
+  memberHistory,
+];
 
 /** The explicit entity list: every table MikroORM knows about and migrates, collected from the modules. */
 export const entities = [...appModules.flatMap((m) => m.entities), OutboxEvent];

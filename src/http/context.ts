@@ -1,23 +1,41 @@
 import type { EntityClass } from '@mikro-orm/core';
 import type { Hono } from 'hono';
 import type { Redis } from 'ioredis';
+import type Stripe from 'stripe';
 import type { Env } from '../config/env.ts';
 import type { ChangeFeed } from '../db/changes.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Queues } from '../events/queues.ts';
 import type { EventHandlers } from '../jobs/context.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { Auth } from '../modules/accounts/index.ts';
-import type { Payments } from '../modules/checkout/index.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import type { Drain } from './drain.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
+/**
+ * The payments request handlers use (the checkout module's `Payments` implements it). A port: this
+ * layer names no module type.
+ */
+export interface PaymentsPort {
+  stripe: Stripe;
+  /** Verifies the Stripe webhook's signature. */
+  webhookSecret: string;
+  /** The only origin the checkout redirect route forwards to. */
+  checkoutOrigin: string;
+}
+
+/**
+ * Services that only their own module's handlers use, declared by that module where it defines them,
+ * by declaration merging (accounts/auth.ts adds `auth`), so that this file imports no module:
+ * `declare module '../../http/context.ts' { interface ModuleServices { auth: Auth } }`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in the modules that own the services
+export interface ModuleServices {}
+
 /** Everything a request handler may use, built once at start-up (src/host/boot.ts). */
-export interface AppDeps {
+export interface AppDeps extends ModuleServices {
   env: Env;
   orm: Orm;
-  auth: Auth;
   /** Notices of committed changes that keep in-process caches current (absent: nothing is cached). */
   changes?: ChangeFeed;
   /** The signed-in user of a request's cookies, checked against the database (accounts module). */
@@ -29,7 +47,7 @@ export interface AppDeps {
   log: Logger;
   rateLimit: RateLimiter;
   authSecret: string;
-  payments: Payments;
+  payments: PaymentsPort;
   /** Pictures and exports (DATA_DIR or S3). */
   files: FileStore;
   /** The built-in Stripe emulator's routes (development without Stripe keys; src/dev). */

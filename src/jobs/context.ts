@@ -3,14 +3,33 @@ import type { Env } from '../config/env.ts';
 import type { Em } from '../db/orm.ts';
 import type { DomainEvent, EventName } from '../events/contracts.ts';
 import type { Logger } from '../lib/logger.ts';
-import type { Mailer } from '../modules/mail/index.ts';
 import type { FileStore } from '../storage/file-store.ts';
+
+/** An e-mail as a job hands it to the mailer. */
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** `<…@…>`: every copy of one delivery carries the same (see messageIdFor). */
+  messageId?: string;
+}
+
+/**
+ * What job handlers may ask of the mailer (the mail module's `Mailer` implements it; closing it is the
+ * host's business). A port: this layer names no module type.
+ */
+export interface MailerPort {
+  send(message: OutgoingMail): Promise<{ messageId: string; file?: string }>;
+  /** The Message-ID of the delivery `key`: the same on every attempt, in the sender's domain. */
+  messageIdFor(key: string): string;
+}
 
 /** What a job handler gets: an EntityManager forked for this job, and the shared services. */
 export interface JobContext {
   em: Em;
   env: Env;
-  mailer: Mailer;
+  mailer: MailerPort;
   log: Logger;
   authSecret: string;
   stripe: Stripe;

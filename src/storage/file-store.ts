@@ -1,6 +1,4 @@
 import type { Readable } from 'node:stream';
-import type { Env } from '../config/env.ts';
-import type { Logger } from '../lib/logger.ts';
 
 /** A stored file, opened: its bytes as a stream, their length, and its type. */
 export interface StoredFile {
@@ -76,14 +74,4 @@ const TYPES: Record<string, string> = {
 export function typeOfKey(key: string): string {
   const dot = key.lastIndexOf('.');
   return (dot > key.lastIndexOf('/') && TYPES[key.slice(dot + 1).toLowerCase()]) || 'application/octet-stream';
-}
-
-/** The process's store: S3 when S3_BUCKET is set, else DATA_DIR. The S3 SDK is loaded only when used. */
-export async function createFileStore(env: Pick<Env, 'dataDir' | 's3'>, log?: Logger): Promise<FileStore> {
-  if (env.s3) {
-    const { S3FileStore } = await import('./s3.ts');
-    return new S3FileStore(env.s3, { log });
-  }
-  const { LocalFileStore } = await import('./local.ts');
-  return new LocalFileStore(env.dataDir);
 }

@@ -4,7 +4,6 @@ import { betterAuth } from 'better-auth';
 import { admin, twoFactor } from 'better-auth/plugins';
 import type { Kysely, KyselyPlugin, QueryResult, UnknownRow } from 'kysely';
 import { hashPassword, verifyPassword } from './password.ts';
-import { REFRESH_AFTER_SECONDS, SESSION_SECONDS } from './session.ts';
 
 export const HOST_COOKIE_PREFIX = '__Host-better-auth';
 
@@ -15,6 +14,10 @@ export interface AuthOptions {
   baseUrl: string;
   secureCookies: boolean;
 }
+
+/** better-auth's session length and refresh age, which the session reader (session.ts) keeps too. */
+export const SESSION_SECONDS = 7 * 24 * 3600;
+export const REFRESH_AFTER_SECONDS = 24 * 3600;
 
 /** The issuer an authenticator app shows beside the code. */
 export const TOTP_ISSUER = 'ライセンスストア';
@@ -164,3 +167,12 @@ export function createAuth(options: AuthOptions) {
 }
 
 export type Auth = ReturnType<typeof createAuth>;
+
+// Request handlers reach better-auth as `c.var.deps.auth`; only this module's routes use it, so the
+// platform's AppDeps does not name it: this module adds it (declaration merging, decision 0012).
+declare module '../../http/context.ts' {
+  interface ModuleServices {
+    /** better-auth: sign-in, sign-out and two-factor for the accounts module's own routes. */
+    auth: Auth;
+  }
+}

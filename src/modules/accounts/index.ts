@@ -21,6 +21,7 @@ import {
 import { accountRoutes } from './routes.ts';
 
 export { AFFILIATIONS, combinedAffiliationName } from './affiliations.ts';
+export { accountAuditLabels } from './audit-labels.ts';
 export { type Auth, createAuth } from './auth.ts';
 export { newPasswordProblem } from './password-policy.ts';
 export {

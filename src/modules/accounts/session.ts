@@ -2,11 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ChangeCache, type ChangeFeed } from '../../db/changes.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { SessionUser } from '../../http/context.ts';
-import type { Auth } from './auth.ts';
-
-/** better-auth's session length and refresh age (auth.ts), which this reader keeps too. */
-export const SESSION_SECONDS = 7 * 24 * 3600;
-export const REFRESH_AFTER_SECONDS = 24 * 3600;
+import { type Auth, SESSION_SECONDS } from './auth.ts';
 
 /**
  * How long a session may live at most, however often it is used, and — administrators only — how

@@ -1,4 +1,4 @@
-import { fieldLabel, fieldRank, formatValue, isSecretField } from './labels.ts';
+import { type AuditVocabulary, isSecretField } from './labels.ts';
 
 export interface Change {
   field: string;
@@ -30,7 +30,8 @@ function same(a: unknown, b: unknown): boolean {
  * An entry's before → after as the screen shows it: only the fields that changed (a creation: what
  * it was created with; a deletion: what was deleted), values as Japanese text, secrets never.
  */
-export function changesOf(targetType: string, beforeValue: unknown, afterValue: unknown): Change[] {
+export function changesOf(words: AuditVocabulary, targetType: string, beforeValue: unknown, afterValue: unknown): Change[] {
+  const { fieldLabel, fieldRank, formatValue } = words;
   const before = asObject(beforeValue);
   const after = asObject(afterValue);
   const fields = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])].sort(

@@ -3,7 +3,7 @@ import { COUNT_CAP, containsPattern } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { changesOf } from './changes.ts';
 import { AuditLog } from './entities/audit-log.entity.ts';
-import { actionLabel, actionOrder, targetLabel, targetOrder } from './labels.ts';
+import type { AuditVocabulary } from './labels.ts';
 import type { AuditLogQuery } from './schemas.ts';
 
 export interface Actor {
@@ -56,17 +56,17 @@ function salesOf(row: AuditRow) {
   return { count, first_ids: first, more: count > first.length };
 }
 
-function auditLogDto(row: AuditRow) {
+function auditLogDto(words: AuditVocabulary, row: AuditRow) {
   return {
     id: row.id,
     actor_id: row.actor_id,
     actor_email: row.actor_email,
     action: row.action,
-    action_label: actionLabel(row.action),
+    action_label: words.actionLabel(row.action),
     target_type: row.target_type,
-    target_label: targetLabel(row.target_type),
+    target_label: words.targetLabel(row.target_type),
     target_id: row.target_id,
-    changes: changesOf(row.target_type, row.before, row.after),
+    changes: changesOf(words, row.target_type, row.before, row.after),
     sales: salesOf(row),
     created_at: new Date(row.created_at).toISOString(),
   };
@@ -109,7 +109,7 @@ function auditWhere(query: AuditLogQuery, actors: string[] | null): { sql: strin
 }
 
 /** Administrators' changes, newest first, with the total (counted up to COUNT_CAP, then `total_capped`). */
-export async function listAuditLogs(orm: Orm, query: AuditLogQuery) {
+export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: AuditVocabulary) {
   const em = orm.em.fork() as Em;
   const paging = { page: query.page, per_page: query.per_page };
   // A few administrators make all the entries: the part of an e-mail becomes the addresses it matches
@@ -138,7 +138,7 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery) {
   );
   const n = count?.n ?? 0;
   return {
-    audit_logs: rows.map(auditLogDto),
+    audit_logs: rows.map((row) => auditLogDto(words, row)),
     total: Math.min(n, COUNT_CAP),
     total_capped: n > COUNT_CAP,
     ...paging,
@@ -183,11 +183,11 @@ async function distinctValues(em: Em, column: 'action' | 'target_type' | 'actor_
 }
 
 /** What the screen's filters offer: the actions and record types the log holds, with their Japanese names. */
-export async function auditLogOptions(orm: Orm) {
+export async function auditLogOptions(orm: Orm, words: AuditVocabulary) {
   const em = orm.em.fork() as Em;
   const [actions, targetTypes] = [await distinctValues(em, 'action'), await distinctValues(em, 'target_type')];
   return {
-    actions: actions.sort(actionOrder).map((action) => ({ action, label: actionLabel(action) })),
-    target_types: targetTypes.sort(targetOrder).map((type) => ({ target_type: type, label: targetLabel(type) })),
+    actions: actions.sort(words.actionOrder).map((action) => ({ action, label: words.actionLabel(action) })),
+    target_types: targetTypes.sort(words.targetOrder).map((type) => ({ target_type: type, label: words.targetLabel(type) })),
   };
 }

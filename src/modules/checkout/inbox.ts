@@ -22,7 +22,7 @@ export const EVENT_TYPE_LABELS: Record<string, string> = {
 };
 
 /** What processing made of an event (`outcome` of reconcile). */
-const OUTCOME_LABELS: Record<string, string> = {
+export const OUTCOME_LABELS: Record<string, string> = {
   paid: '売上を記録',
   'paid and refunded': '売上を記録し返金を反映',
   refunded: '返金を反映',

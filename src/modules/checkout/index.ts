@@ -15,6 +15,7 @@ import { paymentRoutes } from './payment-routes.ts';
 import { onReconciliationFlagged } from './reconciliation-digest.ts';
 import { checkoutRoutes, WEBHOOK_PATH } from './routes.ts';
 
+export { checkoutAuditLabels } from './audit-labels.ts';
 export { paymentsInboxFigures } from './figures.ts';
 export {
   dueKonbiniReminders,

@@ -64,7 +64,7 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
  *    is, for the job's retries.
  */
 export async function sendOnce(
-  { em, mailer, event, log }: { em: Em; mailer: Mailer; event?: DomainEvent; log?: Logger },
+  { em, mailer, event, log }: { em: Em; mailer: Pick<Mailer, 'send' | 'messageIdFor'>; event?: DomainEvent; log?: Logger },
   key: string,
   template: MailKind,
   userId: string | null | undefined,

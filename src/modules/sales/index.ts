@@ -15,6 +15,7 @@ import {
 } from './handlers/sale-handlers.ts';
 import { salesRoutes } from './routes.ts';
 
+export { saleAuditLabels } from './audit-labels.ts';
 export { SALE_STATUS_LABEL, SaleStatus } from './entities/sale.entity.ts';
 export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export.ts';
 export { exportFigures } from './export-figures.ts';

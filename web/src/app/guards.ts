@@ -1,6 +1,8 @@
 import { data, type LoaderFunctionArgs, redirect } from 'react-router';
-import { loginFor, safeNext } from '../features/auth/return-to';
+import { afterSignIn } from '../features/auth/after-sign-in';
+import { loginFor } from '../features/auth/return-to';
 import { type CurrentUser, fetchCurrentUser } from '../lib/auth-store';
+import { ENROLMENT } from '../lib/user-home';
 
 const pathOf = (args?: Pick<LoaderFunctionArgs, 'request'>) => {
   if (!args) return '/';
@@ -24,26 +26,6 @@ export async function requireAdministrator(args?: Pick<LoaderFunctionArgs, 'requ
   // Administrators enrol in two-factor before anything else (the server refuses them until then).
   if (!user.two_factor_enabled) throw redirect(ENROLMENT);
   return user;
-}
-
-/** Where an administrator without two-factor is sent. */
-export const ENROLMENT = '/account/security?enrol=1';
-
-export const mustEnrol = (user: CurrentUser) => user.role === 'admin' && !user.two_factor_enabled;
-
-/** Where a signed-in user starts. */
-export function homeOf(user: CurrentUser): string {
-  if (mustEnrol(user)) return ENROLMENT;
-  return user.role === 'admin' ? '/admin' : `/users/${user.id}`;
-}
-
-/** Where sign-in leads: the page the member was going to (`next`, a path of this site) or their home. */
-export function afterSignIn(user: CurrentUser, next: string | null): string {
-  const target = safeNext(next);
-  if (mustEnrol(user)) return ENROLMENT;
-  // A member sent on to a back-office page would only meet a 403.
-  if (!target || (user.role !== 'admin' && /^\/admin(\/|$)/.test(target))) return homeOf(user);
-  return target;
 }
 
 /** Sign-in and registration are for signed-out visitors: a signed-in user goes on (or home). */

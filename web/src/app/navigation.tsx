@@ -1,3 +1,4 @@
+import type { ComponentType } from 'react';
 import { NavLink, useNavigate } from 'react-router';
 import { licenseDrafts } from '../features/licenses/api/license-draft';
 import { logout, useAuth } from '../lib/auth-store';
@@ -61,4 +62,10 @@ export function NavigationBar({ type }: { type: RouteType }) {
       </ul>
     </nav>
   );
+}
+
+/** The administrator's menu screen with the navigation's links and log-out handed in. */
+export function AdminMenuRoute({ page: Page }: { page: ComponentType<{ items: NavItem[]; onLogout: () => void }> }) {
+  const onLogout = useLogout();
+  return <Page items={navItems('administrator', undefined)} onLogout={onLogout} />;
 }

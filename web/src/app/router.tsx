@@ -31,6 +31,7 @@ import { ProcedurePage } from '../features/purchase/routes/procedure';
 import { NotFoundPage, RouteErrorPage } from './error-pages';
 import { redirectSignedIn, requireAdministrator, requireSignedIn } from './guards';
 import { HydrateFallback, Layout } from './layout';
+import { AdminMenuRoute } from './navigation';
 import type { RouteMeta } from './route-meta';
 
 const meta = (type: RouteMeta['type'], isMenu: boolean, title: string): RouteMeta => ({ type, isMenu, title });
@@ -139,7 +140,7 @@ export const routes: RouteObject[] = [
             handle: meta('administrator', true, '管理メニュー'),
             lazy: later(
               () => import('../features/admin/routes/menu'),
-              (m) => <m.AdminMenuPage />,
+              (m) => <AdminMenuRoute page={m.AdminMenuPage} />,
             ),
           },
           {

@@ -2,7 +2,6 @@ import QRCode from 'qrcode';
 import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import useSWR from 'swr';
-import { homeOf } from '../../../app/guards';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
@@ -11,6 +10,7 @@ import { api } from '../../../lib/api';
 import { fetchCurrentUser, useAuth } from '../../../lib/auth-store';
 import { formatDateTime } from '../../../lib/format';
 import { useFormSubmit } from '../../../lib/use-form-submit';
+import { homeOf } from '../../../lib/user-home';
 import { createPasskey, passkeysSupported } from '../../../lib/webauthn';
 
 interface Passkey {

@@ -1,6 +1,5 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { navItems, useLogout } from '../../../app/navigation';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { api } from '../../../lib/api';
@@ -16,15 +15,20 @@ const OPERATIONS = [
   { label: '運用状況', to: '/admin/operations' },
 ];
 
+/** What the app hands the menu: the navigation bar's links, and logging out (a feature does not import the app). */
+export interface AdminMenuProps {
+  items: readonly { label: string; to: string }[];
+  onLogout: () => void;
+}
+
 /** /admin: the administrator's menu (a menu page: no navigation bar, its own buttons instead). */
-export function AdminMenuPage() {
-  const onLogout = useLogout();
+export function AdminMenuPage({ items, onLogout }: AdminMenuProps) {
   return (
     <section className="card">
       <h1>管理メニュー</h1>
       <Attention />
       <ul className="menu">
-        {navItems('administrator', undefined).map((item) => (
+        {items.map((item) => (
           <li key={item.to}>
             <Link to={item.to} className="button menu-button">
               {item.label}

@@ -1,6 +1,5 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { afterSignIn } from '../../../app/guards';
 import { ResendVerification } from '../../../components/resend-verification';
 import { CheckboxField } from '../../../components/ui/checkbox-field';
 import { FormAlert } from '../../../components/ui/form-alert';
@@ -9,6 +8,7 @@ import { TextInput } from '../../../components/ui/text-input';
 import { ApiError, api } from '../../../lib/api';
 import { type CurrentUser, clearAuthMessages, completeSignIn, login, useAuth } from '../../../lib/auth-store';
 import { passkeysSupported, signWithPasskey } from '../../../lib/webauthn';
+import { afterSignIn } from '../after-sign-in';
 import { safeNext } from '../return-to';
 
 export function LoginPage() {

@@ -1,0 +1,34 @@
+import type { AuditLabels } from '../audit/index.ts';
+import { AFFILIATIONS } from './affiliations.ts';
+
+/** How the audit log names what administrators do to accounts (the host hands these to the audit module). */
+export const accountAuditLabels = {
+  actions: {
+    'user.update': 'ユーザー情報の変更',
+    'user.force_password': 'パスワードの強制変更',
+    'user.delete': 'ユーザーの削除',
+    'user.withdraw': '退会',
+    'user.role': '管理者権限の変更',
+    'user.resend_verification': '確認メールの再送信',
+  },
+  targets: { user: 'ユーザー' },
+  verbs: { role: '権限の変更', resend_verification: '確認メールの再送信' },
+  fields: {
+    email: 'メールアドレス',
+    last_name: '姓',
+    first_name: '名',
+    affiliations: '所属',
+    affiliation: '所属',
+    affiliation_name: '所属名',
+    affiliation_other: 'その他の所属',
+    distribution: 'お知らせメール',
+    role: '権限',
+  },
+  fieldsByTarget: { user: { name: '氏名' } },
+  values: {
+    affiliations: AFFILIATIONS,
+    affiliation: AFFILIATIONS,
+    distribution: (v) => (v ? '受け取る' : '受け取らない'),
+    role: { admin: '管理者', user: '一般会員' },
+  },
+} satisfies AuditLabels;

@@ -1,0 +1,18 @@
+import type { AuditLabels } from '../audit/index.ts';
+
+/** How the audit log names what administrators do to licences (the host hands these to the audit module). */
+export const licenseAuditLabels = {
+  actions: {
+    'license.create': 'ライセンスの新規登録',
+    'license.update': 'ライセンスの編集',
+    'license.delete': 'ライセンスの削除',
+  },
+  targets: { license: 'ライセンス' },
+  fields: { description: '説明', price: '価格', published: '公開', pictures: '画像' },
+  fieldsByTarget: { license: { name: 'ライセンス名' } },
+  values: {
+    price: (v, text) => (typeof v === 'number' ? `¥${v.toLocaleString('ja-JP')}` : text.plain(v)),
+    published: (v) => (v ? '公開' : '非公開'),
+    pictures: (v, text) => (Array.isArray(v) ? `${v.length}枚${v.length ? `（${text.list(v)}）` : ''}` : text.plain(v)),
+  },
+} satisfies AuditLabels;

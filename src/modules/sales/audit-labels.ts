@@ -1,0 +1,69 @@
+import type { AuditLabels } from '../audit/index.ts';
+import { SALE_STATUS_LABEL } from './entities/sale.entity.ts';
+
+/** The sales search's filters as an entry recorded them (both spellings the API has taken). */
+const FILTER_FIELDS: Record<string, string> = {
+  licenseId: 'ライセンス',
+  license_id: 'ライセンス',
+  status: '状態',
+  q: '購入者',
+  paidFrom: '購入日（から）',
+  paid_from: '購入日（から）',
+  paidTo: '購入日（まで）',
+  paid_to: '購入日（まで）',
+};
+
+const status = (value: unknown, plain: (value: unknown) => string) =>
+  (SALE_STATUS_LABEL as Record<string, string>)[String(value)] ?? plain(value);
+
+/** How the audit log names what administrators do to sales (the host hands these to the audit module). */
+export const saleAuditLabels = {
+  actions: {
+    'sale.status': '発行状態の更新',
+    'sale.revert': '発行状態の差し戻し',
+    'sale.export': 'CSVの作成',
+    'sale.export.batch': 'CSVの作成（処理中にする）',
+    'sale.export.download': 'CSVのダウンロード',
+    'sale.export.complete': 'CSVの売上を登録済みにする',
+    'sale.export.retry': 'CSVの再実行',
+    'sale.receipt': '領収書の発行',
+    'sale.receipt.reissue': '領収書の再発行',
+    'sale.receipt.copy': '領収書の控えの表示（管理者）',
+  },
+  targets: { sale: '売上', sales: '売上', export: 'CSV出力' },
+  fields: {
+    status: '状態',
+    sale_ids: '対象の売上',
+    reason: '理由',
+    filters: '検索条件',
+    encoding: '文字コード',
+    batch: '処理中にする',
+    replace_unmappable: '表せない文字を〓に置き換える',
+    rows: '件数',
+    sha256: 'SHA-256',
+    issue_count: '発行回数',
+    receipt_number: '領収書番号',
+    addressee: '宛名',
+    proviso: '但し書き',
+  },
+  values: {
+    status: (v, text) => status(v, text.plain),
+    encoding: { 'utf-8': 'UTF-8', shift_jis: 'Shift_JIS（CP932）' },
+    sale_ids: (v, text) => {
+      if (!Array.isArray(v)) return text.plain(v);
+      const ids = text.list(v, (id) => `#${id}`);
+      return v.length > 10 ? ids : `${v.length}件（${ids}）`;
+    },
+    filters: (v, text) => {
+      if (!v || typeof v !== 'object' || Array.isArray(v)) return text.plain(v);
+      const parts = Object.entries(v)
+        .filter(([key, value]) => !text.isSecretField(key) && !text.isEmpty(value))
+        .map(([key, value]) => {
+          const label = FILTER_FIELDS[key] ?? key;
+          const shown = key === 'status' ? status(value, text.plain) : text.plain(value);
+          return `${label}: ${key.startsWith('license') ? `#${shown}` : shown}`;
+        });
+      return parts.length ? parts.join('、') : 'すべて';
+    },
+  },
+} satisfies AuditLabels;
