@@ -1,7 +1,7 @@
 import { useDeferredValue } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { LoadError, Loading } from '../../../components/ui/load-state';
-import { Pager } from '../../../components/ui/pager';
+import { Pager, usePageParam } from '../../../components/ui/pager';
 import { formatPrice } from '../../../lib/format';
 import { useLicenses } from '../api/licenses';
 
@@ -10,8 +10,7 @@ const SKELETON_CARDS = 3;
 
 /** /licenses: the member catalogue. */
 export function CataloguePage() {
-  const [params, setParams] = useSearchParams();
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const { page, setPage } = usePageParam();
   const { data: latest, error, isLoading, mutate } = useLicenses(page);
   // The cards are drawn as a background render React can pause, so taps are answered while they
   // are laid out (a data update from swr would otherwise hold the main thread in one long task).
@@ -68,7 +67,7 @@ export function CataloguePage() {
               </li>
             ))}
           </ul>
-          <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={(p) => setParams({ page: String(p) })} />
+          <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} />
         </>
       ) : null}
     </section>
