@@ -1,6 +1,13 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cookiesOf, entryScripts, FIRST_PAGE_JS_LIMIT_KIB, firstPageScripts, gzipSizeOf } from '../../scripts/first-page-js.ts';
+import {
+  cookiesOf,
+  entryScripts,
+  FIRST_PAGE_JS_LIMIT_KIB,
+  firstPageScripts,
+  gzipSizeOf,
+  measureFirstPage,
+} from '../../scripts/first-page-js.ts';
 import { signInCookie } from '../../scripts/lighthouse.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
@@ -81,6 +88,18 @@ describe('the member’s first page is light', () => {
     } finally {
       await context.close();
     }
+  });
+});
+
+describe('npm run bench', () => {
+  it('reports the same measure, signed out and signed in', async () => {
+    const cookie = await signInCookie(app.baseUrl, 'first-page@example.jp', 'first-page-pass');
+    const figures = await measureFirstPage(app.baseUrl, { cookie, webRoot: WEB_ROOT });
+    expect(figures?.map((f) => [f.heading, f.met])).toEqual([
+      ['ログイン', true],
+      ['ライセンス一覧', true],
+    ]);
+    for (const f of figures ?? []) expect(f.gzipKiB).toBeGreaterThan(50);
   });
 });
 
