@@ -2,6 +2,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
+import { sentryVitePlugin } from '@sentry/vite-plugin';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 import { site } from './src/site-settings.ts';
@@ -58,10 +59,36 @@ function staticShell(): Plugin {
   };
 }
 
+/**
+ * Source maps never ship with the site (decision 0031). With SENTRY_AUTH_TOKEN, SENTRY_ORG and
+ * SENTRY_PROJECT set, the build writes hidden maps (no `sourceMappingURL` comment in the scripts),
+ * `@sentry/vite-plugin` uploads them (matched to the scripts by the debug IDs it writes into them)
+ * and deletes them. An upload that fails is logged and the build goes on without maps: a deploy does
+ * not wait on Sentry. Without the three settings no maps are written at all.
+ */
+function sourceMaps(): { sourcemap: 'hidden' | false; plugins: Plugin[] } {
+  const { SENTRY_AUTH_TOKEN: authToken, SENTRY_ORG: org, SENTRY_PROJECT: project } = process.env;
+  if (!authToken || !org || !project) return { sourcemap: false, plugins: [] };
+  return {
+    sourcemap: 'hidden',
+    plugins: sentryVitePlugin({
+      authToken,
+      org,
+      project,
+      url: process.env.SENTRY_URL || undefined,
+      release: { name: process.env.SENTRY_RELEASE || undefined },
+      telemetry: false,
+      sourcemaps: { filesToDeleteAfterUpload: [join(OUT_DIR, '**/*.map')] },
+    }) as Plugin[],
+  };
+}
+
+const maps = sourceMaps();
+
 export default defineConfig({
   root: 'web',
-  plugins: [react(), staticShell(), precompress()],
-  build: { outDir: OUT_DIR, emptyOutDir: true, sourcemap: true },
+  plugins: [react(), staticShell(), ...maps.plugins, precompress()],
+  build: { outDir: OUT_DIR, emptyOutDir: true, sourcemap: maps.sourcemap },
   server: {
     port: 5173,
     proxy: { '/api': 'http://localhost:3000', '/healthz': 'http://localhost:3000', '/readyz': 'http://localhost:3000' },

@@ -6,12 +6,19 @@ import { Hono } from 'hono';
 import type { AppEnv } from './context.ts';
 
 /** Types worth compressing (the build writes `.br`/`.gz` next to them; see vite.config.ts). */
-const COMPRESSIBLE = /\.(js|mjs|css|html|svg|json|map|txt|ico|webmanifest)$/i;
+const COMPRESSIBLE = /\.(js|mjs|css|html|svg|json|txt|ico|webmanifest)$/i;
+/** Source maps (and any compressed copy) are never served, even if a build left one (decision 0031). */
+const SOURCE_MAP = /\.map(\.(br|gz))?$/i;
 
 /**
  * The built SPA: files from `root` (their brotli or gzip copy when the client takes it), hashed assets
  * cached for a year, and `index.html` for deep links (paths without a file extension), compressed
- * once in memory. A missing `.js` or `.png` is a plain 404, never HTML.
+ * once in memory. A missing `.js` or `.png` is a plain 404, never HTML; so is any source map.
+ *
+ * A page loaded before a release asks for that release's chunks when it opens another screen: a host
+ * that serves the new release only answers 404 and the SPA offers a reload (RouteErrorPage). Keeping
+ * the previous release's `assets/` beside the new one for a while spares those visitors the reload
+ * (decision 0031).
  */
 export function spaRoutes(root: string, config: Record<string, string | undefined>) {
   const app = new Hono<AppEnv>();
@@ -27,6 +34,7 @@ export function spaRoutes(root: string, config: Record<string, string | undefine
     }
   });
   app.get('*', async (c, next) => {
+    if (SOURCE_MAP.test(c.req.path)) return c.json({ message: 'お探しのページは見つかりませんでした。' }, 404);
     // `/` and `/index.html` get the page with its config below, never the raw file.
     if (c.req.path.endsWith('/') || c.req.path === '/index.html') return next();
     return assets(c, next);

@@ -1,7 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spaRoutes } from '../../src/http/spa.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { WEB_ROOT } from '../support/server.ts';
 
@@ -108,5 +110,54 @@ describe('the built SPA, compressed and cached', () => {
   it('API answers are not cached', async () => {
     const res = await get('/api/csrf-token', 'br');
     expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('source maps are never public', () => {
+  it('a build without a Sentry token writes no source map and no script names one', () => {
+    const files = readdirSync(WEB_ROOT, { recursive: true, encoding: 'utf8' });
+    expect(files.filter((f) => f.endsWith('.js')).length).toBeGreaterThan(1);
+    expect(files.filter((f) => /\.map(\.(br|gz))?$/.test(f))).toEqual([]);
+    for (const file of files.filter((f) => f.endsWith('.js'))) {
+      expect(readFileSync(join(WEB_ROOT, file), 'utf8'), file).not.toMatch(/sourceMappingURL=/);
+    }
+  });
+
+  it('GET /assets/<name>.map is a 404 in the running app', async () => {
+    const map = script.replace(/\.js$/, '.js.map');
+    for (const encoding of ['br', 'gzip', '']) {
+      const res = await get(map, encoding);
+      expect(res.status, `${map} (${encoding})`).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    }
+  });
+
+  it('a .map file left in the web root by a build is still a 404, with its compressed copies', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'spa-maps-'));
+    try {
+      mkdirSync(join(root, 'assets'));
+      writeFileSync(join(root, 'index.html'), '<!doctype html><html><head></head><body></body></html>');
+      writeFileSync(join(root, 'assets', 'app-abcdefgh.js'), 'console.log(1);');
+      for (const name of ['app-abcdefgh.js.map', 'app-abcdefgh.js.map.gz', 'app-abcdefgh.js.map.br', 'stray.map']) {
+        writeFileSync(join(root, 'assets', name), '{"version":3,"sources":["secret.ts"]}');
+      }
+      const spa = spaRoutes(root, {});
+      expect((await spa.request('/assets/app-abcdefgh.js')).status).toBe(200);
+      for (const path of [
+        '/assets/app-abcdefgh.js.map',
+        '/assets/app-abcdefgh.js.map.gz',
+        '/assets/app-abcdefgh.js.map.br',
+        '/assets/stray.map',
+        '/assets/APP-ABCDEFGH.JS.MAP',
+      ]) {
+        for (const encoding of ['br, gzip', '']) {
+          const res = await spa.request(path, { headers: { 'accept-encoding': encoding } });
+          expect(res.status, `${path} (${encoding})`).toBe(404);
+          expect(await res.text()).not.toContain('secret.ts');
+        }
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

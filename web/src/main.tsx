@@ -2,35 +2,39 @@ import { StrictMode, startTransition, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import { SWRConfig } from 'swr';
+import './lib/history-pop';
 import { createRouter } from './app/router';
 import { fetcher } from './lib/api';
 import { readConfig } from './lib/config';
+import { firstDraw } from './lib/first-draw';
 import './styles.css';
 
 const config = readConfig();
-if (config.sentryDsn) {
-  // Loaded only when a DSN is configured. Uncaught errors and unhandled rejections are then
-  // reported by Sentry's global handlers, with nothing shown to the user.
-  void Promise.all([import('@sentry/react'), import('../../src/lib/mask-tokens')]).then(
-    ([Sentry, { maskTokens, maskTokensDeep }]) =>
-      Sentry.init({
-        dsn: config.sentryDsn,
-        environment: config.sentryEnvironment ?? 'released_production',
-        tracesSampleRate: 0.2,
-        integrations: [Sentry.browserTracingIntegration()],
-        dataCollection: { userInfo: true },
-        // The tokens of e-mailed links (/reset-password/<token>, …/verify/<token>) never reach Sentry.
-        beforeBreadcrumb: (breadcrumb) => maskTokensDeep(breadcrumb),
-        beforeSend: (event) => maskTokensDeep(event),
-        beforeSendTransaction: (event) => {
-          if (event.transaction) event.transaction = maskTokens(event.transaction);
-          return maskTokensDeep(event);
-        },
-      }),
-  );
-}
-
 const router = createRouter();
+
+if (config.sentryDsn) {
+  const { sentryDsn } = config;
+  // Error reporting is loaded once the first page has drawn, so it never delays it. Errors before
+  // then are kept and sent when it starts.
+  const earlier: unknown[] = [];
+  const onError = (event: ErrorEvent) => earlier.push(event.error ?? event.message);
+  const onRejection = (event: PromiseRejectionEvent) => earlier.push(event.reason);
+  window.addEventListener('error', onError);
+  window.addEventListener('unhandledrejection', onRejection);
+  const start = () =>
+    import('./lib/error-reporting')
+      .then(({ startErrorReporting }) => {
+        window.removeEventListener('error', onError);
+        window.removeEventListener('unhandledrejection', onRejection);
+        startErrorReporting({ ...config, sentryDsn }, earlier);
+      })
+      // A release replaced since this page loaded (its chunk is gone): the next load reports again.
+      .catch(() => undefined);
+  const whenIdle = () =>
+    'requestIdleCallback' in window ? requestIdleCallback(start, { timeout: 3000 }) : setTimeout(start, 500);
+  // Started at the latest 10 s after the load, should no screen ever draw.
+  void Promise.race([firstDraw, new Promise((resolve) => setTimeout(resolve, 10_000))]).then(whenIdle);
+}
 
 function syncTitle(state: typeof router.state) {
   const handle = state.matches.at(-1)?.route.handle as { title?: string } | undefined;

@@ -1,9 +1,11 @@
+import { useEffect } from 'react';
 import { Link, Outlet, useLocation, useMatches, useNavigation } from 'react-router';
 import { site } from '../../../src/site-settings';
 import { Loading } from '../components/ui/load-state';
 import { LoadingOverlay } from '../components/ui/loading-overlay';
 import { useTableLabels } from '../components/ui/table-labels';
 import { useAuth } from '../lib/auth-store';
+import { markDrawn } from '../lib/first-draw';
 import { NavigationBar } from './navigation';
 import { type RouteMeta, showsNavigation } from './route-meta';
 
@@ -95,6 +97,7 @@ export function Layout() {
   const navigation = useNavigation();
   const { users } = useAuth();
   useTableLabels();
+  useEffect(markDrawn, []);
   return (
     <div className="app">
       <a className="skip-link" href="#main">

@@ -1,33 +1,6 @@
 import type { ReactNode } from 'react';
 import { createBrowserRouter, type RouteObject, redirect } from 'react-router';
-import { EmailVerifiedPage, EmailVerifyFailedPage } from '../features/accounts/routes/email-verification';
-import { ForgotPasswordPage } from '../features/accounts/routes/forgot-password';
-import { RegistrationPage } from '../features/accounts/routes/registration';
-import { RegistrationCompletePage } from '../features/accounts/routes/registration-complete';
-import { RegistrationConfirmPage } from '../features/accounts/routes/registration-confirm';
-import { ResetPasswordPage } from '../features/accounts/routes/reset-password';
-import { SecurityPage } from '../features/accounts/routes/security';
-import { UserDetailPage } from '../features/accounts/routes/user-detail';
-import { UserEditConfirmPage, UserEditPage } from '../features/accounts/routes/user-edit';
-import { UserPasswordPage } from '../features/accounts/routes/user-password';
-import { WithdrawPage } from '../features/accounts/routes/withdraw';
-import { LoginPage } from '../features/auth/routes/login';
-import { LogoutPage } from '../features/auth/routes/logout';
 import { licenseDrafts } from '../features/licenses/api/license-draft';
-// Loaded with the app, not on first use: the form tells browser Back from a fresh visit by a
-// popstate listener it registers when it is imported (admin-form.tsx).
-import { AdminLicenseConfirmPage } from '../features/licenses/routes/admin-confirm';
-import { AdminLicenseFormPage } from '../features/licenses/routes/admin-form';
-import { CataloguePage } from '../features/licenses/routes/catalogue';
-import { LicenseDetailPage } from '../features/licenses/routes/license-detail';
-import { LandingPage } from '../features/pages/routes/landing';
-import { LegalNoticePage } from '../features/pages/routes/legal';
-import { PrivacyPage } from '../features/pages/routes/privacy';
-import { TermsPage } from '../features/pages/routes/terms';
-import { PurchaseHistory } from '../features/purchase/purchase-history';
-import { CheckoutRedirectPage } from '../features/purchase/routes/checkout-redirect';
-import { PurchaseCompletePage } from '../features/purchase/routes/complete';
-import { ProcedurePage } from '../features/purchase/routes/procedure';
 import { NotFoundPage, RouteErrorPage } from './error-pages';
 import { redirectSignedIn, requireAdministrator, requireSignedIn } from './guards';
 import { HydrateFallback, Layout } from './layout';
@@ -36,11 +9,44 @@ import type { RouteMeta } from './route-meta';
 
 const meta = (type: RouteMeta['type'], isMenu: boolean, title: string): RouteMeta => ({ type, isMenu, title });
 
-/** A screen loaded on first use (the back office: members never download it, so their first paint is faster). */
+/**
+ * A screen's code, loaded when the screen is first opened (react-router's `lazy`, run alongside the
+ * route's loader): the app's entry holds only the frame (layout, guards, error pages), so a member's
+ * first page downloads neither the back office nor the other screens. While it loads, a full page
+ * load shows HydrateFallback and a navigation the layout's loading overlay; a chunk that cannot be
+ * fetched (a release replaced since the page was loaded) ends in RouteErrorPage, which offers a reload.
+ */
 const later =
   <M,>(load: () => Promise<M>, draw: (m: M) => ReactNode) =>
   async () => ({ element: draw(await load()) });
+
+const login = () => import('../features/auth/routes/login');
+const logout = () => import('../features/auth/routes/logout');
+const forgotPassword = () => import('../features/accounts/routes/forgot-password');
+const resetPassword = () => import('../features/accounts/routes/reset-password');
+const terms = () => import('../features/pages/routes/terms');
+const privacy = () => import('../features/pages/routes/privacy');
+const legal = () => import('../features/pages/routes/legal');
+const landing = () => import('../features/pages/routes/landing');
+const registration = () => import('../features/accounts/routes/registration');
+const registrationConfirm = () => import('../features/accounts/routes/registration-confirm');
+const registrationComplete = () => import('../features/accounts/routes/registration-complete');
+const emailVerification = () => import('../features/accounts/routes/email-verification');
+const catalogue = () => import('../features/licenses/routes/catalogue');
+const licenseDetail = () => import('../features/licenses/routes/license-detail');
+const procedure = () => import('../features/purchase/routes/procedure');
+const purchaseComplete = () => import('../features/purchase/routes/complete');
+const checkoutRedirect = () => import('../features/purchase/routes/checkout-redirect');
+const security = () => import('../features/accounts/routes/security');
+const userEdit = () => import('../features/accounts/routes/user-edit');
+const userPassword = () => import('../features/accounts/routes/user-password');
+const withdraw = () => import('../features/accounts/routes/withdraw');
+const purchaseHistory = () => import('../features/purchase/purchase-history');
+const userDetail = () => Promise.all([import('../features/accounts/routes/user-detail'), purchaseHistory()]);
 const adminUsers = () => import('../features/accounts/routes/admin-users');
+const adminUserDetail = () => Promise.all([adminUsers(), purchaseHistory()]);
+const adminLicenseForm = () => import('../features/licenses/routes/admin-form');
+const adminLicenseConfirm = () => import('../features/licenses/routes/admin-confirm');
 
 /** Every screen with its route type and isMenu metadata (seed §2). Later features add their routes here. */
 export const routes: RouteObject[] = [
@@ -54,40 +60,65 @@ export const routes: RouteObject[] = [
         path: '/login',
         handle: meta(null, false, 'ログイン'),
         loader: redirectSignedIn,
-        element: <LoginPage />,
+        lazy: later(login, (m) => <m.LoginPage />),
       },
       {
         path: '/logout',
         handle: meta(null, false, 'ログアウト'),
-        element: <LogoutPage onSignedOut={() => licenseDrafts.forgetAll()} />,
+        lazy: later(logout, (m) => <m.LogoutPage onSignedOut={() => licenseDrafts.forgetAll()} />),
       },
-      { path: '/forgot-password', handle: meta(null, false, 'パスワードをお忘れの方'), element: <ForgotPasswordPage /> },
-      { path: '/reset-password/:token', handle: meta(null, false, 'パスワードの再設定'), element: <ResetPasswordPage /> },
-      { path: '/terms', handle: meta(null, false, '利用規約'), element: <TermsPage /> },
-      { path: '/privacy', handle: meta(null, false, 'プライバシーポリシー'), element: <PrivacyPage /> },
+      {
+        path: '/forgot-password',
+        handle: meta(null, false, 'パスワードをお忘れの方'),
+        lazy: later(forgotPassword, (m) => <m.ForgotPasswordPage />),
+      },
+      {
+        path: '/reset-password/:token',
+        handle: meta(null, false, 'パスワードの再設定'),
+        lazy: later(resetPassword, (m) => <m.ResetPasswordPage />),
+      },
+      { path: '/terms', handle: meta(null, false, '利用規約'), lazy: later(terms, (m) => <m.TermsPage />) },
+      { path: '/privacy', handle: meta(null, false, 'プライバシーポリシー'), lazy: later(privacy, (m) => <m.PrivacyPage />) },
       // Public (SPEC §3): anyone must be able to read it before buying.
       {
         path: '/specified_commercial_transactions_law',
         handle: meta('endUser', false, '特定商取引法に基づく表記'),
-        element: <LegalNoticePage />,
+        lazy: later(legal, (m) => <m.LegalNoticePage />),
       },
-      { path: '/ctoms', handle: meta(null, false, 'トレーニングライセンスのご案内'), element: <LandingPage /> },
+      {
+        path: '/ctoms',
+        handle: meta(null, false, 'トレーニングライセンスのご案内'),
+        lazy: later(landing, (m) => <m.LandingPage />),
+      },
       {
         path: '/users/registration',
         children: [
-          { index: true, handle: meta(null, false, '新規会員登録'), loader: redirectSignedIn, element: <RegistrationPage /> },
+          {
+            index: true,
+            handle: meta(null, false, '新規会員登録'),
+            loader: redirectSignedIn,
+            lazy: later(registration, (m) => <m.RegistrationPage />),
+          },
           {
             path: 'confirm',
             handle: meta(null, false, '登録内容の確認'),
             loader: redirectSignedIn,
-            element: <RegistrationConfirmPage />,
+            lazy: later(registrationConfirm, (m) => <m.RegistrationConfirmPage />),
           },
-          { path: 'complete', handle: meta(null, false, '確認メールを送信しました'), element: <RegistrationCompletePage /> },
-          { path: 'email-verified', handle: meta(null, false, 'メールアドレスの確認完了'), element: <EmailVerifiedPage /> },
+          {
+            path: 'complete',
+            handle: meta(null, false, '確認メールを送信しました'),
+            lazy: later(registrationComplete, (m) => <m.RegistrationCompletePage />),
+          },
+          {
+            path: 'email-verified',
+            handle: meta(null, false, 'メールアドレスの確認完了'),
+            lazy: later(emailVerification, (m) => <m.EmailVerifiedPage />),
+          },
           {
             path: 'email-verify-failed',
             handle: meta(null, false, 'メールアドレスを確認できませんでした'),
-            element: <EmailVerifyFailedPage />,
+            lazy: later(emailVerification, (m) => <m.EmailVerifyFailedPage />),
           },
         ],
       },
@@ -95,14 +126,26 @@ export const routes: RouteObject[] = [
         path: '/licenses',
         loader: requireSignedIn,
         children: [
-          { index: true, handle: meta('endUser', false, 'ライセンス一覧'), element: <CataloguePage /> },
-          { path: ':id', handle: meta('endUser', false, 'ライセンス詳細'), element: <LicenseDetailPage /> },
-          { path: ':id/procedure', handle: meta('endUser', false, 'ご購入手続き'), element: <ProcedurePage /> },
-          { path: ':id/complete', handle: meta('endUser', false, 'ご購入手続きの状況'), element: <PurchaseCompletePage /> },
+          { index: true, handle: meta('endUser', false, 'ライセンス一覧'), lazy: later(catalogue, (m) => <m.CataloguePage />) },
+          {
+            path: ':id',
+            handle: meta('endUser', false, 'ライセンス詳細'),
+            lazy: later(licenseDetail, (m) => <m.LicenseDetailPage />),
+          },
+          {
+            path: ':id/procedure',
+            handle: meta('endUser', false, 'ご購入手続き'),
+            lazy: later(procedure, (m) => <m.ProcedurePage />),
+          },
+          {
+            path: ':id/complete',
+            handle: meta('endUser', false, 'ご購入手続きの状況'),
+            lazy: later(purchaseComplete, (m) => <m.PurchaseCompletePage />),
+          },
           {
             path: 'checkout/:protocol/:page/:token',
             handle: meta('endUser', false, 'お支払いページへ移動'),
-            element: <CheckoutRedirectPage />,
+            lazy: later(checkoutRedirect, (m) => <m.CheckoutRedirectPage />),
           },
         ],
       },
@@ -110,7 +153,7 @@ export const routes: RouteObject[] = [
         path: '/account/security',
         loader: requireSignedIn,
         handle: meta('endUser', false, '二段階認証とパスキー'),
-        element: <SecurityPage />,
+        lazy: later(security, (m) => <m.SecurityPage />),
       },
       {
         path: '/users/:id',
@@ -119,16 +162,24 @@ export const routes: RouteObject[] = [
           {
             index: true,
             handle: meta('endUser', false, '会員情報・購入履歴'),
-            element: (
-              <UserDetailPage>
-                <PurchaseHistory />
-              </UserDetailPage>
-            ),
+            lazy: later(userDetail, ([m, history]) => (
+              <m.UserDetailPage>
+                <history.PurchaseHistory />
+              </m.UserDetailPage>
+            )),
           },
-          { path: 'edit', handle: meta('endUser', false, '会員情報の変更'), element: <UserEditPage /> },
-          { path: 'edit/confirm', handle: meta('endUser', false, '変更内容の確認'), element: <UserEditConfirmPage /> },
-          { path: 'password', handle: meta('endUser', false, 'パスワードの変更'), element: <UserPasswordPage /> },
-          { path: 'withdraw', handle: meta('endUser', false, '退会'), element: <WithdrawPage /> },
+          { path: 'edit', handle: meta('endUser', false, '会員情報の変更'), lazy: later(userEdit, (m) => <m.UserEditPage />) },
+          {
+            path: 'edit/confirm',
+            handle: meta('endUser', false, '変更内容の確認'),
+            lazy: later(userEdit, (m) => <m.UserEditConfirmPage />),
+          },
+          {
+            path: 'password',
+            handle: meta('endUser', false, 'パスワードの変更'),
+            lazy: later(userPassword, (m) => <m.UserPasswordPage />),
+          },
+          { path: 'withdraw', handle: meta('endUser', false, '退会'), lazy: later(withdraw, (m) => <m.WithdrawPage />) },
         ],
       },
       {
@@ -151,21 +202,21 @@ export const routes: RouteObject[] = [
           {
             path: 'users/:id',
             handle: meta('administrator', false, 'ユーザー詳細'),
-            lazy: later(adminUsers, (m) => (
+            lazy: later(adminUserDetail, ([m, history]) => (
               <m.AdminUserDetailPage>
-                <PurchaseHistory />
+                <history.PurchaseHistory />
               </m.AdminUserDetailPage>
             )),
           },
           {
             path: 'users/:id/edit',
             handle: meta('administrator', false, 'ユーザーの編集'),
-            element: <UserEditPage base="/admin/users" />,
+            lazy: later(userEdit, (m) => <m.UserEditPage base="/admin/users" />),
           },
           {
             path: 'users/:id/edit/confirm',
             handle: meta('administrator', false, '変更内容の確認'),
-            element: <UserEditConfirmPage base="/admin/users" />,
+            lazy: later(userEdit, (m) => <m.UserEditConfirmPage base="/admin/users" />),
           },
           {
             path: 'users/:id/password',
@@ -196,12 +247,12 @@ export const routes: RouteObject[] = [
           {
             path: 'licenses/create',
             handle: meta('administrator', false, 'ライセンスの新規登録'),
-            element: <AdminLicenseFormPage />,
+            lazy: later(adminLicenseForm, (m) => <m.AdminLicenseFormPage />),
           },
           {
             path: 'licenses/create/confirm',
             handle: meta('administrator', false, '登録内容の確認'),
-            element: <AdminLicenseConfirmPage />,
+            lazy: later(adminLicenseConfirm, (m) => <m.AdminLicenseConfirmPage />),
           },
           {
             path: 'licenses/:id',
@@ -214,12 +265,12 @@ export const routes: RouteObject[] = [
           {
             path: 'licenses/:id/edit',
             handle: meta('administrator', false, 'ライセンスの編集'),
-            element: <AdminLicenseFormPage />,
+            lazy: later(adminLicenseForm, (m) => <m.AdminLicenseFormPage />),
           },
           {
             path: 'licenses/:id/edit/confirm',
             handle: meta('administrator', false, '変更内容の確認'),
-            element: <AdminLicenseConfirmPage />,
+            lazy: later(adminLicenseConfirm, (m) => <m.AdminLicenseConfirmPage />),
           },
           {
             path: 'payments',

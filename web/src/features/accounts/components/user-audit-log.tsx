@@ -42,7 +42,7 @@ export function UserAuditLog({ userId }: { userId: string }) {
               </li>
             ))}
           </ol>
-          <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} />
+          <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} label="操作履歴のページ送り" />
         </>
       ) : null}
     </section>

@@ -73,7 +73,13 @@ export function UserMailLog({ userId, watchUntil }: { userId: string; watchUntil
               </tbody>
             </table>
           </div>
-          <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} />
+          <Pager
+            page={data.page}
+            perPage={data.per_page}
+            total={data.total}
+            onPage={setPage}
+            label="メール送信履歴のページ送り"
+          />
         </>
       ) : null}
     </section>

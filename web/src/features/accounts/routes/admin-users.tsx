@@ -5,7 +5,7 @@ import { PasswordPair } from '../../../components/password-pair';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
-import { Pager } from '../../../components/ui/pager';
+import { Pager, usePageParam } from '../../../components/ui/pager';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { api } from '../../../lib/api';
@@ -43,9 +43,9 @@ export function AdminUserListPage() {
   const { data, error, isLoading, mutate: reload } = useUserSearch(params);
   const search = (event: FormEvent) => {
     event.preventDefault();
-    setParams(withParams(new URLSearchParams({ sort }), { ...form, page: '1' }));
+    setParams(withParams(new URLSearchParams({ sort }), { ...form, page: '' }));
   };
-  const setPage = (page: number) => setParams(withParams(params, { page: String(page) }));
+  const { setPage } = usePageParam();
   return (
     <section className="card">
       <h1>ユーザー一覧</h1>
@@ -84,7 +84,7 @@ export function AdminUserListPage() {
         <select
           id="user-sort"
           value={sort}
-          onChange={(e) => setParams(withParams(params, { sort: e.currentTarget.value, page: '1' }))}
+          onChange={(e) => setParams(withParams(params, { sort: e.currentTarget.value, page: '' }))}
         >
           {SORTS.map((s) => (
             <option key={s.value} value={s.value}>

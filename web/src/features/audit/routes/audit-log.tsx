@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { LoadError, Loading } from '../../../components/ui/load-state';
-import { Pager } from '../../../components/ui/pager';
+import { Pager, usePageParam } from '../../../components/ui/pager';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { ApiError } from '../../../lib/api';
@@ -35,7 +35,7 @@ export function AuditLogPage() {
     setParams(withParams(new URLSearchParams(), { ...form, page: '' }));
   };
   const clear = () => setParams(new URLSearchParams());
-  const setPage = (page: number) => setParams(withParams(params, { page: page > 1 ? String(page) : '' }));
+  const { setPage } = usePageParam();
   const actions = withCurrent(
     (options.data?.actions ?? []).map((a) => ({ value: a.action, label: a.label })),
     form.action,

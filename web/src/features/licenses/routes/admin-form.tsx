@@ -7,6 +7,7 @@ import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
 import { ApiError, api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
+import { poppedSinceLoad } from '../../../lib/history-pop';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import {
   emptyDraft,
@@ -21,11 +22,8 @@ import { StaleEdit } from '../components/stale-edit';
 
 const FIELDS = ['name', 'description', 'price', 'file', 'filenames', 'order'];
 
-// A popstate means browser Back/Forward inside the app. A 'POP' without one is the page load itself;
-// how the page was loaded then tells a reload from a typed address or a link from outside. Registered
-// when the app starts (routes are imported eagerly), before the router listens.
-let popped = false;
-if (typeof window !== 'undefined') window.addEventListener('popstate', () => (popped = true));
+// A 'POP' without a popstate since the load is the page load itself; how the page was loaded then
+// tells a reload from a typed address or a link from outside (lib/history-pop.ts listens from start-up).
 const loadType = () => (performance.getEntriesByType?.('navigation')[0] as PerformanceNavigationTiming | undefined)?.type;
 
 /**
@@ -36,7 +34,7 @@ function returnsToDraft(type: NavigationType, state: LicenseFormState | null): b
   if (state?.fromConfirm) return true;
   if (type !== 'POP') return false;
   const load = loadType();
-  return popped || load === 'reload' || load === 'back_forward';
+  return poppedSinceLoad() || load === 'reload' || load === 'back_forward';
 }
 
 /** /admin/licenses/create and /admin/licenses/{id}/edit */

@@ -1,7 +1,7 @@
 import { Link, useLocation, useSearchParams } from 'react-router';
 import { Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
-import { Pager } from '../../../components/ui/pager';
+import { Pager, usePageParam } from '../../../components/ui/pager';
 import { formatDateTime, formatPrice } from '../../../lib/format';
 import { useLicenses } from '../api/licenses';
 
@@ -17,7 +17,7 @@ const SORTS = [
 /** /admin/licenses */
 export function AdminLicenseListPage() {
   const [params, setParams] = useSearchParams();
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const { page, setPage } = usePageParam();
   const sort = SORTS.some((s) => s.value === params.get('sort')) ? (params.get('sort') as string) : '-id';
   const { data, error, isLoading, mutate } = useLicenses(page, 20, sort);
   const flash = (useLocation().state as { message?: string } | null)?.message;
@@ -32,7 +32,7 @@ export function AdminLicenseListPage() {
       {flash ? <Notice>{flash}</Notice> : null}
       <div className="field inline">
         <label htmlFor="sort">並び順</label>
-        <select id="sort" value={sort} onChange={(e) => setParams({ sort: e.currentTarget.value, page: '1' })}>
+        <select id="sort" value={sort} onChange={(e) => setParams({ sort: e.currentTarget.value })}>
           {SORTS.map((s) => (
             <option key={s.value} value={s.value}>
               {s.label}
@@ -77,12 +77,7 @@ export function AdminLicenseListPage() {
               </tbody>
             </table>
           </div>
-          <Pager
-            page={data.page}
-            perPage={data.per_page}
-            total={data.total}
-            onPage={(p) => setParams({ sort, page: String(p) })}
-          />
+          <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} />
         </>
       ) : null}
     </section>

@@ -1,7 +1,7 @@
 import { useDeferredValue } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { LoadError, Loading } from '../../../components/ui/load-state';
-import { Pager } from '../../../components/ui/pager';
+import { Pager, usePageParam } from '../../../components/ui/pager';
 import { useAuth } from '../../../lib/auth-store';
 import { formatPrice } from '../../../lib/format';
 import { useHoldings, useLicenses } from '../api/licenses';
@@ -12,8 +12,7 @@ const SKELETON_CARDS = 3;
 
 /** /licenses: the member catalogue. */
 export function CataloguePage() {
-  const [params, setParams] = useSearchParams();
-  const page = Math.max(1, Number(params.get('page')) || 1);
+  const { page, setPage } = usePageParam();
   const { data: latest, error, isLoading, mutate } = useLicenses(page);
   const me = useAuth().users[0];
   // 購入済み / コンビニ支払い待ち: the member's own list, beside the shared (cached) catalogue.
@@ -74,7 +73,7 @@ export function CataloguePage() {
               </li>
             ))}
           </ul>
-          <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={(p) => setParams({ page: String(p) })} />
+          <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} />
         </>
       ) : null}
     </section>

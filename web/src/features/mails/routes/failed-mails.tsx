@@ -2,10 +2,9 @@ import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
-import { Pager } from '../../../components/ui/pager';
+import { Pager, usePageParam } from '../../../components/ui/pager';
 import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
-import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type FailedMail, type MailView, useFailedMails, useMailWorkers } from '../api';
 
@@ -13,19 +12,14 @@ const wrap = { overflowWrap: 'anywhere' } as const;
 
 const viewOf = (params: URLSearchParams): MailView => (params.get('status') === 'stuck' ? 'stuck' : 'failed');
 
-const pageOf = (params: URLSearchParams) => {
-  const page = Number(params.get('page'));
-  return Number.isInteger(page) && page >= 1 ? page : 1;
-};
-
 /**
  * /admin/mails: e-mails that could not be sent, newest first — refused for good by the mail server
  * (SMTP 5xx: not tried again) or failing for now (retried automatically for a day) — with the
  * server's answer, and a resend for each (same Message-ID, audited).
  */
 export function FailedMailsPage() {
-  const [params, setParams] = useSearchParams();
-  const page = pageOf(params);
+  const [params] = useSearchParams();
+  const { page, setPage } = usePageParam();
   const view = viewOf(params);
   const stuck = view === 'stuck';
   const { data, error, isLoading, mutate } = useFailedMails(page, view);
@@ -143,12 +137,7 @@ export function FailedMailsPage() {
               </tbody>
             </table>
           </div>
-          <Pager
-            page={data.page}
-            perPage={data.per_page}
-            total={data.total}
-            onPage={(p) => setParams(withParams(params, { page: p > 1 ? String(p) : '' }))}
-          />
+          <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} />
         </>
       ) : null}
     </section>

@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
-import { Pager } from '../../../components/ui/pager';
+import { Pager, usePageParam } from '../../../components/ui/pager';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { api } from '../../../lib/api';
@@ -107,7 +107,13 @@ function ReconciliationSection() {
               </tbody>
             </table>
           </div>
-          <Pager page={runs.data.page} perPage={runs.data.per_page} total={runs.data.total} onPage={setPage} />
+          <Pager
+            page={runs.data.page}
+            perPage={runs.data.per_page}
+            total={runs.data.total}
+            onPage={setPage}
+            label="照合結果のページ送り"
+          />
         </>
       ) : null}
       {shown ? <Findings id={shown} /> : null}
@@ -203,6 +209,7 @@ function FindingItem({ finding }: { finding: Finding }) {
 
 function InboxSection() {
   const [params, setParams] = useSearchParams();
+  const { setPage } = usePageParam();
   const [form, setForm] = useState(
     () =>
       Object.fromEntries(EVENT_FILTERS.map((f) => [f, params.get(f) ?? ''])) as Record<(typeof EVENT_FILTERS)[number], string>,
@@ -214,7 +221,7 @@ function InboxSection() {
 
   const search = (event: FormEvent) => {
     event.preventDefault();
-    setParams(withParams(new URLSearchParams(), { ...form, page: '1' }));
+    setParams(withParams(new URLSearchParams(), { ...form, page: '' }));
   };
   const rerun = (event: InboxEvent) => {
     if (!window.confirm(`「${event.type_label}」のイベントを再実行します。よろしいですか？`)) return;
@@ -366,7 +373,8 @@ function InboxSection() {
             page={data.page}
             perPage={data.per_page}
             total={data.total}
-            onPage={(p) => setParams(withParams(params, { page: String(p) }))}
+            onPage={setPage}
+            label="受信したイベントのページ送り"
           />
         </>
       ) : null}

@@ -294,7 +294,13 @@ export function ExportPanel({
             </table>
           </div>
           {history.data ? (
-            <Pager page={history.data.page} perPage={history.data.per_page} total={history.data.total} onPage={setPage} />
+            <Pager
+              page={history.data.page}
+              perPage={history.data.per_page}
+              total={history.data.total}
+              onPage={setPage}
+              label="作成履歴のページ送り"
+            />
           ) : null}
         </>
       ) : null}

@@ -3,7 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
-import { Pager } from '../../../components/ui/pager';
+import { Pager, usePageParam } from '../../../components/ui/pager';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { api } from '../../../lib/api';
@@ -19,6 +19,7 @@ const count = (n: number) => `${n.toLocaleString('ja-JP')}件`;
 /** /admin/licenses/issue: sales of a licence, their status (出力待ち → 処理中 → 登録済み), 差し戻し and the CSV. */
 export function IssuePage() {
   const [params, setParams] = useSearchParams();
+  const { setPage } = usePageParam();
   const [form, setForm] = useState(
     () => Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? ''])) as Record<(typeof FILTERS)[number], string>,
   );
@@ -41,7 +42,7 @@ export function IssuePage() {
   const search = (event: FormEvent) => {
     event.preventDefault();
     setSelected(new Map());
-    setParams(withParams(new URLSearchParams(), { ...form, page: '1' }));
+    setParams(withParams(new URLSearchParams(), { ...form, page: '' }));
   };
   const toggle = (sale: AdminSale) => {
     const next = new Map(selected);
@@ -344,12 +345,7 @@ export function IssuePage() {
               </tbody>
             </table>
           </div>
-          <Pager
-            page={data.page}
-            perPage={data.per_page}
-            total={data.total}
-            onPage={(page) => setParams(withParams(params, { page: String(page) }))}
-          />
+          <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} label="販売一覧のページ送り" />
         </>
       ) : null}
 
