@@ -124,9 +124,9 @@ describe('GET /api/sales/summary', () => {
       const { by_license: byLicense, ...totals } = got;
       const { by_license: wantByLicense, ...wantTotals } = want;
       expect(totals, `${from}..${to}`).toEqual({ ...wantTotals, net_tax: wantTotals.tax - wantTotals.refunded_tax });
-      const sorted = (rows: { license_id: number }[]) => [...rows].sort((a, b) => a.license_id - b.license_id);
+      const sorted = <T extends { license_id: number }>(rows: T[]) => [...rows].sort((a, b) => a.license_id - b.license_id);
       expect(
-        sorted(byLicense).map(({ name: _name, ...row }: { name: string; license_id: number }) => row),
+        sorted(byLicense as { name: string; license_id: number }[]).map(({ name: _name, ...row }) => row),
         `${from}..${to}`,
       ).toEqual(sorted(wantByLicense));
       // The licences' rows add up to the totals.
