@@ -1,6 +1,5 @@
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { includedTax } from '../../src/modules/sales/receipt-pdf.ts';
 import { aLicense, aMember, anAdmin, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -147,7 +146,7 @@ describe('GET /api/sales/summary', () => {
     // 1,000 + 3 × 908 + 112 + 300 = 4,136 — on the total it would be floor(45,528 × 10 / 110) = 4,138.
     expect(november.tax).toBe(1_000 + 3 * 908 + 112 + 300);
     expect(Math.floor((november.amount * 10) / 110)).toBe(4_138);
-    expect(november.tax).toBe([11_000, 9_998, 9_998, 9_998, 1_234, 3_300].reduce((n, amount) => n + includedTax(amount), 0));
+    expect(november.tax).toBe([11_000, 9_998, 9_998, 9_998, 1_234, 3_300].reduce((n, amount) => n + taxOf(amount), 0));
     // Refunded in November: the October sale (11/2), the November one (11/20) and the September one (11/1 00:00 JST).
     expect(november.refunded_count).toBe(3);
     expect(november.refunded_amount).toBe(11_000 + 9_998 + 9_998);
