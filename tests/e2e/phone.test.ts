@@ -325,6 +325,7 @@ describe('the shop on a 375 px phone', () => {
       [`/admin/licenses/${licenseId}`, 'admin licence detail'],
       ['/admin/licenses/create', 'admin licence form'],
       ['/admin/licenses/issue', 'licence issue'],
+      ['/admin/sales/summary', 'sales summary'],
       ['/admin/payments', 'payments'],
       ['/admin/audit', 'audit log'],
       ['/admin/mails', 'failed mails'],

@@ -6,6 +6,7 @@ import { exportRoutes } from './export-routes.ts';
 import { receiptRoutes } from './receipt-routes.ts';
 import { CountsQuery, RevertInput, SalesQuery, StatusUpdateInput, toFilter } from './schemas.ts';
 import { advanceStatus, listSales, revertStatus, salesCounts } from './service.ts';
+import { summaryRoutes } from './summary-routes.ts';
 
 const saleRoutes = new Hono<AppEnv>()
   .get('/sales', requireAdmin, async (c) => {
@@ -48,4 +49,8 @@ const saleRoutes = new Hono<AppEnv>()
 // orders in src/host/member-history.ts.
 
 /** The sales module's API, mounted under /api: the sales list, status moves, the training-system CSV and 領収書. */
-export const salesRoutes = new Hono<AppEnv>().route('/', saleRoutes).route('/', exportRoutes).route('/', receiptRoutes);
+export const salesRoutes = new Hono<AppEnv>()
+  .route('/', summaryRoutes)
+  .route('/', saleRoutes)
+  .route('/', exportRoutes)
+  .route('/', receiptRoutes);

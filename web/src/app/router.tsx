@@ -273,6 +273,14 @@ export const routes: RouteObject[] = [
             lazy: later(adminLicenseConfirm, (m) => <m.AdminLicenseConfirmPage />),
           },
           {
+            path: 'sales/summary',
+            handle: meta('administrator', false, '売上集計'),
+            lazy: later(
+              () => import('../features/sales/routes/summary'),
+              (m) => <m.SalesSummaryPage />,
+            ),
+          },
+          {
             path: 'payments',
             handle: meta('administrator', false, '決済の受信箱と照合'),
             lazy: later(

@@ -44,6 +44,11 @@ export const SaleSchema = defineEntity({
       name: 'sales_status_paid_at_index',
       expression: 'create index "sales_status_paid_at_index" on "sales" ("status", "paid_at" desc, "id" desc)',
     },
+    // 売上集計's refunds of a period: refunded sales only.
+    {
+      name: 'sales_refunded_at_index',
+      expression: 'create index "sales_refunded_at_index" on "sales" ("refunded_at") where "refunded_at" is not null',
+    },
     {
       name: 'sales_buyer_name_key_trgm_index',
       expression: 'create index "sales_buyer_name_key_trgm_index" on "sales" using gin ("buyer_name_key" gin_trgm_ops)',

@@ -9,6 +9,7 @@ import { type FlaggedRun, useFlaggedRuns, useMailSummary } from '../api';
 
 /** The back office beyond the seed's three screens (the navigation bar keeps the seed's). */
 const OPERATIONS = [
+  { label: '売上集計', to: '/admin/sales/summary' },
   { label: '決済の受信箱と照合', to: '/admin/payments' },
   { label: '操作履歴', to: '/admin/audit' },
   { label: '送信に失敗したメール', to: '/admin/mails' },
