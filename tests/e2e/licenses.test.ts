@@ -291,6 +291,25 @@ describe('licences in Chromium', () => {
     expect(await picturesShown(page, 2)).toEqual(['1枚目：second.png', '2枚目：first-photo.jpg']);
     await accessible(page, 'create form with a restored draft');
     await priceField(page).fill('13000');
+    // The draft is written to IndexedDB as the field changes; reload once the write has landed (a
+    // reload in the same instant would abort the write, as closing the tab would).
+    await page.waitForFunction(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const open = indexedDB.open('license-drafts');
+          open.onerror = () => resolve(false);
+          open.onsuccess = () => {
+            const all = open.result.transaction('drafts').objectStore('drafts').getAll();
+            all.onerror = () => resolve(false);
+            all.onsuccess = () =>
+              resolve(
+                (all.result as { values: Record<string, unknown> }[]).some((d) => JSON.stringify(d.values).includes('13000')),
+              );
+          };
+        }),
+      undefined,
+      { timeout: 10_000 },
+    );
     await page.reload();
     await page.getByText('保存していない入力内容を表示しています。').waitFor();
     expect(await priceField(page).inputValue()).toBe('13000');
