@@ -12,6 +12,7 @@ const ACTIONS: Record<string, string> = {
   'user.withdraw': '退会',
   'user.role': '管理者権限の変更',
   'user.resend_verification': '確認メールの再送信',
+  'user.export': '会員CSVのダウンロード',
   'license.create': 'ライセンスの新規登録',
   'license.update': 'ライセンスの編集',
   'license.delete': 'ライセンスの削除',
@@ -83,6 +84,8 @@ const FIELDS: Record<string, string> = {
   email: 'メールアドレス',
   last_name: '姓',
   first_name: '名',
+  last_name_kana: 'セイ（フリガナ）',
+  first_name_kana: 'メイ（フリガナ）',
   affiliations: '所属',
   affiliation: '所属',
   affiliation_name: '所属名',
@@ -156,6 +159,11 @@ const FILTER_FIELDS: Record<string, string> = {
   paid_from: '購入日（から）',
   paidTo: '購入日（まで）',
   paid_to: '購入日（まで）',
+  // The member CSV's (user.export)
+  name: '氏名',
+  email: 'メールアドレス',
+  affiliations: '所属',
+  sort: '並び順',
 };
 const LISTED = 10;
 
