@@ -117,7 +117,7 @@ export const NAME_VARIANTS: Readonly<Record<string, string>> = {
   實: '実',
   壽: '寿',
   彌: '弥',
-  '𠮷': '吉',
+  𠮷: '吉',
 };
 
 /** ぁ..ゖ and ゝゞ as katakana (U+3041–U+3096 sit 0x60 below U+30A1–U+30F6). */
@@ -154,7 +154,10 @@ export function searchKey(text: string): string {
  * characters or more through the key's pg_trgm index, fewer (which no trigram can serve) through the
  * pieces' GIN index (docs/decisions/0032-kana-and-name-folding.md).
  */
-export function memberNameSearch(query: string, columns: { key: string; grams: string }): { sql: string; params: string[] } | null {
+export function memberNameSearch(
+  query: string,
+  columns: { key: string; grams: string },
+): { sql: string; params: string[] } | null {
   const key = searchKey(query);
   const length = [...key].length;
   if (length === 0) return null;

@@ -1,9 +1,9 @@
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIMITS } from '../../src/config/limits.ts';
 import { FOLD_FROM, NAME_VARIANTS, searchKey } from '../../src/db/like.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
-import { LIMITS } from '../../src/config/limits.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -269,7 +269,9 @@ describe('GET /api/users/export.csv', () => {
     const res = await admin.get(`/api/users/export.csv?name=${encodeURIComponent('藤')}&sort=kana`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="members_\d{8}-\d{4}\.csv"; filename\*=UTF-8''/);
+    expect(res.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="members_\d{8}-\d{4}\.csv"; filename\*=UTF-8''/,
+    );
     const text = await csvText(res);
     expect(text.startsWith('\ufeff')).toBe(true);
     const lines = text.slice(1).split('\r\n');
@@ -277,7 +279,9 @@ describe('GET /api/users/export.csv', () => {
       '姓,名,セイ,メイ,メールアドレス,メールアドレスの確認,所属,所属名,その他の所属,お知らせメール,権限,登録日時,最終ログイン日時,会員ID',
     );
     expect(lines).toHaveLength(4); // header, 伊藤, 齋藤, and the last CRLF
-    expect(lines[1]).toMatch(/^伊藤,誠,イトウ,マコト,ito@example\.jp,確認済み,消防・救急,〇〇消防局,,受け取る,一般会員,\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d,,/);
+    expect(lines[1]).toMatch(
+      /^伊藤,誠,イトウ,マコト,ito@example\.jp,確認済み,消防・救急,〇〇消防局,,受け取る,一般会員,\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d,,/,
+    );
     expect(lines[1]?.endsWith(ids['ito@example.jp'] as string)).toBe(true);
     // 齋藤's 所属名 starts a formula: written as text (a leading ').
     expect(lines[2]).toContain(`"'=HYPERLINK(""http://evil.example"")"`);

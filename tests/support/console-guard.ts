@@ -28,7 +28,9 @@ afterEach(() => {
   console.error = original;
   const problems = [
     ...written.map((text) => `console.error: ${text.slice(0, 500)}`),
-    ...rejected.map((reason) => `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
+    ...rejected.map(
+      (reason) => `unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`,
+    ),
   ];
   written = [];
   rejected = [];
