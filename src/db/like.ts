@@ -128,12 +128,8 @@ const HIRAGANA_TO = `${String.fromCodePoint(...Array.from({ length: 0x56 }, (_, 
 export const FOLD_FROM = HIRAGANA_FROM + Object.keys(NAME_VARIANTS).join('');
 export const FOLD_TO = HIRAGANA_TO + Object.values(NAME_VARIANTS).join('');
 
-const FOLDS = new Map<string, string>();
-{
-  const from = [...FOLD_FROM];
-  const to = [...FOLD_TO];
-  from.forEach((char, i) => FOLDS.set(char, to[i] as string));
-}
+const FOLD_TARGETS = [...FOLD_TO];
+const FOLDS = new Map<string, string>([...FOLD_FROM].map((char, i) => [char, FOLD_TARGETS[i] as string]));
 
 /**
  * A member's name or フリガナ as the users' search compares it: `nameKey` (NFKC — half-width kana
