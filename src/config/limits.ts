@@ -30,6 +30,11 @@ export const LIMITS = {
    * counted re-issue and an audit row (60 in 3 s flooded the audit log). A member has a few purchases.
    */
   receiptsPerMember: { name: 'receipt-member', limit: 30, windowSeconds: hours(1) },
+  /**
+   * Member CSVs one administrator downloads: each holds every member's personal data (the audit log
+   * records each), so a script or a stolen session pulling it over and over stops here.
+   */
+  memberCsvPerAdmin: { name: 'member-csv-admin', limit: 10, windowSeconds: hours(1) },
   /** Checkout Sessions a member creates: each one is a Stripe API call. */
   checkoutsPerMember: { name: 'checkout-member', limit: 10, windowSeconds: minutes(10) },
 } as const satisfies Record<string, RateLimitRule>;

@@ -61,6 +61,8 @@ describe('member journey in Chromium', () => {
     await page.getByLabel('メールアドレス（確認）').fill(EMAIL);
     await page.getByLabel('姓', { exact: true }).fill('救急');
     await page.getByLabel('名', { exact: true }).fill('花子');
+    await page.getByLabel('セイ', { exact: true }).fill('きゅうきゅう');
+    await page.getByLabel('メイ', { exact: true }).fill('ﾊﾅｺ');
     await page.getByLabel('所属', { exact: true }).selectOption('6');
     await page.getByLabel('その他の所属').fill('民間救急');
     await page.getByLabel('所属名').fill('〇〇搬送サービス');
@@ -70,6 +72,8 @@ describe('member journey in Chromium', () => {
     await page.getByRole('button', { name: '確認画面へ進む' }).click();
     await page.waitForURL('**/users/registration/confirm');
     expect(await page.locator('.summary').textContent()).toContain('その他（民間救急）');
+    // フリガナ as it will be registered: 全角カタカナ.
+    expect(await page.locator('.summary').textContent()).toContain('キュウキュウ ハナコ');
     await expectAccessible(page, 'registration confirm');
 
     // Back keeps the form.

@@ -66,7 +66,8 @@ async function isNewAccountsFirstBrowser(tx: Em, userId: string): Promise<boolea
 
 /**
  * After a successful sign-in (password, or a later second factor): the session records the address
- * the throttles see (better-auth would take any X-Forwarded-For) and its first use, and a browser new
+ * the throttles see (better-auth would take any X-Forwarded-For) and its first use, the member their
+ * last sign-in, and a browser new
  * to the account is remembered and its owner told (NewDeviceSignIn, in the same transaction). Answers
  * the device id the browser must keep (a new one when it had none).
  */
@@ -78,6 +79,8 @@ export async function noteSignIn(orm: Orm, signIn: SignIn): Promise<{ deviceId: 
       signIn.userAgent,
       signIn.sessionToken,
     ]);
+    // The administrators' 最終ログイン (not updated_at: that is the version an edit carries).
+    await tx.execute('update users set last_sign_in_at = now() where id = ?', [signIn.userId]);
     const [row] = await tx.execute<{ inserted: boolean }[]>(
       `insert into known_devices (user_id, device_id, user_agent) values (?, ?, ?)
        on conflict (user_id, device_id) do update set last_seen_at = now(), user_agent = excluded.user_agent

@@ -16,6 +16,7 @@ import {
   signedInUser,
 } from '../../http/guards.ts';
 import { collectErrors, jsonInput, parseInput, parseInputs, readJson } from '../../http/validate.ts';
+import { openMemberCsv } from './member-csv.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
 import { reauthenticate } from './reauth.ts';
 import {
@@ -31,6 +32,7 @@ import {
   ResetTokenInput,
   RoleInput,
   TwoFactorCodeInput,
+  UserExportQuery,
   UserSearchQuery,
   WithdrawalInput,
 } from './schemas.ts';
@@ -230,6 +232,29 @@ const userRoutes = new Hono<AppEnv>()
         c.var.deps.changes,
       ),
     );
+  })
+  // The member CSV (the list's search and order): a GET like the other downloads, audited and limited.
+  .get('/users/export.csv', requireAdmin, async (c) => {
+    const query = parseInput(UserExportQuery, c.req.query());
+    await c.var.deps.rateLimit.hit(LIMITS.memberCsvPerAdmin, signedInUser(c).id);
+    const file = await openMemberCsv(
+      c.var.deps.orm,
+      actorOf(c),
+      {
+        name: query.name || undefined,
+        email: query.email || undefined,
+        affiliations: typeof query.affiliations === 'number' ? query.affiliations : undefined,
+        sort: query.sort,
+        encoding: query.encoding,
+      },
+      c.var.log,
+    );
+    return c.body(file.stream, 200, {
+      'Content-Type': file.contentType,
+      'Content-Disposition': file.disposition,
+      'Cache-Control': 'no-store',
+      'X-Row-Count': String(file.rows),
+    });
   })
   .put(`/users/${USER}/password/force`, requireAdmin, async (c) => {
     const input = await jsonInput(c, NewPasswordPairInput);

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { rules } from '../../http/validate.ts';
 import { AFFILIATION_OTHER } from './affiliations.ts';
+import { KANA, KANA_MESSAGE, normaliseKana } from './kana.ts';
 import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from './password-policy.ts';
 
 export const LoginInput = v.object({
@@ -30,11 +31,31 @@ const cleanName = (label: string) => v.check((text: string) => !NOT_IN_NAMES.tes
 const name = (label: string, max: number) =>
   v.pipe(v.string(`${label}を入力してください。`), cleanName(label), rules.requiredString(label, max));
 
+/**
+ * フリガナ: optional on the wire (seed clients keep working; the SPA asks for it). Absent: unchanged by
+ * an edit; null or empty: none. Normalised to 全角カタカナ (kana.ts) before it is checked.
+ */
+const kana = (label: string) =>
+  v.optional(
+    v.nullable(
+      v.pipe(
+        v.string(`${label}は文字列で入力してください。`),
+        cleanName(label),
+        v.transform(normaliseKana),
+        v.maxLength(50, `${label}は50文字以内で入力してください。`),
+        v.check((text) => text === '' || KANA.test(text), KANA_MESSAGE(label)),
+        v.transform((text) => text || null),
+      ),
+    ),
+  );
+
 const profileEntries = {
   email: rules.email(),
   email_confirmation: rules.email('メールアドレス（確認）'),
   last_name: name('姓', 50),
   first_name: name('名', 50),
+  last_name_kana: kana('セイ（フリガナ）'),
+  first_name_kana: kana('メイ（フリガナ）'),
   affiliations: affiliation,
   affiliation_name: name('所属名', 100),
   affiliation_other: v.optional(
@@ -181,9 +202,15 @@ export const UserSearchQuery = v.object({
   page: v.optional(pageNumber('ページ番号', 100_000), '1'),
   per_page: v.optional(pageNumber('表示件数', 100), '20'),
   sort: v.optional(
-    v.picklist(['created_at', '-created_at', 'email', '-email', 'name', '-name'], '並び順が正しくありません。'),
+    v.picklist(['created_at', '-created_at', 'email', '-email', 'name', '-name', 'kana'], '並び順が正しくありません。'),
     '-created_at',
   ),
+});
+
+/** GET /api/users/export.csv: the list's search and order, and the file's encoding. */
+export const UserExportQuery = v.object({
+  ...v.omit(UserSearchQuery, ['page', 'per_page']).entries,
+  encoding: v.optional(v.picklist(['utf-8', 'shift_jis'], '文字コードは utf-8 か shift_jis を指定してください。'), 'utf-8'),
 });
 
 /** GET /api/users/{id}/mails */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { sql } from 'kysely';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
-import { COUNT_CAP, containsPattern, personSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
+import { COUNT_CAP, containsPattern, memberNameSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -19,6 +19,9 @@ export interface NewUser {
   password: string;
   lastName: string;
   firstName: string;
+  /** 全角カタカナ (already normalised: schemas.ts), or none. */
+  lastNameKana?: string | null;
+  firstNameKana?: string | null;
   role?: 'admin' | 'user';
   emailVerified?: boolean;
   affiliation?: number | null;
@@ -39,6 +42,9 @@ type DtoSource = Pick<User, 'id' | 'email' | 'lastName' | 'firstName' | 'role' |
       | 'updatedAt'
       | 'pendingEmail'
       | 'twoFactorEnabled'
+      | 'lastNameKana'
+      | 'firstNameKana'
+      | 'lastSignInAt'
     >
   >;
 
@@ -49,6 +55,8 @@ export function userDto(user: DtoSource, extra: { pendingEmail?: string | null }
     email: user.email,
     last_name: user.lastName,
     first_name: user.firstName,
+    last_name_kana: user.lastNameKana ?? null,
+    first_name_kana: user.firstNameKana ?? null,
     affiliations: user.affiliation ?? null,
     affiliation_name: user.affiliationName ?? '',
     affiliation_other: user.affiliationOther ?? null,
@@ -56,6 +64,7 @@ export function userDto(user: DtoSource, extra: { pendingEmail?: string | null }
     role: user.role,
     email_verified: user.emailVerified,
     two_factor_enabled: Boolean(user.twoFactorEnabled),
+    last_sign_in_at: user.lastSignInAt ? new Date(user.lastSignInAt).toISOString() : null,
     ...(extra.pendingEmail !== undefined ? { pending_email: extra.pendingEmail } : {}),
     ...(user.createdAt ? { created_at: new Date(user.createdAt).toISOString() } : {}),
     // The version an edit carries back (a newer one answers 409).
@@ -70,6 +79,8 @@ export function profileDto(input: ProfileData) {
     email_confirmation: input.email_confirmation,
     last_name: input.last_name,
     first_name: input.first_name,
+    last_name_kana: input.last_name_kana ?? null,
+    first_name_kana: input.first_name_kana ?? null,
     affiliations: input.affiliations,
     affiliation_name: input.affiliation_name,
     affiliation_other: input.affiliation_other,
@@ -94,6 +105,8 @@ export async function createUser(tx: Em, input: NewUser): Promise<User> {
     name: `${input.lastName} ${input.firstName}`.trim(),
     lastName: input.lastName,
     firstName: input.firstName,
+    lastNameKana: input.lastNameKana ?? null,
+    firstNameKana: input.firstNameKana ?? null,
     role: input.role ?? 'user',
     affiliation: input.affiliation ?? null,
     affiliationName: input.affiliationName ?? '',
@@ -158,6 +171,8 @@ export async function register(orm: Orm, input: RegistrationData): Promise<void>
         password: input.password,
         lastName: input.last_name,
         firstName: input.first_name,
+        lastNameKana: input.last_name_kana ?? null,
+        firstNameKana: input.first_name_kana ?? null,
         affiliation: input.affiliations,
         affiliationName: input.affiliation_name,
         affiliationOther: input.affiliation_other,
@@ -292,6 +307,8 @@ const auditView = (user: User) => ({
   email: user.email,
   last_name: user.lastName,
   first_name: user.firstName,
+  last_name_kana: user.lastNameKana ?? null,
+  first_name_kana: user.firstNameKana ?? null,
   affiliations: user.affiliation,
   affiliation_name: user.affiliationName,
   affiliation_other: user.affiliationOther,
@@ -320,6 +337,12 @@ export async function checkEditable(orm: Orm, id: string, updatedAt: string | un
   if (!user) throw new AppError('not_found', USER_NOT_FOUND);
   assertVersion(user, updatedAt);
 }
+
+/** The フリガナ an edit sets: a field left out of the call (a seed client) keeps what is stored. */
+const kanaOf = (input: Pick<ProfileData, 'last_name_kana' | 'first_name_kana'>) => ({
+  ...(input.last_name_kana !== undefined ? { lastNameKana: input.last_name_kana } : {}),
+  ...(input.first_name_kana !== undefined ? { firstNameKana: input.first_name_kana } : {}),
+});
 
 /**
  * Saves a profile edit over the version it was loaded from (`updatedAt`), else 409: the row is locked
@@ -350,6 +373,7 @@ export async function updateProfile(
         lastName: input.last_name,
         firstName: input.first_name,
         name: `${input.last_name} ${input.first_name}`,
+        ...kanaOf(input),
         affiliation: input.affiliations,
         affiliationName: input.affiliation_name,
         affiliationOther: input.affiliation_other,
@@ -364,6 +388,7 @@ export async function updateProfile(
     user.lastName = input.last_name;
     user.firstName = input.first_name;
     user.name = `${input.last_name} ${input.first_name}`;
+    Object.assign(user, kanaOf(input));
     user.affiliation = input.affiliations;
     user.affiliationName = input.affiliation_name;
     user.affiliationOther = input.affiliation_other;
@@ -412,25 +437,31 @@ export interface UserSearch {
   sort: string;
 }
 
-const USER_SORTS: Record<string, string> = {
-  created_at: 'u.created_at',
-  email: 'u.email',
-  name: 'u.name_key',
+/**
+ * The list's orders: a column and its type, each with the id after it. `kana` is 五十音 (the trigger's
+ * kana_sort: members without フリガナ after the others), ascending only.
+ */
+export const USER_ORDERS: Record<string, { column: string; type: 'timestamptz' | 'text' }> = {
+  created_at: { column: 'u.created_at', type: 'timestamptz' },
+  email: { column: 'u.email', type: 'text' },
+  name: { column: 'u.name_key', type: 'text' },
+  kana: { column: 'u.kana_sort', type: 'text' },
 };
 
-/**
- * The administrators' user list: name (姓, 名, 「姓 名」 or 「姓名」, any width), e-mail (partial),
- * affiliation; paged, sorted; read as plain rows (hydrating entities cost more than the query).
- */
-const userTotals = (changes: ChangeFeed | undefined) =>
-  tableCache<{ n: number }[]>(changes, 'user list totals', ['users'], { max: 1_000, ttlMs: 10 * 60_000 });
+export const orderOf = (sort: string) => ({
+  ...(USER_ORDERS[sort.replace(/^-/, '')] ?? (USER_ORDERS.created_at as (typeof USER_ORDERS)[string])),
+  desc: sort.startsWith('-'),
+});
 
-export async function searchUsers(orm: Orm, query: UserSearch, changes?: ChangeFeed) {
-  const em = orm.em.fork() as Em;
+/**
+ * The WHERE of the administrators' user search (the list and its CSV): name — 姓, 名, 「姓 名」,
+ * 「姓名」 or フリガナ, any width, hiragana or katakana, 異体字 folded (db/like.ts) —, e-mail
+ * (partial), affiliation.
+ */
+export function userWhere(query: Pick<UserSearch, 'name' | 'email' | 'affiliations'>): { sql: string; params: unknown[] } {
   const clauses: string[] = [];
   const params: unknown[] = [];
-  // 姓, 名, 「姓 名」 or 「姓名」, any width (the e-mail has its own field here).
-  const byName = query.name ? personSearch(query.name, { nameKey: 'u.name_key', firstKey: 'u.first_key' }) : null;
+  const byName = query.name ? memberNameSearch(query.name, { key: 'u.search_key', grams: 'u.search_grams' }) : null;
   if (byName) {
     clauses.push(byName.sql);
     params.push(...byName.params);
@@ -443,22 +474,39 @@ export async function searchUsers(orm: Orm, query: UserSearch, changes?: ChangeF
     clauses.push('u.affiliation = ?');
     params.push(query.affiliations);
   }
-  const where = clauses.length ? `where ${clauses.join(' and ')}` : '';
-  const desc = query.sort.startsWith('-') ? 'desc' : 'asc';
-  const column = USER_SORTS[query.sort.replace(/^-/, '')] ?? 'u.created_at';
+  return { sql: clauses.length ? `where ${clauses.join(' and ')}` : '', params };
+}
+
+const USER_COLUMNS = `u.id, u.email, u.last_name as "lastName", u.first_name as "firstName",
+  u.last_name_kana as "lastNameKana", u.first_name_kana as "firstNameKana", u.role, u.email_verified as "emailVerified",
+  u.affiliation, u.affiliation_name as "affiliationName", u.affiliation_other as "affiliationOther", u.distribution,
+  u.created_at as "createdAt", u.updated_at as "updatedAt", u.pending_email as "pendingEmail",
+  u.two_factor_enabled as "twoFactorEnabled", u.last_sign_in_at as "lastSignInAt"`;
+
+/**
+ * The administrators' user list: searched (userWhere), paged, sorted; read as plain rows (hydrating
+ * entities cost more than the query).
+ */
+const userTotals = (changes: ChangeFeed | undefined) =>
+  tableCache<{ n: number }[]>(changes, 'user list totals', ['users'], { max: 1_000, ttlMs: 10 * 60_000 });
+
+export async function searchUsers(orm: Orm, query: UserSearch, changes?: ChangeFeed) {
+  const em = orm.em.fork() as Em;
+  const where = userWhere(query);
+  const order = orderOf(query.sort);
+  const dir = order.desc ? 'desc' : 'asc';
   const cap = query.name || query.email ? SEARCH_COUNT_CAP : COUNT_CAP;
-  const countSql = `select count(*)::int as n from (select 1 from users u ${where} limit ${cap + 1}) capped`;
+  const countSql = `select count(*)::int as n from (select 1 from users u ${where.sql} limit ${cap + 1}) capped`;
   // A total is kept until the users change (change notices): counting is most of the list's cost.
-  const [count] = await cached(userTotals(changes), JSON.stringify([countSql, params]), () =>
-    em.execute<{ n: number }[]>(countSql, params),
+  const [count] = await cached(userTotals(changes), JSON.stringify([countSql, where.params]), () =>
+    em.execute<{ n: number }[]>(countSql, where.params),
   );
+  // The page's ids first — from the order's index alone (created_at, kana_sort), however deep the
+  // page — then the rows of those few.
   const users = await em.execute<DtoSource[]>(
-    `select u.id, u.email, u.last_name as "lastName", u.first_name as "firstName", u.role, u.email_verified as "emailVerified",
-            u.affiliation, u.affiliation_name as "affiliationName", u.affiliation_other as "affiliationOther", u.distribution,
-            u.created_at as "createdAt", u.updated_at as "updatedAt", u.pending_email as "pendingEmail",
-            u.two_factor_enabled as "twoFactorEnabled"
-     from users u ${where} order by ${column} ${desc}, u.id ${desc} limit ? offset ?`,
-    [...params, query.per_page, (query.page - 1) * query.per_page],
+    `with page as (select u.id from users u ${where.sql} order by ${order.column} ${dir}, u.id ${dir} limit ? offset ?)
+     select ${USER_COLUMNS} from page join users u on u.id = page.id order by ${order.column} ${dir}, u.id ${dir}`,
+    [...where.params, query.per_page, (query.page - 1) * query.per_page],
   );
   const n = count?.n ?? 0;
   return {

@@ -15,21 +15,19 @@ export const UserSchema = defineEntity({
       expression: 'create unique index "users_email_lower_unique" on "users" (lower("email"))',
     },
   ],
-  // The administrators' search: newest first, names and e-mails anywhere in the text (pg_trgm).
+  // The administrators' list: newest first, or in 五十音 order; names, フリガナ and e-mails anywhere in
+  // the text (pg_trgm). docs/decisions/0032-kana-and-name-folding.md
   indexes: [
     { name: 'users_created_at_index', expression: 'create index "users_created_at_index" on "users" ("created_at", "id")' },
     {
-      name: 'users_name_key_trgm_index',
-      expression: 'create index "users_name_key_trgm_index" on "users" using gin ("name_key" gin_trgm_ops)',
+      name: 'users_search_key_trgm_index',
+      expression: 'create index "users_search_key_trgm_index" on "users" using gin ("search_key" gin_trgm_ops)',
     },
     {
-      name: 'users_name_key_prefix_index',
-      expression: 'create index "users_name_key_prefix_index" on "users" ("name_key" text_pattern_ops)',
+      name: 'users_search_grams_index',
+      expression: 'create index "users_search_grams_index" on "users" using gin ("search_grams")',
     },
-    {
-      name: 'users_first_key_prefix_index',
-      expression: 'create index "users_first_key_prefix_index" on "users" ("first_key" text_pattern_ops)',
-    },
+    { name: 'users_kana_sort_index', expression: 'create index "users_kana_sort_index" on "users" ("kana_sort", "id")' },
     {
       name: 'users_email_prefix_index',
       expression: 'create index "users_email_prefix_index" on "users" ("email" text_pattern_ops)',
@@ -47,9 +45,20 @@ export const UserSchema = defineEntity({
     name: p.string().length(120),
     lastName: p.string().length(50).fieldName('last_name').default(''),
     firstName: p.string().length(50).fieldName('first_name').default(''),
-    // 姓名 normalised for search (see db/like.ts), kept by PostgreSQL.
+    // 全角カタカナ (accounts/kana.ts); null when the member has not given it (seed clients, older accounts).
+    lastNameKana: p.string().length(50).fieldName('last_name_kana').nullable(),
+    firstNameKana: p.string().length(50).fieldName('first_name_kana').nullable(),
+    // 姓名 normalised (see db/like.ts), kept by PostgreSQL: the 姓 order (name_key).
     nameKey: p.text().fieldName('name_key').generated(nameKeyColumn('last_name', 'first_name')).nullable(),
     firstKey: p.text().fieldName('first_key').generated(nameKeyColumn('first_name')).nullable(),
+    // Kept by the trigger users_name_keys (migration 20261126030000) from the names and フリガナ, whoever
+    // writes them: what the name search matches (db/like.ts searchKey) and the 五十音 order.
+    searchKey: p.text().fieldName('search_key').nullable(),
+    // Its one- and two-character pieces: searches shorter than a trigram (db/like.ts).
+    searchGrams: p.array().fieldName('search_grams').nullable(),
+    kanaSort: p.text().fieldName('kana_sort').collation('C').nullable(),
+    // Set at each successful sign-in (devices.ts noteSignIn).
+    lastSignInAt: p.datetime().fieldName('last_sign_in_at').nullable(),
     // 1 自衛隊 … 6 その他 (see affiliations.ts); null for administrators created by the CLI.
     affiliation: p.smallint().nullable(),
     affiliationName: p.string().length(100).fieldName('affiliation_name').default(''),

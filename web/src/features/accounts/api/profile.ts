@@ -18,6 +18,9 @@ export interface Member {
   email: string;
   last_name: string;
   first_name: string;
+  /** 全角カタカナ; null for members who have not given it yet. */
+  last_name_kana: string | null;
+  first_name_kana: string | null;
   affiliations: number | null;
   affiliation_name: string;
   affiliation_other: string | null;
@@ -25,6 +28,8 @@ export interface Member {
   role: string;
   email_verified: boolean;
   pending_email?: string | null;
+  /** The last successful sign-in (ISO), or null. */
+  last_sign_in_at?: string | null;
   /** The version an edit sends back: saving over a newer one answers 409. */
   updated_at: string;
 }
@@ -35,6 +40,8 @@ export interface ProfileValues {
   email_confirmation: string;
   last_name: string;
   first_name: string;
+  last_name_kana: string;
+  first_name_kana: string;
   affiliations: string;
   affiliation_name: string;
   affiliation_other: string;
@@ -51,6 +58,8 @@ export const emptyProfile: ProfileValues = {
   email_confirmation: '',
   last_name: '',
   first_name: '',
+  last_name_kana: '',
+  first_name_kana: '',
   affiliations: '',
   affiliation_name: '',
   affiliation_other: '',
@@ -63,6 +72,8 @@ export function profileOf(member: Member): ProfileValues {
     email_confirmation: member.email,
     last_name: member.last_name,
     first_name: member.first_name,
+    last_name_kana: member.last_name_kana ?? '',
+    first_name_kana: member.first_name_kana ?? '',
     affiliations: member.affiliations ? String(member.affiliations) : '',
     affiliation_name: member.affiliation_name,
     affiliation_other: member.affiliation_other ?? '',
@@ -90,9 +101,52 @@ export function checkAffiliationLocally(values: ProfileValues): ApiError | null 
   return null;
 }
 
-/** Runs the local rule, then the server's validate call. */
-export async function validateProfile(path: string, body: Record<string, unknown>, values: ProfileValues): Promise<void> {
+/** 「山田 太郎」, with 「（ヤマダ タロウ）」 when the member has given their フリガナ. */
+export function nameWithKana(member: Pick<Member, 'last_name' | 'first_name' | 'last_name_kana' | 'first_name_kana'>) {
+  const name = `${member.last_name} ${member.first_name}`.trim();
+  const kana = `${member.last_name_kana ?? ''} ${member.first_name_kana ?? ''}`.trim();
+  return kana ? `${name}（${kana}）` : name;
+}
+
+/**
+ * The member's own forms ask for フリガナ (the API takes it as optional, for older clients): empty
+ * セイ/メイ are reported with the server's other messages, in one answer.
+ */
+function missingKana(values: ProfileValues): Record<string, string> {
+  const missing: Record<string, string> = {};
+  if (!values.last_name_kana.trim()) missing.last_name_kana = 'セイ（フリガナ）を入力してください。';
+  if (!values.first_name_kana.trim()) missing.first_name_kana = 'メイ（フリガナ）を入力してください。';
+  return missing;
+}
+
+/**
+ * Runs the local rule, then the server's validate call (and, on the member's forms, the フリガナ check).
+ * Answers the values as the server will save them: フリガナ typed in hiragana or half-width comes back
+ * in 全角カタカナ, so the confirm screen shows what is registered.
+ */
+export async function validateProfile(
+  path: string,
+  body: Record<string, unknown>,
+  values: ProfileValues,
+  options: { requireKana?: boolean } = {},
+): Promise<ProfileValues> {
   const local = checkAffiliationLocally(values);
   if (local) throw local;
-  await api(path, { method: 'POST', body });
+  const missing = options.requireKana ? missingKana(values) : {};
+  const hasMissing = Object.keys(missing).length > 0;
+  let checked: { user?: Partial<Pick<Member, 'last_name_kana' | 'first_name_kana'>> } | undefined;
+  try {
+    checked = await api(path, { method: 'POST', body });
+  } catch (error) {
+    if (hasMissing && error instanceof ApiError && error.status === 422) {
+      throw new ApiError(422, error.message, { ...missing, ...error.errors }, error.body);
+    }
+    throw error;
+  }
+  if (hasMissing) throw new ApiError(422, INVALID_INPUT_MESSAGE, missing);
+  return {
+    ...values,
+    last_name_kana: checked?.user?.last_name_kana ?? values.last_name_kana.trim(),
+    first_name_kana: checked?.user?.first_name_kana ?? values.first_name_kana.trim(),
+  };
 }

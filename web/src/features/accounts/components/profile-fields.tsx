@@ -9,21 +9,28 @@ export const PROFILE_FIELDS = [
   'email_confirmation',
   'last_name',
   'first_name',
+  'last_name_kana',
+  'first_name_kana',
   'affiliations',
   'affiliation_name',
   'affiliation_other',
   'distribution',
 ];
 
-/** The member's profile fields, shared by registration and edit. */
+/**
+ * The member's profile fields, shared by registration and edit. フリガナ is asked for (marked
+ * required) on the member's own forms; an administrator's edit may leave it empty.
+ */
 export function ProfileFields({
   values,
   errors,
   onChange,
+  kanaRequired = true,
 }: {
   values: ProfileValues;
   errors: FieldErrors;
   onChange: (values: ProfileValues) => void;
+  kanaRequired?: boolean;
 }) {
   const set = (field: keyof ProfileValues) => (value: string | boolean) => onChange({ ...values, [field]: value });
   return (
@@ -68,6 +75,29 @@ export function ProfileFields({
           onInput={set('first_name')}
         />
       </div>
+      <div className="field-row">
+        <TextInput
+          label="セイ"
+          name="last_name_kana"
+          autoComplete="off"
+          required={kanaRequired}
+          placeholder="例：ヤマダ"
+          value={values.last_name_kana}
+          message={errors.last_name_kana}
+          onInput={set('last_name_kana')}
+        />
+        <TextInput
+          label="メイ"
+          name="first_name_kana"
+          autoComplete="off"
+          required={kanaRequired}
+          placeholder="例：タロウ"
+          value={values.first_name_kana}
+          message={errors.first_name_kana}
+          onInput={set('first_name_kana')}
+        />
+      </div>
+      <p className="small">セイ・メイは全角カタカナで入力してください（ひらがなで入力してもカタカナで登録されます）。</p>
       <SelectField
         label="所属"
         name="affiliations"

@@ -27,6 +27,8 @@ export function ProfileSummary({
       <dd>
         {values.last_name} {values.first_name}
       </dd>
+      <dt>フリガナ</dt>
+      <dd>{`${values.last_name_kana} ${values.first_name_kana}`.trim() || '未登録'}</dd>
       <dt>所属</dt>
       <dd>
         {affiliationLabel(values.affiliations)}

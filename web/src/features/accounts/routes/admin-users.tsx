@@ -12,10 +12,11 @@ import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
 import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { AFFILIATIONS, affiliationLabel, profileOf } from '../api/profile';
+import { AFFILIATIONS, affiliationLabel, nameWithKana, profileOf } from '../api/profile';
 import { useMember } from '../api/use-member';
 import { refreshUserHistory } from '../api/use-user-history';
 import { useUserSearch } from '../api/use-user-search';
+import { MemberCsvDownload } from '../components/member-csv-download';
 import { ProfileSummary } from '../components/profile-summary';
 import { UserAuditLog } from '../components/user-audit-log';
 import { UserMailLog } from '../components/user-mail-log';
@@ -26,6 +27,7 @@ const WATCH_MAILS_MS = 30_000;
 const SORTS = [
   { value: '-created_at', label: '登録の新しい順' },
   { value: 'created_at', label: '登録の古い順' },
+  { value: 'kana', label: 'フリガナ順（五十音）' },
   { value: 'name', label: '姓の順' },
   { value: 'email', label: 'メールアドレス順' },
 ];
@@ -53,7 +55,7 @@ export function AdminUserListPage() {
       <search aria-label="ユーザー検索">
         <form className="search" onSubmit={search}>
           <TextInput
-            label="氏名（姓または名の一部）"
+            label="氏名・フリガナ（一部）"
             name="name"
             value={form.name}
             onInput={(name) => setForm({ ...form, name })}
@@ -93,6 +95,7 @@ export function AdminUserListPage() {
           ))}
         </select>
       </div>
+      <MemberCsvDownload params={params} disabled={!data || data.users.length === 0} />
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void reload()} /> : null}
       {data && data.users.length === 0 ? <p>条件に合うユーザーはいません。</p> : null}
@@ -110,6 +113,7 @@ export function AdminUserListPage() {
                   <th scope="col">所属</th>
                   <th scope="col">所属名</th>
                   <th scope="col">登録日時</th>
+                  <th scope="col">最終ログイン</th>
                 </tr>
               </thead>
               <tbody>
@@ -118,11 +122,15 @@ export function AdminUserListPage() {
                     <td>
                       <Link to={`/admin/users/${user.id}`}>{`${user.last_name} ${user.first_name}`.trim() || '（未設定）'}</Link>
                       {user.role === 'admin' ? <span className="tag">管理者</span> : null}
+                      <span className="kana">
+                        {`${user.last_name_kana ?? ''} ${user.first_name_kana ?? ''}`.trim() || 'フリガナ未登録'}
+                      </span>
                     </td>
                     <td>{user.email}</td>
                     <td>{user.affiliations ? affiliationLabel(user.affiliations) : '—'}</td>
                     <td>{user.affiliation_name || '—'}</td>
                     <td>{user.created_at ? formatDateTime(user.created_at) : '—'}</td>
+                    <td>{user.last_sign_in_at ? formatDateTime(user.last_sign_in_at) : '記録なし'}</td>
                   </tr>
                 ))}
               </tbody>
@@ -182,6 +190,8 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
           <ProfileSummary values={profileOf(data.user)} pendingEmail={data.user.pending_email}>
             <dt>権限</dt>
             <dd>{data.user.role === 'admin' ? '管理者' : '一般会員'}</dd>
+            <dt>最終ログイン</dt>
+            <dd>{data.user.last_sign_in_at ? formatDateTime(data.user.last_sign_in_at) : '記録なし'}</dd>
             <dt>メールアドレスの確認</dt>
             <dd>
               {data.user.email_verified ? (
@@ -290,7 +300,7 @@ export function AdminUserDeletePage() {
         <>
           <p>
             <strong>
-              {data.user.last_name} {data.user.first_name}（{data.user.email}）
+              {nameWithKana(data.user)}（{data.user.email}）
             </strong>
             を削除します。
           </p>

@@ -21,8 +21,13 @@ export function RegistrationPage() {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     await run(async () => {
-      await validateProfile('/api/users/registration/validate', { ...profilePayload(values), ...passwords }, values);
-      registrationDraft.set({ ...values, ...passwords });
+      const checked = await validateProfile(
+        '/api/users/registration/validate',
+        { ...profilePayload(values), ...passwords },
+        values,
+        { requireKana: true },
+      );
+      registrationDraft.set({ ...checked, ...passwords });
       navigate('/users/registration/confirm');
     });
   };

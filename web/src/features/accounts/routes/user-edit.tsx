@@ -38,6 +38,8 @@ export function UserEditPage({ base = '/users' }: { base?: string }) {
   const [draft, setDraft] = useState<EditDraft | null>(editDraft.get(id));
   const [stale, setStale] = useState(false);
   const { busy, message, errors, run } = useFormSubmit();
+  // The member's own form asks for フリガナ; an administrator may not know it.
+  const byAdmin = base.startsWith('/admin');
 
   useEffect(() => {
     if (!draft && data) setDraft(draftOf(data.user));
@@ -48,8 +50,8 @@ export function UserEditPage({ base = '/users' }: { base?: string }) {
     if (!draft) return;
     await run(() =>
       watchingForConflict(async () => {
-        await validateProfile(`/api/users/${id}`, editPayload(draft), draft.values);
-        editDraft.set(id, draft);
+        const values = await validateProfile(`/api/users/${id}`, editPayload(draft), draft.values, { requireKana: !byAdmin });
+        editDraft.set(id, { ...draft, values });
         navigate(`${base}/${id}/edit/confirm`);
       }, setStale),
     );
@@ -79,7 +81,12 @@ export function UserEditPage({ base = '/users' }: { base?: string }) {
           <FormAlert message={message} errors={errors} fields={PROFILE_FIELDS} />
           {stale ? <ReloadLatest busy={busy} onReload={() => void loadLatest()} /> : null}
           <form onSubmit={submit} noValidate>
-            <ProfileFields values={draft.values} errors={errors} onChange={(values) => setDraft({ ...draft, values })} />
+            <ProfileFields
+              values={draft.values}
+              errors={errors}
+              kanaRequired={!byAdmin}
+              onChange={(values) => setDraft({ ...draft, values })}
+            />
             <div className="actions">
               <button
                 type="button"
