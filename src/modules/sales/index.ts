@@ -16,7 +16,7 @@ import {
 import { salesRoutes } from './routes.ts';
 
 export { SALE_STATUS_LABEL, SaleStatus } from './entities/sale.entity.ts';
-export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export.ts';
+export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export/sweep.ts';
 export { exportFigures } from './export-figures.ts';
 export {
   type SalePayment,
