@@ -3,7 +3,7 @@
 import iconv from 'iconv-lite';
 import { AppError } from '../../../http/errors.ts';
 import { CP932, csvHeader, csvRecord, replaceUnmappable, toCp932Forms, unmappableIn } from '../../../lib/csv.ts';
-import { DATE_LINE_BYTES, EXPORT_HEADER, jstLine, type RecordBatch } from './rows.ts';
+import { DATE_LINE_BYTES, EXPORT_HEADER, jstLine, type RecordBatch } from './columns.ts';
 
 export type ExportEncoding = 'utf-8' | 'shift_jis';
 

@@ -6,7 +6,7 @@ import { unmappableIn } from '../../../lib/csv.ts';
 import { SaleStatus } from '../entities/sale.entity.ts';
 import type { SalesFilter } from '../service.ts';
 import { type ExportSource, records, spanOf } from './query.ts';
-import { EXPORT_HEADER, FIELD_OF_COLUMN, jstCell } from './rows.ts';
+import { EXPORT_HEADER, FIELD_OF_COLUMN, jstCell } from './columns.ts';
 
 export interface Unmappable {
   sale_id: number;

@@ -3,7 +3,8 @@
 import type { Em } from '../../../db/orm.ts';
 import { currentBuyers } from '../../accounts/index.ts';
 import { type SalesFilter, salesWhere } from '../service.ts';
-import { type BuyerDetails, buyerCells, type RecordBatch } from './rows.ts';
+import type { RecordBatch } from './columns.ts';
+import { type BuyerDetails, buyerCells } from './rows.ts';
 
 /** Sales per page of an export (about; see rangesOf), and at most per page. */
 const BATCH = 5_000;
