@@ -5,8 +5,8 @@ import { validationError } from '../../../http/errors.ts';
 import { unmappableIn } from '../../../lib/csv.ts';
 import { SaleStatus } from '../entities/sale.entity.ts';
 import type { SalesFilter } from '../service.ts';
-import { type ExportSource, records, spanOf } from './query.ts';
 import { EXPORT_HEADER, FIELD_OF_COLUMN, jstCell } from './columns.ts';
+import { type ExportSource, records, spanOf } from './query.ts';
 
 export interface Unmappable {
   sale_id: number;

@@ -3,7 +3,10 @@
 import { AFFILIATIONS, type Buyer, combinedAffiliationName } from '../../accounts/index.ts';
 
 /** What the CSV shows of a buyer: a current member's details, or a deleted member's purchase-time snapshot. */
-export type BuyerDetails = Pick<Buyer, 'email' | 'lastName' | 'firstName' | 'affiliation' | 'affiliationName' | 'affiliationOther'>;
+export type BuyerDetails = Pick<
+  Buyer,
+  'email' | 'lastName' | 'firstName' | 'affiliation' | 'affiliationName' | 'affiliationOther'
+>;
 
 /** A buyer's cells, メールアドレス to 所属名 (the same for each of their sales). */
 export function buyerCells(buyer: BuyerDetails, groupName: string): string[] {
