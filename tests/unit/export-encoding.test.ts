@@ -43,11 +43,9 @@ interface Input {
   pageSizes: number[];
 }
 
-const mode = (encoding: ExportEncoding, replace: boolean) => ({ encoding, replace, cp932: encoding === 'shift_jis' });
-
 /** What csv-stringify writes of the export's records, encoded as a whole. */
 function reference(input: Input, encoding: ExportEncoding, replace: boolean): Buffer {
-  const { cp932 } = mode(encoding, replace);
+  const cp932 = encoding === 'shift_jis';
   const cell = (text: string) => (!cp932 ? text : replace ? withGeta(text) : toCp932Forms(text));
   const records = input.sales.map((sale) =>
     [...(input.members[sale.member] as string[]), input.licences[sale.licence] as string, jst(sale.paidAt)].map(cell),
