@@ -4,8 +4,7 @@ import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/http/errors.ts';
 import { toCp932Forms } from '../../src/lib/csv.ts';
-import { EXPORT_HEADER } from '../../src/modules/sales/export/columns.ts';
-import { csvEncoder, type ExportEncoding } from '../../src/modules/sales/export/encoding.ts';
+import { csvEncoder, EXPORT_HEADER, type ExportEncoding } from '../../src/modules/sales/index.ts';
 
 /**
  * The export's fast path (cells joined directly where csv-stringify would leave them alone, each
