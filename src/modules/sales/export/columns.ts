@@ -22,6 +22,26 @@ export const jstCell = (iso: string) => `${iso.slice(0, 4)}/${iso.slice(5, 7)}/$
 export const jstLine = (iso: string) => `${jstCell(iso)}\r\n`;
 export const DATE_LINE_BYTES = 21;
 
+const SLASH = 0x2f;
+const SPACE = 0x20;
+const CR = 0x0d;
+const LF = 0x0a;
+
+/**
+ * jstLine(iso) written into `chunk` at `at` without a string per row: the first 19 characters of the
+ * ISO time as Latin-1 bytes, its `-` `-` `T` made `/` `/` ` `, then CRLF. Returns the offset after it.
+ */
+export function writeJstLine(chunk: Buffer, at: number, iso: string): number {
+  if (iso.length < 19) return at + chunk.write(jstLine(iso), at, 'latin1');
+  chunk.write(iso, at, 19, 'latin1');
+  chunk[at + 4] = SLASH;
+  chunk[at + 7] = SLASH;
+  chunk[at + 10] = SPACE;
+  chunk[at + 19] = CR;
+  chunk[at + 20] = LF;
+  return at + DATE_LINE_BYTES;
+}
+
 /**
  * A page of records: per sale its buyer (as the reader's `person` made it: their cells, or those cells
  * already encoded), licence name and purchase time (Japan time, ISO 8601).

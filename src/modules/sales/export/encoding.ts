@@ -3,7 +3,7 @@
 import iconv from 'iconv-lite';
 import { AppError } from '../../../http/errors.ts';
 import { CP932, csvHeader, csvRecord, replaceUnmappable, toCp932Forms, unmappableIn } from '../../../lib/csv.ts';
-import { DATE_LINE_BYTES, EXPORT_HEADER, jstLine, type RecordBatch } from './columns.ts';
+import { DATE_LINE_BYTES, EXPORT_HEADER, type RecordBatch, writeJstLine } from './columns.ts';
 
 export type ExportEncoding = 'utf-8' | 'shift_jis';
 
@@ -77,9 +77,14 @@ export function csvEncoder(encoding: ExportEncoding, replaceUnmappable: boolean)
       const chunk = Buffer.allocUnsafe(size);
       let at = 0;
       for (let i = 0; i < rows; i++) {
-        at += (batch.people[i] as Buffer).copy(chunk, at);
-        at += (names[i] as Buffer).copy(chunk, at);
-        at += chunk.write(jstLine(batch.paidAt[i] as string), at, 'latin1');
+        const person = batch.people[i] as Buffer;
+        const licence = names[i] as Buffer;
+        // Uint8Array#set: the copy without Buffer#copy's argument checks (two short copies per row).
+        chunk.set(person, at);
+        at += person.length;
+        chunk.set(licence, at);
+        at += licence.length;
+        at = writeJstLine(chunk, at, batch.paidAt[i] as string);
       }
       return chunk;
     },
