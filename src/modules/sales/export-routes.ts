@@ -7,16 +7,8 @@ import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput } from '../../http/validate.ts';
 import { workersAlive } from '../health/index.ts';
-import {
-  completeBatch,
-  exportDto,
-  getExport,
-  listExports,
-  openDownload,
-  preflight,
-  requestExport,
-  retryExport,
-} from './export.ts';
+import { preflight } from './export/preflight.ts';
+import { completeBatch, exportDto, getExport, listExports, openDownload, requestExport, retryExport } from './export/service.ts';
 import { expectedCount, PageQuery, SalesQuery, toFilter } from './schemas.ts';
 
 const flag = (message: string) =>

@@ -17,7 +17,10 @@ import { salesRoutes } from './routes.ts';
 
 export { saleAuditLabels } from './audit-labels.ts';
 export { SALE_STATUS_LABEL, SaleStatus } from './entities/sale.entity.ts';
-export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export.ts';
+export { EXPORT_HEADER } from './export/columns.ts';
+// The export's encoder, for the property test that pins its bytes to csv-stringify's (tests/unit/export-encoding.test.ts).
+export { type CsvEncoder, csvEncoder, type ExportEncoding } from './export/encoding.ts';
+export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export/sweep.ts';
 export { exportFigures } from './export-figures.ts';
 export { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN, parseOrderNumber } from './order-number.ts';
 export {

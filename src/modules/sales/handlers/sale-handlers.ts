@@ -1,7 +1,7 @@
 import type { EventHandler, JobContext, JobResult } from '../../../jobs/context.ts';
 import { renderMail, sendOnce } from '../../mail/index.ts';
 import { Sale, SaleStatus } from '../entities/sale.entity.ts';
-import { buildExport } from '../export.ts';
+import { buildExport } from '../export/build.ts';
 import { forgetUser, markRefunded, recordSale } from '../service.ts';
 import { moveSalesPage, planRegistrationMails } from '../status-moves.ts';
 

@@ -1,0 +1,217 @@
+// The query stream: an export's sales read in id ranges (keyset), several at once, with their buyers'
+// current details from the accounts module (the purchase-time snapshot once a member is deleted).
+import type { Em } from '../../../db/orm.ts';
+import { currentBuyers } from '../../accounts/index.ts';
+import { type SalesFilter, salesWhere } from '../service.ts';
+import type { RecordBatch } from './columns.ts';
+import { type BuyerDetails, buyerCells } from './rows.ts';
+
+/** Sales per page of an export (about; see rangesOf), and at most per page. */
+const BATCH = 5_000;
+const PAGE_LIMIT = 4 * BATCH;
+/** Pages of an export read at once, each on its own connection, while the oldest is written. */
+const PAGES_IN_FLIGHT = 3;
+/** Buyers looked up once per export run; past this many the cache starts again (memory stays bounded). */
+const MAX_CACHED_BUYERS = 200_000;
+
+/** Where an export's sales come from: a batch's frozen set, or the sales its filters match now. */
+export type ExportSource = { batchId: string } | { filter: SalesFilter };
+
+/** One page of an export's sales, column by column (購入日時 as Japan time, ISO 8601). */
+interface SalesPage {
+  ids: number[];
+  userIds: (string | null)[];
+  licenseNames: string[];
+  paidAt: string[];
+}
+
+/** Sales ids after `after`, up to and including `upTo`. */
+interface IdRange {
+  after: number;
+  upTo: number;
+}
+
+/** The sales an export holds: how many, and their first and last ids. */
+export interface Span {
+  count: number;
+  first: number;
+  last: number;
+}
+
+/** The span of an export's sales (a batch's frozen ones, or those its filters match now). */
+export async function spanOf(em: Em, source: ExportSource): Promise<Span> {
+  const query =
+    'batchId' in source
+      ? { sql: 'from export_sales e where e.export_id = ?', id: 'e.sale_id', params: [source.batchId] }
+      : (() => {
+          const where = salesWhere({ ...source.filter, exportable: true });
+          return { sql: `from sales s ${where.sql}`, id: 's.id', params: where.params };
+        })();
+  const [span] = await em.execute<{ count: number; first: number | null; last: number | null }[]>(
+    `select count(*)::int as count, min(${query.id}) as first, max(${query.id}) as last ${query.sql}`,
+    query.params,
+  );
+  return { count: span?.count ?? 0, first: Number(span?.first ?? 0), last: Number(span?.last ?? 0) };
+}
+
+/**
+ * The span cut into id ranges that each hold about BATCH of its sales (sales ids are dense enough):
+ * they can be read side by side, on several connections, and written in order.
+ */
+function* rangesOf(span: Span): Generator<IdRange> {
+  if (!span.count) return;
+  const width = Math.max(BATCH, Math.ceil((BATCH * (span.last - span.first + 1)) / span.count));
+  for (let after = span.first - 1; after < span.last; after += width) yield { after, upTo: Math.min(after + width, span.last) };
+}
+
+/**
+ * One page of an export's sales in an id range (at most PAGE_LIMIT; the rest of a crowded range is
+ * read after it): a batch's frozen sales, or the sales its filters match. PostgreSQL hands the page
+ * over as one JSON value of four column arrays (one string to decode and one JSON.parse per 5,000
+ * rows), and only the columns every row needs: the buyer's details come from the accounts module,
+ * the purchase-time snapshot only where the member is gone.
+ */
+async function pageOf(em: Em, source: ExportSource, range: IdRange): Promise<SalesPage> {
+  const page =
+    'batchId' in source
+      ? {
+          sql: `select s.id, s.user_id, s.license_name, s.paid_at from export_sales e join sales s on s.id = e.sale_id
+                where e.export_id = ? and e.sale_id > ? and e.sale_id <= ? order by e.sale_id limit ${PAGE_LIMIT}`,
+          params: [source.batchId, range.after, range.upTo],
+        }
+      : (() => {
+          const where = salesWhere({ ...source.filter, exportable: true });
+          return {
+            sql: `select s.id, s.user_id, s.license_name, s.paid_at from sales s
+                  ${where.sql ? `${where.sql} and` : 'where'} s.id > ? and s.id <= ? order by s.id limit ${PAGE_LIMIT}`,
+            params: [...where.params, range.after, range.upTo],
+          };
+        })();
+  // JSON writes a timestamp as ISO 8601 whatever the session's DateStyle: no Date per row in Node.
+  const [result] = await em.execute<{ page: string | null }[]>(
+    `select json_build_array(array_agg(p.id), array_agg(p.user_id), array_agg(p.license_name),
+       array_agg(p.paid_at at time zone 'Asia/Tokyo'))::text as page
+     from (${page.sql}) p`,
+    page.params,
+  );
+  const [ids, userIds, licenseNames, paidAt] = JSON.parse(result?.page ?? '[]') as [
+    number[] | null,
+    (string | null)[] | null,
+    string[] | null,
+    string[] | null,
+  ];
+  const columns = { ids: ids ?? [], userIds: userIds ?? [], licenseNames: licenseNames ?? [], paidAt: paidAt ?? [] };
+  return ascending(columns.ids) ? columns : sortedPage(columns);
+}
+
+function ascending(ids: readonly number[]): boolean {
+  for (let i = 1; i < ids.length; i++) if ((ids[i] as number) <= (ids[i - 1] as number)) return false;
+  return true;
+}
+
+/** The page in sale order (PostgreSQL aggregates its ordered subquery in order; this is only the guarantee). */
+function sortedPage(page: SalesPage): SalesPage {
+  const order = page.ids.map((_, i) => i).sort((a, b) => (page.ids[a] as number) - (page.ids[b] as number));
+  const pick = <T>(values: T[]) => order.map((i) => values[i] as T);
+  return { ids: pick(page.ids), userIds: pick(page.userIds), licenseNames: pick(page.licenseNames), paidAt: pick(page.paidAt) };
+}
+
+/** The purchase-time snapshots of sales whose member is gone. */
+async function snapshotsOf(em: Em, saleIds: number[], groupName: string): Promise<Map<number, string[]>> {
+  const rows = await em.execute<(BuyerDetails & { id: number })[]>(
+    `select id, buyer_email as "email", buyer_last_name as "lastName", buyer_first_name as "firstName",
+       buyer_affiliation as "affiliation", buyer_affiliation_name as "affiliationName", buyer_affiliation_other as "affiliationOther"
+     from sales where id = any(string_to_array(?, ',')::bigint[])`,
+    [saleIds.join(',')],
+  );
+  return new Map(rows.map((row) => [Number(row.id), buyerCells(row, groupName)]));
+}
+
+/**
+ * The export's records, page by page: the member's current details while the account exists, the
+ * purchase-time snapshot once it is deleted. Each member is looked up (and made into a `person`, e.g.
+ * their CSV cells already written) once per run, however many licences they bought. The next page
+ * is already being read (by PostgreSQL, on another connection) while this one is written.
+ */
+export async function* records<P>(
+  em: Em,
+  source: ExportSource,
+  span: Span,
+  groupName: string,
+  person: (cells: string[], saleId: number) => P,
+): AsyncGenerator<RecordBatch<P>> {
+  const known = new Map<string, P | null>();
+  // Pages, and the members they bring, are read side by side (a member met in two pages at once may
+  // be looked up twice, harmlessly).
+  const read = async (range: IdRange): Promise<RecordBatch<P> & { range: IdRange }> => ({
+    ...(await withPeople(await pageOf(em, source, range))),
+    range,
+  });
+  const withPeople = async (page: SalesPage): Promise<RecordBatch<P>> => {
+    const { ids, userIds } = page;
+    const people = new Array<P>(ids.length);
+    // Sales whose member this run has not met yet, and sales whose member is gone (null).
+    let pending: number[] = [];
+    const unknown = new Set<string>();
+    for (let i = 0; i < ids.length; i++) {
+      const userId = userIds[i] ?? null;
+      const known_ = userId === null ? null : known.get(userId);
+      if (known_ === undefined) {
+        pending.push(i);
+        unknown.add(userId as string);
+      } else if (known_ === null) pending.push(i);
+      else people[i] = known_;
+    }
+    if (unknown.size) {
+      if (known.size + unknown.size > MAX_CACHED_BUYERS) known.clear();
+      const found = await currentBuyers(em, [...unknown]);
+      const gone: number[] = [];
+      for (const i of pending) {
+        const userId = userIds[i] ?? null;
+        let known_ = userId === null ? null : known.get(userId);
+        if (known_ === undefined) {
+          const buyer = found.get(userId as string);
+          known_ = buyer ? person(buyerCells(buyer, groupName), ids[i] as number) : null;
+          known.set(userId as string, known_);
+        }
+        if (known_ === null) gone.push(i);
+        else people[i] = known_;
+      }
+      pending = gone;
+    }
+    if (pending.length) {
+      const snapshots = await snapshotsOf(
+        em,
+        pending.map((i) => ids[i] as number),
+        groupName,
+      );
+      for (const i of pending) {
+        const cells = snapshots.get(ids[i] as number);
+        if (!cells) throw new Error(`sale ${ids[i]} vanished during the export`);
+        people[i] = person(cells, ids[i] as number);
+      }
+    }
+    return { ids: page.ids, people, licenseNames: page.licenseNames, paidAt: page.paidAt };
+  };
+  const ranges = rangesOf(span);
+  const inFlight: Promise<RecordBatch<P> & { range: IdRange }>[] = [];
+  const more = () => {
+    const range = ranges.next();
+    if (range.done) return;
+    const reading = read(range.value);
+    // A consumer that stops early must not leave a prefetch's failure unhandled.
+    reading.catch(() => undefined);
+    inFlight.push(reading);
+  };
+  for (let i = 0; i < PAGES_IN_FLIGHT; i++) more();
+  for (let reading = inFlight.shift(); reading; reading = inFlight.shift()) {
+    more();
+    let batch = await reading;
+    if (batch.ids.length) yield batch;
+    // A crowded range: the rest of it, in order, before the next range.
+    while (batch.ids.length === PAGE_LIMIT) {
+      batch = await read({ after: batch.ids.at(-1) as number, upTo: batch.range.upTo });
+      if (batch.ids.length) yield batch;
+    }
+  }
+}

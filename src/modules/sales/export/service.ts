@@ -1,0 +1,244 @@
+// The export's service functions: request (a plain export or a batch), history, download, 登録済み
+// (complete) and 再実行 (retry). The file itself is built by the worker (build.ts).
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import type { Em, Orm } from '../../../db/orm.ts';
+import { recordEvent, transact } from '../../../events/outbox.ts';
+import { AppError, validationError } from '../../../http/errors.ts';
+import { contentDisposition, downloadNames } from '../../../lib/csv.ts';
+import type { Logger } from '../../../lib/logger.ts';
+import type { FileStore } from '../../../storage/file-store.ts';
+import { type Actor, recordAudit } from '../../audit/index.ts';
+import { findLicenseForSale } from '../../licenses/index.ts';
+import { Export } from '../entities/export.entity.ts';
+import { SaleStatus } from '../entities/sale.entity.ts';
+import { countChanged, type SalesFilter, salesWhere } from '../service.ts';
+import { recordStatusMove } from '../status-moves.ts';
+import { type ExportEncoding, exportContentType } from './encoding.ts';
+import { keyOfExportFile } from './file.ts';
+import { findUnmappable, unmappableError } from './preflight.ts';
+
+const EXPORT_NOT_FOUND = 'エラー: エクスポートが見つかりませんでした。';
+
+export function exportDto(row: Export) {
+  return {
+    id: row.id,
+    state: row.state,
+    batch: row.batch,
+    row_count: row.rowCount,
+    total_rows: row.totalRows ?? null,
+    encoding: row.encoding,
+    replace_unmappable: row.replaceUnmappable,
+    filters: row.filters,
+    license_name: row.licenseName ?? null,
+    error: row.error,
+    // The job's last attempt failed and BullMQ tries again: the screen says so, with the reason.
+    last_error: row.lastError ?? null,
+    last_error_at: row.lastErrorAt ? new Date(row.lastErrorAt).toISOString() : null,
+    retrying: Boolean(row.lastError) && (row.state === 'queued' || row.state === 'running'),
+    sha256: row.sha256 ?? null,
+    requested_by: row.requestedByEmail ?? null,
+    created_at: row.createdAt.toISOString(),
+    finished_at: row.finishedAt ? row.finishedAt.toISOString() : null,
+    completed_at: row.completedAt ? row.completedAt.toISOString() : null,
+    completed_by: row.completedBy ?? null,
+    file_name: downloadNames(row.licenseName ?? null, row.createdAt).utf8,
+    download_url: row.state === 'done' ? `/api/exports/${row.id}/download` : null,
+  };
+}
+
+export interface ExportRequest {
+  filter: SalesFilter;
+  encoding: ExportEncoding;
+  /** Freeze the 出力待ち sales it holds and move them to 処理中 in the same transaction. */
+  batch: boolean;
+  /** Shift_JIS only: write 〓 for characters CP932 cannot hold (otherwise they refuse the export). */
+  replaceUnmappable: boolean;
+  expectedCount?: number;
+}
+
+/**
+ * Queues a training-system CSV. A batch freezes the 出力待ち sales the filters match and moves them
+ * to 処理中 in this transaction (never half-moved; a sale is in one open batch at most); a plain
+ * export holds the 出力待ち and 処理中 sales the filters match. A Shift_JIS export whose cells CP932
+ * cannot hold is refused (422, listing them) unless they may become 〓.
+ */
+export async function requestExport(orm: Orm, actor: Actor, request: ExportRequest, groupName: string) {
+  const em = orm.em.fork() as Em;
+  const filter = request.filter;
+  if (request.encoding === 'shift_jis' && !request.replaceUnmappable) {
+    const found = await findUnmappable(
+      em,
+      { filter: request.batch ? { ...filter, status: SaleStatus.AwaitingExport } : filter },
+      groupName,
+      20,
+    );
+    if (found.total) {
+      const error = unmappableError(found);
+      throw new AppError('validation', error.message, { errors: error.errors, details: { problems: found.problems } });
+    }
+  }
+  const license = filter.licenseId ? await findLicenseForSale(em, filter.licenseId) : null;
+  const row = await transact(orm.em as Em, async (tx) => {
+    let moved: number[] | null = null;
+    const created = tx.create(Export, {
+      id: randomUUID(),
+      requestedBy: actor.id,
+      requestedByEmail: actor.email,
+      filters: { ...filter },
+      encoding: request.encoding,
+      replaceUnmappable: request.replaceUnmappable,
+      batch: request.batch,
+      licenseName: license?.name ?? null,
+      state: 'queued',
+      rowCount: 0,
+      createdAt: new Date(),
+    });
+    if (request.batch) {
+      await tx.flush();
+      const where = salesWhere({ ...filter, status: SaleStatus.AwaitingExport });
+      const frozen = await tx.execute<{ sale_id: number }[]>(
+        `with moved as (
+           update sales s set status = ?, batch_id = ?, updated_at = now()
+           ${where.sql} and s.refunded_at is null and s.batch_id is null
+           returning s.id)
+         insert into export_sales (export_id, sale_id) select ?, id from moved returning sale_id`,
+        [SaleStatus.InProgress, created.id, ...where.params, created.id],
+      );
+      if (request.expectedCount !== undefined && frozen.length !== request.expectedCount) {
+        throw countChanged(frozen.length, request.expectedCount);
+      }
+      if (frozen.length === 0) throw validationError({ batch: ['この条件に「出力待ち」の売上はありません。'] });
+      created.totalRows = frozen.length;
+      const saleIds = frozen.map((r) => r.sale_id).sort((a, b) => a - b);
+      await recordStatusMove(tx, {
+        from: SaleStatus.AwaitingExport,
+        to: SaleStatus.InProgress,
+        actorId: actor.id,
+        saleIds,
+      });
+      moved = saleIds;
+    }
+    recordEvent(tx, 'ExportRequested', { exportId: created.id });
+    recordAudit(tx, actor, {
+      action: request.batch ? 'sale.export.batch' : 'sale.export',
+      targetType: 'export',
+      targetId: created.id,
+      after: {
+        filters: filter,
+        encoding: request.encoding,
+        batch: request.batch,
+        replace_unmappable: request.replaceUnmappable,
+        rows: created.totalRows ?? null,
+        // The audit log shows how many sales moved and links to them (never the whole list).
+        ...(moved ? { sale_ids: moved } : {}),
+      },
+    });
+    return created;
+  });
+  return exportDto(row);
+}
+
+export async function getExport(orm: Orm, id: string) {
+  const row = await orm.em.fork().findOne(Export, { id });
+  if (!row) throw new AppError('not_found', EXPORT_NOT_FOUND);
+  return row;
+}
+
+/** The export history, newest first. */
+export async function listExports(orm: Orm, page: number, perPage: number) {
+  const [rows, total] = await orm.em
+    .fork()
+    .findAndCount(Export, {}, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: perPage, offset: (page - 1) * perPage });
+  return { exports: rows.map(exportDto), total, page, per_page: perPage };
+}
+
+/** A finished export's file, byte-identical every time; each download is audited. */
+export async function openDownload(orm: Orm, actor: Actor, files: FileStore, id: string, log?: Logger) {
+  const row = await getExport(orm, id);
+  if (row.state !== 'done' || !row.fileName) throw new AppError('conflict', 'エクスポートはまだ完了していません。');
+  const file = await files.get(keyOfExportFile(row.fileName));
+  if (!file) {
+    // A finished export's file is never deleted by the shop: its store lost it, an operator must look.
+    log?.error('export file missing', { export: row.id, key: keyOfExportFile(row.fileName) });
+    throw new AppError('not_found', 'エクスポートのファイルが見つかりませんでした。もう一度作成してください。');
+  }
+  try {
+    await transact(orm.em as Em, async (tx) => {
+      recordAudit(tx, actor, {
+        action: 'sale.export.download',
+        targetType: 'export',
+        targetId: row.id,
+        after: { sha256: row.sha256 },
+      });
+    });
+  } catch (error) {
+    file.stream.destroy();
+    throw error;
+  }
+  return {
+    stream: file.stream,
+    size: file.length,
+    contentType: exportContentType(row.encoding),
+    disposition: contentDisposition(downloadNames(row.licenseName ?? null, row.createdAt)),
+  };
+}
+
+/** POST /api/exports/{id}/complete: the training system registered the batch; its 処理中 sales become 登録済み. */
+export async function completeBatch(orm: Orm, actor: Actor, id: string) {
+  return transact(orm.em as Em, async (tx) => {
+    const row = await tx.findOne(Export, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!row) throw new AppError('not_found', EXPORT_NOT_FOUND);
+    if (!row.batch) throw validationError({ batch: ['一括処理（バッチ）のエクスポートではありません。'] });
+    if (row.completedAt) throw new AppError('conflict', 'このバッチは既に登録済みにしました。');
+    if (row.state !== 'done') throw new AppError('conflict', 'CSVの作成が終わってから登録済みにしてください。');
+    const moved = await tx.execute<{ id: number }[]>(
+      `update sales set status = ?, batch_id = null, updated_at = now()
+       where batch_id = ? and status = ? and refunded_at is null returning id`,
+      [SaleStatus.Registered, id, SaleStatus.InProgress],
+    );
+    const saleIds = moved.map((r) => r.id).sort((a, b) => a - b);
+    if (saleIds.length) {
+      await recordStatusMove(tx, { from: SaleStatus.InProgress, to: SaleStatus.Registered, actorId: actor.id, saleIds });
+    }
+    row.completedAt = new Date();
+    row.completedBy = actor.email;
+    recordAudit(tx, actor, {
+      action: 'sale.export.complete',
+      targetType: 'export',
+      targetId: id,
+      before: { status: SaleStatus.InProgress, sale_ids: saleIds },
+      after: { status: SaleStatus.Registered, sale_ids: saleIds },
+    });
+    return { export: exportDto(row), moved: saleIds.length };
+  });
+}
+
+/** POST /api/exports/{id}/retry: a failed export is queued again (a batch keeps its frozen sales), audited. */
+export async function retryExport(orm: Orm, actor: Actor, id: string) {
+  return transact(orm.em as Em, async (tx) => {
+    const row = await tx.findOne(Export, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!row) throw new AppError('not_found', EXPORT_NOT_FOUND);
+    if (row.state !== 'failed') throw new AppError('conflict', '再実行できるのは失敗したエクスポートだけです。');
+    const before = { state: row.state, error: row.error };
+    Object.assign(row, {
+      state: 'queued',
+      error: null,
+      lastError: null,
+      lastErrorAt: null,
+      rowCount: 0,
+      finishedAt: null,
+      heartbeatAt: null,
+      startedAt: null,
+    });
+    recordEvent(tx, 'ExportRequested', { exportId: row.id });
+    recordAudit(tx, actor, {
+      action: 'sale.export.retry',
+      targetType: 'export',
+      targetId: row.id,
+      before,
+      after: { state: 'queued' },
+    });
+    return exportDto(row);
+  });
+}

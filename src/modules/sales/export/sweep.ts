@@ -1,0 +1,70 @@
+// Exports whose job died or gave up: failed with a Japanese reason, their unfinished writes discarded,
+// and those still queued past the grace period requested again (the sweeper's part of the sales module).
+import type { Em } from '../../../db/orm.ts';
+import type { Logger } from '../../../lib/logger.ts';
+import type { FileStore } from '../../../storage/file-store.ts';
+import { discardUnfinished } from './file.ts';
+
+export const EXPORT_INTERRUPTED =
+  'CSVの作成が途中で止まりました（処理していたワーカーが停止しました）。「再実行」で作り直してください。';
+export const EXPORT_GAVE_UP = 'CSVの作成を何度か試みましたが完了できませんでした。「再実行」で作り直してください。';
+
+/** What the sweeper hands a module: the transaction, the file store, and a way to act after commit. */
+interface SweepContextOfExports {
+  em: Em;
+  files: FileStore;
+  graceMs: number;
+  log: Logger;
+  afterCommit(work: () => Promise<unknown>): Promise<void>;
+}
+
+/**
+ * The job of an export failed for good (its tries spent, or stalled past BullMQ's limit): a queued or
+ * running export becomes failed with a Japanese reason, and its unfinished writes go (after commit).
+ */
+export async function markExportFailed(
+  ctx: Pick<SweepContextOfExports, 'em' | 'files' | 'afterCommit'>,
+  exportId: string,
+  reason = EXPORT_GAVE_UP,
+): Promise<void> {
+  await ctx.em.execute(
+    "update exports set state = 'failed', error = ?, finished_at = now() where id = ? and state in ('queued', 'running')",
+    [reason, exportId],
+  );
+  await ctx.afterCommit(() => discardUnfinished(ctx.files, (id) => id === exportId));
+}
+
+/**
+ * The sales module's part of a sweep: a running export whose job has not said it is alive for
+ * `graceMs` is failed (its worker died); unfinished writes of exports not running in a live job are
+ * discarded (after the sweep commits); exports still queued after `graceMs` need their
+ * ExportRequested delivered (again).
+ */
+export async function sweepExports(ctx: SweepContextOfExports) {
+  const stale = await ctx.em.execute<{ id: string }[]>(
+    `update exports set state = 'failed', error = ?, finished_at = now()
+     where state = 'running' and coalesce(heartbeat_at, started_at, created_at) < now() - (? * interval '1 millisecond')
+     returning id`,
+    [EXPORT_INTERRUPTED, ctx.graceMs],
+  );
+  if (stale.length) ctx.log.warn('exports without a live job marked failed', { exports: stale.map((r) => r.id) });
+  const running = await ctx.em.execute<{ id: string }[]>("select id from exports where state = 'running'");
+  const live = new Set(running.map((r) => r.id));
+  const failedNow = new Set(stale.map((r) => r.id));
+  // A write of an export not running: left by a dead job. One younger than the grace period may belong
+  // to a build that started after the query above, unless its export was just failed.
+  const settled = Date.now() - ctx.graceMs;
+  await ctx.afterCommit(async () => {
+    const removed = await discardUnfinished(
+      ctx.files,
+      (id, modifiedAt) => failedNow.has(id) || (!live.has(id) && modifiedAt < settled),
+    );
+    if (removed) ctx.log.info('unfinished files of stopped exports discarded', { removed });
+  });
+  const queued = await ctx.em.execute<{ id: string }[]>(
+    `select id from exports where state = 'queued' and created_at < now() - (? * interval '1 millisecond')
+     order by created_at limit 100`,
+    [ctx.graceMs],
+  );
+  return queued.map((r) => ({ name: 'ExportRequested' as const, payload: { exportId: r.id } }));
+}
