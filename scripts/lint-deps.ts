@@ -12,7 +12,7 @@ const { violations, files, imports, typeOnlyImports, cycles } = await checkArchi
 for (const v of violations) console.error(`${v.rule}: ${v.file}: ${v.detail}`);
 const runtime = cycles.filter((c) => c.kind === 'run-time').length;
 console.log(
-  `lint:deps: ${files.length} files, ${imports} imports between them (${typeOnlyImports} type-only); ` +
+  `lint:deps: ${files.length} files, ${imports} imports of them (${typeOnlyImports} type-only); ` +
     `${runtime} run-time cycle(s), ${cycles.length - runtime} type cycle(s); ${violations.length} violation(s)`,
 );
 process.exitCode = violations.length ? 1 : 0;
