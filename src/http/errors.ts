@@ -1,9 +1,15 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { CHECK_INPUT, checkInputMessage } from '../lib/field-labels.ts';
 
 export type FieldErrors = Record<string, string[]>;
 
-export const INVALID_INPUT_MESSAGE = '不正な値が入力されました。';
+/** A 422's message when no field is named (issue 21: say what to fix, never 「不正な値」). */
+export const INVALID_INPUT_MESSAGE = CHECK_INPUT;
+/** 404s say what is missing; this when nothing more is known. */
+export const NOT_FOUND_MESSAGE = 'ページが見つかりません。';
+/** An outage (503) says the shop is temporarily unavailable, not that something is wrong with the member's side. */
+export const UNAVAILABLE_MESSAGE = 'ただいまサービスを利用できません。しばらくしてからもう一度お試しください。';
 
 type Kind =
   | 'bad_request'
@@ -34,14 +40,14 @@ const defaultMessage: Record<Kind, string> = {
   bad_request: 'リクエストの形式が正しくありません。',
   unauthorized: 'ログインしてください。',
   forbidden: 'この操作を行う権限がありません。',
-  not_found: 'お探しのページは見つかりませんでした。',
+  not_found: NOT_FOUND_MESSAGE,
   conflict: '他の操作と競合しました。最新の内容を確認してからやり直してください。',
   payload_too_large: '送信されたデータが大きすぎます。',
   // The seed's SPA looks for this exact English text on 419.
   csrf: 'CSRF token mismatch.',
   validation: INVALID_INPUT_MESSAGE,
   too_many_requests: '試行回数が多すぎます。しばらく時間をおいてから再度お試しください。',
-  unavailable: 'ただいま処理できません。しばらく時間をおいてから再度お試しください。',
+  unavailable: UNAVAILABLE_MESSAGE,
 };
 
 /** The errors a service may throw; `errorResponse` is the only place that turns them into HTTP. */
@@ -56,7 +62,10 @@ export class AppError extends Error {
     message?: string,
     options: { errors?: FieldErrors; retryAfter?: number; details?: Record<string, unknown> } = {},
   ) {
-    super(message ?? defaultMessage[kind]);
+    super(
+      message ??
+        (kind === 'validation' && options.errors ? checkInputMessage(Object.keys(options.errors)) : defaultMessage[kind]),
+    );
     this.name = 'AppError';
     this.kind = kind;
     this.errors = options.errors;
@@ -68,7 +77,8 @@ export class AppError extends Error {
   }
 }
 
-export const validationError = (errors: FieldErrors, message = INVALID_INPUT_MESSAGE) =>
+/** 422: `message` says what to fix at the top — by default 「入力内容を確認してください。」 with the fields' names. */
+export const validationError = (errors: FieldErrors, message = checkInputMessage(Object.keys(errors))) =>
   new AppError('validation', message, { errors });
 
 export function errorResponse(c: Context, error: AppError): Response {

@@ -429,7 +429,7 @@ describe('bad filters', () => {
       const res = await admin.get(`/api/audit-logs?${query}`);
       expect(res.status, query).toBe(422);
       const body = await res.json();
-      expect(body.message, query).toBe('不正な値が入力されました。');
+      expect(body.message, query).toMatch(/^入力内容を確認してください。/);
       expect(Object.keys(body.errors), query).toEqual([field]);
       expect(body.errors[field][0], query).toMatch(/[ぁ-んァ-ン一-龥]/);
     }

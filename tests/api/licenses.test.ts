@@ -388,7 +388,7 @@ describe('picture order (order[0..n])', () => {
         const res = await send(admin, path, parts);
         expect(res.status, `${label} ${path}`).toBe(422);
         const body = await res.json();
-        expect(body.message).toBe('不正な値が入力されました。');
+        expect(body.message).toBe('入力内容を確認してください。（画像の順番）');
         expect(body.errors.order, label).toContain(message);
       }
     }

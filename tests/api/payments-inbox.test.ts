@@ -151,7 +151,7 @@ describe('payments inbox', () => {
     const bad = await admin.get('/api/payments/events?state=broken&from=2024-02-30&per_page=500');
     expect(bad.status).toBe(422);
     const body = await bad.json();
-    expect(body.message).toBe('不正な値が入力されました。');
+    expect(body.message).toBe('入力内容を確認してください。（状態、開始日、表示件数）');
     expect(Object.keys(body.errors).sort()).toEqual(['from', 'per_page', 'state']);
     const missing = await admin.post('/api/payments/events/evt_missing/replay', {});
     expect(missing.status).toBe(404);

@@ -2,6 +2,7 @@ import { StrictMode, startTransition, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import { SWRConfig } from 'swr';
+import { documentTitle } from './app/route-meta';
 import { createRouter } from './app/router';
 import { fetcher } from './lib/api';
 import { readConfig } from './lib/config';
@@ -33,8 +34,7 @@ if (config.sentryDsn) {
 const router = createRouter();
 
 function syncTitle(state: typeof router.state) {
-  const handle = state.matches.at(-1)?.route.handle as { title?: string } | undefined;
-  document.title = handle?.title ? `${handle.title}｜ライセンスストア` : 'ライセンスストア';
+  document.title = documentTitle(state.matches.at(-1)?.route.handle as { title?: string } | undefined);
 }
 
 function TitleSync() {

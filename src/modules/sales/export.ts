@@ -43,7 +43,7 @@ const PAGE_LIMIT = 4 * BATCH;
 /** Pages of an export read at once, each on its own connection, while the oldest is written. */
 const PAGES_IN_FLIGHT = 3;
 const PROGRESS_EVERY = 20_000;
-const EXPORT_NOT_FOUND = 'エラー: エクスポートが見つかりませんでした。';
+const EXPORT_NOT_FOUND = 'エクスポートが見つかりませんでした。';
 /** How often a running export's job says it is alive (the sweeper fails one that stops). */
 const HEARTBEAT_MS = 1_000;
 export const EXPORT_INTERRUPTED =

@@ -5,6 +5,7 @@ import { LoadingOverlay } from '../components/ui/loading-overlay';
 import { useTableLabels } from '../components/ui/table-labels';
 import { useAuth } from '../lib/auth-store';
 import { NavigationBar } from './navigation';
+import { RouteAnnouncer } from './route-focus';
 import { type RouteMeta, showsNavigation } from './route-meta';
 
 /** The deepest matched route's metadata. */
@@ -108,6 +109,7 @@ export function Layout() {
       </main>
       <Footer />
       <LoadingOverlay show={navigation.state !== 'idle'} />
+      <RouteAnnouncer title={meta?.title ?? 'ライセンスストア'} />
     </div>
   );
 }

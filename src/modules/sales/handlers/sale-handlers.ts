@@ -1,5 +1,5 @@
 import type { EventHandler } from '../../../jobs/context.ts';
-import { renderMail, sendOnce } from '../../mail/index.ts';
+import { japanTime, renderMail, sendOnce } from '../../mail/index.ts';
 import { COMPLETE, Sale } from '../entities/sale.entity.ts';
 import { buildExport } from '../export.ts';
 import { forgetUser, markRefunded, recordSale } from '../service.ts';
@@ -11,8 +11,6 @@ export const onUserDeleted: EventHandler<'UserDeleted'> = (ctx, event) => forget
 /** ExportRequested → the CSV file (idempotent: a finished export is not built again). */
 export const onExportRequested: EventHandler<'ExportRequested'> = (ctx, event) =>
   buildExport(ctx.em, ctx.files, ctx.env.exportGroupName, event.payload.exportId, ctx.log);
-
-const jst = new Intl.DateTimeFormat('ja-JP', { timeZone: 'Asia/Tokyo', dateStyle: 'long', timeStyle: 'short' });
 
 /** SalePaid → the receipt e-mail. */
 export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
@@ -27,7 +25,7 @@ export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
         'ライセンスのご購入ありがとうございます。お支払いを確認しました。',
         `ライセンス：${sale.licenseName}`,
         `金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
-        `お支払い日時：${jst.format(sale.paidAt)}`,
+        `お支払い日時：${japanTime(sale.paidAt)}`,
         `注文番号：${sale.id}`,
         '研修管理システムへの登録が済みましたら、あらためてご案内します。購入履歴は会員情報のページからご確認いただけます。',
       ],

@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import useSWR from 'swr';
 import { FormAlert, Notice } from '../../components/ui/form-alert';
 import { Loading } from '../../components/ui/load-state';
-import { ApiError, api } from '../../lib/api';
+import { ApiError, api, networkError } from '../../lib/api';
 import { focusAfterFailedSubmit } from '../../lib/use-form-submit';
 import './receipt.css';
 
@@ -38,7 +38,7 @@ async function downloadReceipt(saleId: number, receiptNumber: string) {
   try {
     res = await fetch(receiptUrl(saleId), { credentials: 'include', cache: 'no-store' });
   } catch {
-    throw new ApiError(0, '通信に失敗しました。ネットワーク接続を確認してから再度お試しください。');
+    throw networkError();
   }
   if (!res.ok) {
     const body = (await res.json().catch(() => undefined)) as { message?: string } | undefined;

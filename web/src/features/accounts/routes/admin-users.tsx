@@ -119,7 +119,7 @@ export function AdminUserListPage() {
                       <Link to={`/admin/users/${user.id}`}>{`${user.last_name} ${user.first_name}`.trim() || '（未設定）'}</Link>
                       {user.role === 'admin' ? <span className="tag">管理者</span> : null}
                     </td>
-                    <td>{user.email}</td>
+                    <td className="latin-break">{user.email}</td>
                     <td>{user.affiliations ? affiliationLabel(user.affiliations) : '—'}</td>
                     <td>{user.affiliation_name || '—'}</td>
                     <td>{user.created_at ? formatDateTime(user.created_at) : '—'}</td>
