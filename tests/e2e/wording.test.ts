@@ -167,6 +167,49 @@ describe('small defects (issue 21 item 7) in Chromium', () => {
   });
 });
 
+describe('wording (issue 21 item 6) in Chromium', () => {
+  it('says the shop is temporarily unavailable on an outage, and that the member is offline only when they are', async () => {
+    const { email } = await member('障害');
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, email);
+    // A gateway in front of the shop answers 503 with its own HTML page.
+    const catalogue = (url: URL) => url.pathname === '/api/licenses';
+    await page.route(catalogue, (route) =>
+      route.fulfill({ status: 503, contentType: 'text/html', body: '<html><body>Service Unavailable</body></html>' }),
+    );
+    await page.goto(`${app.baseUrl}/licenses`);
+    const alert = page.getByRole('alert');
+    await alert.getByText('ただいまサービスを利用できません。しばらくしてからもう一度お試しください。').waitFor();
+    expect(await alert.textContent()).not.toMatch(/ネットワーク|接続/);
+
+    // Really offline: the browser knows, and the page says so.
+    await page.unroute(catalogue);
+    await context.setOffline(true);
+    await page.getByRole('button', { name: '再読み込み' }).click();
+    await alert.getByText('インターネットに接続されていません。', { exact: false }).waitFor();
+    // Back online, the list loads again by itself (SWR revalidates on reconnect).
+    await context.setOffline(false);
+    await alert.waitFor({ state: 'detached' });
+    await page.getByRole('heading', { level: 1, name: 'ライセンス一覧' }).waitFor();
+    await context.close();
+  });
+
+  it('lists the fields to fix at the top of a failed form, never 「不正な値」', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${app.baseUrl}/users/registration`);
+    await page.getByLabel('メールアドレス', { exact: true }).fill('not-an-address');
+    await page.getByRole('button', { name: '確認画面へ進む' }).click();
+    const summary = page.locator('[data-form-alert]');
+    await summary.waitFor();
+    const text = (await summary.textContent()) ?? '';
+    expect(text).toMatch(/^入力内容を確認してください。（メールアドレス、.+）/);
+    expect(text).not.toContain('不正な値');
+    expect(text).not.toContain('エラー:');
+    await page.close();
+  });
+});
+
 describe('line breaks at 375 px (issue 21 item 7)', () => {
   /**
    * Words of the pages that must never be split over two lines. (Chromium's phrase model does split
