@@ -7,7 +7,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import { appModules } from './host/modules.ts';
 import type { AppDeps, AppEnv, AppModule } from './http/context.ts';
 import { csrf } from './http/csrf.ts';
-import { AppError, errorResponse } from './http/errors.ts';
+import { AppError, errorResponse, NOT_FOUND_MESSAGE } from './http/errors.ts';
 import { observeRequest } from './http/metrics.ts';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard.ts';
 import { spaRoutes } from './http/spa.ts';
@@ -130,11 +130,11 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
     : undefined;
   app.route(QUEUE_DASHBOARD_PATH, queueDashboard(deps.queues, { appOrigin: new URL(deps.env.appUrl).origin, spa }));
   app.all('/api/*', () => {
-    throw new AppError('not_found', 'お探しの API は見つかりませんでした。');
+    throw new AppError('not_found');
   });
   if (spa) app.route('/', spa);
 
-  app.notFound((c) => c.json({ message: 'お探しのページは見つかりませんでした。' }, 404));
+  app.notFound((c) => c.json({ message: NOT_FOUND_MESSAGE }, 404));
   app.onError((error, c) => {
     if (error instanceof AppError) return errorResponse(c, error);
     if (error instanceof HTTPException) {

@@ -3,7 +3,15 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * A 422's `message`, as SPEC §6 fixes it for the API. Clients show what to fix instead: the SPA turns
+ * `errors` into 「入力内容を確認してください。（メールアドレス、パスワード）」 (src/lib/field-labels.ts).
+ */
 export const INVALID_INPUT_MESSAGE = '不正な値が入力されました。';
+/** 404s say what is missing; this when nothing more is known. */
+export const NOT_FOUND_MESSAGE = 'ページが見つかりません。';
+/** An outage (503) says the shop is temporarily unavailable, not that something is wrong with the member's side. */
+export const UNAVAILABLE_MESSAGE = 'ただいまサービスを利用できません。しばらくしてからもう一度お試しください。';
 
 type Kind =
   | 'bad_request'
@@ -34,14 +42,14 @@ const defaultMessage: Record<Kind, string> = {
   bad_request: 'リクエストの形式が正しくありません。',
   unauthorized: 'ログインしてください。',
   forbidden: 'この操作を行う権限がありません。',
-  not_found: 'お探しのページは見つかりませんでした。',
+  not_found: NOT_FOUND_MESSAGE,
   conflict: '他の操作と競合しました。最新の内容を確認してからやり直してください。',
   payload_too_large: '送信されたデータが大きすぎます。',
   // The seed's SPA looks for this exact English text on 419.
   csrf: 'CSRF token mismatch.',
   validation: INVALID_INPUT_MESSAGE,
   too_many_requests: '試行回数が多すぎます。しばらく時間をおいてから再度お試しください。',
-  unavailable: 'ただいま処理できません。しばらく時間をおいてから再度お試しください。',
+  unavailable: UNAVAILABLE_MESSAGE,
 };
 
 /** The errors a service may throw; `errorResponse` is the only place that turns them into HTTP. */
@@ -68,6 +76,7 @@ export class AppError extends Error {
   }
 }
 
+/** 422 in the spec's shape: the fields' messages, and the spec's message unless a sharper one is given. */
 export const validationError = (errors: FieldErrors, message = INVALID_INPUT_MESSAGE) =>
   new AppError('validation', message, { errors });
 

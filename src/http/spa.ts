@@ -4,6 +4,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import type { AppEnv } from './context.ts';
+import { NOT_FOUND_MESSAGE } from './errors.ts';
 
 /** Types worth compressing (the build writes `.br`/`.gz` next to them; see vite.config.ts). */
 const COMPRESSIBLE = /\.(js|mjs|css|html|svg|json|txt|ico|webmanifest)$/i;
@@ -42,7 +43,7 @@ export function spaRoutes(root: string, config: Record<string, string | undefine
   app.get('*', async (c) => {
     const path = c.req.path === '/index.html' ? '/' : c.req.path;
     if (extname(path) !== '' || !existsSync(indexFile)) {
-      return c.json({ message: 'お探しのページは見つかりませんでした。' }, 404);
+      return c.json({ message: NOT_FOUND_MESSAGE }, 404);
     }
     if (!index) {
       const html = readFileSync(indexFile, 'utf8').replace('</head>', `${meta}</head>`);

@@ -445,7 +445,7 @@ describe('GET /api/users/{id}/mails', () => {
     expect((await new TestClient(t.app).get(`/api/users/${id}/mails`)).status).toBe(401);
     const nobody = await admin.get('/api/users/00000000-0000-4000-8000-000000000000/mails');
     expect(nobody.status).toBe(404);
-    expect((await nobody.json()).message).toBe('エラー: ユーザーが見つかりませんでした。');
+    expect((await nobody.json()).message).toBe('ユーザーが見つかりませんでした。');
     const bad = await admin.get(`/api/users/${id}/mails?per_page=101`);
     expect(bad.status).toBe(422);
     expect((await bad.json()).errors.per_page).toEqual(['表示件数が正しくありません。']);

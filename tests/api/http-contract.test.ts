@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkInputMessage } from '../../src/lib/field-labels.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -72,7 +73,9 @@ describe('errors', () => {
     const res = await client().post('/api/login', { email: 'not-an-email', password: 42 });
     expect(res.status).toBe(422);
     const body = await res.json();
+    // SPEC §6's message; the SPA says what to fix from `errors` (field-labels, checked below).
     expect(body.message).toBe('不正な値が入力されました。');
+    expect(checkInputMessage(Object.keys(body.errors))).toBe('入力内容を確認してください。（メールアドレス、パスワード）');
     expect(body.errors.email).toEqual(['メールアドレスの形式が正しくありません。']);
     expect(body.errors.password[0]).toBe('パスワードを入力してください。');
   });
@@ -90,6 +93,39 @@ describe('errors', () => {
     const res = await client().get('/api/nothing-here');
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/json/);
+    // Says what is missing, in the member's words (issue 21): no 「お探しの API」, no 「エラー: 」.
+    expect(await res.json()).toEqual({ message: 'ページが見つかりません。' });
+  });
+
+  it('lists every field to fix, each once, in the order of the form', async () => {
+    const res = await client().post('/api/users/registration/validate', {
+      email: 'a@example.jp',
+      email_confirmation: 'b@example.jp',
+      last_name: '',
+      first_name: '太郎',
+      affiliations: 6,
+      affiliation_name: '病院',
+      affiliation_other: '',
+      distribution: true,
+      password: 'short',
+      password_confirmation: 'short',
+    });
+    expect(res.status).toBe(422);
+    const body = await res.json();
+    expect(Object.keys(body).sort()).toEqual(['errors', 'message']);
+    const labels: Record<string, string> = {
+      email_confirmation: 'メールアドレス（確認）',
+      last_name: '姓',
+      affiliation_other: 'その他の所属',
+      password: 'パスワード',
+    };
+    expect(Object.keys(body.errors).sort()).toEqual(Object.keys(labels).sort());
+    expect(body.message).toBe('不正な値が入力されました。');
+    // What the SPA shows at the top: every field, by the name the form gives it (issue 21).
+    // …in the order the form shows them, whatever order the answer lists them in.
+    expect(checkInputMessage(Object.keys(body.errors))).toBe(
+      '入力内容を確認してください。（メールアドレス（確認）、姓、その他の所属、パスワード）',
+    );
   });
 });
 

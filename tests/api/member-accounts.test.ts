@@ -332,7 +332,9 @@ describe('profile: GET/POST/PUT /api/users/{id}', () => {
 
     const link = linkIn(confirm.text, '/api/users/email-change/verify/');
     expect((await t.app.request(link)).headers.get('location')).toBe('/users/registration/email-verified?change=1');
-    expect((await t.app.request(link)).headers.get('location')).toBe('/users/registration/email-verify-failed?change=1');
+    expect((await t.app.request(link)).headers.get('location')).toBe(
+      '/users/registration/email-verify-failed?change=1&reason=used',
+    );
     expect((await client().login(newEmail, a.password)).status).toBe(200);
     expect((await client().login(a.email, a.password)).status).toBe(422);
   });
@@ -488,7 +490,16 @@ describe('forgot and reset password', () => {
       token,
     });
     expect(reuse.status).toBe(422);
-    expect((await reuse.json()).message).toContain('リンクが無効か、有効期限が切れています');
+    expect(await reuse.json()).toEqual({
+      code: 'reset_link_used',
+      message: 'このリンクは使用済みです。パスワードを再設定するには、もう一度お手続きください。',
+      errors: { token: ['このリンクは使用済みです。パスワードを再設定するには、もう一度お手続きください。'] },
+    });
+    // The reset page asks before the member types a password; asking uses nothing.
+    expect(await (await client().get(`/api/reset-password/${token}`)).json()).toMatchObject({
+      valid: false,
+      code: 'reset_link_used',
+    });
   });
 
   it('refuses expired and forged tokens', async () => {
@@ -503,7 +514,24 @@ describe('forgot and reset password', () => {
         [a.id],
       );
     const body = { email: a.email, password: 'reset-pass-123', password_confirmation: 'reset-pass-123' };
-    expect((await client().post('/api/reset-password', { ...body, token })).status).toBe(422);
+    const expired = await client().post('/api/reset-password', { ...body, token });
+    expect(expired.status).toBe(422);
+    expect(await expired.json()).toMatchObject({
+      code: 'reset_link_expired',
+      message: 'このリンクの有効期限が切れています。パスワードを再設定するには、もう一度お手続きください。',
+    });
+    expect(await (await client().get(`/api/reset-password/${token}`)).json()).toMatchObject({
+      valid: false,
+      code: 'reset_link_expired',
+      message: 'このリンクの有効期限が切れています。パスワードを再設定するには、もう一度お手続きください。',
+    });
+    const unknown = await client().post('/api/reset-password', { ...body, token: 'x'.repeat(43) });
+    expect(unknown.status).toBe(422);
+    expect(await unknown.json()).toMatchObject({ code: 'reset_link_invalid', errors: { token: [expect.any(String)] } });
+    expect(await (await client().get(`/api/reset-password/${'x'.repeat(43)}`)).json()).toMatchObject({
+      valid: false,
+      code: 'reset_link_invalid',
+    });
     expect((await client().post('/api/reset-password', { ...body, token: 'forged' })).status).toBe(422);
     expect((await client().post('/api/reset-password', { ...body, token: 12 })).status).toBe(422);
     expect((await client().login(a.email, a.password)).status).toBe(200);

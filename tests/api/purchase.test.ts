@@ -423,7 +423,7 @@ describe('webhook signature', () => {
       const signature = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: TEST_WEBHOOK_SECRET });
       const res = await post(body, signature);
       expect(res.status).toBe(503);
-      expect((await res.json()).message).toContain('ただいま処理できません');
+      expect((await res.json()).message).toBe('ただいまサービスを利用できません。しばらくしてからもう一度お試しください。');
     } finally {
       await admin.query(`alter database ${shop.db.name} allow_connections true`);
       await admin.end();

@@ -154,7 +154,7 @@ it('answers every seed call the same whichever order the modules are mounted in'
     'POST /api/login → 200 {users}',
     'GET /api/login → 200 {users}',
     'POST /api/forgot-password → 200 {message}',
-    'POST /api/reset-password → 422 {errors,message}',
+    'POST /api/reset-password → 422 {code,errors,message}',
     'POST /api/users/registration/validate → 200 {user}',
     'POST /api/users/registration → 200 {message}',
     'GET /api/users/{id} → 200 {user}',

@@ -31,6 +31,8 @@ const PUBLIC = [
   'POST /api/login/passkey/options',
   'POST /api/login/passkey',
   'POST /api/reset-password',
+  // Whether an e-mailed reset link still works, asked by the reset page before a password is typed.
+  'GET /api/reset-password/:token',
   'POST /api/users/registration/validate',
   'POST /api/users/registration',
   'POST /api/users/registration/resend',

@@ -78,7 +78,7 @@ describe('konbini purchase on a 375 px phone in Chromium', () => {
     await page.goto(`${shop.baseUrl}/licenses/${licenseId}/procedure`);
     await page.getByRole('button', { name: 'お支払いへ進む' }).click();
     await page.waitForURL(`${shop.stripeUrl}/c/pay/**`);
-    await page.getByRole('button', { name: 'コンビニで支払う（後払い）' }).click();
+    await page.getByRole('button', { name: 'コンビニ払い' }).click();
 
     await page.waitForURL(`**/licenses/${licenseId}/complete?session_id=*`);
     await page

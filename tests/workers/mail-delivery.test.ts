@@ -302,7 +302,7 @@ describe('GET /api/mails and POST /api/mails/{id}/resend', () => {
     });
     const nobody = await admin.post(`/api/mails/${someone}/resend`);
     expect(nobody.status).toBe(404);
-    expect((await nobody.json()).message).toBe('エラー: メールが見つかりませんでした。');
+    expect((await nobody.json()).message).toBe('メールが見つかりませんでした。');
     expect((await admin.post('/api/mails/not-a-uuid/resend')).status).toBe(404);
 
     // A mail another attempt is sending right now (a live claim) cannot be resent.

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import { SWRConfig } from 'swr';
 import './lib/history-pop';
+import { documentTitle } from './app/route-meta';
 import { createRouter } from './app/router';
 import { fetcher } from './lib/api';
 import { readConfig } from './lib/config';
@@ -37,8 +38,7 @@ if (config.sentryDsn) {
 }
 
 function syncTitle(state: typeof router.state) {
-  const handle = state.matches.at(-1)?.route.handle as { title?: string } | undefined;
-  document.title = handle?.title ? `${handle.title}｜ライセンスストア` : 'ライセンスストア';
+  document.title = documentTitle(state.matches.at(-1)?.route.handle as { title?: string } | undefined);
 }
 
 function TitleSync() {

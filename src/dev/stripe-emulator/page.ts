@@ -38,7 +38,7 @@ export function checkoutPage(session: {
 <h1>${escapeHtml(session.name)}</h1>
 <p class="amount">${amount}</p>
 <form method="post" action="${action('card')}"><button type="submit">カードで支払う</button></form>
-<form method="post" action="${action('konbini')}"><button type="submit" class="secondary">コンビニで支払う（後払い）</button></form>
+<form method="post" action="${action('konbini')}"><button type="submit" class="secondary">コンビニ払い</button></form>
 <form method="post" action="${action('cancel')}"><button type="submit" class="link">キャンセルしてショップに戻る</button></form>
 <p class="note">実際の請求は発生しません。</p>`,
   );

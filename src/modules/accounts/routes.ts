@@ -40,6 +40,7 @@ import {
   ADMIN_CANNOT_WITHDRAW,
   changePassword,
   checkEditable,
+  checkResetLink,
   confirmEmailChange,
   findUserByEmail,
   forceDelete,
@@ -157,6 +158,8 @@ const authRoutes = new Hono<AppEnv>()
     await requestPasswordReset(c.var.deps.orm, email);
     return c.json({ message: SENT_IF_EXISTS });
   })
+  // The reset page asks first, so a used or expired link says so before a new password is typed.
+  .get('/reset-password/:token', async (c) => c.json(await checkResetLink(c.var.deps.orm, c.req.param('token'))))
   .post('/reset-password', async (c) => {
     const input = parseInputs(await readJson(c), ResetTokenInput, PasswordPairInput);
     await c.var.deps.rateLimit.hit(LIMITS.mailRequestsPerAddress, networkOf(c));
@@ -208,7 +211,9 @@ const registrationRoutes = new Hono<AppEnv>()
   .get('/users/email-change/verify/:token', async (c) => {
     const result = await confirmEmailChange(c.var.deps.orm, c.req.param('token'));
     return c.redirect(
-      result === 'changed' ? '/users/registration/email-verified?change=1' : '/users/registration/email-verify-failed?change=1',
+      result === 'changed'
+        ? '/users/registration/email-verified?change=1'
+        : `/users/registration/email-verify-failed?change=1&reason=${result}`,
       302,
     );
   });

@@ -12,7 +12,7 @@ import { Account, User } from './entities/user.entity.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
 import type { ProfileData, RegistrationData } from './schemas.ts';
-import { consumeToken, retireTokens } from './tokens.ts';
+import { consumeToken, retireTokens, tokenState } from './tokens.ts';
 
 export interface NewUser {
   email: string;
@@ -189,7 +189,7 @@ export async function register(orm: Orm, input: RegistrationData): Promise<void>
 }
 
 /** A verification link: marks the address verified. A used link whose address is verified still succeeds. */
-export async function verifyEmail(orm: Orm, token: string): Promise<'verified' | 'expired' | 'invalid'> {
+export async function verifyEmail(orm: Orm, token: string): Promise<'verified' | 'used' | 'expired' | 'invalid'> {
   return transact(orm.em as Em, async (tx) => {
     const result = await consumeToken(tx, token, 'verify-email');
     if (result.ok) {
@@ -200,7 +200,7 @@ export async function verifyEmail(orm: Orm, token: string): Promise<'verified' |
       const user = await tx.findOne(User, { id: result.userId });
       if (user?.emailVerified) return 'verified';
     }
-    return result.reason === 'invalid' ? 'invalid' : 'expired';
+    return result.reason;
   });
 }
 
@@ -243,7 +243,33 @@ async function setPassword(tx: Em, userId: string, password: string) {
   }
 }
 
-const INVALID_RESET = 'パスワード再設定のリンクが無効か、有効期限が切れています。もう一度お手続きください。';
+/** Why a reset link does not work, as the API's `code` and the message the reset page shows. */
+export const RESET_LINK_PROBLEMS = {
+  used: {
+    code: 'reset_link_used',
+    message: 'このリンクは使用済みです。パスワードを再設定するには、もう一度お手続きください。',
+  },
+  expired: {
+    code: 'reset_link_expired',
+    message: 'このリンクの有効期限が切れています。パスワードを再設定するには、もう一度お手続きください。',
+  },
+  invalid: {
+    code: 'reset_link_invalid',
+    message: 'このリンクは無効です。メールに記載のリンクをそのまま開くか、もう一度お手続きください。',
+  },
+} as const;
+
+/** The 422 of a reset link that does not work: the spec's shape, plus a `code` saying used, expired or unknown. */
+const resetLinkError = (reason: keyof typeof RESET_LINK_PROBLEMS) => {
+  const { code, message } = RESET_LINK_PROBLEMS[reason];
+  return new AppError('validation', message, { errors: { token: [message] }, details: { code } });
+};
+
+/** A reset link's state before it is used: `{ valid: true }`, or why not. */
+export async function checkResetLink(orm: Orm, token: string) {
+  const state = await tokenState(orm.em.fork() as Em, token, 'reset-password');
+  return state === 'valid' ? { valid: true as const } : { valid: false as const, ...RESET_LINK_PROBLEMS[state] };
+}
 const RESET_EMAIL_MISMATCH =
   'メールアドレスが、再設定のご案内をお送りしたメールアドレスと一致しません。ご案内メールの宛先のメールアドレスを入力してください。';
 
@@ -251,9 +277,9 @@ const RESET_EMAIL_MISMATCH =
 export async function resetPassword(orm: Orm, input: { email: string; password: string; token: string }): Promise<void> {
   await transact(orm.em as Em, async (tx) => {
     const result = await consumeToken(tx, input.token, 'reset-password');
-    if (!result.ok) throw validationError({ token: [INVALID_RESET] }, INVALID_RESET);
+    if (!result.ok) throw resetLinkError(result.reason);
     const user = await tx.findOne(User, { id: result.userId });
-    if (!user) throw validationError({ token: [INVALID_RESET] }, INVALID_RESET);
+    if (!user) throw resetLinkError('invalid');
     // A typo is not an expired link: say which field is wrong (the rollback keeps the token usable).
     if (user.email !== input.email) throw validationError({ email: [RESET_EMAIL_MISMATCH] }, RESET_EMAIL_MISMATCH);
     assertPasswordFitsOwner('password', input.password, user);
@@ -301,7 +327,7 @@ export async function isCurrentPassword(orm: Orm, userId: string, password: stri
   return Boolean(current && (await verifyPassword(current, password)));
 }
 
-export const USER_NOT_FOUND = 'エラー: ユーザーが見つかりませんでした。';
+export const USER_NOT_FOUND = 'ユーザーが見つかりませんでした。';
 
 const auditView = (user: User) => ({
   email: user.email,
@@ -409,13 +435,14 @@ export async function updateProfile(
 }
 
 /** A confirmation link sent to a new address: the address becomes the account's e-mail. */
-export async function confirmEmailChange(orm: Orm, token: string): Promise<'changed' | 'failed'> {
+export async function confirmEmailChange(orm: Orm, token: string): Promise<'changed' | 'used' | 'expired' | 'invalid' | 'taken'> {
   try {
     return await transact(orm.em as Em, async (tx) => {
       const result = await consumeToken(tx, token, 'change-email');
-      if (!result.ok || !result.newEmail) return 'failed';
+      if (!result.ok) return result.reason;
+      if (!result.newEmail) return 'invalid';
       const taken = await findUserByEmail(tx, result.newEmail);
-      if (taken && taken.id !== result.userId) return 'failed';
+      if (taken && taken.id !== result.userId) return 'taken';
       await tx.execute(
         'update users set email = ?, email_verified = true, pending_email = null, updated_at = now() where id = ?',
         [result.newEmail, result.userId],
@@ -423,7 +450,7 @@ export async function confirmEmailChange(orm: Orm, token: string): Promise<'chan
       return 'changed';
     });
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) return 'failed';
+    if (error instanceof UniqueConstraintViolationException) return 'taken';
     throw error;
   }
 }

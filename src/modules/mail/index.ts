@@ -5,7 +5,7 @@ import { MailDelivery } from './entities/mail-delivery.entity.ts';
 import { mailRoutes } from './routes.ts';
 
 export { mailAuditLabels } from './audit-labels.ts';
-export { renderMail } from './layout.ts';
+export { japanTime, renderMail } from './layout.ts';
 export { createMailer, type Mailer, type MailMessage, messageIdFor, SMTP_TIMEOUTS } from './mailer.ts';
 export {
   CLAIM_LEASE_SECONDS,

@@ -260,7 +260,7 @@ export async function mailSummary(orm: Orm) {
   };
 }
 
-export const MAIL_NOT_FOUND = 'エラー: メールが見つかりませんでした。';
+export const MAIL_NOT_FOUND = 'メールが見つかりませんでした。';
 
 interface ResendRow extends MailRow {
   key: string;

@@ -48,7 +48,7 @@ const PreflightQuery = v.object({ ...filterEntries, batch: flag('一括処理の
 const EXPORT = ':id{[0-9a-f-]+}';
 
 const exportId = (raw: string) => {
-  if (!/^[0-9a-f-]{36}$/.test(raw)) throw new AppError('not_found', 'エラー: エクスポートが見つかりませんでした。');
+  if (!/^[0-9a-f-]{36}$/.test(raw)) throw new AppError('not_found', 'エクスポートが見つかりませんでした。');
   return raw;
 };
 

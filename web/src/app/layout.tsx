@@ -7,6 +7,7 @@ import { useTableLabels } from '../components/ui/table-labels';
 import { useAuth } from '../lib/auth-store';
 import { markDrawn } from '../lib/first-draw';
 import { NavigationBar } from './navigation';
+import { RouteAnnouncer } from './route-focus';
 import { type RouteMeta, showsNavigation } from './route-meta';
 
 /** The deepest matched route's metadata. */
@@ -111,6 +112,7 @@ export function Layout() {
       </main>
       <Footer />
       <LoadingOverlay show={navigation.state !== 'idle'} />
+      <RouteAnnouncer title={meta?.title ?? 'ライセンスストア'} />
     </div>
   );
 }

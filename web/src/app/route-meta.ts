@@ -11,3 +11,7 @@ export interface RouteMeta {
 export function showsNavigation(meta: RouteMeta | undefined): boolean {
   return Boolean(meta && (meta.type === 'administrator' || meta.type === 'endUser') && !meta.isMenu);
 }
+
+/** The browser tab's title: the page's own, then the shop's. */
+export const documentTitle = (meta: Pick<RouteMeta, 'title'> | undefined) =>
+  meta?.title ? `${meta.title}｜ライセンスストア` : 'ライセンスストア';

@@ -3,6 +3,8 @@
  * state-changing calls and refreshed once after a 419, 422 answers collected as one message per field.
  */
 
+import { checkInputMessage } from '../../../src/lib/field-labels.ts';
+
 export type FieldErrors = Record<string, string>;
 
 export class ApiError extends Error {
@@ -18,7 +20,26 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The 422 message the API gives (SPEC §6) and the seed's client-side affiliation-6 check keeps in its
+ * 422-style result (seed §5). It is never shown: the screens say what to fix instead,
+ * 「入力内容を確認してください。（メールアドレス、パスワード）」 from the fields named (issue 21).
+ */
 export const INVALID_INPUT_MESSAGE = '不正な値が入力されました。';
+
+/** The shop answered 5xx (or a proxy in front of it did): the shop is down for now, not the member's line. */
+export const UNAVAILABLE_MESSAGE = 'ただいまサービスを利用できません。しばらくしてからもう一度お試しください。';
+/** The browser knows it is offline. */
+export const OFFLINE_MESSAGE = 'インターネットに接続されていません。接続を確認してから、もう一度お試しください。';
+/** The request never got an answer while the browser thinks it is online (a dropped connection, or the shop unreachable). */
+export const NETWORK_MESSAGE = '通信できませんでした。インターネット接続を確認するか、しばらくしてからもう一度お試しください。';
+
+/** A fetch that threw (no answer at all): offline and online failures are told apart. */
+export function networkError(): ApiError {
+  const offline = typeof navigator !== 'undefined' && navigator.onLine === false;
+  return new ApiError(0, offline ? OFFLINE_MESSAGE : NETWORK_MESSAGE);
+}
+
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function readCookie(name: string): string | undefined {
@@ -27,12 +48,16 @@ function readCookie(name: string): string | undefined {
 }
 
 async function initCsrf(): Promise<void> {
+  let res: Response;
   try {
-    const res = await fetch('/api/csrf-token', { credentials: 'include', cache: 'no-store' });
-    if (!res.ok) throw new Error(`status ${res.status}`);
+    res = await fetch('/api/csrf-token', { credentials: 'include', cache: 'no-store' });
   } catch (error) {
     console.warn('CSRFトークンの初期化に失敗しました。', error);
-    throw new ApiError(0, '通信に失敗しました。ネットワーク接続を確認してから再度お試しください。');
+    throw networkError();
+  }
+  if (!res.ok) {
+    console.warn('CSRFトークンの初期化に失敗しました。', res.status);
+    throw res.status >= 500 ? new ApiError(res.status, UNAVAILABLE_MESSAGE) : await toError(res);
   }
 }
 
@@ -55,7 +80,7 @@ async function toError(res: Response): Promise<ApiError> {
   }
   const fallback =
     res.status >= 500
-      ? 'サーバーでエラーが発生しました。時間をおいて再度お試しください。'
+      ? UNAVAILABLE_MESSAGE
       : res.status === 401
         ? 'ログインしてください。'
         : 'リクエストを処理できませんでした。';
@@ -63,7 +88,12 @@ async function toError(res: Response): Promise<ApiError> {
   if (res.status === 403 && (body as { code?: string } | undefined)?.code === 'two_factor_enrollment_required') {
     if (!window.location.pathname.startsWith('/account/security')) window.location.assign('/account/security?enrol=1');
   }
-  return new ApiError(res.status, body?.message ?? fallback, firstMessages(body?.errors), body);
+  // A gateway's 502/504 (or any 5xx without our JSON) means the shop is down for now.
+  const ours = typeof body?.message === 'string' && !(res.status === 502 || res.status === 504);
+  // The API's generic 422 message becomes what to fix: the fields' names (a sharper message stays).
+  const generic = res.status === 422 && body?.message === INVALID_INPUT_MESSAGE;
+  const message = generic ? checkInputMessage(Object.keys(body?.errors ?? {})) : ours ? (body?.message as string) : fallback;
+  return new ApiError(res.status, message, firstMessages(body?.errors), body);
 }
 
 export interface RequestOptions {
@@ -91,7 +121,7 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
       return await fetch(path, { method, headers, body, credentials: 'include', cache: 'no-store', signal: options.signal });
     } catch (error) {
       if (error instanceof DOMException && error.name === 'AbortError') throw error;
-      throw new ApiError(0, '通信に失敗しました。ネットワーク接続を確認してから再度お試しください。');
+      throw networkError();
     }
   };
   let res = await send();

@@ -1,5 +1,6 @@
 import { useSyncExternalStore } from 'react';
-import { ApiError, api, type FieldErrors, INVALID_INPUT_MESSAGE } from './api';
+import { CHECK_INPUT } from '../../../src/lib/field-labels';
+import { ApiError, api, type FieldErrors } from './api';
 
 export interface CurrentUser {
   id: string;
@@ -83,7 +84,7 @@ export async function login(email: string, password: string): Promise<CurrentUse
     return users[0] ?? null;
   } catch (error) {
     if (error instanceof ApiError) {
-      setState({ ...empty, message: error.message || INVALID_INPUT_MESSAGE, errors: error.errors });
+      setState({ ...empty, message: error.message || CHECK_INPUT, errors: error.errors });
       return null;
     }
     throw error;
@@ -98,7 +99,7 @@ export async function completeSignIn(path: string, body: unknown): Promise<Curre
     return users[0] ?? null;
   } catch (error) {
     if (error instanceof ApiError) {
-      setState({ ...empty, message: error.message || INVALID_INPUT_MESSAGE, errors: error.errors });
+      setState({ ...empty, message: error.message || CHECK_INPUT, errors: error.errors });
       return null;
     }
     throw error;

@@ -1,5 +1,5 @@
 import type { EventHandler, JobContext } from '../../../jobs/context.ts';
-import { renderMail, sendOnce } from '../../mail/index.ts';
+import { japanTime, renderMail, sendOnce } from '../../mail/index.ts';
 import { User } from '../entities/user.entity.ts';
 import { findUserByEmail } from '../service.ts';
 import { issueToken } from '../tokens.ts';
@@ -225,24 +225,6 @@ export const onMemberWithdrew: EventHandler<'MemberWithdrew'> = async (ctx, even
   return done(result);
 };
 
-/** 2026年11月25日 21:03（日本時間） */
-export function japanTime(iso: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('ja-JP', {
-      timeZone: 'Asia/Tokyo',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    })
-      .formatToParts(new Date(iso))
-      .map((part) => [part.type, part.value]),
-  );
-  return `${parts.year}年${parts.month}月${parts.day}日 ${parts.hour}:${parts.minute}（日本時間）`;
-}
-
 const PASSWORD_CHANGED_BY = {
   member: 'お客様のアカウントのパスワードが、会員情報のパスワード変更画面から変更されました。',
   reset: 'お客様のアカウントのパスワードが、パスワード再設定のリンクから再設定されました。',
@@ -297,15 +279,6 @@ export const onNewDeviceSignIn: EventHandler<'NewDeviceSignIn'> = async (ctx, ev
   return done(result);
 };
 
-const jst = new Intl.DateTimeFormat('ja-JP', {
-  timeZone: 'Asia/Tokyo',
-  year: 'numeric',
-  month: 'long',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-});
-
 const TWO_FACTOR_CHANGES = {
   enabled: '二段階認証（確認コード）を有効にしました。',
   disabled: '二段階認証（確認コード）を無効にしました。',
@@ -324,7 +297,7 @@ export const onTwoFactorChanged: EventHandler<'TwoFactorChanged'> = async (ctx, 
       subject: '二段階認証の設定変更のお知らせ',
       greeting: greeting(user),
       paragraphs: [
-        `お客様のアカウントで、${jst.format(new Date(event.occurredAt))}（日本時間）に次の変更がありました。`,
+        `お客様のアカウントで、${japanTime(event.occurredAt)}に次の変更がありました。`,
         TWO_FACTOR_CHANGES[event.payload.change],
         'お心当たりのない場合は、第三者がお客様のアカウントを使っている可能性があります。すぐにパスワードを変更し、お問い合わせ窓口までご連絡ください。',
       ],

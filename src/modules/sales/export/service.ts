@@ -18,7 +18,7 @@ import { type ExportEncoding, exportContentType } from './encoding.ts';
 import { keyOfExportFile } from './file.ts';
 import { findUnmappable, unmappableError } from './preflight.ts';
 
-const EXPORT_NOT_FOUND = 'エラー: エクスポートが見つかりませんでした。';
+const EXPORT_NOT_FOUND = 'エクスポートが見つかりませんでした。';
 
 export function exportDto(row: Export) {
   return {

@@ -1,5 +1,5 @@
 import type { EventHandler, JobContext, JobResult } from '../../../jobs/context.ts';
-import { renderMail, sendOnce } from '../../mail/index.ts';
+import { japanTime, renderMail, sendOnce } from '../../mail/index.ts';
 import { Sale, SaleStatus } from '../entities/sale.entity.ts';
 import { buildExport } from '../export/build.ts';
 import { forgetUser, markRefunded, recordSale } from '../service.ts';
@@ -17,8 +17,6 @@ export const onExportRequested: EventHandler<'ExportRequested'> = (ctx, event) =
 export const receiptPageUrl = (appUrl: string, userId: string, saleId: number) =>
   `${appUrl}/users/${encodeURIComponent(userId)}?receipt=${saleId}`;
 
-const jst = new Intl.DateTimeFormat('ja-JP', { timeZone: 'Asia/Tokyo', dateStyle: 'long', timeStyle: 'short' });
-
 /** SalePaid → the receipt e-mail. */
 export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
   const sale = await ctx.em.findOne(Sale, { id: event.payload.saleId });
@@ -32,7 +30,7 @@ export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
         'ライセンスのご購入ありがとうございます。お支払いを確認しました。',
         `ライセンス：${sale.licenseName}`,
         `金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
-        `お支払い日時：${jst.format(sale.paidAt)}`,
+        `お支払い日時：${japanTime(sale.paidAt)}`,
         ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
         '研修管理システムへの登録が済みましたら、あらためてご案内します。購入履歴は会員情報のページからご確認いただけます。',
       ],

@@ -3,7 +3,7 @@ import useSWR from 'swr';
 import { FormAlert, Notice } from '../../components/ui/form-alert';
 import { Loading } from '../../components/ui/load-state';
 import { TextInput } from '../../components/ui/text-input';
-import { ApiError, api } from '../../lib/api';
+import { ApiError, api, networkError } from '../../lib/api';
 import { focusAfterFailedSubmit } from '../../lib/use-form-submit';
 import './receipt.css';
 
@@ -45,7 +45,7 @@ async function downloadReceipt(saleId: number, fileName: string, copy = false) {
   try {
     res = await fetch(`/api/sales/${saleId}/receipt${copy ? '?copy=1' : ''}`, { credentials: 'include', cache: 'no-store' });
   } catch {
-    throw new ApiError(0, '通信に失敗しました。ネットワーク接続を確認してから再度お試しください。');
+    throw networkError();
   }
   if (!res.ok) {
     const body = (await res.json().catch(() => undefined)) as { message?: string } | undefined;

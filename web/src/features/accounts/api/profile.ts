@@ -1,3 +1,4 @@
+import { checkInputMessage } from '../../../../../src/lib/field-labels';
 import { ApiError, api, INVALID_INPUT_MESSAGE } from '../../../lib/api';
 
 export const AFFILIATIONS: { value: string; label: string }[] = [
@@ -92,11 +93,17 @@ export function profilePayload(values: ProfileValues) {
 
 /**
  * The one rule the client checks itself (seed §5): affiliation 6 without its text makes no server
- * call and is treated as a 422 with the seed's message.
+ * call and is treated as a 422 with the seed's message and field error (kept as that result's body).
+ * What the form shows is the field's message under the field and, at the top, what to fix — the
+ * server's 422 summary, 「入力内容を確認してください。（その他の所属）」.
  */
 export function checkAffiliationLocally(values: ProfileValues): ApiError | null {
   if (values.affiliations === AFFILIATION_OTHER && values.affiliation_other.trim() === '') {
-    return new ApiError(422, INVALID_INPUT_MESSAGE, { affiliation_other: 'その他の所属を入力してください' });
+    const errors = { affiliation_other: 'その他の所属を入力してください' };
+    return new ApiError(422, checkInputMessage(Object.keys(errors)), errors, {
+      message: INVALID_INPUT_MESSAGE,
+      errors: { affiliation_other: [errors.affiliation_other] },
+    });
   }
   return null;
 }
@@ -139,11 +146,12 @@ export async function validateProfile(
     checked = await api(path, { method: 'POST', body });
   } catch (error) {
     if (hasMissing && error instanceof ApiError && error.status === 422) {
-      throw new ApiError(422, error.message, { ...missing, ...error.errors }, error.body);
+      const errors = { ...missing, ...error.errors };
+      throw new ApiError(422, checkInputMessage(Object.keys(errors)), errors, error.body);
     }
     throw error;
   }
-  if (hasMissing) throw new ApiError(422, INVALID_INPUT_MESSAGE, missing);
+  if (hasMissing) throw new ApiError(422, checkInputMessage(Object.keys(missing)), missing);
   return {
     ...values,
     last_name_kana: checked?.user?.last_name_kana ?? values.last_name_kana.trim(),

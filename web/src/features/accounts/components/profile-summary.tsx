@@ -14,13 +14,15 @@ export function ProfileSummary({
   children?: React.ReactNode;
 }) {
   return (
-    // A long e-mail address wraps instead of widening the page.
-    <dl className="summary" style={{ overflowWrap: 'anywhere' }}>
+    // A long e-mail address wraps anywhere instead of widening the page; Japanese text wraps between phrases.
+    <dl className="summary">
       <dt>メールアドレス</dt>
       <dd>
-        {values.email}
+        <span className="latin-break">{values.email}</span>
         {pendingEmail ? (
-          <span className="pending">（{pendingEmail} に変更手続き中：確認メールのリンクを開くと変更されます）</span>
+          <span className="pending">
+            （<span className="latin-break">{pendingEmail}</span> に変更手続き中：確認メールのリンクを開くと変更されます）
+          </span>
         ) : null}
       </dd>
       <dt>氏名</dt>

@@ -126,7 +126,7 @@ export function AdminUserListPage() {
                         {`${user.last_name_kana ?? ''} ${user.first_name_kana ?? ''}`.trim() || 'フリガナ未登録'}
                       </span>
                     </td>
-                    <td>{user.email}</td>
+                    <td className="latin-break">{user.email}</td>
                     <td>{user.affiliations ? affiliationLabel(user.affiliations) : '—'}</td>
                     <td>{user.affiliation_name || '—'}</td>
                     <td>{user.created_at ? formatDateTime(user.created_at) : '—'}</td>

@@ -21,17 +21,27 @@ export function EmailVerifiedPage() {
 }
 
 const REASONS: Record<string, string> = {
-  expired: 'リンクの有効期限が切れているか、すでに新しいリンクが発行されています。',
+  used: 'このリンクは使用済みです。新しい確認メールをお送りした場合は、いちばん新しいメールのリンクを開いてください。',
+  expired: 'このリンクの有効期限が切れています。',
   invalid: 'リンクが正しくありません。メールに記載のURLを省略せずに開いてください。',
+};
+
+const CHANGE_REASONS: Record<string, string> = {
+  ...REASONS,
+  taken: 'このメールアドレスは、すでに別のアカウントで使われています。',
 };
 
 export function EmailVerifyFailedPage() {
   const [params] = useSearchParams();
+  const reason = params.get('reason') ?? '';
   if (params.get('change') === '1') {
     return (
       <section className="card narrow">
         <h1>メールアドレスを変更できませんでした</h1>
-        <p>リンクの有効期限が切れているか、すでに使われています。お手数ですが、会員情報の変更からもう一度お手続きください。</p>
+        <div className="alert" role="alert">
+          <p>{CHANGE_REASONS[reason] ?? REASONS.expired}</p>
+        </div>
+        <p>お手数ですが、会員情報の変更からもう一度お手続きください。</p>
         <p>
           <Link to="/login">ログイン画面へ</Link>
         </p>
@@ -41,7 +51,9 @@ export function EmailVerifyFailedPage() {
   return (
     <section className="card narrow">
       <h1>メールアドレスを確認できませんでした</h1>
-      <p>{REASONS[params.get('reason') ?? ''] ?? REASONS.expired}</p>
+      <div className="alert" role="alert">
+        <p>{REASONS[reason] ?? REASONS.expired}</p>
+      </div>
       <p>ご登録のメールアドレスを入力すると、新しい確認メールをお送りします。</p>
       <ResendVerification />
       <p className="small">

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
@@ -7,7 +7,8 @@ import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 
 export function ForgotPasswordPage() {
-  const [email, setEmail] = useState('');
+  // From a used or expired reset link (?email=): the address is already known.
+  const [email, setEmail] = useState(useSearchParams()[0].get('email') ?? '');
   const [sent, setSent] = useState('');
   const { busy, message, errors, run } = useFormSubmit();
   const submit = async (event: FormEvent) => {

@@ -1,11 +1,35 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
+import useSWR from 'swr';
 import { PasswordPair } from '../../../components/password-pair';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
+import { Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
-import { api } from '../../../lib/api';
+import { ApiError, api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
+
+/** GET /api/reset-password/{token}: whether the link still works, and if not why (used, expired, unknown). */
+type LinkState = { valid: true } | { valid: false; code: string; message: string };
+
+/** A link that no longer works: what happened, and a new one in one step (the address is already known). */
+function DeadLink({ message, email }: { message: string; email: string }) {
+  return (
+    <>
+      <div className="alert" role="alert">
+        <p>{message}</p>
+      </div>
+      <p>
+        <Link to={email ? `/forgot-password?email=${encodeURIComponent(email)}` : '/forgot-password'} className="button primary">
+          再設定メールをもう一度送る
+        </Link>
+      </p>
+      <p className="small">
+        <Link to="/login">ログイン画面へ</Link>
+      </p>
+    </>
+  );
+}
 
 export function ResetPasswordPage() {
   const { token = '' } = useParams();
@@ -14,13 +38,27 @@ export function ResetPasswordPage() {
   const [values, setValues] = useState({ email: query.get('email') ?? '', password: '', password_confirmation: '' });
   const [done, setDone] = useState('');
   const { busy, message, errors, run } = useFormSubmit();
+  // Asked once when the page opens: a dead link says so before the member chooses a password.
+  const link = useSWR<LinkState>(token ? `/api/reset-password/${encodeURIComponent(token)}` : null, {
+    revalidateIfStale: false,
+    revalidateOnReconnect: false,
+  });
+  const [failure, setFailure] = useState<{ code: string; message: string } | null>(null);
   const set = (field: keyof typeof values) => (value: string) => setValues({ ...values, [field]: value });
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    await run(async () =>
-      setDone((await api<{ message: string }>('/api/reset-password', { method: 'POST', body: { ...values, token } })).message),
-    );
+    await run(async () => {
+      try {
+        setDone((await api<{ message: string }>('/api/reset-password', { method: 'POST', body: { ...values, token } })).message);
+      } catch (error) {
+        // Used or expired meanwhile (another tab, a mail scanner): the same page as on opening.
+        const code = error instanceof ApiError ? (error.body as { code?: string } | undefined)?.code : undefined;
+        if (code?.startsWith('reset_link_') && error instanceof ApiError) setFailure({ code, message: error.message });
+        else throw error;
+      }
+    });
   };
+  const dead = failure ?? (link.data && !link.data.valid ? link.data : null);
   return (
     <section className="card narrow">
       <h1>パスワードの再設定</h1>
@@ -33,14 +71,13 @@ export function ResetPasswordPage() {
             </Link>
           </p>
         </>
+      ) : dead ? (
+        <DeadLink message={dead.message} email={values.email} />
+      ) : !link.data && !link.error && token ? (
+        <Loading label="リンクを確認しています…" />
       ) : (
         <>
           <FormAlert message={message} errors={errors} fields={['email', 'password', 'password_confirmation']} />
-          {errors.token ? (
-            <p>
-              <Link to="/forgot-password">再設定メールをもう一度送る</Link>
-            </p>
-          ) : null}
           <form onSubmit={submit} noValidate>
             <TextInput
               label="メールアドレス"

@@ -6,7 +6,7 @@ import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
 import { api } from '../../../lib/api';
-import { useAuth } from '../../../lib/auth-store';
+import { fetchCurrentUser, useAuth } from '../../../lib/auth-store';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type EditDraft, editDraft } from '../api/drafts';
 import { type Member, profileOf, profilePayload, validateProfile } from '../api/profile';
@@ -141,6 +141,8 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
         });
         editDraft.clear(id);
         await mutate(`/api/users/${id}`, { user: res.user }, { revalidate: false });
+        // The header greets the signed-in user by name: their own edit refreshes that cache too.
+        if (me?.id === id) await fetchCurrentUser().catch(() => null);
         navigate(`${base}/${id}`, { replace: true, state: { message: res.message } });
       }, setStale),
     );

@@ -86,7 +86,7 @@ export function WithdrawPage() {
       {data && data.user.role !== 'admin' ? (
         <>
           <p>
-            <strong>{data.user.email}</strong> のアカウントを削除します。
+            <strong className="latin-break">{data.user.email}</strong> のアカウントを削除します。
           </p>
           <WhatHappens />
           <FormAlert message={message} errors={errors} fields={['password']} />

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { Loading } from '../../../components/ui/load-state';
+import { ApiError, NETWORK_MESSAGE } from '../../../lib/api';
 import { logout } from '../../../lib/auth-store';
 
 /**
@@ -11,6 +12,7 @@ import { logout } from '../../../lib/auth-store';
 export function LogoutPage({ onSignedOut }: { onSignedOut?: () => Promise<void> }) {
   const alreadyOut = Boolean((useLocation().state as { signedOut?: boolean } | null)?.signedOut);
   const [state, setState] = useState<'working' | 'done' | 'failed'>(alreadyOut ? 'done' : 'working');
+  const [reason, setReason] = useState(NETWORK_MESSAGE);
   const started = useRef(false);
 
   const signOut = useCallback(async () => {
@@ -19,7 +21,8 @@ export function LogoutPage({ onSignedOut }: { onSignedOut?: () => Promise<void> 
       await logout();
       await onSignedOut?.().catch(() => undefined);
       setState('done');
-    } catch {
+    } catch (error) {
+      setReason(error instanceof ApiError ? error.message : NETWORK_MESSAGE);
       setState('failed');
     }
   }, [onSignedOut]);
@@ -42,7 +45,8 @@ export function LogoutPage({ onSignedOut }: { onSignedOut?: () => Promise<void> 
         <>
           <h1>ログアウトできませんでした</h1>
           <div className="alert" role="alert">
-            <p>通信に失敗したため、まだログアウトしていません。ネットワーク接続を確認してから、もう一度お試しください。</p>
+            <p>まだログアウトしていません。</p>
+            <p>{reason}</p>
           </div>
           <button type="button" className="button primary" onClick={() => void signOut()}>
             もう一度ログアウトする

@@ -323,7 +323,7 @@ export function IssuePage() {
                         `${sale.user.last_name} ${sale.user.first_name}（退会）`
                       )}
                       <br />
-                      <span className="small">{sale.user.email}</span>
+                      <span className="small latin-break">{sale.user.email}</span>
                     </td>
                     <td>{sale.license_name}</td>
                     <td>{formatPrice(sale.amount)}</td>
