@@ -19,6 +19,7 @@ export { saleAuditLabels } from './audit-labels.ts';
 export { SALE_STATUS_LABEL, SaleStatus } from './entities/sale.entity.ts';
 export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export.ts';
 export { exportFigures } from './export-figures.ts';
+export { type LicenseSalesCount, salesCountsByLicense } from './license-counts.ts';
 export { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN, parseOrderNumber } from './order-number.ts';
 export {
   type SalePayment,
