@@ -171,7 +171,7 @@ describe('sales per licence', () => {
     const counts = async () => {
       const res = await admin.get('/api/sales/license-counts');
       expect(res.status).toBe(200);
-      return ((await res.json()).counts as { license_id: number }[]).filter((row) => ids.includes(row.license_id));
+      return ((await res.json()).counts as { license_id: number; count: number }[]).filter((row) => ids.includes(row.license_id));
     };
     expect(await counts()).toEqual([
       { license_id: a, count: 2, refunded_count: 1 },
