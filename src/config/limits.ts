@@ -37,4 +37,6 @@ export const LIMITS = {
   memberCsvPerAdmin: { name: 'member-csv-admin', limit: 10, windowSeconds: hours(1) },
   /** Checkout Sessions a member creates: each one is a Stripe API call. */
   checkoutsPerMember: { name: 'checkout-member', limit: 10, windowSeconds: minutes(10) },
+  /** Audit-log CSV exports an administrator makes: each reads the filtered log whole and is audited itself. */
+  auditExportsPerAdmin: { name: 'audit-export-admin', limit: 20, windowSeconds: hours(1) },
 } as const satisfies Record<string, RateLimitRule>;

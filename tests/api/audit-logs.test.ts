@@ -387,6 +387,8 @@ describe('GET /api/audit-logs/options', () => {
       { action: 'user.delete', label: 'ユーザーの削除' },
       { action: 'user.withdraw', label: '退会' },
       { action: 'user.role', label: '管理者権限の変更' },
+      // The administrators' own sign-ins (this file's administrators signed in).
+      { action: 'admin.sign_in', label: '管理者のログイン' },
       { action: 'license.create', label: 'ライセンスの新規登録' },
       { action: 'license.update', label: 'ライセンスの編集' },
       { action: 'license.delete', label: 'ライセンスの削除' },

@@ -11,6 +11,8 @@ export const accountAuditLabels = {
     'user.role': '管理者権限の変更',
     'user.resend_verification': '確認メールの再送信',
     'user.export': '会員CSVのダウンロード',
+    'admin.sign_in': '管理者のログイン',
+    'admin.sign_in_failed': '管理者のログイン失敗',
   },
   targets: { user: 'ユーザー' },
   verbs: { role: '権限の変更', resend_verification: '確認メールの再送信' },
@@ -27,6 +29,10 @@ export const accountAuditLabels = {
     affiliation_other: 'その他の所属',
     distribution: 'お知らせメール',
     role: '権限',
+    sign_in_method: 'ログイン方法',
+    sign_in_failure: '誤っていたもの',
+    ip: 'IPアドレス',
+    user_agent: 'ブラウザ',
   },
   fieldsByTarget: { user: { name: '氏名' } },
   values: {
@@ -34,5 +40,12 @@ export const accountAuditLabels = {
     affiliation: AFFILIATIONS,
     distribution: (v) => (v ? '受け取る' : '受け取らない'),
     role: { admin: '管理者', user: '一般会員' },
+    sign_in_method: {
+      password: 'パスワードのみ',
+      two_factor: 'パスワードと確認コード',
+      recovery_code: 'パスワードとリカバリーコード',
+      passkey: 'パスキー',
+    },
+    sign_in_failure: { password: 'パスワード', two_factor: '確認コード', recovery_code: 'リカバリーコード' },
   },
 } satisfies AuditLabels;

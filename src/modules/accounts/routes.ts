@@ -16,6 +16,7 @@ import {
   signedInUser,
 } from '../../http/guards.ts';
 import { collectErrors, jsonInput, parseInput, parseInputs, readJson } from '../../http/validate.ts';
+import { auditFailedSignIn } from './admin-sign-ins.ts';
 import { openMemberCsv } from './member-csv.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
 import { reauthenticate } from './reauth.ts';
@@ -103,7 +104,8 @@ const authRoutes = new Hono<AppEnv>()
       [LIMITS.signInFailuresPerAccount, input.email],
     ]);
     // Administrators give a code at every sign-in: a trusted-device cookie never spares them.
-    const admin = (await findUserByEmail(deps.orm.em.fork() as Em, input.email))?.role === 'admin';
+    const account = await findUserByEmail(deps.orm.em.fork() as Em, input.email);
+    const admin = account?.role === 'admin';
     try {
       const { headers, response } = await deps.auth.api.signInEmail({
         body: { email: input.email, password: input.password, rememberMe: true },
@@ -120,7 +122,7 @@ const authRoutes = new Hono<AppEnv>()
       }
       const res = c.json({ users: [await getUser(deps.orm, response.user.id)] });
       forwardCookies(headers, res.headers);
-      await recordSignIn(c, res, { userId: response.user.id, sessionToken: response.token });
+      await recordSignIn(c, res, { userId: response.user.id, sessionToken: response.token, method: 'password' });
       return res;
     } catch (error) {
       const failed = error instanceof APIError && (error.statusCode === 401 || errorCode(error) === 'INVALID_EMAIL_OR_PASSWORD');
@@ -133,6 +135,7 @@ const authRoutes = new Hono<AppEnv>()
           );
         }
         if (failed) {
+          await auditFailedSignIn(c, account, 'password');
           if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, input.email);
           throw validationError(
             { email: ['メールアドレスまたはパスワードが正しくありません。'] },

@@ -7,6 +7,7 @@ import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { hasAdminRole, requireUser, signedInUser } from '../../http/guards.ts';
 import { jsonInput } from '../../http/validate.ts';
+import { auditFailedSignIn } from './admin-sign-ins.ts';
 import {
   PasskeyLoginInput,
   PasskeyRegistrationInput,
@@ -237,7 +238,11 @@ export const signInStepRoutes = new Hono<AppEnv>()
       await attempt.release();
       const res = c.json({ users: [await getUser(deps.orm, result.response.user.id)] });
       forwardCookies(result.headers, res.headers);
-      await recordSignIn(c, res, { userId: result.response.user.id, sessionToken: result.response.token ?? '' });
+      await recordSignIn(c, res, {
+        userId: result.response.user.id,
+        sessionToken: result.response.token ?? '',
+        method: input.code ? 'two_factor' : 'recovery_code',
+      });
       return res;
     } catch (error) {
       const code = codeOf(error);
@@ -245,6 +250,7 @@ export const signInStepRoutes = new Hono<AppEnv>()
       await (wrong ? attempt.confirm() : attempt.release());
       if (claim) await claim.forget();
       if (wrong) {
+        await auditFailedSignIn(c, pending, input.code ? 'two_factor' : 'recovery_code');
         if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, pending.email);
         if (code === 'TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE') throw new AppError('unauthorized', SIGN_IN_AGAIN);
         if (input.code) throw validationError({ code: [WRONG_CODE] }, WRONG_CODE);
@@ -285,7 +291,11 @@ export const signInStepRoutes = new Hono<AppEnv>()
       });
       const res = c.json({ users: [await getUser(deps.orm, result.response.session.userId)] });
       forwardCookies(result.headers, res.headers);
-      await recordSignIn(c, res, { userId: result.response.session.userId, sessionToken: result.response.session.token });
+      await recordSignIn(c, res, {
+        userId: result.response.session.userId,
+        sessionToken: result.response.session.token,
+        method: 'passkey',
+      });
       return res;
     } catch (error) {
       if (error instanceof APIError) {

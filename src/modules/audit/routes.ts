@@ -1,9 +1,12 @@
+import { Readable } from 'node:stream';
 import { Hono } from 'hono';
+import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { requireAdmin } from '../../http/guards.ts';
+import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { parseInput } from '../../http/validate.ts';
+import { auditLogExport } from './export.ts';
 import type { AuditVocabulary } from './labels.ts';
-import { AuditLogQuery } from './schemas.ts';
+import { AuditExportQuery, AuditLogQuery } from './schemas.ts';
 import { auditLogOptions, listAuditLogs } from './service.ts';
 
 /** The audit module's API, mounted under /api: who changed what, for administrators, in `words`. */
@@ -12,4 +15,15 @@ export const auditRoutes = (words: AuditVocabulary) =>
     .get('/audit-logs', requireAdmin, async (c) =>
       c.json(await listAuditLogs(c.var.deps.orm, parseInput(AuditLogQuery, c.req.query()), words)),
     )
+    .get('/audit-logs/export.csv', requireAdmin, async (c) => {
+      const query = parseInput(AuditExportQuery, c.req.query());
+      const user = signedInUser(c);
+      // Each export reads the whole filtered log and writes an audit entry: a few a minute is plenty.
+      await c.var.deps.rateLimit.hit(LIMITS.auditExportsPerAdmin, user.id);
+      const file = await auditLogExport(c.var.deps.orm, { id: user.id, email: user.email }, query, words);
+      c.header('Content-Type', file.contentType);
+      c.header('Content-Disposition', file.disposition);
+      c.header('Cache-Control', 'no-store');
+      return c.body(Readable.toWeb(Readable.from(file.chunks)) as ReadableStream);
+    })
     .get('/audit-logs/options', requireAdmin, async (c) => c.json(await auditLogOptions(c.var.deps.orm, words)));

@@ -22,22 +22,44 @@ const optionalText = (label: string, max: number, pattern?: RegExp) =>
 const day = (label: string) =>
   v.optional(v.union([v.literal(''), rules.date()], `${label}は YYYY-MM-DD の形式の正しい日付で入力してください。`), '');
 
-/** GET /api/audit-logs: every filter optional; an empty one is no filter. Dates are Japan days, both ends included. */
+/** The screen's filters: every one optional; an empty one is no filter. Dates are Japan days, both ends included. */
+const FILTERS = {
+  actor: optionalText('操作者', 254),
+  action: optionalText('操作', 64, /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/),
+  target_type: optionalText('対象の種類', 32, /^[a-z][a-z0-9_]*$/),
+  target_id: optionalText('対象のID', 64),
+  from: day('開始日'),
+  to: day('終了日'),
+};
+const REVERSED = '終了日は開始日と同じか、それより後の日付を指定してください。';
+const inOrder = (q: { from: string; to: string }) => !q.from || !q.to || q.from <= q.to;
+
+/** GET /api/audit-logs. */
 export const AuditLogQuery = v.pipe(
   v.object({
-    actor: optionalText('操作者', 254),
-    action: optionalText('操作', 64, /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$/),
-    target_type: optionalText('対象の種類', 32, /^[a-z][a-z0-9_]*$/),
-    target_id: optionalText('対象のID', 64),
-    from: day('開始日'),
-    to: day('終了日'),
+    ...FILTERS,
     page: v.optional(numberInRange('ページ番号', 100_000), '1'),
     per_page: v.optional(numberInRange('表示件数', 100), '20'),
   }),
   v.forward(
-    v.check((q) => !q.from || !q.to || q.from <= q.to, '終了日は開始日と同じか、それより後の日付を指定してください。'),
+    v.check((q) => inOrder(q), REVERSED),
     ['to'],
   ),
 );
 
 export type AuditLogQuery = v.InferOutput<typeof AuditLogQuery>;
+
+/** GET /api/audit-logs/export.csv: the screen's filters and the file's encoding (CP932 for older Excel). */
+export const AuditExportQuery = v.pipe(
+  v.object({
+    ...FILTERS,
+    encoding: v.optional(v.picklist(['utf-8', 'shift_jis'], '文字コードは「utf-8」か「shift_jis」で指定してください。'), 'utf-8'),
+  }),
+  v.forward(
+    v.check((q) => inOrder(q), REVERSED),
+    ['to'],
+  ),
+);
+
+export type AuditExportQuery = v.InferOutput<typeof AuditExportQuery>;
+export type AuditFilters = Omit<AuditExportQuery, 'encoding'>;

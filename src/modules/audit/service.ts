@@ -4,7 +4,7 @@ import type { Em, Orm } from '../../db/orm.ts';
 import { changesOf } from './changes.ts';
 import { AuditLog } from './entities/audit-log.entity.ts';
 import type { AuditVocabulary } from './labels.ts';
-import type { AuditLogQuery } from './schemas.ts';
+import type { AuditFilters, AuditLogQuery } from './schemas.ts';
 
 export interface Actor {
   id: string;
@@ -30,7 +30,7 @@ export function recordAudit(
   });
 }
 
-interface AuditRow {
+export interface AuditRow {
   id: string;
   actor_id: string | null;
   actor_email: string | null;
@@ -56,7 +56,7 @@ function salesOf(row: AuditRow) {
   return { count, first_ids: first, more: count > first.length };
 }
 
-function auditLogDto(words: AuditVocabulary, row: AuditRow) {
+export function auditLogDto(words: AuditVocabulary, row: AuditRow) {
   return {
     id: row.id,
     actor_id: row.actor_id,
@@ -78,7 +78,7 @@ export type AuditLogView = ReturnType<typeof auditLogDto>;
  * The WHERE of the audit log list. `actors` are the e-mails the actor filter matched. Dates are Japan
  * days, from 00:00 JST, both ends included.
  */
-function auditWhere(query: AuditLogQuery, actors: string[] | null): { sql: string; params: unknown[] } {
+export function auditWhere(query: AuditFilters, actors: string[] | null): { sql: string; params: unknown[] } {
   const clauses: string[] = [];
   const params: unknown[] = [];
   if (actors) {
@@ -146,10 +146,10 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: Audit
 }
 
 /** An entry's `sale_ids` (the sales a status move moved: the same before and after), or null. */
-const SALE_IDS = `coalesce(
+export const SALE_IDS = `coalesce(
   case when jsonb_typeof(a.after -> 'sale_ids') = 'array' then a.after -> 'sale_ids' end,
   case when jsonb_typeof(a.before -> 'sale_ids') = 'array' then a.before -> 'sale_ids' end)`;
-const WITHOUT_SALE_IDS = (column: string) =>
+export const WITHOUT_SALE_IDS = (column: string) =>
   `case when jsonb_typeof(${column}) = 'object' then ${column} - 'sale_ids' else ${column} end`;
 
 /**
@@ -170,7 +170,7 @@ export async function auditedSaleIds(em: Em, auditId: string): Promise<number[] 
  * The distinct values of a column that leads an index, one index probe each (a skip scan: cheap while
  * the values are few, however many rows), optionally only those containing `part` (any case).
  */
-async function distinctValues(em: Em, column: 'action' | 'target_type' | 'actor_email', part?: string): Promise<string[]> {
+export async function distinctValues(em: Em, column: 'action' | 'target_type' | 'actor_email', part?: string): Promise<string[]> {
   const rows = await em.execute<{ v: string }[]>(
     `with recursive t(v) as (
        (select ${column} from audit_logs order by ${column} limit 1)

@@ -1,5 +1,6 @@
 import type { AuditLabels } from '../audit/index.ts';
 import { OUTCOME_LABELS } from './inbox.ts';
+import { FINDING_LABELS } from './reconciliation.ts';
 
 /** How the audit log names what administrators do to payments (the host hands these to the audit module). */
 export const checkoutAuditLabels = {
@@ -7,13 +8,24 @@ export const checkoutAuditLabels = {
     'payment.replay': '決済イベントの再処理',
     'reconciliation.run': '決済の照合',
     'reconciliation.acknowledge': '決済の照合結果を確認済みにする',
+    'payment_finding.acknowledge': '照合の差異を確認済みにする',
   },
-  targets: { payment: '決済', payment_event: '決済イベント', reconciliation: '決済の照合' },
-  fields: { state: '処理状態', outcome: '処理結果', error: 'エラー', days: '照合した期間' },
+  targets: { payment: '決済', payment_event: '決済イベント', reconciliation: '決済の照合', payment_finding: '照合の差異' },
+  fields: {
+    state: '処理状態',
+    outcome: '処理結果',
+    error: 'エラー',
+    days: '照合した期間',
+    finding_kind: '差異の種類',
+    acknowledged: '確認済み',
+    note: 'メモ',
+    run_acknowledged: '照合結果も確認済み',
+  },
   values: {
     // A Stripe event's processing state and outcome, worded as the payments inbox words them.
     state: { received: '未処理', processed: '処理済み', failed: '失敗' },
     outcome: OUTCOME_LABELS,
+    finding_kind: FINDING_LABELS,
     days: (v, text) => (typeof v === 'number' ? `${v.toLocaleString('ja-JP')}日分` : text.plain(v)),
   },
 } satisfies AuditLabels;

@@ -6,6 +6,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { saleOfOrderNumber, salePaymentsOfSessions } from '../sales/index.ts';
 import { StripeEvent } from './entities/checkout-session.entity.ts';
+import { type InboxPayment, inboxPayments, payloadAmount } from './inbox-buyers.ts';
 import { reconcile } from './service.ts';
 
 export const STRIPE_EVENT_NOT_FOUND = 'Stripe イベントが見つかりませんでした。';
@@ -38,7 +39,13 @@ export const OUTCOME_LABELS: Record<string, string> = {
 const stateOf = (row: Pick<StripeEvent, 'processedAt' | 'failedAt'>): InboxState =>
   row.failedAt ? 'failed' : row.processedAt ? 'processed' : 'received';
 
-function view(row: StripeEvent, orderNumbers: ReadonlyMap<string, string | null> = new Map()) {
+function view(
+  row: StripeEvent,
+  orderNumbers: ReadonlyMap<string, string | null> = new Map(),
+  payments: ReadonlyMap<string, InboxPayment> = new Map(),
+) {
+  const payment = row.stripeSessionId ? payments.get(row.stripeSessionId) : undefined;
+  const amount = payment ?? payloadAmount(row.payload);
   return {
     id: row.id,
     type: row.type,
@@ -54,6 +61,11 @@ function view(row: StripeEvent, orderNumbers: ReadonlyMap<string, string | null>
     stripe_session_id: row.stripeSessionId ?? null,
     // The 注文番号 of the sale this event's session made, if any.
     order_number: (row.stripeSessionId && orderNumbers.get(row.stripeSessionId)) || null,
+    // The amount and the member who paid it (our Checkout Session; Stripe's amount for a session we never made).
+    amount: amount?.amount ?? null,
+    currency: amount?.currency ?? null,
+    buyer: payment?.buyer ?? null,
+    buyer_deleted: payment?.buyer_deleted ?? false,
   };
 }
 export type InboxEventView = ReturnType<typeof view>;
@@ -114,8 +126,9 @@ export async function listStripeEvents(orm: Orm, filter: InboxFilter, page: numb
   const orderNumbers = new Map(
     (sessions.length ? await salePaymentsOfSessions(em, sessions) : []).map((sale) => [sale.stripeSessionId, sale.orderNumber]),
   );
+  const payments = await inboxPayments(em, sessions);
   return {
-    events: ids.map((row) => view(byId.get(row.id) as StripeEvent, orderNumbers)),
+    events: ids.map((row) => view(byId.get(row.id) as StripeEvent, orderNumbers, payments)),
     total: Number(counted[0]?.total ?? 0),
     page,
     per_page: perPage,
@@ -129,7 +142,8 @@ export async function stripeEventDetail(orm: Orm, id: string) {
   if (!row) throw new AppError('not_found', STRIPE_EVENT_NOT_FOUND);
   const [sale] = row.stripeSessionId ? await salePaymentsOfSessions(em, [row.stripeSessionId]) : [];
   const orderNumbers = new Map(sale ? [[sale.stripeSessionId, sale.orderNumber]] : []);
-  return { event: { ...view(row, orderNumbers), payload: row.payload } };
+  const payments = await inboxPayments(em, row.stripeSessionId ? [row.stripeSessionId] : []);
+  return { event: { ...view(row, orderNumbers, payments), payload: row.payload } };
 }
 
 const MAX_ERROR = 2_000;

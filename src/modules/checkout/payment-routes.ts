@@ -5,6 +5,7 @@ import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput, rules } from '../../http/validate.ts';
 import { parseOrderNumber } from '../sales/index.ts';
+import { acknowledgeFinding, FINDING_NOT_FOUND } from './finding-acknowledgements.ts';
 import { listStripeEvents, replayStripeEvent, STRIPE_EVENT_NOT_FOUND, stripeEventDetail } from './inbox.ts';
 import {
   acknowledgeReconciliation,
@@ -66,6 +67,14 @@ const AcknowledgeInput = v.object({
     '',
   ),
 });
+const FindingAcknowledgeInput = v.object({
+  note: v.pipe(
+    v.string('メモを入力してください。'),
+    v.trim(),
+    v.minLength(1, '確認した内容や対応をメモに入力してください。'),
+    v.maxLength(500, 'メモは500文字以内で入力してください。'),
+  ),
+});
 const EventId = v.pipe(v.string(), v.regex(/^evt_[A-Za-z0-9_]{1,250}$/));
 const RunId = v.pipe(v.string(), v.uuid());
 
@@ -122,6 +131,13 @@ export const paymentRoutes = new Hono<AppEnv>()
     const input = await jsonInput(c, AcknowledgeInput);
     const user = signedInUser(c);
     return c.json(await acknowledgeReconciliation(c.var.deps.orm, { id: user.id, email: user.email }, id, input.note));
+  })
+  .post('/payments/findings/:id/acknowledge', requireAdmin, async (c) => {
+    const id = c.req.param('id');
+    if (!v.is(RunId, id)) throw new AppError('not_found', FINDING_NOT_FOUND);
+    const input = await jsonInput(c, FindingAcknowledgeInput);
+    const user = signedInUser(c);
+    return c.json(await acknowledgeFinding(c.var.deps.orm, { id: user.id, email: user.email }, id, input.note));
   })
   .post('/payments/reconciliations', requireAdmin, async (c) => {
     const input = await jsonInput(c, ReconcileInput);

@@ -16,6 +16,7 @@ import {
 } from '../sales/index.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
+import { findingAcknowledgement, openFindingCounts } from './finding-acknowledgements.ts';
 import { HIDDEN_LICENSE_FLAG } from './hidden-license.ts';
 
 /** How far back a run looks by default (Checkout Sessions created, sales paid, refunds made). */
@@ -185,7 +186,10 @@ async function flagRun(tx: Em, runId: string, outcome: 'findings' | 'failed'): P
   if (flagged[0]) recordEvent(tx, 'ReconciliationFlagged', { runId, outcome });
 }
 
-type FindingInput = Omit<PaymentFinding, 'id' | 'runId' | 'createdAt'>;
+type FindingInput = Omit<
+  PaymentFinding,
+  'id' | 'runId' | 'createdAt' | 'acknowledgedAt' | 'acknowledgedBy' | 'acknowledgementNote'
+>;
 
 const yen = (amount: number | null | undefined, currency: string | null | undefined) =>
   currency === 'jpy' ? `¥${Number(amount ?? 0).toLocaleString('ja-JP')}` : `${amount ?? '—'} ${currency ?? ''}`.trim();
@@ -345,7 +349,8 @@ const NEEDS_ATTENTION = {
   $not: { state: 'done', findings: 0 },
 } as const;
 
-function runView(run: ReconciliationRun) {
+/** `openFindings`: its findings not yet marked 確認済み one by one (unknown: its count of findings). */
+function runView(run: ReconciliationRun, openFindings?: number) {
   return {
     id: run.id,
     trigger: run.trigger,
@@ -361,6 +366,7 @@ function runView(run: ReconciliationRun) {
     sales_checked: run.salesChecked,
     refunds_checked: run.refundsChecked,
     findings: run.findings,
+    open_findings: openFindings ?? run.findings,
     error: run.error ?? null,
     needs_attention: needsAttention(run),
     notified: run.notified ?? null,
@@ -379,7 +385,11 @@ export async function listReconciliations(orm: Orm, page: number, perPage: numbe
     limit: perPage,
     offset: (page - 1) * perPage,
   });
-  return { reconciliations: runs.map(runView), total, page, per_page: perPage };
+  const open = await openFindingCounts(
+    em as Em,
+    runs.map((run) => run.id),
+  );
+  return { reconciliations: runs.map((run) => runView(run, open.get(run.id) ?? 0)), total, page, per_page: perPage };
 }
 
 /**
@@ -420,7 +430,7 @@ export async function reconciliationDetail(orm: Orm, id: string) {
   const saleIds = findings.flatMap((finding) => (finding.saleId ? [finding.saleId] : []));
   const sales = new Map((await salePaymentsOfIds(em, saleIds)).map((sale) => [sale.id, sale]));
   return {
-    reconciliation: runView(run),
+    reconciliation: runView(run, findings.filter((finding) => !finding.acknowledgedAt).length),
     findings: findings.map((finding) => {
       const sale = finding.saleId ? sales.get(finding.saleId) : undefined;
       return {
@@ -439,6 +449,7 @@ export async function reconciliationDetail(orm: Orm, id: string) {
         our_amount: finding.ourAmount ?? null,
         our_currency: finding.ourCurrency ?? null,
         detail: finding.detail,
+        ...findingAcknowledgement(finding),
       };
     }),
   };

@@ -5,15 +5,18 @@ import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { isAdmin, requireAdmin, requireUser, signedInUser } from '../../http/guards.ts';
 import { indexed, readMultipart } from '../../http/multipart.ts';
-import { collectErrors, parseInput, parseInputs } from '../../http/validate.ts';
+import { collectErrors, jsonInput, parseInput, parseInputs } from '../../http/validate.ts';
 import { CONTENT_TYPE, MAX_PICTURE_BYTES, MAX_PICTURES, pictureKey, STORED_NAME } from './images.ts';
-import { LicenseFields, ListQuery, UpdatedAtField } from './schemas.ts';
+import { LicenseFields, ListQuery, MoveInput, OrderInput, PublishedInput, UpdatedAtField } from './schemas.ts';
 import {
   createLicense,
   deleteLicense,
   getLicense,
   LICENSE_NOT_FOUND,
   listLicenses,
+  moveLicense,
+  orderLicenses,
+  setLicensePublished,
   updateLicense,
   validateLicense,
 } from './service.ts';
@@ -66,6 +69,26 @@ export const licenseRoutes = new Hono<AppEnv>()
     const fields = parseInput(LicenseFields, form.fields);
     const license = await createLicense(c.var.deps.orm, c.var.deps.files, actorOf(c), fields, form.uploads, form.order);
     return c.json({ license, message: 'ライセンスを登録しました。' }, 201);
+  })
+  .put('/licenses/order', requireAdmin, async (c) => {
+    const input = await jsonInput(c, OrderInput);
+    const ids = await orderLicenses(c.var.deps.orm, actorOf(c), input.ids);
+    return c.json({ ids, message: '表示順を変更しました。' });
+  })
+  .post(`/licenses/${LICENSE}/move`, requireAdmin, async (c) => {
+    const id = licenseId(c);
+    const input = await jsonInput(c, MoveInput);
+    const ids = await moveLicense(c.var.deps.orm, actorOf(c), id, input.direction);
+    return c.json({ ids, message: input.direction === 'up' ? '表示順を1つ上げました。' : '表示順を1つ下げました。' });
+  })
+  .put(`/licenses/${LICENSE}/published`, requireAdmin, async (c) => {
+    const id = licenseId(c);
+    const input = await jsonInput(c, PublishedInput);
+    const license = await setLicensePublished(c.var.deps.orm, actorOf(c), id, input.published);
+    return c.json({
+      license,
+      message: license.published ? `「${license.name}」を公開しました。` : `「${license.name}」を非公開にしました。`,
+    });
   })
   .get(`/licenses/${LICENSE}`, requireUser, async (c) =>
     c.json({ license: await getLicense(c.var.deps.orm, licenseId(c), { includeHidden: isAdmin(signedInUser(c)) }) }),

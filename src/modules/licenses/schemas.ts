@@ -40,7 +40,8 @@ export const UpdatedAtField = v.object({
   ),
 });
 
-const SORTS = ['id', '-id', 'name', '-name', 'price', '-price', 'updated_at', '-updated_at'] as const;
+/** `position`: the administrators' display order, the catalogue's (the default). */
+const SORTS = ['position', 'id', '-id', 'name', '-name', 'price', '-price', 'updated_at', '-updated_at'] as const;
 export const ListQuery = v.object({
   page: v.optional(
     v.pipe(
@@ -61,7 +62,7 @@ export const ListQuery = v.object({
     ),
     '20',
   ),
-  sort: v.optional(v.picklist(SORTS, '並び順が正しくありません。'), 'id'),
+  sort: v.optional(v.picklist(SORTS, '並び順が正しくありません。'), 'position'),
 });
 export type ListQueryData = v.InferOutput<typeof ListQuery>;
 
@@ -103,3 +104,29 @@ export function pictureOrder(order: string[] | undefined, keep: string[], newCou
   if (errors.length) throw validationError({ order: errors });
   return slots;
 }
+
+const LICENSE_ID = v.pipe(
+  v.number('ライセンスの指定が正しくありません。'),
+  v.integer('ライセンスの指定が正しくありません。'),
+  v.minValue(1, 'ライセンスの指定が正しくありません。'),
+  v.maxValue(999_999_999, 'ライセンスの指定が正しくありません。'),
+);
+
+/** PUT /api/licenses/order: licence ids in their new display order (each once). */
+export const OrderInput = v.object({
+  ids: v.pipe(
+    v.array(LICENSE_ID, '並び順はライセンスIDの配列で指定してください。'),
+    v.minLength(1, '並べ替えるライセンスを指定してください。'),
+    v.maxLength(1000, '一度に並べ替えられるのは1,000件までです。'),
+  ),
+});
+
+/** POST /api/licenses/{id}/move: one place up (towards the top of the catalogue) or down. */
+export const MoveInput = v.object({
+  direction: v.picklist(['up', 'down'], '移動の向きは「up」か「down」で指定してください。'),
+});
+
+/** PUT /api/licenses/{id}/published: the list's 公開/非公開 switch. */
+export const PublishedInput = v.object({
+  published: v.boolean('公開・非公開を選択してください。'),
+});

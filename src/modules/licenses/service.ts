@@ -30,7 +30,7 @@ type PictureRow = Pick<LicensePicture, 'fileName' | 'thumbnailName' | 'width' | 
 
 /** The licence at the API edge, with the seed's `picture_directory` and `pictures_pathes`. */
 export function licenseDto(
-  license: Pick<License, 'id' | 'name' | 'description' | 'price' | 'published' | 'createdAt' | 'updatedAt'>,
+  license: Pick<License, 'id' | 'name' | 'description' | 'price' | 'published' | 'sortOrder' | 'createdAt' | 'updatedAt'>,
   pictures: PictureRow[],
 ) {
   return {
@@ -39,6 +39,8 @@ export function licenseDto(
     description: license.description,
     price: license.price,
     published: license.published,
+    // The display order set by the administrators (smallest first): the catalogue's order.
+    sort_order: license.sortOrder,
     created_at: license.createdAt.toISOString(),
     updated_at: license.updatedAt.toISOString(),
     picture_directory: PICTURE_DIRECTORY,
@@ -55,7 +57,13 @@ export function licenseDto(
 }
 export type LicenseDto = ReturnType<typeof licenseDto>;
 
-const SORT_COLUMNS: Record<string, string> = { id: 'id', name: 'name', price: 'price', updated_at: 'updated_at' };
+const SORT_COLUMNS: Record<string, string> = {
+  position: 'sort_order',
+  id: 'id',
+  name: 'name',
+  price: 'price',
+  updated_at: 'updated_at',
+};
 
 interface CatalogueRow {
   id: number;
@@ -63,6 +71,7 @@ interface CatalogueRow {
   description: string;
   price: number;
   published: boolean;
+  sort_order: number;
   created_at: Date | string;
   updated_at: Date | string;
   total: string | number;
@@ -102,7 +111,8 @@ async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHi
             (select coalesce(json_agg(json_build_object('file_name', p.file_name, 'thumbnail_name', p.thumbnail_name,
                       'width', p.width, 'height', p.height, 'original_name', p.original_name) order by p.position), '[]'::json)
                from license_pictures p where p.license_id = page.id) as pictures
-       from (select l.id, l.name, l.description, l.price, l.published, l.created_at, l.updated_at, count(*) over () as total
+       from (select l.id, l.name, l.description, l.price, l.published, l.sort_order, l.created_at, l.updated_at,
+                    count(*) over () as total
                from licenses l ${options.includeHidden ? '' : 'where l.published'}
               order by ${order('l')} limit ? offset ?) page
       order by ${order('page')}`,
@@ -124,6 +134,7 @@ async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHi
           description: row.description,
           price: row.price,
           published: row.published,
+          sortOrder: row.sort_order,
           createdAt: new Date(row.created_at),
           updatedAt: new Date(row.updated_at),
         },
@@ -298,10 +309,9 @@ export async function updateLicense(
           arranged.push(picture);
         }
       }
-      const wasPublished = license.published;
-      Object.assign(license, input.fields, { published: input.fields.published ?? license.published, updatedAt: now });
-      // Checkouts opened while it was on sale are expired at Stripe (the checkout module's handler).
-      if (wasPublished && !license.published) recordEvent(tx, 'LicenseHidden', { licenseId: license.id });
+      const { published, ...fields } = input.fields;
+      Object.assign(license, fields, { updatedAt: now });
+      if (published !== undefined) setPublished(tx, license, published);
       recordAudit(tx, actor, {
         action: 'license.update',
         targetType: 'license',
@@ -316,6 +326,106 @@ export async function updateLicense(
   }
   await removePictures(store, removed);
   return getLicense(orm, id);
+}
+
+/**
+ * 公開 / 非公開 on a licence being changed in `tx`. Hiding it expires the Checkout Sessions opened while
+ * it was on sale (LicenseHidden: the checkout module's handler), whichever screen hides it.
+ */
+function setPublished(tx: Em, license: License, published: boolean): void {
+  const wasPublished = license.published;
+  license.published = published;
+  if (wasPublished && !published) recordEvent(tx, 'LicenseHidden', { licenseId: license.id });
+}
+
+/**
+ * The list's 公開/非公開 switch: the same change as the edit form's, without the form (no stale-edit
+ * check: it sets one field to what the administrator saw it should be). Audited as a licence edit; a
+ * switch to what it already is changes nothing and records nothing.
+ */
+export async function setLicensePublished(orm: Orm, actor: Actor, id: number, published: boolean) {
+  await transact(orm.em as Em, async (tx) => {
+    const license = await tx.findOne(License, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
+    if (license.published === published) return;
+    recordAudit(tx, actor, {
+      action: 'license.update',
+      targetType: 'license',
+      targetId: id,
+      before: { published: license.published },
+      after: { published },
+    });
+    setPublished(tx, license, published);
+    license.updatedAt = new Date();
+  });
+  return getLicense(orm, id);
+}
+
+const NOT_A_LICENSE = 'ライセンスの指定が正しくありません。画面を読み込み直してください。';
+
+/**
+ * Rearranges the display order (the catalogue's): every licence, read in order and locked, gets its
+ * place 1…n as `arrange` puts them. Each licence whose place changed is audited (license.reorder).
+ * `updated_at` stays: the order is not part of the edit form, whose stale-edit check it would upset.
+ */
+async function rearrange(orm: Orm, actor: Actor, arrange: (ids: number[]) => number[]): Promise<number[]> {
+  return transact(orm.em as Em, async (tx) => {
+    const rows = await tx.execute<{ id: number }[]>('select id from licenses order by sort_order, id for update');
+    const before = rows.map((row) => row.id);
+    const after = arrange(before);
+    const moved = after.flatMap((id, index) =>
+      before.indexOf(id) === index ? [] : [{ id, from: before.indexOf(id), to: index }],
+    );
+    if (after.length) {
+      await tx.execute(
+        `update licenses l set sort_order = o.n
+           from unnest(string_to_array(?, ',')::int[]) with ordinality as o(id, n)
+          where l.id = o.id and l.sort_order is distinct from o.n`,
+        [after.join(',')],
+      );
+    }
+    for (const move of moved) {
+      recordAudit(tx, actor, {
+        action: 'license.reorder',
+        targetType: 'license',
+        targetId: move.id,
+        before: { position: move.from + 1 },
+        after: { position: move.to + 1 },
+      });
+    }
+    return after;
+  });
+}
+
+/**
+ * PUT /api/licenses/order: `ids` (each once) take the places they hold now, in the order given — the
+ * whole list reorders everything, a page's ids only that page, two ids swap.
+ */
+export async function orderLicenses(orm: Orm, actor: Actor, ids: number[]): Promise<number[]> {
+  if (new Set(ids).size !== ids.length) throw validationError({ ids: ['同じライセンスが2回指定されています。'] });
+  return rearrange(orm, actor, (current) => {
+    if (ids.some((id) => !current.includes(id))) throw validationError({ ids: [NOT_A_LICENSE] });
+    const places = ids.map((id) => current.indexOf(id)).sort((a, b) => a - b);
+    const next = [...current];
+    for (const [i, place] of places.entries()) next[place] = ids[i] as number;
+    return next;
+  });
+}
+
+/** POST /api/licenses/{id}/move: one place up or down in the whole order (across list pages). */
+export async function moveLicense(orm: Orm, actor: Actor, id: number, direction: 'up' | 'down'): Promise<number[]> {
+  return rearrange(orm, actor, (current) => {
+    const from = current.indexOf(id);
+    if (from < 0) throw new AppError('not_found', LICENSE_NOT_FOUND);
+    const to = direction === 'up' ? from - 1 : from + 1;
+    if (to < 0 || to >= current.length) {
+      throw validationError({ direction: [direction === 'up' ? 'すでに先頭です。' : 'すでに最後です。'] });
+    }
+    const next = [...current];
+    next[from] = current[to] as number;
+    next[to] = id;
+    return next;
+  });
 }
 
 /** What a purchase needs of a licence: its name, its price as stored (never the client's), whether it is on sale. */

@@ -22,6 +22,7 @@ export { EXPORT_HEADER } from './export/columns.ts';
 export { type CsvEncoder, csvEncoder, type ExportEncoding } from './export/encoding.ts';
 export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export/sweep.ts';
 export { exportFigures } from './export-figures.ts';
+export { type LicenseSalesCount, salesCountsByLicense } from './license-counts.ts';
 export { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN, parseOrderNumber } from './order-number.ts';
 export {
   type SalePayment,

@@ -3,6 +3,7 @@ import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput } from '../../http/validate.ts';
 import { exportRoutes } from './export-routes.ts';
+import { licenseCountRoutes } from './license-counts.ts';
 import { receiptRoutes } from './receipt-routes.ts';
 import { CountsQuery, RevertInput, SalesQuery, StatusUpdateInput, toFilter } from './schemas.ts';
 import { advanceStatus, listSales, revertStatus, salesCounts } from './service.ts';
@@ -51,6 +52,7 @@ const saleRoutes = new Hono<AppEnv>()
 /** The sales module's API, mounted under /api: the sales list, status moves, the training-system CSV and 領収書. */
 export const salesRoutes = new Hono<AppEnv>()
   .route('/', summaryRoutes)
+  .route('/', licenseCountRoutes)
   .route('/', saleRoutes)
   .route('/', exportRoutes)
   .route('/', receiptRoutes);

@@ -62,6 +62,10 @@ export const PaymentFindingSchema = defineEntity({
     ourAmount: p.integer().fieldName('our_amount').nullable(),
     ourCurrency: p.string().length(3).fieldName('our_currency').nullable(),
     detail: p.text(),
+    // 確認済み: an administrator looked at this difference and noted what was done (required note).
+    acknowledgedAt: p.datetime().fieldName('acknowledged_at').nullable(),
+    acknowledgedBy: p.string().length(254).fieldName('acknowledged_by').nullable(),
+    acknowledgementNote: p.string().length(500).fieldName('acknowledgement_note').nullable(),
     createdAt: createdAt(),
   },
 });

@@ -5,6 +5,7 @@ import { createdAt } from '../../../db/columns.ts';
 export const LicenseSchema = defineEntity({
   name: 'License',
   tableName: 'licenses',
+  indexes: [{ name: 'licenses_sort_order_index', properties: ['sortOrder', 'id'] }],
   properties: {
     id: p.integer().primary().autoincrement(),
     name: p.string().length(100),
@@ -12,6 +13,8 @@ export const LicenseSchema = defineEntity({
     price: p.integer(),
     // 公開 (on sale, in the catalogue) or 非公開 (hidden from members; existing sales untouched).
     published: p.boolean().default(true),
+    // The administrators' display order (smallest first, the catalogue's order); a new licence comes last.
+    sortOrder: p.integer().fieldName('sort_order').defaultRaw("nextval('licenses_sort_order_seq')"),
     // Set when a purchase of it first started: from then on it can only be hidden, never deleted.
     checkoutStartedAt: p.datetime().fieldName('checkout_started_at').nullable(),
     createdAt: createdAt(),

@@ -25,6 +25,8 @@ export interface FlaggedRun {
   created_at: string;
   started_at: string | null;
   findings: number;
+  /** Findings not yet marked 確認済み one by one. */
+  open_findings?: number;
   error: string | null;
 }
 

@@ -15,6 +15,12 @@ export interface InboxEvent {
   stripe_session_id: string | null;
   /** 注文番号 of the sale this event's Checkout Session made. */
   order_number: string | null;
+  /** The amount of the event's Checkout Session (ours; Stripe's for a session we never made). */
+  amount: number | null;
+  currency: string | null;
+  /** The member who paid, as they are now; null when unknown or deleted (`buyer_deleted`). */
+  buyer: { user_id: string; name: string; email: string } | null;
+  buyer_deleted: boolean;
 }
 
 export interface Reconciliation {
@@ -32,6 +38,8 @@ export interface Reconciliation {
   sales_checked: number;
   refunds_checked: number;
   findings: number;
+  /** Findings not yet marked 確認済み one by one. */
+  open_findings: number;
   error: string | null;
   /** Differences or a failure not yet marked 確認済み (shown on the admin menu). */
   needs_attention: boolean;
@@ -55,6 +63,9 @@ export interface Finding {
   our_amount: number | null;
   our_currency: string | null;
   detail: string;
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
+  acknowledgement_note: string | null;
 }
 
 export const EVENT_STATES = [

@@ -127,7 +127,7 @@ function FlaggedRuns() {
             const at = `${formatDateTime(run.started_at ?? run.created_at)}（日本時間）`;
             const what =
               run.state === 'done'
-                ? `${at}の照合（${run.trigger_label}・過去${run.days}日）で差異が${run.findings}件見つかりました。`
+                ? `${at}の照合（${run.trigger_label}・過去${run.days}日）で差異が${run.findings}件見つかりました（未確認 ${run.open_findings ?? run.findings}件）。`
                 : `${at}の照合（${run.trigger_label}）が失敗しました。${run.state === 'failed' ? '' : '自動で再試行しています。'}`;
             return (
               <li key={run.id} className="finding">

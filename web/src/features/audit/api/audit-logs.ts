@@ -51,6 +51,17 @@ export function auditQuery(params: URLSearchParams): string {
   return query.toString();
 }
 
+/** The CSV of every entry the filters in the URL find (GET /api/audit-logs/export.csv), in the chosen encoding. */
+export function auditCsvUrl(params: URLSearchParams, encoding: 'utf-8' | 'shift_jis'): string {
+  const query = new URLSearchParams();
+  for (const key of AUDIT_FILTERS) {
+    const value = params.get(key);
+    if (value) query.set(key, value);
+  }
+  query.set('encoding', encoding);
+  return `/api/audit-logs/export.csv?${query.toString()}`;
+}
+
 export function useAuditLogs(params: URLSearchParams) {
   return useSWR<AuditLogPage>(`/api/audit-logs?${auditQuery(params)}`);
 }

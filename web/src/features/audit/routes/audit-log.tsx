@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useEffect, useId, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager, usePageParam } from '../../../components/ui/pager';
@@ -6,7 +6,7 @@ import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { ApiError } from '../../../lib/api';
 import { withParams } from '../../../lib/search-params';
-import { AUDIT_FILTERS, type AuditFilter, auditQuery, useAuditLogOptions, useAuditLogs } from '../api/audit-logs';
+import { AUDIT_FILTERS, type AuditFilter, auditCsvUrl, auditQuery, useAuditLogOptions, useAuditLogs } from '../api/audit-logs';
 import { AuditTable } from '../components/audit-table';
 import '../audit.css';
 
@@ -116,8 +116,42 @@ export function AuditLogPage() {
           </p>
           <AuditTable entries={data.audit_logs} />
           <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} />
+          <AuditCsv params={params} total={data.total} capped={Boolean(data.total_capped)} />
         </>
       ) : null}
+    </section>
+  );
+}
+
+/** The download of every entry the current filters find (not only this page); the download is itself recorded. */
+function AuditCsv({ params, total, capped }: { params: URLSearchParams; total: number; capped: boolean }) {
+  const [encoding, setEncoding] = useState<'utf-8' | 'shift_jis'>('utf-8');
+  const encodingId = useId();
+  const count = `${total.toLocaleString('ja-JP')}件${capped ? '以上' : ''}`;
+  return (
+    <section className="subsection" aria-labelledby="audit-csv-heading">
+      <h2 id="audit-csv-heading">CSVのダウンロード</h2>
+      <p className="small">
+        いまの検索条件に合う操作履歴（{count}、すべてのページ）をCSVファイルにします。ダウンロードも操作履歴に記録されます。
+      </p>
+      <div className="audit-csv">
+        <div className="field">
+          <div className="field-label">
+            <label htmlFor={encodingId}>文字コード</label>
+          </div>
+          <select
+            id={encodingId}
+            value={encoding}
+            onChange={(event) => setEncoding(event.currentTarget.value as 'utf-8' | 'shift_jis')}
+          >
+            <option value="utf-8">UTF-8（BOM付き）</option>
+            <option value="shift_jis">Shift_JIS（古いExcel向け）</option>
+          </select>
+        </div>
+        <a className="button primary" href={auditCsvUrl(params, encoding)} download>
+          CSVをダウンロード（{count}）
+        </a>
+      </div>
     </section>
   );
 }

@@ -15,6 +15,8 @@ export interface License {
   description: string;
   price: number;
   published: boolean;
+  /** The display order set by the administrators (the catalogue's order, smallest first). */
+  sort_order: number;
   created_at: string;
   updated_at: string;
   picture_directory: string;
@@ -29,7 +31,8 @@ export interface LicensePage {
   per_page: number;
 }
 
-export function useLicenses(page: number, perPage = 20, sort = 'id') {
+/** `position`: the administrators' display order, which the catalogue follows. */
+export function useLicenses(page: number, perPage = 20, sort = 'position') {
   return useSWR<LicensePage>(`/api/licenses?page=${page}&per_page=${perPage}&sort=${encodeURIComponent(sort)}`);
 }
 
@@ -56,4 +59,13 @@ export function useHoldings(userId: string | undefined) {
   const { data, error, isLoading } = useSWR<{ holdings: Holding[] }>(userId ? '/api/me/holdings' : null);
   const byLicense = new Map((data?.holdings ?? []).map((holding) => [holding.license_id, holding]));
   return { byLicense, error, isLoading: Boolean(userId) && isLoading };
+}
+
+/** Sales per licence for the administrators' list (standing and refunded; licences without sales are absent). */
+export function useSalesCounts() {
+  const { data, error, isLoading } = useSWR<{ counts: { license_id: number; count: number; refunded_count: number }[] }>(
+    '/api/sales/license-counts',
+  );
+  const byLicense = new Map((data?.counts ?? []).map((row) => [row.license_id, row]));
+  return { byLicense, error, isLoading };
 }

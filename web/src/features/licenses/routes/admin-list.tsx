@@ -1,11 +1,16 @@
+import { useState } from 'react';
 import { Link, useLocation, useSearchParams } from 'react-router';
-import { Notice } from '../../../components/ui/form-alert';
+import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager, usePageParam } from '../../../components/ui/pager';
+import { api } from '../../../lib/api';
 import { formatDateTime, formatPrice } from '../../../lib/format';
-import { useLicenses } from '../api/licenses';
+import { useFormSubmit } from '../../../lib/use-form-submit';
+import { type License, useLicenses, useSalesCounts } from '../api/licenses';
+import '../licenses.css';
 
 const SORTS = [
+  { value: 'position', label: '表示順（会員の一覧と同じ）' },
   { value: '-id', label: '新しい順' },
   { value: 'id', label: '古い順' },
   { value: 'name', label: '名前順' },
@@ -14,13 +19,61 @@ const SORTS = [
   { value: '-updated_at', label: '更新日時の新しい順' },
 ];
 
-/** /admin/licenses */
+const moveButtonId = (id: number, direction: 'up' | 'down') => `license-${id}-move-${direction}`;
+
+/** /admin/licenses: every licence, in the members' display order unless sorted otherwise. */
 export function AdminLicenseListPage() {
   const [params, setParams] = useSearchParams();
   const { page, setPage } = usePageParam();
-  const sort = SORTS.some((s) => s.value === params.get('sort')) ? (params.get('sort') as string) : '-id';
+  const sort = SORTS.some((s) => s.value === params.get('sort')) ? (params.get('sort') as string) : 'position';
   const { data, error, isLoading, mutate } = useLicenses(page, 20, sort);
+  const counts = useSalesCounts();
   const flash = (useLocation().state as { message?: string } | null)?.message;
+  const action = useFormSubmit();
+  const [notice, setNotice] = useState('');
+  const ordered = sort === 'position';
+  const total = data?.total ?? 0;
+  const offset = data ? (data.page - 1) * data.per_page : 0;
+
+  const move = (license: License, direction: 'up' | 'down') => {
+    setNotice('');
+    void action.run(async () => {
+      const { ids } = await api<{ ids: number[] }>(`/api/licenses/${license.id}/move`, { method: 'POST', body: { direction } });
+      const place = ids.indexOf(license.id) + 1;
+      const page = Math.floor((place - 1) / (data?.per_page ?? 20)) + 1;
+      setNotice(`「${license.name}」を${place}番目にしました。`);
+      if (page !== data?.page) setPage(page);
+      await mutate();
+      // The moved licence keeps the focus (its button moved with its row), or its other button at an end.
+      requestAnimationFrame(() => {
+        const same = document.getElementById(moveButtonId(license.id, direction)) as HTMLButtonElement | null;
+        const other = document.getElementById(moveButtonId(license.id, direction === 'up' ? 'down' : 'up'));
+        (same && !same.disabled ? same : other)?.focus();
+      });
+    });
+  };
+
+  const togglePublished = (license: License) => {
+    const published = !license.published;
+    if (
+      !published &&
+      !window.confirm(
+        `「${license.name}」を非公開にします。会員の一覧に表示されなくなり、開いている決済ページは無効になります。よろしいですか？`,
+      )
+    ) {
+      return;
+    }
+    setNotice('');
+    void action.run(async () => {
+      const { message } = await api<{ message: string }>(`/api/licenses/${license.id}/published`, {
+        method: 'PUT',
+        body: { published },
+      });
+      setNotice(message);
+      await mutate();
+    });
+  };
+
   return (
     <section className="card">
       <div className="heading-row">
@@ -40,6 +93,13 @@ export function AdminLicenseListPage() {
           ))}
         </select>
       </div>
+      <p className="small">
+        {ordered
+          ? '会員のライセンス一覧はこの順に並びます。「上へ」「下へ」で入れ替えられます。'
+          : '表示順を変えるには、並び順で「表示順」を選んでください。'}
+      </p>
+      {notice ? <Notice>{notice}</Notice> : null}
+      <FormAlert message={action.message} errors={action.errors} />
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
       {data && data.licenses.length === 0 ? (
@@ -48,35 +108,99 @@ export function AdminLicenseListPage() {
       {data && data.licenses.length > 0 ? (
         <>
           <div className="table-wrap">
-            <table className="table">
+            <table className="table license-table">
+              <caption className="visually-hidden">ライセンスの一覧</caption>
               <thead>
                 <tr>
+                  {ordered ? <th scope="col">表示順</th> : null}
                   <th scope="col">ID</th>
                   <th scope="col">画像</th>
                   <th scope="col">ライセンス名</th>
                   <th scope="col">価格</th>
+                  <th scope="col">販売数</th>
                   <th scope="col">公開</th>
                   <th scope="col">更新日時</th>
                 </tr>
               </thead>
               <tbody>
-                {data.licenses.map((license) => (
-                  <tr key={license.id}>
-                    <td>{license.id}</td>
-                    <td>
-                      {license.pictures[0] ? <img src={license.pictures[0].thumbnail_url} alt="" width={96} height={72} /> : '—'}
-                    </td>
-                    <td>
-                      <Link to={`/admin/licenses/${license.id}`}>{license.name}</Link>
-                    </td>
-                    <td>{formatPrice(license.price)}</td>
-                    <td>{license.published ? '公開' : <span className="tag">非公開</span>}</td>
-                    <td>{formatDateTime(license.updated_at)}</td>
-                  </tr>
-                ))}
+                {data.licenses.map((license, index) => {
+                  const place = offset + index + 1;
+                  const sold = counts.byLicense.get(license.id);
+                  return (
+                    <tr key={license.id}>
+                      {ordered ? (
+                        <td className="license-order">
+                          <span className="license-place">{place}</span>
+                          <span className="license-move">
+                            <button
+                              type="button"
+                              id={moveButtonId(license.id, 'up')}
+                              className="button small"
+                              aria-label={`「${license.name}」を上へ（いま${place}番目）`}
+                              disabled={action.busy || place === 1}
+                              onClick={() => move(license, 'up')}
+                            >
+                              上へ
+                            </button>
+                            <button
+                              type="button"
+                              id={moveButtonId(license.id, 'down')}
+                              className="button small"
+                              aria-label={`「${license.name}」を下へ（いま${place}番目）`}
+                              disabled={action.busy || place === total}
+                              onClick={() => move(license, 'down')}
+                            >
+                              下へ
+                            </button>
+                          </span>
+                        </td>
+                      ) : null}
+                      <td>{license.id}</td>
+                      <td>
+                        {license.pictures[0] ? (
+                          <img src={license.pictures[0].thumbnail_url} alt="" width={96} height={72} />
+                        ) : (
+                          '—'
+                        )}
+                      </td>
+                      <td>
+                        <Link to={`/admin/licenses/${license.id}`}>{license.name}</Link>
+                      </td>
+                      <td>{formatPrice(license.price)}</td>
+                      <td>
+                        {counts.error ? (
+                          '—'
+                        ) : counts.isLoading ? (
+                          <span className="small">読み込み中…</span>
+                        ) : (
+                          <>
+                            {(sold?.count ?? 0).toLocaleString('ja-JP')}件
+                            {sold?.refunded_count ? (
+                              <div className="small">返金 {sold.refunded_count.toLocaleString('ja-JP')}件</div>
+                            ) : null}
+                          </>
+                        )}
+                      </td>
+                      <td className="license-published">
+                        {license.published ? <span>公開</span> : <span className="tag">非公開</span>}
+                        <button
+                          type="button"
+                          className="button small"
+                          aria-label={license.published ? `「${license.name}」を非公開にする` : `「${license.name}」を公開する`}
+                          disabled={action.busy}
+                          onClick={() => togglePublished(license)}
+                        >
+                          {license.published ? '非公開にする' : '公開する'}
+                        </button>
+                      </td>
+                      <td>{formatDateTime(license.updated_at)}</td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
           </div>
+          {counts.error ? <p className="small">販売数を読み込めませんでした。</p> : null}
           <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} />
         </>
       ) : null}

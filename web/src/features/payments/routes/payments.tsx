@@ -20,6 +20,7 @@ import {
   useReconciliation,
   useReconciliations,
 } from '../api';
+import '../payments.css';
 
 const STATE_LABEL: Record<InboxEvent['state'], string> = { received: '未処理', processed: '処理済み', failed: '失敗' };
 
@@ -144,7 +145,20 @@ function RunRow({ run, open, onOpen }: { run: Reconciliation; open: boolean; onO
           ? `過去${run.days}日：決済${run.sessions_checked}件・売上${run.sales_checked}件・返金${run.refunds_checked}件`
           : '—'}
       </td>
-      <td>{run.state === 'done' ? run.findings ? <strong>{run.findings}件</strong> : 'なし' : '—'}</td>
+      <td>
+        {run.state === 'done' ? (
+          run.findings ? (
+            <>
+              <strong>{run.findings}件</strong>
+              <div className="small">{run.open_findings ? `未確認 ${run.open_findings}件` : 'すべて確認済み'}</div>
+            </>
+          ) : (
+            'なし'
+          )
+        ) : (
+          '—'
+        )}
+      </td>
       <td>
         {run.state === 'done' ? (
           <button type="button" className="link-button" aria-pressed={open} onClick={onOpen}>
@@ -170,7 +184,7 @@ function Findings({ id }: { id: string }) {
       ) : (
         <ul className="findings">
           {findings.map((finding) => (
-            <FindingItem key={finding.id} finding={finding} />
+            <FindingItem key={finding.id} finding={finding} onChanged={() => void mutate()} />
           ))}
         </ul>
       )}
@@ -178,7 +192,7 @@ function Findings({ id }: { id: string }) {
   );
 }
 
-function FindingItem({ finding }: { finding: Finding }) {
+function FindingItem({ finding, onChanged }: { finding: Finding; onChanged: () => void }) {
   return (
     <li className="finding">
       <p>
@@ -203,7 +217,93 @@ function FindingItem({ finding }: { finding: Finding }) {
           </Link>
         ) : null}
       </p>
+      <FindingAcknowledgement finding={finding} onChanged={onChanged} />
     </li>
+  );
+}
+
+/** 確認済み with who, when and the note; or the form that marks it so (a note is required). */
+function FindingAcknowledgement({ finding, onChanged }: { finding: Finding; onChanged: () => void }) {
+  const [note, setNote] = useState('');
+  const [open, setOpen] = useState(false);
+  const [notice, setNotice] = useState('');
+  const { busy, message, errors, run } = useFormSubmit();
+  if (finding.acknowledged_at) {
+    return (
+      <div className="finding-acknowledged">
+        <p className="small">
+          <strong>確認済み</strong>（{formatDateTime(finding.acknowledged_at)}
+          {finding.acknowledged_by ? `・${finding.acknowledged_by}` : ''}）
+        </p>
+        {finding.acknowledgement_note ? <p className="small">メモ：{finding.acknowledgement_note}</p> : null}
+        {notice ? <Notice>{notice}</Notice> : null}
+      </div>
+    );
+  }
+  if (!open) {
+    return (
+      <p className="actions">
+        <button
+          type="button"
+          className="button"
+          aria-label={`${finding.kind_label}（${finding.sale_order_number ?? finding.stripe_session_id ?? finding.detail}）を確認済みにする`}
+          onClick={() => setOpen(true)}
+        >
+          確認済みにする
+        </button>
+      </p>
+    );
+  }
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
+      const answer = await api<{ message: string }>(`/api/payments/findings/${finding.id}/acknowledge`, {
+        method: 'POST',
+        body: { note },
+      });
+      setNotice(answer.message);
+      onChanged();
+    });
+  };
+  return (
+    <form className="finding-acknowledge" onSubmit={submit} noValidate>
+      <TextInput
+        label="確認した内容・対応（500文字まで）"
+        name="note"
+        required
+        value={note}
+        onInput={setNote}
+        message={errors.note}
+      />
+      <FormAlert message={message} errors={errors} fields={['note']} />
+      <div className="actions">
+        <button type="submit" className="button primary" disabled={busy}>
+          確認済みにする
+        </button>
+        <button type="button" className="button secondary" onClick={() => setOpen(false)}>
+          やめる
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The member who paid (a link to them) and the amount, as the inbox row shows them. */
+function InboxBuyer({ event }: { event: InboxEvent }) {
+  return (
+    <>
+      {event.buyer ? (
+        <>
+          <Link to={`/admin/users/${event.buyer.user_id}`}>{event.buyer.name}</Link>
+          <div className="small inbox-email">{event.buyer.email}</div>
+        </>
+      ) : event.buyer_deleted ? (
+        <div className="small">削除された会員</div>
+      ) : (
+        <div className="small">会員の記録なし</div>
+      )}
+      {event.amount !== null ? <div>{money(event.amount, event.currency)}</div> : null}
+    </>
   );
 }
 
@@ -318,6 +418,7 @@ function InboxSection() {
                 <tr>
                   <th scope="col">受信日時</th>
                   <th scope="col">種類</th>
+                  <th scope="col">購入者・金額</th>
                   <th scope="col">状態</th>
                   <th scope="col">結果・エラー</th>
                   <th scope="col">試行</th>
@@ -334,6 +435,9 @@ function InboxSection() {
                       {event.type_label}
                       <div className="small">{event.id}</div>
                       {event.order_number ? <div className="small">注文番号 {event.order_number}</div> : null}
+                    </td>
+                    <td>
+                      <InboxBuyer event={event} />
                     </td>
                     <td>
                       {event.state === 'processed' ? (

@@ -1,0 +1,65 @@
+import type { Context } from 'hono';
+import type { Em } from '../../db/orm.ts';
+import { transact } from '../../events/outbox.ts';
+import { clientIp } from '../../http/client-ip.ts';
+import type { AppEnv } from '../../http/context.ts';
+import { recordAudit } from '../audit/index.ts';
+
+/** How a sign-in was completed (the step that made the session). */
+export type SignInMethod = 'password' | 'two_factor' | 'recovery_code' | 'passkey';
+/** Which check a failed sign-in failed. */
+export type SignInFailure = 'password' | 'two_factor' | 'recovery_code';
+
+const clientOf = (c: Context<AppEnv>) => ({
+  ip: clientIp(c, c.var.deps.env.trustProxyHeader),
+  user_agent: c.req.header('user-agent')?.slice(0, 500) ?? null,
+});
+
+/**
+ * Administrators' sign-ins go into the audit log (issue 24 item 8): who, from which address and
+ * browser, how. Never the password or a code. Members' sign-ins are not audited (their sessions page
+ * shows them); the role is read in the transaction that writes the entry.
+ */
+export async function auditSignIn(c: Context<AppEnv>, userId: string, method: SignInMethod): Promise<void> {
+  await transact(c.var.deps.orm.em as Em, async (tx) => {
+    const [user] = await tx.execute<{ email: string; role: string | null }[]>('select email, role from users where id = ?', [
+      userId,
+    ]);
+    if (user?.role !== 'admin') return;
+    recordAudit(
+      tx,
+      { id: userId, email: user.email },
+      {
+        action: 'admin.sign_in',
+        targetType: 'user',
+        targetId: userId,
+        after: { sign_in_method: method, ...clientOf(c) },
+      },
+    );
+  });
+}
+
+/**
+ * A failed sign-in to an existing administrator account (a wrong password, code or recovery code).
+ * Failures are throttled per account and per network before they are checked (LIMITS), so an attacker
+ * adds at most that many entries; attempts on addresses that are not administrators' record nothing.
+ */
+export async function auditFailedSignIn(
+  c: Context<AppEnv>,
+  account: { id: string; email: string; role?: string | null } | null | undefined,
+  failure: SignInFailure,
+): Promise<void> {
+  if (account?.role !== 'admin') return;
+  await transact(c.var.deps.orm.em as Em, async (tx) => {
+    recordAudit(
+      tx,
+      { id: account.id, email: account.email },
+      {
+        action: 'admin.sign_in_failed',
+        targetType: 'user',
+        targetId: account.id,
+        after: { sign_in_failure: failure, ...clientOf(c) },
+      },
+    );
+  });
+}

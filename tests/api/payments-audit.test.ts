@@ -1,0 +1,316 @@
+import { randomUUID } from 'node:crypto';
+import iconv from 'iconv-lite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createLicense } from '../../src/modules/licenses/index.ts';
+import { TestClient } from '../support/http-client.ts';
+import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { eventually } from '../support/wait.ts';
+
+let shop: ShopWithStripe;
+let admin: TestClient;
+let licenseId: number;
+const ADMIN = 'audit-admin@example.jp';
+const PASSWORD = 'admin-pass-123';
+
+const db = () => shop.runtime.deps.orm.em.fork();
+
+beforeAll(async () => {
+  shop = await startShopWithStripe();
+  const license = await createLicense(
+    shop.runtime.deps.orm,
+    shop.runtime.deps.files,
+    { id: 'test', email: 'test' },
+    { name: 'ACLS 講習ライセンス', description: '', price: 12_100 },
+    [],
+  );
+  licenseId = license.id;
+  await createOrPromoteAdmin(shop.runtime.deps.orm, { email: ADMIN, password: PASSWORD });
+  admin = new TestClient(shop.app, '10.72.0.1');
+  expect((await admin.login(ADMIN, PASSWORD)).status).toBe(200);
+}, 60_000);
+afterAll(async () => shop?.stop());
+
+async function aBuyer(lastName: string, firstName: string) {
+  const email = `buyer-${randomUUID().slice(0, 8)}@example.jp`;
+  const user = await transact(shop.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, {
+      email,
+      password: 'buyer-pass-123',
+      lastName,
+      firstName,
+      emailVerified: true,
+      affiliation: 5,
+      affiliationName: '〇〇病院',
+    }),
+  );
+  const client = new TestClient(shop.app, `10.72.1.${Math.floor(Math.random() * 200) + 1}`);
+  expect((await client.login(email, 'buyer-pass-123')).status).toBe(200);
+  return { client, email, id: user.id };
+}
+
+describe('payments inbox rows', () => {
+  it('show the amount and the buyer of each event, the member as they are now', async () => {
+    const buyer = await aBuyer('髙橋', '一郎');
+    const res = await buyer.client.post('/api/licenses/stripe', { licenseId, distribution: true });
+    expect(res.status).toBe(200);
+    const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
+    shop.emulator.pay(sessionId);
+    const list = await eventually(
+      async () => {
+        const body = await (await admin.get(`/api/payments/events?session=${sessionId}`)).json();
+        return body.events.some((e: { state: string }) => e.state === 'processed') ? body : null;
+      },
+      15_000,
+      'the processed event',
+    );
+    expect(list.events[0]).toMatchObject({
+      amount: 12_100,
+      currency: 'jpy',
+      buyer: { user_id: buyer.id, name: '髙橋 一郎', email: buyer.email },
+      buyer_deleted: false,
+    });
+    // Renamed since: the inbox names the member as they are now (accounts module), not as they were.
+    await db().execute('update users set last_name = ? where id = ?', ['高橋', buyer.id]);
+    const again = await (await admin.get(`/api/payments/events?session=${sessionId}`)).json();
+    expect(again.events[0].buyer.name).toBe('高橋 一郎');
+    const detail = await (await admin.get(`/api/payments/events/${again.events[0].id}`)).json();
+    expect(detail.event).toMatchObject({ amount: 12_100, buyer: { name: '高橋 一郎' } });
+
+    // A member deleted since: the amount stays, the buyer is marked gone.
+    await db().execute('update checkout_sessions set user_id = null where stripe_session_id = ?', [sessionId]);
+    const gone = await (await admin.get(`/api/payments/events?session=${sessionId}`)).json();
+    expect(gone.events[0]).toMatchObject({ amount: 12_100, buyer: null, buyer_deleted: true });
+  });
+});
+
+/** A finished reconciliation run that found two differences and told the administrators. */
+async function aFlaggedRun() {
+  const runId = randomUUID();
+  const findingIds = [randomUUID(), randomUUID()];
+  await db().execute(
+    `insert into reconciliation_runs (id, trigger, days, state, findings, notified, created_at, finished_at)
+     values (?, 'manual', 7, 'done', 2, 'findings', now(), now())`,
+    [runId],
+  );
+  for (const [i, id] of findingIds.entries()) {
+    await db().execute(
+      `insert into payment_findings (id, run_id, kind, stripe_session_id, stripe_amount, stripe_currency, detail, created_at)
+       values (?, ?, 'paid_without_sale', ?, 8800, 'jpy', '売上がありません。', now())`,
+      [id, runId, `cs_test_planted_${i}_${runId.slice(0, 8)}`],
+    );
+  }
+  return { runId, findingIds: findingIds as [string, string] };
+}
+
+const unacknowledged = async () =>
+  ((await (await admin.get('/api/payments/reconciliations?unacknowledged=true')).json()).reconciliations as { id: string }[]).map(
+    (r) => r.id,
+  );
+
+describe('findings marked 確認済み', () => {
+  it('one by one with a note (who, when, note shown), audited; the last one takes its run off the unacknowledged list', async () => {
+    const { runId, findingIds } = await aFlaggedRun();
+    expect(await unacknowledged()).toContain(runId);
+
+    const first = await admin.post(`/api/payments/findings/${findingIds[0]}/acknowledge`, { note: '返金済みを確認' });
+    expect(first.status, await first.clone().text()).toBe(200);
+    expect(await first.json()).toMatchObject({ message: '確認済みにしました。', run_acknowledged: false });
+    let detail = await (await admin.get(`/api/payments/reconciliations/${runId}`)).json();
+    const shown = detail.findings.find((f: { id: string }) => f.id === findingIds[0]);
+    expect(shown).toMatchObject({ acknowledged_by: ADMIN, acknowledgement_note: '返金済みを確認' });
+    expect(Date.parse(shown.acknowledged_at)).toBeGreaterThan(Date.now() - 60_000);
+    expect(detail.findings.find((f: { id: string }) => f.id === findingIds[1]).acknowledged_at).toBeNull();
+    expect(detail.reconciliation).toMatchObject({ findings: 2, open_findings: 1, needs_attention: true });
+    expect(await unacknowledged()).toContain(runId);
+
+    // Marking it twice keeps the first mark.
+    const twice = await admin.post(`/api/payments/findings/${findingIds[0]}/acknowledge`, { note: '別のメモ' });
+    expect((await twice.json()).message).toBe('すでに確認済みです。');
+
+    const last = await admin.post(`/api/payments/findings/${findingIds[1]}/acknowledge`, { note: 'Stripe で返金しました' });
+    expect(await last.json()).toMatchObject({ run_acknowledged: true });
+    detail = await (await admin.get(`/api/payments/reconciliations/${runId}`)).json();
+    expect(detail.reconciliation).toMatchObject({ open_findings: 0, needs_attention: false, acknowledged_by: ADMIN });
+    expect(await unacknowledged()).not.toContain(runId);
+
+    const logs = await (await admin.get(`/api/audit-logs?action=payment_finding.acknowledge&target_id=${findingIds[0]}`)).json();
+    expect(logs.audit_logs).toHaveLength(1);
+    expect(logs.audit_logs[0]).toMatchObject({
+      action_label: '照合の差異を確認済みにする',
+      target_label: '照合の差異',
+      actor_email: ADMIN,
+    });
+    expect(logs.audit_logs[0].changes).toContainEqual({ field: 'note', label: 'メモ', before: null, after: '返金済みを確認' });
+  });
+
+  it('a note is required (422 in Japanese); unknown findings are 404; members 403', async () => {
+    const { findingIds } = await aFlaggedRun();
+    for (const body of [{}, { note: '   ' }, { note: 'x'.repeat(501) }, { note: 5 }]) {
+      const res = await admin.post(`/api/payments/findings/${findingIds[0]}/acknowledge`, body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      const json = await res.json();
+      expect(json.message).toBe('不正な値が入力されました。');
+      expect(json.errors.note[0]).toMatch(/メモ/);
+    }
+    expect((await admin.post(`/api/payments/findings/${randomUUID()}/acknowledge`, { note: 'x' })).status).toBe(404);
+    expect((await admin.post('/api/payments/findings/not-a-uuid/acknowledge', { note: 'x' })).status).toBe(404);
+    const member = await aBuyer('会員', '花子');
+    expect((await member.client.post(`/api/payments/findings/${findingIds[0]}/acknowledge`, { note: 'x' })).status).toBe(403);
+  });
+});
+
+interface Entry {
+  action: string;
+  actor_email: string;
+  target_id: string;
+  after: Record<string, unknown>;
+}
+const signInEntries = (since: Date) =>
+  db().execute<Entry[]>(
+    `select action, actor_email, target_id, after from audit_logs
+      where action like 'admin.sign_in%' and created_at >= ? order by created_at`,
+    [since],
+  );
+
+describe('administrator sign-ins in the audit log', () => {
+  it('records a successful sign-in with address, browser and method, never a password or code', async () => {
+    const since = new Date();
+    const client = new TestClient(shop.app, '198.51.100.7');
+    const res = await client.request('POST', '/api/login', {
+      json: { email: ADMIN, password: PASSWORD },
+      headers: { 'user-agent': 'Mozilla/5.0 (Test) Chrome/156' },
+    });
+    expect((await res.json()).two_factor_required).toBe(true);
+    const { secondFactor } = await import('../support/two-factor.ts');
+    const step = await client.request('POST', '/api/login/two-factor', {
+      json: await secondFactor(ADMIN),
+      headers: { 'user-agent': 'Mozilla/5.0 (Test) Chrome/156' },
+    });
+    expect(step.status).toBe(200);
+    const entries = await signInEntries(since);
+    expect(entries).toHaveLength(1);
+    const [{ actor_email, after, action }] = entries as [Entry];
+    expect({ action, actor_email }).toEqual({ action: 'admin.sign_in', actor_email: ADMIN });
+    expect(after).toEqual({ sign_in_method: 'two_factor', ip: '198.51.100.7', user_agent: 'Mozilla/5.0 (Test) Chrome/156' });
+    expect(JSON.stringify(entries)).not.toContain(PASSWORD);
+
+    const logs = await (await admin.get('/api/audit-logs?action=admin.sign_in')).json();
+    expect(logs.audit_logs[0]).toMatchObject({ action_label: '管理者のログイン', target_label: 'ユーザー' });
+    expect(logs.audit_logs[0].changes).toEqual(
+      expect.arrayContaining([
+        { field: 'sign_in_method', label: 'ログイン方法', before: null, after: 'パスワードと確認コード' },
+        { field: 'ip', label: 'IPアドレス', before: null, after: '198.51.100.7' },
+      ]),
+    );
+  });
+
+  it('records failed sign-ins of administrator accounts (password, code), not of members or unknown addresses', async () => {
+    const since = new Date();
+    const stranger = new TestClient(shop.app, '198.51.100.8');
+    const wrong = await stranger.request('POST', '/api/login', {
+      json: { email: ADMIN, password: 'wrong-password-1' },
+      headers: { 'user-agent': 'curl/8' },
+    });
+    expect(wrong.status).toBe(422);
+    expect((await stranger.post('/api/login', { email: 'nobody-here@example.jp', password: 'wrong-password-1' })).status).toBe(
+      422,
+    );
+    const member = await aBuyer('会員', '次郎');
+    expect((await stranger.post('/api/login', { email: member.email, password: 'wrong-password-1' })).status).toBe(422);
+    // The password right, the code wrong.
+    expect((await (await stranger.post('/api/login', { email: ADMIN, password: PASSWORD })).json()).two_factor_required).toBe(
+      true,
+    );
+    expect((await stranger.post('/api/login/two-factor', { code: '000000' })).status).toBe(422);
+
+    const entries = await signInEntries(since);
+    expect(entries.map((e) => [e.action, e.actor_email, e.after.sign_in_failure])).toEqual([
+      ['admin.sign_in_failed', ADMIN, 'password'],
+      ['admin.sign_in_failed', ADMIN, 'two_factor'],
+    ]);
+    expect(entries[0]?.after).toEqual({ sign_in_failure: 'password', ip: '198.51.100.8', user_agent: 'curl/8' });
+    expect(JSON.stringify(entries)).not.toContain('wrong-password-1');
+    expect(JSON.stringify(entries)).not.toContain('000000');
+  });
+});
+
+describe('GET /api/audit-logs/export.csv', () => {
+  it('is the filtered log as a UTF-8 CSV with BOM, in the screen’s words, formula-safe, and audited itself', async () => {
+    // An entry whose cells would start a formula in Excel.
+    await db().execute(
+      `insert into audit_logs (id, actor_id, actor_email, action, target_type, target_id, before, after, created_at)
+       values (?, null, ?, 'license.update', 'license', '=HYPERLINK("http://x")', ?, ?, now())`,
+      [randomUUID(), '+evil@example.jp', JSON.stringify({ price: 1000 }), JSON.stringify({ price: 2000 })],
+    );
+    const res = await admin.get('/api/audit-logs/export.csv?action=license.update');
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=UTF-8');
+    expect(res.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="audit-log_\d{8}-\d{4}\.csv"; filename\*=UTF-8''/,
+    );
+    expect(decodeURIComponent(res.headers.get('content-disposition')?.split("''")[1] ?? '')).toMatch(
+      /^操作履歴_\d{8}-\d{4}\.csv$/,
+    );
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const lines = bytes.subarray(3).toString('utf8').split('\r\n');
+    expect(lines[0]).toBe('日時（日本時間）,操作者,操作,対象の種類,対象のID,変更内容,対象の売上（件）');
+    const planted = lines.find((line) => line.includes('HYPERLINK')) as string;
+    expect(planted).toMatch(
+      /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2},'\+evil@example\.jp,ライセンスの編集,ライセンス,"'=HYPERLINK\(""http:\/\/x""\)","価格: ¥1,000 → ¥2,000",$/,
+    );
+    // Only the entries the filter finds.
+    expect(
+      lines
+        .slice(1)
+        .filter(Boolean)
+        .every((line) => line.includes('ライセンスの編集')),
+    ).toBe(true);
+
+    const logs = await (await admin.get('/api/audit-logs?action=audit.export')).json();
+    expect(logs.audit_logs[0]).toMatchObject({ action_label: '操作履歴のCSV出力', actor_email: ADMIN });
+    expect(logs.audit_logs[0].changes).toEqual(
+      expect.arrayContaining([
+        { field: 'audit_filters', label: '絞り込み条件', before: null, after: '操作: license.update' },
+        { field: 'encoding', label: '文字コード', before: null, after: 'UTF-8' },
+      ]),
+    );
+  });
+
+  it('writes CP932 without BOM when asked; every entry of a big log, across batches', async () => {
+    const values = Array.from(
+      { length: 2_500 },
+      (_, i) => `('${randomUUID()}', 'bulk@example.jp', 'user.update', 'user', 'u${i}', now() - interval '${i} seconds')`,
+    );
+    await db().execute(
+      `insert into audit_logs (id, actor_email, action, target_type, target_id, created_at) values ${values.join(', ')}`,
+    );
+    const res = await admin.get('/api/audit-logs/export.csv?actor=bulk@&encoding=shift_jis');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=Shift_JIS');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(bytes[0]).not.toBe(0xef);
+    const lines = iconv.decode(bytes, 'cp932').split('\r\n').filter(Boolean);
+    expect(lines[0]).toBe('日時（日本時間）,操作者,操作,対象の種類,対象のID,変更内容,対象の売上（件）');
+    expect(lines).toHaveLength(2_501);
+    expect(new Set(lines.slice(1).map((line) => line.split(',')[4])).size).toBe(2_500);
+    expect(lines[1]).toContain(',u0,');
+    expect(lines.at(-1)).toContain(',u2499,');
+  });
+
+  it('refuses members (403), strangers (401), bad filters (422) and too many exports (429)', async () => {
+    const member = await aBuyer('会員', '三郎');
+    expect((await member.client.get('/api/audit-logs/export.csv')).status).toBe(403);
+    expect((await new TestClient(shop.app, '10.72.9.9').get('/api/audit-logs/export.csv')).status).toBe(401);
+    const reversed = await admin.get('/api/audit-logs/export.csv?from=2026-11-30&to=2026-11-01');
+    expect(reversed.status).toBe(422);
+    expect((await reversed.json()).errors.to).toEqual(['終了日は開始日と同じか、それより後の日付を指定してください。']);
+    expect((await admin.get('/api/audit-logs/export.csv?encoding=latin1')).status).toBe(422);
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) statuses.push((await admin.get('/api/audit-logs/export.csv?action=nothing.here')).status);
+    expect(statuses).toContain(429);
+  });
+});
