@@ -38,7 +38,11 @@ export const OUTCOME_LABELS: Record<string, string> = {
 const stateOf = (row: Pick<StripeEvent, 'processedAt' | 'failedAt'>): InboxState =>
   row.failedAt ? 'failed' : row.processedAt ? 'processed' : 'received';
 
-function view(row: StripeEvent, orderNumbers: ReadonlyMap<string, string | null> = new Map()) {
+function view(
+  row: StripeEvent,
+  orderNumbers: ReadonlyMap<string, string | null> = new Map(),
+  saleIds: ReadonlyMap<string, number> = new Map(),
+) {
   return {
     id: row.id,
     type: row.type,
@@ -54,6 +58,8 @@ function view(row: StripeEvent, orderNumbers: ReadonlyMap<string, string | null>
     stripe_session_id: row.stripeSessionId ?? null,
     // The 注文番号 of the sale this event's session made, if any.
     order_number: (row.stripeSessionId && orderNumbers.get(row.stripeSessionId)) || null,
+    // That sale (the row links to its order detail).
+    sale_id: (row.stripeSessionId && saleIds.get(row.stripeSessionId)) || null,
   };
 }
 export type InboxEventView = ReturnType<typeof view>;
@@ -111,11 +117,11 @@ export async function listStripeEvents(orm: Orm, filter: InboxFilter, page: numb
   const rows = ids.length ? await em.find(StripeEvent, { id: { $in: ids.map((row) => row.id) } }) : [];
   const byId = new Map(rows.map((row) => [row.id, row]));
   const sessions = [...new Set(rows.flatMap((row) => (row.stripeSessionId ? [row.stripeSessionId] : [])))];
-  const orderNumbers = new Map(
-    (sessions.length ? await salePaymentsOfSessions(em, sessions) : []).map((sale) => [sale.stripeSessionId, sale.orderNumber]),
-  );
+  const sales = sessions.length ? await salePaymentsOfSessions(em, sessions) : [];
+  const orderNumbers = new Map(sales.map((sale) => [sale.stripeSessionId, sale.orderNumber]));
+  const saleIds = new Map(sales.map((sale) => [sale.stripeSessionId, sale.id]));
   return {
-    events: ids.map((row) => view(byId.get(row.id) as StripeEvent, orderNumbers)),
+    events: ids.map((row) => view(byId.get(row.id) as StripeEvent, orderNumbers, saleIds)),
     total: Number(counted[0]?.total ?? 0),
     page,
     per_page: perPage,
@@ -129,7 +135,8 @@ export async function stripeEventDetail(orm: Orm, id: string) {
   if (!row) throw new AppError('not_found', STRIPE_EVENT_NOT_FOUND);
   const [sale] = row.stripeSessionId ? await salePaymentsOfSessions(em, [row.stripeSessionId]) : [];
   const orderNumbers = new Map(sale ? [[sale.stripeSessionId, sale.orderNumber]] : []);
-  return { event: { ...view(row, orderNumbers), payload: row.payload } };
+  const saleIds = new Map(sale ? [[sale.stripeSessionId, sale.id]] : []);
+  return { event: { ...view(row, orderNumbers, saleIds), payload: row.payload } };
 }
 
 const MAX_ERROR = 2_000;

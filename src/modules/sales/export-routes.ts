@@ -18,6 +18,7 @@ import {
   retryExport,
 } from './export.ts';
 import { expectedCount, PageQuery, SalesQuery, toFilter } from './schemas.ts';
+import { withOrderNumbers } from './with-order-numbers.ts';
 
 const flag = (message: string) =>
   v.optional(
@@ -83,7 +84,8 @@ export const exportRoutes = new Hono<AppEnv>()
   })
   .get('/exports/preflight', requireAdmin, async (c) => {
     const query = parseInput(PreflightQuery, c.req.query());
-    return c.json(await preflight(c.var.deps.orm, toFilter(query), query.batch, c.var.deps.env.exportGroupName));
+    const found = await preflight(c.var.deps.orm, toFilter(query), query.batch, c.var.deps.env.exportGroupName);
+    return c.json({ ...found, problems: await withOrderNumbers(c.var.deps.orm.em.fork(), found.problems) });
   })
   .post('/exports', requireAdmin, async (c) => {
     const input = await jsonInput(c, ExportInput);

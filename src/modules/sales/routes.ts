@@ -4,6 +4,7 @@ import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput } from '../../http/validate.ts';
 import { exportRoutes } from './export-routes.ts';
 import { receiptRoutes } from './receipt-routes.ts';
+import { refundRoutes } from './refund-routes.ts';
 import { CountsQuery, RevertInput, SalesQuery, StatusUpdateInput, toFilter } from './schemas.ts';
 import { advanceStatus, listSales, revertStatus, salesCounts } from './service.ts';
 import { summaryRoutes } from './summary-routes.ts';
@@ -53,4 +54,5 @@ export const salesRoutes = new Hono<AppEnv>()
   .route('/', summaryRoutes)
   .route('/', saleRoutes)
   .route('/', exportRoutes)
-  .route('/', receiptRoutes);
+  .route('/', receiptRoutes)
+  .route('/', refundRoutes);
