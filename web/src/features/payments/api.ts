@@ -15,6 +15,8 @@ export interface InboxEvent {
   stripe_session_id: string | null;
   /** 注文番号 of the sale this event's Checkout Session made. */
   order_number: string | null;
+  /** That sale's id: the row links to its order detail (/admin/sales/{id}). */
+  sale_id?: number | null;
 }
 
 export interface Reconciliation {
