@@ -66,9 +66,11 @@ export async function pendingKonbini(orm: Orm, state: KonbiniListState, page: nu
         currency: row.currency,
         ordered_at: new Date(row.created_at).toISOString(),
         expires_at: new Date(row.konbini_expires_at).toISOString(),
-        // A konbini payment lapses at its deadline; Stripe says so a little later (then we record it).
-        lapsed_at: lapsed ? new Date(row.konbini_expires_at).toISOString() : null,
-        lapse_recorded_at: row.state === 'payment_failed' ? new Date(row.updated_at).toISOString() : null,
+        // When it lapsed: Stripe's async_payment_failed (recorded on the checkout), or the deadline when
+        // Stripe has not said so yet.
+        lapsed_at: lapsed
+          ? new Date(row.state === 'payment_failed' ? row.updated_at : row.konbini_expires_at).toISOString()
+          : null,
         license_id: row.license_id,
         license_name: names.get(row.license_id) ?? '',
         user_id: row.user_id,

@@ -10,8 +10,8 @@ export interface KonbiniPayment {
   currency: string;
   ordered_at: string;
   expires_at: string;
+  /** When it lapsed (Stripe's notice, or the deadline when none has come yet). */
   lapsed_at: string | null;
-  lapse_recorded_at: string | null;
   license_id: number;
   license_name: string;
   user_id: string | null;

@@ -57,7 +57,7 @@ export function PendingKonbiniPage() {
               </caption>
               <thead>
                 <tr>
-                  <th scope="col">{state === 'awaiting' ? 'お支払い期限' : '失効日時（お支払い期限）'}</th>
+                  <th scope="col">{state === 'awaiting' ? 'お支払い期限' : '失効日時'}</th>
                   <th scope="col">会員</th>
                   <th scope="col">ライセンス</th>
                   <th scope="col">金額</th>
@@ -89,10 +89,14 @@ function Row({ row }: { row: KonbiniPayment }) {
   return (
     <tr>
       <td>
-        {jst(row.expires_at)}
-        {row.state === 'lapsed' && row.lapse_recorded_at ? (
-          <div className="small">Stripe からの通知：{formatDateTime(row.lapse_recorded_at)}</div>
-        ) : null}
+        {row.state === 'lapsed' && row.lapsed_at ? (
+          <>
+            {jst(row.lapsed_at)}
+            <div className="small">お支払い期限：{formatDateTime(row.expires_at)}</div>
+          </>
+        ) : (
+          jst(row.expires_at)
+        )}
       </td>
       <td style={{ overflowWrap: 'anywhere' }}>
         {row.user && row.user_id ? (
