@@ -309,9 +309,12 @@ export function IssuePage() {
                     <td>
                       {formatDateTime(sale.paid_at)}
                       <br />
-                      <Link to={orderDetailPath(sale.id)} className="small order-number">
+                      <Link
+                        to={orderDetailPath(sale.id)}
+                        className="small order-number"
+                        aria-label={`${sale.order_number ?? `売上ID ${sale.id}`} の注文の詳細`}
+                      >
                         {sale.order_number ?? `売上ID ${sale.id}`}
-                        <span className="visually-hidden">の詳細</span>
                       </Link>
                     </td>
                     <td>
