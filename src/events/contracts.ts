@@ -119,7 +119,7 @@ export const eventRoutes = {
   KonbiniPaymentLapsed: ['mail'],
   LicenseHidden: ['payments'],
   SalePaid: ['mail'],
-  SaleRefunded: [],
+  SaleRefunded: ['mail'],
   SaleStatusChanged: ['mail'],
   RegistrationMailsDue: ['mail'],
   ExportRequested: ['exports'],

@@ -1,6 +1,6 @@
 import type { Orm } from '../db/orm.ts';
 import type { Logger } from '../lib/logger.ts';
-import { type EventName, eventRoutes } from './contracts.ts';
+import { type EventName, eventRoutes, type QueueName } from './contracts.ts';
 import { onOutboxWrite } from './outbox.ts';
 import type { Queues } from './queues.ts';
 
@@ -20,7 +20,10 @@ export interface JobOrigin {
 }
 
 const BATCH = 100;
-const UNROUTED = (Object.keys(eventRoutes) as EventName[]).filter((name) => eventRoutes[name].length === 0);
+// Every event has a consumer today; one routed nowhere later is marked published without a job.
+const UNROUTED = (Object.keys(eventRoutes) as EventName[]).filter(
+  (name) => (eventRoutes[name] as readonly QueueName[]).length === 0,
+);
 
 /** The job a relay or the sweeper adds for an outbox row: the event id is the job id (BullMQ drops a second add). */
 export function jobOf(row: OutboxRow): { name: string; data: Record<string, unknown>; opts: { jobId: string } } {

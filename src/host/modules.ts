@@ -10,6 +10,7 @@ import { licenseAuditLabels, licenses } from '../modules/licenses/index.ts';
 import { mail, mailAuditLabels } from '../modules/mail/index.ts';
 import { saleAuditLabels, sales } from '../modules/sales/index.ts';
 import { memberHistory } from './member-history.ts';
+import { orderDetail } from './order-detail.ts';
 
 /**
  * What each module calls the entries it records in the audit log, handed to the audit module (which
@@ -27,6 +28,7 @@ export const appModules: readonly AppModule[] = [
   auditModule(auditLabels),
   health,
   memberHistory,
+  orderDetail,
 ];
 
 /** The explicit entity list: every table MikroORM knows about and migrates, collected from the modules. */

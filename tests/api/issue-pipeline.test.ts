@@ -392,9 +392,11 @@ describe('the CSV the training system needs', () => {
     const emoji = await sale(cpr, { last: '𠮷野', first: '花😀', email: 'emoji@example.jp' });
 
     const check = await (await admin.get(`/api/exports/preflight?license_id=${cpr}`)).json();
+    // Each names the sale's 注文番号 too (the warning links to its order detail).
+    const [numbered] = await t.runtime.deps.orm.em.fork().execute('select order_number from sales where id = ?', [emoji]);
     expect(check.problems).toEqual([
-      { sale_id: emoji, field: 'last_name', text: '𠮷野', characters: ['𠮷'] },
-      { sale_id: emoji, field: 'first_name', text: '花😀', characters: ['😀'] },
+      { sale_id: emoji, order_number: numbered?.order_number ?? null, field: 'last_name', text: '𠮷野', characters: ['𠮷'] },
+      { sale_id: emoji, order_number: numbered?.order_number ?? null, field: 'first_name', text: '花😀', characters: ['😀'] },
     ]);
     const refused = await admin.post('/api/exports', { license_id: cpr, encoding: 'shift_jis' });
     expect(refused.status).toBe(422);

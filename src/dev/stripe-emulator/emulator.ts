@@ -262,24 +262,61 @@ export function createStripeEmulator(options: EmulatorOptions) {
     return events[before] ?? null;
   }
 
-  function refund(paymentIntentId: string) {
+  /**
+   * A refund of a payment intent's charge, as Stripe makes it: the whole remaining amount unless
+   * `amount` says less; refused (Stripe's codes) when there is nothing paid or left to refund.
+   * `charge.refunded` follows every refund, full or partial.
+   */
+  function createRefund(
+    paymentIntentId: string,
+    amount?: number,
+    metadata: Obj = {},
+  ): { refund: Obj } | { status: number; code: string; message: string } {
     const pi = paymentIntents.get(paymentIntentId);
     const charge = pi ? charges.get(String(pi.latest_charge)) : undefined;
-    if (!pi || !charge) return null;
-    Object.assign(charge, { refunded: true, amount_refunded: charge.amount });
+    if (!pi || !charge) {
+      return { status: 404, code: 'resource_missing', message: `No such payment_intent: '${paymentIntentId}'` };
+    }
+    if (charge.status !== 'succeeded' || !charge.paid) {
+      return {
+        status: 400,
+        code: 'charge_not_refundable',
+        message: `This PaymentIntent (${paymentIntentId}) does not have a successful charge to refund.`,
+      };
+    }
+    const left = Number(charge.amount) - Number(charge.amount_refunded ?? 0);
+    if (left <= 0)
+      return { status: 400, code: 'charge_already_refunded', message: `Charge ${charge.id} has already been refunded.` };
+    const value = amount ?? left;
+    if (!Number.isInteger(value) || value < 1 || value > left) {
+      return {
+        status: 400,
+        code: 'amount_too_large',
+        message: `Refund amount (¥${value}) is greater than unrefunded amount on charge (¥${left})`,
+      };
+    }
+    const refunded = Number(charge.amount_refunded ?? 0) + value;
+    Object.assign(charge, { refunded: refunded >= Number(charge.amount), amount_refunded: refunded });
     const refundObject = {
       id: id('re'),
       object: 'refund',
-      amount: charge.amount,
+      amount: value,
       charge: charge.id,
       payment_intent: pi.id,
       currency: charge.currency,
+      metadata,
       status: 'succeeded',
       created: now(),
     };
     refunds.set(refundObject.id, refundObject);
     emit('charge.refunded', charge);
-    return refundObject;
+    return { refund: refundObject };
+  }
+
+  /** A full refund (tests, developers: a refund made in Stripe's dashboard); null when nothing can be refunded. */
+  function refund(paymentIntentId: string) {
+    const result = createRefund(paymentIntentId);
+    return 'refund' in result ? result.refund : null;
   }
 
   function expire(session: Session) {
@@ -409,10 +446,26 @@ export function createStripeEmulator(options: EmulatorOptions) {
   });
 
   app.post('/v1/refunds', async (c) => {
-    const params = parseStripeForm(await c.req.text());
-    const result = refund(String(params.payment_intent ?? ''));
-    if (!result) return error(404, 'invalid_request_error', 'No such payment_intent', { code: 'resource_missing' });
-    return c.json(result);
+    const raw = await c.req.text();
+    const key = c.req.header('idempotency-key');
+    const seen = key ? idempotency.get(`refunds:${key}`) : undefined;
+    if (seen && seen.body !== raw) {
+      return error(
+        400,
+        'idempotency_error',
+        'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+      );
+    }
+    if (seen) return c.json(seen.response);
+    const params = parseStripeForm(raw) as Obj;
+    const intent = typeof params.payment_intent === 'string' ? params.payment_intent : '';
+    if (!intent)
+      return error(400, 'invalid_request_error', 'Missing required param: payment_intent.', { param: 'payment_intent' });
+    const amount = params.amount === undefined ? undefined : Number(params.amount);
+    const result = createRefund(intent, amount, (params.metadata as Obj | undefined) ?? {});
+    if (!('refund' in result)) return error(result.status, 'invalid_request_error', result.message, { code: result.code });
+    if (key) idempotency.set(`refunds:${key}`, { body: raw, response: result.refund });
+    return c.json(result.refund);
   });
 
   app.get('/v1/refunds', (c) => {

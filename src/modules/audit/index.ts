@@ -8,6 +8,7 @@ import { type AuditLabels, auditVocabulary } from './labels.ts';
 import { auditRoutes } from './routes.ts';
 
 export type { AuditLabels, ValueFormat, ValueText } from './labels.ts';
+export { auditEntriesOfSale, type SaleAuditEntry } from './sale-entries.ts';
 export { type Actor, auditedSaleIds, recordAudit } from './service.ts';
 
 /** The audit module, reading entries with the modules' words (in the order its filters list them). */

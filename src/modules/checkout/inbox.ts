@@ -43,6 +43,7 @@ function view(
   row: StripeEvent,
   orderNumbers: ReadonlyMap<string, string | null> = new Map(),
   payments: ReadonlyMap<string, InboxPayment> = new Map(),
+  saleIds: ReadonlyMap<string, number> = new Map(),
 ) {
   const payment = row.stripeSessionId ? payments.get(row.stripeSessionId) : undefined;
   const amount = payment ?? payloadAmount(row.payload);
@@ -66,6 +67,8 @@ function view(
     currency: amount?.currency ?? null,
     buyer: payment?.buyer ?? null,
     buyer_deleted: payment?.buyer_deleted ?? false,
+    // That sale (the row links to its order detail).
+    sale_id: (row.stripeSessionId && saleIds.get(row.stripeSessionId)) || null,
   };
 }
 export type InboxEventView = ReturnType<typeof view>;
@@ -123,12 +126,12 @@ export async function listStripeEvents(orm: Orm, filter: InboxFilter, page: numb
   const rows = ids.length ? await em.find(StripeEvent, { id: { $in: ids.map((row) => row.id) } }) : [];
   const byId = new Map(rows.map((row) => [row.id, row]));
   const sessions = [...new Set(rows.flatMap((row) => (row.stripeSessionId ? [row.stripeSessionId] : [])))];
-  const orderNumbers = new Map(
-    (sessions.length ? await salePaymentsOfSessions(em, sessions) : []).map((sale) => [sale.stripeSessionId, sale.orderNumber]),
-  );
+  const sales = sessions.length ? await salePaymentsOfSessions(em, sessions) : [];
+  const orderNumbers = new Map(sales.map((sale) => [sale.stripeSessionId, sale.orderNumber]));
+  const saleIds = new Map(sales.map((sale) => [sale.stripeSessionId, sale.id]));
   const payments = await inboxPayments(em, sessions);
   return {
-    events: ids.map((row) => view(byId.get(row.id) as StripeEvent, orderNumbers, payments)),
+    events: ids.map((row) => view(byId.get(row.id) as StripeEvent, orderNumbers, payments, saleIds)),
     total: Number(counted[0]?.total ?? 0),
     page,
     per_page: perPage,
@@ -143,7 +146,8 @@ export async function stripeEventDetail(orm: Orm, id: string) {
   const [sale] = row.stripeSessionId ? await salePaymentsOfSessions(em, [row.stripeSessionId]) : [];
   const orderNumbers = new Map(sale ? [[sale.stripeSessionId, sale.orderNumber]] : []);
   const payments = await inboxPayments(em, row.stripeSessionId ? [row.stripeSessionId] : []);
-  return { event: { ...view(row, orderNumbers, payments), payload: row.payload } };
+  const saleIds = new Map(sale ? [[sale.stripeSessionId, sale.id]] : []);
+  return { event: { ...view(row, orderNumbers, payments, saleIds), payload: row.payload } };
 }
 
 const MAX_ERROR = 2_000;

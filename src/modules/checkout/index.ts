@@ -12,6 +12,7 @@ import {
   onUserDeleted,
 } from './handlers/checkout-handlers.ts';
 import { paymentRoutes } from './payment-routes.ts';
+import { pendingKonbiniRoutes } from './pending-konbini.ts';
 import { onReconciliationFlagged } from './reconciliation-digest.ts';
 import { checkoutRoutes, WEBHOOK_PATH } from './routes.ts';
 
@@ -25,13 +26,14 @@ export {
   konbiniOrdersOf,
   konbiniReminders,
 } from './konbini.ts';
+export { PAYMENT_METHOD_LABEL, type PaymentMethod, paymentOfCheckout } from './payment-method.ts';
 export { scheduleNightlyReconciliation } from './reconciliation.ts';
 export { createPayments, type Payments } from './stripe.ts';
 export { sweepStripeEvents } from './sweep.ts';
 
 export const checkout = {
   name: 'checkout',
-  api: checkoutRoutes.route('/', paymentRoutes),
+  api: checkoutRoutes.route('/', paymentRoutes).route('/', pendingKonbiniRoutes),
   entities: [CheckoutSession, StripeEvent, ReconciliationRun, PaymentFinding],
   handlers: {
     StripeEventReceived: onStripeEventReceived,

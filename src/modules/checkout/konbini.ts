@@ -114,27 +114,34 @@ export async function mailKonbiniVoucher(ctx: JobContext, eventId: string, check
   const buyer = await findBuyer(ctx.em, checkout.userId);
   if (!buyer) return 'skipped';
   const license = await findLicenseForSale(ctx.em, checkout.licenseId);
-  const result = await sendOnce(ctx, `${eventId}:konbini-voucher`, 'konbini-voucher', checkout.userId, {
-    to: buyer.email,
-    ...renderMail({
-      subject: 'コンビニでのお支払い番号のご案内',
-      greeting: `${`${buyer.lastName} ${buyer.firstName}`.trim() || 'お客'} 様`,
-      paragraphs: [
-        'ライセンスのお申し込みありがとうございます。コンビニでのお支払いをお待ちしています。',
-        `ライセンス：${license?.name ?? ''}`,
-        `金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`,
-        `お支払い期限：${formatDeadline(new Date(voucher.expires_at))}（日本時間）`,
-        ...voucher.stores.map(
-          (store) =>
-            `${store.label}：お支払い番号 ${store.payment_code}${store.confirmation_number ? `／確認番号 ${store.confirmation_number}` : ''}`,
-        ),
-        '店頭の端末またはレジでお支払い番号と確認番号をお伝えのうえ、期限までに現金でお支払いください。お支払いを確認しましたら、あらためてメールでお知らせします。',
-        '期限を過ぎるとお支払いできなくなります。その場合はお手数ですが、もう一度お手続きください。購入履歴は会員情報のページからご確認いただけます。',
-      ],
-      ...(voucher.url ? { action: { label: 'お支払い方法（払込票）を表示する', url: voucher.url } } : {}),
-      notes: ['このメールは送信専用です。'],
-    }),
-  });
+  const result = await sendOnce(
+    ctx,
+    `${eventId}:konbini-voucher`,
+    'konbini-voucher',
+    checkout.userId,
+    {
+      to: buyer.email,
+      ...renderMail({
+        subject: 'コンビニでのお支払い番号のご案内',
+        greeting: `${`${buyer.lastName} ${buyer.firstName}`.trim() || 'お客'} 様`,
+        paragraphs: [
+          'ライセンスのお申し込みありがとうございます。コンビニでのお支払いをお待ちしています。',
+          `ライセンス：${license?.name ?? ''}`,
+          `金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`,
+          `お支払い期限：${formatDeadline(new Date(voucher.expires_at))}（日本時間）`,
+          ...voucher.stores.map(
+            (store) =>
+              `${store.label}：お支払い番号 ${store.payment_code}${store.confirmation_number ? `／確認番号 ${store.confirmation_number}` : ''}`,
+          ),
+          '店頭の端末またはレジでお支払い番号と確認番号をお伝えのうえ、期限までに現金でお支払いください。お支払いを確認しましたら、あらためてメールでお知らせします。',
+          '期限を過ぎるとお支払いできなくなります。その場合はお手数ですが、もう一度お手続きください。購入履歴は会員情報のページからご確認いただけます。',
+        ],
+        ...(voucher.url ? { action: { label: 'お支払い方法（払込票）を表示する', url: voucher.url } } : {}),
+        notes: ['このメールは送信専用です。'],
+      }),
+    },
+    { about: `checkout:${checkout.id}` },
+  );
   return result === 'sent' ? 'done' : 'skipped';
 }
 
@@ -192,29 +199,36 @@ export async function mailKonbiniReminder(ctx: JobContext, eventId: string, chec
   const buyer = await findBuyer(ctx.em, checkout.userId);
   if (!buyer) return 'skipped';
   const license = await findLicenseForSale(ctx.em, checkout.licenseId);
-  const result = await sendOnce(ctx, `${eventId}:konbini-reminder`, 'konbini-reminder', checkout.userId, {
-    to: buyer.email,
-    ...renderMail({
-      subject: 'コンビニ払いのお支払い期限が近づいています',
-      greeting: buyerGreeting(buyer),
-      paragraphs: [
-        'お申し込みいただいたライセンスのコンビニ払いのお支払い期限が近づいています。まだお支払いが確認できていませんので、期限までに店頭でお支払いください。',
-        `ライセンス：${license?.name ?? ''}`,
-        `金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`,
-        `お支払い期限：${formatDeadline(new Date(voucher.expires_at))}（日本時間）`,
-        ...voucher.stores.map(
-          (store) =>
-            `${store.label}：お支払い番号 ${store.payment_code}${store.confirmation_number ? `／確認番号 ${store.confirmation_number}` : ''}`,
-        ),
-        '期限を過ぎるとお支払いできなくなり、お申し込みは取り消されます。お支払い方法（払込票）は以下の URL からご確認いただけます。',
-      ],
-      ...(voucher.url ? { action: { label: 'お支払い方法（払込票）を表示する', url: voucher.url } } : {}),
-      notes: [
-        'すでにお支払いいただいた場合は、このメールと行き違いになっています。ご容赦ください。',
-        'このメールは送信専用です。',
-      ],
-    }),
-  });
+  const result = await sendOnce(
+    ctx,
+    `${eventId}:konbini-reminder`,
+    'konbini-reminder',
+    checkout.userId,
+    {
+      to: buyer.email,
+      ...renderMail({
+        subject: 'コンビニ払いのお支払い期限が近づいています',
+        greeting: buyerGreeting(buyer),
+        paragraphs: [
+          'お申し込みいただいたライセンスのコンビニ払いのお支払い期限が近づいています。まだお支払いが確認できていませんので、期限までに店頭でお支払いください。',
+          `ライセンス：${license?.name ?? ''}`,
+          `金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`,
+          `お支払い期限：${formatDeadline(new Date(voucher.expires_at))}（日本時間）`,
+          ...voucher.stores.map(
+            (store) =>
+              `${store.label}：お支払い番号 ${store.payment_code}${store.confirmation_number ? `／確認番号 ${store.confirmation_number}` : ''}`,
+          ),
+          '期限を過ぎるとお支払いできなくなり、お申し込みは取り消されます。お支払い方法（払込票）は以下の URL からご確認いただけます。',
+        ],
+        ...(voucher.url ? { action: { label: 'お支払い方法（払込票）を表示する', url: voucher.url } } : {}),
+        notes: [
+          'すでにお支払いいただいた場合は、このメールと行き違いになっています。ご容赦ください。',
+          'このメールは送信専用です。',
+        ],
+      }),
+    },
+    { about: `checkout:${checkout.id}` },
+  );
   return result === 'sent' ? 'done' : 'skipped';
 }
 
@@ -225,21 +239,28 @@ export async function mailKonbiniLapsed(ctx: JobContext, eventId: string, checko
   const buyer = await findBuyer(ctx.em, checkout.userId);
   if (!buyer) return 'skipped';
   const license = await findLicenseForSale(ctx.em, checkout.licenseId);
-  const result = await sendOnce(ctx, `${eventId}:konbini-lapsed`, 'konbini-lapsed', checkout.userId, {
-    to: buyer.email,
-    ...renderMail({
-      subject: 'コンビニ払いの支払期限切れのお知らせ',
-      greeting: buyerGreeting(buyer),
-      paragraphs: [
-        'お申し込みいただいたライセンスのコンビニ払いは、お支払い期限までにお支払いが確認できなかったため、お申し込みを取り消しました。お支払い番号は使用できなくなりました。',
-        `ライセンス：${license?.name ?? ''}`,
-        `金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`,
-        ...(checkout.konbiniExpiresAt ? [`お支払い期限：${formatDeadline(checkout.konbiniExpiresAt)}（日本時間）`] : []),
-        'ご購入を希望される場合は、お手数ですが以下の URL からもう一度お手続きください。',
-      ],
-      action: { label: 'ライセンスのページを開く', url: `${ctx.env.appUrl}/licenses/${checkout.licenseId}` },
-      notes: ['このメールは送信専用です。'],
-    }),
-  });
+  const result = await sendOnce(
+    ctx,
+    `${eventId}:konbini-lapsed`,
+    'konbini-lapsed',
+    checkout.userId,
+    {
+      to: buyer.email,
+      ...renderMail({
+        subject: 'コンビニ払いの支払期限切れのお知らせ',
+        greeting: buyerGreeting(buyer),
+        paragraphs: [
+          'お申し込みいただいたライセンスのコンビニ払いは、お支払い期限までにお支払いが確認できなかったため、お申し込みを取り消しました。お支払い番号は使用できなくなりました。',
+          `ライセンス：${license?.name ?? ''}`,
+          `金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`,
+          ...(checkout.konbiniExpiresAt ? [`お支払い期限：${formatDeadline(checkout.konbiniExpiresAt)}（日本時間）`] : []),
+          'ご購入を希望される場合は、お手数ですが以下の URL からもう一度お手続きください。',
+        ],
+        action: { label: 'ライセンスのページを開く', url: `${ctx.env.appUrl}/licenses/${checkout.licenseId}` },
+        notes: ['このメールは送信専用です。'],
+      }),
+    },
+    { about: `checkout:${checkout.id}` },
+  );
   return result === 'sent' ? 'done' : 'skipped';
 }

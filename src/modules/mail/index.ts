@@ -13,6 +13,7 @@ export {
   listMails,
   MailInFlightError,
   mailFigures,
+  mailsAbout,
   sendOnce,
 } from './service.ts';
 

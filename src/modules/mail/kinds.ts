@@ -18,6 +18,7 @@ export const MAIL_KINDS = {
   withdrawal: '退会手続き完了のお知らせ',
   receipt: 'ご購入のお礼（領収）',
   'license-registered': 'ライセンス登録完了のお知らせ',
+  'refund-notice': '返金のお知らせ',
   'konbini-voucher': 'コンビニ払いのお支払い番号のご案内',
   'konbini-reminder': 'コンビニ払いのお支払い期限のお知らせ（前日）',
   'konbini-lapsed': 'コンビニ払いの支払期限切れのお知らせ',

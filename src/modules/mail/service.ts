@@ -69,6 +69,7 @@ export async function sendOnce(
   template: MailKind,
   userId: string | null | undefined,
   message: MailMessage,
+  options: { about?: string } = {},
 ): Promise<SendResult> {
   const db = em.fork();
   const messageId = mailer.messageIdFor(key);
@@ -76,9 +77,9 @@ export async function sendOnce(
     ? JSON.stringify({ id: event.id, name: event.name, occurredAt: event.occurredAt, payload: event.payload })
     : null;
   await db.execute(
-    `insert into mail_deliveries (id, key, template, user_id, recipient, subject, status, attempts, message_id, event, created_at)
-     values (?, ?, ?, ?, ?, ?, 'sending', 0, ?, ?::jsonb, now()) on conflict (key) do nothing`,
-    [randomUUID(), key, template, userId ?? null, message.to, message.subject, messageId, stored],
+    `insert into mail_deliveries (id, key, template, user_id, recipient, subject, status, attempts, message_id, event, about, created_at)
+     values (?, ?, ?, ?, ?, ?, 'sending', 0, ?, ?::jsonb, ?, now()) on conflict (key) do nothing`,
+    [randomUUID(), key, template, userId ?? null, message.to, message.subject, messageId, stored, options.about ?? null],
   );
   const claimed = await db.execute<{ id: string; attempts: number }[]>(
     `update mail_deliveries
@@ -191,6 +192,17 @@ export async function listMails(em: Em, userId: string, paging: { page: number; 
     page: paging.page,
     per_page: paging.per_page,
   };
+}
+
+/** The mails about these records (`sale:16`, `checkout:<uuid>`: what their senders named), oldest first. */
+export async function mailsAbout(em: Em, about: readonly string[], limit = 100) {
+  if (!about.length) return [];
+  const rows = await em.execute<MailRow[]>(
+    `select ${COLUMNS} from mail_deliveries where about in (${about.map(() => '?').join(', ')})
+     order by created_at, id limit ?`,
+    [...about, limit],
+  );
+  return rows.map(mailDto);
 }
 
 export type MailListStatus = 'failed' | 'sending' | 'stuck';

@@ -30,6 +30,8 @@ export const saleAuditLabels = {
     'sale.receipt': '領収書の発行',
     'sale.receipt.reissue': '領収書の再発行',
     'sale.receipt.copy': '領収書の控えの表示（管理者）',
+    'sale.refund': '返金の依頼（Stripe へ）',
+    'sale.refund.failed': '返金の依頼の取り下げ（Stripe が受け付けず）',
   },
   targets: { sale: '売上', sales: '売上', export: 'CSV出力', sales_summary: '売上集計' },
   fields: {
@@ -47,10 +49,19 @@ export const saleAuditLabels = {
     receipt_number: '領収書番号',
     addressee: '宛名',
     proviso: '但し書き',
+    refund_state: '返金',
+    order_number: '注文番号',
+    amount: '金額（税込）',
+    exported: '研修管理システムへ出力済み',
+    payment_intent: 'Stripe の支払いID',
+    stripe: 'Stripe の応答',
   },
   values: {
     status: (v, text) => status(v, text.plain),
     encoding: { 'utf-8': 'UTF-8', shift_jis: 'Shift_JIS（CP932）' },
+    refund_state: { none: 'なし', requested: '返金手続き中', refunded: '返金済み' },
+    stripe: { refused: '返金を受け付けませんでした', unavailable: '接続できませんでした' },
+    amount: (v, text) => (typeof v === 'number' ? `¥${v.toLocaleString('ja-JP')}` : text.plain(v)),
     sale_ids: (v, text) => {
       if (!Array.isArray(v)) return text.plain(v);
       const ids = text.list(v, (id) => `#${id}`);

@@ -10,6 +10,7 @@ import { workersAlive } from '../health/index.ts';
 import { preflight } from './export/preflight.ts';
 import { completeBatch, exportDto, getExport, listExports, openDownload, requestExport, retryExport } from './export/service.ts';
 import { expectedCount, PageQuery, SalesQuery, toFilter } from './schemas.ts';
+import { withOrderNumbers } from './with-order-numbers.ts';
 
 const flag = (message: string) =>
   v.optional(
@@ -75,7 +76,8 @@ export const exportRoutes = new Hono<AppEnv>()
   })
   .get('/exports/preflight', requireAdmin, async (c) => {
     const query = parseInput(PreflightQuery, c.req.query());
-    return c.json(await preflight(c.var.deps.orm, toFilter(query), query.batch, c.var.deps.env.exportGroupName));
+    const found = await preflight(c.var.deps.orm, toFilter(query), query.batch, c.var.deps.env.exportGroupName);
+    return c.json({ ...found, problems: await withOrderNumbers(c.var.deps.orm.em.fork(), found.problems) });
   })
   .post('/exports', requireAdmin, async (c) => {
     const input = await jsonInput(c, ExportInput);

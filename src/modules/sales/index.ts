@@ -10,12 +10,14 @@ import {
   onPaymentRefunded,
   onRegistrationMailsDue,
   onSalePaid,
+  onSaleRefunded,
   onSaleStatusChanged,
   onUserDeleted,
 } from './handlers/sale-handlers.ts';
 import { salesRoutes } from './routes.ts';
 
 export { saleAuditLabels } from './audit-labels.ts';
+export { REFUND_STATE_LABEL, type RefundState, SALE_NOT_FOUND, saleDetail } from './detail.ts';
 export { SALE_STATUS_LABEL, SaleStatus } from './entities/sale.entity.ts';
 export { EXPORT_HEADER } from './export/columns.ts';
 // The export's encoder, for the property test that pins its bytes to csv-stringify's (tests/unit/export-encoding.test.ts).
@@ -48,6 +50,7 @@ export const sales = {
     CheckoutPaid: onCheckoutPaid,
     PaymentRefunded: onPaymentRefunded,
     SalePaid: onSalePaid,
+    SaleRefunded: onSaleRefunded,
     SaleStatusChanged: onSaleStatusChanged,
     RegistrationMailsDue: onRegistrationMailsDue,
     ExportRequested: onExportRequested,

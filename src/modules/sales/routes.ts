@@ -5,6 +5,7 @@ import { jsonInput, parseInput } from '../../http/validate.ts';
 import { exportRoutes } from './export-routes.ts';
 import { licenseCountRoutes } from './license-counts.ts';
 import { receiptRoutes } from './receipt-routes.ts';
+import { refundRoutes } from './refund-routes.ts';
 import { CountsQuery, RevertInput, SalesQuery, StatusUpdateInput, toFilter } from './schemas.ts';
 import { advanceStatus, listSales, revertStatus, salesCounts } from './service.ts';
 import { summaryRoutes } from './summary-routes.ts';
@@ -55,4 +56,5 @@ export const salesRoutes = new Hono<AppEnv>()
   .route('/', licenseCountRoutes)
   .route('/', saleRoutes)
   .route('/', exportRoutes)
-  .route('/', receiptRoutes);
+  .route('/', receiptRoutes)
+  .route('/', refundRoutes);

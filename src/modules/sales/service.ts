@@ -97,6 +97,7 @@ export type SaleView = Pick<
   | 'status'
   | 'paidAt'
   | 'refundedAt'
+  | 'refundRequestedAt'
   | 'receiptUrl'
   | 'buyerFirstName'
   | 'buyerLastName'
@@ -109,7 +110,7 @@ export type SaleView = Pick<
 
 /** The list reads these columns straight into SaleView (hydrating entities cost more than the query). */
 const SALE_VIEW_COLUMNS = `s.id, s.order_number as "orderNumber", s.license_id as "licenseId", s.license_name as "licenseName", s.amount, s.currency, s.status,
-  s.paid_at as "paidAt", s.refunded_at as "refundedAt", s.receipt_url as "receiptUrl", s.buyer_first_name as "buyerFirstName",
+  s.paid_at as "paidAt", s.refunded_at as "refundedAt", s.refund_requested_at as "refundRequestedAt", s.receipt_url as "receiptUrl", s.buyer_first_name as "buyerFirstName",
   s.buyer_last_name as "buyerLastName", s.buyer_email as "buyerEmail", s.user_id as "userId",
   s.buyer_affiliation as "buyerAffiliation", s.buyer_affiliation_name as "buyerAffiliationName",
   s.buyer_affiliation_other as "buyerAffiliationOther"`;
@@ -126,6 +127,8 @@ export function saleDto(sale: SaleView) {
     status_label: SALE_STATUS_LABEL[sale.status as SaleStatus] ?? '',
     paid_at: new Date(sale.paidAt).toISOString(),
     refunded_at: sale.refundedAt ? new Date(sale.refundedAt).toISOString() : null,
+    // A refund asked of Stripe from the back office, not yet confirmed (返金手続き中).
+    refund_requested_at: sale.refundRequestedAt && !sale.refundedAt ? new Date(sale.refundRequestedAt).toISOString() : null,
     receipt_url: sale.receiptUrl,
     user: { first_name: sale.buyerFirstName, last_name: sale.buyerLastName, email: sale.buyerEmail },
     user_id: sale.userId ?? null,
@@ -195,7 +198,8 @@ export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sq
     params.push(filter.status);
   }
   if (filter.exportable) {
-    clauses.push('s.status in (?, ?) and s.refunded_at is null');
+    // A sale whose refund is under way (返金手続き中) is not sent to the training system either.
+    clauses.push('s.status in (?, ?) and s.refunded_at is null and s.refund_requested_at is null');
     params.push(SaleStatus.AwaitingExport, SaleStatus.InProgress);
   }
   if (filter.saleIds) {

@@ -281,6 +281,22 @@ export const routes: RouteObject[] = [
             ),
           },
           {
+            path: 'sales/:id',
+            handle: meta('administrator', false, '注文の詳細'),
+            lazy: later(
+              () => import('../features/sales/routes/order-detail'),
+              (m) => <m.OrderDetailPage />,
+            ),
+          },
+          {
+            path: 'payments/konbini',
+            handle: meta('administrator', false, 'コンビニ払いのお支払い待ち'),
+            lazy: later(
+              () => import('../features/payments/routes/pending-konbini'),
+              (m) => <m.PendingKonbiniPage />,
+            ),
+          },
+          {
             path: 'payments',
             handle: meta('administrator', false, '決済の受信箱と照合'),
             lazy: later(

@@ -26,6 +26,11 @@ export const AuditLogSchema = defineEntity({
       expression:
         'create index "audit_logs_actor_email_created_at_index" on "audit_logs" ("actor_email", "created_at" desc, "id" desc)',
     },
+    // Entries that moved a given sale (`after -> 'sale_ids' @> '[16]'`): the order detail's history.
+    {
+      name: 'audit_logs_sale_ids_index',
+      expression: 'create index "audit_logs_sale_ids_index" on "audit_logs" using gin (("after" -> \'sale_ids\') jsonb_path_ops)',
+    },
   ],
   properties: {
     id: p.uuid().primary(),

@@ -23,6 +23,12 @@ export const CheckoutSessionSchema = defineEntity({
       expression:
         'create index "checkout_sessions_konbini_reminder_index" on "checkout_sessions" ("konbini_expires_at") where "state" = \'awaiting_payment\' and "konbini_reminded_at" is null',
     },
+    // お支払い待ち and lapsed konbini payments, by deadline (the administrators' list).
+    {
+      name: 'checkout_sessions_konbini_index',
+      expression:
+        'create index "checkout_sessions_konbini_index" on "checkout_sessions" ("state", "konbini_expires_at") where "konbini_expires_at" is not null',
+    },
   ],
   properties: {
     id: p.uuid().primary(),

@@ -19,6 +19,12 @@ export const MailDeliverySchema = defineEntity({
       name: 'mail_deliveries_user_id_index',
       expression: 'create index "mail_deliveries_user_id_index" on "mail_deliveries" ("user_id", "created_at" desc, "id" desc)',
     },
+    // The mails about one record (the order detail: `sale:16`, `checkout:<uuid>`).
+    {
+      name: 'mail_deliveries_about_index',
+      expression:
+        'create index "mail_deliveries_about_index" on "mail_deliveries" ("about", "created_at") where "about" is not null',
+    },
     // Failed (or unsent) mails newest first: the failed-mail view.
     {
       name: 'mail_deliveries_unsent_index',
@@ -33,6 +39,8 @@ export const MailDeliverySchema = defineEntity({
     // The member the e-mail is for (a plain id: the accounts module owns users); null when there is none.
     userId: p.string().length(255).fieldName('user_id').nullable(),
     recipient: p.string().length(254),
+    // What the mail is about, as its sender names it (`sale:16`, `checkout:<uuid>`); null: nothing in particular.
+    about: p.string().length(100).nullable(),
     subject: p.string().length(300),
     status: p.string().length(16).$type<MailStatus>().default('sending'),
     attempts: p.integer().default(0),

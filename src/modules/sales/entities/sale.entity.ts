@@ -107,6 +107,10 @@ export const SaleSchema = defineEntity({
     receiptUrl: p.text().fieldName('receipt_url').nullable(),
     paidAt: p.datetime().fieldName('paid_at'),
     refundedAt: p.datetime().fieldName('refunded_at').nullable(),
+    // A full refund asked of Stripe from the back office (返金手続き中 until charge.refunded sets refundedAt).
+    refundRequestedAt: p.datetime().fieldName('refund_requested_at').nullable(),
+    refundRequestedBy: p.string().length(254).fieldName('refund_requested_by').nullable(),
+    refundReason: p.string().length(200).fieldName('refund_reason').nullable(),
     status: p.smallint().$type<SaleStatus>().default(SaleStatus.AwaitingExport),
     // The open export batch that holds this sale (処理中 through it); a sale is in one open batch at most.
     batchId: p.uuid().fieldName('batch_id').nullable().index('sales_batch_id_index'),

@@ -28,6 +28,13 @@ SaleStatusMoveSchema.setClass(SaleStatusMove);
 export const SaleStatusMoveSaleSchema = defineEntity({
   name: 'SaleStatusMoveSale',
   tableName: 'sale_status_move_sales',
+  // The moves of one sale (the order detail's history).
+  indexes: [
+    {
+      name: 'sale_status_move_sales_sale_id_index',
+      expression: 'create index "sale_status_move_sales_sale_id_index" on "sale_status_move_sales" ("sale_id")',
+    },
+  ],
   properties: {
     moveId: p.uuid().fieldName('move_id').primary(),
     saleId: p.integer().fieldName('sale_id').primary(),

@@ -21,26 +21,67 @@ export const receiptPageUrl = (appUrl: string, userId: string, saleId: number) =
 export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
   const sale = await ctx.em.findOne(Sale, { id: event.payload.saleId });
   if (!sale?.buyerEmail) return 'skipped';
-  const result = await sendOnce(ctx, `${event.id}:receipt`, 'receipt', sale.userId, {
-    to: sale.buyerEmail,
-    ...renderMail({
-      subject: 'ご購入ありがとうございます',
-      greeting: `${`${sale.buyerLastName} ${sale.buyerFirstName}`.trim() || 'お客'} 様`,
-      paragraphs: [
-        'ライセンスのご購入ありがとうございます。お支払いを確認しました。',
-        `ライセンス：${sale.licenseName}`,
-        `金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
-        `お支払い日時：${japanTime(sale.paidAt)}`,
-        ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
-        '研修管理システムへの登録が済みましたら、あらためてご案内します。購入履歴は会員情報のページからご確認いただけます。',
-      ],
-      // The shop's own 領収書 (宛名 and 但し書き of the member's choice), not Stripe's receipt page.
-      ...(sale.userId
-        ? { action: { label: '領収書を発行する', url: receiptPageUrl(ctx.env.appUrl, sale.userId, sale.id) } }
-        : {}),
-      notes: ['このメールは送信専用です。'],
-    }),
-  });
+  const result = await sendOnce(
+    ctx,
+    `${event.id}:receipt`,
+    'receipt',
+    sale.userId,
+    {
+      to: sale.buyerEmail,
+      ...renderMail({
+        subject: 'ご購入ありがとうございます',
+        greeting: `${`${sale.buyerLastName} ${sale.buyerFirstName}`.trim() || 'お客'} 様`,
+        paragraphs: [
+          'ライセンスのご購入ありがとうございます。お支払いを確認しました。',
+          `ライセンス：${sale.licenseName}`,
+          `金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
+          `お支払い日時：${japanTime(sale.paidAt)}`,
+          ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
+          '研修管理システムへの登録が済みましたら、あらためてご案内します。購入履歴は会員情報のページからご確認いただけます。',
+        ],
+        // The shop's own 領収書 (宛名 and 但し書き of the member's choice), not Stripe's receipt page.
+        ...(sale.userId
+          ? { action: { label: '領収書を発行する', url: receiptPageUrl(ctx.env.appUrl, sale.userId, sale.id) } }
+          : {}),
+        notes: ['このメールは送信専用です。'],
+      }),
+    },
+    { about: `sale:${sale.id}` },
+  );
+  return result === 'sent' ? 'done' : 'skipped';
+};
+
+/**
+ * SaleRefunded → 返金のお知らせ to the buyer, whoever refunded (the back office or Stripe's dashboard):
+ * the order, the amount, when, and that the card company or bank may take days to show it.
+ */
+export const onSaleRefunded: EventHandler<'SaleRefunded'> = async (ctx, event) => {
+  const sale = await ctx.em.findOne(Sale, { id: event.payload.saleId });
+  if (!sale?.buyerEmail || !sale.refundedAt) return 'skipped';
+  const result = await sendOnce(
+    ctx,
+    `${event.id}:refund-notice`,
+    'refund-notice',
+    sale.userId,
+    {
+      to: sale.buyerEmail,
+      ...renderMail({
+        subject: '返金のお知らせ',
+        greeting: `${`${sale.buyerLastName} ${sale.buyerFirstName}`.trim() || 'お客'} 様`,
+        paragraphs: [
+          'ご購入いただいたライセンスの代金を返金しました。',
+          ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
+          `ライセンス：${sale.licenseName}`,
+          `返金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
+          `返金日時：${japanTime(sale.refundedAt)}`,
+          'クレジットカードでお支払いの場合、ご利用明細に返金が反映されるまで、カード会社により数日から1か月ほどかかることがあります。コンビニでお支払いの場合は、返金の受け取り方法のご案内が別途届きます。',
+          'このライセンスは返金に伴いご利用いただけなくなりました。ご不明な点がございましたら、ご注文番号を添えてお問い合わせください。',
+        ],
+        notes: ['このメールは送信専用です。'],
+      }),
+    },
+    { about: `sale:${sale.id}` },
+  );
   return result === 'sent' ? 'done' : 'skipped';
 };
 
@@ -64,19 +105,26 @@ async function sendRegistrationMails(ctx: JobContext, keyPrefix: string, saleIds
   const sales = await ctx.em.find(Sale, { id: { $in: [...saleIds] } }, { orderBy: { id: 'asc' } });
   for (const sale of sales) {
     if (!sale.buyerEmail || sale.refundedAt) continue;
-    const result = await sendOnce(ctx, `${keyPrefix}:registered:${sale.id}`, 'license-registered', sale.userId, {
-      to: sale.buyerEmail,
-      ...renderMail({
-        subject: 'ライセンスの登録が完了しました',
-        greeting: `${`${sale.buyerLastName} ${sale.buyerFirstName}`.trim() || 'お客'} 様`,
-        paragraphs: [
-          `ご購入いただいた「${sale.licenseName}」を研修管理システムに登録しました。`,
-          '研修管理システムからのご案内に沿って受講をお進めください。',
-          ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
-        ],
-        notes: ['このメールは送信専用です。'],
-      }),
-    });
+    const result = await sendOnce(
+      ctx,
+      `${keyPrefix}:registered:${sale.id}`,
+      'license-registered',
+      sale.userId,
+      {
+        to: sale.buyerEmail,
+        ...renderMail({
+          subject: 'ライセンスの登録が完了しました',
+          greeting: `${`${sale.buyerLastName} ${sale.buyerFirstName}`.trim() || 'お客'} 様`,
+          paragraphs: [
+            `ご購入いただいた「${sale.licenseName}」を研修管理システムに登録しました。`,
+            '研修管理システムからのご案内に沿って受講をお進めください。',
+            ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
+          ],
+          notes: ['このメールは送信専用です。'],
+        }),
+      },
+      { about: `sale:${sale.id}` },
+    );
     if (result === 'sent') sent++;
   }
   return sent ? 'done' : 'skipped';

@@ -21,6 +21,8 @@ export interface InboxEvent {
   /** The member who paid, as they are now; null when unknown or deleted (`buyer_deleted`). */
   buyer: { user_id: string; name: string; email: string } | null;
   buyer_deleted: boolean;
+  /** That sale's id: the row links to its order detail (/admin/sales/{id}). */
+  sale_id?: number | null;
 }
 
 export interface Reconciliation {

@@ -23,6 +23,8 @@ export interface AdminSale {
   status_label: string;
   paid_at: string;
   refunded_at: string | null;
+  /** A refund asked of Stripe from the order detail, not yet confirmed (返金手続き中). */
+  refund_requested_at?: string | null;
   user: { first_name: string; last_name: string; email: string };
   user_id: string | null;
   buyer_affiliation: number | null;
@@ -83,6 +85,8 @@ export interface ExportHistory {
 
 export interface Unmappable {
   sale_id: number;
+  /** 注文番号 of the sale (the warning links to its order detail). */
+  order_number?: string | null;
   field: string;
   text: string;
   characters: string[];

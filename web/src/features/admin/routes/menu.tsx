@@ -11,6 +11,7 @@ import { type FlaggedRun, useFlaggedRuns, useMailSummary } from '../api';
 const OPERATIONS = [
   { label: '売上集計', to: '/admin/sales/summary' },
   { label: '決済の受信箱と照合', to: '/admin/payments' },
+  { label: 'コンビニ払いのお支払い待ち', to: '/admin/payments/konbini' },
   { label: '操作履歴', to: '/admin/audit' },
   { label: '送信に失敗したメール', to: '/admin/mails' },
   { label: '運用状況', to: '/admin/operations' },

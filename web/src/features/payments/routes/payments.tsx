@@ -434,7 +434,16 @@ function InboxSection() {
                     <td>
                       {event.type_label}
                       <div className="small">{event.id}</div>
-                      {event.order_number ? <div className="small">注文番号 {event.order_number}</div> : null}
+                      {event.order_number ? (
+                        <div className="small">
+                          注文番号{' '}
+                          {event.sale_id ? (
+                            <Link to={`/admin/sales/${event.sale_id}`}>{event.order_number}</Link>
+                          ) : (
+                            event.order_number
+                          )}
+                        </div>
+                      ) : null}
                     </td>
                     <td>
                       <InboxBuyer event={event} />

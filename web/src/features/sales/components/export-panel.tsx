@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { CheckboxField } from '../../../components/ui/checkbox-field';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
@@ -7,6 +8,7 @@ import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type ExportState, type Unmappable, useExportHistory } from '../api';
+import { orderDetailPath } from '../order-api';
 
 const STATE: Record<ExportState['state'], string> = { queued: '待機中', running: '作成中', done: '完了', failed: '失敗' };
 const FIELD: Record<string, string> = {
@@ -184,7 +186,10 @@ export function ExportPanel({
           <ul>
             {problems.list.map((p) => (
               <li key={`${p.sale_id}-${p.field}`}>
-                売上ID {p.sale_id} の{FIELD[p.field] ?? p.field}「{p.text}」：{p.characters.join(' ')}
+                <Link to={orderDetailPath(p.sale_id)}>
+                  {p.order_number ? `注文番号 ${p.order_number}` : `売上ID ${p.sale_id}`}
+                </Link>{' '}
+                の{FIELD[p.field] ?? p.field}「{p.text}」：{p.characters.join(' ')}
               </li>
             ))}
           </ul>

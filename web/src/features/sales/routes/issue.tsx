@@ -12,6 +12,7 @@ import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type AdminSale, SALE_STATUS_OPTIONS, SaleStatus, useLicenseOptions, useSaleCounts, useSalesSearch } from '../api';
 import { ExportPanel } from '../components/export-panel';
+import { orderDetailPath } from '../order-api';
 
 const FILTERS = ['license_id', 'status', 'q', 'paid_from', 'paid_to'] as const;
 const count = (n: number) => `${n.toLocaleString('ja-JP')}件`;
@@ -307,12 +308,14 @@ export function IssuePage() {
                     </td>
                     <td>
                       {formatDateTime(sale.paid_at)}
-                      {sale.order_number ? (
-                        <>
-                          <br />
-                          <span className="small order-number">{sale.order_number}</span>
-                        </>
-                      ) : null}
+                      <br />
+                      <Link
+                        to={orderDetailPath(sale.id)}
+                        className="small order-number"
+                        aria-label={`${sale.order_number ?? `売上ID ${sale.id}`} の注文の詳細`}
+                      >
+                        {sale.order_number ?? `売上ID ${sale.id}`}
+                      </Link>
                     </td>
                     <td>
                       {sale.user_id ? (
@@ -327,7 +330,10 @@ export function IssuePage() {
                     </td>
                     <td>{sale.license_name}</td>
                     <td>{formatPrice(sale.amount)}</td>
-                    <td>{sale.refunded_at ? <span className="tag">返金済み</span> : sale.status_label}</td>
+                    <td>
+                      {sale.refunded_at ? <span className="tag">返金済み</span> : sale.status_label}
+                      {sale.refund_requested_at ? <span className="tag">返金手続き中</span> : null}
+                    </td>
                     <td>
                       {sale.status !== SaleStatus.AwaitingExport && !sale.refunded_at ? (
                         <button

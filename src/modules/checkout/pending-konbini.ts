@@ -1,0 +1,109 @@
+import { Hono } from 'hono';
+import * as v from 'valibot';
+import type { Em, Orm } from '../../db/orm.ts';
+import type { AppEnv } from '../../http/context.ts';
+import { requireAdmin } from '../../http/guards.ts';
+import { parseInput } from '../../http/validate.ts';
+import { currentBuyers } from '../accounts/index.ts';
+import { licenseNames } from '../licenses/index.ts';
+
+/** お支払い待ち (the deadline not passed) or lapsed (passed unpaid: Stripe's async_payment_failed, or not yet told). */
+export type KonbiniListState = 'awaiting' | 'lapsed';
+
+const WHERE: Record<KonbiniListState, string> = {
+  awaiting: `state = 'awaiting_payment' and konbini_expires_at > now()`,
+  lapsed: `konbini_expires_at is not null and (state = 'payment_failed' or (state = 'awaiting_payment' and konbini_expires_at <= now()))`,
+};
+// Awaiting: the nearest deadline first (whom to expect today); lapsed: the latest first.
+const ORDER: Record<KonbiniListState, string> = {
+  awaiting: 'konbini_expires_at asc, id asc',
+  lapsed: 'konbini_expires_at desc, id desc',
+};
+
+interface Row {
+  id: string;
+  user_id: string | null;
+  license_id: number;
+  amount: number;
+  currency: string;
+  state: string;
+  konbini_expires_at: Date | string;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/**
+ * The administrators' list of konbini payments awaited or lapsed, paged, with the member as they are
+ * now (accounts) and the licence's name (licences); both totals for the screen's tabs.
+ */
+export async function pendingKonbini(orm: Orm, state: KonbiniListState, page: number, perPage: number) {
+  const em = orm.em.fork() as Em;
+  const [rows, counts] = await Promise.all([
+    em.execute<Row[]>(
+      `select id, user_id, license_id, amount, currency, state, konbini_expires_at, created_at, updated_at
+         from checkout_sessions where ${WHERE[state]} order by ${ORDER[state]} limit ? offset ?`,
+      [perPage, (page - 1) * perPage],
+    ),
+    em.execute<{ awaiting: number; lapsed: number }[]>(
+      `select count(*) filter (where ${WHERE.awaiting})::int as awaiting, count(*) filter (where ${WHERE.lapsed})::int as lapsed
+         from checkout_sessions where konbini_expires_at is not null`,
+    ),
+  ]);
+  const [buyers, names] = await Promise.all([
+    currentBuyers(em, [...new Set(rows.flatMap((row) => (row.user_id ? [row.user_id] : [])))]),
+    licenseNames(em, [...new Set(rows.map((row) => row.license_id))]),
+  ]);
+  const totals = { awaiting: counts[0]?.awaiting ?? 0, lapsed: counts[0]?.lapsed ?? 0 };
+  return {
+    konbini_payments: rows.map((row) => {
+      const buyer = row.user_id ? buyers.get(row.user_id) : undefined;
+      const lapsed = state === 'lapsed';
+      return {
+        checkout_id: row.id,
+        state: lapsed ? ('lapsed' as const) : ('awaiting' as const),
+        state_label: lapsed ? '期限切れ' : 'お支払い待ち',
+        amount: row.amount,
+        currency: row.currency,
+        ordered_at: new Date(row.created_at).toISOString(),
+        expires_at: new Date(row.konbini_expires_at).toISOString(),
+        // When it lapsed: Stripe's async_payment_failed (recorded on the checkout), or the deadline when
+        // Stripe has not said so yet.
+        lapsed_at: lapsed
+          ? new Date(row.state === 'payment_failed' ? row.updated_at : row.konbini_expires_at).toISOString()
+          : null,
+        license_id: row.license_id,
+        license_name: names.get(row.license_id) ?? '',
+        user_id: row.user_id,
+        user: buyer ? { last_name: buyer.lastName, first_name: buyer.firstName, email: buyer.email } : null,
+      };
+    }),
+    state,
+    total: state === 'awaiting' ? totals.awaiting : totals.lapsed,
+    totals,
+    page,
+    per_page: perPage,
+  };
+}
+
+const numberInRange = (label: string, max: number) =>
+  v.pipe(
+    v.string(`${label}が正しくありません。`),
+    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
+    v.transform(Number),
+    v.minValue(1, `${label}が正しくありません。`),
+    v.maxValue(max, `${label}が正しくありません。`),
+  );
+const PendingQuery = v.object({
+  state: v.optional(
+    v.picklist(['awaiting', 'lapsed'], '表示する一覧は「お支払い待ち」か「期限切れ」を指定してください。'),
+    'awaiting',
+  ),
+  page: v.optional(numberInRange('ページ番号', 100_000), '1'),
+  per_page: v.optional(numberInRange('表示件数', 100), '20'),
+});
+
+/** GET /api/payments/pending-konbini?state=awaiting|lapsed (administrators). */
+export const pendingKonbiniRoutes = new Hono<AppEnv>().get('/payments/pending-konbini', requireAdmin, async (c) => {
+  const query = parseInput(PendingQuery, c.req.query());
+  return c.json(await pendingKonbini(c.var.deps.orm, query.state, query.page, query.per_page));
+});

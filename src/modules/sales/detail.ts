@@ -1,0 +1,210 @@
+import type { Em, Orm } from '../../db/orm.ts';
+import { AppError } from '../../http/errors.ts';
+import { AFFILIATIONS, findBuyer } from '../accounts/index.ts';
+import { auditEntriesOfSale, type SaleAuditEntry } from '../audit/index.ts';
+import { mailsAbout } from '../mail/index.ts';
+import { saleAuditLabels } from './audit-labels.ts';
+import { SaleReceipt } from './entities/receipt.entity.ts';
+import { SALE_STATUS_LABEL, Sale, SaleStatus } from './entities/sale.entity.ts';
+import { includedTax } from './receipt-pdf.ts';
+import { saleDto } from './service.ts';
+
+export const SALE_NOT_FOUND = 'エラー: 売上が見つかりませんでした。';
+
+/** Where a sale's refund stands: none, asked of Stripe (返金手続き中) or confirmed by Stripe's webhook. */
+export type RefundState = 'none' | 'requested' | 'refunded';
+export const REFUND_STATE_LABEL: Record<RefundState, string> = {
+  none: '',
+  requested: '返金手続き中',
+  refunded: '返金済み',
+};
+
+export const refundStateOf = (sale: Pick<Sale, 'refundedAt' | 'refundRequestedAt'>): RefundState =>
+  sale.refundedAt ? 'refunded' : sale.refundRequestedAt ? 'requested' : 'none';
+
+/**
+ * Whether the training system may already hold the sale: it left 出力待ち (処理中 or 登録済み, also
+ * after a 差し戻し back to 出力待ち from a batch) or an export batch froze it.
+ */
+export async function wasExported(em: Em, sale: Pick<Sale, 'id' | 'status' | 'batchId'>): Promise<boolean> {
+  if (sale.status !== SaleStatus.AwaitingExport || sale.batchId) return true;
+  const [row] = await em.execute<{ n: number }[]>(
+    `select (exists (select 1 from export_sales where sale_id = ?)
+         or exists (select 1 from sale_status_move_sales where sale_id = ?))::int as n`,
+    [sale.id, sale.id],
+  );
+  return Boolean(row?.n);
+}
+
+const affiliationLabel = (code: number | null) => (code ? ((AFFILIATIONS as Record<number, string>)[code] ?? '') : '');
+
+const actionLabel = (action: string) => (saleAuditLabels.actions as Record<string, string>)[action] ?? action;
+
+/** Which audit actions record a move of `from` → `to`, and how to tell. */
+function describesMove(entry: SaleAuditEntry, from: number, to: number): boolean {
+  if (entry.action === 'sale.export.batch') return from === SaleStatus.AwaitingExport && to === SaleStatus.InProgress;
+  if (!['sale.status', 'sale.revert', 'sale.export.complete'].includes(entry.action)) return false;
+  return Number(entry.before?.status) === from && Number(entry.after?.status) === to;
+}
+
+/** Moves recorded together with their audit entry are a few milliseconds apart (one transaction). */
+const SAME_CHANGE_MS = 60_000;
+
+interface HistoryItem {
+  at: string;
+  kind: 'paid' | 'move' | 'audit' | 'refund_requested' | 'refunded';
+  label: string;
+  from_status: number | null;
+  to_status: number | null;
+  actor_email: string | null;
+  reason: string | null;
+}
+
+/**
+ * The sale's history, oldest first: paid, every status move (sale_status_moves, with who and why from
+ * the audit entry recorded with it), the other administrators' actions on it (receipts, the refund
+ * request) and the refund Stripe confirmed.
+ */
+async function historyOf(em: Em, sale: Sale): Promise<HistoryItem[]> {
+  const [moves, entries] = await Promise.all([
+    em.execute<{ from_status: number; to_status: number; actor_id: string; created_at: Date | string }[]>(
+      `select m.from_status, m.to_status, m.actor_id, m.created_at
+         from sale_status_move_sales ms join sale_status_moves m on m.id = ms.move_id
+        where ms.sale_id = ? order by m.created_at, m.id`,
+      [sale.id],
+    ),
+    auditEntriesOfSale(em, sale.id),
+  ]);
+  const used = new Set<string>();
+  const items: HistoryItem[] = [
+    {
+      at: sale.paidAt.toISOString(),
+      kind: 'paid',
+      label: 'お支払い（売上の記録）',
+      from_status: null,
+      to_status: SaleStatus.AwaitingExport,
+      actor_email: null,
+      reason: null,
+    },
+  ];
+  for (const move of moves) {
+    const at = new Date(move.created_at);
+    const entry = entries.find(
+      (e) =>
+        !used.has(e.id) &&
+        e.actorId === move.actor_id &&
+        describesMove(e, move.from_status, move.to_status) &&
+        Math.abs(e.createdAt.getTime() - at.getTime()) < SAME_CHANGE_MS,
+    );
+    if (entry) used.add(entry.id);
+    const fromLabel = SALE_STATUS_LABEL[move.from_status as SaleStatus] ?? String(move.from_status);
+    const toLabel = SALE_STATUS_LABEL[move.to_status as SaleStatus] ?? String(move.to_status);
+    items.push({
+      at: at.toISOString(),
+      kind: 'move',
+      label: `${entry ? `${actionLabel(entry.action)}：` : ''}${fromLabel} → ${toLabel}`,
+      from_status: move.from_status,
+      to_status: move.to_status,
+      actor_email: entry?.actorEmail ?? null,
+      reason: typeof entry?.after?.reason === 'string' ? entry.after.reason : null,
+    });
+  }
+  for (const entry of entries) {
+    if (used.has(entry.id)) continue;
+    const isMove = ['sale.status', 'sale.revert', 'sale.export.batch', 'sale.export.complete'].includes(entry.action);
+    // A move made before moves were recorded (before issue 22) is known from its audit entry only.
+    const from = isMove && entry.before?.status !== undefined ? Number(entry.before.status) : null;
+    const to = isMove && entry.after?.status !== undefined ? Number(entry.after.status) : null;
+    items.push({
+      at: entry.createdAt.toISOString(),
+      kind: entry.action === 'sale.refund' ? 'refund_requested' : isMove ? 'move' : 'audit',
+      label:
+        from !== null && to !== null
+          ? `${actionLabel(entry.action)}：${SALE_STATUS_LABEL[from as SaleStatus] ?? from} → ${SALE_STATUS_LABEL[to as SaleStatus] ?? to}`
+          : actionLabel(entry.action),
+      from_status: from,
+      to_status: to,
+      actor_email: entry.actorEmail,
+      reason: typeof entry.after?.reason === 'string' ? entry.after.reason : null,
+    });
+  }
+  if (sale.refundedAt) {
+    items.push({
+      at: sale.refundedAt.toISOString(),
+      kind: 'refunded',
+      label: '返金の確定（Stripe からの通知）',
+      from_status: null,
+      to_status: null,
+      actor_email: null,
+      reason: null,
+    });
+  }
+  return items.sort((a, b) => a.at.localeCompare(b.at));
+}
+
+/**
+ * GET /api/sales/{id} (administrators): everything about one order except how it was paid, which the
+ * checkout module knows (the host adds it: src/host/order-detail.ts). `checkoutId` is for the host only.
+ */
+export async function saleDetail(orm: Orm, saleId: number) {
+  const em = orm.em.fork() as Em;
+  const sale = await em.findOne(Sale, { id: saleId });
+  if (!sale) throw new AppError('not_found', SALE_NOT_FOUND);
+  const [buyer, receipt, history, mails, exported] = await Promise.all([
+    sale.userId ? findBuyer(em, sale.userId) : Promise.resolve(null),
+    em.findOne(SaleReceipt, { saleId }),
+    historyOf(em, sale),
+    mailsAbout(em, [`sale:${sale.id}`, `checkout:${sale.checkoutSessionId}`]),
+    wasExported(em, sale),
+  ]);
+  const refund = refundStateOf(sale);
+  return {
+    checkoutId: sale.checkoutSessionId,
+    sale: {
+      ...saleDto(sale),
+      tax: includedTax(sale.amount),
+      stripe_session_id: sale.stripeSessionId,
+      stripe_payment_intent_id: sale.stripePaymentIntentId ?? null,
+      exported,
+      refund: {
+        state: refund,
+        state_label: REFUND_STATE_LABEL[refund],
+        requested_at: sale.refundRequestedAt?.toISOString() ?? null,
+        requested_by: sale.refundRequestedBy ?? null,
+        reason: sale.refundReason ?? null,
+        refunded_at: sale.refundedAt?.toISOString() ?? null,
+      },
+      buyer_at_purchase: {
+        last_name: sale.buyerLastName,
+        first_name: sale.buyerFirstName,
+        email: sale.buyerEmail,
+        affiliation: sale.buyerAffiliation ?? null,
+        affiliation_label: affiliationLabel(sale.buyerAffiliation ?? null),
+        affiliation_name: sale.buyerAffiliationName,
+        affiliation_other: sale.buyerAffiliationOther ?? null,
+      },
+      // The member as they are now (null: the account was deleted or withdrew).
+      buyer_now: buyer
+        ? {
+            id: buyer.id,
+            last_name: buyer.lastName,
+            first_name: buyer.firstName,
+            email: buyer.email,
+            affiliation: buyer.affiliation,
+            affiliation_label: affiliationLabel(buyer.affiliation),
+            affiliation_name: buyer.affiliationName,
+            affiliation_other: buyer.affiliationOther,
+          }
+        : null,
+      receipt: {
+        issue_count: receipt?.issueCount ?? 0,
+        first_issued_at: receipt?.firstIssuedAt?.toISOString() ?? null,
+        last_issued_at: receipt?.lastIssuedAt?.toISOString() ?? null,
+        addressee: receipt?.addressee ?? null,
+        proviso: receipt?.proviso ?? null,
+      },
+      history,
+      mails,
+    },
+  };
+}

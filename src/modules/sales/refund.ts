@@ -1,0 +1,143 @@
+import { LockMode } from '@mikro-orm/core';
+import Stripe from 'stripe';
+import * as v from 'valibot';
+import type { Em, Orm } from '../../db/orm.ts';
+import { transact } from '../../events/outbox.ts';
+import { AppError, validationError } from '../../http/errors.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { type Actor, recordAudit } from '../audit/index.ts';
+import { REFUND_STATE_LABEL, refundStateOf, SALE_NOT_FOUND, wasExported } from './detail.ts';
+import { Sale } from './entities/sale.entity.ts';
+import { saleDto } from './service.ts';
+
+/** POST /api/sales/{id}/refund: why (1..200 characters, audited) and, for an exported sale, the confirmation. */
+export const RefundInput = v.object({
+  reason: v.pipe(
+    v.string('返金の理由を入力してください。'),
+    v.trim(),
+    v.minLength(1, '返金の理由を入力してください。'),
+    v.check((text: string) => [...text].length <= 200, '返金の理由は200文字以内で入力してください。'),
+  ),
+  confirm_exported: v.optional(v.boolean('研修管理システムへの連絡の確認は true か false で指定してください。'), false),
+});
+export type RefundRequest = v.InferOutput<typeof RefundInput>;
+
+export const ALREADY_REFUNDED = 'この売上は返金済みです。';
+export const NO_PAYMENT_INTENT =
+  'この売上には Stripe の支払い（PaymentIntent）の記録がないため、管理画面から返金できません。Stripe のダッシュボードで返金してください。';
+export const CONFIRM_EXPORTED =
+  'この売上は研修管理システム向けに出力済みです。返金する場合は、研修管理システムからの登録の取り消しを連絡することを確認してください。';
+export const STRIPE_UNAVAILABLE = '決済サービスに接続できませんでした。時間をおいて再度お試しください。';
+export const STRIPE_REFUSED =
+  'Stripe が返金を受け付けませんでした。この支払いは返金できない状態の可能性があります。Stripe のダッシュボードで支払いの状態を確認してください。';
+
+/** The idempotency key of a sale's full refund: asking twice (a double click, a retry) refunds once. */
+export const refundKey = (saleId: number) => `refund-sale-${saleId}`;
+
+/**
+ * A full refund of the sale's PaymentIntent, asked of Stripe from the back office. Decide and record
+ * first (row lock: refunded → 409; exported without `confirm_exported` → 422; the request, who and why,
+ * audited as `sale.refund`), commit, then ask Stripe (no network call inside a transaction). The sale
+ * shows 返金手続き中 until Stripe's `charge.refunded` webhook marks it refunded (markRefunded), which
+ * also tells the member. A sale whose refund is already under way is asked of Stripe again with the
+ * same idempotency key (nothing is refunded twice; a request cut short by a crash is completed).
+ * Stripe unreachable → 503 and the request is withdrawn; Stripe refusing → 409, withdrawn as well.
+ */
+export async function requestRefund(
+  deps: { orm: Orm; stripe: Stripe; log: Logger },
+  actor: Actor,
+  saleId: number,
+  input: RefundRequest,
+) {
+  const requestedAt = new Date();
+  const decided = await transact(deps.orm.em as Em, async (tx) => {
+    const sale = await tx.findOne(Sale, { id: saleId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!sale) throw new AppError('not_found', SALE_NOT_FOUND);
+    if (sale.refundedAt) throw new AppError('conflict', ALREADY_REFUNDED, { details: { code: 'already_refunded' } });
+    const paymentIntent = sale.stripePaymentIntentId;
+    if (!paymentIntent) throw new AppError('conflict', NO_PAYMENT_INTENT, { details: { code: 'no_payment_intent' } });
+    if (sale.refundRequestedAt) return { paymentIntent, orderNumber: sale.orderNumber ?? null, again: true };
+    const exported = await wasExported(tx, sale);
+    if (exported && !input.confirm_exported) {
+      throw validationError({ confirm_exported: [CONFIRM_EXPORTED] }, CONFIRM_EXPORTED);
+    }
+    sale.refundRequestedAt = requestedAt;
+    sale.refundRequestedBy = actor.email;
+    sale.refundReason = input.reason;
+    recordAudit(tx, actor, {
+      action: 'sale.refund',
+      targetType: 'sale',
+      targetId: sale.id,
+      before: { refund_state: 'none' },
+      after: {
+        refund_state: 'requested',
+        reason: input.reason,
+        order_number: sale.orderNumber ?? null,
+        amount: sale.amount,
+        exported,
+        payment_intent: paymentIntent,
+      },
+    });
+    return { paymentIntent, orderNumber: sale.orderNumber ?? null, again: false };
+  });
+
+  try {
+    const refund = await deps.stripe.refunds.create(
+      { payment_intent: decided.paymentIntent, metadata: { sale_id: String(saleId), order_number: decided.orderNumber ?? '' } },
+      { idempotencyKey: refundKey(saleId) },
+    );
+    deps.log.info('refund requested', { saleId, refund: refund.id, status: refund.status, by: actor.id, again: decided.again });
+  } catch (error) {
+    // Refunded at Stripe already (its dashboard, or an earlier request): its webhook records it here.
+    if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'charge_already_refunded') {
+      deps.log.warn('refund: already refunded at Stripe', { saleId });
+    } else {
+      const refused = error instanceof Stripe.errors.StripeInvalidRequestError;
+      deps.log.warn('refund: Stripe did not take the request', {
+        saleId,
+        err: error,
+        code: (error as { code?: string }).code ?? null,
+      });
+      if (!decided.again) await withdraw(deps.orm, actor, saleId, requestedAt, refused ? 'refused' : 'unavailable');
+      throw refused
+        ? new AppError('conflict', STRIPE_REFUSED, { details: { code: 'stripe_refused' } })
+        : new AppError('unavailable', STRIPE_UNAVAILABLE);
+    }
+  }
+  const sale = await deps.orm.em.fork().findOneOrFail(Sale, { id: saleId });
+  const state = refundStateOf(sale);
+  return {
+    sale: saleDto(sale),
+    refund: {
+      state,
+      state_label: REFUND_STATE_LABEL[state],
+      requested_at: sale.refundRequestedAt?.toISOString() ?? null,
+      requested_by: sale.refundRequestedBy ?? null,
+      reason: sale.refundReason ?? null,
+      refunded_at: sale.refundedAt?.toISOString() ?? null,
+    },
+    message:
+      state === 'refunded'
+        ? '返金が完了しました。'
+        : '返金を Stripe に依頼しました。Stripe から返金の完了が届くまで「返金手続き中」と表示されます。',
+  };
+}
+
+/** Stripe did not take the refund: the request recorded a moment ago is withdrawn (and that is audited). */
+async function withdraw(orm: Orm, actor: Actor, saleId: number, requestedAt: Date, why: 'refused' | 'unavailable') {
+  await transact(orm.em as Em, async (tx) => {
+    const withdrawn = await tx.execute<{ id: number }[]>(
+      `update sales set refund_requested_at = null, refund_requested_by = null, refund_reason = null, updated_at = now()
+       where id = ? and refund_requested_at = ? and refunded_at is null returning id`,
+      [saleId, requestedAt],
+    );
+    if (!withdrawn.length) return;
+    recordAudit(tx, actor, {
+      action: 'sale.refund.failed',
+      targetType: 'sale',
+      targetId: saleId,
+      before: { refund_state: 'requested' },
+      after: { refund_state: 'none', stripe: why },
+    });
+  });
+}

@@ -1,0 +1,165 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Em } from '../../src/db/orm.ts';
+import { transact } from '../../src/events/outbox.ts';
+import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createLicense } from '../../src/modules/licenses/index.ts';
+import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { TestClient } from '../support/http-client.ts';
+import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
+import { eventually } from '../support/wait.ts';
+
+const ADMIN = { email: 'e2e-order-admin@example.jp', password: 'e2e-order-admin-pass' };
+
+let shop: ShopWithStripe;
+let browser: Browser;
+let saleId: number;
+let paymentIntent: string;
+let orderNumber: string;
+
+async function aMember(email: string, firstName: string, ip: string) {
+  await transact(shop.runtime.deps.orm.em as Em, (tx) =>
+    createUser(tx, {
+      email,
+      password: 'e2e-order-pass',
+      lastName: '返金',
+      firstName,
+      emailVerified: true,
+      affiliation: 2,
+      affiliationName: '〇〇県警察',
+    }),
+  );
+  const client = new TestClient(shop.app, ip);
+  expect((await client.login(email, 'e2e-order-pass')).status).toBe(200);
+  return client;
+}
+
+beforeAll(async () => {
+  shop = await startShopWithStripe();
+  const license = await createLicense(
+    shop.runtime.deps.orm,
+    shop.runtime.deps.files,
+    { id: 'test', email: 'test' },
+    { name: 'JPTEC プロバイダーライセンス', description: '', price: 11000 },
+    [],
+  );
+  // A card purchase through the Stripe emulator (checkout → payment → webhook → sale) …
+  const buyer = await aMember('e2e-order-buyer@example.jp', '花子', '10.45.0.1');
+  const res = await buyer.post('/api/licenses/stripe', { licenseId: license.id, distribution: true });
+  const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
+  shop.emulator.pay(sessionId, 'card');
+  const paid = await eventually(
+    async () => {
+      const status = await (await buyer.get(`/api/checkout/sessions/${sessionId}`)).json();
+      return status.sale_id ? status : null;
+    },
+    15_000,
+    'the sale',
+  );
+  saleId = paid.sale_id;
+  orderNumber = paid.order_number;
+  paymentIntent = String(shop.emulator.sessions.get(sessionId)?.payment_intent);
+  // … and a konbini payment still awaited.
+  const waiting = await aMember('e2e-order-konbini@example.jp', '次郎', '10.45.0.2');
+  const pending = await waiting.post('/api/licenses/stripe', { licenseId: license.id, distribution: true });
+  shop.emulator.pay(new URL((await pending.json()).url).pathname.split('/').pop() as string, 'konbini');
+  await createOrPromoteAdmin(shop.runtime.deps.orm, ADMIN);
+  await enrolAdmin(shop.app, ADMIN);
+  browser = await launchBrowser();
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await shop?.stop();
+});
+
+const accessible = async (page: Page, name: string) => expect(await axeViolations(page), name).toEqual([]);
+
+async function signIn(page: Page) {
+  await page.goto(`${shop.baseUrl}/login`);
+  await page.getByLabel('メールアドレス').fill(ADMIN.email);
+  await page.getByLabel('パスワード').fill(ADMIN.password);
+  await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, ADMIN.email);
+  await page.waitForURL('**/admin');
+}
+
+it('an administrator opens an order from the sales list and refunds it through the dialog — 返金手続き中, then 返金済み (375 px, axe-clean)', async () => {
+  const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
+  await signIn(page);
+  await page.getByRole('link', { name: 'ライセンス発行' }).first().click();
+  await page.waitForURL('**/admin/licenses/issue');
+  await page.getByRole('link', { name: `${orderNumber} の注文の詳細` }).click();
+  await page.waitForURL(`**/admin/sales/${saleId}`);
+  expect(await page.title()).toBe('注文の詳細｜ライセンスストア');
+  await page.getByRole('heading', { name: /注文の詳細/, level: 1 }).waitFor();
+  const facts = page.locator('dl.summary').first();
+  expect(await facts.innerText()).toContain(orderNumber);
+  expect(await facts.innerText()).toContain('¥11,000（税込）');
+  expect(await facts.innerText()).toContain('うち消費税 ¥1,000');
+  expect(await facts.innerText()).toContain('クレジットカード');
+  expect(await facts.innerText()).toContain('（日本時間）');
+  expect(await facts.innerText()).toContain(paymentIntent);
+  const inbox = page.getByRole('link', { name: '決済の受信箱でこの注文のイベントを見る' });
+  expect(await inbox.getAttribute('href')).toMatch(/^\/admin\/payments\?session=cs_test_/);
+  await page.getByRole('link', { name: '返金 花子さんのユーザー詳細' }).waitFor();
+  await accessible(page, 'the order detail at 375 px');
+
+  // The app's own dialog: named, modal, focus inside, Esc closes it and gives the focus back.
+  const open = page.getByRole('button', { name: '返金する' });
+  await open.click();
+  const dialog = page.getByRole('dialog', { name: '返金の確認' });
+  await dialog.waitFor();
+  expect(await dialog.getAttribute('aria-modal')).toBe('true');
+  expect(await dialog.innerText()).toContain(orderNumber);
+  expect(await dialog.innerText()).toContain('¥11,000（税込）');
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('reason');
+  await accessible(page, 'the refund dialog');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('返金する');
+  expect(shop.emulator.refunds.size).toBe(0);
+
+  // Without a reason: the server's Japanese message, in the dialog.
+  await open.click();
+  await dialog.getByRole('button', { name: '全額を返金する' }).click();
+  await dialog.getByText('返金の理由を入力してください。').first().waitFor();
+  expect(shop.emulator.refunds.size).toBe(0);
+
+  // With a reason: Stripe (the emulator) is asked; its webhook is held, so the order waits in 返金手続き中.
+  shop.emulator.hold();
+  await dialog.getByLabel('返金の理由').fill('お客様都合のキャンセル');
+  await dialog.getByRole('button', { name: '全額を返金する' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  await page.getByText('Stripe に返金を依頼しました。完了の通知が届くと「返金済み」になります。').waitFor();
+  expect(await page.locator('.tag', { hasText: '返金手続き中' }).count()).toBeGreaterThan(0);
+  expect([...shop.emulator.refunds.values()].map((r) => [r.payment_intent, r.amount])).toEqual([[paymentIntent, 11000]]);
+  await accessible(page, '返金手続き中');
+
+  // charge.refunded arrives: the page (polling while the refund is under way) turns to 返金済み.
+  await shop.emulator.release();
+  await page.getByText('に Stripe で返金が確定しました。').waitFor({ timeout: 20_000 });
+  expect(await page.getByRole('button', { name: '返金する' }).count()).toBe(0);
+  expect(await page.locator('.order-history').innerText()).toContain('返金の確定');
+  expect(await page.locator('.order-history').innerText()).toContain('お客様都合のキャンセル');
+  await accessible(page, '返金済み');
+  await page.close();
+});
+
+it('お支払い待ち: the awaited konbini payment with its deadline and member, reached from the admin menu (375 px, axe-clean)', async () => {
+  const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
+  await signIn(page);
+  await page.getByRole('link', { name: 'コンビニ払いのお支払い待ち' }).click();
+  await page.waitForURL('**/admin/payments/konbini');
+  await page.getByRole('heading', { name: 'コンビニ払いのお支払い待ち', level: 1 }).waitFor();
+  const row = page.locator('tbody tr', { hasText: 'e2e-order-konbini@example.jp' });
+  await row.waitFor();
+  expect(await row.innerText()).toContain('¥11,000（税込）');
+  expect(await row.innerText()).toContain('（日本時間）');
+  expect(await row.getByRole('link', { name: '返金 次郎' }).getAttribute('href')).toMatch(/^\/admin\/users\//);
+  await accessible(page, 'お支払い待ち');
+  await page.getByRole('button', { name: /期限切れ/ }).click();
+  await page.getByText('期限切れになった申し込みはありません。').waitFor();
+  await accessible(page, '期限切れ, empty');
+  await page.close();
+});
