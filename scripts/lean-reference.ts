@@ -18,7 +18,7 @@ import { type Context, Hono } from 'hono';
 import pg from 'pg';
 
 const secret = process.env.AUTH_SECRET ?? '';
-const cookieName = process.env.SESSION_COOKIE ?? '__Secure-better-auth.session_token';
+const cookieName = process.env.SESSION_COOKIE ?? '__Host-better-auth.session_token';
 // The shop's pool: node-postgres under MikroORM, at most 10 connections (src/db/orm.ts).
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, keepAlive: true });
 
@@ -182,3 +182,5 @@ const app = new Hono()
   });
 
 serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: '127.0.0.1' }, () => console.log('listening'));
+// Exits (rather than dies) on a signal, so `node --cpu-prof` writes its profile.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));
