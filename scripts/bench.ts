@@ -45,7 +45,9 @@ const TARGETS = {
 /** BENCH_ONLY=lean: only the lean-request figures (no worker, export, Lighthouse or first page). */
 const ONLY_LEAN = process.env.BENCH_ONLY === 'lean';
 /** Interleaved rounds of the lean-request figures; each ratio is the median of the rounds' ratios. */
-const LEAN_ROUNDS = Number(process.env.BENCH_LEAN_ROUNDS ?? 5);
+const LEAN_ROUNDS = Number(process.env.BENCH_LEAN_ROUNDS ?? 9);
+/** Seconds of each lean-request run: short runs, many rounds, so a neighbour's burst of load touches few. */
+const LEAN_SECONDS = Number(process.env.BENCH_LEAN_SECONDS ?? 3);
 
 // BENCH_DB reuses a database an earlier run kept (BENCH_KEEP=1), skipping the seeding.
 const reuse = process.env.BENCH_DB;
@@ -120,8 +122,8 @@ interface Load {
 }
 
 /** autocannon in its own process: CONNECTIONS connections for SECONDS seconds. */
-async function autocannon(name: string, url: string, headers: Record<string, string> = {}): Promise<Load> {
-  const args = ['-c', String(CONNECTIONS), '-d', String(SECONDS), '-j'];
+async function autocannon(name: string, url: string, headers: Record<string, string> = {}, seconds = SECONDS): Promise<Load> {
+  const args = ['-c', String(CONNECTIONS), '-d', String(seconds), '-j'];
   for (const [key, value] of Object.entries(headers)) args.push('-H', `${key}=${value}`);
   args.push(url);
   const child = spawn(resolve(root, 'node_modules/.bin/autocannon'), args, { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -310,6 +312,10 @@ async function leanFigures(shop: string, reference: string, cookies: { member: s
       );
     }
     report({ kind: 'lean-identical', name, status: a.status, bytes: bodyA.length });
+    // Warm both up (JIT, pools) before the first measured round.
+    for (const base of [shop, reference]) {
+      for (let i = 0; i < 300; i++) await (await fetch(`${base}${path}`, { headers: { cookie } })).arrayBuffer();
+    }
   }
   const ratios: Record<string, number[]> = Object.fromEntries(endpoints.map(({ name }) => [name, []]));
   const rps: Record<string, { shop: number[]; minimal: number[] }> = Object.fromEntries(
@@ -324,6 +330,7 @@ async function leanFigures(shop: string, reference: string, cookies: { member: s
           `${name} (no caches): ${who === 'shop' ? 'shop' : 'minimal reference'}`,
           `${who === 'shop' ? shop : reference}${path}`,
           { cookie },
+          LEAN_SECONDS,
         );
       }
       const [s, m] = [runs.shop as Load, runs.minimal as Load];
@@ -372,21 +379,16 @@ async function main() {
   const base = `http://127.0.0.1:${webPort}`;
   const leanBase = `http://127.0.0.1:${leanPort}`;
   const referenceBase = `http://127.0.0.1:${referencePort}`;
-  if (!ONLY_LEAN) await start(['src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `${base}/healthz`);
-  // The same shop with its caches off (SHOP_CACHES=off): every request queries, as the reference does.
+  // First, alone (no worker, no other web process): the shop with its caches off (SHOP_CACHES=off,
+  // every request queries, as the reference does) against the minimal reference.
   await start(
     [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), 'src/main.ts', 'web'],
     { ...env, PORT: String(leanPort), APP_URL: leanBase, SHOP_CACHES: 'off' },
     `${leanBase}/healthz`,
   );
-  // As `npm run start:worker` starts it (package.json): the heap limit keeps V8 collecting early.
-  const worker = ONLY_LEAN
-    ? undefined
-    : await start(['--max-old-space-size=512', '--max-semi-space-size=16', 'src/main.ts', 'worker'], env);
-  if (!ONLY_LEAN) await start(['scripts/hello.ts'], { PORT: String(helloPort) }, `http://127.0.0.1:${helloPort}/`);
-
-  const admin = await signInAdmin(ONLY_LEAN ? leanBase : base);
-  const { cookie } = admin;
+  // Sessions live in the database: this one serves every process of the bench.
+  const admin = await signInAdmin(leanBase);
+  const { cookie, csrfCookie } = admin;
   const auth = { cookie };
   await start(
     ['scripts/lean-reference.ts'],
@@ -409,7 +411,10 @@ async function main() {
     process.exitCode = leanVerdicts.every((v) => v.met) ? 0 : 1;
     return;
   }
-  const { csrfCookie } = admin;
+  await start(['src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `${base}/healthz`);
+  // As `npm run start:worker` starts it (package.json): the heap limit keeps V8 collecting early.
+  const worker = await start(['--max-old-space-size=512', '--max-semi-space-size=16', 'src/main.ts', 'worker'], env);
+  await start(['scripts/hello.ts'], { PORT: String(helloPort) }, `http://127.0.0.1:${helloPort}/`);
 
   const first = await (await fetch(`${base}/api/sales`, { headers: auth })).json();
   const deepest = Math.ceil(first.total / 20);
@@ -444,7 +449,7 @@ async function main() {
 
   // The export of every 出力待ち/処理中, not refunded sale, against COPY of the same rows.
   const copy = await copyRows('where s.status in (0, 1) and s.refunded_at is null');
-  const before = rssMb(worker?.pid);
+  const before = rssMb(worker.pid);
   let peak = before;
   const created = await fetch(`${base}/api/exports`, {
     method: 'POST',
@@ -457,7 +462,7 @@ async function main() {
   let progressSeen = false;
   while (state.state !== 'done' && state.state !== 'failed') {
     await sleep(200);
-    peak = Math.max(peak, rssMb(worker?.pid));
+    peak = Math.max(peak, rssMb(worker.pid));
     state = (await (await fetch(`${base}/api/exports/${job.id}`, { headers: auth })).json()).export;
     if (state.state === 'running' && state.row_count > 0 && state.row_count < (state.total_rows ?? 0)) progressSeen = true;
   }
