@@ -6,9 +6,14 @@
  * them from loopback with autocannon in its own process, in interleaved rounds. The export is timed
  * against PostgreSQL's own COPY of the same rows. Prints a table and one JSON line per figure, each
  * ratio with its target; exits non-zero when a target is missed.
+ *
+ * Lean requests (issue 22 item 9, docs/decisions/0037-lean-requests.md): a second web process with its
+ * caches off (SHOP_CACHES=off) against a minimal Hono + node-postgres server sending the same SQL and
+ * answering the same bytes (scripts/lean-reference.ts), for a member's catalogue and the administrators'
+ * sales list; the bodies are compared byte for byte first. BENCH_ONLY=lean measures only these.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,7 +40,14 @@ const TARGETS = {
   deepVsFirst: 1.5,
   exportVsCopy: 0.35,
   workerGrowthMb: 150,
+  leanVsMinimal: 0.9,
 };
+/** BENCH_ONLY=lean: only the lean-request figures (no worker, export, Lighthouse or first page). */
+const ONLY_LEAN = process.env.BENCH_ONLY === 'lean';
+/** Interleaved rounds of the lean-request figures; each ratio is the median of the rounds' ratios. */
+const LEAN_ROUNDS = Number(process.env.BENCH_LEAN_ROUNDS ?? 9);
+/** Seconds of each lean-request run: short runs, many rounds, so a neighbour's burst of load touches few. */
+const LEAN_SECONDS = Number(process.env.BENCH_LEAN_SECONDS ?? 3);
 
 // BENCH_DB reuses a database an earlier run kept (BENCH_KEEP=1), skipping the seeding.
 const reuse = process.env.BENCH_DB;
@@ -110,8 +122,8 @@ interface Load {
 }
 
 /** autocannon in its own process: CONNECTIONS connections for SECONDS seconds. */
-async function autocannon(name: string, url: string, headers: Record<string, string> = {}): Promise<Load> {
-  const args = ['-c', String(CONNECTIONS), '-d', String(SECONDS), '-j'];
+async function autocannon(name: string, url: string, headers: Record<string, string> = {}, seconds = SECONDS): Promise<Load> {
+  const args = ['-c', String(CONNECTIONS), '-d', String(seconds), '-j'];
   for (const [key, value] of Object.entries(headers)) args.push('-H', `${key}=${value}`);
   args.push(url);
   const child = spawn(resolve(root, 'node_modules/.bin/autocannon'), args, { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -207,28 +219,16 @@ async function copyRows(where: string): Promise<{ rows: number; seconds: number 
   return { rows, seconds: (performance.now() - t0) / 1000 };
 }
 
-async function main() {
-  if (!reuse) await seed();
-  const [webPort, helloPort] = [await freePort(), await freePort()];
-  const env = {
-    NODE_ENV: 'production',
-    DATABASE_URL: dbUrl.toString(),
-    REDIS_URL: `${REDIS.replace(/\/\d*$/, '')}/13`,
-    SMTP_URL: 'smtp://127.0.0.1:2525',
-    STRIPE_SECRET_KEY: 'sk_test_bench',
-    STRIPE_WEBHOOK_SECRET: 'whsec_bench',
-    AUTH_SECRET: randomBytes(32).toString('hex'),
-    DATA_DIR: `/tmp/${dbName}`,
-    EXPORT_GROUP_NAME: 'ベンチ研修',
-    LOG_LEVEL: 'warn',
-    APP_URL: `http://127.0.0.1:${webPort}`,
-  };
-  await start(['src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `http://127.0.0.1:${webPort}/healthz`);
-  // As `npm run start:worker` starts it (package.json): the heap limit keeps V8 collecting early.
-  const worker = await start(['--max-old-space-size=512', '--max-semi-space-size=16', 'src/main.ts', 'worker'], env);
-  await start(['scripts/hello.ts'], { PORT: String(helloPort) }, `http://127.0.0.1:${helloPort}/`);
-  const base = `http://127.0.0.1:${webPort}`;
-
+/**
+ * Signs the bench administrator in on `base` and enrols them in two-factor (required before any admin
+ * call, docs/decisions/0027); a reused database's earlier enrolment is dropped first. Their cookies.
+ */
+async function signInAdmin(base: string): Promise<{ cookie: string; csrfCookie: string; sessionCookie: string }> {
+  await sql(
+    dbUrl.toString(),
+    `delete from two_factors where user_id = (select id from users where email = 'bench-admin@example.jp');
+     update users set two_factor_enabled = false where email = 'bench-admin@example.jp'`,
+  );
   const csrf = await fetch(`${base}/api/csrf-token`);
   const token = csrf.headers.getSetCookie()[0]?.split(';')[0] ?? '';
   const login = await fetch(`${base}/api/login`, {
@@ -240,7 +240,6 @@ async function main() {
   // CSRF tokens are bound to the session: take a fresh one for the signed-in session.
   const fresh = await fetch(`${base}/api/csrf-token`, { headers: { cookie: [token, ...session].join('; ') } });
   let csrfCookie = fresh.headers.getSetCookie()[0]?.split(';')[0] ?? token;
-  // Administrators must enrol in two-factor before any admin call (docs/decisions/0027).
   const post = (path: string, body: unknown) =>
     fetch(`${base}${path}`, {
       method: 'POST',
@@ -260,8 +259,162 @@ async function main() {
   const rotated = enabled.headers.getSetCookie().map((c) => c.split(';')[0] as string);
   session = rotated.filter((c) => c.includes('session_token'));
   csrfCookie = rotated.find((c) => c.startsWith('XSRF-TOKEN=')) ?? csrfCookie;
-  const cookie = [csrfCookie, ...session].join('; ');
+  const sessionCookie = session[0]?.split('=')[0] ?? '';
+  return { cookie: [csrfCookie, ...session].join('; '), csrfCookie, sessionCookie };
+}
+
+/** A signed-in member (the first seeded one): a session row and its signed cookie, as better-auth writes them. */
+async function memberCookie(sessionCookie: string, secret: string): Promise<string> {
+  const token = randomBytes(24).toString('base64url');
+  await sql(
+    dbUrl.toString(),
+    `insert into sessions (id, token, user_id, expires_at, created_at, updated_at, last_active_at)
+     values ($1, $2, '00000000-0000-4000-8000-000000000001', now() + interval '7 days', now(), now(), now())`,
+    [randomUUID(), token],
+  );
+  const signature = createHmac('sha256', secret).update(token).digest('base64');
+  return `${sessionCookie}=${encodeURIComponent(`${token}.${signature}`)}`;
+}
+
+interface Verdict {
+  figure: string;
+  ratio: number;
+  target: string;
+  met: boolean;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+/**
+ * Lean requests: the shop with its caches off against the minimal reference, for a member's catalogue
+ * and the administrators' sales list. The bodies must be byte-identical (else this throws); then
+ * LEAN_ROUNDS interleaved rounds (the order flips every round), each giving one ratio per endpoint.
+ */
+async function leanFigures(shop: string, reference: string, cookies: { member: string; admin: string }): Promise<Verdict[]> {
+  const endpoints = [
+    { name: 'catalogue', path: '/api/licenses?page=1', cookie: cookies.member },
+    { name: 'sales list', path: '/api/sales?page=1', cookie: cookies.admin },
+  ];
+  for (const { name, path, cookie } of endpoints) {
+    const [a, b] = await Promise.all([shop, reference].map((base) => fetch(`${base}${path}`, { headers: { cookie } })));
+    const [bodyA, bodyB] = await Promise.all([a, b].map(async (res) => Buffer.from(await (res as Response).arrayBuffer())));
+    if (a?.status !== 200 || b?.status !== a.status || !bodyA?.equals(bodyB as Buffer)) {
+      const at = [...(bodyA ?? [])].findIndex((byte, i) => byte !== bodyB?.[i]);
+      throw new Error(
+        `${name}: the minimal reference does not answer what the shop answers (status ${a?.status} / ${b?.status}, ` +
+          `${bodyA?.length} / ${bodyB?.length} bytes, first difference at byte ${at}):\n` +
+          `shop:      ${bodyA?.subarray(Math.max(0, at - 80), at + 80).toString()}\n` +
+          `reference: ${bodyB?.subarray(Math.max(0, at - 80), at + 80).toString()}`,
+      );
+    }
+    report({ kind: 'lean-identical', name, status: a.status, bytes: bodyA.length });
+    // Warm both up (JIT, pools) before the first measured round.
+    for (const base of [shop, reference]) {
+      for (let i = 0; i < 300; i++) await (await fetch(`${base}${path}`, { headers: { cookie } })).arrayBuffer();
+    }
+  }
+  const ratios: Record<string, number[]> = Object.fromEntries(endpoints.map(({ name }) => [name, []]));
+  const rps: Record<string, { shop: number[]; minimal: number[] }> = Object.fromEntries(
+    endpoints.map(({ name }) => [name, { shop: [], minimal: [] }]),
+  );
+  for (let round = 0; round < LEAN_ROUNDS; round++) {
+    for (const { name, path, cookie } of endpoints) {
+      const order = round % 2 === 0 ? (['shop', 'minimal'] as const) : (['minimal', 'shop'] as const);
+      const runs: Record<string, Load> = {};
+      for (const who of order) {
+        runs[who] = await autocannon(
+          `${name} (no caches): ${who === 'shop' ? 'shop' : 'minimal reference'}`,
+          `${who === 'shop' ? shop : reference}${path}`,
+          { cookie },
+          LEAN_SECONDS,
+        );
+      }
+      const [s, m] = [runs.shop as Load, runs.minimal as Load];
+      if (s.errors || m.errors) throw new Error(`${name}: ${s.errors} errors from the shop, ${m.errors} from the reference`);
+      ratios[name]?.push(s.rps / m.rps);
+      rps[name]?.shop.push(s.rps);
+      rps[name]?.minimal.push(m.rps);
+    }
+  }
+  return endpoints.map(({ name }) => {
+    const ratio = +median(ratios[name] ?? []).toFixed(3);
+    const figures = rps[name] ?? { shop: [], minimal: [] };
+    report({
+      kind: 'lean',
+      name,
+      ratios: (ratios[name] ?? []).map((r) => +r.toFixed(3)),
+      medianRatio: ratio,
+      shopMedianRps: median(figures.shop),
+      minimalMedianRps: median(figures.minimal),
+    });
+    return {
+      figure: `${name} vs minimal (no caches, req/s, median of ${LEAN_ROUNDS} rounds)`,
+      ratio,
+      target: `≥ ${TARGETS.leanVsMinimal}`,
+      met: ratio >= TARGETS.leanVsMinimal,
+    };
+  });
+}
+
+async function main() {
+  if (!reuse) await seed();
+  const [webPort, helloPort, leanPort, referencePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_URL: dbUrl.toString(),
+    REDIS_URL: `${REDIS.replace(/\/\d*$/, '')}/13`,
+    SMTP_URL: 'smtp://127.0.0.1:2525',
+    STRIPE_SECRET_KEY: 'sk_test_bench',
+    STRIPE_WEBHOOK_SECRET: 'whsec_bench',
+    AUTH_SECRET: randomBytes(32).toString('hex'),
+    DATA_DIR: `/tmp/${dbName}`,
+    EXPORT_GROUP_NAME: 'ベンチ研修',
+    LOG_LEVEL: 'warn',
+    APP_URL: `http://127.0.0.1:${webPort}`,
+  };
+  const base = `http://127.0.0.1:${webPort}`;
+  const leanBase = `http://127.0.0.1:${leanPort}`;
+  const referenceBase = `http://127.0.0.1:${referencePort}`;
+  // First, alone (no worker, no other web process): the shop with its caches off (SHOP_CACHES=off,
+  // every request queries, as the reference does) against the minimal reference.
+  await start(
+    [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), 'src/main.ts', 'web'],
+    { ...env, PORT: String(leanPort), APP_URL: leanBase, SHOP_CACHES: 'off' },
+    `${leanBase}/healthz`,
+  );
+  // Sessions live in the database: this one serves every process of the bench.
+  const admin = await signInAdmin(leanBase);
+  const { cookie, csrfCookie } = admin;
   const auth = { cookie };
+  await start(
+    ['scripts/lean-reference.ts'],
+    {
+      PORT: String(referencePort),
+      DATABASE_URL: env.DATABASE_URL,
+      AUTH_SECRET: env.AUTH_SECRET,
+      SESSION_COOKIE: admin.sessionCookie,
+    },
+    `${referenceBase}/healthz`,
+  );
+  const leanVerdicts = await leanFigures(leanBase, referenceBase, {
+    member: await memberCookie(admin.sessionCookie, env.AUTH_SECRET),
+    admin: cookie,
+  });
+  if (ONLY_LEAN) {
+    console.log('\n| figure | value | target | met |\n|---|---|---|---|');
+    for (const v of leanVerdicts) console.log(`| ${v.figure} | ${v.ratio} | ${v.target} | ${v.met ? 'yes' : 'NO'} |`);
+    for (const v of leanVerdicts) report({ kind: 'target', ...v });
+    process.exitCode = leanVerdicts.every((v) => v.met) ? 0 : 1;
+    return;
+  }
+  await start(['src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `${base}/healthz`);
+  // As `npm run start:worker` starts it (package.json): the heap limit keeps V8 collecting early.
+  const worker = await start(['--max-old-space-size=512', '--max-semi-space-size=16', 'src/main.ts', 'worker'], env);
+  await start(['scripts/hello.ts'], { PORT: String(helloPort) }, `http://127.0.0.1:${helloPort}/`);
 
   const first = await (await fetch(`${base}/api/sales`, { headers: auth })).json();
   const deepest = Math.ceil(first.total / 20);
@@ -327,7 +480,8 @@ async function main() {
   report({ kind: 'copy', rows: copy.rows, seconds: +copy.seconds.toFixed(2), rowsPerSecond: Math.round(copyRps) });
   report({ kind: 'worker-memory', beforeMb: before, peakMb: peak, growthMb: peak - before });
 
-  const verdicts = [
+  const verdicts: Verdict[] = [
+    ...leanVerdicts,
     ...Object.keys(targets)
       .filter((name) => name.startsWith('users:') || name.startsWith('sales:'))
       .map((name) => ({

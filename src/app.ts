@@ -11,8 +11,7 @@ import { AppError, errorResponse, NOT_FOUND_MESSAGE } from './http/errors.ts';
 import { observeRequest } from './http/metrics.ts';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard.ts';
 import { spaRoutes } from './http/spa.ts';
-import { maskTokens } from './lib/mask-tokens.ts';
-import { SAFE_REQUEST_ID, withRequestContext } from './lib/request-context.ts';
+import { type RequestContext, SAFE_REQUEST_ID, withRequestContext } from './lib/request-context.ts';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
 /** The built-in Stripe emulator's own paths (development without keys): its API, hosted page, controls. */
@@ -36,41 +35,50 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
   });
   const sentryOrigin = deps.env.sentry.dsn ? new URL(deps.env.sentry.dsn).origin : undefined;
 
-  // One request id from the browser to the job (src/lib/request-context.ts): the client's when safe,
-  // echoed, on every log line, stored with the events the request records, carried into their jobs.
+  // Sentry is initialised (src/instrument.ts, `node --import`) before the app is built, or not at all.
+  const sentry = Sentry.getClient() !== undefined;
+
+  // Every request, in one middleware (each layer costs a closure, a promise and a dispatch; measured in
+  // docs/decisions/0037-lean-requests.md):
+  // - One request id from the browser to the job (src/lib/request-context.ts): the client's when safe,
+  //   echoed, on every log line, stored with the events the request records, carried into their jobs
+  //   (and, with Sentry on, tagged on its events and continuing its trace).
+  // - An error answered before the whole body was read (413, 401 on a big upload, an 11th file…): the
+  //   rest of the body is still on the wire, so the connection cannot carry another request.
+  // - Its duration in the metrics and one log line (inside the request context: it carries the id).
   app.use((c, next) => {
+    const started = performance.now();
     const given = c.req.header('x-request-id');
     const id = given && SAFE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
     c.set('requestId', id);
-    c.header('X-Request-Id', id);
-    const trace = Sentry.getTraceData();
-    return withRequestContext({ requestId: id, trace: { sentryTrace: trace['sentry-trace'], baggage: trace.baggage } }, () =>
-      Sentry.withIsolationScope((scope) => {
-        scope.setTag('request_id', id);
-        return next();
-      }),
-    );
-  });
-  // An error answered before the whole body was read (413, 401 on a big upload, an 11th file…): the
-  // rest of the body is still on the wire, so the connection cannot carry another request.
-  app.use(async (c, next) => {
-    await next();
-    const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;
-    if (hasBody && c.res.status >= 400) c.res.headers.set('Connection', 'close');
-  });
-  app.use(async (c, next) => {
-    const started = performance.now();
     c.set('deps', deps);
     c.set('user', undefined);
     c.set('log', deps.log);
-    await next();
-    const seconds = (performance.now() - started) / 1000;
-    observeRequest(c, seconds);
-    c.var.log.info('request', {
-      method: c.req.method,
-      path: maskTokens(c.req.path), // e-mailed links carry their token in the path
-      status: c.res.status,
-      ms: Math.round(seconds * 1000),
+    c.header('X-Request-Id', id);
+    const context: RequestContext = { requestId: id };
+    let inner = next;
+    if (sentry) {
+      const trace = Sentry.getTraceData();
+      context.trace = { sentryTrace: trace['sentry-trace'], baggage: trace.baggage };
+      inner = () =>
+        Sentry.withIsolationScope((scope) => {
+          scope.setTag('request_id', id);
+          return next();
+        });
+    }
+    return withRequestContext(context, async () => {
+      await inner();
+      const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;
+      if (hasBody && c.res.status >= 400) c.res.headers.set('Connection', 'close');
+      const seconds = (performance.now() - started) / 1000;
+      observeRequest(c, seconds);
+      // The logger masks the tokens of e-mailed links in every text field, the path included (lib/logger.ts).
+      c.get('log').info('request', {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round(seconds * 1000),
+      });
     });
   });
   app.use(
@@ -95,7 +103,9 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
   );
   app.use('/api/*', async (c, next) => {
     await next();
-    c.header('Cache-Control', 'no-store');
+    // On the answer's own headers: `c.header()` after the handler would rebuild the whole response
+    // (a native Response and a stream of its body) just to add one header.
+    c.res.headers.set('Cache-Control', 'no-store');
     // A request that may have changed data answers once this process's caches have heard of it: the
     // client's next request never sees what it just changed as it was.
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') await deps.changes?.sync();
@@ -110,6 +120,8 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
   const jsonLimit = limitTo(JSON_BODY_LIMIT);
   const uploadLimits = uploads.map((u) => ({ path: u.path, limit: limitTo(u.maxBytes) }));
   app.use('/api/*', (c, next) => {
+    // GET and HEAD carry no body; asking for one (`c.req.raw.body`) would build a whole native Request.
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const upload = c.req.method === 'POST' ? uploadLimits.find((u) => u.path.test(c.req.path)) : undefined;
     return (upload?.limit ?? jsonLimit)(c, next);
   });

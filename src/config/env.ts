@@ -109,6 +109,12 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.toLowerCase(), v.regex(/^[a-z0-9-]+$/, 'ヘッダー名を指定してください (a header name)')),
   ),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
+  /**
+   * Diagnostics: `off` starts a web process without its change feed, so every in-process cache
+   * (sessions, list totals, the catalogue) is bypassed and every request queries (the bench's
+   * side-by-side figures; docs/decisions/0037-lean-requests.md).
+   */
+  SHOP_CACHES: v.optional(v.picklist(['on', 'off'], 'on か off を指定してください (on or off)'), 'on'),
   /** The sweeper (docs/decisions/0019-sweeper.md): work missing this long is re-driven; how often it looks. */
   SWEEP_GRACE_SECONDS: v.optional(seconds, '300'),
   SWEEP_EVERY_SECONDS: v.optional(seconds, '60'),
@@ -220,6 +226,8 @@ function resolveEnv(raw: ReturnType<typeof parseEnv>) {
     authSecret: raw.AUTH_SECRET,
     trustProxyHeader: raw.TRUST_PROXY_HEADER,
     logLevel: raw.LOG_LEVEL,
+    /** In-process caches kept current by change notices (SHOP_CACHES=off: none, for measurements). */
+    caches: raw.SHOP_CACHES === 'on',
     sweep: { graceMs: raw.SWEEP_GRACE_SECONDS * 1_000, everyMs: raw.SWEEP_EVERY_SECONDS * 1_000 },
     jobRetryMaxDelayMs: raw.JOB_RETRY_MAX_DELAY_SECONDS * 1_000,
   };

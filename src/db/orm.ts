@@ -122,6 +122,29 @@ export async function applySessionLimits(directUrl: string, log: Pick<Logger, 'w
   }
 }
 
+interface PgQueryPool {
+  query(text: string): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * The rows of one read outside any transaction — the very statement `em.fork().execute(sql, params)`
+ * sends (MikroORM writes the parameters into the text; the simple query protocol), run straight on
+ * MikroORM's node-postgres pool, with its type parsers and its errors converted as MikroORM converts
+ * them. For the hottest reads (the session check, the catalogue, the sales list): it skips building an
+ * EntityManager and its unit of work, and Kysely's compile and connection provider, which together
+ * cost more than parsing the rows (docs/decisions/0037-lean-requests.md). Embedded PGlite: em.execute.
+ */
+export async function readRows<T>(orm: Orm, sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  // Asked each time (a cheap check): MikroORM opens a new pool should the ORM be closed and used again.
+  if (orm.config.get('driver') !== PostgreSqlDriver) return orm.em.fork().execute<T[]>(sql, [...params]);
+  const native = (await orm.em.getConnection().getNativeClient()) as PgQueryPool;
+  try {
+    return (await native.query(orm.em.getPlatform().formatQuery(sql, [...params]))).rows as T[];
+  } catch (error) {
+    throw orm.em.getDriver().convertException(error as Error);
+  }
+}
+
 /** The pg pool's counters (PostgreSQL server only; undefined on embedded PGlite). */
 export async function poolStats(orm: Orm): Promise<{ total: number; idle: number; waiting: number } | undefined> {
   if (orm.config.get('driver') !== PostgreSqlDriver) return undefined;

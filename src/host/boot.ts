@@ -199,9 +199,10 @@ async function assemble(
   }
 
   // Web processes keep sessions, list totals and the catalogue in memory, current through change
-  // notices (not on embedded PGlite: one connection, nothing to save).
+  // notices (not on embedded PGlite: one connection, nothing to save; not with SHOP_CACHES=off, a
+  // diagnostics setting under which every request queries).
   let changes: ChangeFeed | undefined;
-  if (options.mode !== 'worker' && env.databaseDirectUrl) {
+  if (options.mode !== 'worker' && env.databaseDirectUrl && env.caches) {
     const notifier = orm.em.fork();
     const feed = new ChangeFeed(env.databaseDirectUrl, log.child({ component: 'change-notices' }), (channel, payload) =>
       notifier.execute('select pg_notify(?, ?)', [channel, payload]),
@@ -209,6 +210,8 @@ async function assemble(
     await feed.start();
     closers.push(() => feed.stop());
     changes = feed;
+  } else if (options.mode !== 'worker' && !env.caches) {
+    log.warn('SHOP_CACHES=off: in-process caches bypassed, every request queries (diagnostics only)');
   }
 
   const deps: AppDeps = {

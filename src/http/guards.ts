@@ -7,7 +7,7 @@ import { AppError } from './errors.ts';
 export async function currentUser(c: Context<AppEnv>): Promise<SessionUser | null> {
   const known = c.get('user');
   if (known !== undefined) return known;
-  const user = await c.var.deps.sessions(c.req.raw.headers);
+  const user = await c.get('deps').sessions(c.req.raw.headers);
   c.set('user', user);
   // Log lines from here on name the member by id (never e-mail or name).
   const context = currentRequest();

@@ -20,6 +20,13 @@ describe('environment', () => {
     expect(loadEnv({ APP_URL: 'https://shop.example.jp/' }).appUrl).toBe('https://shop.example.jp');
   });
 
+  it('keeps the in-process caches on unless SHOP_CACHES=off (diagnostics)', () => {
+    expect(loadEnv({}).caches).toBe(true);
+    expect(loadEnv({ SHOP_CACHES: 'on' }).caches).toBe(true);
+    expect(loadEnv({ SHOP_CACHES: 'off' }).caches).toBe(false);
+    expect(() => loadEnv({ SHOP_CACHES: 'no' })).toThrow(/SHOP_CACHES/);
+  });
+
   it('treats blank variables as unset', () => {
     expect(loadEnv({ DATABASE_URL: '  ', SMTP_URL: '' }).databaseUrl).toBeUndefined();
   });

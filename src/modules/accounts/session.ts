@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ChangeCache, type ChangeFeed } from '../../db/changes.ts';
-import type { Em, Orm } from '../../db/orm.ts';
+import { type Orm, readRows } from '../../db/orm.ts';
 import type { SessionUser } from '../../http/context.ts';
 import { type Auth, SESSION_SECONDS } from './auth.ts';
 
@@ -110,9 +110,10 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     const signature = Buffer.from(value.slice(dot + 1), 'base64');
     const expected = createHmac('sha256', secret).update(token).digest();
     if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
-    const em = orm.em.fork() as Em;
     const row = await cache.get(token, async () => {
-      const [found] = await em.execute<SessionRow[]>(
+      // Every signed-in request asks this: straight on the pool (db/orm.ts readRows, decision 0037).
+      const [found] = await readRows<SessionRow>(
+        orm,
         `select s.token, s.expires_at, s.created_at, s.last_active_at, u.id, u.email, u.role, u.email_verified, u.last_name, u.first_name, u.banned, u.ban_expires, u.two_factor_enabled
          from sessions s join users u on u.id = s.user_id where s.token = ?`,
         [token],
@@ -123,7 +124,7 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     if (!row) return null;
     if (sessionEndsAt(row) <= now) {
       // Past its absolute or idle end: gone for good (its owner's sessions list no longer shows it).
-      await em.execute('delete from sessions where token = ?', [token]);
+      await orm.em.fork().execute('delete from sessions where token = ?', [token]);
       return null;
     }
     if (row.banned && (!row.ban_expires || new Date(row.ban_expires).getTime() > now)) return null;
@@ -132,7 +133,7 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
       // In use: noted (at most once a minute), and renewed as better-auth's getSession would — but
       // never past the absolute end.
       const absolute = row.role === 'admin' ? SESSION_LIFETIME.adminAbsoluteSeconds : SESSION_LIFETIME.memberAbsoluteSeconds;
-      await em.execute(
+      await orm.em.fork().execute(
         `update sessions set last_active_at = now(), updated_at = now(),
            expires_at = least(now() + interval '${SESSION_SECONDS} seconds', created_at + interval '${absolute} seconds')
          where token = ?`,

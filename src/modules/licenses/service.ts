@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
-import type { Em, Orm } from '../../db/orm.ts';
+import { type Em, type Orm, readRows } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import type { UploadedFile } from '../../http/multipart.ts';
@@ -100,13 +100,14 @@ export function listLicenses(
 
 /** One statement for the page, its total and every picture of its licences, read as rows (no entities to build). */
 async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHidden: boolean }) {
-  const em = orm.em.fork() as Em;
   const desc = query.sort.startsWith('-') ? 'desc' : 'asc';
   const column = SORT_COLUMNS[query.sort.replace(/^-/, '')] ?? 'id';
   // The id breaks ties; when the sort is the id itself it must not override its direction.
   const order = (t: string) => (column === 'id' ? `${t}.id ${desc}` : `${t}.${column} ${desc}, ${t}.id asc`);
   const offset = (query.page - 1) * query.per_page;
-  const rows = await em.execute<CatalogueRow[]>(
+  // Every member's first screen: straight on the pool (db/orm.ts readRows, decision 0037).
+  const rows = await readRows<CatalogueRow>(
+    orm,
     `select page.*,
             (select coalesce(json_agg(json_build_object('file_name', p.file_name, 'thumbnail_name', p.thumbnail_name,
                       'width', p.width, 'height', p.height, 'original_name', p.original_name) order by p.position), '[]'::json)
@@ -120,9 +121,9 @@ async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHi
   );
   let total = Number(rows[0]?.total ?? 0);
   if (rows.length === 0 && offset > 0) {
-    const [count] = await em.execute<{ total: string }[]>(
-      `select count(*) as total from licenses ${options.includeHidden ? '' : 'where published'}`,
-    );
+    const [count] = await orm.em
+      .fork()
+      .execute<{ total: string }[]>(`select count(*) as total from licenses ${options.includeHidden ? '' : 'where published'}`);
     total = Number(count?.total ?? 0);
   }
   return {

@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
 import { COUNT_CAP, personSearch, prefixSearchCount, SEARCH_COUNT_CAP } from '../../db/like.ts';
-import type { Em, Orm } from '../../db/orm.ts';
+import { type Em, type Orm, readRows } from '../../db/orm.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -242,8 +242,7 @@ const pageStarts = (changes: ChangeFeed | undefined) =>
 
 /** The administrators' sales list, newest first, with the total (capped at COUNT_CAP, `total_capped`). */
 export async function listSales(orm: Orm, asked: SalesFilter, page: number, perPage: number, feed?: ChangeFeed) {
-  const em = orm.em.fork() as Em;
-  const filter = await withAuditedSales(em, asked);
+  const filter = asked.auditId ? await withAuditedSales(orm.em.fork() as Em, asked) : asked;
   // An audit entry's sales are a short-lived question: its id list is not worth a cache entry.
   const changes = filter.saleIds ? undefined : feed;
   const where = salesWhere(filter);
@@ -269,8 +268,9 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
     params: where.params,
   };
   // Counting is most of a list's cost: a total is kept until the sales change (change notices).
+  // The administrators' busiest screen: its statements go straight on the pool (db/orm.ts readRows, decision 0037).
   const [count] = await cached(listTotals(changes), JSON.stringify(countQuery), () =>
-    em.execute<{ n: number }[]>(countQuery.sql, countQuery.params),
+    readRows<{ n: number }>(orm, countQuery.sql, countQuery.params),
   );
   // The page's ids first — an index-only walk however deep the page — then the rows of those 20. A
   // deeper page's first sale is remembered until the sales change: from there the page is a keyset
@@ -279,7 +279,8 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
   const pageKey = JSON.stringify([where, page, perPage]);
   const start = firstOfPage?.peek(pageKey);
   const since = firstOfPage?.since() ?? 0;
-  const sales = await em.execute<SaleView[]>(
+  const sales = await readRows<SaleView>(
+    orm,
     start === undefined
       ? `with page as (select s.id, s.paid_at from sales s ${where.sql} order by s.paid_at desc, s.id desc limit ? offset ?)
          select ${SALE_VIEW_COLUMNS} from page join sales s on s.id = page.id order by page.paid_at desc, page.id desc`

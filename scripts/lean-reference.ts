@@ -1,0 +1,186 @@
+/**
+ * The bench's minimal reference (issue 22 item 9; docs/decisions/0037-lean-requests.md): Hono and a
+ * node-postgres Pool, nothing else — no ORM, no validation library, no logger, no middleware — serving
+ * `GET /api/licenses` (a member's catalogue) and `GET /api/sales` (the administrators' sales list) by
+ * sending PostgreSQL the very statements the shop sends for them with its caches off (SHOP_CACHES=off):
+ * the session check of src/modules/accounts/session.ts, then the catalogue's one statement
+ * (src/modules/licenses/service.ts) or the sales list's count and page (src/modules/sales/service.ts),
+ * as MikroORM sends them (parameters written into the text, the simple query protocol), and answering
+ * byte for byte the shop's JSON. `npm run bench` checks the bodies are identical before it measures.
+ *
+ * Only the default first page (no filter, no sort, no search): that is what it is measured on.
+ *
+ *   PORT=3999 DATABASE_URL=postgres://… AUTH_SECRET=… [SESSION_COOKIE=…] node scripts/lean-reference.ts
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { serve } from '@hono/node-server';
+import { type Context, Hono } from 'hono';
+import pg from 'pg';
+
+const secret = process.env.AUTH_SECRET ?? '';
+const cookieName = process.env.SESSION_COOKIE ?? '__Host-better-auth.session_token';
+// The shop's pool: node-postgres under MikroORM, at most 10 connections (src/db/orm.ts).
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, keepAlive: true });
+
+interface SessionRow {
+  token: string;
+  expires_at: Date;
+  created_at: Date;
+  last_active_at: Date | null;
+  id: string;
+  role: string | null;
+  banned: boolean | null;
+  ban_expires: Date | null;
+  two_factor_enabled: boolean | null;
+}
+
+const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
+
+/** The signed session cookie's token (better-auth: `token.HMAC-SHA256(secret)`), or undefined. */
+function sessionToken(c: Context): string | undefined {
+  const header = c.req.header('cookie');
+  if (!header) return undefined;
+  let raw: string | undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === cookieName) raw = part.slice(eq + 1).trim();
+  }
+  if (!raw) return undefined;
+  const value = decodeURIComponent(raw);
+  const dot = value.lastIndexOf('.');
+  if (dot < 1) return undefined;
+  const signature = Buffer.from(value.slice(dot + 1), 'base64');
+  const expected = createHmac('sha256', secret).update(value.slice(0, dot)).digest();
+  return signature.length === expected.length && timingSafeEqual(signature, expected) ? value.slice(0, dot) : undefined;
+}
+
+/** The session check: the shop's statement, its lifetime rules (decision 0028) and its once-a-minute note of use. */
+async function signedIn(c: Context): Promise<SessionRow | undefined> {
+  const token = sessionToken(c);
+  if (!token) return undefined;
+  const { rows } = await pool.query<SessionRow>(
+    `select s.token, s.expires_at, s.created_at, s.last_active_at, u.id, u.email, u.role, u.email_verified, u.last_name, u.first_name, u.banned, u.ban_expires, u.two_factor_enabled
+         from sessions s join users u on u.id = s.user_id where s.token = ${literal(token)}`,
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const now = Date.now();
+  const admin = row.role === 'admin';
+  const created = row.created_at.getTime();
+  const lastActive = (row.last_active_at ?? row.created_at).getTime();
+  let end = Math.min(row.expires_at.getTime(), created + (admin ? 12 * 3600 : 30 * 24 * 3600) * 1000);
+  if (admin) end = Math.min(end, lastActive + 30 * 60 * 1000);
+  if (end <= now) return undefined;
+  if (row.banned && (!row.ban_expires || row.ban_expires.getTime() > now)) return undefined;
+  if (now - lastActive >= 60_000) {
+    const absolute = admin ? 12 * 3600 : 30 * 24 * 3600;
+    await pool.query(
+      `update sessions set last_active_at = now(), updated_at = now(),
+           expires_at = least(now() + interval '${7 * 24 * 3600} seconds', created_at + interval '${absolute} seconds')
+         where token = ${literal(token)}`,
+    );
+  }
+  return row;
+}
+
+const unauthorized = (c: Context) => c.json({ message: 'ログインしてください。' }, 401);
+
+interface CatalogueRow {
+  id: number;
+  name: string;
+  description: string;
+  price: number;
+  published: boolean;
+  created_at: Date;
+  updated_at: Date;
+  total: string;
+  pictures: { file_name: string; thumbnail_name: string; width: number; height: number; original_name: string | null }[];
+}
+
+const PICTURES = '/uploads/licenses';
+
+const app = new Hono()
+  .get('/healthz', (c) => c.text('ok'))
+  .get('/api/licenses', async (c) => {
+    const user = await signedIn(c);
+    if (!user) return unauthorized(c);
+    const all = user.role === 'admin' && Boolean(user.two_factor_enabled);
+    const { rows } = await pool.query<CatalogueRow>(
+      `select page.*,
+            (select coalesce(json_agg(json_build_object('file_name', p.file_name, 'thumbnail_name', p.thumbnail_name,
+                      'width', p.width, 'height', p.height, 'original_name', p.original_name) order by p.position), '[]'::json)
+               from license_pictures p where p.license_id = page.id) as pictures
+       from (select l.id, l.name, l.description, l.price, l.published, l.created_at, l.updated_at, count(*) over () as total
+               from licenses l ${all ? '' : 'where l.published'}
+              order by l.id asc limit 20 offset 0) page
+      order by page.id asc`,
+    );
+    return c.json({
+      licenses: rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        description: row.description,
+        price: row.price,
+        published: row.published,
+        created_at: row.created_at.toISOString(),
+        updated_at: row.updated_at.toISOString(),
+        picture_directory: PICTURES,
+        pictures_pathes: row.pictures.map((p) => `${PICTURES}/${p.file_name}`),
+        pictures: row.pictures.map((p) => ({
+          filename: p.file_name,
+          url: `${PICTURES}/${p.file_name}`,
+          thumbnail_url: `${PICTURES}/${p.thumbnail_name}`,
+          width: p.width,
+          height: p.height,
+          original_name: p.original_name,
+        })),
+      })),
+      total: Number(rows[0]?.total ?? 0),
+      page: 1,
+      per_page: 20,
+    });
+  })
+  .get('/api/sales', async (c) => {
+    const user = await signedIn(c);
+    if (!user) return unauthorized(c);
+    if (user.role !== 'admin' || !user.two_factor_enabled) return c.json({ message: 'この操作を行う権限がありません。' }, 403);
+    const count = await pool.query<{ n: number }>('select count(*)::int as n from (select 1 from sales s  limit 10001) capped');
+    const { rows } = await pool.query(
+      `with page as (select s.id, s.paid_at from sales s  order by s.paid_at desc, s.id desc limit 20 offset 0)
+         select s.id, s.order_number as "orderNumber", s.license_id as "licenseId", s.license_name as "licenseName", s.amount, s.currency, s.status,
+  s.paid_at as "paidAt", s.refunded_at as "refundedAt", s.receipt_url as "receiptUrl", s.buyer_first_name as "buyerFirstName",
+  s.buyer_last_name as "buyerLastName", s.buyer_email as "buyerEmail", s.user_id as "userId",
+  s.buyer_affiliation as "buyerAffiliation", s.buyer_affiliation_name as "buyerAffiliationName",
+  s.buyer_affiliation_other as "buyerAffiliationOther" from page join sales s on s.id = page.id order by page.paid_at desc, page.id desc`,
+    );
+    const n = count.rows[0]?.n ?? 0;
+    return c.json({
+      sales: rows.map((s) => ({
+        id: s.id,
+        order_number: s.orderNumber ?? null,
+        license_id: s.licenseId,
+        license_name: s.licenseName,
+        amount: s.amount,
+        currency: s.currency,
+        status: s.status,
+        status_label: ['出力待ち', '処理中', '登録済み'][s.status] ?? '',
+        paid_at: s.paidAt.toISOString(),
+        refunded_at: s.refundedAt ? s.refundedAt.toISOString() : null,
+        receipt_url: s.receiptUrl,
+        user: { first_name: s.buyerFirstName, last_name: s.buyerLastName, email: s.buyerEmail },
+        user_id: s.userId ?? null,
+        buyer_affiliation: s.buyerAffiliation,
+        buyer_affiliation_name: s.buyerAffiliationName,
+        buyer_affiliation_other: s.buyerAffiliationOther,
+        licenseId: s.licenseId,
+      })),
+      total: Math.min(n, 10_000),
+      total_capped: n > 10_000,
+      page: 1,
+      per_page: 20,
+    });
+  });
+
+serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: '127.0.0.1' }, () => console.log('listening'));
+// Exits (rather than dies) on a signal, so `node --cpu-prof` writes its profile.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));
