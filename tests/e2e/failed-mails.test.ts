@@ -106,12 +106,43 @@ it('送信に失敗したメール at 375 px: empty, loading and error states; p
   const first = await rows.first().textContent();
   expect(first).toContain('メールアドレスの確認');
   expect(first).toContain(email);
-  expect(first).toContain('送信不可（宛先が拒否）');
+  // One word for it (送信失敗, as the page's title), the server's answer summed up in Japanese, the raw
+  // answer kept behind a disclosure.
+  expect(first).toContain('送信失敗（宛先が拒否）');
+  expect(first).toContain('メールサーバーが、この宛先への配送を断りました。');
   expect(first).toMatch(/550 5\.1\.1 .*mailbox unavailable/);
-  expect(await rows.nth(1).textContent()).toContain('一時的な失敗（自動で再送）');
+  expect(
+    await rows
+      .first()
+      .getByText(/mailbox unavailable/)
+      .isVisible(),
+  ).toBe(false);
+  await rows.first().getByText('メールサーバーの応答（原文）').click();
+  expect(
+    await rows
+      .first()
+      .getByText(/mailbox unavailable/)
+      .isVisible(),
+  ).toBe(true);
+  expect(await rows.nth(1).textContent()).toContain('送信失敗（一時的・自動で再送）');
   await page.getByText('1 / 2 ページ（全22件）').waitFor();
   await accessible(page, 'failed mails, page 1');
   await noSidewaysScroll(page);
+  // From a phone to a wide screen: each 再送信 on one line (its text as tall as one line), nothing sideways.
+  for (const width of [375, 768, 1024, 1440]) {
+    await page.setViewportSize({ width, height: 800 });
+    const lines = await page.getByRole('button', { name: /を再送信$/ }).evaluateAll((buttons) =>
+      buttons.map((b) => {
+        const range = document.createRange();
+        range.selectNodeContents(b);
+        return range.getClientRects().length;
+      }),
+    );
+    expect(lines.length, `${width} px`).toBe(20);
+    expect(new Set(lines), `${width} px`).toEqual(new Set([1]));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${width} px`).toBeLessThanOrEqual(width);
+  }
+  await page.setViewportSize({ width: 375, height: 800 });
 
   await page.getByRole('button', { name: '次へ' }).click();
   await page.waitForURL('**/admin/mails?page=2');

@@ -320,7 +320,7 @@ export function IssuePage() {
                           {sale.user.last_name} {sale.user.first_name}
                         </Link>
                       ) : (
-                        `${sale.user.last_name} ${sale.user.first_name}（退会）`
+                        `${sale.user.last_name} ${sale.user.first_name}（アカウント削除済み）`
                       )}
                       <br />
                       <span className="small">{sale.user.email}</span>
