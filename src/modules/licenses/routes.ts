@@ -68,7 +68,12 @@ export const licenseRoutes = new Hono<AppEnv>()
     return c.json({ license, message: 'ライセンスを登録しました。' }, 201);
   })
   .get(`/licenses/${LICENSE}`, requireUser, async (c) =>
-    c.json({ license: await getLicense(c.var.deps.orm, licenseId(c), { includeHidden: isAdmin(signedInUser(c)) }) }),
+    c.json({
+      license: await getLicense(c.var.deps.orm, licenseId(c), {
+        includeHidden: isAdmin(signedInUser(c)),
+        withDeletable: isAdmin(signedInUser(c)),
+      }),
+    }),
   )
   .delete(`/licenses/${LICENSE}`, requireAdmin, async (c) => {
     await deleteLicense(c.var.deps.orm, c.var.deps.files, actorOf(c), licenseId(c));
