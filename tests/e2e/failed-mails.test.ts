@@ -193,7 +193,7 @@ it('管理メニュー at 375 px: failed and stuck mail counted and linked, reco
 
   // Nothing to do: zero and zero, no findings.
   const counts = page.locator('dl.counts');
-  await counts.getByText('送信できなかったメール').waitFor();
+  await counts.getByText('送信に失敗したメール').waitFor();
   expect(await counts.locator('dd').allTextContents()).toEqual(['0件', '0件']);
   await page.getByText('未確認の差異や失敗はありません。').waitFor();
   await accessible(page, 'menu, nothing to do');
@@ -213,7 +213,7 @@ it('管理メニュー at 375 px: failed and stuck mail counted and linked, reco
      values (gen_random_uuid(), 'schedule', 7, 'done', 2, 'findings', now(), now(), now()) returning id`,
   );
   await page.reload();
-  await counts.getByText('送信できなかったメール').waitFor();
+  await counts.getByText('送信に失敗したメール').waitFor();
   await expect.poll(() => counts.locator('dd').allTextContents()).toEqual(['1件', '1件']);
   await page.getByText(/の照合（定期（毎日 3:00）・過去7日）で差異が2件見つかりました。/).waitFor();
   expect(await page.getByText('（日本時間）の照合').count()).toBeGreaterThan(0);
@@ -231,7 +231,7 @@ it('管理メニュー at 375 px: failed and stuck mail counted and linked, reco
   await accessible(page, 'stuck mails');
   await noSidewaysScroll(page);
   await page.goBack();
-  await page.getByRole('link', { name: '送信できなかったメール' }).click();
+  await counts.getByRole('link', { name: '送信に失敗したメール' }).click();
   await page.waitForURL('**/admin/mails');
   await page.getByText('menu-refused@example.jp').waitFor();
   await page.goBack();

@@ -237,7 +237,7 @@ describe('the queue dashboard in Chromium', () => {
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('運用状況');
     await page.setViewportSize({ width: 375, height: 812 });
     const mail = page.getByRole('region', { name: 'メール' });
-    await mail.getByText('送信できなかったメール').waitFor();
+    await mail.getByText('送信に失敗したメール').waitFor();
     const figures =
       (await (
         await app.runtime.deps.orm.em

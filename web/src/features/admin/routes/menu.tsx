@@ -67,7 +67,7 @@ function MailCounts() {
     <dl className="counts">
       <div>
         <dt>
-          <Link to="/admin/mails">送信できなかったメール</Link>
+          <Link to="/admin/mails">送信に失敗したメール</Link>
           <span className="small">（宛先が拒否・未再送）</span>
         </dt>
         <dd>{failed.toLocaleString('ja-JP')}件</dd>

@@ -57,7 +57,7 @@ function rows(o: Operations): { heading: string; items: Row[] }[] {
       heading: 'メール',
       items: [
         {
-          label: '送信できなかったメール',
+          label: '送信に失敗したメール',
           value: `${o.mail.failed}件`,
           attention: o.mail.failed > 0,
           to: '/admin/mails',
