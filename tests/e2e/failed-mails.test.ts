@@ -44,7 +44,7 @@ it('送信に失敗したメール at 375 px: empty, loading and error states; p
   await signIn(page);
 
   // From the admin menu; nothing has failed yet.
-  await page.getByRole('link', { name: '送信に失敗したメール' }).click();
+  await page.locator('ul.menu').getByRole('link', { name: '送信に失敗したメール' }).click();
   await page.waitForURL('**/admin/mails');
   expect(await page.title()).toBe('送信に失敗したメール｜ライセンスストア');
   await page.getByRole('heading', { name: '送信に失敗したメール' }).waitFor();
