@@ -1,17 +1,27 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { HonoAdapter } from '@bull-board/hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { type Context, Hono } from 'hono';
+import { jobLabel, queueLabel } from '../events/labels.ts';
 import type { Queues } from '../events/queues.ts';
 import { site } from '../site-settings.ts';
 import type { AppEnv } from './context.ts';
 import { AppError } from './errors.ts';
 import { currentUser, isAdmin } from './guards.ts';
+import { QUEUE_DASHBOARD_SCRIPT, QUEUE_DASHBOARD_STYLE } from './queue-dashboard-ui.ts';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 const QUEUE_DASHBOARD_TITLE = 'ジョブキュー';
-/** The way back to the admin menu, in bull-board's own header menu (uiConfig.miscLinks). */
+/** Our additions to bull-board's page (queue-dashboard-ui.ts), under the dashboard's path. */
+const OWN_SCRIPT = '/shop/dashboard.js';
+const OWN_STYLE = '/shop/dashboard.css';
+/** bull-board's Japanese words, as its UI asks for them (i18next's `locales/{{lng}}/{{ns}}.json`). */
+const LOCALE_FILE = '/static/locales/ja-JP/messages.json';
+/** The way back to the admin menu, in bull-board's own header menu (uiConfig.miscLinks), besides the header's link. */
 const BACK_TO_ADMIN = { text: '管理メニューへ戻る', url: '/admin' } as const;
 /** The figures the metrics give (oldest outbox event, failed mail, payments inbox), from the database. */
 const TO_OPERATIONS = { text: '運用状況（滞りの件数）', url: '/admin/operations' } as const;
@@ -63,7 +73,12 @@ export function queueDashboard(queues: Queues, { appOrigin, spa }: QueueDashboar
   const adapter = new HonoAdapter(serveStatic);
   adapter.setBasePath(QUEUE_DASHBOARD_PATH);
   createBullBoard({
-    queues: Object.values(queues).map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })),
+    queues: Object.values(queues).map((queue) => {
+      const adapter = new BullMQAdapter(queue, { readOnlyMode: true, displayName: queueLabel(queue.name) });
+      // A job's name is the event it carries: shown in the administrator's words (events/labels.ts).
+      adapter.setFormatter('name', (job: { name?: string }) => jobLabel(job.name ?? ''));
+      return adapter;
+    }),
     serverAdapter: adapter,
     options: {
       uiConfig: {
@@ -97,6 +112,9 @@ export function queueDashboard(queues: Queues, { appOrigin, spa }: QueueDashboar
       c.res = new Response(localPage(await c.res.text()), { status: c.res.status, headers });
     }
   });
+  app.get(OWN_SCRIPT, (c) => c.body(QUEUE_DASHBOARD_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
+  app.get(OWN_STYLE, (c) => c.body(QUEUE_DASHBOARD_STYLE, 200, { 'content-type': 'text/css; charset=utf-8' }));
+  app.get(LOCALE_FILE, (c) => c.json(japaneseMessages()));
   app.route('/', adapter.registerPlugin() as unknown as Hono<AppEnv>);
   return app;
 }
@@ -135,5 +153,41 @@ function localPage(html: string): string {
     .replace(/<title>[^<]*<\/title>/, `<title>${QUEUE_DASHBOARD_TITLE}｜${site.shopName}</title>`)
     .replace(/[ \t]*<link\b[^>]*\bhref="(?:https?:)?\/\/[^"]*"[^>]*>\s*/gi, '')
     .replace(/<script\b[^>]*\bsrc="(?:https?:)?\/\/[^"]*"[^>]*>\s*<\/script>\s*/gi, '')
-    .replace(/>\s*Loading\s*</, '>読み込み中…<');
+    .replace(/>\s*Loading\s*</, '>読み込み中…<')
+    .replace(
+      '</head>',
+      `<link href="${QUEUE_DASHBOARD_PATH}${OWN_STYLE}" rel="stylesheet">` +
+        `<script defer src="${QUEUE_DASHBOARD_PATH}${OWN_SCRIPT}"></script></head>`,
+    );
+}
+
+/**
+ * bull-board's Japanese messages with an administrator's words: a delayed job is 「予約」 (waiting for
+ * its time), not 「遅延」 (late); no raw status code such as 「failedジョブ」 (the UI puts the English
+ * status into 「{{status}}ジョブ」). Read once from @bull-board/ui.
+ */
+let messages: unknown;
+function japaneseMessages(): unknown {
+  if (messages) return messages;
+  const ui = dirname(createRequire(import.meta.url).resolve('@bull-board/ui/package.json'));
+  const raw = readFileSync(join(ui, 'dist', 'static', 'locales', 'ja-JP', 'messages.json'), 'utf8');
+  messages = rewordMessages(JSON.parse(raw));
+  return messages;
+}
+
+const REWORDINGS: [RegExp, string][] = [
+  [/このキューに\{\{status\}\}ジョブはありません。/g, 'このキューに、この状態のジョブはありません。'],
+  [/\{\{status\}\}ジョブ/g, 'この状態のジョブ'],
+  [/\{\{count\}\} ジョブ/g, '{{count}}件'],
+  [/遅延時間/g, '実行までの時間'],
+  [/遅延/g, '予約'],
+];
+
+export function rewordMessages(value: unknown): unknown {
+  if (typeof value === 'string') return REWORDINGS.reduce((text, [from, to]) => text.replace(from, to), value);
+  if (Array.isArray(value)) return value.map(rewordMessages);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, rewordMessages(v)]));
+  }
+  return value;
 }

@@ -148,7 +148,14 @@ describe('パスワード変更のお知らせ', () => {
       new_password_confirmation: 'fourth-pass-012',
     });
     expect(forced.status).toBe(200);
-    await smtp.waitFor((m) => smtp.to('pw-notice@example.jp')(m) && (m.text ?? '').includes('管理者によって変更されました'));
+    const byAdmin = await smtp.waitFor(
+      (m) => smtp.to('pw-notice@example.jp')(m) && (m.text ?? '').includes('管理者によって変更されました'),
+    );
+    // The member did not choose it: where the new password comes from, and how to choose one themselves.
+    expect(byAdmin.text).toContain('管理者からのご連絡でお知らせします');
+    expect(byAdmin.text).toContain('ご自身で新しいパスワードを決めたい場合');
+    expect(byAdmin.text).not.toContain('ご自身で変更された場合');
+    expect(byAdmin.html).toContain('パスワードを再設定する');
     expect(mailsTo('pw-notice@example.jp', 'パスワード変更のお知らせ')).toHaveLength(3);
     expect((await mailLog(id)).filter((m) => m.template === 'password-changed')).toHaveLength(3);
   });

@@ -531,3 +531,44 @@ describe('a status move: how many sales moved, and a link that finds them all', 
     expect(entry?.changes.map((c) => c.field)).not.toContain('sale_ids');
   });
 });
+
+describe('a resent mail', () => {
+  it('reads 送信失敗 → 送信中, 試行回数 and 宛先による拒否 in Japanese (not failed→sending, attempts, permanent); a sale’s 状態 keeps its own words', async () => {
+    await seed([
+      {
+        actor: 'resender@example.jp',
+        action: 'mail.resend',
+        targetType: 'mail',
+        targetId: 'm-1',
+        at: '2026-03-01T00:00:00Z',
+        before: { status: 'failed', permanent: true, error: "Can't send mail - all recipients were rejected", attempts: 3 },
+        after: { status: 'sending' },
+      },
+      {
+        actor: 'resender@example.jp',
+        action: 'sale.status',
+        targetType: 'sale',
+        targetId: '7',
+        at: '2026-03-01T00:01:00Z',
+        before: { status: 1 },
+        after: { status: 2 },
+      },
+    ]);
+    const [sale, mail] = (await list('?actor=resender@')).audit_logs;
+    expect(mail).toMatchObject({ action_label: 'メールの再送信', target_label: 'メール' });
+    const shown = mail?.changes.map((c) => `${c.label}: ${c.before ?? ''}→${c.after ?? ''}`);
+    expect(shown).toEqual(
+      expect.arrayContaining([
+        '送信状態: 送信失敗→送信中',
+        '試行回数: 3回→',
+        '宛先による拒否: はい（自動では再送しない）→',
+        "メールサーバーの応答（原文）: Can't send mail - all recipients were rejected→",
+      ]),
+    );
+    expect(shown?.filter((line) => !line.startsWith('メールサーバーの応答')).join('\n')).not.toMatch(
+      /failed|sending|attempts|permanent/,
+    );
+    expect(sale?.changes.map((c) => c.label)).toEqual(['状態']);
+    expect(`${sale?.changes[0]?.before}${sale?.changes[0]?.after}`).not.toMatch(/送信|\d/);
+  });
+});

@@ -460,6 +460,9 @@ describe('publishing and deleting', () => {
     const before = storedFiles().length;
     const license = await create([...fields(), ['file[0]', await png(), 'a.png']]);
     expect(storedFiles().length).toBe(before + 2);
+    // Administrators are told beforehand whether 削除する can succeed; members are not told at all.
+    expect((await (await admin.get(`/api/licenses/${license.id}`)).json()).license.deletable).toBe(true);
+    expect((await (await member.get(`/api/licenses/${license.id}`)).json()).license).not.toHaveProperty('deletable');
     expect((await member.request('DELETE', `/api/licenses/${license.id}`)).status).toBe(403);
     const gone = await admin.request('DELETE', `/api/licenses/${license.id}`);
     expect(gone.status).toBe(200);
@@ -475,6 +478,7 @@ describe('publishing and deleting', () => {
 
     const sold = await create(fields());
     await t.runtime.deps.orm.em.fork().execute('update licenses set checkout_started_at = now() where id = ?', [sold.id]);
+    expect((await (await admin.get(`/api/licenses/${sold.id}`)).json()).license.deletable).toBe(false);
     const refused = await admin.request('DELETE', `/api/licenses/${sold.id}`);
     expect(refused.status).toBe(409);
     expect((await refused.json()).message).toContain('非公開');

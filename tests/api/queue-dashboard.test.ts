@@ -102,7 +102,32 @@ describe('the dashboard an administrator gets', () => {
       ],
       hideDocsLink: true,
     });
-    expect((await admin.get('/admin/queues/static/locales/ja-JP/messages.json')).status).toBe(200);
+    const locale = await admin.get('/admin/queues/static/locales/ja-JP/messages.json');
+    expect(locale.status).toBe(200);
+    const words = JSON.stringify(await locale.json());
+    // A delayed job waits for its time: 「予約」, never 「遅延」 (late); no English status inside a sentence.
+    expect(words).toContain('"DELAYED":"予約"');
+    expect(words).not.toContain('遅延');
+    expect(words).not.toContain('{{status}}ジョブ');
+    // Our own script (names for icon buttons, the way back, Japanese code names) and style, linked in.
+    expect(html).toContain('<script defer src="/admin/queues/shop/dashboard.js"></script>');
+    const script = await admin.get('/admin/queues/shop/dashboard.js');
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(await script.text()).toContain('"SalePaid":"購入の記録"');
+    expect((await admin.get('/admin/queues/shop/dashboard.css')).status).toBe(200);
+  });
+
+  it('names the queues and their jobs in Japanese (events/labels.ts)', async () => {
+    const listed = (await (await admin.get('/admin/queues/api/queues')).json()).queues as {
+      name: string;
+      displayName: string;
+    }[];
+    expect(Object.fromEntries(listed.map((q) => [q.name, q.displayName]))).toEqual({
+      mail: 'メール',
+      payments: '決済',
+      exports: 'CSV出力',
+    });
   });
 
   it('lists the three queues, every one read-only: no clean, empty, obliterate, pause or retry', async () => {

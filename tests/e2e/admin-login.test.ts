@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createUser } from '../../src/modules/accounts/index.ts';
+import { ADMIN_NAV } from '../../web/src/app/admin-nav.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { startTestServer } from '../support/server.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
@@ -69,7 +70,12 @@ describe('administrator sign-in journey (Chromium)', () => {
     await page.waitForURL('**/admin/users');
     const nav = page.getByRole('navigation', { name: '管理メニュー' });
     await nav.waitFor();
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['ユーザー一覧', 'ライセンス一覧', 'ライセンス発行']);
+    // The side menu: every admin screen (web/src/app/admin-nav.ts), the current one marked.
+    expect(await nav.getByRole('link').allTextContents()).toEqual([
+      '管理メニューのトップ',
+      ...ADMIN_NAV.map((item) => item.label),
+    ]);
+    expect(await nav.getByRole('link', { name: 'ユーザー一覧' }).getAttribute('aria-current')).toBe('page');
 
     await nav.getByRole('button', { name: 'ログアウト' }).click();
     await page.waitForURL('**/logout');
@@ -89,7 +95,7 @@ describe('administrator sign-in journey (Chromium)', () => {
     await page.waitForURL('**/admin');
     await page.getByRole('link', { name: 'ジョブキュー' }).click();
     await page.waitForURL('**/admin/queues');
-    await page.getByText('payments').first().waitFor();
+    await page.getByRole('main').getByRole('link', { name: '決済', exact: true }).waitFor();
     await page.close();
   });
 

@@ -44,7 +44,7 @@ it('送信に失敗したメール at 375 px: empty, loading and error states; p
   await signIn(page);
 
   // From the admin menu; nothing has failed yet.
-  await page.getByRole('link', { name: '送信に失敗したメール' }).click();
+  await page.locator('ul.menu').getByRole('link', { name: '送信に失敗したメール' }).click();
   await page.waitForURL('**/admin/mails');
   expect(await page.title()).toBe('送信に失敗したメール｜ライセンスストア');
   await page.getByRole('heading', { name: '送信に失敗したメール' }).waitFor();
@@ -106,12 +106,43 @@ it('送信に失敗したメール at 375 px: empty, loading and error states; p
   const first = await rows.first().textContent();
   expect(first).toContain('メールアドレスの確認');
   expect(first).toContain(email);
-  expect(first).toContain('送信不可（宛先が拒否）');
+  // One word for it (送信失敗, as the page's title), the server's answer summed up in Japanese, the raw
+  // answer kept behind a disclosure.
+  expect(first).toContain('送信失敗（宛先が拒否）');
+  expect(first).toContain('メールサーバーが、この宛先への配送を断りました。');
   expect(first).toMatch(/550 5\.1\.1 .*mailbox unavailable/);
-  expect(await rows.nth(1).textContent()).toContain('一時的な失敗（自動で再送）');
+  expect(
+    await rows
+      .first()
+      .getByText(/mailbox unavailable/)
+      .isVisible(),
+  ).toBe(false);
+  await rows.first().getByText('メールサーバーの応答（原文）').click();
+  expect(
+    await rows
+      .first()
+      .getByText(/mailbox unavailable/)
+      .isVisible(),
+  ).toBe(true);
+  expect(await rows.nth(1).textContent()).toContain('送信失敗（一時的・自動で再送）');
   await page.getByText('1 / 2 ページ（全22件）').waitFor();
   await accessible(page, 'failed mails, page 1');
   await noSidewaysScroll(page);
+  // From a phone to a wide screen: each 再送信 on one line (its text as tall as one line), nothing sideways.
+  for (const width of [375, 768, 1024, 1440]) {
+    await page.setViewportSize({ width, height: 800 });
+    const lines = await page.getByRole('button', { name: /を再送信$/ }).evaluateAll((buttons) =>
+      buttons.map((b) => {
+        const range = document.createRange();
+        range.selectNodeContents(b);
+        return range.getClientRects().length;
+      }),
+    );
+    expect(lines.length, `${width} px`).toBe(20);
+    expect(new Set(lines), `${width} px`).toEqual(new Set([1]));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${width} px`).toBeLessThanOrEqual(width);
+  }
+  await page.setViewportSize({ width: 375, height: 800 });
 
   await page.getByRole('button', { name: '次へ' }).click();
   await page.waitForURL('**/admin/mails?page=2');
@@ -162,7 +193,7 @@ it('管理メニュー at 375 px: failed and stuck mail counted and linked, reco
 
   // Nothing to do: zero and zero, no findings.
   const counts = page.locator('dl.counts');
-  await counts.getByText('送信できなかったメール').waitFor();
+  await counts.getByText('送信に失敗したメール').waitFor();
   expect(await counts.locator('dd').allTextContents()).toEqual(['0件', '0件']);
   await page.getByText('未確認の差異や失敗はありません。').waitFor();
   await accessible(page, 'menu, nothing to do');
@@ -182,7 +213,7 @@ it('管理メニュー at 375 px: failed and stuck mail counted and linked, reco
      values (gen_random_uuid(), 'schedule', 7, 'done', 2, 'findings', now(), now(), now()) returning id`,
   );
   await page.reload();
-  await counts.getByText('送信できなかったメール').waitFor();
+  await counts.getByText('送信に失敗したメール').waitFor();
   await expect.poll(() => counts.locator('dd').allTextContents()).toEqual(['1件', '1件']);
   await page.getByText(/の照合（定期（毎日 3:00）・過去7日）で差異が2件見つかりました。/).waitFor();
   expect(await page.getByText('（日本時間）の照合').count()).toBeGreaterThan(0);
@@ -200,7 +231,7 @@ it('管理メニュー at 375 px: failed and stuck mail counted and linked, reco
   await accessible(page, 'stuck mails');
   await noSidewaysScroll(page);
   await page.goBack();
-  await page.getByRole('link', { name: '送信できなかったメール' }).click();
+  await counts.getByRole('link', { name: '送信に失敗したメール' }).click();
   await page.waitForURL('**/admin/mails');
   await page.getByText('menu-refused@example.jp').waitFor();
   await page.goBack();

@@ -46,8 +46,8 @@ export function changesOf(words: AuditVocabulary, targetType: string, beforeValu
     const change = {
       field,
       label: fieldLabel(targetType, field),
-      before: before ? formatValue(field, was) : null,
-      after: after ? formatValue(field, now) : null,
+      before: before ? formatValue(field, was, targetType) : null,
+      after: after ? formatValue(field, now, targetType) : null,
     };
     // A creation's empty fields and a deletion's empty fields say nothing.
     if (change.before === null && change.after === null) continue;

@@ -34,6 +34,8 @@ export interface AuditLabels {
   fieldsByTarget?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** How a field's value reads (a field's words belong to the one module that records it). */
   values?: Readonly<Record<string, ValueFormat>>;
+  /** How a field's value reads on one kind of record, before `values`: a mail's `status` is not a sale's. */
+  valuesByTarget?: Readonly<Record<string, Readonly<Record<string, ValueFormat>>>>;
 }
 
 /** The composed vocabulary the audit module's service reads entries with. */
@@ -44,7 +46,7 @@ export interface AuditVocabulary {
   targetOrder(a: string, b: string): number;
   fieldLabel(targetType: string, field: string): string;
   fieldRank(field: string): number;
-  formatValue(field: string, value: unknown): string | null;
+  formatValue(field: string, value: unknown, targetType?: string): string | null;
 }
 
 /** Verbs of any record. */
@@ -112,6 +114,12 @@ export function auditVocabulary(parts: readonly AuditLabels[]): AuditVocabulary 
     }
   }
   const values: Record<string, ValueFormat> = merge('values');
+  const valuesByTarget: Record<string, Record<string, ValueFormat>> = {};
+  for (const part of parts) {
+    for (const [target, formats] of Object.entries(part.valuesByTarget ?? {})) {
+      valuesByTarget[target] = { ...valuesByTarget[target], ...formats };
+    }
+  }
   // Fields in the order of the forms (jsonb keeps keys in its own order): the name first, unknown ones last.
   const order = ['name', ...Object.keys(fields)];
 
@@ -135,9 +143,9 @@ export function auditVocabulary(parts: readonly AuditLabels[]): AuditVocabulary 
       return rank < 0 ? order.length : rank;
     },
     /** A recorded value as text for the screen; nothing (null, '', []) is null. */
-    formatValue(field, value) {
+    formatValue(field, value, targetType) {
       if (isEmpty(value)) return null;
-      const format = values[field];
+      const format = (targetType ? valuesByTarget[targetType]?.[field] : undefined) ?? values[field];
       if (typeof format === 'function') return format(value, text);
       if (format) return format[String(value)] ?? plain(value);
       return plain(value);

@@ -91,7 +91,12 @@ export const licenseRoutes = new Hono<AppEnv>()
     });
   })
   .get(`/licenses/${LICENSE}`, requireUser, async (c) =>
-    c.json({ license: await getLicense(c.var.deps.orm, licenseId(c), { includeHidden: isAdmin(signedInUser(c)) }) }),
+    c.json({
+      license: await getLicense(c.var.deps.orm, licenseId(c), {
+        includeHidden: isAdmin(signedInUser(c)),
+        withDeletable: isAdmin(signedInUser(c)),
+      }),
+    }),
   )
   .delete(`/licenses/${LICENSE}`, requireAdmin, async (c) => {
     await deleteLicense(c.var.deps.orm, c.var.deps.files, actorOf(c), licenseId(c));

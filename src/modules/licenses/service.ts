@@ -157,11 +157,13 @@ async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHi
 export async function getLicense(
   orm: Orm,
   id: number,
-  options: { includeHidden: boolean } = { includeHidden: true },
-): Promise<LicenseDto> {
+  options: { includeHidden: boolean; withDeletable?: boolean } = { includeHidden: true },
+): Promise<LicenseDto & { deletable?: boolean }> {
   const license = await orm.em.fork().findOne(License, { id }, { populate: ['pictures'] });
   if (!license || (!license.published && !options.includeHidden)) throw new AppError('not_found', LICENSE_NOT_FOUND);
-  return licenseDto(license, license.pictures.getItems());
+  const dto = licenseDto(license, license.pictures.getItems());
+  // Administrators are told whether 削除する can succeed: not once anyone started to buy it (409).
+  return options.withDeletable ? { ...dto, deletable: license.checkoutStartedAt == null } : dto;
 }
 
 /** Decodes and re-encodes every new picture; an unusable one answers 422 naming it. */

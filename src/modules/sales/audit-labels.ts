@@ -64,7 +64,8 @@ export const saleAuditLabels = {
     amount: (v, text) => (typeof v === 'number' ? `¥${v.toLocaleString('ja-JP')}` : text.plain(v)),
     sale_ids: (v, text) => {
       if (!Array.isArray(v)) return text.plain(v);
-      const ids = text.list(v, (id) => `#${id}`);
+      // Internal ids, said to be so (the screens show order numbers).
+      const ids = text.list(v, (id) => `売上ID ${id}`);
       return v.length > 10 ? ids : `${v.length}件（${ids}）`;
     },
     filters: (v, text) => {
@@ -74,7 +75,7 @@ export const saleAuditLabels = {
         .map(([key, value]) => {
           const label = FILTER_FIELDS[key] ?? key;
           const shown = key === 'status' ? status(value, text.plain) : text.plain(value);
-          return `${label}: ${key.startsWith('license') ? `#${shown}` : shown}`;
+          return `${label}: ${key.startsWith('license') ? `ライセンスID ${shown}` : shown}`;
         });
       return parts.length ? parts.join('、') : 'すべて';
     },

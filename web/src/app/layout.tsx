@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { type ReactNode, useEffect } from 'react';
 import { Link, Outlet, useLocation, useMatches, useNavigation } from 'react-router';
 import { site } from '../../../src/site-settings';
 import { Loading } from '../components/ui/load-state';
@@ -8,7 +8,7 @@ import { useAuth } from '../lib/auth-store';
 import { markDrawn } from '../lib/first-draw';
 import { NavigationBar } from './navigation';
 import { RouteAnnouncer } from './route-focus';
-import { type RouteMeta, showsNavigation } from './route-meta';
+import { type RouteMeta, type RouteType, showsNavigation } from './route-meta';
 
 /** The deepest matched route's metadata. */
 export function useRouteMeta(): RouteMeta | undefined {
@@ -84,12 +84,37 @@ export function HydrateFallback() {
   return (
     <div className="app">
       <Header reserveUser={signedIn} />
-      {signedIn && meta ? <NavigationBar type={meta.type} /> : null}
-      <main id="main" className="content">
+      <Frame nav={signedIn && meta ? meta.type : null}>
         <Loading />
-      </main>
+      </Frame>
       <Footer />
     </div>
+  );
+}
+
+/**
+ * The navigation and the page: a member's bar above the page; an administrator's side menu beside
+ * it (above it on phones, folded into a 「管理メニュー」 button).
+ */
+function Frame({ nav, children }: { nav: RouteType; children: ReactNode }) {
+  const main = (
+    <main id="main" className="content">
+      {children}
+    </main>
+  );
+  if (nav === 'administrator') {
+    return (
+      <div className="admin-frame">
+        <NavigationBar type={nav} />
+        {main}
+      </div>
+    );
+  }
+  return (
+    <>
+      {nav ? <NavigationBar type={nav} /> : null}
+      {main}
+    </>
   );
 }
 
@@ -106,10 +131,9 @@ export function Layout() {
       </a>
       <Header />
       {/* Public pages of an endUser type (the legal notice) show the bar only to signed-in users. */}
-      {showsNavigation(meta) && meta && users.length > 0 ? <NavigationBar type={meta.type} /> : null}
-      <main id="main" className="content">
+      <Frame nav={showsNavigation(meta) && meta && users.length > 0 ? meta.type : null}>
         <Outlet />
-      </main>
+      </Frame>
       <Footer />
       <LoadingOverlay show={navigation.state !== 'idle'} />
       <RouteAnnouncer title={meta?.title ?? 'ライセンスストア'} />

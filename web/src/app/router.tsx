@@ -210,7 +210,7 @@ export const routes: RouteObject[] = [
           },
           {
             path: 'users/:id/edit',
-            handle: meta('administrator', false, 'ユーザーの編集'),
+            handle: meta('administrator', false, 'ユーザー情報の編集'),
             lazy: later(userEdit, (m) => <m.UserEditPage base="/admin/users" />),
           },
           {

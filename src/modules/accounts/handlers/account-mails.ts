@@ -243,13 +243,25 @@ export const onPasswordChanged: EventHandler<'PasswordChanged'> = async (ctx, ev
       paragraphs: [
         PASSWORD_CHANGED_BY[event.payload.by],
         `変更日時: ${japanTime(event.occurredAt)}`,
-        event.payload.by === 'member'
-          ? 'この端末以外でのログインはすべて終了しました。'
-          : 'すべての端末でログアウトしました。新しいパスワードでログインしてください。',
-        'お心当たりのない場合は、第三者がパスワードを変更した可能性があります。下のボタンからすぐにパスワードを再設定し、お問い合わせ窓口までご連絡ください。',
+        ...(event.payload.by === 'admin'
+          ? [
+              // The member did not choose this password: say where it comes from and what to do.
+              'すべての端末でログアウトしました。新しいパスワードは、このメールには記載していません。管理者からのご連絡でお知らせします。',
+              'ご自身で新しいパスワードを決めたい場合や、管理者からの連絡がない場合は、下のボタンからパスワードを再設定してください。',
+              'この変更にお心当たりのない場合は、お問い合わせ窓口までご連絡ください。',
+            ]
+          : [
+              event.payload.by === 'member'
+                ? 'この端末以外でのログインはすべて終了しました。'
+                : 'すべての端末でログアウトしました。新しいパスワードでログインしてください。',
+              'お心当たりのない場合は、第三者がパスワードを変更した可能性があります。下のボタンからすぐにパスワードを再設定し、お問い合わせ窓口までご連絡ください。',
+            ]),
       ],
       action: { label: 'パスワードを再設定する', url: `${ctx.env.appUrl}/forgot-password` },
-      notes: ['ご自身で変更された場合は、このメールへの対応は不要です。', 'このメールは送信専用です。'],
+      notes: [
+        ...(event.payload.by === 'admin' ? [] : ['ご自身で変更された場合は、このメールへの対応は不要です。']),
+        'このメールは送信専用です。',
+      ],
     }),
   });
   return done(result);

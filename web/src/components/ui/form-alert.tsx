@@ -35,3 +35,11 @@ export function Notice({ children }: { children: React.ReactNode }) {
     </div>
   );
 }
+
+/**
+ * A neutral statement of how things are (nothing yet, no matches): not a success (Notice, green)
+ * nor an error (FormAlert, red), and not announced.
+ */
+export function Info({ children }: { children: React.ReactNode }) {
+  return <p className="info-note">{children}</p>;
+}

@@ -27,7 +27,7 @@ export function PurchaseHistory() {
             <thead>
               <tr>
                 <th scope="col">購入日時</th>
-                <th scope="col">ご注文番号</th>
+                <th scope="col">{admin ? '注文番号' : 'ご注文番号'}</th>
                 <th scope="col">ライセンス</th>
                 <th scope="col">金額</th>
                 <th scope="col">状況</th>
@@ -61,7 +61,8 @@ export function PurchaseHistory() {
                   <td className="order-number">{sale.order_number ?? '—'}</td>
                   <td>{sale.license_name}</td>
                   <td>{formatPrice(sale.amount)}</td>
-                  <td>{sale.member_state_label}</td>
+                  {/* The back office's words for an administrator (出力待ち/処理中/登録済み/返金済み), the member's own for them. */}
+                  <td>{admin ? (sale.refunded_at ? '返金済み' : sale.status_label) : sale.member_state_label}</td>
                   <td>
                     {admin ? <ReceiptCopyAction sale={sale} /> : <ReceiptAction sale={sale} autoOpen={receiptFor === sale.id} />}
                   </td>

@@ -2,13 +2,14 @@ import { type FormEvent, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
 import { mutate } from 'swr';
 import { PasswordPair } from '../../../components/password-pair';
-import { FormAlert, Notice } from '../../../components/ui/form-alert';
+import { FormAlert, Info, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { Pager, usePageParam } from '../../../components/ui/pager';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { api } from '../../../lib/api';
+import { useAuth } from '../../../lib/auth-store';
 import { formatDateTime } from '../../../lib/format';
 import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
@@ -154,6 +155,9 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
   const [notice, setNotice] = useState('');
   const [watchMailsUntil, setWatchMailsUntil] = useState(0);
   const { busy, message, run } = useFormSubmit();
+  // One's own account: the server refuses to remove one's own administrator rights or delete it.
+  const me = useAuth().users[0]?.id;
+  const self = Boolean(data && data.user.id === me);
   const resendVerification = () => {
     if (!data) return;
     void run(async () => {
@@ -217,7 +221,13 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
               パスワードを変更する
             </Link>
             {data.user.role === 'admin' ? (
-              <button type="button" className="button" disabled={busy} onClick={() => changeRole('user')}>
+              <button
+                type="button"
+                className="button"
+                disabled={busy || self}
+                aria-describedby={self ? 'self-limits' : undefined}
+                onClick={() => changeRole('user')}
+              >
                 管理者権限を外す
               </button>
             ) : (
@@ -225,10 +235,21 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
                 管理者にする
               </button>
             )}
-            <Link to={`/admin/users/${data.user.id}/delete`} className="button secondary">
-              削除する
-            </Link>
+            {self ? (
+              <button type="button" className="button secondary" disabled aria-describedby="self-limits">
+                削除する
+              </button>
+            ) : (
+              <Link to={`/admin/users/${data.user.id}/delete`} className="button secondary">
+                削除する
+              </Link>
+            )}
           </div>
+          {self ? (
+            <p id="self-limits" className="small">
+              {SELF_LIMITS}
+            </p>
+          ) : null}
           <LoadingOverlay show={busy} label="処理しています" />
           {children}
           <UserMailLog userId={data.user.id} watchUntil={watchMailsUntil} />
@@ -238,6 +259,10 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
     </section>
   );
 }
+
+/** Why an administrator's own page offers no 管理者権限を外す or 削除する. */
+const SELF_LIMITS =
+  'ご自身の管理者権限を外すことや、ご自身のアカウントを削除することはできません。必要なときは、ほかの管理者に依頼してください。';
 
 /** /admin/users/{id}/password: the administrator sets a new password; the user is signed out everywhere. */
 export function AdminUserPasswordPage() {
@@ -285,6 +310,7 @@ export function AdminUserDeletePage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
   const { data, error } = useMember(id);
+  const me = useAuth().users[0]?.id;
   const { busy, message, errors, run } = useFormSubmit();
   const remove = () =>
     run(async () => {
@@ -296,7 +322,17 @@ export function AdminUserDeletePage() {
     <section className="card narrow">
       <h1>ユーザーの削除</h1>
       {error ? <LoadError error={error} /> : null}
-      {data ? (
+      {data && data.user.id === me ? (
+        <>
+          <Info>{SELF_LIMITS}</Info>
+          <div className="actions">
+            <Link to={`/admin/users/${id}`} className="button">
+              ユーザー詳細へ戻る
+            </Link>
+          </div>
+        </>
+      ) : null}
+      {data && data.user.id !== me ? (
         <>
           <p>
             <strong>

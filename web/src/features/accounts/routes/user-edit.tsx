@@ -68,7 +68,7 @@ export function UserEditPage({ base = '/users' }: { base?: string }) {
 
   return (
     <section className="card">
-      <h1>会員情報の変更</h1>
+      <h1>{base.startsWith('/admin') ? 'ユーザー情報の編集' : '会員情報の変更'}</h1>
       {error ? <LoadError error={error} onRetry={() => void reload()} /> : null}
       {!draft && !error ? <Loading /> : null}
       {draft ? (

@@ -7,19 +7,12 @@ import { formatDateTime } from '../../../lib/format';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type FlaggedRun, useFlaggedRuns, useMailSummary } from '../api';
 
-/** The back office beyond the seed's three screens (the navigation bar keeps the seed's). */
-const OPERATIONS = [
-  { label: '売上集計', to: '/admin/sales/summary' },
-  { label: '決済の受信箱と照合', to: '/admin/payments' },
-  { label: 'コンビニ払いのお支払い待ち', to: '/admin/payments/konbini' },
-  { label: '操作履歴', to: '/admin/audit' },
-  { label: '送信に失敗したメール', to: '/admin/mails' },
-  { label: '運用状況', to: '/admin/operations' },
-];
-
-/** What the app hands the menu: the navigation bar's links, and logging out (a feature does not import the app). */
+/**
+ * What the app hands the menu: every admin screen (the side menu's list, web/src/app/admin-nav.ts),
+ * and logging out (a feature does not import the app). `server`: a page the server draws.
+ */
 export interface AdminMenuProps {
-  items: readonly { label: string; to: string }[];
+  items: readonly { label: string; to: string; server?: boolean }[];
   onLogout: () => void;
 }
 
@@ -32,24 +25,17 @@ export function AdminMenuPage({ items, onLogout }: AdminMenuProps) {
       <ul className="menu">
         {items.map((item) => (
           <li key={item.to}>
-            <Link to={item.to} className="button menu-button">
-              {item.label}
-            </Link>
+            {item.server ? (
+              <a href={item.to} className="button menu-button">
+                {item.label}
+              </a>
+            ) : (
+              <Link to={item.to} className="button menu-button">
+                {item.label}
+              </Link>
+            )}
           </li>
         ))}
-        {OPERATIONS.map((item) => (
-          <li key={item.to}>
-            <Link to={item.to} className="button menu-button">
-              {item.label}
-            </Link>
-          </li>
-        ))}
-        <li>
-          {/* A server page (bull-board), not an SPA route. */}
-          <a href="/admin/queues" className="button menu-button">
-            ジョブキュー
-          </a>
-        </li>
         <li>
           <button type="button" className="button menu-button secondary" onClick={onLogout}>
             ログアウト
@@ -81,7 +67,7 @@ function MailCounts() {
     <dl className="counts">
       <div>
         <dt>
-          <Link to="/admin/mails">送信できなかったメール</Link>
+          <Link to="/admin/mails">送信に失敗したメール</Link>
           <span className="small">（宛先が拒否・未再送）</span>
         </dt>
         <dd>{failed.toLocaleString('ja-JP')}件</dd>

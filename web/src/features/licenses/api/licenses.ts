@@ -22,6 +22,8 @@ export interface License {
   picture_directory: string;
   pictures_pathes: string[];
   pictures: LicensePicture[];
+  /** Administrators only: false once anyone started to buy it (DELETE then answers 409). */
+  deletable?: boolean;
 }
 
 export interface LicensePage {

@@ -57,12 +57,20 @@ export function AdminLicenseDetailPage() {
             <Link to={`/admin/licenses/${data.license.id}/edit`} className="button primary">
               編集する
             </Link>
-            <button type="button" className="button danger" onClick={remove} disabled={busy}>
+            <button
+              type="button"
+              className="button danger"
+              onClick={remove}
+              disabled={busy || data.license.deletable === false}
+              aria-describedby="delete-rule"
+            >
               削除する
             </button>
           </div>
-          <p className="small">
-            購入手続きが行われたライセンスは削除できません。販売をやめるときは編集で「非公開」にしてください。
+          <p id="delete-rule" className="small">
+            {data.license.deletable === false
+              ? 'このライセンスは購入手続きが行われたため削除できません。販売をやめるときは編集で「非公開」にしてください。'
+              : '購入手続きが行われたライセンスは削除できません。販売をやめるときは編集で「非公開」にしてください。'}
           </p>
         </>
       ) : null}

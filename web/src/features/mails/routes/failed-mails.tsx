@@ -8,7 +8,30 @@ import { formatDateTime } from '../../../lib/format';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type FailedMail, type MailView, useFailedMails, useMailWorkers } from '../api';
 
-const wrap = { overflowWrap: 'anywhere' } as const;
+/**
+ * An address that may wrap only after 「@」 and before each 「.」 (not in the middle of a word), so
+ * its column keeps a readable width and the buttons beside it stay on one line.
+ */
+function Address({ email }: { email: string }) {
+  const parts = email.split(/(?=\.)|(?<=@)/);
+  return (
+    <span className="mail-address">
+      {parts.map((part, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed string
+        <span key={i}>
+          {i > 0 ? <wbr /> : null}
+          {part}
+        </span>
+      ))}
+    </span>
+  );
+}
+
+/** The mail server's answer in words an administrator reads; the raw answer stays one click away. */
+function errorSummary(mail: FailedMail): string {
+  if (mail.permanent) return 'メールサーバーが、この宛先への配送を断りました。宛先が正しいか確かめてください。';
+  return 'メールサーバーにつながらないか、一時的に受け付けられませんでした。';
+}
 
 const viewOf = (params: URLSearchParams): MailView => (params.get('status') === 'stuck' ? 'stuck' : 'failed');
 
@@ -84,7 +107,7 @@ export function FailedMailsPage() {
             全{data.total.toLocaleString('ja-JP')}件
           </p>
           <div className="table-wrap">
-            <table className="table">
+            <table className="table failed-mails">
               <caption className="visually-hidden">{stuck ? '送信中のまま止まっているメール' : '送信に失敗したメール'}</caption>
               <thead>
                 <tr>
@@ -103,28 +126,39 @@ export function FailedMailsPage() {
                     <td>
                       {mail.kind_label}
                       <br />
-                      <span className="small" style={wrap}>
-                        {mail.user_id ? <Link to={`/admin/users/${mail.user_id}`}>{mail.recipient}</Link> : mail.recipient}
+                      <span className="small">
+                        {mail.user_id ? (
+                          <Link to={`/admin/users/${mail.user_id}`}>
+                            <Address email={mail.recipient} />
+                          </Link>
+                        ) : (
+                          <Address email={mail.recipient} />
+                        )}
                       </span>
                     </td>
                     <td>
                       <span className="tag">
-                        {stuck ? '送信中のまま停止' : mail.permanent ? '送信不可（宛先が拒否）' : '一時的な失敗（自動で再送）'}
+                        {stuck
+                          ? '送信中のまま停止'
+                          : mail.permanent
+                            ? '送信失敗（宛先が拒否）'
+                            : '送信失敗（一時的・自動で再送）'}
                       </span>
                       （{mail.attempts}回試行）
                       {mail.error ? (
                         <>
-                          <br />
-                          <span className="small" style={wrap}>
-                            {mail.error}
-                          </span>
+                          <p className="mail-error">{errorSummary(mail)}</p>
+                          <details className="mail-raw">
+                            <summary>メールサーバーの応答（原文）</summary>
+                            <span className="small">{mail.error}</span>
+                          </details>
                         </>
                       ) : null}
                     </td>
                     <td>
                       <button
                         type="button"
-                        className="button"
+                        className="button nowrap"
                         aria-label={`${mail.recipient} 宛ての「${mail.kind_label}」を再送信`}
                         disabled={resend.busy}
                         onClick={() => send(mail)}

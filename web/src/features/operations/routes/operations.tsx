@@ -1,10 +1,9 @@
 import { Link } from 'react-router';
+import { queueLabel } from '../../../../../src/events/labels';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { formatDateTime } from '../../../lib/format';
 import { type Operations, useOperations } from '../api';
 import '../operations.css';
-
-const QUEUE_LABELS: Record<string, string> = { mail: 'メール', payments: '決済', exports: 'CSV作成' };
 
 /** 「3分」「1時間5分」: how long ago, in words an operator reads at a glance. */
 function duration(seconds: number): string {
@@ -58,7 +57,7 @@ function rows(o: Operations): { heading: string; items: Row[] }[] {
       heading: 'メール',
       items: [
         {
-          label: '送信できなかったメール',
+          label: '送信に失敗したメール',
           value: `${o.mail.failed}件`,
           attention: o.mail.failed > 0,
           to: '/admin/mails',
@@ -97,8 +96,8 @@ function rows(o: Operations): { heading: string; items: Row[] }[] {
     {
       heading: 'ジョブキュー',
       items: Object.entries(o.queues).map(([name, q]) => ({
-        label: QUEUE_LABELS[name] ?? name,
-        value: `待機 ${q.waiting}件・実行中 ${q.active}件・予定 ${q.delayed}件・失敗 ${q.failed}件`,
+        label: queueLabel(name),
+        value: `待機 ${q.waiting}件・実行中 ${q.active}件・予約 ${q.delayed}件・失敗 ${q.failed}件`,
       })),
     },
   ];

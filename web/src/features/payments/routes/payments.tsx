@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { FormAlert, Notice } from '../../../components/ui/form-alert';
+import { FormAlert, Info, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager, usePageParam } from '../../../components/ui/pager';
 import { SelectField } from '../../../components/ui/select-field';
@@ -71,9 +71,7 @@ function ReconciliationSection() {
   return (
     <section className="subsection" aria-labelledby="reconciliation-heading">
       <h2 id="reconciliation-heading">照合</h2>
-      <p>
-        Stripe で支払い済みの Checkout Session・返金と、この店の売上を突き合わせます。毎日 3:00（日本時間）に自動で実行されます。
-      </p>
+      <p>Stripe で支払い済みの決済・返金と、この店の売上を突き合わせます。毎日 3:00（日本時間）に自動で実行されます。</p>
       <form className="toolbar" onSubmit={start}>
         <TextInput label="対象期間（日）" name="days" value={days} onInput={setDays} message={errors.days} />
         <button type="submit" className="button primary" disabled={busy}>
@@ -83,7 +81,7 @@ function ReconciliationSection() {
       <FormAlert message={message} errors={errors} fields={['days']} />
       {runs.isLoading ? <Loading /> : null}
       {runs.error ? <LoadError error={runs.error} onRetry={() => void runs.mutate()} /> : null}
-      {runs.data && runs.data.reconciliations.length === 0 ? <Notice>照合はまだ実行されていません。</Notice> : null}
+      {runs.data && runs.data.reconciliations.length === 0 && !message ? <Info>照合はまだ実行されていません。</Info> : null}
       {runs.data && runs.data.reconciliations.length > 0 ? (
         <>
           <div className="table-wrap">
@@ -201,7 +199,7 @@ function FindingItem({ finding, onChanged }: { finding: Finding; onChanged: () =
       <p className="small">
         Stripe：{money(finding.stripe_amount, finding.stripe_currency)} ／ この店：
         {money(finding.our_amount, finding.our_currency)}
-        {finding.stripe_session_id ? ` ／ Checkout Session：${finding.stripe_session_id}` : ''}
+        {finding.stripe_session_id ? ` ／ Stripe の決済セッションID：${finding.stripe_session_id}` : ''}
         {finding.sale_order_number ? ` ／ 注文番号：${finding.sale_order_number}` : ''}
       </p>
       <p className="actions">
@@ -210,10 +208,14 @@ function FindingItem({ finding, onChanged }: { finding: Finding; onChanged: () =
             受信したイベントを見て再実行する
           </Link>
         ) : null}
-        {finding.sale_user_id ? <Link to={`/admin/users/${finding.sale_user_id}`}>売上 #{finding.sale_id} の購入者</Link> : null}
+        {finding.sale_user_id ? (
+          <Link to={`/admin/users/${finding.sale_user_id}`}>
+            {finding.sale_order_number ? `注文番号 ${finding.sale_order_number} の購入者` : 'この売上の購入者'}
+          </Link>
+        ) : null}
         {finding.sale_id && !finding.sale_user_id && finding.sale_buyer_email ? (
           <Link to={`/admin/licenses/issue?${new URLSearchParams({ q: finding.sale_buyer_email })}`}>
-            売上 #{finding.sale_id}
+            {finding.sale_order_number ? `注文番号 ${finding.sale_order_number} の売上` : 'この売上'}
           </Link>
         ) : null}
       </p>
@@ -340,7 +342,7 @@ function InboxSection() {
   return (
     <section className="subsection" id="inbox" aria-labelledby="inbox-heading">
       <h2 id="inbox-heading">Stripe イベント</h2>
-      <form className="search" onSubmit={search}>
+      <form className="search search-rows" onSubmit={search}>
         <div className="field-row">
           <SelectField
             label="種類"
@@ -378,7 +380,7 @@ function InboxSection() {
             onInput={(order_number) => setForm({ ...form, order_number })}
           />
           <TextInput
-            label="Checkout Session ID"
+            label="Stripe の決済セッションID"
             name="session"
             value={form.session}
             onInput={(session) => setForm({ ...form, session })}
@@ -407,7 +409,7 @@ function InboxSection() {
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
       {data && data.events.length === 0 ? (
-        <Notice>{filtered ? '条件に合うイベントはありません。' : 'Stripe からのイベントはまだ届いていません。'}</Notice>
+        <Info>{filtered ? '条件に合うイベントはありません。' : 'Stripe からのイベントはまだ届いていません。'}</Info>
       ) : null}
       {data && data.events.length > 0 ? (
         <>
@@ -433,7 +435,7 @@ function InboxSection() {
                     <td>{formatDateTime(event.received_at)}</td>
                     <td>
                       {event.type_label}
-                      <div className="small">{event.id}</div>
+                      <div className="small">イベントID：{event.id}</div>
                       {event.order_number ? (
                         <div className="small">
                           注文番号{' '}

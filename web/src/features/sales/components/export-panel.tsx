@@ -133,7 +133,7 @@ export function ExportPanel({
       </p>
       {history.data && history.data.group_name === null ? (
         <p className="alert" role="note">
-          グループ名（EXPORT_GROUP_NAME）が設定されていません。CSVのグループ欄は「（グループ名未設定）」になります。
+          研修管理システムのグループ名がサーバーに設定されていません。CSVのグループ欄は「（グループ名未設定）」になります。設定はシステムの担当者に依頼してください。
         </p>
       ) : null}
       {notice ? <Notice>{notice}</Notice> : null}

@@ -323,7 +323,7 @@ export function IssuePage() {
                           {sale.user.last_name} {sale.user.first_name}
                         </Link>
                       ) : (
-                        `${sale.user.last_name} ${sale.user.first_name}（退会）`
+                        `${sale.user.last_name} ${sale.user.first_name}（アカウント削除済み）`
                       )}
                       <br />
                       <span className="small latin-break">{sale.user.email}</span>
