@@ -8,6 +8,7 @@ import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { Pager, usePageParam } from '../../../components/ui/pager';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
+import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
 import { withParams } from '../../../lib/search-params';
@@ -153,6 +154,7 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
   const { data, error, isLoading, mutate: reload } = useMember(id);
   const [notice, setNotice] = useState('');
   const [watchMailsUntil, setWatchMailsUntil] = useState(0);
+  const { confirm, dialog } = useConfirm();
   const { busy, message, run } = useFormSubmit();
   const resendVerification = () => {
     if (!data) return;
@@ -163,14 +165,32 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
       await refreshUserHistory(data.user.id);
     });
   };
-  const changeRole = (role: 'admin' | 'user') => {
+  const changeRole = async (role: 'admin' | 'user') => {
     if (!data) return;
     const name = `${data.user.last_name} ${data.user.first_name}`.trim() || data.user.email;
-    const question =
+    const yes = await confirm(
       role === 'admin'
-        ? `${name}さんを管理者にします。管理画面のすべての操作ができるようになります。よろしいですか？`
-        : `${name}さんの管理者権限を外します。よろしいですか？`;
-    if (!window.confirm(question)) return;
+        ? {
+            title: '管理者にします',
+            confirmLabel: '管理者にする',
+            body: (
+              <p>
+                {name}さん（{data.user.email}）を管理者にします。管理画面のすべての操作ができるようになります。
+              </p>
+            ),
+          }
+        : {
+            title: '管理者権限を外します',
+            confirmLabel: '管理者権限を外す',
+            danger: true,
+            body: (
+              <p>
+                {name}さん（{data.user.email}）の管理者権限を外します。管理画面は使えなくなります。
+              </p>
+            ),
+          },
+    );
+    if (!yes) return;
     void run(async () => {
       const res = await api<{ message: string }>(`/api/users/${data.user.id}/role`, { method: 'PUT', body: { role } });
       setNotice(res.message);
@@ -217,11 +237,11 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
               パスワードを変更する
             </Link>
             {data.user.role === 'admin' ? (
-              <button type="button" className="button" disabled={busy} onClick={() => changeRole('user')}>
+              <button type="button" className="button" disabled={busy} onClick={() => void changeRole('user')}>
                 管理者権限を外す
               </button>
             ) : (
-              <button type="button" className="button" disabled={busy} onClick={() => changeRole('admin')}>
+              <button type="button" className="button" disabled={busy} onClick={() => void changeRole('admin')}>
                 管理者にする
               </button>
             )}
@@ -235,6 +255,7 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
           <UserAuditLog userId={data.user.id} />
         </>
       ) : null}
+      {dialog}
     </section>
   );
 }
