@@ -224,7 +224,7 @@ export function ExportPanel({
           type="button"
           className="button primary"
           onClick={() => void start()}
-          disabled={busy || running || (batch ? awaiting === 0 : writes === 0)}
+          disabled={busy || running || (batch && awaiting === 0)}
         >
           CSVを作成する
         </button>
