@@ -364,6 +364,7 @@ describe('licences in Chromium', () => {
     expect(await nameField(page).inputValue()).toBe('残した下書き');
     expect(await picturesShown(page, 1)).toEqual(['1枚目：third.png']);
     await page.getByRole('button', { name: '入力内容を破棄' }).click();
+    await confirmInDialog(page);
     await page.getByText('入力内容を破棄しました。').waitFor();
 
     // Signing out leaves no draft behind in this browser.
