@@ -144,3 +144,26 @@ it('an administrator moves a selection with its count, undoes it, exports a batc
   await page.getByRole('heading', { name: '研修管理システム用CSV' }).waitFor();
   await page.close();
 }, 90_000);
+
+it('a reversed date range says what to fix; the search label says what it matches; 返金済み is a filter', async () => {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto(`${app.baseUrl}/login`);
+  await page.getByLabel('メールアドレス').fill('issue-admin@example.jp');
+  await page.getByLabel('パスワード').fill('issue-admin-pass');
+  await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, 'issue-admin@example.jp');
+  await page.waitForURL('**/admin');
+  await page.goto(`${app.baseUrl}/admin/licenses/issue`);
+  await page.getByLabel('氏名・フリガナ・メールアドレス・注文番号').waitFor();
+  expect(await page.getByLabel('状態').locator('option', { hasText: '返金済み' }).count()).toBe(1);
+  await page.getByLabel('購入日（から）').fill('2026-04-10');
+  await page.getByLabel('購入日（まで）').fill('2026-04-01');
+  await page.getByRole('button', { name: '検索する' }).click();
+  const message = '購入日（まで）は購入日（から）と同じか、それより後の日付を指定してください。';
+  await page.getByRole('alert').filter({ hasText: message }).waitFor();
+  expect(await page.getByLabel('購入日（まで）').getAttribute('aria-invalid')).toBe('true');
+  expect(await page.getByText('条件に合う売上はありません。').count()).toBe(0);
+  expect(await axeViolations(page)).toEqual([]);
+  await page.close();
+}, 60_000);
