@@ -479,7 +479,14 @@ describe('a status move: how many sales moved, and a link that finds them all', 
     expect(page.total).toBe(2);
     expect(page.sales.map((s: { id: number }) => s.id).sort()).toEqual([...moved].sort());
     const counts = await (await admin.get(`/api/sales/counts?audit_id=${entry?.id}&license_id=${licenseId}`)).json();
-    expect(counts.counts).toEqual({ awaiting: 0, in_progress: 2, registered: 0, refunded: 0 });
+    expect(counts.counts).toEqual({
+      awaiting: 0,
+      in_progress: 2,
+      registered: 0,
+      refunded: 0,
+      export_awaiting: 0,
+      export_in_progress: 2,
+    });
 
     // An entry without sales finds none; one that does not exist is a Japanese 404; a malformed id a 422.
     const [other] = (await list('?action=user.role')).audit_logs;

@@ -104,7 +104,14 @@ describe('status moves do exactly what the screen says', () => {
     expect(await stale.json()).toMatchObject({ count: 2, message: expect.stringContaining('3件から2件') });
     expect(await statuses(others)).toEqual([0, 0]);
     const counts = await (await admin.get(`/api/sales/counts?license_id=${bls}&q=${encodeURIComponent('佐藤')}`)).json();
-    expect(counts.counts).toEqual({ awaiting: 2, in_progress: 0, registered: 0, refunded: 1 });
+    expect(counts.counts).toEqual({
+      awaiting: 2,
+      in_progress: 0,
+      registered: 0,
+      refunded: 1,
+      export_awaiting: 2,
+      export_in_progress: 0,
+    });
     const all = await admin.post('/api/sales/update', { status: 1, licenseId: bls, q: '佐藤', expected_count: 2 });
     expect(((await all.json()).sales as { id: number }[]).map((s) => s.id)).toEqual(others);
     expect(await statuses([refunded])).toEqual([0]);

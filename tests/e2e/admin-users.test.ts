@@ -4,6 +4,7 @@ import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { confirmInDialog } from '../support/confirm-dialog.ts';
 import { startTestServer } from '../support/server.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
@@ -136,8 +137,8 @@ it('an administrator resends a verification mail, sees it refused and retried in
   await mails.getByText('宛先が拒否', { exact: false }).waitFor();
   smtp.accept(email);
   await page.goto(`${app.baseUrl}/admin/mails`);
-  page.once('dialog', (dialog) => void dialog.accept());
   await page.getByRole('button', { name: `${email} 宛ての「メールアドレスの確認」を再送信` }).click();
+  expect(await confirmInDialog(page)).toContain(`${email} 宛ての「メールアドレスの確認」を1通、もう一度送ります。`);
   await page.getByText('メールの再送信を受け付けました。', { exact: false }).waitFor();
   await expect
     .poll(
@@ -157,8 +158,8 @@ it('an administrator resends a verification mail, sees it refused and retried in
   expect(smtp.messages.filter(smtp.to(email))).toHaveLength(2);
 
   // Role grant, confirmed in a dialog; the audit section records it.
-  page.once('dialog', (dialog) => void dialog.accept());
   await page.getByRole('button', { name: '管理者にする' }).click();
+  expect(await confirmInDialog(page)).toContain('を管理者にします。管理画面のすべての操作ができるようになります。');
   await page.getByText('管理者にしました。').waitFor();
   await page.getByRole('button', { name: '管理者権限を外す' }).waitFor();
   expect(await page.locator('.summary').textContent()).toContain('権限管理者');

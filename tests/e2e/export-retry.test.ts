@@ -5,6 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { confirmInDialog } from '../support/confirm-dialog.ts';
 import { startTestServer } from '../support/server.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
@@ -92,7 +93,6 @@ it('an export left running becomes 失敗 with its reason, and 再実行 makes t
 it('an export whose folder is unwritable says 「作成に失敗しています（再試行中）」 with the reason, then is made once it is writable', async () => {
   const page = await browser.newPage();
   await page.setViewportSize({ width: 375, height: 800 });
-  page.on('dialog', (dialog) => void dialog.accept());
   await signIn(page, app.baseUrl);
   // The exports folder becomes unusable: a file where the folder should be.
   const folder = join(app.env.dataDir, 'exports');
@@ -101,6 +101,7 @@ it('an export whose folder is unwritable says 「作成に失敗しています�
   try {
     await page.goto(`${app.baseUrl}/admin/licenses/issue`);
     await page.getByRole('button', { name: 'CSVを作成する' }).click();
+    await confirmInDialog(page);
     await page.getByText('作成に失敗しています（再試行中）').waitFor({ timeout: 15_000 });
     await page.getByText(/理由：CSVを作成できませんでした: E[A-Z]+/).waitFor();
     expect(await page.getByText('作成中', { exact: true }).count()).toBe(0);
@@ -130,8 +131,10 @@ it('with no worker running, an export waiting says 「処理担当（ワーカ�
   await page.goto(`${webOnly.baseUrl}/admin/licenses/issue`);
   await page.getByText('まだCSVは作成されていません。').waitFor();
   expect(await page.getByText('処理担当（ワーカー）が動いていません').count()).toBe(0);
-  await page.getByLabel(/^一括処理/).uncheck();
+  // 一括処理 is off on arrival.
+  expect(await page.getByLabel(/^一括処理/).isChecked()).toBe(false);
   await page.getByRole('button', { name: 'CSVを作成する' }).click();
+  expect(await confirmInDialog(page)).toContain('売上の状態は変わりません。');
   const warning = page.getByRole('alert').filter({ hasText: '処理担当（ワーカー）が動いていません。' });
   await warning.waitFor();
   await page.getByText('待機中').waitFor();

@@ -4,6 +4,7 @@ import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { confirmInDialog } from '../support/confirm-dialog.ts';
 import { startTestServer } from '../support/server.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
@@ -154,8 +155,8 @@ it('送信に失敗したメール at 375 px: empty, loading and error states; p
 
   // The mailbox is fixed: resend. It goes out with the Message-ID the refused attempt carried.
   smtp.accept(email);
-  page.once('dialog', (dialog) => void dialog.accept());
   await page.getByRole('button', { name: `${email} 宛ての「メールアドレスの確認」を再送信` }).click();
+  expect(await confirmInDialog(page)).toContain(`${email} 宛ての「メールアドレスの確認」を1通、もう一度送ります。`);
   await page.getByText('メールの再送信を受け付けました。まもなく送信されます。').waitFor();
   const mail = await smtp.waitFor(smtp.to(email));
   const [row] = await app.runtime.deps.orm.em
@@ -215,7 +216,7 @@ it('管理メニュー at 375 px: failed and stuck mail counted and linked, reco
   await page.reload();
   await counts.getByText('送信に失敗したメール').waitFor();
   await expect.poll(() => counts.locator('dd').allTextContents()).toEqual(['1件', '1件']);
-  await page.getByText(/の照合（定期（毎日 3:00）・過去7日）で差異が2件見つかりました。/).waitFor();
+  await page.getByText(/の照合（定期（毎日 3:00）・過去7日）で差異が2件見つかりました（未確認 2件）。/).waitFor();
   expect(await page.getByText('（日本時間）の照合').count()).toBeGreaterThan(0);
   await accessible(page, 'menu with failed mail and findings');
   await noSidewaysScroll(page);

@@ -3,6 +3,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { confirmInDialog } from '../support/confirm-dialog.ts';
 import { startTestServer } from '../support/server.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
@@ -56,19 +57,20 @@ it('an administrator moves a selection with its count, undoes it, exports a batc
   await page.getByRole('button', { name: '検索結果の出力待ち2件をすべて処理中にする' }).waitFor();
   expect(await axeViolations(page)).toEqual([]);
 
-  const confirmations: string[] = [];
-  page.on('dialog', (dialog) => {
-    confirmations.push(dialog.message());
-    void dialog.accept();
-  });
   const row = (email: string) => page.locator('tr', { hasText: email });
 
   // The selection, named with its count.
   await page.getByRole('checkbox', { name: '高橋 一郎さんの売上を選択' }).check();
   await page.getByRole('button', { name: '選択した1件を処理中にする' }).click();
+  // The app's own dialog names what moves: the count and the order (number and buyer).
+  const moveDialog = page.getByRole('dialog', { name: '売上を「処理中」にします' });
+  await moveDialog.waitFor();
+  expect(await axeViolations(page)).toEqual([]);
+  const moveText = await confirmInDialog(page);
+  expect(moveText).toContain('選択した1件を「処理中」にします。');
+  expect(moveText).toMatch(/対象：[A-Z0-9-]+（高橋 一郎）|対象：売上ID \d+（高橋 一郎）/);
   await page.getByText('1件の状態を更新しました。').waitFor();
   await row('takahashi@example.jp').getByText('処理中').waitFor();
-  expect(confirmations.shift()).toBe('選択した1件を「処理中」にします。よろしいですか？');
 
   // 差し戻し with a reason.
   await page.getByRole('button', { name: '高橋 一郎さんの売上を差し戻す' }).click();
@@ -79,9 +81,18 @@ it('an administrator moves a selection with its count, undoes it, exports a batc
   await page.getByText('1件を差し戻しました。').waitFor();
   await row('takahashi@example.jp').getByText('出力待ち').waitFor();
 
-  // A batch: both 出力待ち sales move to 処理中 and the file is made.
+  // 一括処理 is off on arrival: the panel says a plain export writes 出力待ち and 処理中 and moves nothing.
+  const batchBox = page.getByRole('checkbox', { name: /一括処理/ });
+  expect(await batchBox.isChecked()).toBe(false);
+  await page.getByText('書き出しのみ：「出力待ち」と「処理中」の2件を書き出します。売上の状態は変わりません。').waitFor();
+
+  // A batch, ticked on purpose: both 出力待ち sales move to 処理中 and the file is made.
+  await batchBox.check();
+  await page.getByText('一括処理：「出力待ち」2件を「処理中」にして書き出します。').waitFor();
   await page.getByRole('button', { name: 'CSVを作成する' }).click();
-  expect(confirmations.shift()).toBe('検索結果の「出力待ち」2件を「処理中」にしてCSVを作成します。よろしいですか？');
+  expect(await confirmInDialog(page)).toContain(
+    '検索結果の「出力待ち」の売上2件を「処理中」にして、その2件をUTF-8のCSVに書き出します。',
+  );
   const link = page.getByRole('link', { name: /^研修登録_JPTEC講習_\d{8}-\d{4}\.csv$/ });
   await link.waitFor({ timeout: 15_000 });
   await row('takahashi@example.jp').getByText('処理中').waitFor();
@@ -97,8 +108,10 @@ it('an administrator moves a selection with its count, undoes it, exports a batc
 
   // The training system has them: the batch is completed.
   await page.getByRole('button', { name: '登録済みにする', exact: true }).click();
-  expect(confirmations.shift()).toBe('このバッチの「処理中」の売上を「登録済み」にします。よろしいですか？');
+  expect(await confirmInDialog(page)).toContain('の「処理中」の売上2件を「登録済み」にします。');
   await page.getByText('2件を登録済みにしました。').waitFor();
+  // A completed batch offers nothing more.
+  expect(await page.getByRole('button', { name: '登録済みにする', exact: true }).count()).toBe(0);
   await row('takahashi@example.jp').getByText('登録済み').waitFor();
   await row('watanabe@example.jp').getByText('登録済み').waitFor();
   await page.setViewportSize({ width: 375, height: 800 });
@@ -131,3 +144,26 @@ it('an administrator moves a selection with its count, undoes it, exports a batc
   await page.getByRole('heading', { name: '研修管理システム用CSV' }).waitFor();
   await page.close();
 }, 90_000);
+
+it('a reversed date range says what to fix; the search label says what it matches; 返金済み is a filter', async () => {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto(`${app.baseUrl}/login`);
+  await page.getByLabel('メールアドレス').fill('issue-admin@example.jp');
+  await page.getByLabel('パスワード').fill('issue-admin-pass');
+  await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, 'issue-admin@example.jp');
+  await page.waitForURL('**/admin');
+  await page.goto(`${app.baseUrl}/admin/licenses/issue`);
+  await page.getByLabel('氏名・フリガナ・メールアドレス・注文番号').waitFor();
+  expect(await page.getByLabel('状態').locator('option', { hasText: '返金済み' }).count()).toBe(1);
+  await page.getByLabel('購入日（から）').fill('2026-04-10');
+  await page.getByLabel('購入日（まで）').fill('2026-04-01');
+  await page.getByRole('button', { name: '検索する' }).click();
+  const message = '購入日（まで）は購入日（から）と同じか、それより後の日付を指定してください。';
+  await page.getByRole('alert').filter({ hasText: message }).waitFor();
+  expect(await page.getByLabel('購入日（まで）').getAttribute('aria-invalid')).toBe('true');
+  expect(await page.getByText('条件に合う売上はありません。').count()).toBe(0);
+  expect(await axeViolations(page)).toEqual([]);
+  await page.close();
+}, 60_000);

@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { confirmInDialog } from '../support/confirm-dialog.ts';
 import { aLicense, aMember, aSale } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
@@ -80,12 +81,8 @@ describe('the administrators’ licence list at 375 px', () => {
       .toBe('「PALS 小児」を下へ（いま1番目）');
 
     // 公開 → 非公開 from the list, after a confirmation saying what it does.
-    let asked = '';
-    page.once('dialog', (dialog) => {
-      asked = dialog.message();
-      void dialog.accept();
-    });
     await page.getByRole('button', { name: '「ACLS 二次救命」を非公開にする' }).click();
+    const asked = await confirmInDialog(page);
     await page.getByText('「ACLS 二次救命」を非公開にしました。').waitFor();
     expect(asked).toContain('開いている決済ページは無効になります');
     const acls = page.locator('tr', { hasText: 'ACLS 二次救命' });

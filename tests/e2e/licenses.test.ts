@@ -7,6 +7,7 @@ import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { confirmInDialog } from '../support/confirm-dialog.ts';
 import { TestClient } from '../support/http-client.ts';
 import { jpegWithGps, png } from '../support/images.ts';
 import { startTestServer } from '../support/server.ts';
@@ -200,9 +201,9 @@ describe('licences in Chromium', () => {
     await member.getByText('エラー: ライセンスが見つかりませんでした。').waitFor();
     await member.close();
 
-    page.on('dialog', (dialog) => void dialog.accept());
     await page.goto(detailUrl);
     await page.getByRole('button', { name: '削除する' }).click();
+    expect(await confirmInDialog(page)).toContain('「PALS 非公開テスト」を削除します。元に戻せません。');
     await page.waitForURL('**/admin/licenses');
     await page.getByText('ライセンスを削除しました。').waitFor();
     expect(await page.locator('tr', { hasText: 'PALS 非公開テスト' }).count()).toBe(0);
@@ -260,7 +261,6 @@ describe('licences in Chromium', () => {
 
   it('keeps a create draft with its pictures through the confirm page, browser Back and reloads, until saved or abandoned', async () => {
     const page = await browser.newPage();
-    page.on('dialog', (dialog) => void dialog.accept());
     await signIn(page, 'lic-admin@example.jp', 'lic-admin-pass');
     await page.waitForURL('**/admin');
     await page.getByRole('link', { name: 'ライセンス一覧' }).click();
@@ -341,6 +341,7 @@ describe('licences in Chromium', () => {
     await page.reload();
     expect(await nameField(page).inputValue()).toBe('破棄する下書き');
     await page.getByRole('button', { name: '入力内容を破棄' }).click();
+    expect(await confirmInDialog(page)).toContain('追加した画像も含め、元に戻せません。');
     await page.getByText('入力内容を破棄しました。').waitFor();
     expect(await nameField(page).inputValue()).toBe('');
     expect(await page.locator('.picture-list img').count()).toBe(0);
@@ -363,6 +364,7 @@ describe('licences in Chromium', () => {
     expect(await nameField(page).inputValue()).toBe('残した下書き');
     expect(await picturesShown(page, 1)).toEqual(['1枚目：third.png']);
     await page.getByRole('button', { name: '入力内容を破棄' }).click();
+    await confirmInDialog(page);
     await page.getByText('入力内容を破棄しました。').waitFor();
 
     // Signing out leaves no draft behind in this browser.

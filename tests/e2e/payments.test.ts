@@ -6,6 +6,7 @@ import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { confirmInDialog } from '../support/confirm-dialog.ts';
 import { TestClient } from '../support/http-client.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
@@ -63,11 +64,6 @@ it('an operator finds a failed payment event, replays it into a sale, and reconc
   );
 
   const page = await browser.newPage();
-  const dialogs: string[] = [];
-  page.on('dialog', (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.accept();
-  });
   await page.goto(`${shop.baseUrl}/login`);
   await page.getByLabel('メールアドレス').fill('pay-admin@example.jp');
   await page.getByLabel('パスワード').fill('pay-admin-pass');
@@ -91,8 +87,8 @@ it('an operator finds a failed payment event, replays it into a sale, and reconc
   await row.getByText('失敗', { exact: true }).waitFor();
   await row.getByText('Error: Connection terminated unexpectedly').waitFor();
   await row.getByRole('button', { name: '再実行' }).click();
+  expect(await confirmInDialog(page)).toContain('に受け取った「決済手続きの完了」の通知を、もう一度処理します。');
   await page.getByText('再実行しました（売上を記録）。').waitFor();
-  expect(dialogs).toEqual(['「決済手続きの完了」のイベントを再実行します。よろしいですか？']);
   await row.getByText('処理済み', { exact: true }).waitFor();
   await eventually(
     async () =>

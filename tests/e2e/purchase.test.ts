@@ -158,7 +158,7 @@ describe('purchase in Chromium', () => {
     await page.goto(`${shop.baseUrl}/licenses/${konbiniLicenseId}/procedure`);
     await page.getByRole('button', { name: 'お支払いへ進む' }).click();
     await page.waitForURL(`${shop.stripeUrl}/c/pay/**`);
-    await page.getByRole('button', { name: /コンビニで支払う/ }).click();
+    await page.getByRole('button', { name: 'コンビニ払い' }).click();
     await page.waitForURL(`**/licenses/${konbiniLicenseId}/complete?session_id=*`);
     await page.getByRole('heading', { name: 'コンビニでのお支払いをお待ちしています' }).waitFor({ timeout: 20_000 });
 

@@ -111,6 +111,9 @@ describe('ログイン中の端末 on the account page', () => {
       await page.goto(`${app.baseUrl}/users/${id}/edit`);
       await page.getByLabel('メールアドレス', { exact: true }).fill('changed-mail@example.jp');
       await page.getByLabel('メールアドレス（確認）').fill('changed-mail@example.jp');
+      // The profile form asks for フリガナ (a member registered before it has none yet).
+      await page.getByLabel('セイ', { exact: true }).fill('ヘンコウ');
+      await page.getByLabel('メイ', { exact: true }).fill('メール');
       await page.getByRole('button', { name: '確認画面へ進む' }).click();
       await page.waitForURL('**/edit/confirm');
       await page.getByLabel('現在のパスワード').fill('not-the-password');

@@ -2,6 +2,7 @@ import type { Browser, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { confirmInDialog } from '../support/confirm-dialog.ts';
 import { freePort } from '../support/ports.ts';
 import { startTestServer } from '../support/server.ts';
 import { passTwoFactor } from '../support/two-factor-browser.ts';
@@ -98,8 +99,8 @@ describe('two-factor and passkeys (Chromium)', () => {
 
     // Remove the passkey again.
     await page.goto(`${origin}/account/security`);
-    page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: '削除' }).click();
+    expect(await confirmInDialog(page)).toContain('パスキー「');
     await expect.poll(() => page.getByText('登録済みのパスキーはありません。').count()).toBe(1);
     await context.close();
   }, 120_000);

@@ -9,7 +9,7 @@ import { jsonInput, parseInput } from '../../http/validate.ts';
 import { workersAlive } from '../health/index.ts';
 import { preflight } from './export/preflight.ts';
 import { completeBatch, exportDto, getExport, listExports, openDownload, requestExport, retryExport } from './export/service.ts';
-import { expectedCount, PageQuery, SalesQuery, toFilter } from './schemas.ts';
+import { expectedCount, PageQuery, SalesQuery, toFilter, withDatesInOrder } from './schemas.ts';
 import { withOrderNumbers } from './with-order-numbers.ts';
 
 const flag = (message: string) =>
@@ -35,15 +35,17 @@ const filterEntries = {
   paid_to: SalesQuery.entries.paid_to,
 };
 
-const ExportInput = v.object({
-  ...filterEntries,
-  encoding: v.optional(v.picklist(['utf-8', 'shift_jis'], '文字コードは utf-8 か shift_jis を指定してください。'), 'utf-8'),
-  batch: flag('一括処理の指定が正しくありません。'),
-  replace_unmappable: flag('置き換えの指定が正しくありません。'),
-  expected_count: expectedCount,
-});
+const ExportInput = withDatesInOrder(
+  v.object({
+    ...filterEntries,
+    encoding: v.optional(v.picklist(['utf-8', 'shift_jis'], '文字コードは utf-8 か shift_jis を指定してください。'), 'utf-8'),
+    batch: flag('一括処理の指定が正しくありません。'),
+    replace_unmappable: flag('置き換えの指定が正しくありません。'),
+    expected_count: expectedCount,
+  }),
+);
 
-const PreflightQuery = v.object({ ...filterEntries, batch: flag('一括処理の指定が正しくありません。') });
+const PreflightQuery = withDatesInOrder(v.object({ ...filterEntries, batch: flag('一括処理の指定が正しくありません。') }));
 
 /** Export ids are uuids: `/exports/preflight` and `/exports/:id` never meet, in any mounting order. */
 const EXPORT = ':id{[0-9a-f-]+}';

@@ -6,13 +6,13 @@ import { exportRoutes } from './export-routes.ts';
 import { licenseCountRoutes } from './license-counts.ts';
 import { receiptRoutes } from './receipt-routes.ts';
 import { refundRoutes } from './refund-routes.ts';
-import { CountsQuery, RevertInput, SalesQuery, StatusUpdateInput, toFilter } from './schemas.ts';
+import { CountsQuery, RevertInput, SalesListQuery, StatusUpdateInput, toFilter } from './schemas.ts';
 import { advanceStatus, listSales, revertStatus, salesCounts } from './service.ts';
 import { summaryRoutes } from './summary-routes.ts';
 
 const saleRoutes = new Hono<AppEnv>()
   .get('/sales', requireAdmin, async (c) => {
-    const query = parseInput(SalesQuery, c.req.query());
+    const query = parseInput(SalesListQuery, c.req.query());
     return c.json(await listSales(c.var.deps.orm, toFilter(query), query.page, query.per_page, c.var.deps.changes));
   })
   .get('/sales/counts', requireAdmin, async (c) => {

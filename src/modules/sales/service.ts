@@ -1,11 +1,11 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
-import { COUNT_CAP, personSearch, prefixSearchCount, SEARCH_COUNT_CAP } from '../../db/like.ts';
+import { COUNT_CAP, personSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
 import { type Em, type Orm, readRows } from '../../db/orm.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import { findBuyer } from '../accounts/index.ts';
+import { currentBuyers, findBuyer, membersMatching } from '../accounts/index.ts';
 import { auditedSaleIds, recordAudit } from '../audit/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
 import { SALE_STATUS_LABEL, Sale, SaleStatus } from './entities/sale.entity.ts';
@@ -175,6 +175,13 @@ export interface SalesFilter {
   /** Only the sales this audit entry moved (the list resolves it into `saleIds`). */
   auditId?: string;
   saleIds?: number[];
+  /** Only refunded sales (返金済み); a `status` lists the sales in that state that are not refunded. */
+  refunded?: boolean;
+  /**
+   * The members whose current name or e-mail matches `q` (resolveSearch fills it): `q` then finds
+   * their sales, and the snapshot only of sales whose member is gone.
+   */
+  members?: string[];
 }
 
 /** The list's filter with an audit entry's sales in place of its id (404 for an entry that does not exist). */
@@ -183,6 +190,19 @@ async function withAuditedSales(em: Em, filter: SalesFilter): Promise<SalesFilte
   const saleIds = await auditedSaleIds(em, filter.auditId);
   if (!saleIds) throw new AppError('not_found', 'この操作履歴は見つかりませんでした。');
   return { ...filter, auditId: undefined, saleIds };
+}
+
+/**
+ * The filter with what salesWhere cannot look up itself: an audit entry's sales, and the members a
+ * name or e-mail search matches as they are now (at most MEMBER_MATCH_CAP; `membersCapped` says when
+ * more matched). Every reader of the list's search resolves it, so the list, its counters, status
+ * moves and the CSV agree.
+ */
+export async function resolveSearch(em: Em, asked: SalesFilter): Promise<SalesFilter & { membersCapped?: boolean }> {
+  const filter = await withAuditedSales(em, asked);
+  if (!filter.q || parseOrderNumber(filter.q) || filter.members) return filter;
+  const found = await membersMatching(em, filter.q);
+  return { ...filter, members: found.ids, membersCapped: found.capped };
 }
 
 /** The WHERE of the administrators' sales list, of status moves by search and of the export. */
@@ -194,9 +214,11 @@ export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sq
     params.push(filter.licenseId);
   }
   if (filter.status !== undefined) {
-    clauses.push('s.status = ?');
+    // 出力待ち, 処理中 and 登録済み are the states of sales that stand: a refunded one is 返金済み only.
+    clauses.push('s.status = ? and s.refunded_at is null');
     params.push(filter.status);
   }
+  if (filter.refunded) clauses.push('s.refunded_at is not null');
   if (filter.exportable) {
     // A sale whose refund is under way (返金手続き中) is not sent to the training system either.
     clauses.push('s.status in (?, ?) and s.refunded_at is null and s.refund_requested_at is null');
@@ -217,7 +239,12 @@ export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sq
     filter.q && !orderNumber
       ? personSearch(filter.q, { nameKey: 's.buyer_name_key', firstKey: 's.buyer_first_key', email: 's.buyer_email' })
       : null;
-  if (search) {
+  if (search && filter.members) {
+    // The member as they are now (the CSV's name): their sales through sales_user_id_index; the
+    // purchase-time snapshot only for sales whose member is gone.
+    clauses.push(`(s.user_id = any(string_to_array(?, ',')) or (s.user_id is null and ${search.sql}))`);
+    params.push(filter.members.join(','), ...search.params);
+  } else if (search) {
     // 姓, 名, 「姓 名」, 「姓名」 (any width) or the e-mail.
     clauses.push(search.sql);
     params.push(...search.params);
@@ -242,28 +269,13 @@ const pageStarts = (changes: ChangeFeed | undefined) =>
 
 /** The administrators' sales list, newest first, with the total (capped at COUNT_CAP, `total_capped`). */
 export async function listSales(orm: Orm, asked: SalesFilter, page: number, perPage: number, feed?: ChangeFeed) {
-  const filter = asked.auditId ? await withAuditedSales(orm.em.fork() as Em, asked) : asked;
+  const em = orm.em.fork() as Em;
+  const filter = await resolveSearch(em, asked);
   // An audit entry's sales are a short-lived question: its id list is not worth a cache entry.
   const changes = filter.saleIds ? undefined : feed;
   const where = salesWhere(filter);
   const cap = filter.q ? SEARCH_COUNT_CAP : COUNT_CAP;
-  // A short name search alone (「佐藤」) is counted from its indexes only (db/like.ts).
-  const searchOnly =
-    filter.q &&
-    !parseOrderNumber(filter.q) &&
-    !filter.licenseId &&
-    filter.status === undefined &&
-    !filter.paidFrom &&
-    !filter.paidTo &&
-    !filter.saleIds
-      ? prefixSearchCount(
-          'sales',
-          filter.q,
-          { nameKey: 'buyer_name_key', firstKey: 'buyer_first_key', email: 'buyer_email' },
-          cap,
-        )
-      : null;
-  const countQuery = searchOnly ?? {
+  const countQuery = {
     sql: `select count(*)::int as n from (select 1 from sales s ${where.sql} limit ${cap + 1}) capped`,
     params: where.params,
   };
@@ -293,23 +305,50 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
   const first = sales[0]?.id;
   if (start === undefined && first !== undefined) firstOfPage?.set(pageKey, first, since);
   const n = count?.n ?? 0;
-  return { sales: sales.map(saleDto), total: Math.min(n, cap), total_capped: n > cap, page, per_page: perPage };
+  return {
+    sales: await withCurrentBuyers(em, sales),
+    total: Math.min(n, cap),
+    total_capped: n > cap,
+    // The name search reached MEMBER_MATCH_CAP members: the screen asks for a longer name.
+    members_capped: filter.membersCapped ?? false,
+    page,
+    per_page: perPage,
+  };
+}
+
+/**
+ * The list shows each buyer as the member is now — the name the CSV writes and the search finds —
+ * and the purchase-time snapshot only when the member is gone (the order detail shows both).
+ */
+async function withCurrentBuyers(em: Em, sales: SaleView[]) {
+  const buyers = await currentBuyers(em, [...new Set(sales.flatMap((sale) => (sale.userId ? [sale.userId] : [])))]);
+  return sales.map((sale) => {
+    const buyer = sale.userId ? buyers.get(sale.userId) : undefined;
+    const dto = saleDto(sale);
+    if (!buyer) return dto;
+    return { ...dto, user: { first_name: buyer.firstName, last_name: buyer.lastName, email: buyer.email } };
+  });
 }
 
 /** How many sales of the search are in each state: 出力待ち, 処理中, 登録済み (refunded ones apart). */
 export async function salesCounts(orm: Orm, asked: Omit<SalesFilter, 'status'>) {
   const em = orm.em.fork() as Em;
-  const where = salesWhere(await withAuditedSales(em, asked));
-  const rows = await em.execute<{ status: SaleStatus; refunded: boolean; n: number }[]>(
-    `select s.status, s.refunded_at is not null as refunded, count(*)::int as n from sales s ${where.sql} group by 1, 2`,
+  const where = salesWhere(await resolveSearch(em, asked));
+  // `exportable`: not refunded and no refund under way (返金手続き中) — what a CSV would write.
+  const rows = await em.execute<{ status: SaleStatus; refunded: boolean; exportable: boolean; n: number }[]>(
+    `select s.status, s.refunded_at is not null as refunded,
+            s.refunded_at is null and s.refund_requested_at is null as exportable, count(*)::int as n
+       from sales s ${where.sql} group by 1, 2, 3`,
     where.params,
   );
-  const counts = { awaiting: 0, in_progress: 0, registered: 0, refunded: 0 };
+  const counts = { awaiting: 0, in_progress: 0, registered: 0, refunded: 0, export_awaiting: 0, export_in_progress: 0 };
   for (const row of rows) {
     if (row.refunded) counts.refunded += row.n;
     else if (row.status === SaleStatus.AwaitingExport) counts.awaiting += row.n;
     else if (row.status === SaleStatus.InProgress) counts.in_progress += row.n;
     else counts.registered += row.n;
+    if (row.exportable && row.status === SaleStatus.AwaitingExport) counts.export_awaiting += row.n;
+    if (row.exportable && row.status === SaleStatus.InProgress) counts.export_in_progress += row.n;
   }
   return counts;
 }
@@ -345,7 +384,7 @@ async function moveLocked(tx: Em, ids: number[], to: SaleStatus): Promise<Sale[]
 export async function advanceStatus(orm: Orm, actor: { id: string; email: string }, input: StatusMove) {
   const from = input.status === SaleStatus.Registered ? SaleStatus.InProgress : SaleStatus.AwaitingExport;
   return transact(orm.em as Em, async (tx) => {
-    const where = salesWhere({ ...input.filter, licenseId: input.licenseId, status: from });
+    const where = salesWhere(await resolveSearch(tx, { ...input.filter, licenseId: input.licenseId, status: from }));
     const chosen = input.saleIds ? 'and s.id in (?)' : '';
     const rows = await tx.execute<{ id: number }[]>(
       `select s.id from sales s ${where.sql} and s.refunded_at is null ${chosen} order by s.id for update`,
@@ -354,11 +393,22 @@ export async function advanceStatus(orm: Orm, actor: { id: string; email: string
     if (input.expectedCount !== undefined && rows.length !== input.expectedCount) {
       throw countChanged(rows.length, input.expectedCount);
     }
-    const sales = await moveLocked(
-      tx,
-      rows.map((r) => r.id),
-      input.status,
-    );
+    const ids = rows.map((r) => r.id);
+    // The batches these sales leave: one with no 処理中 sale left is finished (its CSV was registered).
+    const batches =
+      input.status === SaleStatus.Registered && ids.length
+        ? await tx.execute<{ batch_id: string }[]>(
+            'select distinct batch_id from sales where id in (?) and batch_id is not null',
+            [ids],
+          )
+        : [];
+    const sales = await moveLocked(tx, ids, input.status);
+    if (batches.length)
+      await closeFinishedBatches(
+        tx,
+        actor,
+        batches.map((b) => b.batch_id),
+      );
     if (sales.length) {
       const saleIds = sales.map((s) => s.id);
       await recordStatusMove(tx, { from, to: input.status, actorId: actor.id, saleIds });
@@ -372,6 +422,19 @@ export async function advanceStatus(orm: Orm, actor: { id: string; email: string
     }
     return sales.map(saleDto);
   });
+}
+
+/**
+ * Batches whose 処理中 sales all became 登録済み through the list's toolbar are completed as if
+ * 「登録済みにする」 had been pressed (completed_at, by whom): the history then offers nothing more.
+ */
+async function closeFinishedBatches(tx: Em, actor: { email: string }, batchIds: string[]) {
+  await tx.execute(
+    `update exports e set completed_at = now(), completed_by = ?
+      where e.id in (?) and e.batch and e.completed_at is null and e.state = 'done'
+        and not exists (select 1 from sales s where s.batch_id = e.id and s.status = ?)`,
+    [actor.email, batchIds, SaleStatus.InProgress],
+  );
 }
 
 /** The set an administrator confirmed is not the set that would move: nothing moved (409 with the actual count). */

@@ -5,7 +5,7 @@ import { AppError } from '../../../http/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { FileStore } from '../../../storage/file-store.ts';
 import { Export } from '../entities/export.entity.ts';
-import type { SalesFilter } from '../service.ts';
+import { resolveSearch, type SalesFilter } from '../service.ts';
 import { csvEncoder, type ExportEncoding, exportContentType } from './encoding.ts';
 import { exportFileKey, openExportFile } from './file.ts';
 import { type ExportSource, records, spanOf } from './query.ts';
@@ -31,7 +31,8 @@ export async function buildExport(
 ): Promise<'done' | 'skipped'> {
   const row = await em.findOne(Export, { id: exportId });
   if (!row || row.state === 'done') return 'skipped';
-  const source: ExportSource = row.batch ? { batchId: row.id } : { filter: row.filters as SalesFilter };
+  // A plain export's name search finds the members as they are when the file is built (as the list does).
+  const source: ExportSource = row.batch ? { batchId: row.id } : { filter: await resolveSearch(em, row.filters as SalesFilter) };
   // The sales it holds from now on (a batch's were frozen at its creation).
   const span = await spanOf(em, source);
   row.totalRows = span.count;

@@ -4,7 +4,7 @@ import type { Em, Orm } from '../../../db/orm.ts';
 import { validationError } from '../../../http/errors.ts';
 import { unmappableIn } from '../../../lib/csv.ts';
 import { SaleStatus } from '../entities/sale.entity.ts';
-import type { SalesFilter } from '../service.ts';
+import { resolveSearch, type SalesFilter } from '../service.ts';
 import { EXPORT_HEADER, FIELD_OF_COLUMN, jstCell } from './columns.ts';
 import { type ExportSource, records, spanOf } from './query.ts';
 
@@ -52,7 +52,7 @@ export async function preflight(orm: Orm, filter: SalesFilter, batch: boolean, g
   // A batch would hold the 出力待ち sales of the search.
   const { problems, total } = await findUnmappable(
     em,
-    { filter: batch ? { ...filter, status: SaleStatus.AwaitingExport } : filter },
+    { filter: await resolveSearch(em, batch ? { ...filter, status: SaleStatus.AwaitingExport } : filter) },
     groupName,
   );
   return { problems, total };

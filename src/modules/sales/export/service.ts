@@ -12,7 +12,7 @@ import { type Actor, recordAudit } from '../../audit/index.ts';
 import { findLicenseForSale } from '../../licenses/index.ts';
 import { Export } from '../entities/export.entity.ts';
 import { SaleStatus } from '../entities/sale.entity.ts';
-import { countChanged, type SalesFilter, salesWhere } from '../service.ts';
+import { countChanged, resolveSearch, type SalesFilter, salesWhere } from '../service.ts';
 import { recordStatusMove } from '../status-moves.ts';
 import { type ExportEncoding, exportContentType } from './encoding.ts';
 import { keyOfExportFile } from './file.ts';
@@ -20,7 +20,7 @@ import { findUnmappable, unmappableError } from './preflight.ts';
 
 const EXPORT_NOT_FOUND = 'エクスポートが見つかりませんでした。';
 
-export function exportDto(row: Export) {
+export function exportDto(row: Export, openCount?: number) {
   return {
     id: row.id,
     state: row.state,
@@ -42,6 +42,8 @@ export function exportDto(row: Export) {
     finished_at: row.finishedAt ? row.finishedAt.toISOString() : null,
     completed_at: row.completedAt ? row.completedAt.toISOString() : null,
     completed_by: row.completedBy ?? null,
+    // A batch's sales still 処理中 (null when not counted): with none, 「登録済みにする」 has nothing to do.
+    open_count: openCount ?? null,
     file_name: downloadNames(row.licenseName ?? null, row.createdAt).utf8,
     download_url: row.state === 'done' ? `/api/exports/${row.id}/download` : null,
   };
@@ -69,7 +71,7 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
   if (request.encoding === 'shift_jis' && !request.replaceUnmappable) {
     const found = await findUnmappable(
       em,
-      { filter: request.batch ? { ...filter, status: SaleStatus.AwaitingExport } : filter },
+      { filter: await resolveSearch(em, request.batch ? { ...filter, status: SaleStatus.AwaitingExport } : filter) },
       groupName,
       20,
     );
@@ -96,7 +98,7 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
     });
     if (request.batch) {
       await tx.flush();
-      const where = salesWhere({ ...filter, status: SaleStatus.AwaitingExport });
+      const where = salesWhere(await resolveSearch(tx, { ...filter, status: SaleStatus.AwaitingExport }));
       const frozen = await tx.execute<{ sale_id: number }[]>(
         `with moved as (
            update sales s set status = ?, batch_id = ?, updated_at = now()
@@ -147,10 +149,32 @@ export async function getExport(orm: Orm, id: string) {
 
 /** The export history, newest first. */
 export async function listExports(orm: Orm, page: number, perPage: number) {
-  const [rows, total] = await orm.em
-    .fork()
-    .findAndCount(Export, {}, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: perPage, offset: (page - 1) * perPage });
-  return { exports: rows.map(exportDto), total, page, per_page: perPage };
+  const em = orm.em.fork() as Em;
+  const [rows, total] = await em.findAndCount(
+    Export,
+    {},
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: perPage, offset: (page - 1) * perPage },
+  );
+  const open = await openCounts(
+    em,
+    rows.filter((row) => row.batch && !row.completedAt).map((row) => row.id),
+  );
+  return {
+    exports: rows.map((row) => exportDto(row, row.batch ? (open.get(row.id) ?? 0) : undefined)),
+    total,
+    page,
+    per_page: perPage,
+  };
+}
+
+/** How many sales of each open batch are still 処理中 (through sales_batch_id_index). */
+async function openCounts(em: Em, batchIds: string[]): Promise<Map<string, number>> {
+  if (!batchIds.length) return new Map();
+  const rows = await em.execute<{ batch_id: string; n: number }[]>(
+    'select batch_id, count(*)::int as n from sales where batch_id in (?) and status = ? group by 1',
+    [batchIds, SaleStatus.InProgress],
+  );
+  return new Map(rows.map((row) => [row.batch_id, row.n]));
 }
 
 /** A finished export's file, byte-identical every time; each download is audited. */

@@ -10,6 +10,8 @@ export const SALE_STATUS_OPTIONS = [
   { value: String(SaleStatus.AwaitingExport), label: '出力待ち' },
   { value: String(SaleStatus.InProgress), label: '処理中' },
   { value: String(SaleStatus.Registered), label: '登録済み' },
+  // The three states list the sales that stand; refunded ones are found here (as the counters count them).
+  { value: 'refunded', label: '返金済み' },
 ];
 
 export interface AdminSale {
@@ -36,6 +38,8 @@ export interface SalePage {
   total: number;
   /** More than `total` match: the list says 「10,000件以上」. */
   total_capped: boolean;
+  /** The name search matched more members than it looks through (1,000): the screen asks for more characters. */
+  members_capped?: boolean;
   page: number;
   per_page: number;
 }
@@ -45,6 +49,9 @@ export interface SaleCounts {
   in_progress: number;
   registered: number;
   refunded: number;
+  /** What a CSV would write of each state: not refunded, no refund under way. */
+  export_awaiting: number;
+  export_in_progress: number;
 }
 
 export interface ExportState {
@@ -69,6 +76,8 @@ export interface ExportState {
   finished_at: string | null;
   completed_at: string | null;
   completed_by: string | null;
+  /** A batch's sales still 処理中 (null when not a batch): with none, 「登録済みにする」 is not offered. */
+  open_count: number | null;
   file_name: string;
   download_url: string | null;
 }

@@ -8,6 +8,7 @@ import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { Pager, usePageParam } from '../../../components/ui/pager';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
+import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
 import { useAuth } from '../../../lib/auth-store';
 import { formatDateTime } from '../../../lib/format';
@@ -154,6 +155,7 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
   const { data, error, isLoading, mutate: reload } = useMember(id);
   const [notice, setNotice] = useState('');
   const [watchMailsUntil, setWatchMailsUntil] = useState(0);
+  const { confirm, dialog } = useConfirm();
   const { busy, message, run } = useFormSubmit();
   // One's own account: the server refuses to remove one's own administrator rights or delete it.
   const me = useAuth().users[0]?.id;
@@ -167,14 +169,32 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
       await refreshUserHistory(data.user.id);
     });
   };
-  const changeRole = (role: 'admin' | 'user') => {
+  const changeRole = async (role: 'admin' | 'user') => {
     if (!data) return;
     const name = `${data.user.last_name} ${data.user.first_name}`.trim() || data.user.email;
-    const question =
+    const yes = await confirm(
       role === 'admin'
-        ? `${name}さんを管理者にします。管理画面のすべての操作ができるようになります。よろしいですか？`
-        : `${name}さんの管理者権限を外します。よろしいですか？`;
-    if (!window.confirm(question)) return;
+        ? {
+            title: '管理者にします',
+            confirmLabel: '管理者にする',
+            body: (
+              <p>
+                {name}さん（{data.user.email}）を管理者にします。管理画面のすべての操作ができるようになります。
+              </p>
+            ),
+          }
+        : {
+            title: '管理者権限を外します',
+            confirmLabel: '管理者権限を外す',
+            danger: true,
+            body: (
+              <p>
+                {name}さん（{data.user.email}）の管理者権限を外します。管理画面は使えなくなります。
+              </p>
+            ),
+          },
+    );
+    if (!yes) return;
     void run(async () => {
       const res = await api<{ message: string }>(`/api/users/${data.user.id}/role`, { method: 'PUT', body: { role } });
       setNotice(res.message);
@@ -226,12 +246,12 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
                 className="button"
                 disabled={busy || self}
                 aria-describedby={self ? 'self-limits' : undefined}
-                onClick={() => changeRole('user')}
+                onClick={() => void changeRole('user')}
               >
                 管理者権限を外す
               </button>
             ) : (
-              <button type="button" className="button" disabled={busy} onClick={() => changeRole('admin')}>
+              <button type="button" className="button" disabled={busy} onClick={() => void changeRole('admin')}>
                 管理者にする
               </button>
             )}
@@ -256,6 +276,7 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
           <UserAuditLog userId={data.user.id} />
         </>
       ) : null}
+      {dialog}
     </section>
   );
 }

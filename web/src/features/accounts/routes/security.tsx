@@ -6,6 +6,7 @@ import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
+import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
 import { fetchCurrentUser, useAuth } from '../../../lib/auth-store';
 import { formatDateTime } from '../../../lib/format';
@@ -239,6 +240,7 @@ function Passkeys({ passkeys, onChanged }: { passkeys: Passkey[]; onChanged: () 
   const [done, setDone] = useState('');
   const { busy, message, errors, run } = useFormSubmit();
   const [failure, setFailure] = useState('');
+  const { confirm, dialog } = useConfirm();
 
   const register = async (event: FormEvent) => {
     event.preventDefault();
@@ -259,7 +261,13 @@ function Passkeys({ passkeys, onChanged }: { passkeys: Passkey[]; onChanged: () 
     });
   };
   const remove = async (passkey: Passkey) => {
-    if (!window.confirm(`パスキー「${passkey.name}」を削除しますか？`)) return;
+    const yes = await confirm({
+      title: 'パスキーを削除します',
+      confirmLabel: '削除する',
+      danger: true,
+      body: <p>パスキー「{passkey.name}」を削除します。この端末ではパスキーでサインインできなくなります。</p>,
+    });
+    if (!yes) return;
     await run(async () => {
       const res = await api<{ message: string }>(`/api/me/passkeys/${passkey.id}`, { method: 'DELETE' });
       setDone(res.message);
@@ -308,6 +316,7 @@ function Passkeys({ passkeys, onChanged }: { passkeys: Passkey[]; onChanged: () 
         <p>お使いのブラウザはパスキーに対応していません。</p>
       )}
       <LoadingOverlay show={busy} label="処理しています" />
+      {dialog}
     </section>
   );
 }

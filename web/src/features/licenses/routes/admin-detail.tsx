@@ -2,6 +2,7 @@ import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
+import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
 import { useFormSubmit } from '../../../lib/use-form-submit';
@@ -15,8 +16,16 @@ export function AdminLicenseDetailPage() {
   const { data, error, isLoading, mutate } = useLicense(id);
   const navigate = useNavigate();
   const { busy, message, run } = useFormSubmit();
-  const remove = () => {
-    if (!data || !window.confirm(`「${data.license.name}」を削除します。元に戻せません。よろしいですか？`)) return;
+  const { confirm, dialog } = useConfirm();
+  const remove = async () => {
+    if (!data) return;
+    const yes = await confirm({
+      title: 'ライセンスを削除します',
+      confirmLabel: '削除する',
+      danger: true,
+      body: <p>「{data.license.name}」を削除します。元に戻せません。</p>,
+    });
+    if (!yes) return;
     void run(async () => {
       const res = await api<{ message: string }>(`/api/licenses/${data.license.id}`, { method: 'DELETE' });
       navigate('/admin/licenses', { state: { message: res.message } });
@@ -74,6 +83,7 @@ export function AdminLicenseDetailPage() {
           </p>
         </>
       ) : null}
+      {dialog}
       <LoadingOverlay show={busy} label="削除しています" />
     </section>
   );

@@ -5,6 +5,7 @@ import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
+import { useConfirm } from '../../../components/ui/use-confirm';
 import { ApiError, api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
 import { poppedSinceLoad } from '../../../lib/history-pop';
@@ -39,6 +40,7 @@ function returnsToDraft(type: NavigationType, state: LicenseFormState | null): b
 
 /** /admin/licenses/create and /admin/licenses/{id}/edit */
 export function AdminLicenseFormPage() {
+  const { confirm, dialog } = useConfirm();
   const { id } = useParams();
   const key = id ?? 'create';
   const navigate = useNavigate();
@@ -151,8 +153,14 @@ export function AdminLicenseFormPage() {
       void checkStillCurrent(kept);
     });
 
-  const discard = () => {
-    if (!window.confirm('入力内容を破棄します。追加した画像も含め、元に戻せません。よろしいですか？')) return;
+  const discard = async () => {
+    const yes = await confirm({
+      title: '入力内容を破棄します',
+      confirmLabel: '破棄する',
+      danger: true,
+      body: <p>この画面で入力した内容を破棄します。追加した画像も含め、元に戻せません。</p>,
+    });
+    if (!yes) return;
     void run(async () => {
       await licenseDrafts.clear(key);
       const fresh = id ? await latestDraft(id) : emptyDraft();
@@ -269,6 +277,7 @@ export function AdminLicenseFormPage() {
           </div>
         </form>
       ) : null}
+      {dialog}
       <LoadingOverlay show={busy} label="処理しています" />
     </section>
   );

@@ -8,6 +8,7 @@ import { formatDateTime, formatPrice } from '../../../lib/format';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type License, useLicenses, useSalesCounts } from '../api/licenses';
 import '../licenses.css';
+import { useConfirm } from '../../../components/ui/use-confirm';
 
 const SORTS = [
   { value: 'position', label: '表示順（会員の一覧と同じ）' },
@@ -23,6 +24,7 @@ const moveButtonId = (id: number, direction: 'up' | 'down') => `license-${id}-mo
 
 /** /admin/licenses: every licence, in the members' display order unless sorted otherwise. */
 export function AdminLicenseListPage() {
+  const { confirm, dialog } = useConfirm();
   const [params, setParams] = useSearchParams();
   const { page, setPage } = usePageParam();
   const sort = SORTS.some((s) => s.value === params.get('sort')) ? (params.get('sort') as string) : 'position';
@@ -53,13 +55,15 @@ export function AdminLicenseListPage() {
     });
   };
 
-  const togglePublished = (license: License) => {
+  const togglePublished = async (license: License) => {
     const published = !license.published;
     if (
       !published &&
-      !window.confirm(
-        `「${license.name}」を非公開にします。会員の一覧に表示されなくなり、開いている決済ページは無効になります。よろしいですか？`,
-      )
+      !(await confirm({
+        title: 'ライセンスを非公開にします',
+        confirmLabel: '非公開にする',
+        body: <p>「{license.name}」を非公開にします。会員の一覧に表示されなくなり、開いている決済ページは無効になります。</p>,
+      }))
     ) {
       return;
     }
@@ -188,7 +192,7 @@ export function AdminLicenseListPage() {
                           className="button small"
                           aria-label={license.published ? `「${license.name}」を非公開にする` : `「${license.name}」を公開する`}
                           disabled={action.busy}
-                          onClick={() => togglePublished(license)}
+                          onClick={() => void togglePublished(license)}
                         >
                           {license.published ? '非公開にする' : '公開する'}
                         </button>
@@ -204,6 +208,7 @@ export function AdminLicenseListPage() {
           <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} />
         </>
       ) : null}
+      {dialog}
     </section>
   );
 }

@@ -3,6 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager, usePageParam } from '../../../components/ui/pager';
+import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
 import { useFormSubmit } from '../../../lib/use-form-submit';
@@ -49,9 +50,19 @@ export function FailedMailsPage() {
   const workers = useMailWorkers();
   const resend = useFormSubmit();
   const [notice, setNotice] = useState('');
+  const { confirm, dialog } = useConfirm();
 
-  const send = (mail: FailedMail) => {
-    if (!window.confirm(`${mail.recipient} 宛ての「${mail.kind_label}」を再送信します。よろしいですか？`)) return;
+  const send = async (mail: FailedMail) => {
+    const yes = await confirm({
+      title: 'メールを再送信します',
+      confirmLabel: '再送信する',
+      body: (
+        <p>
+          {mail.recipient} 宛ての「{mail.kind_label}」を1通、もう一度送ります。
+        </p>
+      ),
+    });
+    if (!yes) return;
     setNotice('');
     void resend.run(async () => {
       const { message } = await api<{ message: string }>(`/api/mails/${mail.id}/resend`, { method: 'POST' });
@@ -161,7 +172,7 @@ export function FailedMailsPage() {
                         className="button nowrap"
                         aria-label={`${mail.recipient} 宛ての「${mail.kind_label}」を再送信`}
                         disabled={resend.busy}
-                        onClick={() => send(mail)}
+                        onClick={() => void send(mail)}
                       >
                         再送信
                       </button>
@@ -174,6 +185,7 @@ export function FailedMailsPage() {
           <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} />
         </>
       ) : null}
+      {dialog}
     </section>
   );
 }

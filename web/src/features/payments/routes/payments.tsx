@@ -5,6 +5,7 @@ import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager, usePageParam } from '../../../components/ui/pager';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
+import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
 import { withParams } from '../../../lib/search-params';
@@ -319,14 +320,25 @@ function InboxSection() {
   const { data, error, isLoading, mutate } = useInbox(params);
   const [notice, setNotice] = useState('');
   const replay = useFormSubmit();
+  const { confirm, dialog } = useConfirm();
   const filtered = EVENT_FILTERS.some((f) => params.get(f));
 
   const search = (event: FormEvent) => {
     event.preventDefault();
     setParams(withParams(new URLSearchParams(), { ...form, page: '' }));
   };
-  const rerun = (event: InboxEvent) => {
-    if (!window.confirm(`「${event.type_label}」のイベントを再実行します。よろしいですか？`)) return;
+  const rerun = async (event: InboxEvent) => {
+    const yes = await confirm({
+      title: '決済の通知を再実行します',
+      confirmLabel: '再実行する',
+      body: (
+        <p>
+          {formatDateTime(event.received_at)}に受け取った「{event.type_label}
+          」の通知を、もう一度処理します。売上は重複して作られません。
+        </p>
+      ),
+    });
+    if (!yes) return;
     setNotice('');
     void replay.run(async () => {
       const { event: after } = await api<{ event: InboxEvent }>(`/api/payments/events/${event.id}/replay`, { method: 'POST' });
@@ -474,7 +486,7 @@ function InboxSection() {
                         className="button"
                         aria-label={`${event.type_label}（${event.id}）を再実行`}
                         disabled={replay.busy}
-                        onClick={() => rerun(event)}
+                        onClick={() => void rerun(event)}
                       >
                         再実行
                       </button>
@@ -493,6 +505,7 @@ function InboxSection() {
           />
         </>
       ) : null}
+      {dialog}
     </section>
   );
 }

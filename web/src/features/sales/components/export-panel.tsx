@@ -4,6 +4,7 @@ import { CheckboxField } from '../../../components/ui/checkbox-field';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager } from '../../../components/ui/pager';
+import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/format';
 import { useFormSubmit } from '../../../lib/use-form-submit';
@@ -35,33 +36,67 @@ function progress(row: ExportState) {
 /**
  * The training-system CSV: created from the list's search (a batch moves its 出力待ち sales to 処理中
  * at once), checked before Shift_JIS for characters CP932 cannot hold, and kept in a history that
- * offers every finished file again and completes batches.
+ * offers every finished file again and completes batches. 一括処理 is off on every visit, and every
+ * export is confirmed in a dialog saying which sales it writes and which move.
  */
 export function ExportPanel({
   filters,
   awaiting,
+  writes,
   onChanged,
 }: {
   filters: Record<string, string>;
+  /** The 出力待ち sales of the search that a batch would move to 処理中. */
   awaiting: number;
+  /** The rows a plain export of the search would write (出力待ち and 処理中, no refund). */
+  writes: number;
   onChanged: () => void;
 }) {
   const [encoding, setEncoding] = useState<'utf-8' | 'shift_jis'>('utf-8');
-  const [batch, setBatch] = useState(true);
+  // Off on every visit: a "just let me look" export never moves sales unless asked to.
+  const [batch, setBatch] = useState(false);
+  const { confirm, dialog } = useConfirm();
   const [problems, setProblems] = useState<{ list: Unmappable[]; total: number } | null>(null);
   const [notice, setNotice] = useState('');
   const [page, setPage] = useState(1);
   const history = useExportHistory(page);
   const { busy, message, errors, run } = useFormSubmit();
 
-  const create = (options: { encoding: 'utf-8' | 'shift_jis'; replace?: boolean }) =>
-    run(async () => {
-      if (
-        batch &&
-        !window.confirm(`検索結果の「出力待ち」${count(awaiting)}を「処理中」にしてCSVを作成します。よろしいですか？`)
-      ) {
-        return;
-      }
+  const create = async (options: { encoding: 'utf-8' | 'shift_jis'; replace?: boolean }) => {
+    const file = `${options.encoding === 'shift_jis' ? 'Shift_JIS' : 'UTF-8'}${options.replace ? '（表せない文字は〓）' : ''}`;
+    const yes = await confirm(
+      batch
+        ? {
+            title: '一括処理でCSVを作成します',
+            confirmLabel: `${count(awaiting)}を処理中にして作成する`,
+            body: (
+              <>
+                <p>
+                  検索結果の「出力待ち」の売上<strong>{count(awaiting)}</strong>を「処理中」にして、その
+                  {count(awaiting)}を{file}のCSVに書き出します。
+                </p>
+                <p className="small">
+                  「処理中」の売上は、研修管理システムへの登録が済んだら作成履歴の「登録済みにする」で「登録済み」にします。
+                </p>
+              </>
+            ),
+          }
+        : {
+            title: 'CSVを作成します（書き出しのみ）',
+            confirmLabel: `${count(writes)}を書き出す`,
+            body: (
+              <>
+                <p>
+                  検索結果の「出力待ち」と「処理中」の売上<strong>{count(writes)}</strong>を{file}
+                  のCSVに書き出します。売上の状態は変わりません。
+                </p>
+                <p className="small">「登録済み」・返金済み・返金手続き中の売上は書き出しません。</p>
+              </>
+            ),
+          },
+    );
+    if (!yes) return;
+    await run(async () => {
       try {
         await api('/api/exports', {
           method: 'POST',
@@ -81,6 +116,7 @@ export function ExportPanel({
         onChanged();
       }
     });
+  };
 
   /** Shift_JIS first asks which cells CP932 cannot hold, and lets the administrator choose. */
   const start = async () => {
@@ -97,9 +133,20 @@ export function ExportPanel({
     await create({ encoding });
   };
 
-  const complete = (row: ExportState) => {
-    if (!window.confirm(`このバッチの「処理中」の売上を「登録済み」にします。よろしいですか？`)) return;
-    void run(async () => {
+  const complete = async (row: ExportState) => {
+    const open = row.open_count ?? row.total_rows ?? 0;
+    const yes = await confirm({
+      title: 'バッチを登録済みにします',
+      confirmLabel: `${count(open)}を登録済みにする`,
+      body: (
+        <p>
+          {formatDateTime(row.created_at)}に作成したバッチ（{row.license_name ?? 'すべてのライセンス'}）の「処理中」の売上
+          <strong>{count(open)}</strong>を「登録済み」にします。
+        </p>
+      ),
+    });
+    if (!yes) return;
+    await run(async () => {
       try {
         const res = await api<{ message: string }>(`/api/exports/${row.id}/complete`, { method: 'POST' });
         setNotice(res.message);
@@ -129,7 +176,13 @@ export function ExportPanel({
     <section className="subsection" aria-labelledby="export-heading">
       <h2 id="export-heading">研修管理システム用CSV</h2>
       <p className="small">
-        検索条件に合う売上（返金済みを除く）を1件1行で書き出します。「一括処理」では「出力待ち」の売上をまとめて「処理中」にして書き出し、研修管理システムへの登録が済んだら「登録済みにする」で完了します。
+        検索条件に合う「出力待ち」と「処理中」の売上を1件1行で書き出します（「登録済み」・返金済み・返金手続き中の売上は書き出しません）。
+        「一括処理」では「出力待ち」の売上をまとめて「処理中」にして、その売上だけを書き出します。研修管理システムへの登録が済んだら「登録済みにする」で完了します。
+      </p>
+      <p className="export-plan" aria-live="polite">
+        {batch
+          ? `一括処理：「出力待ち」${count(awaiting)}を「処理中」にして書き出します。`
+          : `書き出しのみ：「出力待ち」と「処理中」の${count(writes)}を書き出します。売上の状態は変わりません。`}
       </p>
       {history.data && history.data.group_name === null ? (
         <p className="alert" role="note">
@@ -209,6 +262,8 @@ export function ExportPanel({
         </div>
       ) : null}
 
+      {dialog}
+
       <h3>作成履歴</h3>
       {history.isLoading ? <Loading /> : null}
       {history.error ? <LoadError error={history.error} onRetry={() => void history.mutate()} /> : null}
@@ -284,12 +339,18 @@ export function ExportPanel({
                           </button>
                         </>
                       ) : null}
-                      {row.batch && row.state === 'done' && !row.completed_at ? (
+                      {row.batch && row.state === 'done' && !row.completed_at && row.open_count !== 0 ? (
                         <>
                           <br />
-                          <button type="button" className="button small" disabled={busy} onClick={() => complete(row)}>
+                          <button type="button" className="button small" disabled={busy} onClick={() => void complete(row)}>
                             登録済みにする
                           </button>
+                        </>
+                      ) : null}
+                      {row.batch && row.state === 'done' && !row.completed_at && row.open_count === 0 ? (
+                        <>
+                          <br />
+                          <span className="small">「処理中」の売上は残っていません。</span>
                         </>
                       ) : null}
                     </td>

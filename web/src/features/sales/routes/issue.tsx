@@ -6,16 +6,36 @@ import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { Pager, usePageParam } from '../../../components/ui/pager';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
-import { api } from '../../../lib/api';
+import { firstFew, useConfirm } from '../../../components/ui/use-confirm';
+import { ApiError, api } from '../../../lib/api';
 import { formatDateTime, formatPrice } from '../../../lib/format';
 import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { type AdminSale, SALE_STATUS_OPTIONS, SaleStatus, useLicenseOptions, useSaleCounts, useSalesSearch } from '../api';
+import {
+  type AdminSale,
+  SALE_STATUS_OPTIONS,
+  type SaleCounts,
+  SaleStatus,
+  useLicenseOptions,
+  useSaleCounts,
+  useSalesSearch,
+} from '../api';
 import { ExportPanel } from '../components/export-panel';
 import { orderDetailPath } from '../order-api';
 
 const FILTERS = ['license_id', 'status', 'q', 'paid_from', 'paid_to'] as const;
 const count = (n: number) => `${n.toLocaleString('ja-JP')}件`;
+const saleName = (sale: AdminSale) =>
+  `${sale.order_number ?? `売上ID ${sale.id}`}（${sale.user.last_name} ${sale.user.first_name}）`;
+
+/** The rows a plain export of the search writes: 出力待ち and 処理中 (of the status filter), no refund. */
+function exportRows(status: string | null, counts: SaleCounts | undefined): number {
+  if (!counts) return 0;
+  if (!status) return counts.export_awaiting + counts.export_in_progress;
+  if (status === String(SaleStatus.AwaitingExport)) return counts.export_awaiting;
+  if (status === String(SaleStatus.InProgress)) return counts.export_in_progress;
+  return 0;
+}
 
 /** /admin/licenses/issue: sales of a licence, their status (出力待ち → 処理中 → 登録済み), 差し戻し and the CSV. */
 export function IssuePage() {
@@ -32,10 +52,13 @@ export function IssuePage() {
   const { data, error, isLoading, mutate } = useSalesSearch(params);
   const counts = useSaleCounts(params);
   const { busy, message, errors, run } = useFormSubmit();
+  const { confirm, dialog } = useConfirm();
   const licenseId = params.get('license_id');
   // 操作履歴's link: only the sales one status move moved (the search form leaves this view).
   const auditId = params.get('audit_id');
   const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? '']).filter(([, v]) => v !== ''));
+  // A search the API refuses (e.g. 購入日 from > to): its messages are shown at the fields, not as a failed load.
+  const queryErrors = error instanceof ApiError && error.status === 422 ? error.errors : null;
 
   const refresh = async () => {
     await Promise.all([mutate(), counts.mutate()]);
@@ -62,16 +85,37 @@ export function IssuePage() {
         : (counts.data?.counts.in_progress ?? 0);
 
   /** Moves exactly what the button says: the selected sales, or every sale of the search, with the confirmed count. */
-  const advance = (to: typeof SaleStatus.InProgress | typeof SaleStatus.Registered, scope: 'selected' | 'search') => {
+  const advance = async (to: typeof SaleStatus.InProgress | typeof SaleStatus.Registered, scope: 'selected' | 'search') => {
     const from = to === SaleStatus.InProgress ? SaleStatus.AwaitingExport : SaleStatus.InProgress;
-    const ids = chosen(from).map((s) => s.id);
+    const picked = chosen(from);
+    const ids = picked.map((s) => s.id);
     const n = scope === 'selected' ? ids.length : matching(from);
     const target = to === SaleStatus.InProgress ? '処理中' : '登録済み';
     const what =
       scope === 'selected'
         ? `選択した${count(n)}`
         : `検索結果の「${to === SaleStatus.InProgress ? '出力待ち' : '処理中'}」${count(n)}すべて`;
-    if (!window.confirm(`${what}を「${target}」にします。よろしいですか？`)) return;
+    const license = licenses.data?.licenses.find((l) => String(l.id) === licenseId)?.name;
+    const yes = await confirm({
+      title: `売上を「${target}」にします`,
+      confirmLabel: `${count(n)}を${target}にする`,
+      body: (
+        <>
+          <p>
+            {what}を「{target}」にします。
+          </p>
+          {scope === 'selected' ? (
+            <p className="small">対象：{firstFew(picked.map(saleName))}</p>
+          ) : (
+            <p className="small">
+              対象：{license ? `「${license}」の` : ''}検索条件に合う「{to === SaleStatus.InProgress ? '出力待ち' : '処理中'}
+              」の売上（返金済みを除く）
+            </p>
+          )}
+        </>
+      ),
+    });
+    if (!yes) return;
     void run(async () => {
       const search = {
         q: params.get('q') ?? undefined,
@@ -150,7 +194,7 @@ export function IssuePage() {
             onChange={(status) => setForm({ ...form, status })}
           />
           <TextInput
-            label="購入者（氏名・メールの一部）・注文番号"
+            label="氏名・フリガナ・メールアドレス・注文番号"
             name="q"
             value={form.q}
             onInput={(q) => setForm({ ...form, q })}
@@ -166,6 +210,7 @@ export function IssuePage() {
             label="購入日（まで）"
             name="paid_to"
             type="date"
+            message={queryErrors?.paid_to}
             value={form.paid_to}
             onInput={(paid_to) => setForm({ ...form, paid_to })}
           />
@@ -204,7 +249,7 @@ export function IssuePage() {
             type="button"
             className="button"
             disabled={!licenseId || busy}
-            onClick={() => advance(SaleStatus.InProgress, 'selected')}
+            onClick={() => void advance(SaleStatus.InProgress, 'selected')}
           >
             選択した{count(selected0)}を処理中にする
           </button>
@@ -213,7 +258,7 @@ export function IssuePage() {
             type="button"
             className="button"
             disabled={!licenseId || busy || matching(SaleStatus.AwaitingExport) === 0}
-            onClick={() => advance(SaleStatus.InProgress, 'search')}
+            onClick={() => void advance(SaleStatus.InProgress, 'search')}
           >
             検索結果の出力待ち{count(matching(SaleStatus.AwaitingExport))}をすべて処理中にする
           </button>
@@ -223,7 +268,7 @@ export function IssuePage() {
             type="button"
             className="button"
             disabled={!licenseId || busy}
-            onClick={() => advance(SaleStatus.Registered, 'selected')}
+            onClick={() => void advance(SaleStatus.Registered, 'selected')}
           >
             選択した{count(selected1)}を登録済みにする
           </button>
@@ -232,7 +277,7 @@ export function IssuePage() {
             type="button"
             className="button"
             disabled={!licenseId || busy || matching(SaleStatus.InProgress) === 0}
-            onClick={() => advance(SaleStatus.Registered, 'search')}
+            onClick={() => void advance(SaleStatus.Registered, 'search')}
           >
             検索結果の処理中{count(matching(SaleStatus.InProgress))}をすべて登録済みにする
           </button>
@@ -267,8 +312,28 @@ export function IssuePage() {
         </form>
       ) : null}
 
+      <p className="small" id="sales-search-help">
+        氏名は会員の現在の氏名・フリガナで探します（1文字からどこでも一致。退会・削除された会員は購入時の氏名）。メールアドレスは一部でも、注文番号は全体で探します。
+      </p>
+      {data?.members_capped ? (
+        <p className="alert" role="note">
+          氏名・メールアドレスに合う会員が1,000人を超えたため、そのうち1,000人の売上だけを表示しています。もう少し長く入力して絞り込んでください。
+        </p>
+      ) : null}
+
       {isLoading ? <Loading /> : null}
-      {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
+      {queryErrors ? (
+        <div className="alert" role="alert">
+          <p>検索条件を確認してください。</p>
+          <ul>
+            {Object.entries(queryErrors).map(([field, text]) => (
+              <li key={field}>{text}</li>
+            ))}
+          </ul>
+        </div>
+      ) : error ? (
+        <LoadError error={error} onRetry={() => void mutate()} />
+      ) : null}
       {data && data.sales.length === 0 ? <p>条件に合う売上はありません。</p> : null}
       {data && data.sales.length > 0 ? (
         <>
@@ -355,13 +420,15 @@ export function IssuePage() {
         </>
       ) : null}
 
-      {auditId ? null : (
+      {auditId || queryErrors ? null : (
         <ExportPanel
           filters={filters}
           awaiting={filterStatus && filterStatus !== '0' ? 0 : (c?.awaiting ?? 0)}
+          writes={exportRows(filterStatus, c)}
           onChanged={() => void refresh()}
         />
       )}
+      {dialog}
       <LoadingOverlay show={busy} label="処理しています" />
     </section>
   );
