@@ -181,7 +181,7 @@ describe('the admin screens’ defects (issue 24 item 9)', () => {
     const page = await signIn(1440);
     await page.goto(`${app.baseUrl}/admin/payments`);
     await drawn(page);
-    const form = page.locator('#inbox form');
+    const form = page.locator('#inbox form.search');
     await form.getByLabel('受信日（まで）').waitFor();
     expect(await form.getByLabel('Stripe の決済セッションID').count()).toBe(1);
     for (const width of [375, 768, 1024, 1440]) {
