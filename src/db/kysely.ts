@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Em } from './orm.ts';
-import type { DB } from './schema.ts';
+import type { DB, Json } from './schema.ts';
 
 export type { DB } from './schema.ts';
 export type Db = Kysely<DB>;
@@ -16,3 +16,15 @@ export type Db = Kysely<DB>;
 export function db(em: Em): Db {
   return em.getKysely<DB>();
 }
+
+/** The transaction's time (`now()`), for a timestamp column or a comparison. */
+export const now = () => sql<string>`now()`;
+
+/** `count(*)` as an integer (PostgreSQL's bigint would arrive as text). */
+export const countAll = <TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>) => eb.cast<number>(eb.fn.countAll(), 'integer');
+
+/** `ms` milliseconds before the transaction's time. */
+export const millisecondsAgo = (ms: number) => sql<string>`now() - (${ms} * interval '1 millisecond')`;
+
+/** A value as `jsonb` (for comparing with or writing to a jsonb column). */
+export const jsonb = (value: unknown) => sql<Json>`${JSON.stringify(value)}::jsonb`;
