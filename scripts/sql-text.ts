@@ -48,7 +48,7 @@ function* literals(node: unknown): Generator<Node> {
 }
 
 const textOf = (node: Node): string =>
-  node.type === 'StringLiteral' ? String(node.value) : (node.quasis as { raw: string }[]).map((q) => q.raw).join(' ${…} ');
+  node.type === 'StringLiteral' ? String(node.value) : (node.quasis as { raw: string }[]).map((q) => q.raw).join(' … ');
 
 /** The SQL literals of one file. */
 export function sqlTextOf(file: string, code: string): SqlTextLiteral[] {
@@ -101,7 +101,8 @@ export function sqlText(root = ROOT): SqlTextLiteral[] {
 export function sqlTextLines(root = ROOT): Record<string, { unmarked: number; marked: number }> {
   const byFile: Record<string, { unmarked: number; marked: number }> = {};
   for (const literal of sqlText(root)) {
-    const entry = (byFile[literal.file] ??= { unmarked: 0, marked: 0 });
+    const entry = byFile[literal.file] ?? { unmarked: 0, marked: 0 };
+    byFile[literal.file] = entry;
     if (literal.marked) entry.marked += literal.lines;
     else entry.unmarked += literal.lines;
   }
