@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
+import { countAll, type DB, jsonb, db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
+import type { MailDeliveries } from '../../db/schema.ts';
 import type { DomainEvent } from '../../events/contracts.ts';
 import type { Queues } from '../../events/queues.ts';
 import { AppError } from '../../http/errors.ts';
@@ -70,33 +73,53 @@ export async function sendOnce(
   userId: string | null | undefined,
   message: MailMessage,
 ): Promise<SendResult> {
-  const db = em.fork();
+  const db = kysely(em.fork());
   const messageId = mailer.messageIdFor(key);
-  const stored = event
-    ? JSON.stringify({ id: event.id, name: event.name, occurredAt: event.occurredAt, payload: event.payload })
-    : null;
-  await db.execute(
-    `insert into mail_deliveries (id, key, template, user_id, recipient, subject, status, attempts, message_id, event, created_at)
-     values (?, ?, ?, ?, ?, ?, 'sending', 0, ?, ?::jsonb, now()) on conflict (key) do nothing`,
-    [randomUUID(), key, template, userId ?? null, message.to, message.subject, messageId, stored],
-  );
-  const claimed = await db.execute<{ id: string; attempts: number }[]>(
-    `update mail_deliveries
-     set status = 'sending', claimed_at = now(), attempts = attempts + 1, recipient = ?, subject = ?, message_id = ?,
-         event = coalesce(event, ?::jsonb)
-     where key = ? and status <> 'sent' and not permanent
-       and (status <> 'sending' or claimed_at is null or claimed_at < now() - make_interval(secs => ?))
-     returning id, attempts`,
-    [message.to, message.subject, messageId, stored, key, CLAIM_LEASE_SECONDS],
-  );
-  const row = claimed[0];
+  const stored = event ? jsonb({ id: event.id, name: event.name, occurredAt: event.occurredAt, payload: event.payload }) : null;
+  await db
+    .insertInto('mail_deliveries')
+    .values({
+      id: randomUUID(),
+      key,
+      template,
+      user_id: userId ?? null,
+      recipient: message.to,
+      subject: message.subject,
+      status: 'sending',
+      attempts: 0,
+      message_id: messageId,
+      event: stored,
+      created_at: now(),
+    })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await db
+    .updateTable('mail_deliveries')
+    .set((eb) => ({
+      status: 'sending',
+      claimed_at: now(),
+      attempts: eb('attempts', '+', 1),
+      recipient: message.to,
+      subject: message.subject,
+      message_id: messageId,
+      ...(stored ? { event: eb.fn.coalesce('event', stored) } : {}),
+    }))
+    .where('key', '=', key)
+    .where('status', '<>', 'sent')
+    .where('permanent', '=', false)
+    .where((eb) => eb.or([eb('status', '<>', 'sending'), eb('claimed_at', 'is', null), eb('claimed_at', '<', leaseStart())]))
+    .returning(['id', 'attempts'])
+    .executeTakeFirst();
   if (!row) {
-    const [current] = await db.execute<{ status: MailStatus; permanent: boolean; lease_left: number | null }[]>(
-      `select status, permanent,
-              extract(epoch from claimed_at + make_interval(secs => ?) - now())::float8 as lease_left
-       from mail_deliveries where key = ?`,
-      [CLAIM_LEASE_SECONDS, key],
-    );
+    const current = await db
+      .selectFrom('mail_deliveries')
+      .select([
+        'status',
+        'permanent',
+        sql<number | null>`extract(epoch from claimed_at + ${LEASE} - now())::float8`.as('lease_left'),
+      ])
+      .where('key', '=', key)
+      .executeTakeFirst();
     // Sent already, or refused for good (only an operator's resend sends it again).
     if (!current || current.status === 'sent' || current.permanent) return 'skipped';
     throw new MailInFlightError(key, Math.max(1_000, Math.ceil((current.lease_left ?? 0) * 1000) + 1_000));
@@ -111,11 +134,12 @@ export async function sendOnce(
     // attempt's claim is ended (`attempts` is its number): a later claim, made after this one ran out
     // of lease, is left to its own attempt.
     await db
-      .execute(
-        `update mail_deliveries set status = 'failed', permanent = ?, error = ?, failed_at = now(), claimed_at = null
-         where id = ? and status <> 'sent' and attempts = ?`,
-        [permanent, text, row.id, row.attempts],
-      )
+      .updateTable('mail_deliveries')
+      .set({ status: 'failed', permanent, error: text, failed_at: now(), claimed_at: null })
+      .where('id', '=', row.id)
+      .where('status', '<>', 'sent')
+      .where('attempts', '=', row.attempts)
+      .execute()
       .catch(() => undefined);
     if (permanent) {
       // An operator must act (check the address, resend): the ids to act on, never the address or name.
@@ -131,30 +155,31 @@ export async function sendOnce(
     throw error;
   }
   // If this fails (database gone), the claim goes stale and a later attempt sends the same e-mail again.
-  await db.execute(
-    `update mail_deliveries set status = 'sent', sent_at = now(), error = null, permanent = false, claimed_at = null where id = ?`,
-    [row.id],
-  );
+  await db
+    .updateTable('mail_deliveries')
+    .set({ status: 'sent', sent_at: now(), error: null, permanent: false, claimed_at: null })
+    .where('id', '=', row.id)
+    .execute();
   return 'sent';
 }
 
-interface MailRow {
-  id: string;
-  template: string;
-  user_id: string | null;
-  recipient: string;
-  subject: string;
-  status: MailStatus;
-  permanent: boolean;
-  attempts: number;
-  error: string | null;
-  message_id: string | null;
-  sent_at: Date | string | null;
-  failed_at: Date | string | null;
-  created_at: Date | string;
-}
+const COLUMNS = [
+  'id',
+  'template',
+  'user_id',
+  'recipient',
+  'subject',
+  'status',
+  'permanent',
+  'attempts',
+  'error',
+  'message_id',
+  'sent_at',
+  'failed_at',
+  'created_at',
+] as const;
 
-const COLUMNS = `id, template, user_id, recipient, subject, status, permanent, attempts, error, message_id, sent_at, failed_at, created_at`;
+type MailRow = Pick<Selectable<MailDeliveries>, (typeof COLUMNS)[number]>;
 
 const iso = (date: Date | string | null) => (date ? new Date(date).toISOString() : null);
 
@@ -165,7 +190,7 @@ function mailDto(row: MailRow) {
     kind_label: mailKindLabel(row.template),
     recipient: row.recipient,
     subject: row.subject,
-    status: row.status,
+    status: row.status as MailStatus,
     /** The server refused it for good (SMTP 5xx): not retried until an operator resends it. */
     permanent: row.permanent,
     sent_at: iso(row.sent_at),
@@ -179,12 +204,21 @@ function mailDto(row: MailRow) {
 
 /** The e-mails sent (or tried) for one member, newest first. */
 export async function listMails(em: Em, userId: string, paging: { page: number; per_page: number }) {
-  const db = em.fork();
-  const [count] = await db.execute<{ n: number }[]>('select count(*)::int as n from mail_deliveries where user_id = ?', [userId]);
-  const rows = await db.execute<MailRow[]>(
-    `select ${COLUMNS} from mail_deliveries where user_id = ? order by created_at desc, id desc limit ? offset ?`,
-    [userId, paging.per_page, (paging.page - 1) * paging.per_page],
-  );
+  const db = kysely(em.fork());
+  const count = await db
+    .selectFrom('mail_deliveries')
+    .select((eb) => countAll(eb).as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  const rows = await db
+    .selectFrom('mail_deliveries')
+    .select(COLUMNS)
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(paging.per_page)
+    .offset((paging.page - 1) * paging.per_page)
+    .execute();
   return {
     mails: rows.map(mailDto),
     total: count?.n ?? 0,
@@ -200,24 +234,34 @@ export type MailListStatus = 'failed' | 'sending' | 'stuck';
  * dead and no other has claimed it since (a worker down, its job lost). An unclaimed row (just put on
  * record, or put back by a resend) is waiting for its job, not stuck.
  */
-const STUCK = `status = 'sending' and claimed_at < now() - make_interval(secs => ${CLAIM_LEASE_SECONDS})`;
-const WHERE: Record<MailListStatus, string> = { failed: `status = 'failed'`, sending: `status = 'sending'`, stuck: STUCK };
+const LEASE = sql<string>`make_interval(secs => ${CLAIM_LEASE_SECONDS})`;
+const leaseStart = () => sql<string>`now() - ${LEASE}`;
+type MailEb = ExpressionBuilder<DB, 'mail_deliveries'>;
+const stuck = (eb: MailEb) => eb.and([eb('status', '=', 'sending'), eb('claimed_at', '<', leaseStart())]);
+const WHERE: Record<MailListStatus, (eb: MailEb) => Expression<SqlBool>> = {
+  failed: (eb) => eb('status', '=', 'failed'),
+  sending: (eb) => eb('status', '=', 'sending'),
+  stuck,
+};
 
 /**
  * Every e-mail in `status` (the failed-mail view: 'failed'; 'stuck': sending for longer than the claim
  * lease), newest first, with the member it is for.
  */
 export async function listMailsByStatus(orm: Orm, status: MailListStatus, paging: { page: number; per_page: number }) {
-  const db = orm.em.fork();
   // `status <> 'sent'` lets PostgreSQL use the partial index of unsent mails.
-  const [count] = await db.execute<{ n: number }[]>(
-    `select count(*)::int as n from mail_deliveries where status <> 'sent' and ${WHERE[status]}`,
-  );
-  const rows = await db.execute<MailRow[]>(
-    `select ${COLUMNS} from mail_deliveries where status <> 'sent' and ${WHERE[status]}
-     order by created_at desc, id desc limit ? offset ?`,
-    [paging.per_page, (paging.page - 1) * paging.per_page],
-  );
+  const unsent = kysely(orm.em.fork() as Em)
+    .selectFrom('mail_deliveries')
+    .where('status', '<>', 'sent')
+    .where(WHERE[status]);
+  const count = await unsent.select((eb) => countAll(eb).as('n')).executeTakeFirst();
+  const rows = await unsent
+    .select(COLUMNS)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(paging.per_page)
+    .offset((paging.page - 1) * paging.per_page)
+    .execute();
   return {
     mails: rows.map((row) => ({ ...mailDto(row), user_id: row.user_id })),
     total: count?.n ?? 0,
@@ -238,13 +282,18 @@ export async function listMailsByStatus(orm: Orm, status: MailListStatus, paging
  * than the claim lease: its process died mid-send).
  */
 export async function mailFigures(em: Em): Promise<{ failed: number; retrying: number; pending: number; stuck: number }> {
-  const [row] = await em.execute<{ failed: number; retrying: number; pending: number; stuck: number }[]>(
-    `select count(*) filter (where status = 'failed' and permanent)::int as failed,
-            count(*) filter (where status = 'failed' and not permanent)::int as retrying,
-            count(*) filter (where status = 'sending')::int as pending,
-            count(*) filter (where ${STUCK})::int as stuck
-       from mail_deliveries where status <> 'sent'`,
-  );
+  const counted = (eb: MailEb, where: (eb: MailEb) => Expression<SqlBool>) =>
+    eb.cast<number>(eb.fn.countAll().filterWhere(where), 'integer');
+  const row = await kysely(em)
+    .selectFrom('mail_deliveries')
+    .select((eb) => [
+      counted(eb, (f) => f.and([f('status', '=', 'failed'), f('permanent', '=', true)])).as('failed'),
+      counted(eb, (f) => f.and([f('status', '=', 'failed'), f('permanent', '=', false)])).as('retrying'),
+      counted(eb, (f) => f('status', '=', 'sending')).as('pending'),
+      counted(eb, stuck).as('stuck'),
+    ])
+    .where('status', '<>', 'sent')
+    .executeTakeFirst();
   return { failed: row?.failed ?? 0, retrying: row?.retrying ?? 0, pending: row?.pending ?? 0, stuck: row?.stuck ?? 0 };
 }
 
@@ -262,12 +311,6 @@ export async function mailSummary(orm: Orm) {
 
 export const MAIL_NOT_FOUND = 'エラー: メールが見つかりませんでした。';
 
-interface ResendRow extends MailRow {
-  key: string;
-  event: DomainEvent | null;
-  stuck: boolean;
-}
-
 /**
  * An operator sends a failed e-mail — or one stuck in 'sending' past its claim lease — again: the
  * delivery is put back to 'sending' (unclaimed, no longer permanent), audited, and its event's job
@@ -276,11 +319,13 @@ interface ResendRow extends MailRow {
  * are skipped. Should Redis be unreachable, the row goes back to failed and the answer is 503.
  */
 export async function resendMail(deps: { orm: Orm; queues: Queues; log: Logger }, actor: Actor, id: string) {
-  const db = deps.orm.em.fork() as Em;
-  const [found] = await db.execute<ResendRow[]>(
-    `select ${COLUMNS}, key, event, (${STUCK}) as stuck from mail_deliveries where id = ?`,
-    [id],
-  );
+  const em = deps.orm.em.fork() as Em;
+  const db = kysely(em);
+  const found = await db
+    .selectFrom('mail_deliveries')
+    .select((eb) => [...COLUMNS, 'key', eb.ref('event').$castTo<DomainEvent | null>().as('event'), stuck(eb).as('stuck')])
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (!found) throw new AppError('not_found', MAIL_NOT_FOUND);
   if (found.status !== 'failed' && !found.stuck) {
     throw new AppError(
@@ -294,13 +339,15 @@ export async function resendMail(deps: { orm: Orm; queues: Queues; log: Logger }
   const event = found.event ?? (job?.data as DomainEvent | undefined) ?? null;
   if (!event) throw new AppError('conflict', 'このメールは送信の元になった記録が残っていないため、再送信できません。');
 
-  await db.transactional(async (tx) => {
-    const updated = await tx.execute<{ id: string }[]>(
-      `update mail_deliveries set status = 'sending', permanent = false, claimed_at = null
-       where id = ? and (status = 'failed' or (${STUCK})) returning id`,
-      [id],
-    );
-    if (!updated[0]) throw new AppError('conflict');
+  await em.transactional(async (tx) => {
+    const updated = await kysely(tx)
+      .updateTable('mail_deliveries')
+      .set({ status: 'sending', permanent: false, claimed_at: null })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('status', '=', 'failed'), stuck(eb)]))
+      .returning('id')
+      .executeTakeFirst();
+    if (!updated) throw new AppError('conflict');
     recordAudit(tx, actor, {
       action: 'mail.resend',
       targetType: 'mail',
@@ -322,13 +369,15 @@ export async function resendMail(deps: { orm: Orm; queues: Queues; log: Logger }
     // operator is told to try again.
     deps.log.warn('resend: could not enqueue the mail job', { mail: id, error: String(error) });
     await db
-      .execute(
-        `update mail_deliveries set status = 'failed', permanent = ? where id = ? and status = 'sending' and claimed_at is null`,
-        [found.permanent, id],
-      )
+      .updateTable('mail_deliveries')
+      .set({ status: 'failed', permanent: found.permanent })
+      .where('id', '=', id)
+      .where('status', '=', 'sending')
+      .where('claimed_at', 'is', null)
+      .execute()
       .catch(() => undefined);
     throw new AppError('unavailable', 'ただいま再送信できません。しばらく時間をおいてから再度お試しください。');
   }
-  const [after] = await db.execute<MailRow[]>(`select ${COLUMNS} from mail_deliveries where id = ?`, [id]);
-  return { mail: { ...mailDto(after as MailRow), user_id: after?.user_id ?? null } };
+  const after = await db.selectFrom('mail_deliveries').select(COLUMNS).where('id', '=', id).executeTakeFirstOrThrow();
+  return { mail: { ...mailDto(after), user_id: after.user_id } };
 }
