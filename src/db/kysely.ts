@@ -21,10 +21,17 @@ export function db(em: Em): Db {
 export const now = () => sql<string>`now()`;
 
 /** `count(*)` as an integer (PostgreSQL's bigint would arrive as text). */
-export const countAll = <TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>) => eb.cast<number>(eb.fn.countAll(), 'integer');
+export const countAll = <D, TB extends keyof D>(eb: ExpressionBuilder<D, TB>) => eb.cast<number>(eb.fn.countAll(), 'integer');
 
 /** `ms` milliseconds before the transaction's time. */
 export const millisecondsAgo = (ms: number) => sql<string>`now() - (${ms} * interval '1 millisecond')`;
 
 /** A value as `jsonb` (for comparing with or writing to a jsonb column). */
 export const jsonb = (value: unknown) => sql<Json>`${JSON.stringify(value)}::jsonb`;
+
+/**
+ * Japan dates (YYYY-MM-DD): the first instant of the day, 00:00 JST, and of the day after — a filter
+ * `from ≤ t < the day after to` includes both ends.
+ */
+export const japanDayStart = (date: string) => sql<string>`(${date}::date)::timestamp at time zone 'Asia/Tokyo'`;
+export const japanDayAfter = (date: string) => sql<string>`((${date}::date + 1)::timestamp at time zone 'Asia/Tokyo')`;

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { countAll, type DB, japanDayAfter, japanDayStart, jsonb, db as kysely } from '../../db/kysely.ts';
 import { COUNT_CAP, containsPattern } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
+import type { AuditLogs, Json } from '../../db/schema.ts';
 import { changesOf } from './changes.ts';
 import { AuditLog } from './entities/audit-log.entity.ts';
 import type { AuditVocabulary } from './labels.ts';
@@ -78,34 +81,19 @@ export type AuditLogView = ReturnType<typeof auditLogDto>;
  * The WHERE of the audit log list. `actors` are the e-mails the actor filter matched. Dates are Japan
  * days, from 00:00 JST, both ends included.
  */
-function auditWhere(query: AuditLogQuery, actors: string[] | null): { sql: string; params: unknown[] } {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  if (actors) {
-    clauses.push(`a.actor_email in (${actors.map(() => '?').join(', ')})`);
-    params.push(...actors);
-  }
-  if (query.action) {
-    clauses.push('a.action = ?');
-    params.push(query.action);
-  }
-  if (query.target_type) {
-    clauses.push('a.target_type = ?');
-    params.push(query.target_type);
-  }
-  if (query.target_id) {
-    clauses.push('a.target_id = ?');
-    params.push(query.target_id);
-  }
-  if (query.from) {
-    clauses.push("a.created_at >= (?::date)::timestamp at time zone 'Asia/Tokyo'");
-    params.push(query.from);
-  }
-  if (query.to) {
-    clauses.push("a.created_at < ((?::date + 1)::timestamp at time zone 'Asia/Tokyo')");
-    params.push(query.to);
-  }
-  return { sql: clauses.length ? `where ${clauses.join(' and ')}` : '', params };
+type AuditEb = ExpressionBuilder<DB & { a: AuditLogs }, 'a'>;
+
+function auditWhere(query: AuditLogQuery, actors: string[] | null) {
+  return (eb: AuditEb) => {
+    const clauses: Expression<SqlBool>[] = [];
+    if (actors) clauses.push(eb('a.actor_email', 'in', actors));
+    if (query.action) clauses.push(eb('a.action', '=', query.action));
+    if (query.target_type) clauses.push(eb('a.target_type', '=', query.target_type));
+    if (query.target_id) clauses.push(eb('a.target_id', '=', query.target_id));
+    if (query.from) clauses.push(eb('a.created_at', '>=', japanDayStart(query.from)));
+    if (query.to) clauses.push(eb('a.created_at', '<', japanDayAfter(query.to)));
+    return eb.and(clauses);
+  };
 }
 
 /** Administrators' changes, newest first, with the total (counted up to COUNT_CAP, then `total_capped`). */
@@ -117,25 +105,55 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: Audit
   const actors = query.actor ? await distinctValues(em, 'actor_email', query.actor) : null;
   if (actors?.length === 0) return { audit_logs: [], total: 0, total_capped: false, ...paging };
   const where = auditWhere(query, actors);
-  const [count] = await em.execute<{ n: number }[]>(
-    `select count(*)::int as n from (select 1 from audit_logs a ${where.sql} limit ${COUNT_CAP + 1}) capped`,
-    where.params,
-  );
+  const logs = kysely(em);
+  const count = await logs
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('audit_logs as a')
+        .select(sql.lit(1).as('one'))
+        .where(where)
+        .limit(COUNT_CAP + 1)
+        .as('capped'),
+    )
+    .select((eb) => countAll(eb).as('n'))
+    .executeTakeFirst();
   // The page's ids first (an index walk however deep the page), then those rows' snapshots. A status
   // move's `sale_ids` (20,000 of them, for a big one) stay in PostgreSQL: only their count and the
   // first few leave it.
-  const rows = await em.execute<AuditRow[]>(
-    `with page as (select a.id, a.created_at from audit_logs a ${where.sql} order by a.created_at desc, a.id desc limit ? offset ?)
-     select a.id, a.actor_id, a.actor_email, a.action, a.target_type, a.target_id,
-            ${WITHOUT_SALE_IDS('a.before')} as "before", ${WITHOUT_SALE_IDS('a.after')} as "after", a.created_at,
-            jsonb_array_length(moved.ids) as sale_count,
-            (select jsonb_agg(e.v order by e.n) from jsonb_array_elements(moved.ids) with ordinality e(v, n) where e.n <= ?)
-              as first_sale_ids
-       from page join audit_logs a on a.id = page.id
-       cross join lateral (select ${SALE_IDS} as ids) moved
-      order by page.created_at desc, page.id desc`,
-    [...where.params, query.per_page, (query.page - 1) * query.per_page, LISTED_SALES],
-  );
+  const rows: AuditRow[] = await logs
+    .with('page', (db) =>
+      db
+        .selectFrom('audit_logs as a')
+        .select(['a.id', 'a.created_at'])
+        .where(where)
+        .orderBy('a.created_at', 'desc')
+        .orderBy('a.id', 'desc')
+        .limit(query.per_page)
+        .offset((query.page - 1) * query.per_page),
+    )
+    .selectFrom('page')
+    .innerJoin('audit_logs as a', 'a.id', 'page.id')
+    .select((eb) => [
+      'a.id',
+      'a.actor_id',
+      'a.actor_email',
+      'a.action',
+      'a.target_type',
+      'a.target_id',
+      withoutSaleIds(eb.ref('a.before')).as('before'),
+      withoutSaleIds(eb.ref('a.after')).as('after'),
+      'a.created_at',
+      eb.fn<number | null>('jsonb_array_length', [saleIds(eb)]).as('sale_count'),
+      // The first few only: a status move's 20,000 ids stay in PostgreSQL.
+      eb
+        .selectFrom(sql<{ v: Json; n: number }>`jsonb_array_elements(${saleIds(eb)}) with ordinality`.as(sql`e(v, n)`))
+        .select(sql<unknown>`jsonb_agg(e.v order by e.n)`.as('ids'))
+        .where('e.n', '<=', LISTED_SALES)
+        .as('first_sale_ids'),
+    ])
+    .orderBy('page.created_at', 'desc')
+    .orderBy('page.id', 'desc')
+    .execute();
   const n = count?.n ?? 0;
   return {
     audit_logs: rows.map((row) => auditLogDto(words, row)),
@@ -146,21 +164,30 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: Audit
 }
 
 /** An entry's `sale_ids` (the sales a status move moved: the same before and after), or null. */
-const SALE_IDS = `coalesce(
-  case when jsonb_typeof(a.after -> 'sale_ids') = 'array' then a.after -> 'sale_ids' end,
-  case when jsonb_typeof(a.before -> 'sale_ids') = 'array' then a.before -> 'sale_ids' end)`;
-const WITHOUT_SALE_IDS = (column: string) =>
-  `case when jsonb_typeof(${column}) = 'object' then ${column} - 'sale_ids' else ${column} end`;
+function saleIds(eb: AuditEb) {
+  const ids = (column: 'a.after' | 'a.before') => {
+    const value = sql<Json>`${eb.ref(column)} -> 'sale_ids'`;
+    return eb
+      .case()
+      .when(eb.fn('jsonb_typeof', [value]), '=', 'array')
+      .then(value)
+      .end();
+  };
+  return eb.fn.coalesce(ids('a.after'), ids('a.before'));
+}
+const withoutSaleIds = (column: Expression<Json | null>) =>
+  sql<unknown>`case when jsonb_typeof(${column}) = 'object' then ${column} - 'sale_ids' else ${column} end`;
 
 /**
  * The sales an audit entry moved (for the sales list's 「この操作の対象の売上」), or null when there is
  * no such entry. An entry that moved none gives [].
  */
 export async function auditedSaleIds(em: Em, auditId: string): Promise<number[] | null> {
-  const [row] = await em.execute<{ ids: unknown }[]>(
-    `select coalesce(${SALE_IDS}, '[]'::jsonb) as ids from audit_logs a where a.id = ?`,
-    [auditId],
-  );
+  const row = await kysely(em)
+    .selectFrom('audit_logs as a')
+    .select((eb) => eb.fn.coalesce(saleIds(eb), jsonb([])).as('ids'))
+    .where('a.id', '=', auditId)
+    .executeTakeFirst();
   if (!row) return null;
   const ids = typeof row.ids === 'string' ? JSON.parse(row.ids) : row.ids;
   return Array.isArray(ids) ? ids.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0) : [];
@@ -171,15 +198,40 @@ export async function auditedSaleIds(em: Em, auditId: string): Promise<number[] 
  * the values are few, however many rows), optionally only those containing `part` (any case).
  */
 async function distinctValues(em: Em, column: 'action' | 'target_type' | 'actor_email', part?: string): Promise<string[]> {
-  const rows = await em.execute<{ v: string }[]>(
-    `with recursive t(v) as (
-       (select ${column} from audit_logs order by ${column} limit 1)
-       union all
-       select (select a.${column} from audit_logs a where a.${column} > t.v order by a.${column} limit 1) from t where t.v is not null
-     ) select v from t where v is not null${part ? ' and v ilike ?' : ''}`,
-    part ? [containsPattern(part)] : [],
-  );
-  return rows.map((r) => r.v);
+  const rows = await kysely(em)
+    .withRecursive('t(v)', (db) =>
+      db
+        // The first value (in parentheses of its own: ORDER BY and LIMIT of the union's first part).
+        .selectFrom((eb) =>
+          eb
+            .selectFrom('audit_logs')
+            .select((s) => s.ref(column).as('v'))
+            .orderBy(column)
+            .limit(1)
+            .as('first'),
+        )
+        .select('first.v')
+        .unionAll(
+          db
+            .selectFrom('t')
+            .select((eb) =>
+              eb
+                .selectFrom('audit_logs as a')
+                .select((s) => s.ref(`a.${column}`).as('v'))
+                .whereRef(`a.${column}`, '>', 't.v')
+                .orderBy(`a.${column}`)
+                .limit(1)
+                .as('v'),
+            )
+            .where('t.v', 'is not', null),
+        ),
+    )
+    .selectFrom('t')
+    .select('v')
+    .where('v', 'is not', null)
+    .$if(part !== undefined, (q) => q.where('v', 'ilike', containsPattern(part ?? '')))
+    .execute();
+  return rows.map((r) => r.v as string);
 }
 
 /** What the screen's filters offer: the actions and record types the log holds, with their Japanese names. */
