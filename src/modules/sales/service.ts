@@ -1,7 +1,11 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
-import { COUNT_CAP, personSearch, prefixSearchCount, SEARCH_COUNT_CAP } from '../../db/like.ts';
+import { countAll, type DB, japanDayAfter, japanDayStart, db as kysely, now, whereAsText } from '../../db/kysely.ts';
+import { COUNT_CAP, prefixSearchCount, SEARCH_COUNT_CAP } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
+import { personSearchWhere } from '../../db/person-search.ts';
+import type { Sales } from '../../db/schema.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -85,34 +89,48 @@ export async function markRefunded(em: Em, refund: EventPayload<'PaymentRefunded
   });
 }
 
-/** What the API shows of a sale: an entity, or a row read with SALE_VIEW_COLUMNS. */
-export type SaleView = Pick<
-  Sale,
-  | 'id'
-  | 'orderNumber'
-  | 'licenseId'
-  | 'licenseName'
-  | 'amount'
-  | 'currency'
-  | 'status'
-  | 'paidAt'
-  | 'refundedAt'
-  | 'receiptUrl'
-  | 'buyerFirstName'
-  | 'buyerLastName'
-  | 'buyerEmail'
-  | 'userId'
-  | 'buyerAffiliation'
-  | 'buyerAffiliationName'
-  | 'buyerAffiliationOther'
->;
+/** What the API shows of a sale: an entity, or a row read with SALE_VIEW_COLUMNS (timestamps as text). */
+export type SaleView = Omit<
+  Pick<
+    Sale,
+    | 'id'
+    | 'orderNumber'
+    | 'licenseId'
+    | 'licenseName'
+    | 'amount'
+    | 'currency'
+    | 'receiptUrl'
+    | 'buyerFirstName'
+    | 'buyerLastName'
+    | 'buyerEmail'
+    | 'userId'
+    | 'buyerAffiliation'
+    | 'buyerAffiliationName'
+    | 'buyerAffiliationOther'
+  >,
+  never
+> & { status: number; paidAt: Date | string; refundedAt?: Date | string | null };
 
 /** The list reads these columns straight into SaleView (hydrating entities cost more than the query). */
-const SALE_VIEW_COLUMNS = `s.id, s.order_number as "orderNumber", s.license_id as "licenseId", s.license_name as "licenseName", s.amount, s.currency, s.status,
-  s.paid_at as "paidAt", s.refunded_at as "refundedAt", s.receipt_url as "receiptUrl", s.buyer_first_name as "buyerFirstName",
-  s.buyer_last_name as "buyerLastName", s.buyer_email as "buyerEmail", s.user_id as "userId",
-  s.buyer_affiliation as "buyerAffiliation", s.buyer_affiliation_name as "buyerAffiliationName",
-  s.buyer_affiliation_other as "buyerAffiliationOther"`;
+const SALE_VIEW_COLUMNS = [
+  's.id',
+  's.order_number as orderNumber',
+  's.license_id as licenseId',
+  's.license_name as licenseName',
+  's.amount',
+  's.currency',
+  's.status',
+  's.paid_at as paidAt',
+  's.refunded_at as refundedAt',
+  's.receipt_url as receiptUrl',
+  's.buyer_first_name as buyerFirstName',
+  's.buyer_last_name as buyerLastName',
+  's.buyer_email as buyerEmail',
+  's.user_id as userId',
+  's.buyer_affiliation as buyerAffiliation',
+  's.buyer_affiliation_name as buyerAffiliationName',
+  's.buyer_affiliation_other as buyerAffiliationOther',
+] as const;
 
 export function saleDto(sale: SaleView) {
   return {
@@ -182,52 +200,53 @@ async function withAuditedSales(em: Em, filter: SalesFilter): Promise<SalesFilte
   return { ...filter, auditId: undefined, saleIds };
 }
 
-/** The WHERE of the administrators' sales list, of status moves by search and of the export. */
-export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sql: string; params: unknown[] } {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  if (filter.licenseId) {
-    clauses.push('s.license_id = ?');
-    params.push(filter.licenseId);
-  }
-  if (filter.status !== undefined) {
-    clauses.push('s.status = ?');
-    params.push(filter.status);
-  }
-  if (filter.exportable) {
-    clauses.push('s.status in (?, ?) and s.refunded_at is null');
-    params.push(SaleStatus.AwaitingExport, SaleStatus.InProgress);
-  }
-  if (filter.saleIds) {
-    // One parameter however many (an audited move may name 20,000 sales).
-    clauses.push("s.id = any(string_to_array(?, ',')::bigint[])");
-    params.push(filter.saleIds.join(','));
-  }
-  // An order number (any case, with or without hyphens) is looked up exactly, through its unique index.
-  const orderNumber = filter.q ? parseOrderNumber(filter.q) : null;
-  if (orderNumber) {
-    clauses.push('s.order_number = ?');
-    params.push(orderNumber);
-  }
-  const search =
-    filter.q && !orderNumber
-      ? personSearch(filter.q, { nameKey: 's.buyer_name_key', firstKey: 's.buyer_first_key', email: 's.buyer_email' })
-      : null;
-  if (search) {
+/** A condition on `sales as s`. */
+export type SalesEb = ExpressionBuilder<DB & { s: Sales }, 's'>;
+export type SalesWhereFilter = SalesFilter & { exportable?: boolean };
+
+/**
+ * The typed filter of the administrators' sales list, of status moves by search, of the counts and of
+ * the export: `.where(salesFilter(filter))` on `sales as s`.
+ */
+export function salesFilter(filter: SalesWhereFilter) {
+  return (eb: SalesEb): Expression<SqlBool> => {
+    const clauses: Expression<SqlBool>[] = [];
+    if (filter.licenseId) clauses.push(eb('s.license_id', '=', filter.licenseId));
+    if (filter.status !== undefined) clauses.push(eb('s.status', '=', filter.status));
+    if (filter.exportable) {
+      clauses.push(eb('s.status', 'in', [SaleStatus.AwaitingExport, SaleStatus.InProgress]), eb('s.refunded_at', 'is', null));
+    }
+    if (filter.saleIds) {
+      // One parameter however many (an audited move may name 20,000 sales).
+      const ids = eb.fn<string[]>('string_to_array', [eb.val(filter.saleIds.join(',')), eb.val(',')]);
+      clauses.push(eb('s.id', '=', eb.fn.any(eb.cast<number[]>(ids, sql`bigint[]`))));
+    }
+    // An order number (any case, with or without hyphens) is looked up exactly, through its unique index.
+    const orderNumber = filter.q ? parseOrderNumber(filter.q) : null;
+    if (orderNumber) clauses.push(eb('s.order_number', '=', orderNumber));
     // 姓, 名, 「姓 名」, 「姓名」 (any width) or the e-mail.
-    clauses.push(search.sql);
-    params.push(...search.params);
-  }
-  // Dates are Japan dates: a whole day from 00:00 JST.
-  if (filter.paidFrom) {
-    clauses.push("s.paid_at >= (?::date)::timestamp at time zone 'Asia/Tokyo'");
-    params.push(filter.paidFrom);
-  }
-  if (filter.paidTo) {
-    clauses.push("s.paid_at < ((?::date + 1)::timestamp at time zone 'Asia/Tokyo')");
-    params.push(filter.paidTo);
-  }
-  return { sql: clauses.length ? `where ${clauses.join(' and ')}` : '', params };
+    const search =
+      filter.q && !orderNumber
+        ? personSearchWhere(eb, filter.q, {
+            nameKey: eb.ref('s.buyer_name_key'),
+            firstKey: eb.ref('s.buyer_first_key'),
+            email: eb.ref('s.buyer_email'),
+          })
+        : null;
+    if (search) clauses.push(search);
+    // Dates are Japan dates: a whole day from 00:00 JST.
+    if (filter.paidFrom) clauses.push(eb('s.paid_at', '>=', japanDayStart(filter.paidFrom)));
+    if (filter.paidTo) clauses.push(eb('s.paid_at', '<', japanDayAfter(filter.paidTo)));
+    return eb.and(clauses);
+  };
+}
+
+/**
+ * salesFilter as text (`where …` and its parameters, `?` placeholders) for the queries still written
+ * as text: the export's (export.ts) and the summary's.
+ */
+export function salesWhere(filter: SalesWhereFilter): { sql: string; params: unknown[] } {
+  return whereAsText('sales as s', salesFilter(filter));
 }
 
 const listTotals = (changes: ChangeFeed | undefined) =>
@@ -242,7 +261,8 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
   const filter = await withAuditedSales(em, asked);
   // An audit entry's sales are a short-lived question: its id list is not worth a cache entry.
   const changes = filter.saleIds ? undefined : feed;
-  const where = salesWhere(filter);
+  const where = salesFilter(filter);
+  const db = kysely(em);
   const cap = filter.q ? SEARCH_COUNT_CAP : COUNT_CAP;
   // A short name search alone (「佐藤」) is counted from its indexes only (db/like.ts).
   const searchOnly =
@@ -260,31 +280,54 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
           cap,
         )
       : null;
-  const countQuery = searchOnly ?? {
-    sql: `select count(*)::int as n from (select 1 from sales s ${where.sql} limit ${cap + 1}) capped`,
-    params: where.params,
-  };
+  const countQuery = db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('sales as s')
+        .select(sql.lit(1).as('one'))
+        .where(where)
+        .limit(cap + 1)
+        .as('capped'),
+    )
+    .select((eb) => countAll(eb).as('n'));
+  const counted = searchOnly ?? countQuery.compile();
   // Counting is most of a list's cost: a total is kept until the sales change (change notices).
-  const [count] = await cached(listTotals(changes), JSON.stringify(countQuery), () =>
-    em.execute<{ n: number }[]>(countQuery.sql, countQuery.params),
+  const [count] = await cached(listTotals(changes), JSON.stringify(counted), () =>
+    searchOnly ? em.execute<{ n: number }[]>(searchOnly.sql, searchOnly.params) : countQuery.execute(),
   );
   // The page's ids first — an index-only walk however deep the page — then the rows of those 20. A
   // deeper page's first sale is remembered until the sales change: from there the page is a keyset
   // walk of 20 entries, not of every entry before it.
   const firstOfPage = page > 1 ? pageStarts(changes) : undefined;
-  const pageKey = JSON.stringify([where, page, perPage]);
+  const pageKey = JSON.stringify([salesWhere(filter), page, perPage]);
   const start = firstOfPage?.peek(pageKey);
   const since = firstOfPage?.since() ?? 0;
-  const sales = await em.execute<SaleView[]>(
-    start === undefined
-      ? `with page as (select s.id, s.paid_at from sales s ${where.sql} order by s.paid_at desc, s.id desc limit ? offset ?)
-         select ${SALE_VIEW_COLUMNS} from page join sales s on s.id = page.id order by page.paid_at desc, page.id desc`
-      : `with page as (select s.id, s.paid_at from sales s ${where.sql ? `${where.sql} and` : 'where'}
-           (s.paid_at, s.id) <= (select f.paid_at, f.id from sales f where f.id = ?)
-           order by s.paid_at desc, s.id desc limit ?)
-         select ${SALE_VIEW_COLUMNS} from page join sales s on s.id = page.id order by page.paid_at desc, page.id desc`,
-    start === undefined ? [...where.params, perPage, (page - 1) * perPage] : [...where.params, start, perPage],
-  );
+  const sales: SaleView[] = await db
+    .with('page', (db) => {
+      const ids = db
+        .selectFrom('sales as s')
+        .select(['s.id', 's.paid_at'])
+        .where(where)
+        .orderBy('s.paid_at', 'desc')
+        .orderBy('s.id', 'desc')
+        .limit(perPage);
+      return start === undefined
+        ? ids.offset((page - 1) * perPage)
+        : ids.where(
+            (eb) =>
+              // A row comparison (the keyset), which the builder has no operator for.
+              sql<SqlBool>`(${eb.ref('s.paid_at')}, ${eb.ref('s.id')}) <= (${eb
+                .selectFrom('sales as f')
+                .select(['f.paid_at', 'f.id'])
+                .where('f.id', '=', start)})`,
+          );
+    })
+    .selectFrom('page')
+    .innerJoin('sales as s', 's.id', 'page.id')
+    .select(SALE_VIEW_COLUMNS)
+    .orderBy('page.paid_at', 'desc')
+    .orderBy('page.id', 'desc')
+    .execute();
   const first = sales[0]?.id;
   if (start === undefined && first !== undefined) firstOfPage?.set(pageKey, first, since);
   const n = count?.n ?? 0;
@@ -294,11 +337,13 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
 /** How many sales of the search are in each state: 出力待ち, 処理中, 登録済み (refunded ones apart). */
 export async function salesCounts(orm: Orm, asked: Omit<SalesFilter, 'status'>) {
   const em = orm.em.fork() as Em;
-  const where = salesWhere(await withAuditedSales(em, asked));
-  const rows = await em.execute<{ status: SaleStatus; refunded: boolean; n: number }[]>(
-    `select s.status, s.refunded_at is not null as refunded, count(*)::int as n from sales s ${where.sql} group by 1, 2`,
-    where.params,
-  );
+  const where = salesFilter(await withAuditedSales(em, asked));
+  const rows = await kysely(em)
+    .selectFrom('sales as s')
+    .select((eb) => ['s.status', eb('s.refunded_at', 'is not', null).as('refunded'), countAll(eb).as('n')])
+    .where(where)
+    .groupBy(['s.status', (eb) => eb('s.refunded_at', 'is not', null)])
+    .execute();
   const counts = { awaiting: 0, in_progress: 0, registered: 0, refunded: 0 };
   for (const row of rows) {
     if (row.refunded) counts.refunded += row.n;
@@ -324,11 +369,15 @@ export interface StatusMove {
 async function moveLocked(tx: Em, ids: number[], to: SaleStatus): Promise<Sale[]> {
   if (ids.length === 0) return [];
   // Leaving 処理中 forward or back takes a sale out of its open batch.
-  await tx.execute(
-    `update sales set status = ?, updated_at = now(), batch_id = case when ?::int = ? then batch_id end
-     where id in (?)`,
-    [to, to, SaleStatus.InProgress, ids],
-  );
+  await kysely(tx)
+    .updateTable('sales')
+    .set((eb) => ({
+      status: to,
+      updated_at: now(),
+      ...(to === SaleStatus.InProgress ? {} : { batch_id: null }),
+    }))
+    .where('id', 'in', ids)
+    .execute();
   return tx.find(Sale, { id: { $in: ids } }, { orderBy: { id: 'asc' }, refresh: true });
 }
 
@@ -340,12 +389,16 @@ async function moveLocked(tx: Em, ids: number[], to: SaleStatus): Promise<Sale[]
 export async function advanceStatus(orm: Orm, actor: { id: string; email: string }, input: StatusMove) {
   const from = input.status === SaleStatus.Registered ? SaleStatus.InProgress : SaleStatus.AwaitingExport;
   return transact(orm.em as Em, async (tx) => {
-    const where = salesWhere({ ...input.filter, licenseId: input.licenseId, status: from });
-    const chosen = input.saleIds ? 'and s.id in (?)' : '';
-    const rows = await tx.execute<{ id: number }[]>(
-      `select s.id from sales s ${where.sql} and s.refunded_at is null ${chosen} order by s.id for update`,
-      input.saleIds ? [...where.params, input.saleIds] : where.params,
-    );
+    const chosen = input.saleIds;
+    const rows = await kysely(tx)
+      .selectFrom('sales as s')
+      .select('s.id')
+      .where(salesFilter({ ...input.filter, licenseId: input.licenseId, status: from }))
+      .where('s.refunded_at', 'is', null)
+      .$if(chosen !== undefined, (q) => q.where('s.id', 'in', chosen ?? []))
+      .orderBy('s.id')
+      .forUpdate()
+      .execute();
     if (input.expectedCount !== undefined && rows.length !== input.expectedCount) {
       throw countChanged(rows.length, input.expectedCount);
     }
@@ -385,12 +438,13 @@ export function countChanged(actual: number, expected: number) {
  */
 export async function revertStatus(orm: Orm, actor: { id: string; email: string }, input: { saleIds: number[]; reason: string }) {
   return transact(orm.em as Em, async (tx) => {
-    const rows = await tx.execute<
-      { id: number; status: SaleStatus; refunded: boolean; license_id: number; order_number: string | null }[]
-    >(
-      'select id, status, refunded_at is not null as refunded, license_id, order_number from sales where id in (?) order by id for update',
-      [input.saleIds],
-    );
+    const rows = await kysely(tx)
+      .selectFrom('sales')
+      .select((eb) => ['id', 'status', eb('refunded_at', 'is not', null).as('refunded'), 'license_id', 'order_number'])
+      .where('id', 'in', input.saleIds)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
     const found = new Map(rows.map((r) => [r.id, r]));
     const stuck = input.saleIds.filter((id) => {
       const row = found.get(id);
@@ -452,12 +506,17 @@ export interface Holding {
  * only `licenseId` when given (POST /api/licenses/stripe's 409).
  */
 export async function holdingsOf(em: Em, userId: string, licenseId?: number): Promise<Holding[]> {
-  const rows = await em.execute<{ id: number; license_id: number; order_number: string | null; paid_at: Date }[]>(
-    `select distinct on (license_id) id, license_id, order_number, paid_at from sales
-      where user_id = ? and refunded_at is null ${licenseId === undefined ? '' : 'and license_id = ?'}
-      order by license_id, paid_at desc, id desc`,
-    licenseId === undefined ? [userId] : [userId, licenseId],
-  );
+  const rows = await kysely(em)
+    .selectFrom('sales')
+    .distinctOn('license_id')
+    .select(['id', 'license_id', 'order_number', 'paid_at'])
+    .where('user_id', '=', userId)
+    .where('refunded_at', 'is', null)
+    .$if(licenseId !== undefined, (q) => q.where('license_id', '=', licenseId ?? 0))
+    .orderBy('license_id')
+    .orderBy('paid_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
   return rows.map((row) => ({
     saleId: row.id,
     licenseId: row.license_id,
@@ -470,10 +529,11 @@ export async function holdingsOf(em: Em, userId: string, licenseId?: number): Pr
 export async function saleOfOrderNumber(em: Em, text: string): Promise<{ id: number; stripeSessionId: string } | null> {
   const orderNumber = parseOrderNumber(text);
   if (!orderNumber) return null;
-  const [row] = await em.execute<{ id: number; stripe_session_id: string }[]>(
-    'select id, stripe_session_id from sales where order_number = ?',
-    [orderNumber],
-  );
+  const row = await kysely(em)
+    .selectFrom('sales')
+    .select(['id', 'stripe_session_id'])
+    .where('order_number', '=', orderNumber)
+    .executeTakeFirst();
   return row ? { id: row.id, stripeSessionId: row.stripe_session_id } : null;
 }
 
