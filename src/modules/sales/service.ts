@@ -371,7 +371,7 @@ async function moveLocked(tx: Em, ids: number[], to: SaleStatus): Promise<Sale[]
   // Leaving 処理中 forward or back takes a sale out of its open batch.
   await kysely(tx)
     .updateTable('sales')
-    .set((eb) => ({
+    .set(() => ({
       status: to,
       updated_at: now(),
       ...(to === SaleStatus.InProgress ? {} : { batch_id: null }),
