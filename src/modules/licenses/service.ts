@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
+import { countAll, db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -55,19 +57,8 @@ export function licenseDto(
 }
 export type LicenseDto = ReturnType<typeof licenseDto>;
 
-const SORT_COLUMNS: Record<string, string> = { id: 'id', name: 'name', price: 'price', updated_at: 'updated_at' };
-
-interface CatalogueRow {
-  id: number;
-  name: string;
-  description: string;
-  price: number;
-  published: boolean;
-  created_at: Date | string;
-  updated_at: Date | string;
-  total: string | number;
-  pictures: { file_name: string; thumbnail_name: string; width: number; height: number; original_name: string | null }[];
-}
+const SORT_COLUMNS = { id: 'id', name: 'name', price: 'price', updated_at: 'updated_at' } as const;
+const sortColumn = (key: string) => (Object.hasOwn(SORT_COLUMNS, key) ? SORT_COLUMNS[key as keyof typeof SORT_COLUMNS] : 'id');
 
 const cataloguePages = (changes: ChangeFeed | undefined) =>
   tableCache<Awaited<ReturnType<typeof readLicenses>>>(changes, 'catalogue pages', ['licenses', 'license_pictures'], {
@@ -93,27 +84,52 @@ export function listLicenses(
 async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHidden: boolean }) {
   const em = orm.em.fork() as Em;
   const desc = query.sort.startsWith('-') ? 'desc' : 'asc';
-  const column = SORT_COLUMNS[query.sort.replace(/^-/, '')] ?? 'id';
-  // The id breaks ties; when the sort is the id itself it must not override its direction.
-  const order = (t: string) => (column === 'id' ? `${t}.id ${desc}` : `${t}.${column} ${desc}, ${t}.id asc`);
+  const column = sortColumn(query.sort.replace(/^-/, ''));
   const offset = (query.page - 1) * query.per_page;
-  const rows = await em.execute<CatalogueRow[]>(
-    `select page.*,
-            (select coalesce(json_agg(json_build_object('file_name', p.file_name, 'thumbnail_name', p.thumbnail_name,
-                      'width', p.width, 'height', p.height, 'original_name', p.original_name) order by p.position), '[]'::json)
-               from license_pictures p where p.license_id = page.id) as pictures
-       from (select l.id, l.name, l.description, l.price, l.published, l.created_at, l.updated_at, count(*) over () as total
-               from licenses l ${options.includeHidden ? '' : 'where l.published'}
-              order by ${order('l')} limit ? offset ?) page
-      order by ${order('page')}`,
-    [query.per_page, offset],
-  );
+  const db = kysely(em);
+  const rows = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('licenses as l')
+        .select((l) => [
+          'l.id',
+          'l.name',
+          'l.description',
+          'l.price',
+          'l.published',
+          'l.created_at',
+          'l.updated_at',
+          l.fn.countAll().over().as('total'),
+        ])
+        .$if(!options.includeHidden, (q) => q.where('l.published', '=', true))
+        .orderBy(`l.${column}`, desc)
+        // The id breaks ties; when the sort is the id itself it must not override its direction.
+        .$if(column !== 'id', (q) => q.orderBy('l.id', 'asc'))
+        .limit(query.per_page)
+        .offset(offset)
+        .as('page'),
+    )
+    .selectAll('page')
+    .select((eb) =>
+      jsonArrayFrom(
+        eb
+          .selectFrom('license_pictures as p')
+          .select(['p.file_name', 'p.thumbnail_name', 'p.width', 'p.height', 'p.original_name'])
+          .whereRef('p.license_id', '=', 'page.id')
+          .orderBy('p.position'),
+      ).as('pictures'),
+    )
+    .orderBy(`page.${column}`, desc)
+    .$if(column !== 'id', (q) => q.orderBy('page.id', 'asc'))
+    .execute();
   let total = Number(rows[0]?.total ?? 0);
   if (rows.length === 0 && offset > 0) {
-    const [count] = await em.execute<{ total: string }[]>(
-      `select count(*) as total from licenses ${options.includeHidden ? '' : 'where published'}`,
-    );
-    total = Number(count?.total ?? 0);
+    const count = await db
+      .selectFrom('licenses')
+      .select((eb) => countAll(eb).as('total'))
+      .$if(!options.includeHidden, (q) => q.where('published', '=', true))
+      .executeTakeFirst();
+    total = count?.total ?? 0;
   }
   return {
     licenses: rows.map((row) =>
@@ -331,7 +347,12 @@ export async function findLicenseForSale(
 
 /** A purchase of the licence starts (in the caller's transaction): from now on it can be hidden, not deleted. */
 export async function noteCheckoutStarted(tx: Em, id: number): Promise<void> {
-  await tx.execute('update licenses set checkout_started_at = now() where id = ? and checkout_started_at is null', [id]);
+  await kysely(tx)
+    .updateTable('licenses')
+    .set({ checkout_started_at: now() })
+    .where('id', '=', id)
+    .where('checkout_started_at', 'is', null)
+    .execute();
 }
 
 /** Removes a licence nobody ever started to buy, with its pictures (files too); otherwise 409. Audited. */
