@@ -16,7 +16,7 @@ const SKIPPED = ['src/db/schema.ts', 'src/dev/stripe-emulator/'];
 
 /** A statement or a clause: what only a database reads. */
 const SQL =
-  /\b(select\s+(distinct|count|[\w.*"]+\s*(,|\bas\b|\bfrom\b))|select\s+1\b|insert\s+into|update\s+\w+\s+set|delete\s+from|on\s+conflict|returning\s+[\w*]|order\s+by\s+\w|group\s+by\s+\w|for\s+update\b|(left\s+)?join\s+\w+\s+\w+\s+on|\w+\.\w+\s+(=|<>|<=|>=|<|>|in|is|like|ilike)\s|\w+\.\w+\s+as\s+"\w+"|\w+\s+(=|<>|<=|>=)\s*(\?|\$\d|any\()|\bwhere\s+\w+(\.\w+)?\s+(=|<|>|in|is|like|ilike|not)\b)/i;
+  /(^\s*(listen|notify)\s|\bselect\s+\w+\s*\(|\b(select\s+(distinct|count|[\w.*"]+\s*(,|\bas\b|\bfrom\b))|select\s+1\b|insert\s+into|update\s+\w+\s+set|delete\s+from|on\s+conflict|returning\s+[\w*]|order\s+by\s+\w|group\s+by\s+\w|for\s+update\b|(left\s+)?join\s+\w+\s+\w+\s+on|\w+\.\w+\s+(=|<>|<=|>=|<|>|in|is|like|ilike)\s|\w+\.\w+\s+as\s+"\w+"|\w+\s+(=|<>|<=|>=)\s*(\?|\$\d|any\()|\bwhere\s+\w+(\.\w+)?\s+(=|<|>|in|is|like|ilike|not)\b))/i;
 
 /** How far above a literal its `SQL as text:` comment may stand. */
 const MARK_DISTANCE = 4;

@@ -1,3 +1,4 @@
+import type { SqlEntityManager } from '@mikro-orm/postgresql';
 import {
   DummyDriver,
   type Expression,
@@ -9,7 +10,6 @@ import {
   type SqlBool,
   sql,
 } from 'kysely';
-import type { Em } from './orm.ts';
 import type { DB, Json } from './schema.ts';
 
 export type { DB } from './schema.ts';
@@ -23,7 +23,7 @@ export type Db = Kysely<DB>;
  * pooled connection per query. Parameters are sent unnamed (no prepared statement is kept): fine for a
  * transaction-mode PgBouncer.
  */
-export function db(em: Em): Db {
+export function db(em: SqlEntityManager): Db {
   return em.getKysely<DB>();
 }
 
@@ -69,4 +69,11 @@ export function whereAsText<T extends keyof DB & string, A extends string>(
   const text: string = compiled.sql;
   const at = text.indexOf(' where ');
   return { sql: at < 0 ? '' : text.slice(at + 1).replace(/\$\d+/g, '?'), params: [...compiled.parameters] };
+}
+
+/** The cheapest question to the database (readiness, start-up): throws when it does not answer. */
+export async function ping(em: SqlEntityManager): Promise<void> {
+  await db(em)
+    .selectNoFrom((eb) => eb.lit(1).as('alive'))
+    .execute();
 }

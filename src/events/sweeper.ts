@@ -123,6 +123,7 @@ export class Sweeper {
     const again = new Set<string>();
     const locked = await em.transactional(async (txEm) => {
       const tx = txEm as Em;
+      // SQL as text: an advisory lock, which no query builder says.
       const [lock] = await tx.execute<{ locked: boolean }[]>(
         "select pg_try_advisory_xact_lock(hashtext('outbox-sweeper')) as locked",
       );

@@ -145,6 +145,8 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: Audit
       'a.created_at',
       eb.fn<number | null>('jsonb_array_length', [saleIds(eb)]).as('sale_count'),
       // The first few only: a status move's 20,000 ids stay in PostgreSQL.
+      // SQL as text: a set-returning function WITH ORDINALITY and an ordered aggregate over its columns,
+      // which the builder cannot name (only the ids expression, typed, goes in).
       eb
         .selectFrom(sql<{ v: Json; n: number }>`jsonb_array_elements(${saleIds(eb)}) with ordinality`.as(sql`e(v, n)`))
         .select(sql<unknown>`jsonb_agg(e.v order by e.n)`.as('ids'))
