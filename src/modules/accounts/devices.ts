@@ -1,4 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sql } from 'kysely';
+import { db as kysely, millisecondsAgo, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 
@@ -56,11 +58,27 @@ const NEW_ACCOUNT_HOURS = 24;
  * existed before browsers were recorded among them) are told even of their first one.
  */
 async function isNewAccountsFirstBrowser(tx: Em, userId: string): Promise<boolean> {
-  const [row] = await tx.execute<{ first: boolean }[]>(
-    `select (select count(*) from known_devices where user_id = ?) = 1
-        and (select created_at from users where id = ?) > now() - interval '${NEW_ACCOUNT_HOURS} hours' as first`,
-    [userId, userId],
-  );
+  const row = await kysely(tx)
+    .selectNoFrom((eb) =>
+      eb
+        .and([
+          eb(
+            eb
+              .selectFrom('known_devices')
+              .select((s) => s.fn.countAll().as('n'))
+              .where('user_id', '=', userId),
+            '=',
+            1,
+          ),
+          eb(
+            eb.selectFrom('users').select('created_at').where('id', '=', userId),
+            '>',
+            millisecondsAgo(NEW_ACCOUNT_HOURS * 3_600_000),
+          ),
+        ])
+        .as('first'),
+    )
+    .executeTakeFirst();
   return Boolean(row?.first);
 }
 
@@ -73,17 +91,23 @@ async function isNewAccountsFirstBrowser(tx: Em, userId: string): Promise<boolea
 export async function noteSignIn(orm: Orm, signIn: SignIn): Promise<{ deviceId: string; isNew: boolean }> {
   const deviceId = signIn.deviceId ?? randomBytes(18).toString('base64url');
   return transact(orm.em as Em, async (tx) => {
-    await tx.execute('update sessions set ip_address = ?, user_agent = ?, last_active_at = now() where token = ?', [
-      signIn.ip,
-      signIn.userAgent,
-      signIn.sessionToken,
-    ]);
-    const [row] = await tx.execute<{ inserted: boolean }[]>(
-      `insert into known_devices (user_id, device_id, user_agent) values (?, ?, ?)
-       on conflict (user_id, device_id) do update set last_seen_at = now(), user_agent = excluded.user_agent
-       returning (xmax = 0) as inserted`,
-      [signIn.userId, deviceId, signIn.userAgent],
-    );
+    const db = kysely(tx);
+    await db
+      .updateTable('sessions')
+      .set({ ip_address: signIn.ip, user_agent: signIn.userAgent ?? null, last_active_at: now() })
+      .where('token', '=', signIn.sessionToken)
+      .execute();
+    const row = await db
+      .insertInto('known_devices')
+      .values({ user_id: signIn.userId, device_id: deviceId, user_agent: signIn.userAgent ?? null })
+      .onConflict((oc) =>
+        oc
+          .columns(['user_id', 'device_id'])
+          .doUpdateSet((eb) => ({ last_seen_at: now(), user_agent: eb.ref('excluded.user_agent') })),
+      )
+      // A row the insert made, not one the conflict updated: PostgreSQL's system column xmax is 0 then.
+      .returning(sql<boolean>`(xmax = 0)`.as('inserted'))
+      .executeTakeFirst();
     const isNew = Boolean(row?.inserted);
     if (isNew && !(await isNewAccountsFirstBrowser(tx, signIn.userId))) {
       recordEvent(tx, 'NewDeviceSignIn', {

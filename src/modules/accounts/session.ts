@@ -1,5 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { sql } from 'kysely';
 import { ChangeCache, type ChangeFeed } from '../../db/changes.ts';
+import { now as dbNow, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { SessionUser } from '../../http/context.ts';
 import { type Auth, SESSION_SECONDS } from './auth.ts';
@@ -112,18 +114,33 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
     const em = orm.em.fork() as Em;
     const row = await cache.get(token, async () => {
-      const [found] = await em.execute<SessionRow[]>(
-        `select s.token, s.expires_at, s.created_at, s.last_active_at, u.id, u.email, u.role, u.email_verified, u.last_name, u.first_name, u.banned, u.ban_expires, u.two_factor_enabled
-         from sessions s join users u on u.id = s.user_id where s.token = ?`,
-        [token],
-      );
+      const found: SessionRow | undefined = await kysely(em)
+        .selectFrom('sessions as s')
+        .innerJoin('users as u', 'u.id', 's.user_id')
+        .select([
+          's.token',
+          's.expires_at',
+          's.created_at',
+          's.last_active_at',
+          'u.id',
+          'u.email',
+          'u.role',
+          'u.email_verified',
+          'u.last_name',
+          'u.first_name',
+          'u.banned',
+          'u.ban_expires',
+          'u.two_factor_enabled',
+        ])
+        .where('s.token', '=', token)
+        .executeTakeFirst();
       return found;
     });
     const now = Date.now();
     if (!row) return null;
     if (sessionEndsAt(row) <= now) {
       // Past its absolute or idle end: gone for good (its owner's sessions list no longer shows it).
-      await em.execute('delete from sessions where token = ?', [token]);
+      await kysely(em).deleteFrom('sessions').where('token', '=', token).execute();
       return null;
     }
     if (row.banned && (!row.ban_expires || new Date(row.ban_expires).getTime() > now)) return null;
@@ -132,12 +149,18 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
       // In use: noted (at most once a minute), and renewed as better-auth's getSession would — but
       // never past the absolute end.
       const absolute = row.role === 'admin' ? SESSION_LIFETIME.adminAbsoluteSeconds : SESSION_LIFETIME.memberAbsoluteSeconds;
-      await em.execute(
-        `update sessions set last_active_at = now(), updated_at = now(),
-           expires_at = least(now() + interval '${SESSION_SECONDS} seconds', created_at + interval '${absolute} seconds')
-         where token = ?`,
-        [token],
-      );
+      await kysely(em)
+        .updateTable('sessions')
+        .set((eb) => ({
+          last_active_at: dbNow(),
+          updated_at: dbNow(),
+          expires_at: eb.fn('least', [
+            sql<string>`now() + make_interval(secs => ${SESSION_SECONDS})`,
+            sql<string>`${eb.ref('created_at')} + make_interval(secs => ${absolute})`,
+          ]),
+        }))
+        .where('token', '=', token)
+        .execute();
     }
     return {
       id: row.id,
