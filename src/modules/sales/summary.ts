@@ -1,5 +1,6 @@
 import iconv from 'iconv-lite';
 import * as v from 'valibot';
+import { countAll, japanDayAfter, japanDayStart, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { rules } from '../../http/validate.ts';
@@ -7,7 +8,7 @@ import { CP932, contentDisposition, csvHeader, csvRecord, replaceUnmappable } fr
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { licenseNames } from '../licenses/index.ts';
 import { includedTax } from './receipt-pdf.ts';
-import { salesWhere } from './service.ts';
+import { salesFilter } from './service.ts';
 
 /**
  * 売上集計 (docs/decisions/0033-sales-summary.md). A period is whole Japan days, both ends included,
@@ -108,20 +109,15 @@ interface GroupRow {
  */
 export async function salesSummary(orm: Orm, period: Period): Promise<SalesSummary> {
   const em = orm.em.fork() as Em;
-  const paidWhere = salesWhere({ paidFrom: period.from, paidTo: period.to });
-  const paid = await em.execute<GroupRow[]>(
-    `select s.license_id, s.amount, count(*)::int as n, max(s.license_name) as name
-     from sales s ${paidWhere.sql} group by s.license_id, s.amount`,
-    paidWhere.params,
-  );
-  const refunded = await em.execute<GroupRow[]>(
-    `select s.license_id, s.amount, count(*)::int as n, max(s.license_name) as name
-     from sales s
-     where s.refunded_at >= (?::date)::timestamp at time zone 'Asia/Tokyo'
-       and s.refunded_at < ((?::date + 1)::timestamp at time zone 'Asia/Tokyo')
-     group by s.license_id, s.amount`,
-    [period.from, period.to],
-  );
+  const grouped = kysely(em)
+    .selectFrom('sales as s')
+    .select((eb) => ['s.license_id', 's.amount', countAll(eb).as('n'), eb.fn.max('s.license_name').as('name')])
+    .groupBy(['s.license_id', 's.amount']);
+  const paid: GroupRow[] = await grouped.where(salesFilter({ paidFrom: period.from, paidTo: period.to })).execute();
+  const refunded: GroupRow[] = await grouped
+    .where('s.refunded_at', '>=', japanDayStart(period.from))
+    .where('s.refunded_at', '<', japanDayAfter(period.to))
+    .execute();
 
   const byLicense = new Map<number, LicenseTotals>();
   const totalsOf = (row: GroupRow) => {
