@@ -69,13 +69,25 @@ export function sqlTextOf(file: string, code: string): SqlTextLiteral[] {
     const span = node.span as { start: number; end: number };
     const line = lineAt(span.start - base);
     const end = lineAt(span.end - base - 1);
-    const above = sourceLines.slice(Math.max(0, line - 1 - MARK_DISTANCE), line);
-    found.push({ file, line, lines: end - line + 1, marked: above.some((l) => MARK.test(l)), text });
+    found.push({ file, line, lines: end - line + 1, marked: false, text });
   }
   // A literal inside a counted one (a template's `${'…'}`) is counted with it.
-  return found.filter(
-    (a) => !found.some((b) => b !== a && b.line <= a.line && a.line + a.lines <= b.line + b.lines && b.lines > a.lines),
-  );
+  const outer = found
+    .filter((a) => !found.some((b) => b !== a && b.line <= a.line && a.line + a.lines <= b.line + b.lines && b.lines > a.lines))
+    .sort((a, b) => a.line - b.line);
+  // A mark covers the one literal below it.
+  const used = new Set<number>();
+  for (const literal of outer) {
+    for (let at = literal.line; at >= Math.max(1, literal.line - MARK_DISTANCE); at--) {
+      if (!MARK.test(sourceLines[at - 1] ?? '')) continue;
+      if (!used.has(at)) {
+        used.add(at);
+        literal.marked = true;
+      }
+      break;
+    }
+  }
+  return outer;
 }
 
 function* sourceFiles(dir: string): Generator<string> {
