@@ -56,7 +56,7 @@ describe('SQL written as text in src/', () => {
       'const where = `s.license_id = ?`;',
       "const ok = 'ご注文ありがとうございます。';",
       '// SQL as text: an advisory lock, which no builder says.',
-      'await sql`select pg_advisory_xact_lock(${key})`.execute(db);',
+      `await sql\`select pg_advisory_xact_lock(\${key})\`.execute(db);`,
       'const query = `update sales',
       '  set status = ? where id = ?`;',
     ].join('\n');
