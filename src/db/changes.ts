@@ -100,6 +100,7 @@ export class ChangeFeed {
       setTimeout(resolve, SYNC_TIMEOUT_MS).unref();
     });
     try {
+      // SQL as text: pg_notify on the LISTEN connection (raw pg), which no query builder says.
       await client.query('select pg_notify($1, $2)', [CHANGE_CHANNEL, `ping:${id}`]);
       await echoed;
     } catch {
@@ -131,6 +132,7 @@ export class ChangeFeed {
     client.on('notification', (message) => this.#notice(message.payload ?? ''));
     try {
       await client.connect();
+      // SQL as text: LISTEN, which no query builder says.
       await client.query(`listen ${CHANGE_CHANNEL}`);
       if (this.#stopped) {
         await client.end();
@@ -157,7 +159,8 @@ export class ChangeFeed {
       const payload = `beat:${this.#id}:${Date.now()}`;
       const sent = this.#notify
         ? this.#notify(CHANGE_CHANNEL, payload)
-        : this.#client?.query('select pg_notify($1, $2)', [CHANGE_CHANNEL, payload]);
+        : // SQL as text: pg_notify on the LISTEN connection (raw pg), which no query builder says.
+          this.#client?.query('select pg_notify($1, $2)', [CHANGE_CHANNEL, payload]);
       // A beat that cannot be sent simply does not come back: the feed stops counting as live.
       sent?.catch(() => undefined);
     };

@@ -59,6 +59,7 @@ export abstract class OnlineMigration extends Migration {
    */
   protected async addIndexConcurrently(name: string, definition: string, options: { unique?: boolean } = {}) {
     if (this.isTransactional()) throw new Error(`${this.name}: CREATE INDEX CONCURRENTLY needs isTransactional() = false`);
+    // SQL as text: migration machinery reading the server's catalogue (migrations are written as SQL).
     const [row] = (await this.execute('select i.indisvalid as valid from pg_index i where i.indexrelid = to_regclass(?)::oid', [
       quoteIdent(name),
     ])) as { valid?: boolean }[];

@@ -9,6 +9,7 @@ import { MikroORM, PostgreSqlDriver, type SqlEntityManager } from '@mikro-orm/po
 import pg from 'pg';
 import type { Env } from '../config/env.ts';
 import type { Logger } from '../lib/logger.ts';
+import { ping } from './kysely.ts';
 import { isLockTimeout, OnlineMigrationGenerator } from './online-migration.ts';
 
 export type Orm = MikroORM;
@@ -100,6 +101,7 @@ export async function applySessionLimits(directUrl: string, log: Pick<Logger, 'w
   const client = new pg.Client({ connectionString: directUrl, connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
+    // SQL as text: the server's catalogue and ALTER ROLE, on a direct connection before the pool (and its Kysely) exists.
     const { rows } = await client.query<{ configured: boolean }>(
       `select exists (
          select 1 from pg_db_role_setting s join pg_database d on d.oid = s.setdatabase
@@ -210,7 +212,7 @@ export async function initOrm(
 /** Whether the database answers a query now. */
 export async function databaseAnswers(orm: Orm): Promise<boolean> {
   try {
-    await orm.em.fork().execute('select 1');
+    await ping(orm.em.fork());
     return true;
   } catch {
     return false;
@@ -242,6 +244,7 @@ export async function withMigrationLock<T>(orm: Orm, lockUrl: string | undefined
     for (;;) {
       await client.query('begin');
       await client.query('set local idle_in_transaction_session_timeout = 0');
+      // SQL as text: an advisory lock on a connection of its own, which no query builder says.
       const { rows } = await client.query<{ locked: boolean }>(`select pg_try_advisory_xact_lock(${MIGRATION_LOCK}) as locked`);
       if (rows[0]?.locked) break;
       await client.query('rollback');

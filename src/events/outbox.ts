@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import * as v from 'valibot';
+import { db, now } from '../db/kysely.ts';
 import type { Em } from '../db/orm.ts';
 import { currentRequest } from '../lib/request-context.ts';
 import { type EventName, type EventPayload, eventPayloads, eventRoutes, type QueueName } from './contracts.ts';
@@ -57,16 +59,22 @@ export async function transact<T>(em: Em, work: (tx: Em) => Promise<T>): Promise
  */
 export async function acknowledgeEvent(em: Em, eventId: string, queue: QueueName): Promise<boolean> {
   if (!UUID.test(eventId)) return false;
-  const rows = await em.execute<{ name: string; handled_queues: string[] }[]>(
-    `update outbox_events set handled_queues = array_append(handled_queues, ?::text)
-     where id = ? and not (?::text = any(handled_queues)) returning name, handled_queues`,
-    [queue, eventId, queue],
-  );
-  const row = rows[0];
+  const row = await db(em)
+    .updateTable('outbox_events')
+    .set((eb) => ({ handled_queues: eb.fn<string[]>('array_append', ['handled_queues', eb.cast(eb.val(queue), 'text')]) }))
+    .where('id', '=', eventId)
+    .where((eb) => eb.not(eb(eb.cast(eb.val(queue), 'text'), '=', eb.fn.any('handled_queues'))))
+    .returning(['name', 'handled_queues'])
+    .executeTakeFirst();
   if (!row) return false;
   const routes: readonly string[] = eventRoutes[row.name as EventName] ?? [];
   if (routes.every((q) => row.handled_queues.includes(q))) {
-    await em.execute('update outbox_events set handled_at = now() where id = ? and handled_at is null', [eventId]);
+    await db(em)
+      .updateTable('outbox_events')
+      .set({ handled_at: now() })
+      .where('id', '=', eventId)
+      .where('handled_at', 'is', null)
+      .execute();
   }
   return true;
 }
@@ -75,9 +83,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Events recorded and not yet published, and the age of the oldest (0 when none): the relay's backlog. */
 export async function outboxFigures(em: Em): Promise<{ backlog: number; oldestAgeSeconds: number }> {
-  const [row] = await em.execute<{ backlog: number; age: number | null }[]>(
-    `select count(*)::int as backlog, extract(epoch from now() - min(occurred_at))::float8 as age
-       from outbox_events where published_at is null`,
-  );
+  const row = await db(em)
+    .selectFrom('outbox_events')
+    .select((eb) => [
+      eb.cast<number>(eb.fn.countAll(), 'integer').as('backlog'),
+      sql<number | null>`extract(epoch from now() - ${eb.fn.min('occurred_at')})::float8`.as('age'),
+    ])
+    .where('published_at', 'is', null)
+    .executeTakeFirst();
   return { backlog: row?.backlog ?? 0, oldestAgeSeconds: Math.max(0, Math.round(row?.age ?? 0)) };
 }

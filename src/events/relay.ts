@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { db, now } from '../db/kysely.ts';
 import type { Orm } from '../db/orm.ts';
 import type { Logger } from '../lib/logger.ts';
 import { type EventName, eventRoutes, type QueueName } from './contracts.ts';
@@ -119,15 +121,23 @@ export class OutboxRelay {
 
   /** One batch: claim, publish, mark. Returns how many rows were published. */
   async publishPending(): Promise<number> {
-    const em = this.#orm.em.fork();
-    const claimed = await em.execute<OutboxRow[]>(
-      `update outbox_events set claimed_until = now() + make_interval(secs => ?)
-       where id in (select id from outbox_events
-                    where published_at is null and (claimed_until is null or claimed_until < now())
-                    order by occurred_at limit ${BATCH} for update skip locked)
-       returning id, name, payload, occurred_at, request_id, trace`,
-      [CLAIM_SECONDS],
-    );
+    const outbox = db(this.#orm.em.fork());
+    const claimed: OutboxRow[] = (await outbox
+      .updateTable('outbox_events')
+      .set({ claimed_until: sql`now() + make_interval(secs => ${CLAIM_SECONDS})` })
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('outbox_events')
+          .select('id')
+          .where('published_at', 'is', null)
+          .where((w) => w.or([w('claimed_until', 'is', null), w('claimed_until', '<', now())]))
+          .orderBy('occurred_at')
+          .limit(BATCH)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .returning(['id', 'name', 'payload', 'occurred_at', 'request_id', 'trace'])
+      .execute()) as OutboxRow[];
     if (claimed.length === 0) return 0;
     const rows = claimed.sort((a, b) => new Date(a.occurred_at).getTime() - new Date(b.occurred_at).getTime());
     const ids = rows.map((r) => r.id);
@@ -141,18 +151,31 @@ export class OutboxRelay {
       if (this.#replicated && !(await this.#replicated())) throw new Error('no Redis replica has acknowledged the new jobs yet');
     } catch (error) {
       // Back to the next pass (this relay's or another's) at once, not after the claim lapses.
-      await em
-        .execute('update outbox_events set claimed_until = null where id in (?) and published_at is null', [ids])
+      await outbox
+        .updateTable('outbox_events')
+        .set({ claimed_until: null })
+        .where('id', 'in', ids)
+        .where('published_at', 'is', null)
+        .execute()
         .catch(() => undefined);
       throw error;
     }
     // An event no queue carries is handled once published; the others wait for their queues' acknowledgements.
-    await em.execute(
-      `update outbox_events set published_at = now(), attempts = attempts + 1, claimed_until = null,
-         handled_at = case when name in (?) then now() else handled_at end
-       where id in (?)`,
-      [UNROUTED.length ? UNROUTED : [''], ids],
-    );
+    await outbox
+      .updateTable('outbox_events')
+      .set((eb) => ({
+        published_at: now(),
+        attempts: eb('attempts', '+', 1),
+        claimed_until: null,
+        handled_at: eb
+          .case()
+          .when('name', 'in', UNROUTED.length ? UNROUTED : [''])
+          .then(now())
+          .else(eb.ref('handled_at'))
+          .end(),
+      }))
+      .where('id', 'in', ids)
+      .execute();
     return rows.length;
   }
 

@@ -1,5 +1,6 @@
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { jsonb, db as kysely, millisecondsAgo } from '../db/kysely.ts';
 import type { Em, Orm } from '../db/orm.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { FileStore } from '../storage/file-store.ts';
@@ -122,6 +123,7 @@ export class Sweeper {
     const again = new Set<string>();
     const locked = await em.transactional(async (txEm) => {
       const tx = txEm as Em;
+      // SQL as text: an advisory lock, which no query builder says.
       const [lock] = await tx.execute<{ locked: boolean }[]>(
         "select pg_try_advisory_xact_lock(hashtext('outbox-sweeper')) as locked",
       );
@@ -141,12 +143,14 @@ export class Sweeper {
     // keeps; acknowledging twice changes nothing; a give-up marks what is already marked).
     const db = this.#orm.em.fork() as Em;
     const ctx = this.context(db);
-    const rows = await db.execute<(OutboxRow & { handled_queues: string[] })[]>(
-      `select id, name, payload, occurred_at, request_id, trace, handled_queues from outbox_events
-       where handled_at is null and published_at < now() - (? * interval '1 millisecond')
-       order by published_at limit ${BATCH}`,
-      [this.graceMs],
-    );
+    const rows = (await kysely(db)
+      .selectFrom('outbox_events')
+      .select(['id', 'name', 'payload', 'occurred_at', 'request_id', 'trace', 'handled_queues'])
+      .where('handled_at', 'is', null)
+      .where('published_at', '<', millisecondsAgo(this.graceMs))
+      .orderBy('published_at')
+      .limit(BATCH)
+      .execute()) as (OutboxRow & { handled_queues: string[] })[];
     for (const row of rows) {
       const routes: readonly QueueName[] = eventRoutes[row.name as EventName] ?? [];
       for (const queue of routes) {
@@ -182,23 +186,29 @@ export class Sweeper {
    * (the sweep below re-drives it), or a new one is recorded for the relay. Returns 1 when recorded.
    */
   async #ensureEvent(tx: Em, work: MissingWork, again: Set<string>): Promise<number> {
-    const found = await tx.execute<{ id: string; handled_at: Date | null }[]>(
-      `select id, handled_at from outbox_events where name = ? and payload = ?::jsonb
-       order by occurred_at desc limit 1`,
-      [work.name, JSON.stringify(work.payload)],
-    );
-    const event = found[0];
+    const event = await kysely(tx)
+      .selectFrom('outbox_events')
+      .select(['id', 'handled_at'])
+      .where('name', '=', work.name)
+      .where('payload', '=', jsonb(work.payload))
+      .orderBy('occurred_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     if (!event) {
       recordEvent(tx, work.name, work.payload as never);
       await tx.flush();
       return 1;
     }
     if (event.handled_at) {
-      await tx.execute(
-        `update outbox_events set handled_at = null, handled_queues = '{}',
-           published_at = least(published_at, now() - (? * interval '1 millisecond')) where id = ?`,
-        [this.graceMs, event.id],
-      );
+      await kysely(tx)
+        .updateTable('outbox_events')
+        .set((eb) => ({
+          handled_at: null,
+          handled_queues: [],
+          published_at: eb.fn('least', ['published_at', millisecondsAgo(this.graceMs)]),
+        }))
+        .where('id', '=', event.id)
+        .execute();
       again.add(event.id);
     }
     return 0;

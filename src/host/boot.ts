@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { startWorkers, type Workers } from '../../workers/index.ts';
 import { authSecretFor, type Env } from '../config/env.ts';
 import { ChangeFeed } from '../db/changes.ts';
+import { ping } from '../db/kysely.ts';
 import { applySessionLimits, type Em, initOrm, isEmbedded, type Orm } from '../db/orm.ts';
 // Types only (erased): the emulator itself is imported below only when it is used, never in production.
 import type { StripeEmulator } from '../dev/stripe-emulator/emulator.ts';
@@ -83,7 +84,7 @@ function openDatabaseWhenReachable(env: Env, log: Logger): Promise<Orm> {
     if (env.databaseDirectUrl) await applySessionLimits(env.databaseDirectUrl, log);
     const orm = await initOrm(env, entities);
     try {
-      await orm.em.fork().execute('select 1');
+      await ping(orm.em.fork());
       return orm;
     } catch (error) {
       await orm.close(true).catch(() => undefined);
@@ -205,6 +206,7 @@ async function assemble(
   if (options.mode !== 'worker' && env.databaseDirectUrl && env.caches) {
     const notifier = orm.em.fork();
     const feed = new ChangeFeed(env.databaseDirectUrl, log.child({ component: 'change-notices' }), (channel, payload) =>
+      // SQL as text: pg_notify, a function called for its effect, which no query builder says.
       notifier.execute('select pg_notify(?, ?)', [channel, payload]),
     );
     await feed.start();

@@ -83,10 +83,15 @@ function stripComments(source: string): string {
   return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/[^\n]*/g, '$1');
 }
 
-/** Table names a file's SQL mentions (FROM, JOIN, UPDATE, INTO, TABLE, REFERENCES). */
+/** The Kysely calls that name a table (`selectFrom('sales as s')`, `innerJoin('users as u', …)`, …). */
+const KYSELY_TABLE =
+  /\.(?:selectFrom|insertInto|updateTable|deleteFrom|mergeInto|replaceInto|innerJoin|leftJoin|rightJoin|fullJoin|innerJoinLateral|leftJoinLateral|crossJoin|crossJoinLateral|using)\(\s*['"`]([a-z_][a-z0-9_]*)(?:\s+as\s+\w+)?['"`]/g;
+
+/** Table names a file's SQL mentions (FROM, JOIN, UPDATE, INTO, TABLE, REFERENCES) and its Kysely queries name. */
 export function tablesNamedBy(source: string): Set<string> {
   const code = stripComments(source);
   const names = new Set<string>();
+  for (const m of code.matchAll(KYSELY_TABLE)) names.add((m[1] as string).toLowerCase());
   const strings = code.match(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g) ?? [];
   for (const text of strings) {
     for (const m of text.matchAll(/\b(?:from|join|update|into|table|references)\s+(?:only\s+)?"?([a-z_][a-z0-9_]*)"?/gi)) {

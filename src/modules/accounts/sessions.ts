@@ -1,3 +1,4 @@
+import { now as dbNow, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { AppError } from '../../http/errors.ts';
 import { sessionEndsAt } from './session.ts';
@@ -23,13 +24,15 @@ const iso = (value: Date | string) => new Date(value).toISOString();
  */
 export async function listSessions(orm: Orm, userId: string, currentToken: string) {
   const em = orm.em.fork() as Em;
-  const rows = await em.execute<SessionListRow[]>(
-    `select s.id, s.token, u.role, s.created_at, s.expires_at, s.last_active_at, s.ip_address, s.user_agent
-     from sessions s join users u on u.id = s.user_id
-     where s.user_id = ? and s.expires_at > now()
-     order by coalesce(s.last_active_at, s.created_at) desc, s.id`,
-    [userId],
-  );
+  const rows: SessionListRow[] = await kysely(em)
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select(['s.id', 's.token', 'u.role', 's.created_at', 's.expires_at', 's.last_active_at', 's.ip_address', 's.user_agent'])
+    .where('s.user_id', '=', userId)
+    .where('s.expires_at', '>', dbNow())
+    .orderBy((eb) => eb.fn.coalesce('s.last_active_at', 's.created_at'), 'desc')
+    .orderBy('s.id')
+    .execute();
   const now = Date.now();
   return rows
     .filter((row) => sessionEndsAt(row) > now)
@@ -57,10 +60,12 @@ export async function endSession(
   currentToken: string,
 ): Promise<{ current: boolean }> {
   const em = orm.em.fork() as Em;
-  const ended = await em.execute<{ token: string }[]>('delete from sessions where id = ? and user_id = ? returning token', [
-    sessionId,
-    userId,
-  ]);
+  const ended = await kysely(em)
+    .deleteFrom('sessions')
+    .where('id', '=', sessionId)
+    .where('user_id', '=', userId)
+    .returning('token')
+    .execute();
   if (ended.length === 0) throw new AppError('not_found', SESSION_NOT_FOUND);
   return { current: ended[0]?.token === currentToken };
 }
@@ -68,9 +73,11 @@ export async function endSession(
 /** Ends every session of the member but the one making the call; how many ended. */
 export async function endOtherSessions(orm: Orm, userId: string, currentToken: string): Promise<number> {
   const em = orm.em.fork() as Em;
-  const ended = await em.execute<{ id: string }[]>('delete from sessions where user_id = ? and token <> ? returning id', [
-    userId,
-    currentToken,
-  ]);
+  const ended = await kysely(em)
+    .deleteFrom('sessions')
+    .where('user_id', '=', userId)
+    .where('token', '<>', currentToken)
+    .returning('id')
+    .execute();
   return ended.length;
 }

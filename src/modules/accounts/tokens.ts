@@ -1,4 +1,6 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { db as kysely, now } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 import type { TokenPurpose } from './entities/account-token.entity.ts';
 
@@ -27,15 +29,28 @@ export async function issueToken(
   const raw = createHmac('sha256', secret).update(`account-token:${key}`).digest('base64url');
   const hash = digest(raw);
   await em.fork().transactional(async (tx) => {
-    await tx.execute(
-      'update account_tokens set used_at = now() where user_id = ? and purpose = ? and used_at is null and token_hash <> ?',
-      [userId, purpose, hash],
-    );
-    await tx.execute(
-      `insert into account_tokens (id, user_id, purpose, token_hash, new_email, expires_at, created_at)
-       values (?, ?, ?, ?, ?, now() + make_interval(secs => ?), now()) on conflict (token_hash) do nothing`,
-      [randomUUID(), userId, purpose, hash, newEmail, TOKEN_TTL_SECONDS[purpose]],
-    );
+    const db = kysely(tx as Em);
+    await db
+      .updateTable('account_tokens')
+      .set({ used_at: now() })
+      .where('user_id', '=', userId)
+      .where('purpose', '=', purpose)
+      .where('used_at', 'is', null)
+      .where('token_hash', '<>', hash)
+      .execute();
+    await db
+      .insertInto('account_tokens')
+      .values({
+        id: randomUUID(),
+        user_id: userId,
+        purpose,
+        token_hash: hash,
+        new_email: newEmail,
+        expires_at: sql<string>`now() + make_interval(secs => ${TOKEN_TTL_SECONDS[purpose]})`,
+        created_at: now(),
+      })
+      .onConflict((oc) => oc.column('token_hash').doNothing())
+      .execute();
   });
   return raw;
 }
@@ -51,29 +66,36 @@ export type ConsumeResult =
 export async function consumeToken(tx: Em, raw: string, purpose: TokenPurpose): Promise<ConsumeResult> {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(raw)) return { ok: false, reason: 'invalid' };
   const hash = digest(raw);
-  const used = await tx.execute<{ user_id: string; new_email: string | null }[]>(
-    `update account_tokens set used_at = now()
-     where token_hash = ? and purpose = ? and used_at is null and expires_at > now()
-     returning user_id, new_email`,
-    [hash, purpose],
-  );
-  const row = used[0];
+  const db = kysely(tx);
+  const row = await db
+    .updateTable('account_tokens')
+    .set({ used_at: now() })
+    .where('token_hash', '=', hash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now())
+    .returning(['user_id', 'new_email'])
+    .executeTakeFirst();
   if (row) return { ok: true, userId: row.user_id, newEmail: row.new_email };
-  const found = await tx.execute<{ user_id: string; used_at: Date | null }[]>(
-    'select user_id, used_at from account_tokens where token_hash = ? and purpose = ?',
-    [hash, purpose],
-  );
-  const existing = found[0];
+  const existing = await db
+    .selectFrom('account_tokens')
+    .select(['user_id', 'used_at'])
+    .where('token_hash', '=', hash)
+    .where('purpose', '=', purpose)
+    .executeTakeFirst();
   if (!existing) return { ok: false, reason: 'invalid' };
   return { ok: false, reason: existing.used_at ? 'used' : 'expired', userId: existing.user_id };
 }
 
 /** Older unused tokens of the same purpose stop working when a new one is issued or one is used. */
 export async function retireTokens(tx: Em, userId: string, purpose: TokenPurpose): Promise<void> {
-  await tx.execute('update account_tokens set used_at = now() where user_id = ? and purpose = ? and used_at is null', [
-    userId,
-    purpose,
-  ]);
+  await kysely(tx)
+    .updateTable('account_tokens')
+    .set({ used_at: now() })
+    .where('user_id', '=', userId)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .execute();
 }
 
 export type TokenState = 'valid' | 'used' | 'expired' | 'invalid';

@@ -1,3 +1,4 @@
+import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
@@ -17,11 +18,13 @@ export const ADMIN_CANNOT_DISABLE = '管理者は二段階認証を無効にで�
 /** 422 on `password` unless it is the member's current password. */
 export async function checkCurrentPassword(orm: Orm, userId: string, password: string): Promise<void> {
   const em = orm.em.fork() as Em;
-  const rows = await em.execute<{ password: string | null }[]>(
-    `select password from accounts where user_id = ? and provider_id = 'credential'`,
-    [userId],
-  );
-  const hash = rows[0]?.password;
+  const row = await kysely(em)
+    .selectFrom('accounts')
+    .select('password')
+    .where('user_id', '=', userId)
+    .where('provider_id', '=', 'credential')
+    .executeTakeFirst();
+  const hash = row?.password;
   if (!hash || !(await verifyPassword(hash, password))) throw validationError({ password: [WRONG_PASSWORD] }, WRONG_PASSWORD);
 }
 

@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import { db as kysely, now } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 import type { Logger } from '../../lib/logger.ts';
 
@@ -14,11 +15,14 @@ export async function expireCheckoutsOfHiddenLicense(
   ctx: { em: Em; stripe: Stripe; log: Logger },
   licenseId: number,
 ): Promise<'done' | 'skipped'> {
-  const open = await ctx.em.execute<{ id: string; stripe_session_id: string }[]>(
-    `select id, stripe_session_id from checkout_sessions
-      where license_id = ? and state = 'open' and stripe_session_id is not null`,
-    [licenseId],
-  );
+  const open = await kysely(ctx.em)
+    .selectFrom('checkout_sessions')
+    .select(['id', 'stripe_session_id'])
+    .where('license_id', '=', licenseId)
+    .where('state', '=', 'open')
+    .where('stripe_session_id', 'is not', null)
+    .$narrowType<{ stripe_session_id: string }>()
+    .execute();
   for (const row of open) {
     try {
       await ctx.stripe.checkout.sessions.expire(row.stripe_session_id);
@@ -31,9 +35,12 @@ export async function expireCheckoutsOfHiddenLicense(
       });
       continue;
     }
-    await ctx.em.execute(`update checkout_sessions set state = 'expired', updated_at = now() where id = ? and state = 'open'`, [
-      row.id,
-    ]);
+    await kysely(ctx.em)
+      .updateTable('checkout_sessions')
+      .set({ state: 'expired', updated_at: now() })
+      .where('id', '=', row.id)
+      .where('state', '=', 'open')
+      .execute();
     ctx.log.info('checkout session of a hidden licence expired', { licenseId, stripeSessionId: row.stripe_session_id });
   }
   return open.length ? 'done' : 'skipped';

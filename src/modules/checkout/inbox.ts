@@ -1,4 +1,6 @@
+import type { Expression, SqlBool } from 'kysely';
 import type Stripe from 'stripe';
+import { countAll, japanDayAfter, japanDayStart, db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { AppError } from '../../http/errors.ts';
@@ -86,42 +88,32 @@ export interface InboxFilter {
 /** The inbox, newest first, filtered by type, state, session and JST receipt dates. */
 export async function listStripeEvents(orm: Orm, filter: InboxFilter, page: number, perPage: number) {
   const em = orm.em.fork() as Em;
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  if (filter.type) {
-    clauses.push('type = ?');
-    params.push(filter.type);
-  }
-  if (filter.state === 'failed') clauses.push('failed_at is not null');
-  if (filter.state === 'processed') clauses.push('processed_at is not null and failed_at is null');
-  if (filter.state === 'received') clauses.push('processed_at is null and failed_at is null');
-  if (filter.sessionId) {
-    clauses.push('stripe_session_id = ?');
-    params.push(filter.sessionId);
-  }
-  if (filter.orderNumber) {
-    // The sales module finds the sale (through its unique index); the inbox never reads sales itself.
-    const sale = await saleOfOrderNumber(em, filter.orderNumber);
-    if (!sale) return { events: [], total: 0, page, per_page: perPage };
-    clauses.push('stripe_session_id = ?');
-    params.push(sale.stripeSessionId);
-  }
-  if (filter.from) {
-    clauses.push("received_at >= (?::date)::timestamp at time zone 'Asia/Tokyo'");
-    params.push(filter.from);
-  }
-  if (filter.to) {
-    clauses.push("received_at < ((?::date + 1)::timestamp at time zone 'Asia/Tokyo')");
-    params.push(filter.to);
-  }
-  const where = clauses.length ? `where ${clauses.join(' and ')}` : '';
+  // The sales module finds the sale (through its unique index); the inbox never reads sales itself.
+  const sale = filter.orderNumber ? await saleOfOrderNumber(em, filter.orderNumber) : undefined;
+  if (sale === null) return { events: [], total: 0, page, per_page: perPage };
+  const events = kysely(em)
+    .selectFrom('stripe_events')
+    .where((eb) => {
+      const clauses: Expression<SqlBool>[] = [];
+      if (filter.type) clauses.push(eb('type', '=', filter.type));
+      if (filter.state === 'failed') clauses.push(eb('failed_at', 'is not', null));
+      if (filter.state === 'processed') clauses.push(eb('processed_at', 'is not', null), eb('failed_at', 'is', null));
+      if (filter.state === 'received') clauses.push(eb('processed_at', 'is', null), eb('failed_at', 'is', null));
+      if (filter.sessionId) clauses.push(eb('stripe_session_id', '=', filter.sessionId));
+      if (sale) clauses.push(eb('stripe_session_id', '=', sale.stripeSessionId));
+      if (filter.from) clauses.push(eb('received_at', '>=', japanDayStart(filter.from)));
+      if (filter.to) clauses.push(eb('received_at', '<', japanDayAfter(filter.to)));
+      return eb.and(clauses);
+    });
   const [ids, counted] = await Promise.all([
-    em.execute<{ id: string }[]>(`select id from stripe_events ${where} order by received_at desc, id desc limit ? offset ?`, [
-      ...params,
-      perPage,
-      (page - 1) * perPage,
-    ]),
-    em.execute<{ total: string }[]>(`select count(*) as total from stripe_events ${where}`, params),
+    events
+      .select('id')
+      .orderBy('received_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(perPage)
+      .offset((page - 1) * perPage)
+      .execute(),
+    events.select((eb) => countAll(eb).as('total')).execute(),
   ]);
   const rows = ids.length ? await em.find(StripeEvent, { id: { $in: ids.map((row) => row.id) } }) : [];
   const byId = new Map(rows.map((row) => [row.id, row]));
@@ -166,12 +158,11 @@ export async function processStripeEvent(
   } catch (error) {
     const message = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, MAX_ERROR);
     try {
-      await ctx.em
-        .fork()
-        .execute('update stripe_events set failed_at = now(), last_error = ?, attempts = attempts + 1 where id = ?', [
-          message,
-          eventId,
-        ]);
+      await kysely(ctx.em.fork() as Em)
+        .updateTable('stripe_events')
+        .set((eb) => ({ failed_at: now(), last_error: message, attempts: eb('attempts', '+', 1) }))
+        .where('id', '=', eventId)
+        .execute();
     } catch (writeError) {
       ctx.log.warn('could not record a failed Stripe event', { eventId, error: String(writeError) });
     }

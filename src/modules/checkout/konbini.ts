@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type Stripe from 'stripe';
+import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { JobContext, JobResult } from '../../jobs/context.ts';
 import { findBuyer } from '../accounts/index.ts';
@@ -163,20 +165,33 @@ export const KONBINI_REMINDER_HOUR_JST = 9;
  * by that event). Checkouts locked by another transaction (a webhook settling them) wait for the next sweep.
  */
 export async function dueKonbiniReminders(em: Em, now: Date) {
-  const rows = await em.execute<{ id: string }[]>(
-    `update checkout_sessions set konbini_reminded_at = ?::timestamptz, updated_at = now()
-     where id in (
-       select id from checkout_sessions
-       where state = 'awaiting_payment' and konbini_reminded_at is null
-         and konbini_expires_at > ?::timestamptz and konbini_expires_at <= ?::timestamptz + interval '2 days'
-         and ?::timestamptz >= (((konbini_expires_at at time zone 'Asia/Tokyo')::date - 1) + make_time(?, 0, 0)) at time zone 'Asia/Tokyo'
-         and created_at < ((konbini_expires_at at time zone 'Asia/Tokyo')::date - 1)::timestamp at time zone 'Asia/Tokyo'
-       order by konbini_expires_at
-       limit 100
-       for update skip locked)
-     returning id`,
-    [now, now, now, now, KONBINI_REMINDER_HOUR_JST],
-  );
+  const at = sql<string>`${now.toISOString()}::timestamptz`;
+  const rows = await kysely(em)
+    .updateTable('checkout_sessions')
+    .set({ konbini_reminded_at: at, updated_at: sql`now()` })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('checkout_sessions')
+        .select('id')
+        .where('state', '=', 'awaiting_payment')
+        .where('konbini_reminded_at', 'is', null)
+        .where('konbini_expires_at', '>', at)
+        .where('konbini_expires_at', '<=', sql<string>`${at} + interval '2 days'`)
+        // Japan-calendar arithmetic (the day before the deadline, at the reminder hour), which the builder has no words for.
+        .where((w) => {
+          const dayBefore = sql`((${w.ref('konbini_expires_at')} at time zone 'Asia/Tokyo')::date - 1)`;
+          return w.and([
+            w(at, '>=', sql<string>`(${dayBefore} + make_time(${KONBINI_REMINDER_HOUR_JST}, 0, 0)) at time zone 'Asia/Tokyo'`),
+            w('created_at', '<', sql<string>`${dayBefore}::timestamp at time zone 'Asia/Tokyo'`),
+          ]);
+        })
+        .orderBy('konbini_expires_at')
+        .limit(100)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .returning('id')
+    .execute();
   return rows.map((row) => ({ name: 'KonbiniPaymentReminderDue' as const, payload: { checkoutId: row.id } }));
 }
 

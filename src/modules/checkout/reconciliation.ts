@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
+import { sql } from 'kysely';
 import type Stripe from 'stripe';
+import { db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
@@ -62,7 +64,8 @@ export async function requestReconciliation(orm: Orm, actor: Actor, days: number
   const em = orm.em.fork() as Em;
   return transact(em, async (tx) => {
     // One manual run at a time: a second click while one is under way shows that run.
-    await tx.execute("select pg_advisory_xact_lock(hashtext('payment-reconciliation-request'))");
+    // SQL as text: an advisory lock (a function called for its effect), which no query builder says.
+    await sql`select pg_advisory_xact_lock(hashtext('payment-reconciliation-request'))`.execute(kysely(tx));
     const busy = await tx.findOne(
       ReconciliationRun,
       { state: { $in: ['queued', 'running'] }, createdAt: { $gt: new Date(Date.now() - 15 * 60_000) } },
@@ -94,23 +97,26 @@ export async function runReconciliation(
   const em = ctx.em.fork() as Em;
   let runId = request.runId;
   if (!runId) {
-    const inserted = await em.execute<{ id: string }[]>(
-      `insert into reconciliation_runs (id, trigger, slot, days, state, created_at) values (?, 'schedule', ?, ?, 'queued', now())
-       on conflict (slot) do nothing returning id`,
-      [randomUUID(), nightSlot(new Date()), RECONCILIATION_DAYS],
-    );
+    const slot = nightSlot(new Date());
+    const inserted = await kysely(em)
+      .insertInto('reconciliation_runs')
+      .values({ id: randomUUID(), trigger: 'schedule', slot, days: RECONCILIATION_DAYS, state: 'queued', created_at: now() })
+      .onConflict((oc) => oc.column('slot').doNothing())
+      .returning('id')
+      .executeTakeFirst();
     const existing =
-      inserted[0] ??
-      (await em.execute<{ id: string }[]>('select id from reconciliation_runs where slot = ?', [nightSlot(new Date())]))[0];
+      inserted ?? (await kysely(em).selectFrom('reconciliation_runs').select('id').where('slot', '=', slot).executeTakeFirst());
     if (!existing) return 'skipped';
     runId = existing.id;
   }
-  const claimed = await em.execute<{ days: number }[]>(
-    `update reconciliation_runs set state = 'running', started_at = now(), error = null
-     where id = ? and state in ('queued', 'failed') returning days`,
-    [runId],
-  );
-  const days = claimed[0]?.days;
+  const claimed = await kysely(em)
+    .updateTable('reconciliation_runs')
+    .set({ state: 'running', started_at: now(), error: null })
+    .where('id', '=', runId)
+    .where('state', 'in', ['queued', 'failed'])
+    .returning('days')
+    .executeTakeFirst();
+  const days = claimed?.days;
   if (days === undefined) return 'skipped';
   const id = runId;
   let result: Awaited<ReturnType<typeof compare>>;
@@ -138,10 +144,11 @@ export async function runReconciliation(
     const message = String(error instanceof Error ? error.message : error).slice(0, 2_000);
     ctx.log.error('payment reconciliation failed', { runId: id, days, error: message });
     await transact(em, async (tx) => {
-      await tx.execute("update reconciliation_runs set state = 'failed', finished_at = now(), error = ? where id = ?", [
-        message,
-        id,
-      ]);
+      await kysely(tx)
+        .updateTable('reconciliation_runs')
+        .set({ state: 'failed', finished_at: now(), error: message })
+        .where('id', '=', id)
+        .execute();
       await flagRun(tx, id, 'failed');
     }).catch((recordError: unknown) =>
       ctx.log.error('payment reconciliation: could not record its failure', { runId: id, error: String(recordError) }),
@@ -176,14 +183,16 @@ const countByKind = (findings: readonly { kind: string }[]) => {
  * find some. New differences take the run back onto the admin menu even if its failure was 確認済み.
  */
 async function flagRun(tx: Em, runId: string, outcome: 'findings' | 'failed'): Promise<void> {
-  const flagged = await tx.execute<{ id: string }[]>(
-    outcome === 'findings'
-      ? `update reconciliation_runs set notified = 'findings', acknowledged_at = null, acknowledged_by = null, acknowledgement_note = null
-         where id = ? and (notified is null or notified = 'failed') returning id`
-      : `update reconciliation_runs set notified = 'failed' where id = ? and notified is null returning id`,
-    [runId],
-  );
-  if (flagged[0]) recordEvent(tx, 'ReconciliationFlagged', { runId, outcome });
+  const runs = kysely(tx).updateTable('reconciliation_runs').where('id', '=', runId);
+  const flagged = await (outcome === 'findings'
+    ? runs
+        .set({ notified: 'findings', acknowledged_at: null, acknowledged_by: null, acknowledgement_note: null })
+        .where((eb) => eb.or([eb('notified', 'is', null), eb('notified', '=', 'failed')]))
+    : runs.set({ notified: 'failed' }).where('notified', 'is', null)
+  )
+    .returning('id')
+    .executeTakeFirst();
+  if (flagged) recordEvent(tx, 'ReconciliationFlagged', { runId, outcome });
 }
 
 type FindingInput = Omit<
@@ -326,12 +335,16 @@ async function latestEventId(em: Em, of: { sessionId?: string; paymentIntentId?:
     return rows[0]?.id ?? null;
   }
   if (of.paymentIntentId) {
-    const rows = await em.execute<{ id: string }[]>(
-      `select id from stripe_events where type = 'charge.refunded' and payload->'data'->'object'->>'payment_intent' = ?
-       order by received_at desc limit 1`,
-      [of.paymentIntentId],
-    );
-    return rows[0]?.id ?? null;
+    const row = await kysely(em)
+      .selectFrom('stripe_events')
+      .select('id')
+      .where('type', '=', 'charge.refunded')
+      // A path into the stored Stripe event (any JSON: the builder's typed paths need a declared shape).
+      .where(sql<string>`${sql.ref('payload')}->'data'->'object'->>'payment_intent'`, '=', of.paymentIntentId)
+      .orderBy('received_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.id ?? null;
   }
   return null;
 }
@@ -399,7 +412,12 @@ export async function listReconciliations(orm: Orm, page: number, perPage: numbe
 export async function acknowledgeReconciliation(orm: Orm, actor: Actor, id: string, note: string | undefined) {
   const em = orm.em.fork() as Em;
   return transact(em, async (tx) => {
-    const [row] = await tx.execute<{ id: string }[]>('select id from reconciliation_runs where id = ? for update', [id]);
+    const row = await kysely(tx)
+      .selectFrom('reconciliation_runs')
+      .select('id')
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
     if (!row) throw new AppError('not_found', RUN_NOT_FOUND);
     const run = await tx.findOneOrFail(ReconciliationRun, { id });
     if (run.acknowledgedAt) return { reconciliation: runView(run), message: 'すでに確認済みです。' };

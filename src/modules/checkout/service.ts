@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { sql } from 'kysely';
 import type Stripe from 'stripe';
 import type { Env } from '../../config/env.ts';
+import { jsonb, db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -65,13 +67,18 @@ export async function startCheckout(
       { idempotencyKey: `checkout-${checkoutId}` },
     );
   } catch (error) {
-    await em.execute("update checkout_sessions set state = 'failed', flag_reason = ? where id = ?", [String(error), checkoutId]);
+    await kysely(em)
+      .updateTable('checkout_sessions')
+      .set({ state: 'failed', flag_reason: String(error) })
+      .where('id', '=', checkoutId)
+      .execute();
     throw new AppError('unavailable', '決済ページを準備できませんでした。時間をおいて再度お試しください。');
   }
-  await em.execute('update checkout_sessions set stripe_session_id = ?, updated_at = now() where id = ?', [
-    session.id,
-    checkoutId,
-  ]);
+  await kysely(em)
+    .updateTable('checkout_sessions')
+    .set({ stripe_session_id: session.id, updated_at: now() })
+    .where('id', '=', checkoutId)
+    .execute();
   if (!session.url) throw new AppError('unavailable', '決済ページを準備できませんでした。時間をおいて再度お試しください。');
   return { url: session.url };
 }
@@ -87,7 +94,8 @@ export const PAYMENT_PENDING =
  * lock on (member, licence), so two requests at once cannot both pass it.
  */
 async function refuseSecondPurchase(tx: Em, userId: string, licenseId: number): Promise<void> {
-  await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`checkout:${userId}:${licenseId}`]);
+  // SQL as text: an advisory lock (a function called for its effect), which no query builder says.
+  await sql`select pg_advisory_xact_lock(hashtext(${`checkout:${userId}:${licenseId}`}))`.execute(kysely(tx));
   const [held] = await holdingsOf(tx, userId, licenseId);
   if (held) throw new AppError('conflict', ALREADY_PURCHASED, { details: { code: 'already_purchased' } });
   const pending = await tx.find(
@@ -125,12 +133,19 @@ const sessionIdOf = (event: Stripe.Event): string | null =>
 export async function receiveStripeEvent(orm: Orm, event: Stripe.Event): Promise<'stored' | 'duplicate'> {
   try {
     return await transact(orm.em as Em, async (tx) => {
-      const inserted = await tx.execute<{ id: string }[]>(
-        `insert into stripe_events (id, type, payload, stripe_session_id, received_at) values (?, ?, ?, ?, now())
-         on conflict (id) do nothing returning id`,
-        [event.id, event.type, JSON.stringify(event), sessionIdOf(event)],
-      );
-      if (!inserted[0]) return 'duplicate';
+      const inserted = await kysely(tx)
+        .insertInto('stripe_events')
+        .values({
+          id: event.id,
+          type: event.type,
+          payload: jsonb(event),
+          stripe_session_id: sessionIdOf(event),
+          received_at: now(),
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (!inserted) return 'duplicate';
       recordEvent(tx, 'StripeEventReceived', { eventId: event.id });
       return 'stored';
     });

@@ -1,3 +1,4 @@
+import { db as kysely, millisecondsAgo } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 
 /**
@@ -7,11 +8,14 @@ import type { Em } from '../../db/orm.ts';
  * Failed ones retry on their own and stay replayable from the payments inbox.
  */
 export async function sweepStripeEvents(ctx: { em: Em; graceMs: number }) {
-  const rows = await ctx.em.execute<{ id: string }[]>(
-    `select id from stripe_events
-     where processed_at is null and failed_at is null and received_at < now() - (? * interval '1 millisecond')
-     order by received_at limit 100`,
-    [ctx.graceMs],
-  );
+  const rows = await kysely(ctx.em)
+    .selectFrom('stripe_events')
+    .select('id')
+    .where('processed_at', 'is', null)
+    .where('failed_at', 'is', null)
+    .where('received_at', '<', millisecondsAgo(ctx.graceMs))
+    .orderBy('received_at')
+    .limit(100)
+    .execute();
   return rows.map((r) => ({ name: 'StripeEventReceived' as const, payload: { eventId: r.id } }));
 }

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import { ping } from '../../db/kysely.ts';
 import { poolStats } from '../../db/orm.ts';
 import type { AppEnv, AppModule } from '../../http/context.ts';
 import { requireAdmin } from '../../http/guards.ts';
@@ -80,7 +81,7 @@ const healthRoutes = new Hono<AppEnv>()
     if (drain.draining) return c.json({ status: 'draining' }, 503);
     const [database, redisCheck] = await Promise.all([
       check(async () => {
-        await orm.em.fork().execute('select 1');
+        await ping(orm.em.fork());
       }),
       check(() => assertNoEviction(redis), REDIS_CHECK_MS),
     ]);

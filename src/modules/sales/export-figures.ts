@@ -1,3 +1,5 @@
+import type { Expression, SqlBool } from 'kysely';
+import { db as kysely } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 
 /**
@@ -5,12 +7,18 @@ import type { Em } from '../../db/orm.ts';
  * last failure's reason kept) and failed for good (they stay until an administrator runs them again).
  */
 export async function exportFigures(em: Em): Promise<{ queued: number; running: number; retrying: number; failed: number }> {
-  const [row] = await em.execute<{ queued: number; running: number; retrying: number; failed: number }[]>(
-    `select count(*) filter (where state = 'queued')::int as queued,
-            count(*) filter (where state = 'running')::int as running,
-            count(*) filter (where state in ('queued', 'running') and last_error is not null)::int as retrying,
-            count(*) filter (where state = 'failed')::int as failed
-       from exports where state in ('queued', 'running', 'failed')`,
-  );
+  const row = await kysely(em)
+    .selectFrom('exports')
+    .select((eb) => {
+      const counted = (where: Expression<SqlBool>) => eb.cast<number>(eb.fn.countAll().filterWhere(where), 'integer');
+      return [
+        counted(eb('state', '=', 'queued')).as('queued'),
+        counted(eb('state', '=', 'running')).as('running'),
+        counted(eb.and([eb('state', 'in', ['queued', 'running']), eb('last_error', 'is not', null)])).as('retrying'),
+        counted(eb('state', '=', 'failed')).as('failed'),
+      ];
+    })
+    .where('state', 'in', ['queued', 'running', 'failed'])
+    .executeTakeFirst();
   return { queued: row?.queued ?? 0, running: row?.running ?? 0, retrying: row?.retrying ?? 0, failed: row?.failed ?? 0 };
 }

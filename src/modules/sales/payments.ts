@@ -1,3 +1,4 @@
+import { db as kysely } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 
 /** What payment reconciliation compares of a sale with Stripe's Checkout Session. */
@@ -8,26 +9,52 @@ export interface SalePayment {
   paymentIntentId: string | null;
   amount: number;
   currency: string;
-  paidAt: Date;
-  refundedAt: Date | null;
+  /** As the database's text (timestamps are read as text). */
+  paidAt: string;
+  refundedAt: string | null;
   userId: string | null;
   buyerEmail: string;
 }
 
-const COLUMNS = `id, order_number as "orderNumber", stripe_session_id as "stripeSessionId", stripe_payment_intent_id as "paymentIntentId", amount, currency,
-  paid_at as "paidAt", refunded_at as "refundedAt", user_id as "userId", buyer_email as "buyerEmail"`;
+const COLUMNS = [
+  'id',
+  'order_number as orderNumber',
+  'stripe_session_id as stripeSessionId',
+  'stripe_payment_intent_id as paymentIntentId',
+  'amount',
+  'currency',
+  'paid_at as paidAt',
+  'refunded_at as refundedAt',
+  'user_id as userId',
+  'buyer_email as buyerEmail',
+] as const;
 
 /** Sales paid since `since` (the reconciliation window), oldest first. */
 export function salePaymentsSince(em: Em, since: Date): Promise<SalePayment[]> {
-  return em.execute<SalePayment[]>(`select ${COLUMNS} from sales where paid_at >= ? order by paid_at, id`, [since]);
+  return kysely(em)
+    .selectFrom('sales')
+    .select(COLUMNS)
+    .where('paid_at', '>=', since.toISOString())
+    .orderBy('paid_at')
+    .orderBy('id')
+    .execute();
 }
 
-async function salesWhereIn(em: Em, column: string, values: readonly (string | number)[]): Promise<SalePayment[]> {
+async function salesWhereIn(
+  em: Em,
+  column: 'stripe_session_id' | 'stripe_payment_intent_id' | 'id',
+  values: readonly (string | number)[],
+): Promise<SalePayment[]> {
   const found: SalePayment[] = [];
   for (let at = 0; at < values.length; at += 500) {
     const chunk = values.slice(at, at + 500);
-    const marks = chunk.map(() => '?').join(', ');
-    found.push(...(await em.execute<SalePayment[]>(`select ${COLUMNS} from sales where ${column} in (${marks})`, chunk)));
+    found.push(
+      ...(await kysely(em)
+        .selectFrom('sales')
+        .select(COLUMNS)
+        .where((eb) => eb(eb.ref(column), 'in', chunk as never[]))
+        .execute()),
+    );
   }
   return found;
 }

@@ -1,6 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type Stripe from 'stripe';
 import * as v from 'valibot';
+import { now as dbNow, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import type { SessionUser } from '../../http/context.ts';
@@ -192,9 +193,12 @@ async function knownPaymentMethod(
   if (receipt?.paymentMethod) return receipt.paymentMethod;
   const method = await paymentMethodOf(deps.stripe, sale.stripePaymentIntentId ?? null, deps.log);
   if (method && receipt) {
-    await deps.orm.em
-      .fork()
-      .execute('update sale_receipts set payment_method = ? where sale_id = ? and payment_method is null', [method, sale.id]);
+    await kysely(deps.orm.em.fork() as Em)
+      .updateTable('sale_receipts')
+      .set({ payment_method: method })
+      .where('sale_id', '=', sale.id)
+      .where('payment_method', 'is', null)
+      .execute();
   }
   return method;
 }
@@ -226,11 +230,11 @@ export async function chooseAddressee(orm: Orm, user: SessionUser, saleId: numbe
       });
     }
     // The row lock orders this against a concurrent first issue: either the choice lands first, or it sees the issue.
-    await tx.execute(
-      `insert into sale_receipts (sale_id, addressee_kind, issue_count, created_at, updated_at)
-       values (?, ?, 0, now(), now()) on conflict (sale_id) do nothing`,
-      [saleId, choice.addressee],
-    );
+    await kysely(tx)
+      .insertInto('sale_receipts')
+      .values({ sale_id: saleId, addressee_kind: choice.addressee, issue_count: 0, created_at: dbNow(), updated_at: dbNow() })
+      .onConflict((oc) => oc.column('sale_id').doNothing())
+      .execute();
     const receipt = await tx.findOneOrFail(SaleReceipt, { saleId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (receipt.issueCount > 0) {
       throw new AppError('conflict', `領収書は発行済みのため、宛名（${receipt.addressee}）は変更できません。`);
@@ -303,28 +307,33 @@ export async function issueReceipt(
     });
     const chosen = receipt;
     const recorded = await transact(deps.orm.em as Em, async (tx) => {
-      const rows = await tx.execute<{ issue_count: number }[]>(
-        `update sale_receipts
-         set issue_count = issue_count + 1, last_issued_at = ?, first_issued_at = coalesce(first_issued_at, ?),
-             addressee = coalesce(addressee, ?), payment_method = coalesce(payment_method, ?), updated_at = now()
-         where sale_id = ? and issue_count = ?
-           and (issue_count > 0 or (addressee_kind = ? and addressee_text is not distinct from ?
-                and honorific is not distinct from ? and proviso is not distinct from ?))
-         returning issue_count`,
-        [
-          now,
-          firstIssuedAt,
-          addressee,
-          method,
-          saleId,
-          seen,
-          chosen.addresseeKind,
-          chosen.addresseeText ?? null,
-          chosen.honorific ?? null,
-          chosen.proviso ?? null,
-        ],
-      );
-      if (!rows[0]) return false;
+      const issued = await kysely(tx)
+        .updateTable('sale_receipts')
+        .set((eb) => ({
+          issue_count: eb('issue_count', '+', 1),
+          last_issued_at: now,
+          first_issued_at: eb.fn.coalesce('first_issued_at', eb.val(firstIssuedAt)),
+          addressee: eb.fn.coalesce('addressee', eb.val(addressee)),
+          payment_method: eb.fn.coalesce('payment_method', eb.val(method)),
+          updated_at: dbNow(),
+        }))
+        .where('sale_id', '=', saleId)
+        .where('issue_count', '=', seen)
+        // The first issue only with the addressee the member chose (not one changed since it was read).
+        .where((eb) =>
+          eb.or([
+            eb('issue_count', '>', 0),
+            eb.and([
+              eb('addressee_kind', '=', chosen.addresseeKind),
+              eb('addressee_text', 'is not distinct from', chosen.addresseeText ?? null),
+              eb('honorific', 'is not distinct from', chosen.honorific ?? null),
+              eb('proviso', 'is not distinct from', chosen.proviso ?? null),
+            ]),
+          ]),
+        )
+        .returning('issue_count')
+        .executeTakeFirst();
+      if (!issued) return false;
       recordAudit(
         tx,
         { id: user.id, email: user.email },

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { db as kysely } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import type { SaleStatus } from './entities/sale.entity.ts';
@@ -27,11 +29,21 @@ export async function recordStatusMove(
     createdAt: new Date(),
   });
   await tx.flush();
-  await tx.execute(
-    `insert into sale_status_move_sales (move_id, sale_id)
-     select ?, unnest(string_to_array(?, ',')::int[]) on conflict do nothing`,
-    [id, move.saleIds.join(',')],
-  );
+  // One statement with one parameter for the ids, however many.
+  const db = kysely(tx);
+  await db
+    .insertInto('sale_status_move_sales')
+    .columns(['move_id', 'sale_id'])
+    .expression(
+      db.selectNoFrom((eb) => [
+        eb.val(id).as('move_id'),
+        eb
+          .fn<number>('unnest', [eb.cast(eb.fn('string_to_array', [eb.val(move.saleIds.join(',')), eb.val(',')]), sql`int[]`)])
+          .as('sale_id'),
+      ]),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .execute();
   recordEvent(tx, 'SaleStatusChanged', {
     moveId: id,
     from: move.from,
@@ -52,12 +64,25 @@ export async function planRegistrationMails(em: Em, moveId: string): Promise<'do
     const claimed = await tx.nativeUpdate(SaleStatusMove, { id: moveId, mailsPlannedAt: null }, { mailsPlannedAt: new Date() });
     if (!claimed) return 'skipped';
     // Every MAIL_CHUNK-th sale of the move starts a page (the primary key walks them in order).
-    const starts = await tx.execute<{ sale_id: number }[]>(
-      `select sale_id from (
-         select sale_id, row_number() over (order by sale_id) - 1 as n from sale_status_move_sales where move_id = ?
-       ) numbered where n % ? = 0 order by sale_id`,
-      [moveId, MAIL_CHUNK],
-    );
+    const starts = await kysely(tx)
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('sale_status_move_sales')
+          .select((s) => [
+            'sale_id',
+            s(
+              s.fn.agg<number>('row_number').over((o) => o.orderBy('sale_id')),
+              '-',
+              1,
+            ).as('n'),
+          ])
+          .where('move_id', '=', moveId)
+          .as('numbered'),
+      )
+      .select('sale_id')
+      .where((eb) => eb(eb('n', '%', MAIL_CHUNK), '=', 0))
+      .orderBy('sale_id')
+      .execute();
     for (const { sale_id } of starts) recordEvent(tx, 'RegistrationMailsDue', { moveId, fromSaleId: sale_id });
     return starts.length ? 'done' : 'skipped';
   });
