@@ -79,5 +79,7 @@ export function targetPath(entry: Pick<AuditEntry, 'target_type' | 'target_id' |
   if (/\.(delete|withdraw)$/.test(entry.action)) return null;
   if (entry.target_type === 'user' && /^[0-9a-zA-Z-]+$/.test(entry.target_id)) return `/admin/users/${entry.target_id}`;
   if (entry.target_type === 'license' && /^\d+$/.test(entry.target_id)) return `/admin/licenses/${entry.target_id}`;
+  // One sale (a receipt, a refund): its order detail, where the 注文番号 is.
+  if (entry.target_type === 'sale' && /^\d+$/.test(entry.target_id)) return `/admin/sales/${entry.target_id}`;
   return null;
 }

@@ -19,7 +19,8 @@ function Target({ entry }: { entry: AuditEntry }) {
   const path = targetPath(entry);
   return (
     <>
-      <span className="audit-target-type">{entry.target_label}</span>{' '}
+      {/* One sale is named by its internal id, labelled as such (its 注文番号 is on the order detail it links to). */}
+      <span className="audit-target-type">{entry.target_type === 'sale' ? '売上ID' : entry.target_label}</span>{' '}
       {path ? (
         <Link to={path} className="audit-target-id">
           {entry.target_id}

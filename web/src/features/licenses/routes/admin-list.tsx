@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useSearchParams } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
@@ -46,14 +46,21 @@ export function AdminLicenseListPage() {
       setNotice(`「${license.name}」を${place}番目にしました。`);
       if (page !== data?.page) setPage(page);
       await mutate();
-      // The moved licence keeps the focus (its button moved with its row), or its other button at an end.
-      requestAnimationFrame(() => {
-        const same = document.getElementById(moveButtonId(license.id, direction)) as HTMLButtonElement | null;
-        const other = document.getElementById(moveButtonId(license.id, direction === 'up' ? 'down' : 'up'));
-        (same && !same.disabled ? same : other)?.focus();
-      });
+      refocus.current = { id: license.id, direction };
     });
   };
+
+  // The moved licence keeps the focus (its button moved with its row), or its other button at an end —
+  // once the list shows the new order and the buttons are enabled again (a disabled button loses focus).
+  const refocus = useRef<{ id: number; direction: 'up' | 'down' } | null>(null);
+  useEffect(() => {
+    const pending = refocus.current;
+    if (!pending || action.busy || !data) return;
+    refocus.current = null;
+    const same = document.getElementById(moveButtonId(pending.id, pending.direction)) as HTMLButtonElement | null;
+    const other = document.getElementById(moveButtonId(pending.id, pending.direction === 'up' ? 'down' : 'up'));
+    (same && !same.disabled ? same : other)?.focus();
+  });
 
   const togglePublished = async (license: License) => {
     const published = !license.published;
