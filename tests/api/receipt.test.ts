@@ -436,6 +436,23 @@ describe('a typed 宛名 (様 or 御中) and 但し書き', () => {
     expect(text2).toContain('但し 研修費として');
   });
 
+  it('takes SPEC §10’s shape: a 宛名 typed with its honorific, or without one (御中)', async () => {
+    for (const [body, printed] of [
+      [{ addressee: 'custom', addressee_text: '〇〇病院 総務課 御中', proviso: '研修費として' }, '〇〇病院 総務課 御中'],
+      [{ addressee: 'custom', addressee_text: '〇〇病院 総務課', proviso: '研修費として' }, '〇〇病院 総務課 御中'],
+      [{ addressee: 'custom', addressee_text: '山田 太郎様' }, '山田 太郎 様'],
+    ] as const) {
+      const buyer = await member();
+      const { saleId } = await buy(buyer);
+      const res = await buyer.client.put(`/api/sales/${saleId}/receipt-addressee`, body);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      const text = await pdfText(await buyer.client.get(`/api/sales/${saleId}/receipt`));
+      expect(text, JSON.stringify(body)).toContain(printed);
+      expect(text).not.toContain('御中 御中');
+      expect(text).toContain(`但し ${'proviso' in body ? body.proviso : 'ライセンス代として'}`);
+    }
+  });
+
   it('refuses a missing, too long or unprintable 宛名, a wrong honorific and a bad 但し書き with 422s', async () => {
     const buyer = await member();
     const { saleId } = await buy(buyer);
@@ -455,10 +472,13 @@ describe('a typed 宛名 (様 or 御中) and 但し書き', () => {
         { addressee_text: ['宛名に使用できない文字（改行・制御文字・文字の向きを変える記号）が含まれています。'] },
       ],
       [
-        { addressee: 'custom', addressee_text: '〇〇病院 総務課 御中', honorific: '御中' },
-        { addressee_text: ['宛名には「様」「御中」を付けずに入力し、敬称は「様」か「御中」から選んでください。'] },
+        { addressee: 'custom', addressee_text: '〇〇病院 総務課 様', honorific: '御中' },
+        { addressee_text: ['宛名の末尾の敬称と、選んだ敬称が異なります。宛名は敬称を付けずに入力してください。'] },
       ],
-      [{ addressee: 'custom', addressee_text: '〇〇病院' }, { honorific: ['敬称は「様」か「御中」から選んでください。'] }],
+      [
+        { addressee: 'custom', addressee_text: '〇〇病院 総務課 殿' },
+        { addressee_text: ['宛名に「殿」は付けずに入力し、敬称は「様」か「御中」から選んでください。'] },
+      ],
       [
         { addressee: 'custom', addressee_text: '〇〇病院', honorific: '殿' },
         { honorific: ['敬称は「様」か「御中」から選んでください。'] },

@@ -173,7 +173,7 @@ describe('領収書 from the purchase history in Chromium', () => {
     await dialog.getByText('入力内容を確認してください。').waitFor();
     expect(await axeViolations(page), 'dialog, typed addressee refused').toEqual([]);
 
-    // The server's refusal of a honorific typed into the 宛名 is shown at the field.
+    // A honorific typed into the 宛名 is refused at the field (the form has its own choice).
     await typed.fill('〇〇病院 総務課 御中');
     await dialog.getByRole('radio', { name: '御中', exact: true }).check();
     await dialog.getByRole('button', { name: 'この内容で発行する（PDF）' }).click();

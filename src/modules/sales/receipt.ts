@@ -26,7 +26,9 @@ import { receiptNumber, renderReceiptPdf } from './receipt-pdf.ts';
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
 const NOT_ON_RECEIPTS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
-const HONORIFIC_AT_END = /(様|御中|殿)$/u;
+/** A typed 宛名 that already ends in its honorific (「〇〇病院 総務課 御中」): text and honorific apart. */
+const WITH_HONORIFIC = /^(.*?)[\s\u3000]*(様|御中)$/su;
+const ENDS_IN_TONO = /殿$/u;
 
 const printedText = (label: string, max: number) =>
   v.pipe(
@@ -53,8 +55,8 @@ export const AddresseeInput = v.pipe(
         v.pipe(
           printedText('宛名', 60),
           v.check(
-            (text: string) => !HONORIFIC_AT_END.test(text),
-            '宛名には「様」「御中」を付けずに入力し、敬称は「様」か「御中」から選んでください。',
+            (text: string) => !ENDS_IN_TONO.test(text),
+            '宛名に「殿」は付けずに入力し、敬称は「様」か「御中」から選んでください。',
           ),
         ),
       ),
@@ -72,12 +74,23 @@ export const AddresseeInput = v.pipe(
   ),
   v.forward(
     v.partialCheck(
-      [['addressee'], ['honorific']],
-      (input) => input.addressee !== 'custom' || Boolean(input.honorific),
-      '敬称は「様」か「御中」から選んでください。',
+      [['addressee'], ['addressee_text'], ['honorific']],
+      (input) => {
+        const typed = input.addressee === 'custom' && input.addressee_text ? WITH_HONORIFIC.exec(input.addressee_text) : null;
+        return !typed || (Boolean(typed[1]) && (!input.honorific || input.honorific === typed[2]));
+      },
+      '宛名の末尾の敬称と、選んだ敬称が異なります。宛名は敬称を付けずに入力してください。',
     ),
-    ['honorific'],
+    ['addressee_text'],
   ),
+  // An API client may type the honorific into the 宛名 (「〇〇病院 総務課 御中」) or leave it out: the
+  // typed one is used, else 御中 — a typed 宛名 is most often an office (SPEC §10 names no honorific).
+  v.transform((input) => {
+    if (input.addressee !== 'custom' || !input.addressee_text) return input;
+    const typed = WITH_HONORIFIC.exec(input.addressee_text);
+    if (typed) return { ...input, addressee_text: typed[1] as string, honorific: typed[2] as Honorific };
+    return { ...input, honorific: input.honorific ?? ('御中' as Honorific) };
+  }),
 );
 export type AddresseeChoice = v.InferOutput<typeof AddresseeInput>;
 

@@ -233,6 +233,11 @@ function ReceiptDialogBody({ saleId }: { saleId: number }) {
     if (!selected) missing.addressee = '宛名を選んでください。';
     if (selected === 'custom' && !typed.trim()) missing.addressee_text = '宛名を入力してください。';
     if (selected === 'custom' && !chosenHonorific) missing.honorific = '敬称は「様」か「御中」から選んでください。';
+    // The form has its own honorific choice: the 宛名 is typed without one (the API would take it, but
+    // the member would not see which one is printed).
+    if (selected === 'custom' && /(様|御中|殿)$/u.test(typed.trim())) {
+      missing.addressee_text = '宛名には「様」「御中」を付けずに入力し、敬称は「様」か「御中」から選んでください。';
+    }
     if (!provisoText.trim()) missing.proviso = '但し書きを入力してください。';
     if (Object.keys(missing).length) {
       setFailure({ message: '入力内容を確認してください。', fields: missing });
