@@ -257,6 +257,7 @@ export interface Sales {
   buyer_email: string;
   buyer_first_key: Generated<string | null>;
   buyer_first_name: string;
+  buyer_gone: string | null;
   buyer_last_name: string;
   buyer_name_key: Generated<string | null>;
   checkout_session_id: string;

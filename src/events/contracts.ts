@@ -33,7 +33,8 @@ export const eventPayloads = {
     change: v.picklist(['enabled', 'disabled', 'recovery-codes', 'passkey-added', 'passkey-removed']),
   }),
   /** An account was deleted: modules that keep a reference to the user drop it. */
-  UserDeleted: v.object({ userId: id }),
+  /** `by`: the member left (退会) or an administrator deleted the account; older events say neither. */
+  UserDeleted: v.object({ userId: id, by: v.optional(v.picklist(['member', 'admin'])) }),
   /** A member left (退会): the address and name, taken before deletion, are for the goodbye e-mail only. */
   MemberWithdrew: v.object({ userId: id, email: v.pipe(v.string(), v.email()), name: v.string() }),
   /** A verified Stripe event is in the payments inbox. */

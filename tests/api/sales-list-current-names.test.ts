@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
@@ -162,5 +162,32 @@ describe('a batch finished from the toolbar', () => {
     expect(closed.completed_at).not.toBeNull();
     expect(closed.completed_by).toBe('names-admin@example.jp');
     expect((await admin.post(`/api/exports/${id}/complete`, {})).status).toBe(409);
+  });
+});
+
+describe('a buyer whose account is gone', () => {
+  it('says whether the member left (退会) or an administrator deleted the account', async () => {
+    const leaving = await member('leaving', '退会', '花子', 'leaving@example.jp');
+    const removed = await member('removed', '削除', '太郎', 'removed@example.jp');
+    const left = await sale({ last: '退会', first: '花子', email: 'leaving@example.jp', userId: leaving });
+    const deleted = await sale({ last: '削除', first: '太郎', email: 'removed@example.jp', userId: removed });
+    const self = new TestClient(t.app, '10.61.0.9');
+    expect((await self.login('leaving@example.jp', 'member-pass-123')).status).toBe(200);
+    expect((await self.post(`/api/users/${leaving}/withdrawal`, { password: 'member-pass-123' })).status).toBe(200);
+    expect((await admin.request('DELETE', `/api/users/${removed}/force`)).status).toBe(200);
+    const gone = async (id: number) =>
+      (
+        (await (await admin.get(`/api/sales?license_id=${license}&per_page=100`)).json()).sales as (Row & {
+          id: number;
+          user_id: string | null;
+          buyer_gone: string | null;
+        })[]
+      ).find((s) => s.id === id);
+    await vi.waitFor(async () => expect((await gone(left))?.user_id).toBeNull(), { timeout: 15_000 });
+    await vi.waitFor(async () => expect((await gone(deleted))?.user_id).toBeNull(), { timeout: 15_000 });
+    expect((await gone(left))?.buyer_gone).toBe('withdrew');
+    expect((await gone(deleted))?.buyer_gone).toBe('deleted');
+    // The purchase-time name stays for accounting.
+    expect((await gone(left))?.user).toMatchObject({ last_name: '退会', first_name: '花子' });
   });
 });

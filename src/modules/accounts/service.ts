@@ -569,7 +569,7 @@ export async function forceDelete(orm: Orm, actor: Actor, id: string): Promise<v
     if (!user) throw new AppError('not_found', USER_NOT_FOUND);
     if (user.role === 'admin') await keepAnAdministrator(tx);
     const before = auditView(user);
-    await removeAccount(tx, user.id);
+    await removeAccount(tx, user.id, 'admin');
     recordAudit(tx, actor, { action: 'user.delete', targetType: 'user', targetId: id, before });
   });
 }
@@ -580,10 +580,10 @@ export async function forceDelete(orm: Orm, actor: Actor, id: string): Promise<v
  * changes. Sales stay with the buyer's details copied at purchase time, for accounting: UserDeleted
  * tells the modules that keep a reference to the user (sales, checkout) to drop it.
  */
-async function removeAccount(tx: Em, userId: string): Promise<void> {
+async function removeAccount(tx: Em, userId: string, by: 'member' | 'admin'): Promise<void> {
   await tx.execute('delete from sessions where user_id = ?', [userId]);
   await tx.execute('delete from users where id = ?', [userId]);
-  recordEvent(tx, 'UserDeleted', { userId });
+  recordEvent(tx, 'UserDeleted', { userId, by });
 }
 
 export const ADMIN_CANNOT_WITHDRAW =
@@ -614,7 +614,7 @@ export async function withdraw(orm: Orm, userId: string, password: string): Prom
       email: user.email,
       name: `${user.lastName} ${user.firstName}`.trim(),
     });
-    await removeAccount(tx, user.id);
+    await removeAccount(tx, user.id, 'member');
     // Only who and when: the profile itself is what the member asked us to erase.
     recordAudit(tx, { id: user.id, email: user.email }, { action: 'user.withdraw', targetType: 'user', targetId: user.id });
   });

@@ -106,6 +106,7 @@ export type SaleView = Pick<
   | 'buyerAffiliation'
   | 'buyerAffiliationName'
   | 'buyerAffiliationOther'
+  | 'buyerGone'
 >;
 
 /** The list reads these columns straight into SaleView (hydrating entities cost more than the query). */
@@ -113,7 +114,7 @@ const SALE_VIEW_COLUMNS = `s.id, s.order_number as "orderNumber", s.license_id a
   s.paid_at as "paidAt", s.refunded_at as "refundedAt", s.refund_requested_at as "refundRequestedAt", s.receipt_url as "receiptUrl", s.buyer_first_name as "buyerFirstName",
   s.buyer_last_name as "buyerLastName", s.buyer_email as "buyerEmail", s.user_id as "userId",
   s.buyer_affiliation as "buyerAffiliation", s.buyer_affiliation_name as "buyerAffiliationName",
-  s.buyer_affiliation_other as "buyerAffiliationOther"`;
+  s.buyer_affiliation_other as "buyerAffiliationOther", s.buyer_gone as "buyerGone"`;
 
 export function saleDto(sale: SaleView) {
   return {
@@ -135,6 +136,8 @@ export function saleDto(sale: SaleView) {
     buyer_affiliation: sale.buyerAffiliation,
     buyer_affiliation_name: sale.buyerAffiliationName,
     buyer_affiliation_other: sale.buyerAffiliationOther,
+    // Why the buyer's account is gone: `withdrew` (退会), `deleted` (by an administrator), or null.
+    buyer_gone: sale.buyerGone ?? null,
     licenseId: sale.licenseId,
   };
 }
@@ -545,8 +548,12 @@ export async function saleOfOrderNumber(em: Em, text: string): Promise<{ id: num
   return row ? { id: row.id, stripeSessionId: row.stripe_session_id } : null;
 }
 
-/** UserDeleted → the user's sales keep their buyer snapshot and lose the link to the account. */
-export async function forgetUser(em: Em, userId: string): Promise<'done' | 'skipped'> {
-  const changed = await em.fork().nativeUpdate(Sale, { userId }, { userId: null, updatedAt: new Date() });
+/**
+ * UserDeleted → the user's sales keep their buyer snapshot and lose the link to the account, noting
+ * whether the member left (退会) or an administrator deleted the account (unknown for older events).
+ */
+export async function forgetUser(em: Em, userId: string, by?: 'member' | 'admin'): Promise<'done' | 'skipped'> {
+  const buyerGone = by === 'member' ? 'withdrew' : by === 'admin' ? 'deleted' : null;
+  const changed = await em.fork().nativeUpdate(Sale, { userId }, { userId: null, buyerGone, updatedAt: new Date() });
   return changed ? 'done' : 'skipped';
 }

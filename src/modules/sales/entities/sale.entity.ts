@@ -107,6 +107,8 @@ export const SaleSchema = defineEntity({
     receiptUrl: p.text().fieldName('receipt_url').nullable(),
     paidAt: p.datetime().fieldName('paid_at'),
     refundedAt: p.datetime().fieldName('refunded_at').nullable(),
+    /** The buyer's account is gone: `withdrew` (退会) or `deleted` (by an administrator); null while it exists, or unknown. */
+    buyerGone: p.string().length(16).fieldName('buyer_gone').$type<'withdrew' | 'deleted'>().nullable(),
     // A full refund asked of Stripe from the back office (返金手続き中 until charge.refunded sets refundedAt).
     refundRequestedAt: p.datetime().fieldName('refund_requested_at').nullable(),
     refundRequestedBy: p.string().length(254).fieldName('refund_requested_by').nullable(),

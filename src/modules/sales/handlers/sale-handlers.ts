@@ -7,7 +7,8 @@ import { moveSalesPage, planRegistrationMails } from '../status-moves.ts';
 
 export const onCheckoutPaid: EventHandler<'CheckoutPaid'> = (ctx, event) => recordSale(ctx.em, event.payload);
 export const onPaymentRefunded: EventHandler<'PaymentRefunded'> = (ctx, event) => markRefunded(ctx.em, event.payload);
-export const onUserDeleted: EventHandler<'UserDeleted'> = (ctx, event) => forgetUser(ctx.em, event.payload.userId);
+export const onUserDeleted: EventHandler<'UserDeleted'> = (ctx, event) =>
+  forgetUser(ctx.em, event.payload.userId, event.payload.by);
 
 /** ExportRequested → the CSV file (idempotent: a finished export is not built again). */
 export const onExportRequested: EventHandler<'ExportRequested'> = (ctx, event) =>

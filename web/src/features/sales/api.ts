@@ -31,6 +31,8 @@ export interface AdminSale {
   user_id: string | null;
   buyer_affiliation: number | null;
   buyer_affiliation_name: string;
+  /** Why the buyer's account is gone: 退会 (`withdrew`), deleted by an administrator (`deleted`), or unknown. */
+  buyer_gone?: 'withdrew' | 'deleted' | null;
 }
 
 export interface SalePage {

@@ -24,6 +24,8 @@ import { ExportPanel } from '../components/export-panel';
 import { orderDetailPath } from '../order-api';
 
 const FILTERS = ['license_id', 'status', 'q', 'paid_from', 'paid_to'] as const;
+/** A buyer whose account is gone: why, when known (older sales know only that it is gone). */
+const GONE = { withdrew: '（退会済み）', deleted: '（管理者が削除）', unknown: '（アカウント削除済み）' } as const;
 const count = (n: number) => `${n.toLocaleString('ja-JP')}件`;
 const saleName = (sale: AdminSale) =>
   `${sale.order_number ?? `売上ID ${sale.id}`}（${sale.user.last_name} ${sale.user.first_name}）`;
@@ -388,7 +390,7 @@ export function IssuePage() {
                           {sale.user.last_name} {sale.user.first_name}
                         </Link>
                       ) : (
-                        `${sale.user.last_name} ${sale.user.first_name}（アカウント削除済み）`
+                        `${sale.user.last_name} ${sale.user.first_name}${GONE[sale.buyer_gone ?? 'unknown']}`
                       )}
                       <br />
                       <span className="small latin-break">{sale.user.email}</span>
