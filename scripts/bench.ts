@@ -295,21 +295,26 @@ const median = (values: number[]) => {
  * LEAN_ROUNDS interleaved rounds (the order flips every round), each giving one ratio per endpoint.
  */
 async function leanFigures(shop: string, reference: string, cookies: { member: string; admin: string }): Promise<Verdict[]> {
-  const endpoints = [
+  const differing = new Set<string>();
+  const all = [
     { name: 'catalogue', path: '/api/licenses?page=1', cookie: cookies.member },
     { name: 'sales list', path: '/api/sales?page=1', cookie: cookies.admin },
   ];
-  for (const { name, path, cookie } of endpoints) {
+  for (const { name, path, cookie } of all) {
     const [a, b] = await Promise.all([shop, reference].map((base) => fetch(`${base}${path}`, { headers: { cookie } })));
     const [bodyA, bodyB] = await Promise.all([a, b].map(async (res) => Buffer.from(await (res as Response).arrayBuffer())));
     if (a?.status !== 200 || b?.status !== a.status || !bodyA?.equals(bodyB as Buffer)) {
       const at = [...(bodyA ?? [])].findIndex((byte, i) => byte !== bodyB?.[i]);
-      throw new Error(
+      // The reference must follow the shop's statements and answer (scripts/lean-reference.ts): until it
+      // does, this figure is not measured — and not met — while the rest of the bench goes on.
+      console.error(
         `${name}: the minimal reference does not answer what the shop answers (status ${a?.status} / ${b?.status}, ` +
           `${bodyA?.length} / ${bodyB?.length} bytes, first difference at byte ${at}):\n` +
           `shop:      ${bodyA?.subarray(Math.max(0, at - 80), at + 80).toString()}\n` +
           `reference: ${bodyB?.subarray(Math.max(0, at - 80), at + 80).toString()}`,
       );
+      differing.add(name);
+      continue;
     }
     report({ kind: 'lean-identical', name, status: a.status, bytes: bodyA.length });
     // Warm both up (JIT, pools) before the first measured round.
@@ -317,6 +322,7 @@ async function leanFigures(shop: string, reference: string, cookies: { member: s
       for (let i = 0; i < 300; i++) await (await fetch(`${base}${path}`, { headers: { cookie } })).arrayBuffer();
     }
   }
+  const endpoints = all.filter(({ name }) => !differing.has(name));
   const ratios: Record<string, number[]> = Object.fromEntries(endpoints.map(({ name }) => [name, []]));
   const rps: Record<string, { shop: number[]; minimal: number[] }> = Object.fromEntries(
     endpoints.map(({ name }) => [name, { shop: [], minimal: [] }]),
@@ -340,24 +346,32 @@ async function leanFigures(shop: string, reference: string, cookies: { member: s
       rps[name]?.minimal.push(m.rps);
     }
   }
-  return endpoints.map(({ name }) => {
-    const ratio = +median(ratios[name] ?? []).toFixed(3);
-    const figures = rps[name] ?? { shop: [], minimal: [] };
-    report({
-      kind: 'lean',
-      name,
-      ratios: (ratios[name] ?? []).map((r) => +r.toFixed(3)),
-      medianRatio: ratio,
-      shopMedianRps: median(figures.shop),
-      minimalMedianRps: median(figures.minimal),
-    });
-    return {
-      figure: `${name} vs minimal (no caches, req/s, median of ${LEAN_ROUNDS} rounds)`,
-      ratio,
-      target: `≥ ${TARGETS.leanVsMinimal}`,
-      met: ratio >= TARGETS.leanVsMinimal,
-    };
-  });
+  const unmeasured = [...differing].map((name) => ({
+    figure: `${name} vs minimal (no caches): not measured, the reference answers differently`,
+    ratio: 0,
+    target: `≥ ${TARGETS.leanVsMinimal}`,
+    met: false,
+  }));
+  return unmeasured.concat(
+    endpoints.map(({ name }) => {
+      const ratio = +median(ratios[name] ?? []).toFixed(3);
+      const figures = rps[name] ?? { shop: [], minimal: [] };
+      report({
+        kind: 'lean',
+        name,
+        ratios: (ratios[name] ?? []).map((r) => +r.toFixed(3)),
+        medianRatio: ratio,
+        shopMedianRps: median(figures.shop),
+        minimalMedianRps: median(figures.minimal),
+      });
+      return {
+        figure: `${name} vs minimal (no caches, req/s, median of ${LEAN_ROUNDS} rounds)`,
+        ratio,
+        target: `≥ ${TARGETS.leanVsMinimal}`,
+        met: ratio >= TARGETS.leanVsMinimal,
+      };
+    }),
+  );
 }
 
 async function main() {

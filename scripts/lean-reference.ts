@@ -91,6 +91,7 @@ interface CatalogueRow {
   description: string;
   price: number;
   published: boolean;
+  sort_order: number;
   created_at: Date;
   updated_at: Date;
   total: string;
@@ -110,10 +111,11 @@ const app = new Hono()
             (select coalesce(json_agg(json_build_object('file_name', p.file_name, 'thumbnail_name', p.thumbnail_name,
                       'width', p.width, 'height', p.height, 'original_name', p.original_name) order by p.position), '[]'::json)
                from license_pictures p where p.license_id = page.id) as pictures
-       from (select l.id, l.name, l.description, l.price, l.published, l.created_at, l.updated_at, count(*) over () as total
+       from (select l.id, l.name, l.description, l.price, l.published, l.sort_order, l.created_at, l.updated_at,
+                    count(*) over () as total
                from licenses l ${all ? '' : 'where l.published'}
-              order by l.id asc limit 20 offset 0) page
-      order by page.id asc`,
+              order by l.sort_order asc, l.id asc limit 20 offset 0) page
+      order by page.sort_order asc, page.id asc`,
     );
     return c.json({
       licenses: rows.map((row) => ({
@@ -122,6 +124,7 @@ const app = new Hono()
         description: row.description,
         price: row.price,
         published: row.published,
+        sort_order: row.sort_order,
         created_at: row.created_at.toISOString(),
         updated_at: row.updated_at.toISOString(),
         picture_directory: PICTURES,
