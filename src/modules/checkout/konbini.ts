@@ -125,16 +125,10 @@ export async function mailKonbiniVoucher(ctx: JobContext, eventId: string, check
       to: buyer.email,
       ...renderMail({
         subject: 'コンビニでのお支払い番号のご案内',
-        greeting: `${`${buyer.lastName} ${buyer.firstName}`.trim() || 'お客'} 様`,
+        greeting: buyerGreeting(buyer),
         paragraphs: [
           'ライセンスのお申し込みありがとうございます。コンビニでのお支払いをお待ちしています。',
-          `ライセンス：${license?.name ?? ''}`,
-          `金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`,
-          `お支払い期限：${formatDeadline(new Date(voucher.expires_at))}（日本時間）`,
-          ...voucher.stores.map(
-            (store) =>
-              `${store.label}：お支払い番号 ${store.payment_code}${store.confirmation_number ? `／確認番号 ${store.confirmation_number}` : ''}`,
-          ),
+          ...paymentLines(license?.name ?? '', checkout.amount, voucher),
           '店頭の端末またはレジでお支払い番号と確認番号をお伝えのうえ、期限までに現金でお支払いください。お支払いを確認しましたら、あらためてメールでお知らせします。',
           '期限を過ぎるとお支払いできなくなります。その場合はお手数ですが、もう一度お手続きください。購入履歴は会員情報のページからご確認いただけます。',
         ],
@@ -149,6 +143,26 @@ export async function mailKonbiniVoucher(ctx: JobContext, eventId: string, check
 
 const buyerGreeting = (buyer: { lastName: string; firstName: string }) =>
   `${`${buyer.lastName} ${buyer.firstName}`.trim() || 'お客'} 様`;
+
+/** What the voucher and reminder mails both state: the licence, the amount, the deadline and each store's numbers. */
+function paymentLines(
+  licenseName: string,
+  amount: number,
+  voucher: {
+    expires_at: number | string;
+    stores: { label: string; payment_code: string; confirmation_number?: string | null }[];
+  },
+): string[] {
+  return [
+    `ライセンス：${licenseName}`,
+    `金額：¥${amount.toLocaleString('ja-JP')}（税込）`,
+    `お支払い期限：${formatDeadline(new Date(voucher.expires_at))}（日本時間）`,
+    ...voucher.stores.map(
+      (store) =>
+        `${store.label}：お支払い番号 ${store.payment_code}${store.confirmation_number ? `／確認番号 ${store.confirmation_number}` : ''}`,
+    ),
+  ];
+}
 
 /**
  * The reminder of a pending konbini payment is due from 09:00 Japan time on the day before the
@@ -226,13 +240,7 @@ export async function mailKonbiniReminder(ctx: JobContext, eventId: string, chec
         greeting: buyerGreeting(buyer),
         paragraphs: [
           'お申し込みいただいたライセンスのコンビニ払いのお支払い期限が近づいています。まだお支払いが確認できていませんので、期限までに店頭でお支払いください。',
-          `ライセンス：${license?.name ?? ''}`,
-          `金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`,
-          `お支払い期限：${formatDeadline(new Date(voucher.expires_at))}（日本時間）`,
-          ...voucher.stores.map(
-            (store) =>
-              `${store.label}：お支払い番号 ${store.payment_code}${store.confirmation_number ? `／確認番号 ${store.confirmation_number}` : ''}`,
-          ),
+          ...paymentLines(license?.name ?? '', checkout.amount, voucher),
           '期限を過ぎるとお支払いできなくなり、お申し込みは取り消されます。お支払い方法（払込票）は以下の URL からご確認いただけます。',
         ],
         ...(voucher.url ? { action: { label: 'お支払い方法（払込票）を表示する', url: voucher.url } } : {}),
