@@ -9,6 +9,7 @@ import { withParams } from '../../../lib/search-params';
 import { AUDIT_FILTERS, type AuditFilter, auditCsvUrl, auditQuery, useAuditLogOptions, useAuditLogs } from '../api/audit-logs';
 import { AuditTable } from '../components/audit-table';
 import '../audit.css';
+import { CsvEncodingSelect } from '../../../components/ui/csv-encoding-select';
 
 type Filters = Record<AuditFilter, string>;
 const filtersOf = (params: URLSearchParams) => Object.fromEntries(AUDIT_FILTERS.map((f) => [f, params.get(f) ?? ''])) as Filters;
@@ -135,19 +136,7 @@ function AuditCsv({ params, total, capped }: { params: URLSearchParams; total: n
         いまの検索条件に合う操作履歴（{count}、すべてのページ）をCSVファイルにします。ダウンロードも操作履歴に記録されます。
       </p>
       <div className="audit-csv">
-        <div className="field">
-          <div className="field-label">
-            <label htmlFor={encodingId}>文字コード</label>
-          </div>
-          <select
-            id={encodingId}
-            value={encoding}
-            onChange={(event) => setEncoding(event.currentTarget.value as 'utf-8' | 'shift_jis')}
-          >
-            <option value="utf-8">UTF-8（BOM付き）</option>
-            <option value="shift_jis">Shift_JIS（古いExcel向け）</option>
-          </select>
-        </div>
+        <CsvEncodingSelect id={encodingId} value={encoding} onChange={setEncoding} />
         <a className="button primary" href={auditCsvUrl(params, encoding)} download>
           CSVをダウンロード（{count}）
         </a>

@@ -7,6 +7,7 @@ import { TextInput } from '../../../components/ui/text-input';
 import { ApiError } from '../../../lib/api';
 import { type SalesSummary, summaryCsvUrl, useSalesSummary } from '../summary-api';
 import '../summary.css';
+import { CsvEncodingSelect } from '../../../components/ui/csv-encoding-select';
 
 interface Period {
   from: string;
@@ -148,19 +149,7 @@ export function SalesSummaryPage() {
             上の集計（ライセンスごとの行と合計の行）をCSVファイルにします。ダウンロードは操作履歴に記録されます。
           </p>
           <div className="summary-csv">
-            <div className="field">
-              <div className="field-label">
-                <label htmlFor={encodingId}>文字コード</label>
-              </div>
-              <select
-                id={encodingId}
-                value={encoding}
-                onChange={(event) => setEncoding(event.currentTarget.value as 'utf-8' | 'shift_jis')}
-              >
-                <option value="utf-8">UTF-8（BOM付き）</option>
-                <option value="shift_jis">Shift_JIS（古いExcel向け）</option>
-              </select>
-            </div>
+            <CsvEncodingSelect id={encodingId} value={encoding} onChange={setEncoding} />
             <a className="button primary" href={summaryCsvUrl(data.summary, encoding)} download>
               CSVをダウンロード（{periodLabel(data.summary)}）
             </a>

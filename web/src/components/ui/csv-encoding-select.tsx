@@ -1,0 +1,24 @@
+/** The CSV downloads' choice of encoding: UTF-8 with a BOM, or Shift_JIS (CP932) for older Excel. */
+export type CsvEncoding = 'utf-8' | 'shift_jis';
+
+export function CsvEncodingSelect({
+  id,
+  value,
+  onChange,
+}: {
+  id: string;
+  value: CsvEncoding;
+  onChange: (encoding: CsvEncoding) => void;
+}) {
+  return (
+    <div className="field">
+      <div className="field-label">
+        <label htmlFor={id}>文字コード</label>
+      </div>
+      <select id={id} value={value} onChange={(event) => onChange(event.currentTarget.value as CsvEncoding)}>
+        <option value="utf-8">UTF-8（BOM付き）</option>
+        <option value="shift_jis">Shift_JIS（古いExcel向け）</option>
+      </select>
+    </div>
+  );
+}
