@@ -150,6 +150,9 @@ describe('member journey in Chromium', () => {
     // Forgot → reset from the e-mailed link → sign in with the new password.
     await page.goto(`${app.baseUrl}/login`);
     await page.getByRole('link', { name: 'パスワードをお忘れの方' }).click();
+    // The sign-in page has a メールアドレス field too: fill the forgot page's once it is drawn (its code loads on first use).
+    await page.waitForURL('**/forgot-password');
+    await page.getByRole('heading', { level: 1, name: 'パスワードをお忘れの方' }).waitFor();
     await page.getByLabel('メールアドレス').fill(EMAIL);
     await expectAccessible(page, 'forgot');
     await page.getByRole('button', { name: '再設定メールを送信する' }).click();
