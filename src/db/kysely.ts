@@ -46,8 +46,11 @@ export const jsonb = (value: unknown) => sql<Json>`${JSON.stringify(value)}::jso
 export const japanDayStart = (date: string) => sql<string>`(${date}::date)::timestamp at time zone 'Asia/Tokyo'`;
 export const japanDayAfter = (date: string) => sql<string>`((${date}::date + 1)::timestamp at time zone 'Asia/Tokyo')`;
 
-/** A Kysely that only compiles (never connects): for SQL handed to code still written with text. */
-const compiler = new Kysely<DB>({
+/**
+ * A Kysely that only compiles (never connects): for typed queries run by readQuery (src/db/orm.ts)
+ * straight on the pool, and for SQL handed to code still written with text.
+ */
+export const queries: Db = new Kysely<DB>({
   dialect: {
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => new DummyDriver(),
@@ -65,7 +68,7 @@ export function whereAsText<T extends keyof DB & string, A extends string>(
   where: (eb: ExpressionBuilder<DB & { [K in A]: DB[T] }, A>) => Expression<SqlBool>,
 ): { sql: string; params: unknown[] } {
   // biome-ignore lint/suspicious/noExplicitAny: the alias is checked by the signature above
-  const compiled = (compiler.selectFrom(table as any) as any).select(sql.lit(1).as('one')).where(where).compile();
+  const compiled = (queries.selectFrom(table as any) as any).select(sql.lit(1).as('one')).where(where).compile();
   const text: string = compiled.sql;
   const at = text.indexOf(' where ');
   return { sql: at < 0 ? '' : text.slice(at + 1).replace(/\$\d+/g, '?'), params: [...compiled.parameters] };
