@@ -107,6 +107,13 @@ async function start(args: string[], env: Record<string, string>, url?: string):
   }
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat (clock ticks of 1/100 s). */
+const cpuSeconds = (pid: number | undefined) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+
 const rssMb = (pid: number | undefined) => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
@@ -294,7 +301,12 @@ const median = (values: number[]) => {
  * and the administrators' sales list. The bodies must be byte-identical (else this throws); then
  * LEAN_ROUNDS interleaved rounds (the order flips every round), each giving one ratio per endpoint.
  */
-async function leanFigures(shop: string, reference: string, cookies: { member: string; admin: string }): Promise<Verdict[]> {
+async function leanFigures(
+  shop: string,
+  reference: string,
+  cookies: { member: string; admin: string },
+  pids: { shop: number | undefined; minimal: number | undefined },
+): Promise<Verdict[]> {
   const differing = new Set<string>();
   const all = [
     { name: 'catalogue', path: '/api/licenses?page=1', cookie: cookies.member },
@@ -327,17 +339,25 @@ async function leanFigures(shop: string, reference: string, cookies: { member: s
   const rps: Record<string, { shop: number[]; minimal: number[] }> = Object.fromEntries(
     endpoints.map(({ name }) => [name, { shop: [], minimal: [] }]),
   );
+  // The server process's CPU milliseconds per request: steadier than req/s on a machine whose two cores
+  // are shared with the load generator, PostgreSQL and neighbours (a descheduled server loses requests).
+  const cpuMs: Record<string, { shop: number[]; minimal: number[] }> = Object.fromEntries(
+    endpoints.map(({ name }) => [name, { shop: [], minimal: [] }]),
+  );
   for (let round = 0; round < LEAN_ROUNDS; round++) {
     for (const { name, path, cookie } of endpoints) {
       const order = round % 2 === 0 ? (['shop', 'minimal'] as const) : (['minimal', 'shop'] as const);
       const runs: Record<string, Load> = {};
       for (const who of order) {
+        const cpuBefore = cpuSeconds(pids[who]);
         runs[who] = await autocannon(
           `${name} (no caches): ${who === 'shop' ? 'shop' : 'minimal reference'}`,
           `${who === 'shop' ? shop : reference}${path}`,
           { cookie },
           LEAN_SECONDS,
         );
+        const requests = (runs[who] as Load).rps * LEAN_SECONDS;
+        if (requests > 0) cpuMs[name]?.[who].push(((cpuSeconds(pids[who]) - cpuBefore) * 1000) / requests);
       }
       const [s, m] = [runs.shop as Load, runs.minimal as Load];
       if (s.errors || m.errors) throw new Error(`${name}: ${s.errors} errors from the shop, ${m.errors} from the reference`);
@@ -363,6 +383,8 @@ async function leanFigures(shop: string, reference: string, cookies: { member: s
         medianRatio: ratio,
         shopMedianRps: median(figures.shop),
         minimalMedianRps: median(figures.minimal),
+        shopCpuMsPerRequest: +median(cpuMs[name]?.shop ?? []).toFixed(3),
+        minimalCpuMsPerRequest: +median(cpuMs[name]?.minimal ?? []).toFixed(3),
       });
       return {
         figure: `${name} vs minimal (no caches, req/s, median of ${LEAN_ROUNDS} rounds)`,
@@ -395,7 +417,7 @@ async function main() {
   const referenceBase = `http://127.0.0.1:${referencePort}`;
   // First, alone (no worker, no other web process): the shop with its caches off (SHOP_CACHES=off,
   // every request queries, as the reference does) against the minimal reference.
-  await start(
+  const leanShop = await start(
     [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), 'src/main.ts', 'web'],
     { ...env, PORT: String(leanPort), APP_URL: leanBase, SHOP_CACHES: 'off' },
     `${leanBase}/healthz`,
@@ -404,8 +426,11 @@ async function main() {
   const admin = await signInAdmin(leanBase);
   const { cookie, csrfCookie } = admin;
   const auth = { cookie };
-  await start(
-    ['scripts/lean-reference.ts'],
+  const leanReference = await start(
+    [
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      'scripts/lean-reference.ts',
+    ],
     {
       PORT: String(referencePort),
       DATABASE_URL: env.DATABASE_URL,
@@ -414,10 +439,15 @@ async function main() {
     },
     `${referenceBase}/healthz`,
   );
-  const leanVerdicts = await leanFigures(leanBase, referenceBase, {
-    member: await memberCookie(admin.sessionCookie, env.AUTH_SECRET),
-    admin: cookie,
-  });
+  const leanVerdicts = await leanFigures(
+    leanBase,
+    referenceBase,
+    {
+      member: await memberCookie(admin.sessionCookie, env.AUTH_SECRET),
+      admin: cookie,
+    },
+    { shop: leanShop.pid, minimal: leanReference.pid },
+  );
   if (ONLY_LEAN) {
     console.log('\n| figure | value | target | met |\n|---|---|---|---|');
     for (const v of leanVerdicts) console.log(`| ${v.figure} | ${v.ratio} | ${v.target} | ${v.met ? 'yes' : 'NO'} |`);
