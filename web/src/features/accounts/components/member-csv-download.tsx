@@ -1,12 +1,8 @@
 import { useId, useState } from 'react';
+import { type CsvEncoding, CsvEncodingSelect } from '../../../components/ui/csv-encoding-select';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { ApiError } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-
-const ENCODINGS = [
-  { value: 'utf-8', label: 'UTF-8（BOM付き）' },
-  { value: 'shift_jis', label: 'Shift_JIS（古いExcel向け）' },
-];
 
 /** The list's search and order: the file holds exactly the members the list finds. */
 const FILTERS = ['name', 'email', 'affiliations', 'sort'];
@@ -31,7 +27,7 @@ function fileNameOf(disposition: string | null): string {
  */
 export function MemberCsvDownload({ params, disabled }: { params: URLSearchParams; disabled?: boolean }) {
   const selectId = useId();
-  const [encoding, setEncoding] = useState('utf-8');
+  const [encoding, setEncoding] = useState<CsvEncoding>('utf-8');
   const [notice, setNotice] = useState('');
   const { busy, message, run } = useFormSubmit();
   const download = () =>
@@ -70,16 +66,7 @@ export function MemberCsvDownload({ params, disabled }: { params: URLSearchParam
     });
   return (
     <div className="member-csv">
-      <div className="field inline">
-        <label htmlFor={selectId}>CSVの文字コード</label>
-        <select id={selectId} value={encoding} onChange={(e) => setEncoding(e.currentTarget.value)}>
-          {ENCODINGS.map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label}
-            </option>
-          ))}
-        </select>
-      </div>
+      <CsvEncodingSelect id={selectId} value={encoding} onChange={setEncoding} label="CSVの文字コード" inline />
       <button type="button" className="button" disabled={busy || disabled} onClick={() => void download()}>
         {busy ? 'CSVを作成しています…' : 'CSVをダウンロード'}
       </button>
