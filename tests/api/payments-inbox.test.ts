@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
 import { eventJson } from '../../src/dev/stripe-emulator/emulator.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -39,20 +38,14 @@ afterAll(async () => {
 const db = () => shop.runtime.deps.orm.em.fork();
 
 async function member() {
-  const email = `payer${++seq}-${Date.now()}@example.jp`;
-  await transact(shop.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'buyer-pass-123',
-      lastName: '支払',
-      firstName: `花子${seq}`,
-      emailVerified: true,
-      affiliation: 2,
-      affiliationName: '〇〇病院',
-    }),
-  );
+  const { email, password } = await aMember(shop.runtime.deps.orm, {
+    lastName: '支払',
+    firstName: `花子${++seq}`,
+    affiliation: 2,
+    affiliationName: '〇〇病院',
+  });
   const client = new TestClient(shop.app, `10.40.0.${seq}`);
-  expect((await client.login(email, 'buyer-pass-123')).status).toBe(200);
+  expect((await client.login(email, password)).status).toBe(200);
   return { client, email };
 }
 

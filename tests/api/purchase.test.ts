@@ -1,9 +1,8 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -34,21 +33,15 @@ afterAll(async () => {
 });
 
 async function member() {
-  const email = `buyer${++seq}-${Date.now()}@example.jp`;
-  const user = await transact(shop.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'buyer-pass-123',
-      lastName: '購入',
-      firstName: `太郎${seq}`,
-      emailVerified: true,
-      affiliation: 4,
-      affiliationName: '〇〇消防',
-    }),
-  );
+  const { id, email, password } = await aMember(shop.runtime.deps.orm, {
+    lastName: '購入',
+    firstName: `太郎${++seq}`,
+    affiliation: 4,
+    affiliationName: '〇〇消防',
+  });
   const client = new TestClient(shop.app, `10.20.0.${seq}`);
-  expect((await client.login(email, 'buyer-pass-123')).status).toBe(200);
-  return { client, id: user.id, email };
+  expect((await client.login(email, password)).status).toBe(200);
+  return { client, id, email };
 }
 
 async function startPurchase(client: TestClient, body: Record<string, unknown> = { licenseId, distribution: true }) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { SaleStatus } from '../../src/modules/sales/index.ts';
+import { aLicense, aMember, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -15,48 +15,30 @@ const ids: Record<string, number> = {};
 const users: Record<string, string> = {};
 
 async function member(key: string, last: string, first: string, email: string) {
-  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email, password: 'member-pass-123', lastName: last, firstName: first, emailVerified: true }),
-  );
+  const user = await aMember(t.runtime.deps.orm, { email, lastName: last, firstName: first });
   users[key] = user.id;
   return user.id;
 }
 
-async function sale(
+const sale = (
   buyer: { last: string; first: string; email: string; userId?: string | null },
-  options: { status?: number; refunded?: boolean; paidAt?: string } = {},
-) {
-  const rows = await t.runtime.deps.orm.em.fork().execute(
-    `insert into sales (user_id, buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name,
-      license_id, license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at, refunded_at, status,
-      order_number, created_at, updated_at)
-     values (?, ?, ?, ?, 4, '〇〇消防', ?, 'BLS', 11000, 'jpy', gen_random_uuid(), 'cs_test_' || md5(random()::text), ?, ?, ?,
-      'LS-2604-' || upper(substr(md5(random()::text), 1, 6)), now(), now())
-     returning id`,
-    [
-      buyer.userId ?? null,
-      buyer.last,
-      buyer.first,
-      buyer.email,
-      license,
-      options.paidAt ?? '2026-04-02T03:00:00Z',
-      options.refunded ? '2026-04-03T03:00:00Z' : null,
-      options.status ?? 0,
-    ],
-  );
-  return rows[0]?.id as number;
-}
+  options: { status?: SaleStatus; refunded?: boolean; paidAt?: string } = {},
+) =>
+  aSale(t.runtime.deps.orm, license, {
+    userId: buyer.userId ?? null,
+    lastName: buyer.last,
+    firstName: buyer.first,
+    email: buyer.email,
+    affiliationName: '〇〇消防',
+    paidAt: options.paidAt ?? '2026-04-02T03:00:00Z',
+    refunded: options.refunded,
+    status: options.status,
+  });
 
 beforeAll(async () => {
   t = await startTestRuntime({ mode: 'all' });
   await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'names-admin@example.jp', password: 'names-admin-123' });
-  license = (
-    await t.runtime.deps.orm.em
-      .fork()
-      .execute(
-        "insert into licenses (name, description, price, created_at, updated_at) values ('BLS', '', 11000, now(), now()) returning id",
-      )
-  )[0]?.id;
+  license = await aLicense(t.runtime.deps.orm, { name: 'BLS' });
   // Bought as 佐藤 花子, renamed to 山田 花子 since.
   const renamed = await member('renamed', '佐藤', '花子', 'hanako@example.jp');
   ids.renamed = await sale({ last: '佐藤', first: '花子', email: 'hanako@example.jp', userId: renamed });
@@ -68,7 +50,10 @@ beforeAll(async () => {
   ids.gone = await sale({ last: '鈴木', first: '次郎', email: 'jiro@example.jp', userId: null });
   const refunded = await member('refunded', '伊藤', '三郎', 'saburo@example.jp');
   ids.refunded = await sale({ last: '伊藤', first: '三郎', email: 'saburo@example.jp', userId: refunded }, { refunded: true });
-  ids.inProgress = await sale({ last: '伊藤', first: '三郎', email: 'saburo@example.jp', userId: refunded }, { status: 1 });
+  ids.inProgress = await sale(
+    { last: '伊藤', first: '三郎', email: 'saburo@example.jp', userId: refunded },
+    { status: SaleStatus.InProgress },
+  );
   admin = new TestClient(t.app, '10.61.0.1');
   await admin.login('names-admin@example.jp', 'names-admin-123');
 });

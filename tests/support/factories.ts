@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Em, Orm } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
-import { SaleStatus } from '../../src/modules/sales/index.ts';
+import { newOrderNumber, SaleStatus } from '../../src/modules/sales/index.ts';
 
 /**
  * Test data as the shop would hold it, with defaults a reader need not care about and overrides for
@@ -73,14 +73,17 @@ export interface SaleOverrides {
   refunded?: boolean;
 }
 
-/** A paid sale of `licenseId` (出力待ち unless told), as the CheckoutPaid handler would have recorded it. */
+/**
+ * A paid sale of `licenseId` (出力待ち unless told), with its order number, as the CheckoutPaid handler
+ * would have recorded it.
+ */
 export async function aSale(orm: Orm, licenseId: number, overrides: SaleOverrides = {}) {
   const paidAt = overrides.paidAt ? new Date(overrides.paidAt) : new Date();
   const [row] = await orm.em.fork().execute<{ id: number }[]>(
     `insert into sales (user_id, buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name,
        buyer_affiliation_other, license_id, license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at,
-       refunded_at, status, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, (select name from licenses where id = ?), ?, 'jpy', ?, ?, ?, ?, ?, now(), now())
+       refunded_at, status, order_number, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, (select name from licenses where id = ?), ?, 'jpy', ?, ?, ?, ?, ?, ?, now(), now())
      returning id`,
     [
       overrides.userId ?? null,
@@ -98,6 +101,7 @@ export async function aSale(orm: Orm, licenseId: number, overrides: SaleOverride
       paidAt,
       overrides.refunded ? paidAt : null,
       overrides.status ?? SaleStatus.AwaitingExport,
+      newOrderNumber(paidAt),
     ],
   );
   return row?.id as number;
