@@ -8,22 +8,39 @@
  * rearranging the text, another offset through Date.UTC — and anything else (BC years, `infinity`,
  * more digits) still goes through Date. Fractions beyond milliseconds are cut, as Date cuts them.
  */
-const PG_TIMESTAMP = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?([+-])(\d\d)(?::(\d\d))?$/;
+const PG_TIMESTAMP = /^([1-9]\d{3})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?([+-])(\d\d)(?::(\d\d))?$/;
 
 export function isoTime(value: Date | string): string {
   if (typeof value !== 'string') return value.toISOString();
   const m = PG_TIMESTAMP.exec(value);
   if (!m) return new Date(value).toISOString();
-  const [, year, month, day, hour, minute, second, fraction = '', sign, offsetHours, offsetMinutes] = m as unknown as string[];
-  const millis = `${fraction}000`.slice(0, 3);
+  const [, year, month, day, hour, minute, second, fraction = '', , offsetHours, offsetMinutes] = m as unknown as string[];
   if (offsetHours === '00' && (offsetMinutes === undefined || offsetMinutes === '00')) {
-    return `${year}-${month}-${day}T${hour}:${minute}:${second}.${millis}Z`;
+    return `${year}-${month}-${day}T${hour}:${minute}:${second}.${`${fraction}000`.slice(0, 3)}Z`;
   }
+  return new Date(fromMatch(m)).toISOString();
+}
+
+/** Milliseconds since the epoch (Date#getTime), read as isoTime reads: for comparing a row's times with now. */
+export function epochMs(value: Date | string): number {
+  if (typeof value !== 'string') return value.getTime();
+  const m = PG_TIMESTAMP.exec(value);
+  return m ? fromMatch(m) : new Date(value).getTime();
+}
+
+function fromMatch(m: RegExpExecArray): number {
+  const [, year, month, day, hour, minute, second, fraction = '', sign, offsetHours, offsetMinutes] = m as unknown as string[];
   const offset = (Number(offsetHours) * 60 + Number(offsetMinutes ?? 0)) * (sign === '-' ? -1 : 1);
-  const utc =
-    Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second), Number(millis)) -
-    offset * 60_000;
-  return new Date(utc).toISOString();
+  const local = Date.UTC(
+    Number(year),
+    Number(month) - 1,
+    Number(day),
+    Number(hour),
+    Number(minute),
+    Number(second),
+    Number(`${fraction}000`.slice(0, 3)),
+  );
+  return local - offset * 60_000;
 }
 
 /** isoTime, or null for no value. */

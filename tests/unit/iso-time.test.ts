@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoTime, isoTimeOrNull } from '../../src/lib/iso-time.ts';
+import { epochMs, isoTime, isoTimeOrNull } from '../../src/lib/iso-time.ts';
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
@@ -29,6 +29,7 @@ describe('isoTime', () => {
     fc.assert(
       fc.property(pgText, (text) => {
         expect(isoTime(text)).toBe(new Date(text).toISOString());
+        expect(epochMs(text)).toBe(new Date(text).getTime());
       }),
       { numRuns: 5_000 },
     );
@@ -41,6 +42,7 @@ describe('isoTime', () => {
     expect(isoTime('2026-11-26T03:25:18.548Z')).toBe('2026-11-26T03:25:18.548Z');
     expect(isoTime(new Date('2026-11-26T03:25:18.548Z'))).toBe('2026-11-26T03:25:18.548Z');
     expect(() => isoTime('infinity')).toThrow(RangeError);
+    expect(isoTime('0050-03-01 00:00:00+00')).toBe(new Date('0050-03-01 00:00:00+00').toISOString());
     expect(isoTimeOrNull(null)).toBeNull();
     expect(isoTimeOrNull('2026-01-01 00:00:00+00')).toBe('2026-01-01T00:00:00.000Z');
   });
