@@ -38,6 +38,26 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
   // Sentry is initialised (src/instrument.ts, `node --import`) before the app is built, or not at all.
   const sentry = Sentry.getClient() !== undefined;
 
+  // Hono's security headers, applied by the one middleware below (its own layer cost a dispatch).
+  const secure = secureHeaders({
+    strictTransportSecurity: 'max-age=31536000; includeSubDomains',
+    xFrameOptions: 'DENY',
+    xContentTypeOptions: 'nosniff',
+    referrerPolicy: 'strict-origin-when-cross-origin',
+    contentSecurityPolicy: {
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:', 'blob:'],
+      fontSrc: ["'self'", 'data:'],
+      connectSrc: ["'self'", ...(sentryOrigin ? [sentryOrigin] : [])],
+      objectSrc: ["'none'"],
+      baseUri: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+    },
+  });
+
   // Every request, in one middleware (each layer costs a closure, a promise and a dispatch; measured in
   // docs/decisions/0037-lean-requests.md):
   // - One request id from the browser to the job (src/lib/request-context.ts): the client's when safe,
@@ -45,6 +65,9 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
   //   (and, with Sentry on, tagged on its events and continuing its trace).
   // - An error answered before the whole body was read (413, 401 on a big upload, an 11th file…): the
   //   rest of the body is still on the wire, so the connection cannot carry another request.
+  // - Every security header (Hono's secureHeaders) and, on the API, `Cache-Control: no-store`; a request
+  //   that may have changed data answers once this process's caches have heard of it, so the client's
+  //   next request never sees what it just changed as it was.
   // - Its duration in the metrics and one log line (inside the request context: it carries the id).
   app.use((c, next) => {
     const started = performance.now();
@@ -67,7 +90,14 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
         });
     }
     return withRequestContext(context, async () => {
-      await inner();
+      await secure(c, inner);
+      const path = c.req.path;
+      if (path.startsWith('/api/') || path === '/api') {
+        // On the answer's own headers: `c.header()` after the handler would rebuild the whole response
+        // (a native Response and a stream of its body) just to add one header.
+        c.res.headers.set('Cache-Control', 'no-store');
+        if (c.req.method !== 'GET' && c.req.method !== 'HEAD') await deps.changes?.sync();
+      }
       const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;
       if (hasBody && c.res.status >= 400) c.res.headers.set('Connection', 'close');
       const seconds = (performance.now() - started) / 1000;
@@ -80,35 +110,6 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
         ms: Math.round(seconds * 1000),
       });
     });
-  });
-  app.use(
-    secureHeaders({
-      strictTransportSecurity: 'max-age=31536000; includeSubDomains',
-      xFrameOptions: 'DENY',
-      xContentTypeOptions: 'nosniff',
-      referrerPolicy: 'strict-origin-when-cross-origin',
-      contentSecurityPolicy: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:', 'blob:'],
-        fontSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'", ...(sentryOrigin ? [sentryOrigin] : [])],
-        objectSrc: ["'none'"],
-        baseUri: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-      },
-    }),
-  );
-  app.use('/api/*', async (c, next) => {
-    await next();
-    // On the answer's own headers: `c.header()` after the handler would rebuild the whole response
-    // (a native Response and a stream of its body) just to add one header.
-    c.res.headers.set('Cache-Control', 'no-store');
-    // A request that may have changed data answers once this process's caches have heard of it: the
-    // client's next request never sees what it just changed as it was.
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') await deps.changes?.sync();
   });
   const limitTo = (maxSize: number) =>
     bodyLimit({

@@ -54,7 +54,9 @@ const LICENSE = ':id{[0-9]+}';
 export const licenseRoutes = new Hono<AppEnv>()
   .get('/licenses', requireUser, async (c) => {
     const query = parseInput(ListQuery, c.req.query());
-    return c.json(await listLicenses(c.var.deps.orm, query, { includeHidden: isAdmin(signedInUser(c)) }, c.var.deps.changes));
+    // c.get, not c.var (which copies every variable into a new object): every member's first screen.
+    const { orm, changes } = c.get('deps');
+    return c.json(await listLicenses(orm, query, { includeHidden: isAdmin(signedInUser(c)) }, changes));
   })
   .post('/licenses/create/validate', requireAdmin, async (c) => {
     const form = await readLicenseForm(c);
