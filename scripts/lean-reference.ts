@@ -4,7 +4,8 @@
  * `GET /api/licenses` (a member's catalogue) and `GET /api/sales` (the administrators' sales list) by
  * sending PostgreSQL the very statements the shop sends for them with its caches off (SHOP_CACHES=off):
  * the session check of src/modules/accounts/session.ts, then the catalogue's one statement
- * (src/modules/licenses/service.ts) or the sales list's count and page (src/modules/sales/service.ts),
+ * (src/modules/licenses/service.ts) or the sales list's count, page and buyers as they are now
+ * (src/modules/sales/service.ts, currentBuyers of src/modules/accounts/service.ts),
  * as MikroORM sends them (parameters written into the text, the simple query protocol), and answering
  * byte for byte the shop's JSON. `npm run bench` checks the bodies are identical before it measures.
  *
@@ -151,34 +152,61 @@ const app = new Hono()
     const { rows } = await pool.query(
       `with page as (select s.id, s.paid_at from sales s  order by s.paid_at desc, s.id desc limit 20 offset 0)
          select s.id, s.order_number as "orderNumber", s.license_id as "licenseId", s.license_name as "licenseName", s.amount, s.currency, s.status,
-  s.paid_at as "paidAt", s.refunded_at as "refundedAt", s.receipt_url as "receiptUrl", s.buyer_first_name as "buyerFirstName",
+  s.paid_at as "paidAt", s.refunded_at as "refundedAt", s.refund_requested_at as "refundRequestedAt", s.receipt_url as "receiptUrl", s.buyer_first_name as "buyerFirstName",
   s.buyer_last_name as "buyerLastName", s.buyer_email as "buyerEmail", s.user_id as "userId",
   s.buyer_affiliation as "buyerAffiliation", s.buyer_affiliation_name as "buyerAffiliationName",
-  s.buyer_affiliation_other as "buyerAffiliationOther" from page join sales s on s.id = page.id order by page.paid_at desc, page.id desc`,
+  s.buyer_affiliation_other as "buyerAffiliationOther", s.buyer_gone as "buyerGone" from page join sales s on s.id = page.id order by page.paid_at desc, page.id desc`,
     );
+    // The buyers as they are now (one statement, the members' columns as one JSON value).
+    const userIds = [...new Set(rows.flatMap((s) => (s.userId ? [s.userId as string] : [])))];
+    const buyers = new Map<string, { email: string; lastName: string; firstName: string }>();
+    if (userIds.length > 0) {
+      const { rows: found } = await pool.query<{ columns: string | null }>(
+        `
+    select json_build_array(array_agg(id), array_agg(email), array_agg(last_name), array_agg(first_name),
+             array_agg(affiliation), array_agg(affiliation_name), array_agg(affiliation_other))::text as columns
+    from users where id = any(string_to_array($1, ','))`,
+        [userIds.join(',')],
+      );
+      const [ids, emails, lastNames, firstNames] = JSON.parse(found[0]?.columns ?? '[]') as string[][];
+      (ids ?? []).forEach((id, i) => {
+        buyers.set(id, {
+          email: emails?.[i] as string,
+          lastName: lastNames?.[i] as string,
+          firstName: firstNames?.[i] as string,
+        });
+      });
+    }
     const n = count.rows[0]?.n ?? 0;
     return c.json({
-      sales: rows.map((s) => ({
-        id: s.id,
-        order_number: s.orderNumber ?? null,
-        license_id: s.licenseId,
-        license_name: s.licenseName,
-        amount: s.amount,
-        currency: s.currency,
-        status: s.status,
-        status_label: ['出力待ち', '処理中', '登録済み'][s.status] ?? '',
-        paid_at: s.paidAt.toISOString(),
-        refunded_at: s.refundedAt ? s.refundedAt.toISOString() : null,
-        receipt_url: s.receiptUrl,
-        user: { first_name: s.buyerFirstName, last_name: s.buyerLastName, email: s.buyerEmail },
-        user_id: s.userId ?? null,
-        buyer_affiliation: s.buyerAffiliation,
-        buyer_affiliation_name: s.buyerAffiliationName,
-        buyer_affiliation_other: s.buyerAffiliationOther,
-        licenseId: s.licenseId,
-      })),
+      sales: rows.map((s) => {
+        const dto = {
+          id: s.id,
+          order_number: s.orderNumber ?? null,
+          license_id: s.licenseId,
+          license_name: s.licenseName,
+          amount: s.amount,
+          currency: s.currency,
+          status: s.status,
+          status_label: ['出力待ち', '処理中', '登録済み'][s.status] ?? '',
+          paid_at: s.paidAt.toISOString(),
+          refunded_at: s.refundedAt ? s.refundedAt.toISOString() : null,
+          refund_requested_at: s.refundRequestedAt && !s.refundedAt ? s.refundRequestedAt.toISOString() : null,
+          receipt_url: s.receiptUrl,
+          user: { first_name: s.buyerFirstName, last_name: s.buyerLastName, email: s.buyerEmail },
+          user_id: s.userId ?? null,
+          buyer_affiliation: s.buyerAffiliation,
+          buyer_affiliation_name: s.buyerAffiliationName,
+          buyer_affiliation_other: s.buyerAffiliationOther,
+          buyer_gone: s.buyerGone ?? null,
+          licenseId: s.licenseId,
+        };
+        const buyer = s.userId ? buyers.get(s.userId) : undefined;
+        return buyer ? { ...dto, user: { first_name: buyer.firstName, last_name: buyer.lastName, email: buyer.email } } : dto;
+      }),
       total: Math.min(n, 10_000),
       total_capped: n > 10_000,
+      members_capped: false,
       page: 1,
       per_page: 20,
     });
