@@ -1,5 +1,7 @@
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
 import {
+  type Compilable,
+  type CompiledQuery,
   DummyDriver,
   type Expression,
   type ExpressionBuilder,
@@ -79,4 +81,37 @@ export async function ping(em: SqlEntityManager): Promise<void> {
   await db(em)
     .selectNoFrom((eb) => eb.lit(1).as('alive'))
     .execute();
+}
+
+/** A compiled statement: what readQuery runs. */
+export interface Statement<R> extends Compilable<R> {
+  /** Its text and parameters as one string (a cache key for its rows). */
+  readonly key: string;
+}
+
+/**
+ * A typed query compiled once, its parameters bound per call: for the statements every request sends
+ * (the session check, the catalogue), where building and compiling a Kysely query each time would cost
+ * more CPU than the rest of the request's own work (docs/decisions/0037-lean-requests.md). `build` is
+ * called once with a stand-in for each argument; the stand-ins' places in the compiled parameters are
+ * where each call's values go. An argument must therefore reach the query as a plain parameter value
+ * (`where('s.token', '=', token)`, `limit(n)`), never shape it: a value that changes the text (a
+ * column choice, an optional condition) belongs in a separate prepared statement.
+ */
+export function prepared<A extends unknown[], R>(build: (...args: A) => Compilable<R>): (...args: A) => Statement<R> {
+  let compiled: CompiledQuery<R> | undefined;
+  let places: number[] = [];
+  return (...args: A) => {
+    if (!compiled) {
+      const standIns = args.map((_, i) => `\u0000prepared-argument-${i}\u0000`) as A;
+      compiled = build(...standIns).compile();
+      places = compiled.parameters.map((p) => (typeof p === 'string' ? standIns.indexOf(p as never) : -1));
+      const missing = standIns.filter((s) => !compiled?.parameters.includes(s));
+      if (missing.length) throw new Error(`prepared: an argument does not reach the statement as a parameter: ${compiled.sql}`);
+    }
+    const { sql: text, query, queryId } = compiled;
+    const parameters = compiled.parameters.map((p, i) => ((places[i] ?? -1) < 0 ? p : args[places[i] as number]));
+    const bound: CompiledQuery<R> = { sql: text, query, queryId, parameters };
+    return { compile: () => bound, key: JSON.stringify([text, parameters]) };
+  };
 }
