@@ -30,7 +30,6 @@ const LATER_PASS: Record<string, number> = {
   'src/modules/checkout/finding-acknowledgements.ts': 5,
   'src/modules/checkout/pending-konbini.ts': 4,
   'src/modules/licenses/service.ts': 15,
-  'src/modules/mail/service.ts': 31,
   'src/modules/sales/detail.ts': 5,
   'src/modules/sales/export/build.ts': 8,
   'src/modules/sales/export/query.ts': 12,
