@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { countAll, type DB, jsonb, db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { DomainEvent } from '../../events/contracts.ts';
 import type { Queues } from '../../events/queues.ts';
@@ -20,6 +22,9 @@ const MAX_ERROR_LENGTH = 2000;
  * claimant is taken for dead and the e-mail is sent again, with the same Message-ID.
  */
 export const CLAIM_LEASE_SECONDS = 120;
+
+/** The time before which a claim has run out of lease. */
+const leaseStart = () => sql<string>`now() - make_interval(secs => ${CLAIM_LEASE_SECONDS})`;
 
 /**
  * Another attempt claimed the delivery moments ago and may be talking to SMTP: try again once its
@@ -71,33 +76,59 @@ export async function sendOnce(
   message: MailMessage,
   options: { about?: string } = {},
 ): Promise<SendResult> {
-  const db = em.fork();
+  const db = kysely(em.fork());
   const messageId = mailer.messageIdFor(key);
-  const stored = event
-    ? JSON.stringify({ id: event.id, name: event.name, occurredAt: event.occurredAt, payload: event.payload })
-    : null;
-  await db.execute(
-    `insert into mail_deliveries (id, key, template, user_id, recipient, subject, status, attempts, message_id, event, about, created_at)
-     values (?, ?, ?, ?, ?, ?, 'sending', 0, ?, ?::jsonb, ?, now()) on conflict (key) do nothing`,
-    [randomUUID(), key, template, userId ?? null, message.to, message.subject, messageId, stored, options.about ?? null],
-  );
-  const claimed = await db.execute<{ id: string; attempts: number }[]>(
-    `update mail_deliveries
-     set status = 'sending', claimed_at = now(), attempts = attempts + 1, recipient = ?, subject = ?, message_id = ?,
-         event = coalesce(event, ?::jsonb)
-     where key = ? and status <> 'sent' and not permanent
-       and (status <> 'sending' or claimed_at is null or claimed_at < now() - make_interval(secs => ?))
-     returning id, attempts`,
-    [message.to, message.subject, messageId, stored, key, CLAIM_LEASE_SECONDS],
-  );
-  const row = claimed[0];
+  const stored = event ? jsonb({ id: event.id, name: event.name, occurredAt: event.occurredAt, payload: event.payload }) : null;
+  await db
+    .insertInto('mail_deliveries')
+    .values({
+      id: randomUUID(),
+      key,
+      template,
+      user_id: userId ?? null,
+      recipient: message.to,
+      subject: message.subject,
+      status: 'sending',
+      attempts: 0,
+      message_id: messageId,
+      event: stored,
+      about: options.about ?? null,
+      created_at: now(),
+    })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await db
+    .updateTable('mail_deliveries')
+    .set((eb) => ({
+      status: 'sending',
+      claimed_at: now(),
+      attempts: eb('attempts', '+', 1),
+      recipient: message.to,
+      subject: message.subject,
+      message_id: messageId,
+      // coalesce(event, null) is the event as it is: only a stored event fills a row without one.
+      ...(stored ? { event: eb.fn.coalesce('event', stored) } : {}),
+    }))
+    .where('key', '=', key)
+    .where('status', '<>', 'sent')
+    .where((eb) => eb.not(eb.ref('permanent')))
+    .where((eb) => eb.or([eb('status', '<>', 'sending'), eb('claimed_at', 'is', null), eb('claimed_at', '<', leaseStart())]))
+    .returning(['id', 'attempts'])
+    .executeTakeFirst();
   if (!row) {
-    const [current] = await db.execute<{ status: MailStatus; permanent: boolean; lease_left: number | null }[]>(
-      `select status, permanent,
-              extract(epoch from claimed_at + make_interval(secs => ?) - now())::float8 as lease_left
-       from mail_deliveries where key = ?`,
-      [CLAIM_LEASE_SECONDS, key],
-    );
+    const current = await db
+      .selectFrom('mail_deliveries')
+      .select((eb) => [
+        'status',
+        'permanent',
+        sql<
+          number | null
+        >`extract(epoch from ${eb.ref('claimed_at')} + make_interval(secs => ${CLAIM_LEASE_SECONDS}) - now())::float8`.as(
+          'lease_left',
+        ),
+      ])
+      .where('key', '=', key)
+      .executeTakeFirst();
     // Sent already, or refused for good (only an operator's resend sends it again).
     if (!current || current.status === 'sent' || current.permanent) return 'skipped';
     throw new MailInFlightError(key, Math.max(1_000, Math.ceil((current.lease_left ?? 0) * 1000) + 1_000));
@@ -112,11 +143,12 @@ export async function sendOnce(
     // attempt's claim is ended (`attempts` is its number): a later claim, made after this one ran out
     // of lease, is left to its own attempt.
     await db
-      .execute(
-        `update mail_deliveries set status = 'failed', permanent = ?, error = ?, failed_at = now(), claimed_at = null
-         where id = ? and status <> 'sent' and attempts = ?`,
-        [permanent, text, row.id, row.attempts],
-      )
+      .updateTable('mail_deliveries')
+      .set({ status: 'failed', permanent, error: text, failed_at: now(), claimed_at: null })
+      .where('id', '=', row.id)
+      .where('status', '<>', 'sent')
+      .where('attempts', '=', row.attempts)
+      .execute()
       .catch(() => undefined);
     if (permanent) {
       // An operator must act (check the address, resend): the ids to act on, never the address or name.
@@ -132,10 +164,11 @@ export async function sendOnce(
     throw error;
   }
   // If this fails (database gone), the claim goes stale and a later attempt sends the same e-mail again.
-  await db.execute(
-    `update mail_deliveries set status = 'sent', sent_at = now(), error = null, permanent = false, claimed_at = null where id = ?`,
-    [row.id],
-  );
+  await db
+    .updateTable('mail_deliveries')
+    .set({ status: 'sent', sent_at: now(), error: null, permanent: false, claimed_at: null })
+    .where('id', '=', row.id)
+    .execute();
   return 'sent';
 }
 
@@ -155,7 +188,21 @@ interface MailRow {
   created_at: Date | string;
 }
 
-const COLUMNS = `id, template, user_id, recipient, subject, status, permanent, attempts, error, message_id, sent_at, failed_at, created_at`;
+const COLUMNS = [
+  'id',
+  'template',
+  'user_id',
+  'recipient',
+  'subject',
+  'status',
+  'permanent',
+  'attempts',
+  'error',
+  'message_id',
+  'sent_at',
+  'failed_at',
+  'created_at',
+] as const;
 
 const iso = (date: Date | string | null) => (date ? new Date(date).toISOString() : null);
 
@@ -180,12 +227,22 @@ function mailDto(row: MailRow) {
 
 /** The e-mails sent (or tried) for one member, newest first. */
 export async function listMails(em: Em, userId: string, paging: { page: number; per_page: number }) {
-  const db = em.fork();
-  const [count] = await db.execute<{ n: number }[]>('select count(*)::int as n from mail_deliveries where user_id = ?', [userId]);
-  const rows = await db.execute<MailRow[]>(
-    `select ${COLUMNS} from mail_deliveries where user_id = ? order by created_at desc, id desc limit ? offset ?`,
-    [userId, paging.per_page, (paging.page - 1) * paging.per_page],
-  );
+  const db = kysely(em.fork());
+  const count = await db
+    .selectFrom('mail_deliveries')
+    .select((eb) => countAll(eb).as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  const rows = await db
+    .selectFrom('mail_deliveries')
+    .select(COLUMNS)
+    .$narrowType<{ status: MailStatus }>()
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(paging.per_page)
+    .offset((paging.page - 1) * paging.per_page)
+    .execute();
   return {
     mails: rows.map(mailDto),
     total: count?.n ?? 0,
@@ -197,11 +254,15 @@ export async function listMails(em: Em, userId: string, paging: { page: number; 
 /** The mails about these records (`sale:16`, `checkout:<uuid>`: what their senders named), oldest first. */
 export async function mailsAbout(em: Em, about: readonly string[], limit = 100) {
   if (!about.length) return [];
-  const rows = await em.execute<MailRow[]>(
-    `select ${COLUMNS} from mail_deliveries where about in (${about.map(() => '?').join(', ')})
-     order by created_at, id limit ?`,
-    [...about, limit],
-  );
+  const rows = await kysely(em)
+    .selectFrom('mail_deliveries')
+    .select(COLUMNS)
+    .$narrowType<{ status: MailStatus }>()
+    .where('about', 'in', about)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
   return rows.map(mailDto);
 }
 
@@ -212,24 +273,38 @@ export type MailListStatus = 'failed' | 'sending' | 'stuck';
  * dead and no other has claimed it since (a worker down, its job lost). An unclaimed row (just put on
  * record, or put back by a resend) is waiting for its job, not stuck.
  */
-const STUCK = `status = 'sending' and claimed_at < now() - make_interval(secs => ${CLAIM_LEASE_SECONDS})`;
-const WHERE: Record<MailListStatus, string> = { failed: `status = 'failed'`, sending: `status = 'sending'`, stuck: STUCK };
+const stuck = (eb: ExpressionBuilder<DB, 'mail_deliveries'>) =>
+  eb.and([eb('status', '=', 'sending'), eb('claimed_at', '<', leaseStart())]);
+const WHERE: Record<MailListStatus, (eb: ExpressionBuilder<DB, 'mail_deliveries'>) => Expression<SqlBool>> = {
+  failed: (eb) => eb('status', '=', 'failed'),
+  sending: (eb) => eb('status', '=', 'sending'),
+  stuck,
+};
 
 /**
  * Every e-mail in `status` (the failed-mail view: 'failed'; 'stuck': sending for longer than the claim
  * lease), newest first, with the member it is for.
  */
 export async function listMailsByStatus(orm: Orm, status: MailListStatus, paging: { page: number; per_page: number }) {
-  const db = orm.em.fork();
+  const db = kysely(orm.em.fork());
   // `status <> 'sent'` lets PostgreSQL use the partial index of unsent mails.
-  const [count] = await db.execute<{ n: number }[]>(
-    `select count(*)::int as n from mail_deliveries where status <> 'sent' and ${WHERE[status]}`,
-  );
-  const rows = await db.execute<MailRow[]>(
-    `select ${COLUMNS} from mail_deliveries where status <> 'sent' and ${WHERE[status]}
-     order by created_at desc, id desc limit ? offset ?`,
-    [paging.per_page, (paging.page - 1) * paging.per_page],
-  );
+  const count = await db
+    .selectFrom('mail_deliveries')
+    .select((eb) => countAll(eb).as('n'))
+    .where('status', '<>', 'sent')
+    .where(WHERE[status])
+    .executeTakeFirst();
+  const rows = await db
+    .selectFrom('mail_deliveries')
+    .select(COLUMNS)
+    .$narrowType<{ status: MailStatus }>()
+    .where('status', '<>', 'sent')
+    .where(WHERE[status])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(paging.per_page)
+    .offset((paging.page - 1) * paging.per_page)
+    .execute();
   return {
     mails: rows.map((row) => ({ ...mailDto(row), user_id: row.user_id })),
     total: count?.n ?? 0,
@@ -250,13 +325,26 @@ export async function listMailsByStatus(orm: Orm, status: MailListStatus, paging
  * than the claim lease: its process died mid-send).
  */
 export async function mailFigures(em: Em): Promise<{ failed: number; retrying: number; pending: number; stuck: number }> {
-  const [row] = await em.execute<{ failed: number; retrying: number; pending: number; stuck: number }[]>(
-    `select count(*) filter (where status = 'failed' and permanent)::int as failed,
-            count(*) filter (where status = 'failed' and not permanent)::int as retrying,
-            count(*) filter (where status = 'sending')::int as pending,
-            count(*) filter (where ${STUCK})::int as stuck
-       from mail_deliveries where status <> 'sent'`,
-  );
+  const row = await kysely(em)
+    .selectFrom('mail_deliveries')
+    .select((eb) => [
+      eb
+        .cast<number>(
+          eb.fn.countAll().filterWhere((f) => f.and([f('status', '=', 'failed'), f.ref('permanent')])),
+          'integer',
+        )
+        .as('failed'),
+      eb
+        .cast<number>(
+          eb.fn.countAll().filterWhere((f) => f.and([f('status', '=', 'failed'), f.not(f.ref('permanent'))])),
+          'integer',
+        )
+        .as('retrying'),
+      eb.cast<number>(eb.fn.countAll().filterWhere('status', '=', 'sending'), 'integer').as('pending'),
+      eb.cast<number>(eb.fn.countAll().filterWhere(stuck), 'integer').as('stuck'),
+    ])
+    .where('status', '<>', 'sent')
+    .executeTakeFirst();
   return { failed: row?.failed ?? 0, retrying: row?.retrying ?? 0, pending: row?.pending ?? 0, stuck: row?.stuck ?? 0 };
 }
 
@@ -274,12 +362,6 @@ export async function mailSummary(orm: Orm) {
 
 export const MAIL_NOT_FOUND = 'メールが見つかりませんでした。';
 
-interface ResendRow extends MailRow {
-  key: string;
-  event: DomainEvent | null;
-  stuck: boolean;
-}
-
 /**
  * An operator sends a failed e-mail — or one stuck in 'sending' past its claim lease — again: the
  * delivery is put back to 'sending' (unclaimed, no longer permanent), audited, and its event's job
@@ -288,11 +370,14 @@ interface ResendRow extends MailRow {
  * are skipped. Should Redis be unreachable, the row goes back to failed and the answer is 503.
  */
 export async function resendMail(deps: { orm: Orm; queues: Queues; log: Logger }, actor: Actor, id: string) {
-  const db = deps.orm.em.fork() as Em;
-  const [found] = await db.execute<ResendRow[]>(
-    `select ${COLUMNS}, key, event, (${STUCK}) as stuck from mail_deliveries where id = ?`,
-    [id],
-  );
+  const em = deps.orm.em.fork() as Em;
+  const db = kysely(em);
+  const found = await db
+    .selectFrom('mail_deliveries')
+    .select((eb) => [...COLUMNS, 'key', 'event', stuck(eb).as('stuck')])
+    .$narrowType<{ status: MailStatus; stuck: boolean }>()
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (!found) throw new AppError('not_found', MAIL_NOT_FOUND);
   if (found.status !== 'failed' && !found.stuck) {
     throw new AppError(
@@ -302,16 +387,19 @@ export async function resendMail(deps: { orm: Orm; queues: Queues; log: Logger }
   }
   // The event to run again: kept on the delivery; for an older row, the data of its job, if Redis has it.
   const eventId = found.key.split(':')[0] ?? '';
-  const job = found.event ? null : await deps.queues.mail.getJob(eventId).catch(() => undefined);
-  const event = found.event ?? (job?.data as DomainEvent | undefined) ?? null;
+  const stored = found.event as DomainEvent | null;
+  const job = stored ? null : await deps.queues.mail.getJob(eventId).catch(() => undefined);
+  const event = stored ?? (job?.data as DomainEvent | undefined) ?? null;
   if (!event) throw new AppError('conflict', 'このメールは送信の元になった記録が残っていないため、再送信できません。');
 
-  await db.transactional(async (tx) => {
-    const updated = await tx.execute<{ id: string }[]>(
-      `update mail_deliveries set status = 'sending', permanent = false, claimed_at = null
-       where id = ? and (status = 'failed' or (${STUCK})) returning id`,
-      [id],
-    );
+  await em.transactional(async (tx) => {
+    const updated = await kysely(tx)
+      .updateTable('mail_deliveries')
+      .set({ status: 'sending', permanent: false, claimed_at: null })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('status', '=', 'failed'), stuck(eb)]))
+      .returning('id')
+      .execute();
     if (!updated[0]) throw new AppError('conflict');
     recordAudit(tx, actor, {
       action: 'mail.resend',
@@ -334,13 +422,20 @@ export async function resendMail(deps: { orm: Orm; queues: Queues; log: Logger }
     // operator is told to try again.
     deps.log.warn('resend: could not enqueue the mail job', { mail: id, error: String(error) });
     await db
-      .execute(
-        `update mail_deliveries set status = 'failed', permanent = ? where id = ? and status = 'sending' and claimed_at is null`,
-        [found.permanent, id],
-      )
+      .updateTable('mail_deliveries')
+      .set({ status: 'failed', permanent: found.permanent })
+      .where('id', '=', id)
+      .where('status', '=', 'sending')
+      .where('claimed_at', 'is', null)
+      .execute()
       .catch(() => undefined);
     throw new AppError('unavailable', 'ただいま再送信できません。しばらく時間をおいてから再度お試しください。');
   }
-  const [after] = await db.execute<MailRow[]>(`select ${COLUMNS} from mail_deliveries where id = ?`, [id]);
+  const after = await db
+    .selectFrom('mail_deliveries')
+    .select(COLUMNS)
+    .$narrowType<{ status: MailStatus }>()
+    .where('id', '=', id)
+    .executeTakeFirst();
   return { mail: { ...mailDto(after as MailRow), user_id: after?.user_id ?? null } };
 }

@@ -1,5 +1,6 @@
 // The build of an export's file by the `exports` worker: query stream → encoder → file, with its
 // progress and heartbeat saved as it goes, and its outcome recorded.
+import { db, now } from '../../../db/kysely.ts';
 import type { Em } from '../../../db/orm.ts';
 import { AppError } from '../../../http/errors.ts';
 import type { Logger } from '../../../lib/logger.ts';
@@ -36,11 +37,19 @@ export async function buildExport(
   // The sales it holds from now on (a batch's were frozen at its creation).
   const span = await spanOf(em, source);
   row.totalRows = span.count;
-  await em.execute(
-    `update exports set state = 'running', error = null, row_count = 0, total_rows = ?, started_at = now(),
-       heartbeat_at = now(), finished_at = null where id = ?`,
-    [row.totalRows ?? null, exportId],
-  );
+  await db(em)
+    .updateTable('exports')
+    .set({
+      state: 'running',
+      error: null,
+      row_count: 0,
+      total_rows: row.totalRows ?? null,
+      started_at: now(),
+      heartbeat_at: now(),
+      finished_at: null,
+    })
+    .where('id', '=', exportId)
+    .execute();
   const key = exportFileKey(exportId);
   const file = openExportFile(files, key, exportContentType(row.encoding));
   let sha256: string;
@@ -56,7 +65,7 @@ export async function buildExport(
       if (count - reported >= PROGRESS_EVERY || Date.now() - beat >= HEARTBEAT_MS) {
         reported = count;
         beat = Date.now();
-        await em.execute('update exports set row_count = ?, heartbeat_at = now() where id = ?', [count, exportId]);
+        await db(em).updateTable('exports').set({ row_count: count, heartbeat_at: now() }).where('id', '=', exportId).execute();
       }
     }
     sha256 = await file.finish();
@@ -64,20 +73,30 @@ export async function buildExport(
     await file.abort(error);
     if (error instanceof AppError) {
       // The sales themselves refuse the file (a character CP932 cannot hold): no retry can help.
-      await em.execute("update exports set state = 'failed', error = ?, finished_at = now() where id = ?", [
-        error.message,
-        exportId,
-      ]);
+      await db(em)
+        .updateTable('exports')
+        .set({ state: 'failed', error: error.message, finished_at: now() })
+        .where('id', '=', exportId)
+        .execute();
       return 'done';
     }
     await recordFailedAttempt(em, exportId, error, log);
     throw error;
   }
-  await em.execute(
-    `update exports set state = 'done', row_count = ?, total_rows = ?, file_name = ?, sha256 = ?, finished_at = now(),
-       last_error = null, last_error_at = null where id = ?`,
-    [count, count, key, sha256, exportId],
-  );
+  await db(em)
+    .updateTable('exports')
+    .set({
+      state: 'done',
+      row_count: count,
+      total_rows: count,
+      file_name: key,
+      sha256,
+      finished_at: now(),
+      last_error: null,
+      last_error_at: null,
+    })
+    .where('id', '=', exportId)
+    .execute();
   return 'done';
 }
 
@@ -91,11 +110,12 @@ async function recordFailedAttempt(em: Em, exportId: string, error: unknown, log
   const reason = `CSVを作成できませんでした: ${error instanceof Error ? error.message : String(error)}`.slice(0, 2000);
   log?.warn('export attempt failed; the job will be retried', { export: exportId, error: reason });
   try {
-    await em.fork().execute(
-      `update exports set state = 'queued', last_error = ?, last_error_at = now(), heartbeat_at = null
-         where id = ? and state = 'running'`,
-      [reason, exportId],
-    );
+    await db(em.fork())
+      .updateTable('exports')
+      .set({ state: 'queued', last_error: reason, last_error_at: now(), heartbeat_at: null })
+      .where('id', '=', exportId)
+      .where('state', '=', 'running')
+      .execute();
   } catch (recordError) {
     log?.warn('could not record the failed export attempt', { export: exportId, error: String(recordError) });
   }

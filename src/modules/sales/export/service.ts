@@ -2,6 +2,8 @@
 // (complete) and 再実行 (retry). The file itself is built by the worker (build.ts).
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
+import { type SqlBool, sql } from 'kysely';
+import { countAll, db, now } from '../../../db/kysely.ts';
 import type { Em, Orm } from '../../../db/orm.ts';
 import { recordEvent, transact } from '../../../events/outbox.ts';
 import { AppError, validationError } from '../../../http/errors.ts';
@@ -19,6 +21,18 @@ import { keyOfExportFile } from './file.ts';
 import { findUnmappable, unmappableError } from './preflight.ts';
 
 const EXPORT_NOT_FOUND = 'エクスポートが見つかりませんでした。';
+
+/**
+ * salesWhere's text (`where …` with `?` placeholders, on `sales as s`) as a condition of a builder
+ * query, its parameters sent as parameters. A bridge only: the typed salesFilter replaces it.
+ */
+function salesWhereText(where: { sql: string; params: unknown[] }) {
+  const [first = '', ...rest] = where.sql.replace(/^where /, '').split('?');
+  return sql<SqlBool>`(${sql.raw(first)}${sql.join(
+    rest.map((part, i) => sql`${where.params[i]}${sql.raw(part)}`),
+    sql.raw(''),
+  )})`;
+}
 
 export function exportDto(row: Export, openCount?: number) {
   return {
@@ -99,14 +113,21 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
     if (request.batch) {
       await tx.flush();
       const where = salesWhere(await resolveSearch(tx, { ...filter, status: SaleStatus.AwaitingExport }));
-      const frozen = await tx.execute<{ sale_id: number }[]>(
-        `with moved as (
-           update sales s set status = ?, batch_id = ?, updated_at = now()
-           ${where.sql} and s.refunded_at is null and s.batch_id is null
-           returning s.id)
-         insert into export_sales (export_id, sale_id) select ?, id from moved returning sale_id`,
-        [SaleStatus.InProgress, created.id, ...where.params, created.id],
-      );
+      const frozen = await db(tx)
+        .with('moved', (q) =>
+          q
+            .updateTable('sales as s')
+            .set({ status: SaleStatus.InProgress, batch_id: created.id, updated_at: now() })
+            .where(salesWhereText(where))
+            .where('s.refunded_at', 'is', null)
+            .where('s.batch_id', 'is', null)
+            .returning('s.id'),
+        )
+        .insertInto('export_sales')
+        .columns(['export_id', 'sale_id'])
+        .expression((eb) => eb.selectFrom('moved').select([eb.cast<string>(eb.val(created.id), 'uuid').as('export_id'), 'id']))
+        .returning('sale_id')
+        .execute();
       if (request.expectedCount !== undefined && frozen.length !== request.expectedCount) {
         throw countChanged(frozen.length, request.expectedCount);
       }
@@ -170,11 +191,14 @@ export async function listExports(orm: Orm, page: number, perPage: number) {
 /** How many sales of each open batch are still 処理中 (through sales_batch_id_index). */
 async function openCounts(em: Em, batchIds: string[]): Promise<Map<string, number>> {
   if (!batchIds.length) return new Map();
-  const rows = await em.execute<{ batch_id: string; n: number }[]>(
-    'select batch_id, count(*)::int as n from sales where batch_id in (?) and status = ? group by 1',
-    [batchIds, SaleStatus.InProgress],
-  );
-  return new Map(rows.map((row) => [row.batch_id, row.n]));
+  const rows = await db(em)
+    .selectFrom('sales')
+    .select((eb) => ['batch_id', countAll(eb).as('n')])
+    .where('batch_id', 'in', batchIds)
+    .where('status', '=', SaleStatus.InProgress)
+    .groupBy('batch_id')
+    .execute();
+  return new Map(rows.map((row) => [row.batch_id as string, row.n]));
 }
 
 /** A finished export's file, byte-identical every time; each download is audited. */
@@ -216,11 +240,14 @@ export async function completeBatch(orm: Orm, actor: Actor, id: string) {
     if (!row.batch) throw validationError({ batch: ['一括処理（バッチ）のエクスポートではありません。'] });
     if (row.completedAt) throw new AppError('conflict', 'このバッチは既に登録済みにしました。');
     if (row.state !== 'done') throw new AppError('conflict', 'CSVの作成が終わってから登録済みにしてください。');
-    const moved = await tx.execute<{ id: number }[]>(
-      `update sales set status = ?, batch_id = null, updated_at = now()
-       where batch_id = ? and status = ? and refunded_at is null returning id`,
-      [SaleStatus.Registered, id, SaleStatus.InProgress],
-    );
+    const moved = await db(tx)
+      .updateTable('sales')
+      .set({ status: SaleStatus.Registered, batch_id: null, updated_at: now() })
+      .where('batch_id', '=', id)
+      .where('status', '=', SaleStatus.InProgress)
+      .where('refunded_at', 'is', null)
+      .returning('id')
+      .execute();
     const saleIds = moved.map((r) => r.id).sort((a, b) => a - b);
     if (saleIds.length) {
       await recordStatusMove(tx, { from: SaleStatus.InProgress, to: SaleStatus.Registered, actorId: actor.id, saleIds });

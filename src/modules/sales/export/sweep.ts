@@ -1,5 +1,6 @@
 // Exports whose job died or gave up: failed with a Japanese reason, their unfinished writes discarded,
 // and those still queued past the grace period requested again (the sweeper's part of the sales module).
+import { db, millisecondsAgo, now } from '../../../db/kysely.ts';
 import type { Em } from '../../../db/orm.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { FileStore } from '../../../storage/file-store.ts';
@@ -27,10 +28,12 @@ export async function markExportFailed(
   exportId: string,
   reason = EXPORT_GAVE_UP,
 ): Promise<void> {
-  await ctx.em.execute(
-    "update exports set state = 'failed', error = ?, finished_at = now() where id = ? and state in ('queued', 'running')",
-    [reason, exportId],
-  );
+  await db(ctx.em)
+    .updateTable('exports')
+    .set({ state: 'failed', error: reason, finished_at: now() })
+    .where('id', '=', exportId)
+    .where('state', 'in', ['queued', 'running'])
+    .execute();
   await ctx.afterCommit(() => discardUnfinished(ctx.files, (id) => id === exportId));
 }
 
@@ -41,14 +44,16 @@ export async function markExportFailed(
  * ExportRequested delivered (again).
  */
 export async function sweepExports(ctx: SweepContextOfExports) {
-  const stale = await ctx.em.execute<{ id: string }[]>(
-    `update exports set state = 'failed', error = ?, finished_at = now()
-     where state = 'running' and coalesce(heartbeat_at, started_at, created_at) < now() - (? * interval '1 millisecond')
-     returning id`,
-    [EXPORT_INTERRUPTED, ctx.graceMs],
-  );
+  const exports = db(ctx.em);
+  const stale = await exports
+    .updateTable('exports')
+    .set({ state: 'failed', error: EXPORT_INTERRUPTED, finished_at: now() })
+    .where('state', '=', 'running')
+    .where((eb) => eb(eb.fn.coalesce('heartbeat_at', 'started_at', 'created_at'), '<', millisecondsAgo(ctx.graceMs)))
+    .returning('id')
+    .execute();
   if (stale.length) ctx.log.warn('exports without a live job marked failed', { exports: stale.map((r) => r.id) });
-  const running = await ctx.em.execute<{ id: string }[]>("select id from exports where state = 'running'");
+  const running = await exports.selectFrom('exports').select('id').where('state', '=', 'running').execute();
   const live = new Set(running.map((r) => r.id));
   const failedNow = new Set(stale.map((r) => r.id));
   // A write of an export not running: left by a dead job. One younger than the grace period may belong
@@ -61,10 +66,13 @@ export async function sweepExports(ctx: SweepContextOfExports) {
     );
     if (removed) ctx.log.info('unfinished files of stopped exports discarded', { removed });
   });
-  const queued = await ctx.em.execute<{ id: string }[]>(
-    `select id from exports where state = 'queued' and created_at < now() - (? * interval '1 millisecond')
-     order by created_at limit 100`,
-    [ctx.graceMs],
-  );
+  const queued = await exports
+    .selectFrom('exports')
+    .select('id')
+    .where('state', '=', 'queued')
+    .where('created_at', '<', millisecondsAgo(ctx.graceMs))
+    .orderBy('created_at')
+    .limit(100)
+    .execute();
   return queued.map((r) => ({ name: 'ExportRequested' as const, payload: { exportId: r.id } }));
 }
