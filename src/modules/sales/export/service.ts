@@ -2,6 +2,7 @@
 // (complete) and 再実行 (retry). The file itself is built by the worker (build.ts).
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
+import { whereAsText } from '../../../db/kysely.ts';
 import type { Em, Orm } from '../../../db/orm.ts';
 import { recordEvent, transact } from '../../../events/outbox.ts';
 import { AppError, validationError } from '../../../http/errors.ts';
@@ -12,7 +13,7 @@ import { type Actor, recordAudit } from '../../audit/index.ts';
 import { findLicenseForSale } from '../../licenses/index.ts';
 import { Export } from '../entities/export.entity.ts';
 import { SaleStatus } from '../entities/sale.entity.ts';
-import { countChanged, resolveSearch, type SalesFilter, salesWhere } from '../service.ts';
+import { countChanged, resolveSearch, type SalesFilter, salesFilter } from '../service.ts';
 import { recordStatusMove } from '../status-moves.ts';
 import { type ExportEncoding, exportContentType } from './encoding.ts';
 import { keyOfExportFile } from './file.ts';
@@ -98,7 +99,10 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
     });
     if (request.batch) {
       await tx.flush();
-      const where = salesWhere(await resolveSearch(tx, { ...filter, status: SaleStatus.AwaitingExport }));
+      const where = whereAsText(
+        'sales as s',
+        salesFilter(await resolveSearch(tx, { ...filter, status: SaleStatus.AwaitingExport })),
+      );
       const frozen = await tx.execute<{ sale_id: number }[]>(
         `with moved as (
            update sales s set status = ?, batch_id = ?, updated_at = now()
