@@ -31,13 +31,9 @@ const LATER_PASS: Record<string, number> = {
   'src/modules/checkout/pending-konbini.ts': 4,
   'src/modules/licenses/service.ts': 15,
   'src/modules/mail/service.ts': 31,
-  'src/modules/sales/detail.ts': 5,
   'src/modules/sales/export/build.ts': 8,
   'src/modules/sales/export/service.ts': 8,
   'src/modules/sales/export/sweep.ts': 7,
-  'src/modules/sales/license-counts.ts': 2,
-  'src/modules/sales/refund.ts': 2,
-  'src/modules/sales/with-order-numbers.ts': 1,
 };
 
 /** The marked exceptions: advisory locks, pg_notify and LISTEN, catalogue reads, one set-returning function. */
