@@ -320,10 +320,11 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
   const filter = await resolveSearch(em, asked);
   // An audit entry's sales are a short-lived question: its id list is not worth a cache entry.
   const changes = filter.saleIds ? undefined : feed;
-  const where = salesCondition(filter);
   const cap = filter.q ? SEARCH_COUNT_CAP : COUNT_CAP;
-  const countQuery = compiled(
-    queries
+  const question = JSON.stringify(filter);
+  const countQuery = listStatement(`count ${question}`, () => {
+    const where = salesCondition(filter);
+    return queries
       .selectFrom((eb) =>
         eb
           .selectFrom('sales as s')
@@ -332,8 +333,8 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
           .limit(cap + 1)
           .as('capped'),
       )
-      .select((eb) => countAll(eb).as('n')),
-  );
+      .select((eb) => countAll(eb).as('n'));
+  });
   // Counting is most of a list's cost: a total is kept until the sales change (change notices).
   // The administrators' busiest screen: its statements go straight on the pool (db/orm.ts readQuery, decision 0037).
   const [count] = await cached(listTotals(changes), countQuery.key, () => readQuery(orm, countQuery));
@@ -344,9 +345,9 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
   const pageKey = JSON.stringify([countQuery.key, page, perPage]);
   const start = firstOfPage?.peek(pageKey);
   const since = firstOfPage?.since() ?? 0;
-  const sales: SaleView[] = await readQuery(
-    orm,
-    queries
+  const pageQuery = listStatement(`page ${page} ${perPage} ${start} ${question}`, () => {
+    const where = salesCondition(filter);
+    return queries
       .with('page', (db) => {
         const ids = db
           .selectFrom('sales as s')
@@ -370,8 +371,9 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
       .innerJoin('sales as s', 's.id', 'page.id')
       .select(SALE_VIEW_COLUMNS)
       .orderBy('page.paid_at', 'desc')
-      .orderBy('page.id', 'desc'),
-  );
+      .orderBy('page.id', 'desc');
+  });
+  const sales: SaleView[] = await readQuery(orm, pageQuery);
   const first = sales[0]?.id;
   if (start === undefined && first !== undefined) firstOfPage?.set(pageKey, first, since);
   const n = count?.n ?? 0;
@@ -386,10 +388,31 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
   };
 }
 
-/** A query compiled once: run by readQuery, and its text and parameters as a cache key. */
-function compiled<R>(query: Compilable<R>): Compilable<R> & { key: string } {
-  const done = query.compile();
-  return { compile: () => done, key: JSON.stringify([done.sql, done.parameters]) };
+/** A compiled statement of the list, and its text and parameters as one string (a cache key). */
+interface ListStatement<R> extends Compilable<R> {
+  key: string;
+}
+
+/**
+ * The list's statements, compiled once per question (filter, page, keyset start): building and
+ * compiling a typed query costs the list more CPU than the rest of its own work (decision 0037), and
+ * the same questions — the first page, a licence's sales — come again and again. A few hundred kept;
+ * a long question (an audit entry's ids, a name matching many members) is compiled every time.
+ */
+const listStatements = new Map<string, ListStatement<unknown>>();
+const MAX_LIST_STATEMENTS = 500;
+const MAX_QUESTION_LENGTH = 2_000;
+
+function listStatement<R>(question: string, build: () => Compilable<R>): ListStatement<R> {
+  const kept = listStatements.get(question) as ListStatement<R> | undefined;
+  if (kept) return kept;
+  const compiled = build().compile();
+  const statement: ListStatement<R> = { compile: () => compiled, key: JSON.stringify([compiled.sql, compiled.parameters]) };
+  if (question.length <= MAX_QUESTION_LENGTH) {
+    if (listStatements.size >= MAX_LIST_STATEMENTS) listStatements.clear();
+    listStatements.set(question, statement);
+  }
+  return statement;
 }
 
 /**
