@@ -3,13 +3,11 @@ import {
   type Compilable,
   type CompiledQuery,
   DummyDriver,
-  type Expression,
   type ExpressionBuilder,
   Kysely,
   PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
-  type SqlBool,
   sql,
 } from 'kysely';
 import type { DB, Json } from './schema.ts';
@@ -48,10 +46,7 @@ export const jsonb = (value: unknown) => sql<Json>`${JSON.stringify(value)}::jso
 export const japanDayStart = (date: string) => sql<string>`(${date}::date)::timestamp at time zone 'Asia/Tokyo'`;
 export const japanDayAfter = (date: string) => sql<string>`((${date}::date + 1)::timestamp at time zone 'Asia/Tokyo')`;
 
-/**
- * A Kysely that only compiles (never connects): for typed queries run by readQuery (src/db/orm.ts)
- * straight on the pool, and for SQL handed to code still written with text.
- */
+/** A Kysely that only compiles (never connects): for typed queries run by readQuery (src/db/orm.ts) straight on the pool. */
 export const queries: Db = new Kysely<DB>({
   dialect: {
     createAdapter: () => new PostgresAdapter(),
@@ -60,21 +55,6 @@ export const queries: Db = new Kysely<DB>({
     createQueryCompiler: () => new PostgresQueryCompiler(),
   },
 });
-
-/**
- * A typed condition on `table as alias` as `{ sql: 'where …', params }` with `?` placeholders, for
- * queries still written as text (em.execute): a bridge while they move to the builder.
- */
-export function whereAsText<T extends keyof DB & string, A extends string>(
-  table: `${T} as ${A}`,
-  where: (eb: ExpressionBuilder<DB & { [K in A]: DB[T] }, A>) => Expression<SqlBool>,
-): { sql: string; params: unknown[] } {
-  // biome-ignore lint/suspicious/noExplicitAny: the alias is checked by the signature above
-  const compiled = (queries.selectFrom(table as any) as any).select(sql.lit(1).as('one')).where(where).compile();
-  const text: string = compiled.sql;
-  const at = text.indexOf(' where ');
-  return { sql: at < 0 ? '' : text.slice(at + 1).replace(/\$\d+/g, '?'), params: [...compiled.parameters] };
-}
 
 /** The cheapest question to the database (readiness, start-up): throws when it does not answer. */
 export async function ping(em: SqlEntityManager): Promise<void> {

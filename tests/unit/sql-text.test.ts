@@ -30,13 +30,6 @@ const LATER_PASS: Record<string, number> = {
   'src/modules/checkout/finding-acknowledgements.ts': 5,
   'src/modules/checkout/pending-konbini.ts': 4,
   'src/modules/licenses/service.ts': 15,
-  'src/modules/sales/detail.ts': 5,
-  'src/modules/sales/export/query.ts': 12,
-  'src/modules/sales/license-counts.ts': 2,
-  'src/modules/sales/refund.ts': 2,
-  'src/modules/sales/service.ts': 37,
-  'src/modules/sales/summary.ts': 7,
-  'src/modules/sales/with-order-numbers.ts': 1,
 };
 
 /** The marked exceptions: advisory locks, pg_notify and LISTEN, catalogue reads, one set-returning function. */

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { AppError } from '../../http/errors.ts';
 import { AFFILIATIONS, findBuyer } from '../accounts/index.ts';
@@ -28,12 +30,17 @@ export const refundStateOf = (sale: Pick<Sale, 'refundedAt' | 'refundRequestedAt
  */
 export async function wasExported(em: Em, sale: Pick<Sale, 'id' | 'status' | 'batchId'>): Promise<boolean> {
   if (sale.status !== SaleStatus.AwaitingExport || sale.batchId) return true;
-  const [row] = await em.execute<{ n: number }[]>(
-    `select (exists (select 1 from export_sales where sale_id = ?)
-         or exists (select 1 from sale_status_move_sales where sale_id = ?))::int as n`,
-    [sale.id, sale.id],
-  );
-  return Boolean(row?.n);
+  const row = await kysely(em)
+    .selectNoFrom((eb) =>
+      eb
+        .or([
+          eb.exists(eb.selectFrom('export_sales').select(sql.lit(1).as('one')).where('sale_id', '=', sale.id)),
+          eb.exists(eb.selectFrom('sale_status_move_sales').select(sql.lit(1).as('one')).where('sale_id', '=', sale.id)),
+        ])
+        .as('exported'),
+    )
+    .executeTakeFirst();
+  return Boolean(row?.exported);
 }
 
 const affiliationLabel = (code: number | null) => (code ? ((AFFILIATIONS as Record<number, string>)[code] ?? '') : '');
@@ -67,12 +74,14 @@ interface HistoryItem {
  */
 async function historyOf(em: Em, sale: Sale): Promise<HistoryItem[]> {
   const [moves, entries] = await Promise.all([
-    em.execute<{ from_status: number; to_status: number; actor_id: string; created_at: Date | string }[]>(
-      `select m.from_status, m.to_status, m.actor_id, m.created_at
-         from sale_status_move_sales ms join sale_status_moves m on m.id = ms.move_id
-        where ms.sale_id = ? order by m.created_at, m.id`,
-      [sale.id],
-    ),
+    kysely(em)
+      .selectFrom('sale_status_move_sales as ms')
+      .innerJoin('sale_status_moves as m', 'm.id', 'ms.move_id')
+      .select(['m.from_status', 'm.to_status', 'm.actor_id', 'm.created_at'])
+      .where('ms.sale_id', '=', sale.id)
+      .orderBy('m.created_at')
+      .orderBy('m.id')
+      .execute(),
     auditEntriesOfSale(em, sale.id),
   ]);
   const used = new Set<string>();

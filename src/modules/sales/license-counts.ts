@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
+import { countAll, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin } from '../../http/guards.ts';
@@ -22,12 +23,19 @@ const countsCache = (changes: ChangeFeed | undefined) =>
  */
 export function salesCountsByLicense(orm: Orm, changes?: ChangeFeed): Promise<LicenseSalesCount[]> {
   return cached(countsCache(changes), 'all', async () => {
-    const em = orm.em.fork() as Em;
+    const db = kysely(orm.em.fork() as Em);
     const [all, refunded] = await Promise.all([
-      em.execute<{ license_id: number; n: number }[]>('select license_id, count(*)::int as n from sales group by license_id'),
-      em.execute<{ license_id: number; n: number }[]>(
-        'select license_id, count(*)::int as n from sales where refunded_at is not null group by license_id',
-      ),
+      db
+        .selectFrom('sales')
+        .select((eb) => ['license_id', countAll(eb).as('n')])
+        .groupBy('license_id')
+        .execute(),
+      db
+        .selectFrom('sales')
+        .select((eb) => ['license_id', countAll(eb).as('n')])
+        .where('refunded_at', 'is not', null)
+        .groupBy('license_id')
+        .execute(),
     ]);
     const refunds = new Map(refunded.map((row) => [row.license_id, row.n]));
     return all

@@ -1,6 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import Stripe from 'stripe';
 import * as v from 'valibot';
+import { now as dbNow, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -126,11 +127,14 @@ export async function requestRefund(
 /** Stripe did not take the refund: the request recorded a moment ago is withdrawn (and that is audited). */
 async function withdraw(orm: Orm, actor: Actor, saleId: number, requestedAt: Date, why: 'refused' | 'unavailable') {
   await transact(orm.em as Em, async (tx) => {
-    const withdrawn = await tx.execute<{ id: number }[]>(
-      `update sales set refund_requested_at = null, refund_requested_by = null, refund_reason = null, updated_at = now()
-       where id = ? and refund_requested_at = ? and refunded_at is null returning id`,
-      [saleId, requestedAt],
-    );
+    const withdrawn = await kysely(tx)
+      .updateTable('sales')
+      .set({ refund_requested_at: null, refund_requested_by: null, refund_reason: null, updated_at: dbNow() })
+      .where('id', '=', saleId)
+      .where('refund_requested_at', '=', requestedAt.toISOString())
+      .where('refunded_at', 'is', null)
+      .returning('id')
+      .execute();
     if (!withdrawn.length) return;
     recordAudit(tx, actor, {
       action: 'sale.refund.failed',

@@ -1,7 +1,11 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { type Compilable, type Expression, type ExpressionBuilder, expressionBuilder, type SqlBool, sql } from 'kysely';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
-import { COUNT_CAP, personSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
-import { type Em, type Orm, readRows } from '../../db/orm.ts';
+import { countAll, type DB, japanDayAfter, japanDayStart, db as kysely, now, queries } from '../../db/kysely.ts';
+import { COUNT_CAP, SEARCH_COUNT_CAP } from '../../db/like.ts';
+import { type Em, type Orm, readQuery } from '../../db/orm.ts';
+import { personSearchWhere } from '../../db/person-search.ts';
+import type { Sales } from '../../db/schema.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -85,7 +89,7 @@ export async function markRefunded(em: Em, refund: EventPayload<'PaymentRefunded
   });
 }
 
-/** What the API shows of a sale: an entity, or a row read with SALE_VIEW_COLUMNS. */
+/** What the API shows of a sale: an entity, or a row read with SALE_VIEW_COLUMNS (timestamps as text). */
 export type SaleView = Pick<
   Sale,
   | 'id'
@@ -94,10 +98,6 @@ export type SaleView = Pick<
   | 'licenseName'
   | 'amount'
   | 'currency'
-  | 'status'
-  | 'paidAt'
-  | 'refundedAt'
-  | 'refundRequestedAt'
   | 'receiptUrl'
   | 'buyerFirstName'
   | 'buyerLastName'
@@ -106,15 +106,36 @@ export type SaleView = Pick<
   | 'buyerAffiliation'
   | 'buyerAffiliationName'
   | 'buyerAffiliationOther'
-  | 'buyerGone'
->;
+> & {
+  status: number;
+  paidAt: Date | string;
+  refundedAt?: Date | string | null;
+  refundRequestedAt?: Date | string | null;
+  buyerGone?: string | null;
+};
 
 /** The list reads these columns straight into SaleView (hydrating entities cost more than the query). */
-const SALE_VIEW_COLUMNS = `s.id, s.order_number as "orderNumber", s.license_id as "licenseId", s.license_name as "licenseName", s.amount, s.currency, s.status,
-  s.paid_at as "paidAt", s.refunded_at as "refundedAt", s.refund_requested_at as "refundRequestedAt", s.receipt_url as "receiptUrl", s.buyer_first_name as "buyerFirstName",
-  s.buyer_last_name as "buyerLastName", s.buyer_email as "buyerEmail", s.user_id as "userId",
-  s.buyer_affiliation as "buyerAffiliation", s.buyer_affiliation_name as "buyerAffiliationName",
-  s.buyer_affiliation_other as "buyerAffiliationOther", s.buyer_gone as "buyerGone"`;
+const SALE_VIEW_COLUMNS = [
+  's.id',
+  's.order_number as orderNumber',
+  's.license_id as licenseId',
+  's.license_name as licenseName',
+  's.amount',
+  's.currency',
+  's.status',
+  's.paid_at as paidAt',
+  's.refunded_at as refundedAt',
+  's.refund_requested_at as refundRequestedAt',
+  's.receipt_url as receiptUrl',
+  's.buyer_first_name as buyerFirstName',
+  's.buyer_last_name as buyerLastName',
+  's.buyer_email as buyerEmail',
+  's.user_id as userId',
+  's.buyer_affiliation as buyerAffiliation',
+  's.buyer_affiliation_name as buyerAffiliationName',
+  's.buyer_affiliation_other as buyerAffiliationOther',
+  's.buyer_gone as buyerGone',
+] as const;
 
 export function saleDto(sale: SaleView) {
   return {
@@ -196,7 +217,7 @@ async function withAuditedSales(em: Em, filter: SalesFilter): Promise<SalesFilte
 }
 
 /**
- * The filter with what salesWhere cannot look up itself: an audit entry's sales, and the members a
+ * The filter with what salesFilter cannot look up itself: an audit entry's sales, and the members a
  * name or e-mail search matches as they are now (at most MEMBER_MATCH_CAP; `membersCapped` says when
  * more matched). Every reader of the list's search resolves it, so the list, its counters, status
  * moves and the CSV agree.
@@ -208,60 +229,83 @@ export async function resolveSearch(em: Em, asked: SalesFilter): Promise<SalesFi
   return { ...filter, members: found.ids, membersCapped: found.capped };
 }
 
-/** The WHERE of the administrators' sales list, of status moves by search and of the export. */
-export function salesWhere(filter: SalesFilter & { exportable?: boolean }): { sql: string; params: unknown[] } {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  if (filter.licenseId) {
-    clauses.push('s.license_id = ?');
-    params.push(filter.licenseId);
-  }
+/** A condition on `sales as s`. */
+export type SalesEb = ExpressionBuilder<DB & { s: Sales }, 's'>;
+export type SalesWhereFilter = SalesFilter & { exportable?: boolean };
+
+/** `ref` is one of `ids`: one parameter however many (an audited move may name 20,000 sales). */
+export const oneOfIds = (ref: Expression<number>, ids: readonly number[]) =>
+  sql<SqlBool>`${ref} = any(string_to_array(${ids.join(',')}, ',')::bigint[])`;
+
+/**
+ * The conditions of the administrators' sales list, of status moves by search, of the counts, the
+ * summary and the export, on `sales as s` — none when the filter says nothing. salesFilter ANDs them.
+ */
+export function salesConditions(eb: SalesEb, filter: SalesWhereFilter): Expression<SqlBool>[] {
+  const clauses: Expression<SqlBool>[] = [];
+  if (filter.licenseId) clauses.push(eb('s.license_id', '=', filter.licenseId));
   if (filter.status !== undefined) {
     // 出力待ち, 処理中 and 登録済み are the states of sales that stand: a refunded one is 返金済み only.
-    clauses.push('s.status = ? and s.refunded_at is null');
-    params.push(filter.status);
+    clauses.push(eb('s.status', '=', filter.status), eb('s.refunded_at', 'is', null));
   }
-  if (filter.refunded) clauses.push('s.refunded_at is not null');
+  if (filter.refunded) clauses.push(eb('s.refunded_at', 'is not', null));
   if (filter.exportable) {
     // A sale whose refund is under way (返金手続き中) is not sent to the training system either.
-    clauses.push('s.status in (?, ?) and s.refunded_at is null and s.refund_requested_at is null');
-    params.push(SaleStatus.AwaitingExport, SaleStatus.InProgress);
+    clauses.push(
+      eb('s.status', 'in', [SaleStatus.AwaitingExport, SaleStatus.InProgress]),
+      eb('s.refunded_at', 'is', null),
+      eb('s.refund_requested_at', 'is', null),
+    );
   }
-  if (filter.saleIds) {
-    // One parameter however many (an audited move may name 20,000 sales).
-    clauses.push("s.id = any(string_to_array(?, ',')::bigint[])");
-    params.push(filter.saleIds.join(','));
-  }
+  if (filter.saleIds) clauses.push(oneOfIds(eb.ref('s.id'), filter.saleIds));
   // An order number (any case, with or without hyphens) is looked up exactly, through its unique index.
   const orderNumber = filter.q ? parseOrderNumber(filter.q) : null;
-  if (orderNumber) {
-    clauses.push('s.order_number = ?');
-    params.push(orderNumber);
-  }
+  if (orderNumber) clauses.push(eb('s.order_number', '=', orderNumber));
   const search =
     filter.q && !orderNumber
-      ? personSearch(filter.q, { nameKey: 's.buyer_name_key', firstKey: 's.buyer_first_key', email: 's.buyer_email' })
+      ? personSearchWhere(eb, filter.q, {
+          nameKey: eb.ref('s.buyer_name_key'),
+          firstKey: eb.ref('s.buyer_first_key'),
+          email: eb.ref('s.buyer_email'),
+        })
       : null;
   if (search && filter.members) {
     // The member as they are now (the CSV's name): their sales through sales_user_id_index; the
     // purchase-time snapshot only for sales whose member is gone.
-    clauses.push(`(s.user_id = any(string_to_array(?, ',')) or (s.user_id is null and ${search.sql}))`);
-    params.push(filter.members.join(','), ...search.params);
+    clauses.push(
+      eb.or([
+        sql<SqlBool>`${eb.ref('s.user_id')} = any(string_to_array(${filter.members.join(',')}, ','))`,
+        eb.and([eb('s.user_id', 'is', null), search]),
+      ]),
+    );
   } else if (search) {
     // 姓, 名, 「姓 名」, 「姓名」 (any width) or the e-mail.
-    clauses.push(search.sql);
-    params.push(...search.params);
+    clauses.push(search);
   }
   // Dates are Japan dates: a whole day from 00:00 JST.
-  if (filter.paidFrom) {
-    clauses.push("s.paid_at >= (?::date)::timestamp at time zone 'Asia/Tokyo'");
-    params.push(filter.paidFrom);
-  }
-  if (filter.paidTo) {
-    clauses.push("s.paid_at < ((?::date + 1)::timestamp at time zone 'Asia/Tokyo')");
-    params.push(filter.paidTo);
-  }
-  return { sql: clauses.length ? `where ${clauses.join(' and ')}` : '', params };
+  if (filter.paidFrom) clauses.push(eb('s.paid_at', '>=', japanDayStart(filter.paidFrom)));
+  if (filter.paidTo) clauses.push(eb('s.paid_at', '<', japanDayAfter(filter.paidTo)));
+  return clauses;
+}
+
+/**
+ * The typed filter of the administrators' sales list, of status moves by search, of the counts, the
+ * summary and the export: `.where(salesFilter(filter))` on `sales as s` (issue 22: no SQL text).
+ */
+export function salesFilter(filter: SalesWhereFilter) {
+  return (eb: SalesEb): Expression<SqlBool> => eb.and(salesConditions(eb, filter));
+}
+
+/** An ExpressionBuilder on `sales as s` outside any query, for conditions built before it. */
+const salesEb: SalesEb = expressionBuilder<DB & { s: Sales }, 's'>();
+
+/**
+ * salesFilter as one condition, or undefined when the filter says nothing: for the queries that must
+ * then have no WHERE at all (the whole list, its counts) rather than `where 1 = 1`.
+ */
+function salesCondition(filter: SalesWhereFilter): Expression<SqlBool> | undefined {
+  const conditions = salesConditions(salesEb, filter);
+  return conditions.length ? salesEb.and(conditions) : undefined;
 }
 
 const listTotals = (changes: ChangeFeed | undefined) =>
@@ -276,35 +320,60 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
   const filter = await resolveSearch(em, asked);
   // An audit entry's sales are a short-lived question: its id list is not worth a cache entry.
   const changes = filter.saleIds ? undefined : feed;
-  const where = salesWhere(filter);
   const cap = filter.q ? SEARCH_COUNT_CAP : COUNT_CAP;
-  const countQuery = {
-    sql: `select count(*)::int as n from (select 1 from sales s ${where.sql} limit ${cap + 1}) capped`,
-    params: where.params,
-  };
+  const question = JSON.stringify(filter);
+  const countQuery = listStatement(`count ${question}`, () => {
+    const where = salesCondition(filter);
+    return queries
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('sales as s')
+          .select(sql.lit(1).as('one'))
+          .$if(where !== undefined, (q) => q.where(where as Expression<SqlBool>))
+          .limit(cap + 1)
+          .as('capped'),
+      )
+      .select((eb) => countAll(eb).as('n'));
+  });
   // Counting is most of a list's cost: a total is kept until the sales change (change notices).
-  // The administrators' busiest screen: its statements go straight on the pool (db/orm.ts readRows, decision 0037).
-  const [count] = await cached(listTotals(changes), JSON.stringify(countQuery), () =>
-    readRows<{ n: number }>(orm, countQuery.sql, countQuery.params),
-  );
+  // The administrators' busiest screen: its statements go straight on the pool (db/orm.ts readQuery, decision 0037).
+  const [count] = await cached(listTotals(changes), countQuery.key, () => readQuery(orm, countQuery));
   // The page's ids first — an index-only walk however deep the page — then the rows of those 20. A
   // deeper page's first sale is remembered until the sales change: from there the page is a keyset
   // walk of 20 entries, not of every entry before it.
   const firstOfPage = page > 1 ? pageStarts(changes) : undefined;
-  const pageKey = JSON.stringify([where, page, perPage]);
+  const pageKey = JSON.stringify([countQuery.key, page, perPage]);
   const start = firstOfPage?.peek(pageKey);
   const since = firstOfPage?.since() ?? 0;
-  const sales = await readRows<SaleView>(
-    orm,
-    start === undefined
-      ? `with page as (select s.id, s.paid_at from sales s ${where.sql} order by s.paid_at desc, s.id desc limit ? offset ?)
-         select ${SALE_VIEW_COLUMNS} from page join sales s on s.id = page.id order by page.paid_at desc, page.id desc`
-      : `with page as (select s.id, s.paid_at from sales s ${where.sql ? `${where.sql} and` : 'where'}
-           (s.paid_at, s.id) <= (select f.paid_at, f.id from sales f where f.id = ?)
-           order by s.paid_at desc, s.id desc limit ?)
-         select ${SALE_VIEW_COLUMNS} from page join sales s on s.id = page.id order by page.paid_at desc, page.id desc`,
-    start === undefined ? [...where.params, perPage, (page - 1) * perPage] : [...where.params, start, perPage],
-  );
+  const pageQuery = listStatement(`page ${page} ${perPage} ${start} ${question}`, () => {
+    const where = salesCondition(filter);
+    return queries
+      .with('page', (db) => {
+        const ids = db
+          .selectFrom('sales as s')
+          .select(['s.id', 's.paid_at'])
+          .$if(where !== undefined, (q) => q.where(where as Expression<SqlBool>))
+          .orderBy('s.paid_at', 'desc')
+          .orderBy('s.id', 'desc')
+          .limit(perPage);
+        return start === undefined
+          ? ids.offset((page - 1) * perPage)
+          : ids.where(
+              (eb) =>
+                // The keyset: a row comparison, which the builder has no operator for.
+                sql<SqlBool>`(${eb.ref('s.paid_at')}, ${eb.ref('s.id')}) <= ${eb
+                  .selectFrom('sales as f')
+                  .select(['f.paid_at', 'f.id'])
+                  .where('f.id', '=', start)}`,
+            );
+      })
+      .selectFrom('page')
+      .innerJoin('sales as s', 's.id', 'page.id')
+      .select(SALE_VIEW_COLUMNS)
+      .orderBy('page.paid_at', 'desc')
+      .orderBy('page.id', 'desc');
+  });
+  const sales: SaleView[] = await readQuery(orm, pageQuery);
   const first = sales[0]?.id;
   if (start === undefined && first !== undefined) firstOfPage?.set(pageKey, first, since);
   const n = count?.n ?? 0;
@@ -317,6 +386,33 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
     page,
     per_page: perPage,
   };
+}
+
+/** A compiled statement of the list, and its text and parameters as one string (a cache key). */
+interface ListStatement<R> extends Compilable<R> {
+  key: string;
+}
+
+/**
+ * The list's statements, compiled once per question (filter, page, keyset start): building and
+ * compiling a typed query costs the list more CPU than the rest of its own work (decision 0037), and
+ * the same questions — the first page, a licence's sales — come again and again. A few hundred kept;
+ * a long question (an audit entry's ids, a name matching many members) is compiled every time.
+ */
+const listStatements = new Map<string, ListStatement<unknown>>();
+const MAX_LIST_STATEMENTS = 500;
+const MAX_QUESTION_LENGTH = 2_000;
+
+function listStatement<R>(question: string, build: () => Compilable<R>): ListStatement<R> {
+  const kept = listStatements.get(question) as ListStatement<R> | undefined;
+  if (kept) return kept;
+  const compiled = build().compile();
+  const statement: ListStatement<R> = { compile: () => compiled, key: JSON.stringify([compiled.sql, compiled.parameters]) };
+  if (question.length <= MAX_QUESTION_LENGTH) {
+    if (listStatements.size >= MAX_LIST_STATEMENTS) listStatements.clear();
+    listStatements.set(question, statement);
+  }
+  return statement;
 }
 
 /**
@@ -336,14 +432,16 @@ async function withCurrentBuyers(em: Em, sales: SaleView[]) {
 /** How many sales of the search are in each state: 出力待ち, 処理中, 登録済み (refunded ones apart). */
 export async function salesCounts(orm: Orm, asked: Omit<SalesFilter, 'status'>) {
   const em = orm.em.fork() as Em;
-  const where = salesWhere(await resolveSearch(em, asked));
+  const where = salesCondition(await resolveSearch(em, asked));
   // `exportable`: not refunded and no refund under way (返金手続き中) — what a CSV would write.
-  const rows = await em.execute<{ status: SaleStatus; refunded: boolean; exportable: boolean; n: number }[]>(
-    `select s.status, s.refunded_at is not null as refunded,
-            s.refunded_at is null and s.refund_requested_at is null as exportable, count(*)::int as n
-       from sales s ${where.sql} group by 1, 2, 3`,
-    where.params,
-  );
+  const refunded = (eb: SalesEb) => eb('s.refunded_at', 'is not', null);
+  const exportable = (eb: SalesEb) => eb.and([eb('s.refunded_at', 'is', null), eb('s.refund_requested_at', 'is', null)]);
+  const rows = await kysely(em)
+    .selectFrom('sales as s')
+    .select((eb) => ['s.status', refunded(eb).as('refunded'), exportable(eb).as('exportable'), countAll(eb).as('n')])
+    .$if(where !== undefined, (q) => q.where(where as Expression<SqlBool>))
+    .groupBy((eb) => ['s.status', refunded(eb), exportable(eb)])
+    .execute();
   const counts = { awaiting: 0, in_progress: 0, registered: 0, refunded: 0, export_awaiting: 0, export_in_progress: 0 };
   for (const row of rows) {
     if (row.refunded) counts.refunded += row.n;
@@ -371,11 +469,11 @@ export interface StatusMove {
 async function moveLocked(tx: Em, ids: number[], to: SaleStatus): Promise<Sale[]> {
   if (ids.length === 0) return [];
   // Leaving 処理中 forward or back takes a sale out of its open batch.
-  await tx.execute(
-    `update sales set status = ?, updated_at = now(), batch_id = case when ?::int = ? then batch_id end
-     where id in (?)`,
-    [to, to, SaleStatus.InProgress, ids],
-  );
+  await kysely(tx)
+    .updateTable('sales as s')
+    .set({ status: to, updated_at: now(), ...(to === SaleStatus.InProgress ? {} : { batch_id: null }) })
+    .where((eb) => oneOfIds(eb.ref('s.id'), ids))
+    .execute();
   return tx.find(Sale, { id: { $in: ids } }, { orderBy: { id: 'asc' }, refresh: true });
 }
 
@@ -387,12 +485,17 @@ async function moveLocked(tx: Em, ids: number[], to: SaleStatus): Promise<Sale[]
 export async function advanceStatus(orm: Orm, actor: { id: string; email: string }, input: StatusMove) {
   const from = input.status === SaleStatus.Registered ? SaleStatus.InProgress : SaleStatus.AwaitingExport;
   return transact(orm.em as Em, async (tx) => {
-    const where = salesWhere(await resolveSearch(tx, { ...input.filter, licenseId: input.licenseId, status: from }));
-    const chosen = input.saleIds ? 'and s.id in (?)' : '';
-    const rows = await tx.execute<{ id: number }[]>(
-      `select s.id from sales s ${where.sql} and s.refunded_at is null ${chosen} order by s.id for update`,
-      input.saleIds ? [...where.params, input.saleIds] : where.params,
-    );
+    const filter = await resolveSearch(tx, { ...input.filter, licenseId: input.licenseId, status: from });
+    const chosen = input.saleIds;
+    const rows = await kysely(tx)
+      .selectFrom('sales as s')
+      .select('s.id')
+      .where(salesFilter(filter))
+      .where('s.refunded_at', 'is', null)
+      .$if(chosen !== undefined, (q) => q.where('s.id', 'in', chosen ?? []))
+      .orderBy('s.id')
+      .forUpdate()
+      .execute();
     if (input.expectedCount !== undefined && rows.length !== input.expectedCount) {
       throw countChanged(rows.length, input.expectedCount);
     }
@@ -400,10 +503,14 @@ export async function advanceStatus(orm: Orm, actor: { id: string; email: string
     // The batches these sales leave: one with no 処理中 sale left is finished (its CSV was registered).
     const batches =
       input.status === SaleStatus.Registered && ids.length
-        ? await tx.execute<{ batch_id: string }[]>(
-            'select distinct batch_id from sales where id in (?) and batch_id is not null',
-            [ids],
-          )
+        ? await kysely(tx)
+            .selectFrom('sales as s')
+            .select('s.batch_id')
+            .distinct()
+            .where((eb) => oneOfIds(eb.ref('s.id'), ids))
+            .where('s.batch_id', 'is not', null)
+            .$narrowType<{ batch_id: string }>()
+            .execute()
         : [];
     const sales = await moveLocked(tx, ids, input.status);
     if (batches.length)
@@ -432,12 +539,25 @@ export async function advanceStatus(orm: Orm, actor: { id: string; email: string
  * 「登録済みにする」 had been pressed (completed_at, by whom): the history then offers nothing more.
  */
 async function closeFinishedBatches(tx: Em, actor: { email: string }, batchIds: string[]) {
-  await tx.execute(
-    `update exports e set completed_at = now(), completed_by = ?
-      where e.id in (?) and e.batch and e.completed_at is null and e.state = 'done'
-        and not exists (select 1 from sales s where s.batch_id = e.id and s.status = ?)`,
-    [actor.email, batchIds, SaleStatus.InProgress],
-  );
+  await kysely(tx)
+    .updateTable('exports as e')
+    .set({ completed_at: now(), completed_by: actor.email })
+    .where('e.id', 'in', batchIds)
+    .where((eb) => eb.ref('e.batch'))
+    .where('e.completed_at', 'is', null)
+    .where('e.state', '=', 'done')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('sales as s')
+            .select(sql.lit(1).as('one'))
+            .whereRef('s.batch_id', '=', 'e.id')
+            .where('s.status', '=', SaleStatus.InProgress),
+        ),
+      ),
+    )
+    .execute();
 }
 
 /** The set an administrator confirmed is not the set that would move: nothing moved (409 with the actual count). */
@@ -456,12 +576,13 @@ export function countChanged(actual: number, expected: number) {
  */
 export async function revertStatus(orm: Orm, actor: { id: string; email: string }, input: { saleIds: number[]; reason: string }) {
   return transact(orm.em as Em, async (tx) => {
-    const rows = await tx.execute<
-      { id: number; status: SaleStatus; refunded: boolean; license_id: number; order_number: string | null }[]
-    >(
-      'select id, status, refunded_at is not null as refunded, license_id, order_number from sales where id in (?) order by id for update',
-      [input.saleIds],
-    );
+    const rows = await kysely(tx)
+      .selectFrom('sales')
+      .select((eb) => ['id', 'status', eb('refunded_at', 'is not', null).as('refunded'), 'license_id', 'order_number'])
+      .where('id', 'in', input.saleIds)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
     const found = new Map(rows.map((r) => [r.id, r]));
     const stuck = input.saleIds.filter((id) => {
       const row = found.get(id);
@@ -523,12 +644,17 @@ export interface Holding {
  * only `licenseId` when given (POST /api/licenses/stripe's 409).
  */
 export async function holdingsOf(em: Em, userId: string, licenseId?: number): Promise<Holding[]> {
-  const rows = await em.execute<{ id: number; license_id: number; order_number: string | null; paid_at: Date }[]>(
-    `select distinct on (license_id) id, license_id, order_number, paid_at from sales
-      where user_id = ? and refunded_at is null ${licenseId === undefined ? '' : 'and license_id = ?'}
-      order by license_id, paid_at desc, id desc`,
-    licenseId === undefined ? [userId] : [userId, licenseId],
-  );
+  const rows = await kysely(em)
+    .selectFrom('sales')
+    .distinctOn('license_id')
+    .select(['id', 'license_id', 'order_number', 'paid_at'])
+    .where('user_id', '=', userId)
+    .where('refunded_at', 'is', null)
+    .$if(licenseId !== undefined, (q) => q.where('license_id', '=', licenseId as number))
+    .orderBy('license_id')
+    .orderBy('paid_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
   return rows.map((row) => ({
     saleId: row.id,
     licenseId: row.license_id,
@@ -541,10 +667,11 @@ export async function holdingsOf(em: Em, userId: string, licenseId?: number): Pr
 export async function saleOfOrderNumber(em: Em, text: string): Promise<{ id: number; stripeSessionId: string } | null> {
   const orderNumber = parseOrderNumber(text);
   if (!orderNumber) return null;
-  const [row] = await em.execute<{ id: number; stripe_session_id: string }[]>(
-    'select id, stripe_session_id from sales where order_number = ?',
-    [orderNumber],
-  );
+  const row = await kysely(em)
+    .selectFrom('sales')
+    .select(['id', 'stripe_session_id'])
+    .where('order_number', '=', orderNumber)
+    .executeTakeFirst();
   return row ? { id: row.id, stripeSessionId: row.stripe_session_id } : null;
 }
 

@@ -1,5 +1,6 @@
 import iconv from 'iconv-lite';
 import * as v from 'valibot';
+import { countAll, japanDayAfter, japanDayStart, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { rules } from '../../http/validate.ts';
@@ -7,7 +8,7 @@ import { CP932, contentDisposition, csvHeader, csvRecord, replaceUnmappable } fr
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { licenseNames } from '../licenses/index.ts';
 import { includedTax } from './receipt-pdf.ts';
-import { salesWhere } from './service.ts';
+import { type SalesEb, salesFilter } from './service.ts';
 
 /**
  * 売上集計 (docs/decisions/0033-sales-summary.md). A period is whole Japan days, both ends included,
@@ -101,6 +102,10 @@ interface GroupRow {
   name: string;
 }
 
+/** Per licence and price: how many sales, and the licence's name as the sales recorded it. */
+const groupColumns = (eb: SalesEb) =>
+  ['s.license_id', 's.amount', countAll(eb).as('n'), eb.fn.max('s.license_name').as('name')] as const;
+
 /**
  * The totals of a period. Two grouped range scans — sales by paid_at (sales_paid_at_index), sales by
  * refunded_at (sales_refunded_at_index, refunded sales only) — grouped by licence and price, so each
@@ -108,20 +113,19 @@ interface GroupRow {
  */
 export async function salesSummary(orm: Orm, period: Period): Promise<SalesSummary> {
   const em = orm.em.fork() as Em;
-  const paidWhere = salesWhere({ paidFrom: period.from, paidTo: period.to });
-  const paid = await em.execute<GroupRow[]>(
-    `select s.license_id, s.amount, count(*)::int as n, max(s.license_name) as name
-     from sales s ${paidWhere.sql} group by s.license_id, s.amount`,
-    paidWhere.params,
-  );
-  const refunded = await em.execute<GroupRow[]>(
-    `select s.license_id, s.amount, count(*)::int as n, max(s.license_name) as name
-     from sales s
-     where s.refunded_at >= (?::date)::timestamp at time zone 'Asia/Tokyo'
-       and s.refunded_at < ((?::date + 1)::timestamp at time zone 'Asia/Tokyo')
-     group by s.license_id, s.amount`,
-    [period.from, period.to],
-  );
+  const paid: GroupRow[] = await kysely(em)
+    .selectFrom('sales as s')
+    .select(groupColumns)
+    .where(salesFilter({ paidFrom: period.from, paidTo: period.to }))
+    .groupBy(['s.license_id', 's.amount'])
+    .execute();
+  const refunded: GroupRow[] = await kysely(em)
+    .selectFrom('sales as s')
+    .select(groupColumns)
+    .where('s.refunded_at', '>=', japanDayStart(period.from))
+    .where('s.refunded_at', '<', japanDayAfter(period.to))
+    .groupBy(['s.license_id', 's.amount'])
+    .execute();
 
   const byLicense = new Map<number, LicenseTotals>();
   const totalsOf = (row: GroupRow) => {

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { db as kysely } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 
 /**
@@ -10,10 +12,12 @@ export async function withOrderNumbers<T extends { sale_id: number }>(
 ): Promise<(T & { order_number: string | null })[]> {
   const ids = [...new Set(rows.map((row) => row.sale_id))];
   const found = ids.length
-    ? await em.execute<{ id: number; order_number: string | null }[]>(
-        "select id, order_number from sales where id = any(string_to_array(?, ',')::int[])",
-        [ids.join(',')],
-      )
+    ? await kysely(em)
+        .selectFrom('sales')
+        .select(['id', 'order_number'])
+        // One parameter however many.
+        .where((eb) => sql<boolean>`${eb.ref('id')} = any(string_to_array(${ids.join(',')}, ',')::int[])`)
+        .execute()
     : [];
   const numbers = new Map(found.map((row) => [row.id, row.order_number]));
   return rows.map((row) => ({ ...row, order_number: numbers.get(row.sale_id) ?? null }));

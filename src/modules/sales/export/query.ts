@@ -1,8 +1,10 @@
 // The query stream: an export's sales read in id ranges (keyset), several at once, with their buyers'
 // current details from the accounts module (the purchase-time snapshot once a member is deleted).
+import { sql } from 'kysely';
+import { countAll, db as kysely } from '../../../db/kysely.ts';
 import type { Em } from '../../../db/orm.ts';
 import { currentBuyers } from '../../accounts/index.ts';
-import { type SalesFilter, salesWhere } from '../service.ts';
+import { oneOfIds, type SalesFilter, salesFilter } from '../service.ts';
 import type { RecordBatch } from './columns.ts';
 import { type BuyerDetails, buyerCells } from './rows.ts';
 
@@ -40,17 +42,18 @@ export interface Span {
 
 /** The span of an export's sales (a batch's frozen ones, or those its filters match now). */
 export async function spanOf(em: Em, source: ExportSource): Promise<Span> {
-  const query =
+  const span =
     'batchId' in source
-      ? { sql: 'from export_sales e where e.export_id = ?', id: 'e.sale_id', params: [source.batchId] }
-      : (() => {
-          const where = salesWhere({ ...source.filter, exportable: true });
-          return { sql: `from sales s ${where.sql}`, id: 's.id', params: where.params };
-        })();
-  const [span] = await em.execute<{ count: number; first: number | null; last: number | null }[]>(
-    `select count(*)::int as count, min(${query.id}) as first, max(${query.id}) as last ${query.sql}`,
-    query.params,
-  );
+      ? await kysely(em)
+          .selectFrom('export_sales as e')
+          .select((eb) => [countAll(eb).as('count'), eb.fn.min('e.sale_id').as('first'), eb.fn.max('e.sale_id').as('last')])
+          .where('e.export_id', '=', source.batchId)
+          .executeTakeFirst()
+      : await kysely(em)
+          .selectFrom('sales as s')
+          .select((eb) => [countAll(eb).as('count'), eb.fn.min('s.id').as('first'), eb.fn.max('s.id').as('last')])
+          .where(salesFilter({ ...source.filter, exportable: true }))
+          .executeTakeFirst();
   return { count: span?.count ?? 0, first: Number(span?.first ?? 0), last: Number(span?.last ?? 0) };
 }
 
@@ -72,28 +75,34 @@ function* rangesOf(span: Span): Generator<IdRange> {
  * the purchase-time snapshot only where the member is gone.
  */
 async function pageOf(em: Em, source: ExportSource, range: IdRange): Promise<SalesPage> {
+  const db = kysely(em);
   const page =
     'batchId' in source
-      ? {
-          sql: `select s.id, s.user_id, s.license_name, s.paid_at from export_sales e join sales s on s.id = e.sale_id
-                where e.export_id = ? and e.sale_id > ? and e.sale_id <= ? order by e.sale_id limit ${PAGE_LIMIT}`,
-          params: [source.batchId, range.after, range.upTo],
-        }
-      : (() => {
-          const where = salesWhere({ ...source.filter, exportable: true });
-          return {
-            sql: `select s.id, s.user_id, s.license_name, s.paid_at from sales s
-                  ${where.sql ? `${where.sql} and` : 'where'} s.id > ? and s.id <= ? order by s.id limit ${PAGE_LIMIT}`,
-            params: [...where.params, range.after, range.upTo],
-          };
-        })();
+      ? db
+          .selectFrom('export_sales as e')
+          .innerJoin('sales as s', 's.id', 'e.sale_id')
+          .select(['s.id', 's.user_id', 's.license_name', 's.paid_at'])
+          .where('e.export_id', '=', source.batchId)
+          .where('e.sale_id', '>', range.after)
+          .where('e.sale_id', '<=', range.upTo)
+          .orderBy('e.sale_id')
+          .limit(PAGE_LIMIT)
+      : db
+          .selectFrom('sales as s')
+          .select(['s.id', 's.user_id', 's.license_name', 's.paid_at'])
+          .where(salesFilter({ ...source.filter, exportable: true }))
+          .where('s.id', '>', range.after)
+          .where('s.id', '<=', range.upTo)
+          .orderBy('s.id')
+          .limit(PAGE_LIMIT);
   // JSON writes a timestamp as ISO 8601 whatever the session's DateStyle: no Date per row in Node.
-  const [result] = await em.execute<{ page: string | null }[]>(
-    `select json_build_array(array_agg(p.id), array_agg(p.user_id), array_agg(p.license_name),
-       array_agg(p.paid_at at time zone 'Asia/Tokyo'))::text as page
-     from (${page.sql}) p`,
-    page.params,
-  );
+  const result = await db
+    .selectFrom(page.as('p'))
+    .select((eb) =>
+      sql<string | null>`json_build_array(array_agg(${eb.ref('p.id')}), array_agg(${eb.ref('p.user_id')}),
+        array_agg(${eb.ref('p.license_name')}), array_agg(${eb.ref('p.paid_at')} at time zone 'Asia/Tokyo'))::text`.as('page'),
+    )
+    .executeTakeFirst();
   const [ids, userIds, licenseNames, paidAt] = JSON.parse(result?.page ?? '[]') as [
     number[] | null,
     (string | null)[] | null,
@@ -118,12 +127,19 @@ function sortedPage(page: SalesPage): SalesPage {
 
 /** The purchase-time snapshots of sales whose member is gone. */
 async function snapshotsOf(em: Em, saleIds: number[], groupName: string): Promise<Map<number, string[]>> {
-  const rows = await em.execute<(BuyerDetails & { id: number })[]>(
-    `select id, buyer_email as "email", buyer_last_name as "lastName", buyer_first_name as "firstName",
-       buyer_affiliation as "affiliation", buyer_affiliation_name as "affiliationName", buyer_affiliation_other as "affiliationOther"
-     from sales where id = any(string_to_array(?, ',')::bigint[])`,
-    [saleIds.join(',')],
-  );
+  const rows: (BuyerDetails & { id: number })[] = await kysely(em)
+    .selectFrom('sales as s')
+    .select([
+      's.id',
+      's.buyer_email as email',
+      's.buyer_last_name as lastName',
+      's.buyer_first_name as firstName',
+      's.buyer_affiliation as affiliation',
+      's.buyer_affiliation_name as affiliationName',
+      's.buyer_affiliation_other as affiliationOther',
+    ])
+    .where((eb) => oneOfIds(eb.ref('s.id'), saleIds))
+    .execute();
   return new Map(rows.map((row) => [Number(row.id), buyerCells(row, groupName)]));
 }
 

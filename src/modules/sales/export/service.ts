@@ -2,7 +2,6 @@
 // (complete) and 再実行 (retry). The file itself is built by the worker (build.ts).
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
-import { type SqlBool, sql } from 'kysely';
 import { countAll, db, now } from '../../../db/kysely.ts';
 import type { Em, Orm } from '../../../db/orm.ts';
 import { recordEvent, transact } from '../../../events/outbox.ts';
@@ -14,25 +13,13 @@ import { type Actor, recordAudit } from '../../audit/index.ts';
 import { findLicenseForSale } from '../../licenses/index.ts';
 import { Export } from '../entities/export.entity.ts';
 import { SaleStatus } from '../entities/sale.entity.ts';
-import { countChanged, resolveSearch, type SalesFilter, salesWhere } from '../service.ts';
+import { countChanged, resolveSearch, type SalesFilter, salesFilter } from '../service.ts';
 import { recordStatusMove } from '../status-moves.ts';
 import { type ExportEncoding, exportContentType } from './encoding.ts';
 import { keyOfExportFile } from './file.ts';
 import { findUnmappable, unmappableError } from './preflight.ts';
 
 const EXPORT_NOT_FOUND = 'エクスポートが見つかりませんでした。';
-
-/**
- * salesWhere's text (`where …` with `?` placeholders, on `sales as s`) as a condition of a builder
- * query, its parameters sent as parameters. A bridge only: the typed salesFilter replaces it.
- */
-function salesWhereText(where: { sql: string; params: unknown[] }) {
-  const [first = '', ...rest] = where.sql.replace(/^where /, '').split('?');
-  return sql<SqlBool>`(${sql.raw(first)}${sql.join(
-    rest.map((part, i) => sql`${where.params[i]}${sql.raw(part)}`),
-    sql.raw(''),
-  )})`;
-}
 
 export function exportDto(row: Export, openCount?: number) {
   return {
@@ -112,13 +99,13 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
     });
     if (request.batch) {
       await tx.flush();
-      const where = salesWhere(await resolveSearch(tx, { ...filter, status: SaleStatus.AwaitingExport }));
+      const where = salesFilter(await resolveSearch(tx, { ...filter, status: SaleStatus.AwaitingExport }));
       const frozen = await db(tx)
         .with('moved', (q) =>
           q
             .updateTable('sales as s')
             .set({ status: SaleStatus.InProgress, batch_id: created.id, updated_at: now() })
-            .where(salesWhereText(where))
+            .where(where)
             .where('s.refunded_at', 'is', null)
             .where('s.batch_id', 'is', null)
             .returning('s.id'),
