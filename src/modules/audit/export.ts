@@ -1,4 +1,5 @@
 import iconv from 'iconv-lite';
+import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { CP932, contentDisposition, csvHeader, csvLines, jstStamp, replaceUnmappable } from '../../lib/csv.ts';
@@ -7,12 +8,12 @@ import type { AuditExportQuery } from './schemas.ts';
 import {
   type Actor,
   type AuditRow,
+  auditFilter,
   auditLogDto,
-  auditWhere,
   distinctValues,
   recordAudit,
-  SALE_IDS,
-  WITHOUT_SALE_IDS,
+  saleIdsOf,
+  withoutSaleIds,
 } from './service.ts';
 
 const COLUMNS = ['日時（日本時間）', '操作者', '操作', '対象の種類', '対象のID', '変更内容', '対象の売上（件）'];
@@ -64,7 +65,7 @@ const filtersOf = (query: AuditExportQuery) =>
 export async function auditLogExport(orm: Orm, actor: Actor, query: AuditExportQuery, words: AuditVocabulary) {
   const em = orm.em.fork() as Em;
   const actors = query.actor ? await distinctValues(em, 'actor_email', query.actor) : null;
-  const where = auditWhere(query, actors);
+  const filter = auditFilter(query, actors);
   const now = new Date();
   await transact(orm.em as Em, async (tx) => {
     recordAudit(tx, actor, {
@@ -80,17 +81,32 @@ export async function auditLogExport(orm: Orm, actor: Actor, query: AuditExportQ
   async function* chunks(): AsyncGenerator<Buffer> {
     yield encode(csvHeader(COLUMNS, !cp932));
     if (actors?.length === 0) return;
-    let after: { at: Date | string; id: string } | null = null;
+    let after: { at: string; id: string } | null = null;
     for (;;) {
-      const keyset: string = after ? `${where.sql ? `${where.sql} and` : 'where'} (a.created_at, a.id) < (?, ?)` : where.sql;
-      const rows: AuditRow[] = await em.execute<AuditRow[]>(
-        `select a.id, a.actor_id, a.actor_email, a.action, a.target_type, a.target_id,
-                ${WITHOUT_SALE_IDS('a.before')} as "before", ${WITHOUT_SALE_IDS('a.after')} as "after", a.created_at,
-                jsonb_array_length(${SALE_IDS}) as sale_count, null as first_sale_ids
-           from audit_logs a ${keyset}
-          order by a.created_at desc, a.id desc limit ?`,
-        [...where.params, ...(after ? [after.at, after.id] : []), BATCH],
-      );
+      const from = after;
+      const rows: AuditRow[] = await kysely(em)
+        .selectFrom('audit_logs as a')
+        .select((eb) => [
+          'a.id',
+          'a.actor_id',
+          'a.actor_email',
+          'a.action',
+          'a.target_type',
+          'a.target_id',
+          withoutSaleIds(eb.ref('a.before')).as('before'),
+          withoutSaleIds(eb.ref('a.after')).as('after'),
+          'a.created_at',
+          eb.fn<number | null>('jsonb_array_length', [saleIdsOf(eb)]).as('sale_count'),
+          eb.lit(null).as('first_sale_ids'),
+        ])
+        // A keyset walk: the batch after the last entry read, by the (created_at, id) index.
+        .where((eb) =>
+          from ? eb.and([filter(eb), eb(eb.refTuple('a.created_at', 'a.id'), '<', eb.tuple(from.at, from.id))]) : filter(eb),
+        )
+        .orderBy('a.created_at', 'desc')
+        .orderBy('a.id', 'desc')
+        .limit(BATCH)
+        .execute();
       if (rows.length === 0) return;
       yield encode(csvLines(rows.map((row) => record(auditLogDto(words, row)))));
       const last = rows[rows.length - 1] as AuditRow;

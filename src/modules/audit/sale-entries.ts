@@ -1,4 +1,7 @@
+import { sql } from 'kysely';
+import { jsonb, db as kysely } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
+import { withoutSaleIds } from './service.ts';
 
 /** An audit entry about one sale, as its module reads it back (the moved sales' id lists left out). */
 export interface SaleAuditEntry {
@@ -11,9 +14,6 @@ export interface SaleAuditEntry {
   createdAt: Date;
 }
 
-const WITHOUT_SALE_IDS = (column: string) =>
-  `case when jsonb_typeof(${column}) = 'object' then ${column} - 'sale_ids' else ${column} end`;
-
 const asObject = (value: unknown): Record<string, unknown> | null => {
   const parsed = typeof value === 'string' ? JSON.parse(value) : value;
   return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
@@ -25,25 +25,28 @@ const asObject = (value: unknown): Record<string, unknown> | null => {
  * and those recorded on the sale itself (`target_type = 'sale'`: receipts, refunds).
  */
 export async function auditEntriesOfSale(em: Em, saleId: number, limit = 200): Promise<SaleAuditEntry[]> {
-  const rows = await em.execute<
-    {
-      id: string;
-      actor_id: string | null;
-      actor_email: string | null;
-      action: string;
-      before: unknown;
-      after: unknown;
-      created_at: Date | string;
-    }[]
-  >(
-    `select a.id, a.actor_id, a.actor_email, a.action, ${WITHOUT_SALE_IDS('a.before')} as "before",
-            ${WITHOUT_SALE_IDS('a.after')} as "after", a.created_at
-       from audit_logs a
-      where (a.after -> 'sale_ids') @> ?::jsonb or (a.target_type = 'sale' and a.target_id = ?)
-      order by a.created_at, a.id
-      limit ?`,
-    [JSON.stringify([saleId]), String(saleId), limit],
-  );
+  const rows = await kysely(em)
+    .selectFrom('audit_logs as a')
+    .select((eb) => [
+      'a.id',
+      'a.actor_id',
+      'a.actor_email',
+      'a.action',
+      withoutSaleIds(eb.ref('a.before')).as('before'),
+      withoutSaleIds(eb.ref('a.after')).as('after'),
+      'a.created_at',
+    ])
+    .where((eb) =>
+      eb.or([
+        // The expression of audit_logs_sale_ids_index (jsonb_path_ops), so that index finds them.
+        eb(sql`(${eb.ref('a.after')} -> 'sale_ids')`, '@>', jsonb([saleId])),
+        eb.and([eb('a.target_type', '=', 'sale'), eb('a.target_id', '=', String(saleId))]),
+      ]),
+    )
+    .orderBy('a.created_at')
+    .orderBy('a.id')
+    .limit(limit)
+    .execute();
   return rows.map((row) => ({
     id: row.id,
     actorId: row.actor_id,

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { countAll, type DB, japanDayAfter, japanDayStart, jsonb, db as kysely } from '../../db/kysely.ts';
 import { COUNT_CAP, containsPattern } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
+import type { Json } from '../../db/schema.ts';
 import { changesOf } from './changes.ts';
 import { AuditLog } from './entities/audit-log.entity.ts';
 import type { AuditVocabulary } from './labels.ts';
@@ -39,7 +42,8 @@ export interface AuditRow {
   target_id: string;
   before: unknown;
   after: unknown;
-  created_at: Date | string;
+  /** As PostgreSQL writes it (microseconds kept: the export's keyset goes on from it). */
+  created_at: string;
   /** How many sales the entry moved (its `sale_ids`), and the first few: never the whole list. */
   sale_count: number | null;
   first_sale_ids: unknown;
@@ -74,38 +78,25 @@ export function auditLogDto(words: AuditVocabulary, row: AuditRow) {
 
 export type AuditLogView = ReturnType<typeof auditLogDto>;
 
+/** Queries on the entries as `audit_logs as a`. */
+type Entries = DB & { a: DB['audit_logs'] };
+type EntriesEb = ExpressionBuilder<Entries, 'a'>;
+
 /**
- * The WHERE of the audit log list. `actors` are the e-mails the actor filter matched. Dates are Japan
- * days, from 00:00 JST, both ends included.
+ * The audit log list's filter, on `audit_logs as a`. `actors` are the e-mails the actor filter matched
+ * (never empty: no entry matches none). Dates are Japan days, from 00:00 JST, both ends included.
  */
-export function auditWhere(query: AuditFilters, actors: string[] | null): { sql: string; params: unknown[] } {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  if (actors) {
-    clauses.push(`a.actor_email in (${actors.map(() => '?').join(', ')})`);
-    params.push(...actors);
-  }
-  if (query.action) {
-    clauses.push('a.action = ?');
-    params.push(query.action);
-  }
-  if (query.target_type) {
-    clauses.push('a.target_type = ?');
-    params.push(query.target_type);
-  }
-  if (query.target_id) {
-    clauses.push('a.target_id = ?');
-    params.push(query.target_id);
-  }
-  if (query.from) {
-    clauses.push("a.created_at >= (?::date)::timestamp at time zone 'Asia/Tokyo'");
-    params.push(query.from);
-  }
-  if (query.to) {
-    clauses.push("a.created_at < ((?::date + 1)::timestamp at time zone 'Asia/Tokyo')");
-    params.push(query.to);
-  }
-  return { sql: clauses.length ? `where ${clauses.join(' and ')}` : '', params };
+export function auditFilter(query: AuditFilters, actors: string[] | null) {
+  return (eb: EntriesEb): Expression<SqlBool> => {
+    const terms: Expression<SqlBool>[] = [];
+    if (actors) terms.push(eb('a.actor_email', 'in', actors));
+    if (query.action) terms.push(eb('a.action', '=', query.action));
+    if (query.target_type) terms.push(eb('a.target_type', '=', query.target_type));
+    if (query.target_id) terms.push(eb('a.target_id', '=', query.target_id));
+    if (query.from) terms.push(eb('a.created_at', '>=', japanDayStart(query.from)));
+    if (query.to) terms.push(eb('a.created_at', '<', japanDayAfter(query.to)));
+    return eb.and(terms);
+  };
 }
 
 /** Administrators' changes, newest first, with the total (counted up to COUNT_CAP, then `total_capped`). */
@@ -116,26 +107,64 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: Audit
   // (read from the index), which then find their entries through the index as well.
   const actors = query.actor ? await distinctValues(em, 'actor_email', query.actor) : null;
   if (actors?.length === 0) return { audit_logs: [], total: 0, total_capped: false, ...paging };
-  const where = auditWhere(query, actors);
-  const [count] = await em.execute<{ n: number }[]>(
-    `select count(*)::int as n from (select 1 from audit_logs a ${where.sql} limit ${COUNT_CAP + 1}) capped`,
-    where.params,
-  );
+  const filter = auditFilter(query, actors);
+  const count = await kysely(em)
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('audit_logs as a')
+        .select((s) => s.lit(1).as('one'))
+        .where(filter)
+        .limit(COUNT_CAP + 1)
+        .as('capped'),
+    )
+    .select((eb) => countAll(eb).as('n'))
+    .executeTakeFirst();
   // The page's ids first (an index walk however deep the page), then those rows' snapshots. A status
   // move's `sale_ids` (20,000 of them, for a big one) stay in PostgreSQL: only their count and the
   // first few leave it.
-  const rows = await em.execute<AuditRow[]>(
-    `with page as (select a.id, a.created_at from audit_logs a ${where.sql} order by a.created_at desc, a.id desc limit ? offset ?)
-     select a.id, a.actor_id, a.actor_email, a.action, a.target_type, a.target_id,
-            ${WITHOUT_SALE_IDS('a.before')} as "before", ${WITHOUT_SALE_IDS('a.after')} as "after", a.created_at,
-            jsonb_array_length(moved.ids) as sale_count,
-            (select jsonb_agg(e.v order by e.n) from jsonb_array_elements(moved.ids) with ordinality e(v, n) where e.n <= ?)
-              as first_sale_ids
-       from page join audit_logs a on a.id = page.id
-       cross join lateral (select ${SALE_IDS} as ids) moved
-      order by page.created_at desc, page.id desc`,
-    [...where.params, query.per_page, (query.page - 1) * query.per_page, LISTED_SALES],
-  );
+  const rows: AuditRow[] = await kysely(em)
+    .with('page', (qb) =>
+      qb
+        .selectFrom('audit_logs as a')
+        .select(['a.id', 'a.created_at'])
+        .where(filter)
+        .orderBy('a.created_at', 'desc')
+        .orderBy('a.id', 'desc')
+        .limit(query.per_page)
+        .offset((query.page - 1) * query.per_page),
+    )
+    .selectFrom('page')
+    .innerJoin('audit_logs as a', 'a.id', 'page.id')
+    .select((eb) => {
+      // An entry's `sale_ids`, written into both uses: PostgreSQL inlined the former `cross join lateral
+      // (select … as ids)` into them just so (the same plan).
+      const ids = saleIdsOf(eb);
+      return [
+        'a.id',
+        'a.actor_id',
+        'a.actor_email',
+        'a.action',
+        'a.target_type',
+        'a.target_id',
+        withoutSaleIds(eb.ref('a.before')).as('before'),
+        withoutSaleIds(eb.ref('a.after')).as('after'),
+        'a.created_at',
+        eb.fn<number | null>('jsonb_array_length', [ids]).as('sale_count'),
+        eb
+          .selectFrom(sql<{ v: Json; n: number }>`jsonb_array_elements(${ids}) with ordinality`.as<'e'>(sql`e(v, n)`))
+          .select((s) =>
+            s.fn
+              .agg<Json>('jsonb_agg', [s.ref('e.v')])
+              .orderBy('e.n')
+              .as('ids'),
+          )
+          .where('e.n', '<=', LISTED_SALES)
+          .as('first_sale_ids'),
+      ];
+    })
+    .orderBy('page.created_at', 'desc')
+    .orderBy('page.id', 'desc')
+    .execute();
   const n = count?.n ?? 0;
   return {
     audit_logs: rows.map((row) => auditLogDto(words, row)),
@@ -145,22 +174,27 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: Audit
   };
 }
 
+/** `snapshot -> 'sale_ids'` when it is an array, else null. */
+const saleIdsIn = (snapshot: Expression<Json | null>) =>
+  sql<Json | null>`case when jsonb_typeof(${snapshot} -> 'sale_ids') = 'array' then ${snapshot} -> 'sale_ids' end`;
+
 /** An entry's `sale_ids` (the sales a status move moved: the same before and after), or null. */
-export const SALE_IDS = `coalesce(
-  case when jsonb_typeof(a.after -> 'sale_ids') = 'array' then a.after -> 'sale_ids' end,
-  case when jsonb_typeof(a.before -> 'sale_ids') = 'array' then a.before -> 'sale_ids' end)`;
-export const WITHOUT_SALE_IDS = (column: string) =>
-  `case when jsonb_typeof(${column}) = 'object' then ${column} - 'sale_ids' else ${column} end`;
+export const saleIdsOf = (eb: EntriesEb) => eb.fn.coalesce(saleIdsIn(eb.ref('a.after')), saleIdsIn(eb.ref('a.before')));
+
+/** A snapshot without its `sale_ids` (which stay in PostgreSQL). */
+export const withoutSaleIds = (snapshot: Expression<Json | null>) =>
+  sql<Json | null>`case when jsonb_typeof(${snapshot}) = 'object' then ${snapshot} - 'sale_ids' else ${snapshot} end`;
 
 /**
  * The sales an audit entry moved (for the sales list's 「この操作の対象の売上」), or null when there is
  * no such entry. An entry that moved none gives [].
  */
 export async function auditedSaleIds(em: Em, auditId: string): Promise<number[] | null> {
-  const [row] = await em.execute<{ ids: unknown }[]>(
-    `select coalesce(${SALE_IDS}, '[]'::jsonb) as ids from audit_logs a where a.id = ?`,
-    [auditId],
-  );
+  const row = await kysely(em)
+    .selectFrom('audit_logs as a')
+    .select((eb) => eb.fn.coalesce(saleIdsOf(eb), jsonb([])).as('ids'))
+    .where('a.id', '=', auditId)
+    .executeTakeFirst();
   if (!row) return null;
   const ids = typeof row.ids === 'string' ? JSON.parse(row.ids) : row.ids;
   return Array.isArray(ids) ? ids.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0) : [];
@@ -171,15 +205,31 @@ export async function auditedSaleIds(em: Em, auditId: string): Promise<number[] 
  * the values are few, however many rows), optionally only those containing `part` (any case).
  */
 export async function distinctValues(em: Em, column: 'action' | 'target_type' | 'actor_email', part?: string): Promise<string[]> {
-  const rows = await em.execute<{ v: string }[]>(
-    `with recursive t(v) as (
-       (select ${column} from audit_logs order by ${column} limit 1)
-       union all
-       select (select a.${column} from audit_logs a where a.${column} > t.v order by a.${column} limit 1) from t where t.v is not null
-     ) select v from t where v is not null${part ? ' and v ilike ?' : ''}`,
-    part ? [containsPattern(part)] : [],
-  );
-  return rows.map((r) => r.v);
+  const rows = await kysely(em)
+    .withRecursive('t(v)', (qb) =>
+      qb
+        .selectNoFrom((eb) => eb.selectFrom('audit_logs as a').select(`a.${column}`).orderBy(`a.${column}`).limit(1).as('v'))
+        .unionAll((union) =>
+          union
+            .selectFrom('t')
+            .select((eb) =>
+              eb
+                .selectFrom('audit_logs as a')
+                .select(`a.${column}`)
+                .whereRef(`a.${column}`, '>', 't.v')
+                .orderBy(`a.${column}`)
+                .limit(1)
+                .as('v'),
+            )
+            .where('t.v', 'is not', null),
+        ),
+    )
+    .selectFrom('t')
+    .select('v')
+    .where('v', 'is not', null)
+    .$if(part !== undefined && part !== '', (qb) => qb.where('v', 'ilike', containsPattern(part ?? '')))
+    .execute();
+  return rows.map((r) => r.v as string);
 }
 
 /** What the screen's filters offer: the actions and record types the log holds, with their Japanese names. */

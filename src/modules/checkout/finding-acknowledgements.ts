@@ -1,3 +1,4 @@
+import { countAll, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { AppError } from '../../http/errors.ts';
@@ -16,11 +17,13 @@ export const findingAcknowledgement = (finding: PaymentFinding) => ({
 /** How many findings of each run nobody has marked 確認済み yet. */
 export async function openFindingCounts(em: Em, runIds: readonly string[]): Promise<Map<string, number>> {
   if (runIds.length === 0) return new Map();
-  const rows = await em.execute<{ run_id: string; n: number }[]>(
-    `select run_id, count(*)::int as n from payment_findings
-      where run_id in (${runIds.map(() => '?').join(', ')}) and acknowledged_at is null group by run_id`,
-    [...runIds],
-  );
+  const rows = await kysely(em)
+    .selectFrom('payment_findings')
+    .select((eb) => ['run_id', countAll(eb).as('n')])
+    .where('run_id', 'in', runIds)
+    .where('acknowledged_at', 'is', null)
+    .groupBy('run_id')
+    .execute();
   return new Map(rows.map((row) => [row.run_id, row.n]));
 }
 
@@ -33,11 +36,12 @@ export async function acknowledgeFinding(orm: Orm, actor: Actor, findingId: stri
   const em = orm.em.fork() as Em;
   return transact(em, async (tx) => {
     // The run first, locked: two administrators marking its last two findings at once agree on which was last.
-    const [row] = await tx.execute<{ run_id: string }[]>(
-      `select r.id as run_id from reconciliation_runs r
-        where r.id = (select f.run_id from payment_findings f where f.id = ?) for update`,
-      [findingId],
-    );
+    const row = await kysely(tx)
+      .selectFrom('reconciliation_runs as r')
+      .select('r.id as run_id')
+      .where('r.id', '=', (eb) => eb.selectFrom('payment_findings as f').select('f.run_id').where('f.id', '=', findingId))
+      .forUpdate()
+      .executeTakeFirst();
     if (!row) throw new AppError('not_found', FINDING_NOT_FOUND);
     const finding = await tx.findOneOrFail(PaymentFinding, { id: findingId });
     if (finding.acknowledgedAt) {
@@ -48,10 +52,12 @@ export async function acknowledgeFinding(orm: Orm, actor: Actor, findingId: stri
     finding.acknowledgedBy = actor.email;
     finding.acknowledgementNote = note;
     await tx.flush();
-    const [open] = await tx.execute<{ n: number }[]>(
-      'select count(*)::int as n from payment_findings where run_id = ? and acknowledged_at is null',
-      [row.run_id],
-    );
+    const open = await kysely(tx)
+      .selectFrom('payment_findings')
+      .select((eb) => countAll(eb).as('n'))
+      .where('run_id', '=', row.run_id)
+      .where('acknowledged_at', 'is', null)
+      .executeTakeFirst();
     const run = await tx.findOneOrFail(ReconciliationRun, { id: row.run_id });
     const closesRun = (open?.n ?? 0) === 0 && !run.acknowledgedAt && run.notified === 'findings';
     if (closesRun) {

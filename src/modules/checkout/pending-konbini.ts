@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import * as v from 'valibot';
+import { type DB, db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin } from '../../http/guards.ts';
@@ -10,27 +12,21 @@ import { licenseNames } from '../licenses/index.ts';
 /** お支払い待ち (the deadline not passed) or lapsed (passed unpaid: Stripe's async_payment_failed, or not yet told). */
 export type KonbiniListState = 'awaiting' | 'lapsed';
 
-const WHERE: Record<KonbiniListState, string> = {
-  awaiting: `state = 'awaiting_payment' and konbini_expires_at > now()`,
-  lapsed: `konbini_expires_at is not null and (state = 'payment_failed' or (state = 'awaiting_payment' and konbini_expires_at <= now()))`,
+type Checkouts = ExpressionBuilder<DB, 'checkout_sessions'>;
+
+const WHERE: Record<KonbiniListState, (eb: Checkouts) => Expression<SqlBool>> = {
+  awaiting: (eb) => eb.and([eb('state', '=', 'awaiting_payment'), eb('konbini_expires_at', '>', now())]),
+  lapsed: (eb) =>
+    eb.and([
+      eb('konbini_expires_at', 'is not', null),
+      eb.or([
+        eb('state', '=', 'payment_failed'),
+        eb.and([eb('state', '=', 'awaiting_payment'), eb('konbini_expires_at', '<=', now())]),
+      ]),
+    ]),
 };
 // Awaiting: the nearest deadline first (whom to expect today); lapsed: the latest first.
-const ORDER: Record<KonbiniListState, string> = {
-  awaiting: 'konbini_expires_at asc, id asc',
-  lapsed: 'konbini_expires_at desc, id desc',
-};
-
-interface Row {
-  id: string;
-  user_id: string | null;
-  license_id: number;
-  amount: number;
-  currency: string;
-  state: string;
-  konbini_expires_at: Date | string;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
+const ORDER: Record<KonbiniListState, 'asc' | 'desc'> = { awaiting: 'asc', lapsed: 'desc' };
 
 /**
  * The administrators' list of konbini payments awaited or lapsed, paged, with the member as they are
@@ -39,15 +35,24 @@ interface Row {
 export async function pendingKonbini(orm: Orm, state: KonbiniListState, page: number, perPage: number) {
   const em = orm.em.fork() as Em;
   const [rows, counts] = await Promise.all([
-    em.execute<Row[]>(
-      `select id, user_id, license_id, amount, currency, state, konbini_expires_at, created_at, updated_at
-         from checkout_sessions where ${WHERE[state]} order by ${ORDER[state]} limit ? offset ?`,
-      [perPage, (page - 1) * perPage],
-    ),
-    em.execute<{ awaiting: number; lapsed: number }[]>(
-      `select count(*) filter (where ${WHERE.awaiting})::int as awaiting, count(*) filter (where ${WHERE.lapsed})::int as lapsed
-         from checkout_sessions where konbini_expires_at is not null`,
-    ),
+    kysely(em)
+      .selectFrom('checkout_sessions')
+      .select(['id', 'user_id', 'license_id', 'amount', 'currency', 'state', 'konbini_expires_at', 'created_at', 'updated_at'])
+      .where(WHERE[state])
+      .orderBy('konbini_expires_at', ORDER[state])
+      .orderBy('id', ORDER[state])
+      .limit(perPage)
+      .offset((page - 1) * perPage)
+      .$narrowType<{ konbini_expires_at: string }>()
+      .execute(),
+    kysely(em)
+      .selectFrom('checkout_sessions')
+      .select((eb) => [
+        eb.cast<number>(eb.fn.countAll().filterWhere(WHERE.awaiting), 'integer').as('awaiting'),
+        eb.cast<number>(eb.fn.countAll().filterWhere(WHERE.lapsed), 'integer').as('lapsed'),
+      ])
+      .where('konbini_expires_at', 'is not', null)
+      .execute(),
   ]);
   const [buyers, names] = await Promise.all([
     currentBuyers(em, [...new Set(rows.flatMap((row) => (row.user_id ? [row.user_id] : [])))]),

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
+import { sql } from 'kysely';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
-import { type Em, type Orm, readRows } from '../../db/orm.ts';
+import { countAll, db as kysely, now, queries } from '../../db/kysely.ts';
+import { type Em, type Orm, readQuery } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import type { UploadedFile } from '../../http/multipart.ts';
@@ -57,7 +59,7 @@ export function licenseDto(
 }
 export type LicenseDto = ReturnType<typeof licenseDto>;
 
-const SORT_COLUMNS: Record<string, string> = {
+const SORT_COLUMNS: Record<string, 'sort_order' | 'id' | 'name' | 'price' | 'updated_at'> = {
   position: 'sort_order',
   id: 'id',
   name: 'name',
@@ -65,17 +67,13 @@ const SORT_COLUMNS: Record<string, string> = {
   updated_at: 'updated_at',
 };
 
-interface CatalogueRow {
-  id: number;
-  name: string;
-  description: string;
-  price: number;
-  published: boolean;
-  sort_order: number;
-  created_at: Date | string;
-  updated_at: Date | string;
-  total: string | number;
-  pictures: { file_name: string; thumbnail_name: string; width: number; height: number; original_name: string | null }[];
+/** A picture as the catalogue's statement gives it (json_build_object). */
+interface PictureJson {
+  file_name: string;
+  thumbnail_name: string;
+  width: number;
+  height: number;
+  original_name: string | null;
 }
 
 const cataloguePages = (changes: ChangeFeed | undefined) =>
@@ -100,31 +98,77 @@ export function listLicenses(
 
 /** One statement for the page, its total and every picture of its licences, read as rows (no entities to build). */
 async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHidden: boolean }) {
-  const desc = query.sort.startsWith('-') ? 'desc' : 'asc';
+  const direction = query.sort.startsWith('-') ? 'desc' : 'asc';
   const column = SORT_COLUMNS[query.sort.replace(/^-/, '')] ?? 'id';
-  // The id breaks ties; when the sort is the id itself it must not override its direction.
-  const order = (t: string) => (column === 'id' ? `${t}.id ${desc}` : `${t}.${column} ${desc}, ${t}.id asc`);
   const offset = (query.page - 1) * query.per_page;
-  // Every member's first screen: straight on the pool (db/orm.ts readRows, decision 0037).
-  const rows = await readRows<CatalogueRow>(
+  // Every member's first screen: straight on the pool (db/orm.ts readQuery, decision 0037). The id
+  // breaks ties; when the sort is the id itself it must not override its direction.
+  const rows = await readQuery(
     orm,
-    `select page.*,
-            (select coalesce(json_agg(json_build_object('file_name', p.file_name, 'thumbnail_name', p.thumbnail_name,
-                      'width', p.width, 'height', p.height, 'original_name', p.original_name) order by p.position), '[]'::json)
-               from license_pictures p where p.license_id = page.id) as pictures
-       from (select l.id, l.name, l.description, l.price, l.published, l.sort_order, l.created_at, l.updated_at,
-                    count(*) over () as total
-               from licenses l ${options.includeHidden ? '' : 'where l.published'}
-              order by ${order('l')} limit ? offset ?) page
-      order by ${order('page')}`,
-    [query.per_page, offset],
+    queries
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('licenses as l')
+          .select((s) => [
+            'l.id',
+            'l.name',
+            'l.description',
+            'l.price',
+            'l.published',
+            'l.sort_order',
+            'l.created_at',
+            'l.updated_at',
+            s.fn.countAll<string>().over().as('total'),
+          ])
+          .$if(!options.includeHidden, (qb) => qb.where((w) => w.ref('l.published')))
+          .orderBy(`l.${column}`, direction)
+          .$if(column !== 'id', (qb) => qb.orderBy('l.id', 'asc'))
+          .limit(query.per_page)
+          .offset(offset)
+          .as('page'),
+      )
+      .selectAll('page')
+      .select((eb) =>
+        eb
+          .selectFrom('license_pictures as p')
+          .select((s) =>
+            s.fn
+              .coalesce(
+                s.fn
+                  .agg<PictureJson[]>('json_agg', [
+                    s.fn('json_build_object', [
+                      sql.lit('file_name'),
+                      s.ref('p.file_name'),
+                      sql.lit('thumbnail_name'),
+                      s.ref('p.thumbnail_name'),
+                      sql.lit('width'),
+                      s.ref('p.width'),
+                      sql.lit('height'),
+                      s.ref('p.height'),
+                      sql.lit('original_name'),
+                      s.ref('p.original_name'),
+                    ]),
+                  ])
+                  .orderBy('p.position'),
+                sql<PictureJson[]>`'[]'::json`,
+              )
+              .as('pictures'),
+          )
+          .whereRef('p.license_id', '=', 'page.id')
+          .$asScalar()
+          .as('pictures'),
+      )
+      .orderBy(`page.${column}`, direction)
+      .$if(column !== 'id', (qb) => qb.orderBy('page.id', 'asc')),
   );
   let total = Number(rows[0]?.total ?? 0);
   if (rows.length === 0 && offset > 0) {
-    const [count] = await orm.em
-      .fork()
-      .execute<{ total: string }[]>(`select count(*) as total from licenses ${options.includeHidden ? '' : 'where published'}`);
-    total = Number(count?.total ?? 0);
+    const count = await kysely(orm.em.fork())
+      .selectFrom('licenses')
+      .select((eb) => countAll(eb).as('total'))
+      .$if(!options.includeHidden, (qb) => qb.where((w) => w.ref('published')))
+      .executeTakeFirst();
+    total = count?.total ?? 0;
   }
   return {
     licenses: rows.map((row) =>
@@ -139,7 +183,7 @@ async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHi
           createdAt: new Date(row.created_at),
           updatedAt: new Date(row.updated_at),
         },
-        row.pictures.map((p) => ({
+        (row.pictures ?? []).map((p) => ({
           fileName: p.file_name,
           thumbnailName: p.thumbnail_name,
           width: p.width,
@@ -373,19 +417,25 @@ const NOT_A_LICENSE = 'ライセンスの指定が正しくありません。画
  */
 async function rearrange(orm: Orm, actor: Actor, arrange: (ids: number[]) => number[]): Promise<number[]> {
   return transact(orm.em as Em, async (tx) => {
-    const rows = await tx.execute<{ id: number }[]>('select id from licenses order by sort_order, id for update');
+    const rows = await kysely(tx).selectFrom('licenses').select('id').orderBy('sort_order').orderBy('id').forUpdate().execute();
     const before = rows.map((row) => row.id);
     const after = arrange(before);
     const moved = after.flatMap((id, index) =>
       before.indexOf(id) === index ? [] : [{ id, from: before.indexOf(id), to: index }],
     );
     if (after.length) {
-      await tx.execute(
-        `update licenses l set sort_order = o.n
-           from unnest(string_to_array(?, ',')::int[]) with ordinality as o(id, n)
-          where l.id = o.id and l.sort_order is distinct from o.n`,
-        [after.join(',')],
-      );
+      // One parameter for every id, however many: the list's places are their ordinality.
+      await kysely(tx)
+        .updateTable('licenses as l')
+        .from(
+          sql<{ id: number; n: number }>`unnest(string_to_array(${after.join(',')}, ',')::int[]) with ordinality`.as<'o'>(
+            sql`o(id, n)`,
+          ),
+        )
+        .set((eb) => ({ sort_order: eb.ref('o.n') }))
+        .whereRef('l.id', '=', 'o.id')
+        .whereRef('l.sort_order', 'is distinct from', 'o.n')
+        .execute();
     }
     for (const move of moved) {
       recordAudit(tx, actor, {
@@ -444,7 +494,12 @@ export async function findLicenseForSale(
 
 /** A purchase of the licence starts (in the caller's transaction): from now on it can be hidden, not deleted. */
 export async function noteCheckoutStarted(tx: Em, id: number): Promise<void> {
-  await tx.execute('update licenses set checkout_started_at = now() where id = ? and checkout_started_at is null', [id]);
+  await kysely(tx)
+    .updateTable('licenses')
+    .set({ checkout_started_at: now() })
+    .where('id', '=', id)
+    .where('checkout_started_at', 'is', null)
+    .execute();
 }
 
 /** Removes a licence nobody ever started to buy, with its pictures (files too); otherwise 409. Audited. */
