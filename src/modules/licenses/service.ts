@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { sql } from 'kysely';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
-import { countAll, db as kysely, now, queries } from '../../db/kysely.ts';
+import { countAll, db as kysely, now, prepared, queries } from '../../db/kysely.ts';
 import { type Em, type Orm, readQuery } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import type { UploadedFile } from '../../http/multipart.ts';
 import { collectErrors } from '../../http/validate.ts';
+import { isoTime } from '../../lib/iso-time.ts';
 import type { FileStore } from '../../storage/file-store.ts';
 import type { Actor } from '../audit/index.ts';
 import { recordAudit } from '../audit/index.ts';
@@ -32,7 +33,11 @@ type PictureRow = Pick<LicensePicture, 'fileName' | 'thumbnailName' | 'width' | 
 
 /** The licence at the API edge, with the seed's `picture_directory` and `pictures_pathes`. */
 export function licenseDto(
-  license: Pick<License, 'id' | 'name' | 'description' | 'price' | 'published' | 'sortOrder' | 'createdAt' | 'updatedAt'>,
+  license: Pick<License, 'id' | 'name' | 'description' | 'price' | 'published' | 'sortOrder'> & {
+    /** An entity's Date, or a row's timestamp text (isoTime reads both). */
+    createdAt: Date | string;
+    updatedAt: Date | string;
+  },
   pictures: PictureRow[],
 ) {
   return {
@@ -43,8 +48,8 @@ export function licenseDto(
     published: license.published,
     // The display order set by the administrators (smallest first): the catalogue's order.
     sort_order: license.sortOrder,
-    created_at: license.createdAt.toISOString(),
-    updated_at: license.updatedAt.toISOString(),
+    created_at: isoTime(license.createdAt),
+    updated_at: isoTime(license.updatedAt),
     picture_directory: PICTURE_DIRECTORY,
     pictures_pathes: pictures.map((p) => `${PICTURE_DIRECTORY}/${p.fileName}`),
     pictures: pictures.map((p) => ({
@@ -59,7 +64,8 @@ export function licenseDto(
 }
 export type LicenseDto = ReturnType<typeof licenseDto>;
 
-const SORT_COLUMNS: Record<string, 'sort_order' | 'id' | 'name' | 'price' | 'updated_at'> = {
+type SortColumn = 'sort_order' | 'id' | 'name' | 'price' | 'updated_at';
+const SORT_COLUMNS: Record<string, SortColumn> = {
   position: 'sort_order',
   id: 'id',
   name: 'name',
@@ -97,14 +103,15 @@ export function listLicenses(
 }
 
 /** One statement for the page, its total and every picture of its licences, read as rows (no entities to build). */
-async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHidden: boolean }) {
-  const direction = query.sort.startsWith('-') ? 'desc' : 'asc';
-  const column = SORT_COLUMNS[query.sort.replace(/^-/, '')] ?? 'id';
-  const offset = (query.page - 1) * query.per_page;
-  // Every member's first screen: straight on the pool (db/orm.ts readQuery, decision 0037). The id
-  // breaks ties; when the sort is the id itself it must not override its direction.
-  const rows = await readQuery(
-    orm,
+/**
+ * The catalogue's statement for one order and audience, compiled once (db/kysely.ts prepared): every
+ * member's first screen sends it, and building it each time would cost more than the rest of the
+ * request's own work (decision 0037). The id breaks ties; when the sort is the id itself it must not
+ * override its direction. At most 5 columns × 2 directions × 2 audiences.
+ */
+const catalogueStatements = new Map<string, ReturnType<typeof catalogueStatement>>();
+function catalogueStatement(column: SortColumn, direction: 'asc' | 'desc', includeHidden: boolean) {
+  return prepared((limit: number, offset: number) =>
     queries
       .selectFrom((eb) =>
         eb
@@ -120,10 +127,10 @@ async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHi
             'l.updated_at',
             s.fn.countAll<string>().over().as('total'),
           ])
-          .$if(!options.includeHidden, (qb) => qb.where((w) => w.ref('l.published')))
+          .$if(!includeHidden, (qb) => qb.where((w) => w.ref('l.published')))
           .orderBy(`l.${column}`, direction)
           .$if(column !== 'id', (qb) => qb.orderBy('l.id', 'asc'))
-          .limit(query.per_page)
+          .limit(limit)
           .offset(offset)
           .as('page'),
       )
@@ -161,6 +168,20 @@ async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHi
       .orderBy(`page.${column}`, direction)
       .$if(column !== 'id', (qb) => qb.orderBy('page.id', 'asc')),
   );
+}
+
+async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHidden: boolean }) {
+  const direction = query.sort.startsWith('-') ? 'desc' : 'asc';
+  const column = SORT_COLUMNS[query.sort.replace(/^-/, '')] ?? 'id';
+  const offset = (query.page - 1) * query.per_page;
+  const shape = `${column} ${direction} ${options.includeHidden}`;
+  let statement = catalogueStatements.get(shape);
+  if (!statement) {
+    statement = catalogueStatement(column, direction, options.includeHidden);
+    catalogueStatements.set(shape, statement);
+  }
+  // Every member's first screen: straight on the pool (db/orm.ts readQuery, decision 0037).
+  const rows = await readQuery(orm, statement(query.per_page, offset));
   let total = Number(rows[0]?.total ?? 0);
   if (rows.length === 0 && offset > 0) {
     const count = await kysely(orm.em.fork())
@@ -180,8 +201,8 @@ async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHi
           price: row.price,
           published: row.published,
           sortOrder: row.sort_order,
-          createdAt: new Date(row.created_at),
-          updatedAt: new Date(row.updated_at),
+          createdAt: row.created_at,
+          updatedAt: row.updated_at,
         },
         (row.pictures ?? []).map((p) => ({
           fileName: p.file_name,
