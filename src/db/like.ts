@@ -1,3 +1,5 @@
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+
 /** An ILIKE pattern matching `text` anywhere, its own `%`, `_` and `\` taken literally. */
 export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
@@ -48,29 +50,6 @@ export function personSearchTerms(
     if (email) terms.push([`${columns.email} like ?`, prefixPattern(email)]);
   }
   return terms;
-}
-
-/**
- * Counts, up to `cap + 1`, the rows of `table` matching a short (prefix) person search and nothing
- * else, without reading the table: each condition walks its btree prefix index, which INCLUDEs the
- * id (an index-only scan), and the union of those capped id lists is counted. Exact below the cap —
- * each branch is complete then — and past the cap whenever any branch reaches it. Null when the
- * search is not a prefix search (the trigram indexes need the table rows).
- */
-export function prefixSearchCount(
-  table: string,
-  query: string,
-  columns: { nameKey: string; firstKey: string; email?: string },
-  cap: number,
-): { sql: string; params: string[] } | null {
-  if ([...nameKey(query)].length >= 3) return null;
-  const terms = personSearchTerms(query, columns);
-  if (!terms.length) return null;
-  const branches = terms.map(([sql]) => `(select id from ${table} where ${sql} limit ${cap + 1})`);
-  return {
-    sql: `select count(*)::int as n from (${branches.join(' union ')}) matched`,
-    params: terms.map(([, param]) => param),
-  };
 }
 
 /** Past this many matches a list says 「10,000件以上」: counting a million rows exactly is what costs. */
@@ -150,13 +129,14 @@ export function searchKey(text: string): string {
  * characters or more through the key's pg_trgm index, fewer (which no trigram can serve) through the
  * pieces' GIN index (docs/decisions/0032-kana-and-name-folding.md).
  */
-export function memberNameSearch(
+export function memberNameSearch<D, TB extends keyof D>(
+  eb: ExpressionBuilder<D, TB>,
   query: string,
-  columns: { key: string; grams: string },
-): { sql: string; params: string[] } | null {
+  columns: { key: Expression<string | null>; grams: Expression<string[] | null> },
+): Expression<SqlBool> | null {
   const key = searchKey(query);
   const length = [...key].length;
   if (length === 0) return null;
-  if (length >= 3) return { sql: `${columns.key} like ?`, params: [containsPattern(key)] };
-  return { sql: `${columns.grams} @> array[?]::text[]`, params: [key] };
+  if (length >= 3) return eb(columns.key, 'like', containsPattern(key));
+  return eb(columns.grams, '@>', sql<string[]>`array[${key}]::text[]`);
 }

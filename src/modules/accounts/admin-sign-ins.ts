@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { db as kysely } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { clientIp } from '../../http/client-ip.ts';
@@ -22,9 +23,7 @@ const clientOf = (c: Context<AppEnv>) => ({
  */
 export async function auditSignIn(c: Context<AppEnv>, userId: string, method: SignInMethod): Promise<void> {
   await transact(c.var.deps.orm.em as Em, async (tx) => {
-    const [user] = await tx.execute<{ email: string; role: string | null }[]>('select email, role from users where id = ?', [
-      userId,
-    ]);
+    const user = await kysely(tx).selectFrom('users').select(['email', 'role']).where('id', '=', userId).executeTakeFirst();
     if (user?.role !== 'admin') return;
     recordAudit(
       tx,

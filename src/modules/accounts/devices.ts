@@ -1,4 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sql } from 'kysely';
+import { countAll, db as kysely, millisecondsAgo, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 
@@ -56,11 +58,27 @@ const NEW_ACCOUNT_HOURS = 24;
  * existed before browsers were recorded among them) are told even of their first one.
  */
 async function isNewAccountsFirstBrowser(tx: Em, userId: string): Promise<boolean> {
-  const [row] = await tx.execute<{ first: boolean }[]>(
-    `select (select count(*) from known_devices where user_id = ?) = 1
-        and (select created_at from users where id = ?) > now() - interval '${NEW_ACCOUNT_HOURS} hours' as first`,
-    [userId, userId],
-  );
+  const row = await kysely(tx)
+    .selectNoFrom((eb) =>
+      eb
+        .and([
+          eb(
+            eb
+              .selectFrom('known_devices')
+              .select((c) => countAll(c).as('n'))
+              .where('user_id', '=', userId),
+            '=',
+            1,
+          ),
+          eb(
+            eb.selectFrom('users').select('created_at').where('id', '=', userId),
+            '>',
+            millisecondsAgo(NEW_ACCOUNT_HOURS * 3600 * 1000),
+          ),
+        ])
+        .as('first'),
+    )
+    .executeTakeFirst();
   return Boolean(row?.first);
 }
 
@@ -74,19 +92,25 @@ async function isNewAccountsFirstBrowser(tx: Em, userId: string): Promise<boolea
 export async function noteSignIn(orm: Orm, signIn: SignIn): Promise<{ deviceId: string; isNew: boolean }> {
   const deviceId = signIn.deviceId ?? randomBytes(18).toString('base64url');
   return transact(orm.em as Em, async (tx) => {
-    await tx.execute('update sessions set ip_address = ?, user_agent = ?, last_active_at = now() where token = ?', [
-      signIn.ip,
-      signIn.userAgent,
-      signIn.sessionToken,
-    ]);
+    const db = kysely(tx);
+    await db
+      .updateTable('sessions')
+      .set({ ip_address: signIn.ip, user_agent: signIn.userAgent, last_active_at: now() })
+      .where('token', '=', signIn.sessionToken)
+      .execute();
     // The administrators' 最終ログイン (not updated_at: that is the version an edit carries).
-    await tx.execute('update users set last_sign_in_at = now() where id = ?', [signIn.userId]);
-    const [row] = await tx.execute<{ inserted: boolean }[]>(
-      `insert into known_devices (user_id, device_id, user_agent) values (?, ?, ?)
-       on conflict (user_id, device_id) do update set last_seen_at = now(), user_agent = excluded.user_agent
-       returning (xmax = 0) as inserted`,
-      [signIn.userId, deviceId, signIn.userAgent],
-    );
+    await db.updateTable('users').set({ last_sign_in_at: now() }).where('id', '=', signIn.userId).execute();
+    // xmax = 0: the row was inserted, not updated (a device the account had seen).
+    const row = await db
+      .insertInto('known_devices')
+      .values({ user_id: signIn.userId, device_id: deviceId, user_agent: signIn.userAgent })
+      .onConflict((oc) =>
+        oc
+          .columns(['user_id', 'device_id'])
+          .doUpdateSet((eb) => ({ last_seen_at: now(), user_agent: eb.ref('excluded.user_agent') })),
+      )
+      .returning(sql<boolean>`xmax = 0`.as('inserted'))
+      .executeTakeFirst();
     const isNew = Boolean(row?.inserted);
     if (isNew && !(await isNewAccountsFirstBrowser(tx, signIn.userId))) {
       recordEvent(tx, 'NewDeviceSignIn', {

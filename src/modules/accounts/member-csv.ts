@@ -1,4 +1,6 @@
 import iconv from 'iconv-lite';
+import { type ExpressionBuilder, sql } from 'kysely';
+import { type DB, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { CP932, contentDisposition, csvHeader, csvLines, jstStamp, replaceUnmappable } from '../../lib/csv.ts';
@@ -45,7 +47,9 @@ interface MemberRow {
   last_sign_in: string | null;
 }
 
-const jst = (column: string) => `to_char(${column} at time zone 'Asia/Tokyo', 'YYYY/MM/DD HH24:MI:SS')`;
+/** A timestamp as the Japan time the CSV shows (YYYY/MM/DD HH:MM:SS). */
+const jst = (eb: ExpressionBuilder<DB, 'users'>, column: 'users.created_at' | 'users.last_sign_in_at') =>
+  eb.fn<string>('to_char', [sql`${eb.ref(column)} at time zone 'Asia/Tokyo'`, sql.lit('YYYY/MM/DD HH24:MI:SS')]);
 
 const cellsOf = (row: MemberRow): string[] => [
   row.last_name,
@@ -78,15 +82,31 @@ export type MemberCsvQuery = Pick<UserSearch, 'name' | 'email' | 'affiliations' 
  * (lib/csv.ts).
  */
 export async function openMemberCsv(orm: Orm, actor: Actor, query: MemberCsvQuery, log?: Logger) {
-  const em = orm.em.fork() as Em;
+  const db = kysely(orm.em.fork() as Em);
   const where = userWhere(query);
   const order = orderOf(query.sort);
   const dir = order.desc ? 'desc' : 'asc';
-  const [listed] = await em.execute<{ ids: string | null }[]>(
-    `select string_agg(id, ',' order by n) as ids
-     from (select u.id, row_number() over (order by ${order.column} ${dir}, u.id ${dir}) as n from users u ${where.sql}) ordered`,
-    where.params,
-  );
+  const listed = await db
+    .selectFrom(
+      db
+        .selectFrom('users as u')
+        .select((eb) => [
+          'u.id',
+          eb.fn
+            .agg<number>('row_number')
+            .over((o) => o.orderBy(order.column, dir).orderBy('u.id', dir))
+            .as('n'),
+        ])
+        .$call((qb) => (where ? qb.where(where) : qb))
+        .as('ordered'),
+    )
+    .select((eb) =>
+      eb.fn
+        .agg<string | null>('string_agg', ['ordered.id', sql.lit(',')])
+        .orderBy('ordered.n')
+        .as('ids'),
+    )
+    .executeTakeFirst();
   // User ids are uuids: no commas.
   const ids = listed?.ids ? listed.ids.split(',') : [];
   const filters = {
@@ -119,14 +139,28 @@ export async function openMemberCsv(orm: Orm, actor: Actor, query: MemberCsvQuer
       try {
         const batch = ids.slice(next, next + BATCH);
         next += batch.length;
-        const rows = batch.length
-          ? await em.execute<MemberRow[]>(
-              `select u.id, u.email, u.last_name, u.first_name, u.last_name_kana, u.first_name_kana, u.email_verified,
-                 u.affiliation, u.affiliation_name, u.affiliation_other, u.distribution, u.role,
-                 ${jst('u.created_at')} as created, ${jst('u.last_sign_in_at')} as last_sign_in
-               from users u where u.id = any(string_to_array(?, ','))`,
-              [batch.join(',')],
-            )
+        const rows: MemberRow[] = batch.length
+          ? await db
+              .selectFrom('users')
+              .select((eb) => [
+                'id',
+                'email',
+                'last_name',
+                'first_name',
+                'last_name_kana',
+                'first_name_kana',
+                'email_verified',
+                'affiliation',
+                'affiliation_name',
+                'affiliation_other',
+                'distribution',
+                'role',
+                jst(eb, 'users.created_at').as('created'),
+                jst(eb, 'users.last_sign_in_at').$castTo<string | null>().as('last_sign_in'),
+              ])
+              // One parameter for the batch's ids (user ids are uuids: no commas).
+              .where((eb) => eb('id', '=', eb.fn.any(eb.fn<string[]>('string_to_array', [eb.val(batch.join(',')), eb.val(',')]))))
+              .execute()
           : [];
         if (done) return; // the client went away meanwhile
         const byId = new Map(rows.map((row) => [row.id, row]));

@@ -1,5 +1,10 @@
+import { type Expression, expressionBuilder, type SqlBool } from 'kysely';
+import { type DB, db as kysely } from '../../db/kysely.ts';
 import { containsPattern, memberNameSearch, nameKey, prefixPattern } from '../../db/like.ts';
 import type { Em } from '../../db/orm.ts';
+
+/** The users table as `users as u`, for conditions built before their query. */
+export type UsersAsU = { u: DB['users'] };
 
 /**
  * How many members a search of another list (the sales list's 氏名・メールアドレス) is narrowed to:
@@ -19,28 +24,25 @@ export async function membersMatching(
   query: string,
   cap = MEMBER_MATCH_CAP,
 ): Promise<{ ids: string[]; capped: boolean }> {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  const byName = memberNameSearch(query, { key: 'u.search_key', grams: 'u.search_grams' });
-  if (byName) {
-    clauses.push(byName.sql);
-    params.push(...byName.params);
-  }
+  const eb = expressionBuilder<UsersAsU, 'u'>();
+  const terms: Expression<SqlBool>[] = [];
+  const byName = memberNameSearch(eb, query, { key: eb.ref('u.search_key'), grams: eb.ref('u.search_grams') });
+  if (byName) terms.push(byName);
   const email = query.trim().toLowerCase();
   if (email) {
     // Three characters or more anywhere (pg_trgm index), fewer from the start (text_pattern_ops index).
-    if ([...nameKey(email)].length >= 3) {
-      clauses.push('u.email ilike ?');
-      params.push(containsPattern(email));
-    } else {
-      clauses.push('u.email like ?');
-      params.push(prefixPattern(email));
-    }
+    terms.push(
+      [...nameKey(email)].length >= 3
+        ? eb('u.email', 'ilike', containsPattern(email))
+        : eb('u.email', 'like', prefixPattern(email)),
+    );
   }
-  if (!clauses.length) return { ids: [], capped: false };
-  const rows = await em.execute<{ id: string }[]>(
-    `select u.id from users u where ${clauses.map((c) => `(${c})`).join(' or ')} limit ${cap + 1}`,
-    params,
-  );
+  if (!terms.length) return { ids: [], capped: false };
+  const rows = await kysely(em)
+    .selectFrom('users as u')
+    .select('u.id')
+    .where(eb.or(terms))
+    .limit(cap + 1)
+    .execute();
   return { ids: rows.slice(0, cap).map((row) => row.id), capped: rows.length > cap };
 }

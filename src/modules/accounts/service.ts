@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
-import { sql } from 'kysely';
+import { type Expression, expressionBuilder, type SqlBool, sql } from 'kysely';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
+import { countAll, type Db, now as dbNow, db as kysely } from '../../db/kysely.ts';
 import { COUNT_CAP, containsPattern, memberNameSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
@@ -9,6 +10,7 @@ import { AppError, validationError } from '../../http/errors.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { listMails } from '../mail/index.ts';
 import { Account, User } from './entities/user.entity.ts';
+import type { UsersAsU } from './member-match.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
 import type { ProfileData, RegistrationData } from './schemas.ts';
@@ -30,6 +32,7 @@ export interface NewUser {
   distribution?: boolean;
 }
 
+/** A user entity, or a row of the list (whose timestamps come as the database's text). */
 type DtoSource = Pick<User, 'id' | 'email' | 'lastName' | 'firstName' | 'role' | 'emailVerified'> &
   Partial<
     Pick<
@@ -38,15 +41,16 @@ type DtoSource = Pick<User, 'id' | 'email' | 'lastName' | 'firstName' | 'role' |
       | 'affiliationName'
       | 'affiliationOther'
       | 'distribution'
-      | 'createdAt'
-      | 'updatedAt'
       | 'pendingEmail'
       | 'twoFactorEnabled'
       | 'lastNameKana'
       | 'firstNameKana'
-      | 'lastSignInAt'
     >
-  >;
+  > & {
+    createdAt?: Date | string;
+    updatedAt?: Date | string;
+    lastSignInAt?: Date | string | null;
+  };
 
 /** The user as the API shows it (the seed's snake_case fields). */
 export function userDto(user: DtoSource, extra: { pendingEmail?: string | null } = {}) {
@@ -129,6 +133,13 @@ export async function createUser(tx: Em, input: NewUser): Promise<User> {
   return user;
 }
 
+/**
+ * A unique index refused the write: MikroORM's exception for what it flushes, node-postgres's error
+ * (SQLSTATE 23505) for a Kysely statement (decision 0035).
+ */
+const isUniqueViolation = (error: unknown) =>
+  error instanceof UniqueConstraintViolationException || (error as { code?: unknown } | null)?.code === '23505';
+
 /** Creates an administrator, or promotes an existing user; running it twice changes nothing more. */
 export async function createOrPromoteAdmin(
   orm: Orm,
@@ -183,7 +194,7 @@ export async function register(orm: Orm, input: RegistrationData): Promise<void>
     await attempt();
   } catch (error) {
     // Two registrations of one address at once: the loser is told like any existing address.
-    if (error instanceof UniqueConstraintViolationException) return attempt();
+    if (isUniqueViolation(error)) return attempt();
     throw error;
   }
 }
@@ -193,7 +204,11 @@ export async function verifyEmail(orm: Orm, token: string): Promise<'verified' |
   return transact(orm.em as Em, async (tx) => {
     const result = await consumeToken(tx, token, 'verify-email');
     if (result.ok) {
-      await tx.execute('update users set email_verified = true, updated_at = now() where id = ?', [result.userId]);
+      await kysely(tx)
+        .updateTable('users')
+        .set({ email_verified: true, updated_at: dbNow() })
+        .where('id', '=', result.userId)
+        .execute();
       return 'verified';
     }
     if (result.reason === 'used' && result.userId) {
@@ -225,10 +240,13 @@ export async function requestPasswordReset(orm: Orm, email: string): Promise<voi
 
 async function setPassword(tx: Em, userId: string, password: string) {
   const hash = await hashPassword(password);
-  const updated = await tx.execute<{ id: string }[]>(
-    `update accounts set password = ?, updated_at = now() where user_id = ? and provider_id = 'credential' returning id`,
-    [hash, userId],
-  );
+  const updated = await kysely(tx)
+    .updateTable('accounts')
+    .set({ password: hash, updated_at: dbNow() })
+    .where('user_id', '=', userId)
+    .where('provider_id', '=', 'credential')
+    .returning('id')
+    .execute();
   if (updated.length === 0) {
     const now = new Date();
     tx.create(Account, {
@@ -241,6 +259,22 @@ async function setPassword(tx: Em, userId: string, password: string) {
       updatedAt: now,
     });
   }
+}
+
+/** The member's password hash (their credential account), if they have one. */
+async function credentialPassword(db: Db, userId: string): Promise<string | null | undefined> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('password')
+    .where('user_id', '=', userId)
+    .where('provider_id', '=', 'credential')
+    .executeTakeFirst();
+  return row?.password;
+}
+
+/** Every session of `userId` ends (in the caller's transaction). */
+async function endSessions(tx: Em, userId: string): Promise<void> {
+  await kysely(tx).deleteFrom('sessions').where('user_id', '=', userId).execute();
 }
 
 /** Why a reset link does not work, as the API's `code` and the message the reset page shows. */
@@ -287,7 +321,7 @@ export async function resetPassword(orm: Orm, input: { email: string; password: 
     await retireTokens(tx, user.id, 'reset-password');
     // Following the link proved the mailbox is theirs.
     user.emailVerified = true;
-    await tx.execute('delete from sessions where user_id = ?', [user.id]);
+    await endSessions(tx, user.id);
     recordEvent(tx, 'PasswordChanged', { userId: user.id, by: 'reset' });
   });
 }
@@ -300,30 +334,25 @@ export async function changePassword(
   input: { old_password: string; new_password: string },
 ): Promise<void> {
   await transact(orm.em as Em, async (tx) => {
-    const rows = await tx.execute<{ password: string | null }[]>(
-      `select password from accounts where user_id = ? and provider_id = 'credential'`,
-      [userId],
-    );
-    const current = rows[0]?.password;
+    const current = await credentialPassword(kysely(tx), userId);
     if (!current || !(await verifyPassword(current, input.old_password))) {
       throw validationError({ old_password: ['現在のパスワードが正しくありません。'] });
     }
     const user = await tx.findOne(User, { id: userId });
     if (user) assertPasswordFitsOwner('new_password', input.new_password, user);
     await setPassword(tx, userId, input.new_password);
-    await tx.execute('delete from sessions where user_id = ? and token <> ?', [userId, currentSessionToken ?? '']);
+    await kysely(tx)
+      .deleteFrom('sessions')
+      .where('user_id', '=', userId)
+      .where('token', '<>', currentSessionToken ?? '')
+      .execute();
     recordEvent(tx, 'PasswordChanged', { userId, by: 'member' });
   });
 }
 
 /** Whether `password` is the member's current one (re-authentication before a sensitive change). */
 export async function isCurrentPassword(orm: Orm, userId: string, password: string): Promise<boolean> {
-  const rows = await orm.em
-    .fork()
-    .execute<{ password: string | null }[]>(`select password from accounts where user_id = ? and provider_id = 'credential'`, [
-      userId,
-    ]);
-  const current = rows[0]?.password;
+  const current = await credentialPassword(kysely(orm.em.fork() as Em), userId);
   return Boolean(current && (await verifyPassword(current, password)));
 }
 
@@ -443,14 +472,15 @@ export async function confirmEmailChange(orm: Orm, token: string): Promise<'chan
       if (!result.newEmail) return 'invalid';
       const taken = await findUserByEmail(tx, result.newEmail);
       if (taken && taken.id !== result.userId) return 'taken';
-      await tx.execute(
-        'update users set email = ?, email_verified = true, pending_email = null, updated_at = now() where id = ?',
-        [result.newEmail, result.userId],
-      );
+      await kysely(tx)
+        .updateTable('users')
+        .set({ email: result.newEmail, email_verified: true, pending_email: null, updated_at: dbNow() })
+        .where('id', '=', result.userId)
+        .execute();
       return 'changed';
     });
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) return 'taken';
+    if (isUniqueViolation(error)) return 'taken';
     throw error;
   }
 }
@@ -468,7 +498,10 @@ export interface UserSearch {
  * The list's orders: a column and its type, each with the id after it. `kana` is 五十音 (the trigger's
  * kana_sort: members without フリガナ after the others), ascending only.
  */
-export const USER_ORDERS: Record<string, { column: string; type: 'timestamptz' | 'text' }> = {
+export const USER_ORDERS: Record<
+  string,
+  { column: 'u.created_at' | 'u.email' | 'u.name_key' | 'u.kana_sort'; type: 'timestamptz' | 'text' }
+> = {
   created_at: { column: 'u.created_at', type: 'timestamptz' },
   email: { column: 'u.email', type: 'text' },
   name: { column: 'u.name_key', type: 'text' },
@@ -481,34 +514,21 @@ export const orderOf = (sort: string) => ({
 });
 
 /**
- * The WHERE of the administrators' user search (the list and its CSV): name — 姓, 名, 「姓 名」,
- * 「姓名」 or フリガナ, any width, hiragana or katakana, 異体字 folded (db/like.ts) —, e-mail
- * (partial), affiliation.
+ * The condition of the administrators' user search (the list and its CSV) on `users as u`: name —
+ * 姓, 名, 「姓 名」, 「姓名」 or フリガナ, any width, hiragana or katakana, 異体字 folded (db/like.ts) —,
+ * e-mail (partial), affiliation. Null when nothing is asked (no `where` at all).
  */
-export function userWhere(query: Pick<UserSearch, 'name' | 'email' | 'affiliations'>): { sql: string; params: unknown[] } {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  const byName = query.name ? memberNameSearch(query.name, { key: 'u.search_key', grams: 'u.search_grams' }) : null;
-  if (byName) {
-    clauses.push(byName.sql);
-    params.push(...byName.params);
-  }
-  if (query.email) {
-    clauses.push('u.email ilike ?');
-    params.push(containsPattern(query.email));
-  }
-  if (query.affiliations) {
-    clauses.push('u.affiliation = ?');
-    params.push(query.affiliations);
-  }
-  return { sql: clauses.length ? `where ${clauses.join(' and ')}` : '', params };
+export function userWhere(query: Pick<UserSearch, 'name' | 'email' | 'affiliations'>): Expression<SqlBool> | null {
+  const eb = expressionBuilder<UsersAsU, 'u'>();
+  const terms: Expression<SqlBool>[] = [];
+  const byName = query.name
+    ? memberNameSearch(eb, query.name, { key: eb.ref('u.search_key'), grams: eb.ref('u.search_grams') })
+    : null;
+  if (byName) terms.push(byName);
+  if (query.email) terms.push(eb('u.email', 'ilike', containsPattern(query.email)));
+  if (query.affiliations) terms.push(eb('u.affiliation', '=', query.affiliations));
+  return terms.length ? eb.and(terms) : null;
 }
-
-const USER_COLUMNS = `u.id, u.email, u.last_name as "lastName", u.first_name as "firstName",
-  u.last_name_kana as "lastNameKana", u.first_name_kana as "firstNameKana", u.role, u.email_verified as "emailVerified",
-  u.affiliation, u.affiliation_name as "affiliationName", u.affiliation_other as "affiliationOther", u.distribution,
-  u.created_at as "createdAt", u.updated_at as "updatedAt", u.pending_email as "pendingEmail",
-  u.two_factor_enabled as "twoFactorEnabled", u.last_sign_in_at as "lastSignInAt"`;
 
 /**
  * The administrators' user list: searched (userWhere), paged, sorted; read as plain rows (hydrating
@@ -518,26 +538,63 @@ const userTotals = (changes: ChangeFeed | undefined) =>
   tableCache<{ n: number }[]>(changes, 'user list totals', ['users'], { max: 1_000, ttlMs: 10 * 60_000 });
 
 export async function searchUsers(orm: Orm, query: UserSearch, changes?: ChangeFeed) {
-  const em = orm.em.fork() as Em;
+  const db = kysely(orm.em.fork() as Em);
   const where = userWhere(query);
   const order = orderOf(query.sort);
   const dir = order.desc ? 'desc' : 'asc';
   const cap = query.name || query.email ? SEARCH_COUNT_CAP : COUNT_CAP;
-  const countSql = `select count(*)::int as n from (select 1 from users u ${where.sql} limit ${cap + 1}) capped`;
+  const users = () => db.selectFrom('users as u').$call((qb) => (where ? qb.where(where) : qb));
+  const countQuery = db
+    .selectFrom(
+      users()
+        .select(sql.lit(1).as('one'))
+        .limit(cap + 1)
+        .as('capped'),
+    )
+    .select((eb) => countAll(eb).as('n'));
+  const compiled = countQuery.compile();
   // A total is kept until the users change (change notices): counting is most of the list's cost.
-  const [count] = await cached(userTotals(changes), JSON.stringify([countSql, where.params]), () =>
-    em.execute<{ n: number }[]>(countSql, where.params),
+  const [count] = await cached(userTotals(changes), JSON.stringify([compiled.sql, compiled.parameters]), () =>
+    countQuery.execute(),
   );
   // The page's ids first — from the order's index alone (created_at, kana_sort), however deep the
   // page — then the rows of those few.
-  const users = await em.execute<DtoSource[]>(
-    `with page as (select u.id from users u ${where.sql} order by ${order.column} ${dir}, u.id ${dir} limit ? offset ?)
-     select ${USER_COLUMNS} from page join users u on u.id = page.id order by ${order.column} ${dir}, u.id ${dir}`,
-    [...where.params, query.per_page, (query.page - 1) * query.per_page],
-  );
+  const rows = await db
+    .with('page', () =>
+      users()
+        .select('u.id')
+        .orderBy(order.column, dir)
+        .orderBy('u.id', dir)
+        .limit(query.per_page)
+        .offset((query.page - 1) * query.per_page),
+    )
+    .selectFrom('page')
+    .innerJoin('users as u', 'u.id', 'page.id')
+    .select([
+      'u.id',
+      'u.email',
+      'u.last_name as lastName',
+      'u.first_name as firstName',
+      'u.last_name_kana as lastNameKana',
+      'u.first_name_kana as firstNameKana',
+      'u.role',
+      'u.email_verified as emailVerified',
+      'u.affiliation',
+      'u.affiliation_name as affiliationName',
+      'u.affiliation_other as affiliationOther',
+      'u.distribution',
+      'u.created_at as createdAt',
+      'u.updated_at as updatedAt',
+      'u.pending_email as pendingEmail',
+      'u.two_factor_enabled as twoFactorEnabled',
+      'u.last_sign_in_at as lastSignInAt',
+    ])
+    .orderBy(order.column, dir)
+    .orderBy('u.id', dir)
+    .execute();
   const n = count?.n ?? 0;
   return {
-    users: users.map((u) => userDto(u, { pendingEmail: u.pendingEmail ?? null })),
+    users: rows.map((u) => userDto(u, { pendingEmail: u.pendingEmail ?? null })),
     total: Math.min(n, cap),
     total_capped: n > cap,
     page: query.page,
@@ -552,7 +609,7 @@ export async function forcePassword(orm: Orm, actor: Actor, id: string, password
     if (!user) throw new AppError('not_found', USER_NOT_FOUND);
     assertPasswordFitsOwner('new_password', password, user);
     await setPassword(tx, user.id, password);
-    await tx.execute('delete from sessions where user_id = ?', [user.id]);
+    await endSessions(tx, user.id);
     recordEvent(tx, 'PasswordChanged', { userId: user.id, by: 'admin' });
     recordAudit(tx, actor, { action: 'user.force_password', targetType: 'user', targetId: user.id });
   });
@@ -581,8 +638,8 @@ export async function forceDelete(orm: Orm, actor: Actor, id: string): Promise<v
  * tells the modules that keep a reference to the user (sales, checkout) to drop it.
  */
 async function removeAccount(tx: Em, userId: string, by: 'member' | 'admin'): Promise<void> {
-  await tx.execute('delete from sessions where user_id = ?', [userId]);
-  await tx.execute('delete from users where id = ?', [userId]);
+  await endSessions(tx, userId);
+  await kysely(tx).deleteFrom('users').where('id', '=', userId).execute();
   recordEvent(tx, 'UserDeleted', { userId, by });
 }
 
@@ -601,11 +658,7 @@ export async function withdraw(orm: Orm, userId: string, password: string): Prom
     const user = await tx.findOne(User, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!user) throw new AppError('not_found', USER_NOT_FOUND);
     if (user.role === 'admin') throw new AppError('forbidden', ADMIN_CANNOT_WITHDRAW);
-    const rows = await tx.execute<{ password: string | null }[]>(
-      `select password from accounts where user_id = ? and provider_id = 'credential'`,
-      [user.id],
-    );
-    const current = rows[0]?.password;
+    const current = await credentialPassword(kysely(tx), user.id);
     if (!current || !(await verifyPassword(current, password))) {
       throw validationError({ password: [WRONG_PASSWORD] }, WRONG_PASSWORD);
     }
@@ -656,12 +709,27 @@ export async function currentBuyers(em: Em, userIds: readonly string[]): Promise
   if (userIds.length === 0) return new Map();
   // One bound text parameter (user ids are uuids: no commas), not thousands of inlined placeholders;
   // the members come back as one JSON value of column arrays (one string to decode, not 7 × n fields).
-  const {
-    rows: [result],
-  } = await sql<{ columns: string | null }>`
-    select json_build_array(array_agg(id), array_agg(email), array_agg(last_name), array_agg(first_name),
-             array_agg(affiliation), array_agg(affiliation_name), array_agg(affiliation_other))::text as columns
-    from users where id = any(string_to_array(${[...new Set(userIds)].join(',')}, ','))`.execute(em.getKysely());
+  const result = await kysely(em)
+    .selectFrom('users')
+    .select((eb) => {
+      const column = (
+        name: 'id' | 'email' | 'last_name' | 'first_name' | 'affiliation' | 'affiliation_name' | 'affiliation_other',
+      ) => eb.fn.agg('array_agg', [name]);
+      const columns = eb.fn('json_build_array', [
+        column('id'),
+        column('email'),
+        column('last_name'),
+        column('first_name'),
+        column('affiliation'),
+        column('affiliation_name'),
+        column('affiliation_other'),
+      ]);
+      return eb.cast<string | null>(columns, 'text').as('columns');
+    })
+    .where((eb) =>
+      eb('id', '=', eb.fn.any(eb.fn<string[]>('string_to_array', [eb.val([...new Set(userIds)].join(',')), eb.val(',')]))),
+    )
+    .executeTakeFirst();
   const [ids, emails, lastNames, firstNames, affiliations, names, others] = JSON.parse(result?.columns ?? '[]') as [
     string[] | null,
     string[],
@@ -689,7 +757,7 @@ export type Buyer = NonNullable<Awaited<ReturnType<typeof findBuyer>>>;
 
 /** The purchase screen's distribution opt-in is the member's current choice: saved in the caller's transaction. */
 export async function setDistribution(tx: Em, userId: string, distribution: boolean): Promise<void> {
-  await tx.execute('update users set distribution = ?, updated_at = now() where id = ?', [distribution, userId]);
+  await kysely(tx).updateTable('users').set({ distribution, updated_at: dbNow() }).where('id', '=', userId).execute();
 }
 
 /** Sign-in to `email` just reached its failure limit: its owner (if the address has an account) is told once. */
@@ -702,7 +770,7 @@ export async function noteSignInThrottled(orm: Orm, email: string): Promise<void
 
 /** The shop must keep one administrator: refuses (409) when `tx` would remove the last one. Locks the administrators. */
 async function keepAnAdministrator(tx: Em): Promise<void> {
-  const admins = await tx.execute<{ id: string }[]>("select id from users where role = 'admin' for update");
+  const admins = await kysely(tx).selectFrom('users').select('id').where('role', '=', 'admin').forUpdate().execute();
   if (admins.length <= 1) throw new AppError('conflict', '最後の管理者は外せません。先に別の管理者を追加してください。');
 }
 
@@ -722,7 +790,7 @@ export async function setRole(orm: Orm, actor: Actor, id: string, role: 'admin' 
     user.role = role;
     user.updatedAt = new Date();
     if (role === 'admin') user.emailVerified = true;
-    await tx.execute('delete from sessions where user_id = ?', [user.id]);
+    await endSessions(tx, user.id);
     recordAudit(tx, actor, { action: 'user.role', targetType: 'user', targetId: user.id, before, after: { role } });
   });
 }

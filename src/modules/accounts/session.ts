@@ -1,6 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { sql } from 'kysely';
 import { ChangeCache, type ChangeFeed } from '../../db/changes.ts';
-import { type Orm, readRows } from '../../db/orm.ts';
+import { now as dbNow, db as kysely, queries } from '../../db/kysely.ts';
+import { type Em, type Orm, readQuery } from '../../db/orm.ts';
 import type { SessionUser } from '../../http/context.ts';
 import { type Auth, SESSION_SECONDS } from './auth.ts';
 
@@ -111,20 +113,39 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     const expected = createHmac('sha256', secret).update(token).digest();
     if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
     const row = await cache.get(token, async () => {
-      // Every signed-in request asks this: straight on the pool (db/orm.ts readRows, decision 0037).
-      const [found] = await readRows<SessionRow>(
+      // Every signed-in request asks this: straight on the pool (db/orm.ts readQuery, decision 0037).
+      const [found] = await readQuery(
         orm,
-        `select s.token, s.expires_at, s.created_at, s.last_active_at, u.id, u.email, u.role, u.email_verified, u.last_name, u.first_name, u.banned, u.ban_expires, u.two_factor_enabled
-         from sessions s join users u on u.id = s.user_id where s.token = ?`,
-        [token],
+        queries
+          .selectFrom('sessions as s')
+          .innerJoin('users as u', 'u.id', 's.user_id')
+          .select([
+            's.token',
+            's.expires_at',
+            's.created_at',
+            's.last_active_at',
+            'u.id',
+            'u.email',
+            'u.role',
+            'u.email_verified',
+            'u.last_name',
+            'u.first_name',
+            'u.banned',
+            'u.ban_expires',
+            'u.two_factor_enabled',
+          ])
+          .where('s.token', '=', token),
       );
-      return found;
+      return found satisfies SessionRow | undefined;
     });
     const now = Date.now();
     if (!row) return null;
     if (sessionEndsAt(row) <= now) {
       // Past its absolute or idle end: gone for good (its owner's sessions list no longer shows it).
-      await orm.em.fork().execute('delete from sessions where token = ?', [token]);
+      await kysely(orm.em.fork() as Em)
+        .deleteFrom('sessions')
+        .where('token', '=', token)
+        .execute();
       return null;
     }
     if (row.banned && (!row.ban_expires || new Date(row.ban_expires).getTime() > now)) return null;
@@ -133,12 +154,15 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
       // In use: noted (at most once a minute), and renewed as better-auth's getSession would — but
       // never past the absolute end.
       const absolute = row.role === 'admin' ? SESSION_LIFETIME.adminAbsoluteSeconds : SESSION_LIFETIME.memberAbsoluteSeconds;
-      await orm.em.fork().execute(
-        `update sessions set last_active_at = now(), updated_at = now(),
-           expires_at = least(now() + interval '${SESSION_SECONDS} seconds', created_at + interval '${absolute} seconds')
-         where token = ?`,
-        [token],
-      );
+      await kysely(orm.em.fork() as Em)
+        .updateTable('sessions')
+        .set((eb) => ({
+          last_active_at: dbNow(),
+          updated_at: dbNow(),
+          expires_at: sql<string>`least(now() + make_interval(secs => ${SESSION_SECONDS}), ${eb.ref('created_at')} + make_interval(secs => ${absolute}))`,
+        }))
+        .where('token', '=', token)
+        .execute();
     }
     return {
       id: row.id,

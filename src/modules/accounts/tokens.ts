@@ -103,11 +103,12 @@ export type TokenState = 'valid' | 'used' | 'expired' | 'invalid';
 /** What a link's token is now, without using it (the reset page says so before the member types a password). */
 export async function tokenState(em: Em, raw: string, purpose: TokenPurpose): Promise<TokenState> {
   if (!/^[A-Za-z0-9_-]{20,100}$/.test(raw)) return 'invalid';
-  const rows = await em.execute<{ used: boolean; expired: boolean }[]>(
-    'select used_at is not null as used, expires_at <= now() as expired from account_tokens where token_hash = ? and purpose = ?',
-    [digest(raw), purpose],
-  );
-  const row = rows[0];
+  const row = await kysely(em)
+    .selectFrom('account_tokens')
+    .select((eb) => [eb('used_at', 'is not', null).as('used'), eb('expires_at', '<=', now()).as('expired')])
+    .where('token_hash', '=', digest(raw))
+    .where('purpose', '=', purpose)
+    .executeTakeFirst();
   if (!row) return 'invalid';
   return row.used ? 'used' : row.expired ? 'expired' : 'valid';
 }
