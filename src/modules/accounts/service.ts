@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { LockMode, MikroORM, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { type Expression, expressionBuilder, type SqlBool, sql } from 'kysely';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
-import { countAll, type Db, now as dbNow, db as kysely } from '../../db/kysely.ts';
+import { countAll, type Db, now as dbNow, db as kysely, prepared, queries } from '../../db/kysely.ts';
 import { COUNT_CAP, containsPattern, memberNameSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
-import type { Em, Orm } from '../../db/orm.ts';
+import { type Em, type Orm, readQuery } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
@@ -705,11 +705,13 @@ export async function administrators(em: Em): Promise<{ id: string; email: strin
 }
 
 /** Several members' current details at once (the training-system CSV, in batches of thousands); deleted ones are absent. */
-export async function currentBuyers(em: Em, userIds: readonly string[]): Promise<Map<string, Buyer>> {
-  if (userIds.length === 0) return new Map();
-  // One bound text parameter (user ids are uuids: no commas), not thousands of inlined placeholders;
-  // the members come back as one JSON value of column arrays (one string to decode, not 7 × n fields).
-  const result = await kysely(em)
+/**
+ * The members' columns as one JSON value of arrays (one string to decode, not 7 × n fields), for one
+ * bound text parameter of ids (uuids: no commas) rather than thousands of inlined placeholders.
+ * Compiled once (db/kysely.ts prepared): the sales list sends it on every request.
+ */
+const buyersStatement = prepared((ids: string) =>
+  queries
     .selectFrom('users')
     .select((eb) => {
       const column = (
@@ -726,10 +728,20 @@ export async function currentBuyers(em: Em, userIds: readonly string[]): Promise
       ]);
       return eb.cast<string | null>(columns, 'text').as('columns');
     })
-    .where((eb) =>
-      eb('id', '=', eb.fn.any(eb.fn<string[]>('string_to_array', [eb.val([...new Set(userIds)].join(',')), eb.val(',')]))),
-    )
-    .executeTakeFirst();
+    .where((eb) => eb('id', '=', eb.fn.any(eb.fn<string[]>('string_to_array', [eb.val(ids), eb.val(',')])))),
+);
+
+/**
+ * The members as they are now, by id. On an EntityManager (in its transaction, if any); on the ORM,
+ * straight on the pool (db/orm.ts readQuery) — the sales list's path (decision 0037).
+ */
+export async function currentBuyers(source: Em | Orm, userIds: readonly string[]): Promise<Map<string, Buyer>> {
+  if (userIds.length === 0) return new Map();
+  const statement = buyersStatement([...new Set(userIds)].join(','));
+  const [result] =
+    source instanceof MikroORM
+      ? await readQuery(source, statement)
+      : (await kysely(source).executeQuery(statement.compile())).rows;
   const [ids, emails, lastNames, firstNames, affiliations, names, others] = JSON.parse(result?.columns ?? '[]') as [
     string[] | null,
     string[],

@@ -1,9 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
 import { ChangeCache, type ChangeFeed } from '../../db/changes.ts';
-import { now as dbNow, db as kysely, queries } from '../../db/kysely.ts';
+import { now as dbNow, db as kysely, prepared, queries } from '../../db/kysely.ts';
 import { type Em, type Orm, readQuery } from '../../db/orm.ts';
 import type { SessionUser } from '../../http/context.ts';
+import { epochMs } from '../../lib/iso-time.ts';
 import { type Auth, SESSION_SECONDS } from './auth.ts';
 
 /**
@@ -26,15 +27,39 @@ export function sessionEndsAt(session: {
   last_active_at: Date | string | null;
 }): number {
   const admin = session.role === 'admin';
-  const created = new Date(session.created_at).getTime();
+  // epochMs, not new Date(text): V8's reading of PostgreSQL's timestamp text is slow (src/lib/iso-time.ts).
+  const created = epochMs(session.created_at);
   const absolute = created + (admin ? SESSION_LIFETIME.adminAbsoluteSeconds : SESSION_LIFETIME.memberAbsoluteSeconds) * 1000;
-  let end = Math.min(new Date(session.expires_at).getTime(), absolute);
+  let end = Math.min(epochMs(session.expires_at), absolute);
   if (admin) {
-    const lastActive = new Date(session.last_active_at ?? session.created_at).getTime();
+    const lastActive = epochMs(session.last_active_at ?? session.created_at);
     end = Math.min(end, lastActive + SESSION_LIFETIME.adminIdleSeconds * 1000);
   }
   return end;
 }
+
+/** The session check's statement: the session and its user by the cookie's token. */
+const sessionStatement = prepared((token: string) =>
+  queries
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select([
+      's.token',
+      's.expires_at',
+      's.created_at',
+      's.last_active_at',
+      'u.id',
+      'u.email',
+      'u.role',
+      'u.email_verified',
+      'u.last_name',
+      'u.first_name',
+      'u.banned',
+      'u.ban_expires',
+      'u.two_factor_enabled',
+    ])
+    .where('s.token', '=', token),
+);
 
 interface SessionRow {
   token: string;
@@ -113,29 +138,8 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     const expected = createHmac('sha256', secret).update(token).digest();
     if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
     const row = await cache.get(token, async () => {
-      // Every signed-in request asks this: straight on the pool (db/orm.ts readQuery, decision 0037).
-      const [found] = await readQuery(
-        orm,
-        queries
-          .selectFrom('sessions as s')
-          .innerJoin('users as u', 'u.id', 's.user_id')
-          .select([
-            's.token',
-            's.expires_at',
-            's.created_at',
-            's.last_active_at',
-            'u.id',
-            'u.email',
-            'u.role',
-            'u.email_verified',
-            'u.last_name',
-            'u.first_name',
-            'u.banned',
-            'u.ban_expires',
-            'u.two_factor_enabled',
-          ])
-          .where('s.token', '=', token),
-      );
+      // Every signed-in request asks this: straight on the pool (db/orm.ts readQuery), compiled once (decision 0037).
+      const [found] = await readQuery(orm, sessionStatement(token));
       return found satisfies SessionRow | undefined;
     });
     const now = Date.now();
@@ -148,8 +152,8 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
         .execute();
       return null;
     }
-    if (row.banned && (!row.ban_expires || new Date(row.ban_expires).getTime() > now)) return null;
-    const lastActive = new Date(row.last_active_at ?? row.created_at).getTime();
+    if (row.banned && (!row.ban_expires || epochMs(row.ban_expires) > now)) return null;
+    const lastActive = epochMs(row.last_active_at ?? row.created_at);
     if (now - lastActive >= ACTIVITY_WRITE_SECONDS * 1000) {
       // In use: noted (at most once a minute), and renewed as better-auth's getSession would — but
       // never past the absolute end.

@@ -9,6 +9,7 @@ import type { Sales } from '../../db/schema.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
+import { isoTime } from '../../lib/iso-time.ts';
 import { currentBuyers, findBuyer, membersMatching } from '../accounts/index.ts';
 import { auditedSaleIds, recordAudit } from '../audit/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
@@ -147,10 +148,10 @@ export function saleDto(sale: SaleView) {
     currency: sale.currency,
     status: sale.status,
     status_label: SALE_STATUS_LABEL[sale.status as SaleStatus] ?? '',
-    paid_at: new Date(sale.paidAt).toISOString(),
-    refunded_at: sale.refundedAt ? new Date(sale.refundedAt).toISOString() : null,
+    paid_at: isoTime(sale.paidAt),
+    refunded_at: sale.refundedAt ? isoTime(sale.refundedAt) : null,
     // A refund asked of Stripe from the back office, not yet confirmed (返金手続き中).
-    refund_requested_at: sale.refundRequestedAt && !sale.refundedAt ? new Date(sale.refundRequestedAt).toISOString() : null,
+    refund_requested_at: sale.refundRequestedAt && !sale.refundedAt ? isoTime(sale.refundRequestedAt) : null,
     receipt_url: sale.receiptUrl,
     user: { first_name: sale.buyerFirstName, last_name: sale.buyerLastName, email: sale.buyerEmail },
     user_id: sale.userId ?? null,
@@ -378,7 +379,8 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
   if (start === undefined && first !== undefined) firstOfPage?.set(pageKey, first, since);
   const n = count?.n ?? 0;
   return {
-    sales: await withCurrentBuyers(em, sales),
+    // The buyers straight on the pool too (one statement, decision 0037).
+    sales: await withCurrentBuyers(orm, sales),
     total: Math.min(n, cap),
     total_capped: n > cap,
     // The name search reached MEMBER_MATCH_CAP members: the screen asks for a longer name.
@@ -419,8 +421,8 @@ function listStatement<R>(question: string, build: () => Compilable<R>): ListSta
  * The list shows each buyer as the member is now — the name the CSV writes and the search finds —
  * and the purchase-time snapshot only when the member is gone (the order detail shows both).
  */
-async function withCurrentBuyers(em: Em, sales: SaleView[]) {
-  const buyers = await currentBuyers(em, [...new Set(sales.flatMap((sale) => (sale.userId ? [sale.userId] : [])))]);
+async function withCurrentBuyers(source: Em | Orm, sales: SaleView[]) {
+  const buyers = await currentBuyers(source, [...new Set(sales.flatMap((sale) => (sale.userId ? [sale.userId] : [])))]);
   return sales.map((sale) => {
     const buyer = sale.userId ? buyers.get(sale.userId) : undefined;
     const dto = saleDto(sale);
