@@ -20,38 +20,6 @@ export function prefixPattern(text: string): string {
   return `${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 }
 
-/**
- * The WHERE of a search for a person by name or e-mail. Three characters or more: anywhere in 姓名
- * or the e-mail (pg_trgm GIN indexes). Fewer — which no trigram index can serve, e.g. 「佐藤」 — the
- * start of 姓名, of 名 or of the e-mail (btree text_pattern_ops indexes): so 姓 and 名 are still found.
- */
-export function personSearch(
-  query: string,
-  columns: { nameKey: string; firstKey: string; email?: string },
-): { sql: string; params: string[] } | null {
-  const terms = personSearchTerms(query, columns);
-  if (!terms.length) return null;
-  return { sql: `(${terms.map(([sql]) => sql).join(' or ')})`, params: terms.map(([, param]) => param) };
-}
-
-/** The conditions a person search ORs together: `[sql, pattern]` each (see personSearch). */
-export function personSearchTerms(
-  query: string,
-  columns: { nameKey: string; firstKey: string; email?: string },
-): [string, string][] {
-  const key = nameKey(query);
-  const email = columns.email ? query.trim().toLowerCase() : '';
-  const terms: [string, string][] = [];
-  if ([...key].length >= 3) {
-    terms.push([`${columns.nameKey} like ?`, containsPattern(key)]);
-    if (email) terms.push([`${columns.email} ilike ?`, containsPattern(email)]);
-  } else {
-    if (key) terms.push([`${columns.nameKey} like ?`, prefixPattern(key)], [`${columns.firstKey} like ?`, prefixPattern(key)]);
-    if (email) terms.push([`${columns.email} like ?`, prefixPattern(email)]);
-  }
-  return terms;
-}
-
 /** Past this many matches a list says 「10,000件以上」: counting a million rows exactly is what costs. */
 export const COUNT_CAP = 10_000;
 

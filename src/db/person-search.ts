@@ -2,7 +2,7 @@ import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import { containsPattern, nameKey, prefixPattern } from './like.ts';
 
 /**
- * The typed form of like.ts's person search (the same rule): three characters or more — anywhere in
+ * A search for a person by name or e-mail, as a typed condition: three characters or more — anywhere in
  * 姓名 or the e-mail (pg_trgm GIN indexes); fewer — the start of 姓名, of 名 or of the e-mail (btree
  * text_pattern_ops indexes). `columns` name the table's generated name keys and its e-mail. Null when
  * the query says nothing.
