@@ -9,7 +9,10 @@ import { freePort } from './ports.ts';
  * advises it (`option httpchk GET /readyz`: HTTP/1.0, no Host header) and no retries, so that a request
  * a draining server drops reaches the client as a failure.
  */
-export async function startHaproxy(servers: { name: string; port: number }[], options: { inter?: string } = {}) {
+export async function startHaproxy(
+  servers: { name: string; port: number }[],
+  options: { inter?: string; fall?: number; rise?: number } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), 'shop-haproxy-'));
   const [port, statsPort] = [await freePort(), await freePort()];
   const config = [
@@ -27,7 +30,7 @@ export async function startHaproxy(servers: { name: string; port: number }[], op
     'backend web',
     '  option httpchk GET /readyz',
     '  http-check expect status 200',
-    `  default-server check inter ${options.inter ?? '300ms'} fall 1 rise 1`,
+    `  default-server check inter ${options.inter ?? '300ms'} fall ${options.fall ?? 1} rise ${options.rise ?? 1}`,
     ...servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port}`),
     'listen stats',
     `  bind 127.0.0.1:${statsPort}`,
