@@ -11,9 +11,9 @@ import {
   auditFilter,
   auditLogDto,
   distinctValues,
+  entryColumns,
   recordAudit,
   saleIdsOf,
-  withoutSaleIds,
 } from './service.ts';
 
 const COLUMNS = ['日時（日本時間）', '操作者', '操作', '対象の種類', '対象のID', '変更内容', '対象の売上（件）'];
@@ -87,15 +87,7 @@ export async function auditLogExport(orm: Orm, actor: Actor, query: AuditExportQ
       const rows: AuditRow[] = await kysely(em)
         .selectFrom('audit_logs as a')
         .select((eb) => [
-          'a.id',
-          'a.actor_id',
-          'a.actor_email',
-          'a.action',
-          'a.target_type',
-          'a.target_id',
-          withoutSaleIds(eb.ref('a.before')).as('before'),
-          withoutSaleIds(eb.ref('a.after')).as('after'),
-          'a.created_at',
+          ...entryColumns(eb),
           eb.fn<number | null>('jsonb_array_length', [saleIdsOf(eb)]).as('sale_count'),
           eb.lit(null).as('first_sale_ids'),
         ])

@@ -140,15 +140,7 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: Audit
       // (select … as ids)` into them just so (the same plan).
       const ids = saleIdsOf(eb);
       return [
-        'a.id',
-        'a.actor_id',
-        'a.actor_email',
-        'a.action',
-        'a.target_type',
-        'a.target_id',
-        withoutSaleIds(eb.ref('a.before')).as('before'),
-        withoutSaleIds(eb.ref('a.after')).as('after'),
-        'a.created_at',
+        ...entryColumns(eb),
         eb.fn<number | null>('jsonb_array_length', [ids]).as('sale_count'),
         eb
           .selectFrom(sql<{ v: Json; n: number }>`jsonb_array_elements(${ids}) with ordinality`.as<'e'>(sql`e(v, n)`))
@@ -184,6 +176,20 @@ export const saleIdsOf = (eb: EntriesEb) => eb.fn.coalesce(saleIdsIn(eb.ref('a.a
 /** A snapshot without its `sale_ids` (which stay in PostgreSQL). */
 export const withoutSaleIds = (snapshot: Expression<Json | null>) =>
   sql<Json | null>`case when jsonb_typeof(${snapshot}) = 'object' then ${snapshot} - 'sale_ids' else ${snapshot} end`;
+
+/** An entry's own columns as the list and its CSV read them: snapshots without their `sale_ids`. */
+export const entryColumns = (eb: EntriesEb) =>
+  [
+    'a.id',
+    'a.actor_id',
+    'a.actor_email',
+    'a.action',
+    'a.target_type',
+    'a.target_id',
+    withoutSaleIds(eb.ref('a.before')).as('before'),
+    withoutSaleIds(eb.ref('a.after')).as('after'),
+    'a.created_at',
+  ] as const;
 
 /**
  * The sales an audit entry moved (for the sales list's 「この操作の対象の売上」), or null when there is
