@@ -10,7 +10,8 @@
  * Lean requests (issue 22 item 9, docs/decisions/0037-lean-requests.md): a second web process with its
  * caches off (SHOP_CACHES=off) against a minimal Hono + node-postgres server sending the same SQL and
  * answering the same bytes (scripts/lean-reference.ts), for a member's catalogue and the administrators'
- * sales list; the bodies are compared byte for byte first. BENCH_ONLY=lean measures only these.
+ * sales list; the bodies are compared byte for byte first. BENCH_ONLY=lean measures only these;
+ * BENCH_ONLY=export only the export against COPY.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
@@ -44,6 +45,8 @@ const TARGETS = {
 };
 /** BENCH_ONLY=lean: only the lean-request figures (no worker, export, Lighthouse or first page). */
 const ONLY_LEAN = process.env.BENCH_ONLY === 'lean';
+/** BENCH_ONLY=export: only the export against COPY (one web and one worker process, no load). */
+const ONLY_EXPORT = process.env.BENCH_ONLY === 'export';
 /** Interleaved rounds of the lean-request figures; each ratio is the median of the rounds' ratios. */
 const LEAN_ROUNDS = Number(process.env.BENCH_LEAN_ROUNDS ?? 9);
 /** Seconds of each lean-request run: short runs, many rounds, so a neighbour's burst of load touches few. */
@@ -396,6 +399,65 @@ async function leanFigures(
   );
 }
 
+/**
+ * The export of every 出力待ち/処理中, not refunded sale, through the web and worker processes, timed
+ * from the export's creation to its last row, against PostgreSQL's COPY of the same rows; the worker's
+ * memory is sampled while it runs.
+ */
+async function exportFigures(
+  base: string,
+  auth: Record<string, string>,
+  csrfCookie: string,
+  worker: ChildProcess,
+): Promise<Verdict[]> {
+  const copy = await copyRows('where s.status in (0, 1) and s.refunded_at is null');
+  const before = rssMb(worker.pid);
+  let peak = before;
+  const created = await fetch(`${base}/api/exports`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json', 'x-xsrf-token': decodeURIComponent(csrfCookie.split('=')[1] ?? '') },
+    body: JSON.stringify({ encoding: 'utf-8' }),
+  });
+  if (!created.ok) throw new Error(`POST /api/exports answered ${created.status}: ${await created.text()}`);
+  const { export: job } = await created.json();
+  let state = job;
+  let progressSeen = false;
+  while (state.state !== 'done' && state.state !== 'failed') {
+    await sleep(200);
+    peak = Math.max(peak, rssMb(worker.pid));
+    state = (await (await fetch(`${base}/api/exports/${job.id}`, { headers: auth })).json()).export;
+    if (state.state === 'running' && state.row_count > 0 && state.row_count < (state.total_rows ?? 0)) progressSeen = true;
+  }
+  const exportSeconds = (new Date(state.finished_at).getTime() - new Date(state.created_at).getTime()) / 1000;
+  const exportRps = state.row_count / exportSeconds;
+  const copyRps = copy.rows / copy.seconds;
+  report({
+    kind: 'export',
+    state: state.state,
+    rows: state.row_count,
+    seconds: +exportSeconds.toFixed(2),
+    rowsPerSecond: Math.round(exportRps),
+    progressSeen,
+  });
+  report({ kind: 'copy', rows: copy.rows, seconds: +copy.seconds.toFixed(2), rowsPerSecond: Math.round(copyRps) });
+  report({ kind: 'worker-memory', beforeMb: before, peakMb: peak, growthMb: peak - before });
+  return [
+    {
+      figure: 'export vs COPY (rows/s)',
+      ratio: +(exportRps / copyRps).toFixed(3),
+      target: `≥ ${TARGETS.exportVsCopy}`,
+      met: state.state === 'done' && exportRps / copyRps >= TARGETS.exportVsCopy,
+    },
+    {
+      figure: 'worker memory growth during the export (MB)',
+      ratio: peak - before,
+      target: `≤ ${TARGETS.workerGrowthMb}`,
+      met: peak - before <= TARGETS.workerGrowthMb,
+    },
+    { figure: 'export progress visible while it runs', ratio: progressSeen ? 1 : 0, target: 'seen', met: progressSeen },
+  ];
+}
+
 async function main() {
   if (!reuse) await seed();
   const [webPort, helloPort, leanPort, referencePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
@@ -415,6 +477,27 @@ async function main() {
   const base = `http://127.0.0.1:${webPort}`;
   const leanBase = `http://127.0.0.1:${leanPort}`;
   const referenceBase = `http://127.0.0.1:${referencePort}`;
+  if (ONLY_EXPORT) {
+    await start(['src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `${base}/healthz`);
+    const { cookie, csrfCookie } = await signInAdmin(base);
+    // BENCH_CPU_PROF profiles the worker building the export.
+    const worker = await start(
+      [
+        ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+        '--max-old-space-size=512',
+        '--max-semi-space-size=16',
+        'src/main.ts',
+        'worker',
+      ],
+      env,
+    );
+    const verdicts = await exportFigures(base, { cookie }, csrfCookie, worker);
+    console.log('\n| figure | value | target | met |\n|---|---|---|---|');
+    for (const v of verdicts) console.log(`| ${v.figure} | ${v.ratio} | ${v.target} | ${v.met ? 'yes' : 'NO'} |`);
+    for (const v of verdicts) report({ kind: 'target', ...v });
+    process.exitCode = verdicts.every((v) => v.met) ? 0 : 1;
+    return;
+  }
   // First, alone (no worker, no other web process): the shop with its caches off (SHOP_CACHES=off,
   // every request queries, as the reference does) against the minimal reference.
   const leanShop = await start(
@@ -491,38 +574,7 @@ async function main() {
     if (name !== 'hello') singles[name] = await single(name, url, headers);
   }
 
-  // The export of every 出力待ち/処理中, not refunded sale, against COPY of the same rows.
-  const copy = await copyRows('where s.status in (0, 1) and s.refunded_at is null');
-  const before = rssMb(worker.pid);
-  let peak = before;
-  const created = await fetch(`${base}/api/exports`, {
-    method: 'POST',
-    headers: { ...auth, 'content-type': 'application/json', 'x-xsrf-token': decodeURIComponent(csrfCookie.split('=')[1] ?? '') },
-    body: JSON.stringify({ encoding: 'utf-8' }),
-  });
-  if (!created.ok) throw new Error(`POST /api/exports answered ${created.status}: ${await created.text()}`);
-  const { export: job } = await created.json();
-  let state = job;
-  let progressSeen = false;
-  while (state.state !== 'done' && state.state !== 'failed') {
-    await sleep(200);
-    peak = Math.max(peak, rssMb(worker.pid));
-    state = (await (await fetch(`${base}/api/exports/${job.id}`, { headers: auth })).json()).export;
-    if (state.state === 'running' && state.row_count > 0 && state.row_count < (state.total_rows ?? 0)) progressSeen = true;
-  }
-  const exportSeconds = (new Date(state.finished_at).getTime() - new Date(state.created_at).getTime()) / 1000;
-  const exportRps = state.row_count / exportSeconds;
-  const copyRps = copy.rows / copy.seconds;
-  report({
-    kind: 'export',
-    state: state.state,
-    rows: state.row_count,
-    seconds: +exportSeconds.toFixed(2),
-    rowsPerSecond: Math.round(exportRps),
-    progressSeen,
-  });
-  report({ kind: 'copy', rows: copy.rows, seconds: +copy.seconds.toFixed(2), rowsPerSecond: Math.round(copyRps) });
-  report({ kind: 'worker-memory', beforeMb: before, peakMb: peak, growthMb: peak - before });
+  const exportVerdicts = await exportFigures(base, auth, csrfCookie, worker);
 
   const verdicts: Verdict[] = [
     ...leanVerdicts,
@@ -553,19 +605,7 @@ async function main() {
       target: `≤ ${TARGETS.deepVsFirst}`,
       met: best(`sales: deepest page (${deepest})`).p50 / Math.max(1, best('sales: first page').p50) <= TARGETS.deepVsFirst,
     },
-    {
-      figure: 'export vs COPY (rows/s)',
-      ratio: +(exportRps / copyRps).toFixed(3),
-      target: `≥ ${TARGETS.exportVsCopy}`,
-      met: state.state === 'done' && exportRps / copyRps >= TARGETS.exportVsCopy,
-    },
-    {
-      figure: 'worker memory growth during the export (MB)',
-      ratio: peak - before,
-      target: `≤ ${TARGETS.workerGrowthMb}`,
-      met: peak - before <= TARGETS.workerGrowthMb,
-    },
-    { figure: 'export progress visible while it runs', ratio: progressSeen ? 1 : 0, target: 'seen', met: progressSeen },
+    ...exportVerdicts,
   ];
   console.log('\n| figure | value | target | met |\n|---|---|---|---|');
   for (const v of verdicts) console.log(`| ${v.figure} | ${v.ratio} | ${v.target} | ${v.met ? 'yes' : 'NO'} |`);
