@@ -18,6 +18,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { loadEnv } from '../src/config/env.ts';
 import { migrate } from '../src/db/orm.ts';
@@ -246,6 +247,7 @@ async function signInAdmin(base: string): Promise<{ cookie: string; csrfCookie: 
     headers: { 'content-type': 'application/json', cookie: token, 'x-xsrf-token': decodeURIComponent(token.split('=')[1] ?? '') },
     body: JSON.stringify({ email: 'bench-admin@example.jp', password: 'bench-admin-pass' }),
   });
+  if (login.status !== 200) throw new Error(`bench administrator sign-in: ${login.status} ${await login.text()}`);
   let session = login.headers.getSetCookie().map((c) => c.split(';')[0]);
   // CSRF tokens are bound to the session: take a fresh one for the signed-in session.
   const fresh = await fetch(`${base}/api/csrf-token`, { headers: { cookie: [token, ...session].join('; ') } });
@@ -260,9 +262,9 @@ async function signInAdmin(base: string): Promise<{ cookie: string; csrfCookie: 
       },
       body: JSON.stringify(body),
     });
-  const { secret } = (await (await post('/api/me/two-factor/setup', { password: 'bench-admin-pass' })).json()) as {
-    secret: string;
-  };
+  const setup = await post('/api/me/two-factor/setup', { password: 'bench-admin-pass' });
+  if (setup.status !== 200) throw new Error(`two-factor setup: ${setup.status} ${await setup.text()}`);
+  const { secret } = (await setup.json()) as { secret: string };
   const enabled = await post('/api/me/two-factor/enable', { code: totp(secret) });
   if (enabled.status !== 200) throw new Error(`two-factor enrolment: ${enabled.status} ${await enabled.text()}`);
   // Enabling replaces the session (and so its CSRF token).
@@ -461,6 +463,11 @@ async function exportFigures(
 async function main() {
   if (!reuse) await seed();
   const [webPort, helloPort, leanPort, referencePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  // The bench's own Redis db (13), emptied: an earlier run's rate-limit counters (sign-ins, two-factor
+  // set-ups of the bench administrator) would refuse this run's sign-in with 429.
+  const redis = new Redis(`${REDIS.replace(/\/\d*$/, '')}/13`);
+  await redis.flushdb();
+  await redis.quit();
   const env = {
     NODE_ENV: 'production',
     DATABASE_URL: dbUrl.toString(),

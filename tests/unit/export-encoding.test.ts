@@ -25,13 +25,19 @@ function withGeta(text: string): string {
 }
 const cp932Fits = (text: string) => withGeta(text) === toCp932Forms(text);
 
-/** 2026-11-22T15:30:00.123456 → 2026/11/22 15:30:00 */
-const jst = (iso: string) => `${iso.slice(0, 10).replaceAll('-', '/')} ${iso.slice(11, 19)}`;
+/** Unix seconds → 2026/11/22 15:30:00 in Japan time (UTC+9), by Date rather than the module's arithmetic. */
+const jst = (seconds: number) => {
+  const iso = new Date((seconds + 9 * 3600) * 1000).toISOString();
+  return `${iso.slice(0, 10).replaceAll('-', '/')} ${iso.slice(11, 19)}`;
+};
+/** The Unix seconds of a Japan-time wall clock reading (2026-11-22T15:30:00). */
+const jstSeconds = (local: string) => Date.parse(`${local}+09:00`) / 1000;
 
 interface Sale {
   member: number;
   licence: number;
-  paidAt: string;
+  /** Unix seconds, whole (as the query stream hands them over). */
+  paidAt: number;
 }
 interface Input {
   /** Each member's cells, メールアドレス to 所属名 (as rows.ts maps a buyer; any text in any column here). */
@@ -101,13 +107,8 @@ const piece = fc.oneof(
 );
 const text = fc.array(piece, { maxLength: 5 }).map((pieces) => pieces.join(''));
 const member = fc.array(text, { minLength: 7, maxLength: 7 });
-/** 購入日時 as PostgreSQL's JSON writes a Japan-time timestamp: with or without fractional seconds. */
-const paidAt = fc
-  .tuple(
-    fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true }),
-    fc.option(fc.stringMatching(/^[0-9]{1,6}$/), { nil: null }),
-  )
-  .map(([at, fraction]) => `${at.toISOString().slice(0, 19)}${fraction === null ? '' : `.${fraction}`}`);
+/** 購入日時 as the query stream hands it over: whole Unix seconds, 1900 to 2100 (leap days and centuries included). */
+const paidAt = fc.integer({ min: Date.UTC(1900, 0, 1) / 1000, max: Date.UTC(2100, 11, 31, 23, 59, 59) / 1000 });
 const input: fc.Arbitrary<Input> = fc
   .record({
     members: fc.array(member, { minLength: 1, maxLength: 6 }),
@@ -178,14 +179,38 @@ describe('the export’s fast CSV path writes what csv-stringify writes', () => 
     expect(written).toBeGreaterThan(10);
   });
 
+  it('writes 購入日時 in Japan time across days, leap days, centuries and before 1970', () => {
+    const moments = [
+      '2026-11-22T15:30:00',
+      '2026-11-23T00:00:00',
+      '2026-12-31T23:59:59',
+      '2000-02-29T08:59:59',
+      '2000-02-29T09:00:00',
+      '2100-02-28T23:59:59',
+      '2100-03-01T00:00:00',
+      '1970-01-01T08:59:59',
+      '1969-12-31T12:00:01',
+    ];
+    const i: Input = {
+      members: [['a@example.jp', '佐藤', '太郎', '日本語', '研修', '消防', '〇〇署']],
+      licences: ['BLS'],
+      sales: moments.map((local) => ({ member: 0, licence: 0, paidAt: jstSeconds(local) })),
+      pageSizes: [4],
+    };
+    const written = fastPath(i, 'utf-8', false).toString('utf8').split('\r\n').slice(1, -1);
+    expect(written.map((line) => line.split(',').at(-1))).toEqual(
+      moments.map((local) => local.replace('T', ' ').replaceAll('-', '/')),
+    );
+  });
+
   it('neutralises formula cells as csv-stringify does, in both encodings', () => {
     const member = ['=1+2', '+81', '-1', '日本語', '\r\n改行', '医療機関', '@sum'];
     const i: Input = {
       members: [member],
       licences: ['\tタブ', '＝"全角"'],
       sales: [
-        { member: 0, licence: 0, paidAt: '2026-11-22T15:30:00.5' },
-        { member: 0, licence: 1, paidAt: '2026-11-23T00:00:00' },
+        { member: 0, licence: 0, paidAt: jstSeconds('2026-11-22T15:30:00') },
+        { member: 0, licence: 1, paidAt: jstSeconds('2026-11-23T00:00:00') },
       ],
       pageSizes: [1],
     };

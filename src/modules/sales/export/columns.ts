@@ -16,39 +16,78 @@ export const FIELD_OF_COLUMN = [
   null,
 ] as const;
 
-/** 2026-11-22T15:30:00.123 (Japan time) → 2026/11/22 15:30:00, as the training system reads it. */
-export const jstCell = (iso: string) => `${iso.slice(0, 4)}/${iso.slice(5, 7)}/${iso.slice(8, 10)} ${iso.slice(11, 19)}`;
 /** The last cell of a record, 購入日時, with the line's CRLF: always 21 ASCII bytes, never quoted. */
-export const jstLine = (iso: string) => `${jstCell(iso)}\r\n`;
 export const DATE_LINE_BYTES = 21;
 
 const SLASH = 0x2f;
 const SPACE = 0x20;
+const COLON = 0x3a;
 const CR = 0x0d;
 const LF = 0x0a;
+const ZERO = 0x30;
+/** Japan time is UTC+9 all year (no daylight saving since 1951). */
+const JST_OFFSET_SECONDS = 9 * 3600;
+
+const twoDigits = (chunk: Buffer, at: number, n: number) => {
+  chunk[at] = ZERO + ((n / 10) | 0);
+  chunk[at + 1] = ZERO + (n % 10);
+};
 
 /**
- * jstLine(iso) written into `chunk` at `at` without a string per row: the first 19 characters of the
- * ISO time as Latin-1 bytes, its `-` `-` `T` made `/` `/` ` `, then CRLF. Returns the offset after it.
+ * 購入日時 as the training system reads it — `2026/11/22 15:30:00` in Japan time — with the line's
+ * CRLF, written into `chunk` at `at` from the sale's Unix seconds, with no string and no Date per row.
+ * Returns the offset after it. (The civil date is H. Hinnant's days-to-civil algorithm.)
  */
-export function writeJstLine(chunk: Buffer, at: number, iso: string): number {
-  if (iso.length < 19) return at + chunk.write(jstLine(iso), at, 'latin1');
-  chunk.write(iso, at, 19, 'latin1');
+export function writeJstLine(chunk: Buffer, at: number, seconds: number): number {
+  const local = seconds + JST_OFFSET_SECONDS;
+  const days = Math.floor(local / 86400);
+  let rest = local - days * 86400;
+  const hours = (rest / 3600) | 0;
+  rest -= hours * 3600;
+  const minutes = (rest / 60) | 0;
+  const secs = rest - minutes * 60;
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const dayOfEra = z - era * 146097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36524) - Math.floor(dayOfEra / 146096)) / 365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const shiftedMonth = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * shiftedMonth + 2) / 5) + 1;
+  const month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  twoDigits(chunk, at, (year / 100) | 0);
+  twoDigits(chunk, at + 2, year % 100);
   chunk[at + 4] = SLASH;
+  twoDigits(chunk, at + 5, month);
   chunk[at + 7] = SLASH;
+  twoDigits(chunk, at + 8, day);
   chunk[at + 10] = SPACE;
+  twoDigits(chunk, at + 11, hours);
+  chunk[at + 13] = COLON;
+  twoDigits(chunk, at + 14, minutes);
+  chunk[at + 16] = COLON;
+  twoDigits(chunk, at + 17, secs);
   chunk[at + 19] = CR;
   chunk[at + 20] = LF;
   return at + DATE_LINE_BYTES;
 }
 
+/** The 購入日時 cell of a sale paid at `seconds` (Unix time): `2026/11/22 15:30:00`, Japan time. */
+export function jstCell(seconds: number): string {
+  const line = Buffer.allocUnsafe(DATE_LINE_BYTES);
+  writeJstLine(line, 0, seconds);
+  return line.toString('latin1', 0, DATE_LINE_BYTES - 2);
+}
+
 /**
  * A page of records: per sale its buyer (as the reader's `person` made it: their cells, or those cells
- * already encoded), licence name and purchase time (Japan time, ISO 8601).
+ * already encoded), licence name and purchase time (Unix seconds, whole: the CSV shows seconds).
  */
 export interface RecordBatch<P> {
   ids: number[];
   people: P[];
   licenseNames: string[];
-  paidAt: string[];
+  paidAt: number[];
 }

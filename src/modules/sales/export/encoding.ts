@@ -84,7 +84,7 @@ export function csvEncoder(encoding: ExportEncoding, replaceUnmappable: boolean)
         at += person.length;
         chunk.set(licence, at);
         at += licence.length;
-        at = writeJstLine(chunk, at, batch.paidAt[i] as string);
+        at = writeJstLine(chunk, at, batch.paidAt[i] as number);
       }
       return chunk;
     },

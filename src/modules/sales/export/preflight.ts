@@ -32,7 +32,7 @@ export async function findUnmappable(
       const cells = [
         ...(batch.people[i] ?? []),
         { text: licenseName, characters: unmappableIn(licenseName) },
-        { text: jstCell(batch.paidAt[i] ?? ''), characters: [] as string[] },
+        { text: jstCell(batch.paidAt[i] ?? 0), characters: [] as string[] },
       ];
       cells.forEach(({ text, characters }, column) => {
         if (!characters.length) return;

@@ -19,12 +19,12 @@ const MAX_CACHED_BUYERS = 200_000;
 /** Where an export's sales come from: a batch's frozen set, or the sales its filters match now. */
 export type ExportSource = { batchId: string } | { filter: SalesFilter };
 
-/** One page of an export's sales, column by column (購入日時 as Japan time, ISO 8601). */
+/** One page of an export's sales, column by column (購入日時 as whole Unix seconds). */
 interface SalesPage {
   ids: number[];
   userIds: (string | null)[];
   licenseNames: string[];
-  paidAt: string[];
+  paidAt: number[];
 }
 
 /** Sales ids after `after`, up to and including `upTo`. */
@@ -95,19 +95,22 @@ async function pageOf(em: Em, source: ExportSource, range: IdRange): Promise<Sal
           .where('s.id', '<=', range.upTo)
           .orderBy('s.id')
           .limit(PAGE_LIMIT);
-  // JSON writes a timestamp as ISO 8601 whatever the session's DateStyle: no Date per row in Node.
+  // 購入日時 as whole Unix seconds (floor: the CSV shows seconds, as PostgreSQL's own text cut would):
+  // a number per row rather than a timestamp string, which the encoder writes as Japan time
+  // (columns.ts) with no string and no Date (a tenth of the export's time at 660,000 rows).
   const result = await db
     .selectFrom(page.as('p'))
     .select((eb) =>
       sql<string | null>`json_build_array(array_agg(${eb.ref('p.id')}), array_agg(${eb.ref('p.user_id')}),
-        array_agg(${eb.ref('p.license_name')}), array_agg(${eb.ref('p.paid_at')} at time zone 'Asia/Tokyo'))::text`.as('page'),
+        array_agg(${eb.ref('p.license_name')}),
+        array_agg(floor(date_part('epoch', ${eb.ref('p.paid_at')}))::int8))::text`.as('page'),
     )
     .executeTakeFirst();
   const [ids, userIds, licenseNames, paidAt] = JSON.parse(result?.page ?? '[]') as [
     number[] | null,
     (string | null)[] | null,
     string[] | null,
-    string[] | null,
+    number[] | null,
   ];
   const columns = { ids: ids ?? [], userIds: userIds ?? [], licenseNames: licenseNames ?? [], paidAt: paidAt ?? [] };
   return ascending(columns.ids) ? columns : sortedPage(columns);
