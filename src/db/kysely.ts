@@ -92,6 +92,12 @@ export function prepared<A extends unknown[], R>(build: (...args: A) => Compilab
     const { sql: text, query, queryId } = compiled;
     const parameters = compiled.parameters.map((p, i) => ((places[i] ?? -1) < 0 ? p : args[places[i] as number]));
     const bound: CompiledQuery<R> = { sql: text, query, queryId, parameters };
-    return { compile: () => bound, key: JSON.stringify([text, parameters]) };
+    // The key only when a cache asks for it (the session check and the catalogue without caches never do).
+    return {
+      compile: () => bound,
+      get key() {
+        return JSON.stringify([text, parameters]);
+      },
+    };
   };
 }

@@ -1,4 +1,4 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { MikroORM, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { type Compilable, type Expression, type ExpressionBuilder, expressionBuilder, type SqlBool, sql } from 'kysely';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
 import { countAll, type DB, japanDayAfter, japanDayStart, db as kysely, now, queries } from '../../db/kysely.ts';
@@ -223,7 +223,10 @@ async function withAuditedSales(em: Em, filter: SalesFilter): Promise<SalesFilte
  * more matched). Every reader of the list's search resolves it, so the list, its counters, status
  * moves and the CSV agree.
  */
-export async function resolveSearch(em: Em, asked: SalesFilter): Promise<SalesFilter & { membersCapped?: boolean }> {
+export async function resolveSearch(source: Em | Orm, asked: SalesFilter): Promise<SalesFilter & { membersCapped?: boolean }> {
+  // Nothing to look up (most lists): no EntityManager is made for it.
+  if (!asked.auditId && (!asked.q || parseOrderNumber(asked.q) || asked.members)) return asked;
+  const em = source instanceof MikroORM ? (source.em.fork() as Em) : source;
   const filter = await withAuditedSales(em, asked);
   if (!filter.q || parseOrderNumber(filter.q) || filter.members) return filter;
   const found = await membersMatching(em, filter.q);
@@ -317,8 +320,7 @@ const pageStarts = (changes: ChangeFeed | undefined) =>
 
 /** The administrators' sales list, newest first, with the total (capped at COUNT_CAP, `total_capped`). */
 export async function listSales(orm: Orm, asked: SalesFilter, page: number, perPage: number, feed?: ChangeFeed) {
-  const em = orm.em.fork() as Em;
-  const filter = await resolveSearch(em, asked);
+  const filter = await resolveSearch(orm, asked);
   // An audit entry's sales are a short-lived question: its id list is not worth a cache entry.
   const changes = filter.saleIds ? undefined : feed;
   const cap = filter.q ? SEARCH_COUNT_CAP : COUNT_CAP;
