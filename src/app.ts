@@ -8,6 +8,7 @@ import { appModules } from './host/modules.ts';
 import type { AppDeps, AppEnv, AppModule } from './http/context.ts';
 import { csrf } from './http/csrf.ts';
 import { AppError, errorResponse, NOT_FOUND_MESSAGE } from './http/errors.ts';
+import { headersAddedBy, nodeResponse } from './http/fixed-headers.ts';
 import { observeRequest } from './http/metrics.ts';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard.ts';
 import { spaRoutes } from './http/spa.ts';
@@ -58,6 +59,17 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
     },
   });
 
+  // On Node (not app.request): secureHeaders' very headers, set on Node's response before the handler
+  // runs (fixed-headers.ts). Until the probe has answered (microseconds after start), and in process,
+  // secureHeaders itself sets them on the answer.
+  let fixedHeaders: readonly [string, string][] | undefined;
+  headersAddedBy(secure).then(
+    (headers) => {
+      fixedHeaders = headers;
+    },
+    () => undefined,
+  );
+
   // Every request, in one middleware (each layer costs a closure, a promise and a dispatch; measured in
   // docs/decisions/0037-lean-requests.md):
   // - One request id from the browser to the job (src/lib/request-context.ts): the client's when safe,
@@ -77,7 +89,15 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
     c.set('deps', deps);
     c.set('user', undefined);
     c.set('log', deps.log);
-    c.header('X-Request-Id', id);
+    const path = c.req.path;
+    const api = path.startsWith('/api/') || path === '/api';
+    const node = fixedHeaders && nodeResponse(c);
+    if (node && fixedHeaders) {
+      for (const [name, value] of fixedHeaders) node.setHeader(name, value);
+      node.setHeader('X-Request-Id', id);
+      // An API handler's own Cache-Control (all of them `no-store` variants) is written over this one.
+      if (api) node.setHeader('Cache-Control', 'no-store');
+    } else c.header('X-Request-Id', id);
     const context: RequestContext = { requestId: id };
     let inner = next;
     if (sentry) {
@@ -90,12 +110,12 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
         });
     }
     return withRequestContext(context, async () => {
-      await secure(c, inner);
-      const path = c.req.path;
-      if (path.startsWith('/api/') || path === '/api') {
+      if (node) await inner();
+      else await secure(c, inner);
+      if (api) {
         // On the answer's own headers: `c.header()` after the handler would rebuild the whole response
         // (a native Response and a stream of its body) just to add one header.
-        c.res.headers.set('Cache-Control', 'no-store');
+        if (!node) c.res.headers.set('Cache-Control', 'no-store');
         if (c.req.method !== 'GET' && c.req.method !== 'HEAD') await deps.changes?.sync();
       }
       const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;

@@ -1,4 +1,6 @@
+import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import { serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkInputMessage } from '../../src/lib/field-labels.ts';
 import { TestClient } from '../support/http-client.ts';
@@ -141,6 +143,56 @@ describe('headers and health', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('x-request-id')).toMatch(/.{8,}/);
+  });
+
+  it('over HTTP (headers set on Node’s response) every answer carries the very headers it carries in process', async () => {
+    const server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
+    await new Promise((ready) => server.once('listening', ready));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const html = await (await t.app.request('/login')).text();
+      const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1] as string;
+      const asks: [string, RequestInit?][] = [
+        ['/api/login'],
+        ['/api/licenses'],
+        ['/api/no-such-thing'],
+        ['/api/licenses', { method: 'HEAD' }],
+        ['/api/logout', { method: 'POST' }],
+        ['/api/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(2 * 1024 * 1024) }],
+        ['/admin/users/123'],
+        [asset],
+        ['/assets/missing-file.js'],
+        ['/healthz'],
+      ];
+      const SECURITY = [
+        'content-security-policy',
+        'cross-origin-opener-policy',
+        'cross-origin-resource-policy',
+        'origin-agent-cluster',
+        'referrer-policy',
+        'strict-transport-security',
+        'x-content-type-options',
+        'x-dns-prefetch-control',
+        'x-download-options',
+        'x-frame-options',
+        'x-permitted-cross-domain-policies',
+        'x-xss-protection',
+      ];
+      for (const [path, init] of asks) {
+        const inProcess = await t.app.request(path, init);
+        const overHttp = await fetch(`${base}${path}`, init);
+        expect(overHttp.status, path).toBe(inProcess.status);
+        for (const name of SECURITY) {
+          expect(overHttp.headers.get(name), `${path} ${name}`).toBe(inProcess.headers.get(name));
+          expect(overHttp.headers.get(name), `${path} ${name}`).not.toBeNull();
+        }
+        expect(overHttp.headers.get('x-request-id'), path).toMatch(/.{8,}/);
+        if (path.startsWith('/api/')) expect(overHttp.headers.get('cache-control'), path).toBe('no-store');
+        else expect(overHttp.headers.get('cache-control'), path).toBe(inProcess.headers.get('cache-control'));
+      }
+    } finally {
+      await new Promise((closed) => server.close(closed));
+    }
   });
 
   it('/healthz and /readyz', async () => {
