@@ -91,13 +91,24 @@ export function prepared<A extends unknown[], R>(build: (...args: A) => Compilab
     }
     const { sql: text, query, queryId } = compiled;
     const parameters = compiled.parameters.map((p, i) => ((places[i] ?? -1) < 0 ? p : args[places[i] as number]));
-    const bound: CompiledQuery<R> = { sql: text, query, queryId, parameters };
-    // The key only when a cache asks for it (the session check and the catalogue without caches never do).
-    return {
-      compile: () => bound,
-      get key() {
-        return JSON.stringify([text, parameters]);
-      },
-    };
+    return new BoundStatement<R>({ sql: text, query, queryId, parameters });
   };
+}
+
+/** A prepared statement with this call's values (a class: its methods are shared, not made per call). */
+class BoundStatement<R> implements Statement<R> {
+  readonly #bound: CompiledQuery<R>;
+
+  constructor(bound: CompiledQuery<R>) {
+    this.#bound = bound;
+  }
+
+  compile(): CompiledQuery<R> {
+    return this.#bound;
+  }
+
+  /** Made only when a cache asks for it (the session check and the catalogue without caches never do). */
+  get key(): string {
+    return JSON.stringify([this.#bound.sql, this.#bound.parameters]);
+  }
 }

@@ -80,15 +80,23 @@ function entriesOf(schema: v.GenericSchema): Record<string, unknown> | undefined
   return s.entries ?? (s.pipe?.[0] ? entriesOf(s.pipe[0]) : undefined);
 }
 
+/** The keys of each object schema (at the head of its pipe), found once per schema. */
+const schemaKeys = new WeakMap<v.GenericSchema, readonly string[] | null>();
+
 /**
  * A missing key becomes an explicit `undefined`, so each field reports its own Japanese message
  * ("…を入力してください。") instead of valibot's generic English one for absent keys.
  */
 function withAllKeys(schema: v.GenericSchema, input: unknown): unknown {
-  const entries = entriesOf(schema);
-  if (!entries || typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+  let keys = schemaKeys.get(schema);
+  if (keys === undefined) {
+    const entries = entriesOf(schema);
+    keys = entries ? Object.keys(entries) : null;
+    schemaKeys.set(schema, keys);
+  }
+  if (!keys || typeof input !== 'object' || input === null || Array.isArray(input)) return input;
   const filled: Record<string, unknown> = { ...(input as Record<string, unknown>) };
-  for (const key of Object.keys(entries)) if (!(key in filled)) filled[key] = undefined;
+  for (const key of keys) if (!(key in filled)) filled[key] = undefined;
   return filled;
 }
 
@@ -115,8 +123,25 @@ export function fieldsWithForbiddenCharacters(input: unknown, path = ''): string
   return [];
 }
 
+/** Whether any text of `input` (a value or a key, at any depth) holds a FORBIDDEN character. */
+function holdsForbidden(input: unknown): boolean {
+  if (typeof input === 'string') return FORBIDDEN.test(input);
+  if (Array.isArray(input)) {
+    for (const item of input) if (holdsForbidden(item)) return true;
+    return false;
+  }
+  if (input && typeof input === 'object') {
+    for (const key of Object.keys(input)) {
+      if (FORBIDDEN.test(key) || holdsForbidden((input as Record<string, unknown>)[key])) return true;
+    }
+  }
+  return false;
+}
+
 /** Every text a client sends passes here first (parseInput, parseInputs, multipart fields): 422 on a forbidden character. */
 export function assertCleanText(input: unknown): void {
+  // Clean input (nearly all of it) is only scanned; the fields are named when something is found.
+  if (!holdsForbidden(input)) return;
   const fields = fieldsWithForbiddenCharacters(input);
   if (fields.length) throw validationError(Object.fromEntries(fields.map((field) => [field, [FORBIDDEN_MESSAGE]])));
 }
