@@ -64,6 +64,9 @@ export function csrf(secret: string, options: { secure: boolean; exempt: (path: 
       if (a.length !== b.length || !timingSafeEqual(a, b) || !isGenuine(cookie, binding)) throw new AppError('csrf');
     }
     await next();
+    // Only unsafe requests sign in or out (sign-in, two-factor, passkeys, sign-out, password changes):
+    // a GET's answer is not opened, which would turn its light headers into undici Headers.
+    if (SAFE.has(c.req.method)) return;
     const session = sessionSetBy(c.res);
     if (session !== undefined) setToken(c, bindingOf(session || undefined));
   };
