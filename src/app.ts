@@ -1,6 +1,6 @@
 import { ConnectionException, DriverException } from '@mikro-orm/core';
 import * as Sentry from '@sentry/node';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
@@ -70,6 +70,17 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
     () => undefined,
   );
 
+  // Bodies: 1 MB of JSON, more for a picture upload (its route's own limit).
+  const limitTo = (maxSize: number) =>
+    bodyLimit({
+      maxSize,
+      onError: () => {
+        throw new AppError('payload_too_large');
+      },
+    });
+  const jsonLimit = limitTo(JSON_BODY_LIMIT);
+  const uploadLimits = uploads.map((u) => ({ path: u.path, limit: limitTo(u.maxBytes) }));
+
   // Every request, in one middleware (each layer costs a closure, a promise and a dispatch; measured in
   // docs/decisions/0037-lean-requests.md):
   // - One request id from the browser to the job (src/lib/request-context.ts): the client's when safe,
@@ -81,6 +92,8 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
   //   that may have changed data answers once this process's caches have heard of it, so the client's
   //   next request never sees what it just changed as it was.
   // - Its duration in the metrics and one log line (inside the request context: it carries the id).
+  // - An unsafe request (not GET, HEAD, OPTIONS): its body limited (on the API) and its CSRF token
+  //   checked before any route, as their own layers did; a safe one skips both without a dispatch.
   app.use((c, next) => {
     const started = performance.now();
     const given = c.req.header('x-request-id');
@@ -99,14 +112,36 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
       if (api) node.setHeader('Cache-Control', 'no-store');
     } else c.header('X-Request-Id', id);
     const context: RequestContext = { requestId: id };
-    let inner = next;
+    let inner: () => Promise<void> = next;
+    const method = c.req.method;
+    if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
+      const routes = next;
+      const checked = async () => {
+        await verify(c, routes);
+      };
+      // On the API, the body is limited first: asking a GET for one (`c.req.raw.body`) would build a
+      // whole native Request, so only these are limited.
+      const upload = api && method === 'POST' ? uploadLimits.find((u) => u.path.test(path)) : undefined;
+      const limit = upload?.limit ?? jsonLimit;
+      const guarded = api ? () => limit(c, checked) : checked;
+      // A refusal here (413, 419) is answered by the error handler, as Hono answers one thrown in a
+      // layer of its own, and this middleware still finishes the answer (headers, metrics, log line).
+      inner = async () => {
+        try {
+          await guarded();
+        } catch (error) {
+          c.res = handleError(error, c);
+        }
+      };
+    }
     if (sentry) {
       const trace = Sentry.getTraceData();
       context.trace = { sentryTrace: trace['sentry-trace'], baggage: trace.baggage };
+      const downstream = inner;
       inner = () =>
         Sentry.withIsolationScope((scope) => {
           scope.setTag('request_id', id);
-          return next();
+          return downstream();
         });
     }
     return withRequestContext(context, async () => {
@@ -131,22 +166,6 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
       });
     });
   });
-  const limitTo = (maxSize: number) =>
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new AppError('payload_too_large');
-      },
-    });
-  const jsonLimit = limitTo(JSON_BODY_LIMIT);
-  const uploadLimits = uploads.map((u) => ({ path: u.path, limit: limitTo(u.maxBytes) }));
-  app.use('/api/*', (c, next) => {
-    // GET and HEAD carry no body; asking for one (`c.req.raw.body`) would build a whole native Request.
-    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
-    const upload = c.req.method === 'POST' ? uploadLimits.find((u) => u.path.test(c.req.path)) : undefined;
-    return (upload?.limit ?? jsonLimit)(c, next);
-  });
-  app.use('*', verify);
 
   app.get('/api/csrf-token', issue);
   for (const module of modules) {
@@ -168,22 +187,25 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
   if (spa) app.route('/', spa);
 
   app.notFound((c) => c.json({ message: NOT_FOUND_MESSAGE }, 404));
-  app.onError((error, c) => {
-    if (error instanceof AppError) return errorResponse(c, error);
-    if (error instanceof HTTPException) {
-      const status = error.status;
-      const message = status === 413 ? '送信されたデータが大きすぎます。' : 'リクエストを処理できませんでした。';
-      return c.json({ message }, status);
-    }
-    if (isDatabaseUnavailable(error)) {
-      c.var.log?.error('database unavailable', { error });
-      return errorResponse(c, new AppError('unavailable'));
-    }
-    c.var.log?.error('unhandled error', { error });
-    Sentry.captureException(error);
-    return c.json({ message: 'サーバーでエラーが発生しました。時間をおいて再度お試しください。' }, 500);
-  });
+  app.onError(handleError);
   return app;
+}
+
+/** Every error a request ends in, as its answer: the spec's shapes, 503 for a lost database, else a logged 500. */
+function handleError(error: unknown, c: Context<AppEnv>): Response {
+  if (error instanceof AppError) return errorResponse(c, error);
+  if (error instanceof HTTPException) {
+    const status = error.status;
+    const message = status === 413 ? '送信されたデータが大きすぎます。' : 'リクエストを処理できませんでした。';
+    return c.json({ message }, status);
+  }
+  if (isDatabaseUnavailable(error)) {
+    c.var.log?.error('database unavailable', { error });
+    return errorResponse(c, new AppError('unavailable'));
+  }
+  c.var.log?.error('unhandled error', { error });
+  Sentry.captureException(error);
+  return c.json({ message: 'サーバーでエラーが発生しました。時間をおいて再度お試しください。' }, 500);
 }
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
