@@ -313,10 +313,11 @@ async function leanFigures(
   pids: { shop: number | undefined; minimal: number | undefined },
 ): Promise<Verdict[]> {
   const differing = new Set<string>();
+  // BENCH_LEAN_ONLY=catalogue or `sales list`: one endpoint (a profile of one kind of request).
   const all = [
     { name: 'catalogue', path: '/api/licenses?page=1', cookie: cookies.member },
     { name: 'sales list', path: '/api/sales?page=1', cookie: cookies.admin },
-  ];
+  ].filter(({ name }) => !process.env.BENCH_LEAN_ONLY || name === process.env.BENCH_LEAN_ONLY);
   for (const { name, path, cookie } of all) {
     const [a, b] = await Promise.all([shop, reference].map((base) => fetch(`${base}${path}`, { headers: { cookie } })));
     const [bodyA, bodyB] = await Promise.all([a, b].map(async (res) => Buffer.from(await (res as Response).arrayBuffer())));
