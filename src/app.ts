@@ -100,7 +100,7 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
     const id = given && SAFE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
     c.set('requestId', id);
     c.set('deps', deps);
-    c.set('user', undefined);
+    // `user` stays unset (undefined) until a guard reads the session.
     c.set('log', deps.log);
     const path = c.req.path;
     const api = path.startsWith('/api/') || path === '/api';

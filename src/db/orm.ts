@@ -127,6 +127,21 @@ export async function applySessionLimits(directUrl: string, log: Pick<Logger, 'w
 
 interface PgQueryPool {
   query(text: string): Promise<{ rows: unknown[] }>;
+  /** pg-pool's flags: set once the pool is being or has been ended. */
+  ending?: boolean;
+  ended?: boolean;
+}
+
+/** Each ORM's node-postgres pool, kept while it is open (asking MikroORM costs an await and a connection check per statement). */
+const pools = new WeakMap<Orm, PgQueryPool>();
+
+/** The ORM's pool, asked again once it has been ended (MikroORM opens a new one should the ORM be closed and used again). */
+async function nativePool(orm: Orm): Promise<PgQueryPool> {
+  const known = pools.get(orm);
+  if (known && !known.ending && !known.ended) return known;
+  const pool = (await orm.em.getConnection().getNativeClient()) as PgQueryPool;
+  pools.set(orm, pool);
+  return pool;
 }
 
 /**
@@ -138,9 +153,8 @@ interface PgQueryPool {
  * cost more than parsing the rows (docs/decisions/0037-lean-requests.md). Embedded PGlite: em.execute.
  */
 export async function readRows<T>(orm: Orm, sql: string, params: readonly unknown[] = []): Promise<T[]> {
-  // Asked each time (a cheap check): MikroORM opens a new pool should the ORM be closed and used again.
   if (orm.config.get('driver') !== PostgreSqlDriver) return orm.em.fork().execute<T[]>(sql, [...params]);
-  const native = (await orm.em.getConnection().getNativeClient()) as PgQueryPool;
+  const native = await nativePool(orm);
   try {
     return (await native.query(orm.em.getPlatform().formatQuery(sql, [...params]))).rows as T[];
   } catch (error) {
