@@ -8,6 +8,9 @@ export async function startPrivateRedis() {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const up = async () => {
+    // Already running: a second server could not bind the port, and `child` would then name the one
+    // that exited, leaving this one behind when the test stops it.
+    if (child && child.exitCode === null && child.signalCode === null) return;
     child = spawn(
       'redis-server',
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
