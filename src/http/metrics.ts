@@ -14,8 +14,5 @@ export function observeRequest(c: Context<AppEnv>, seconds: number): void {
   } catch {
     route = 'unmatched';
   }
-  httpRequestDuration.observe(
-    { method: METHODS.has(c.req.method) ? c.req.method : 'OTHER', route, status: String(c.res.status) },
-    seconds,
-  );
+  httpRequestDuration.observe(METHODS.has(c.req.method) ? c.req.method : 'OTHER', route, c.res.status, seconds);
 }
