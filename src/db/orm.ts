@@ -154,9 +154,14 @@ async function nativePool(orm: Orm): Promise<PgQueryPool> {
  */
 export async function readRows<T>(orm: Orm, sql: string, params: readonly unknown[] = []): Promise<T[]> {
   if (orm.config.get('driver') !== PostgreSqlDriver) return orm.em.fork().execute<T[]>(sql, [...params]);
+  return runText<T>(orm, orm.em.getPlatform().formatQuery(sql, [...params]));
+}
+
+/** A statement with its parameters written in, on the pool; errors converted as MikroORM converts them. */
+async function runText<T>(orm: Orm, text: string): Promise<T[]> {
   const native = await nativePool(orm);
   try {
-    return (await native.query(orm.em.getPlatform().formatQuery(sql, [...params]))).rows as T[];
+    return (await native.query(text)).rows as T[];
   } catch (error) {
     throw orm.em.getDriver().convertException(error as Error);
   }
@@ -170,34 +175,59 @@ export async function readRows<T>(orm: Orm, sql: string, params: readonly unknow
  */
 export async function readQuery<R>(orm: Orm, query: Compilable<R>): Promise<R[]> {
   const compiled = query.compile();
-  return readRows<R>(orm, formatterText(compiled.sql, compiled.parameters.length), compiled.parameters);
+  const pieces = textPieces(compiled.sql, compiled.parameters.length);
+  if (orm.config.get('driver') !== PostgreSqlDriver) return readRows<R>(orm, pieces.join('?'), compiled.parameters);
+  return runText<R>(orm, statementText(orm, pieces, compiled.parameters));
 }
 
-/** Statement texts with `?` for Kysely's `$n`, by text: the hot statements are a few (bounded all the same). */
-const formatterTexts = new Map<string, string>();
-const MAX_FORMATTER_TEXTS = 1_000;
+/**
+ * The statement as MikroORM's formatter writes it (`formatQuery` of the `?` text), built from its
+ * pieces: a text parameter with neither `'` nor `\` is quoted as the formatter quotes it (`'…'`)
+ * without its character-by-character copy (the sales list's buyers are one parameter of 20 ids);
+ * every other value goes through the formatter's own quoting. A test holds it to formatQuery.
+ */
+export function statementText(orm: Orm, pieces: readonly string[], parameters: readonly unknown[]): string {
+  const platform = orm.em.getPlatform();
+  let text = pieces[0] as string;
+  for (let i = 0; i < parameters.length; i++) {
+    const value = parameters[i];
+    const quoted = typeof value === 'string' && !PLAIN_TEXT_NEEDS_ESCAPE.test(value) ? `'${value}'` : platform.quoteValue(value);
+    text += `${quoted}${pieces[i + 1]}`;
+  }
+  return text;
+}
+
+const PLAIN_TEXT_NEEDS_ESCAPE = /['\\]/;
+
+/** Statement texts cut at Kysely's `$n`, by text: the hot statements are a few (bounded all the same). */
+const pieceCache = new Map<string, readonly string[]>();
+const MAX_PIECE_TEXTS = 1_000;
 
 /**
- * Kysely's `$1, $2, …` as the `?` MikroORM's formatter fills, worked out once per statement text (a
- * regular expression over a kilobyte of SQL on every request was a tenth of readQuery's cost).
+ * Kysely's text cut at its `$1, $2, …`, worked out once per statement text (a regular expression over
+ * a kilobyte of SQL on every request was a tenth of readQuery's cost).
  */
-function formatterText(text: string, parameters: number): string {
-  const known = formatterTexts.get(text);
+export function textPieces(text: string, parameters: number): readonly string[] {
+  const known = pieceCache.get(text);
   if (known !== undefined) return known;
+  const pieces: string[] = [];
   let next = 0;
   let inOrder = true;
-  const converted = text.replace(/\$(\d+)/g, (_, n: string) => {
-    if (Number(n) !== ++next) inOrder = false;
-    return '?';
-  });
+  let from = 0;
+  for (const match of text.matchAll(/\$(\d+)/g)) {
+    if (Number(match[1]) !== ++next) inOrder = false;
+    pieces.push(text.slice(from, match.index));
+    from = match.index + match[0].length;
+  }
+  pieces.push(text.slice(from));
   // Kysely numbers its parameters $1, $2, … in order; anything else (a "$" or "?" of the query's own)
   // would be rewritten wrongly, so it is refused rather than guessed.
   if (!inOrder || next !== parameters || text.includes('?')) {
     throw new Error(`readQuery: cannot write the parameters of this statement into its text: ${text}`);
   }
-  if (formatterTexts.size >= MAX_FORMATTER_TEXTS) formatterTexts.clear();
-  formatterTexts.set(text, converted);
-  return converted;
+  if (pieceCache.size >= MAX_PIECE_TEXTS) pieceCache.clear();
+  pieceCache.set(text, pieces);
+  return pieces;
 }
 
 /** The pg pool's counters (PostgreSQL server only; undefined on embedded PGlite). */

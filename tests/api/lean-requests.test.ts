@@ -1,6 +1,6 @@
 import { DriverException } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRows } from '../../src/db/orm.ts';
+import { readRows, statementText, textPieces } from '../../src/db/orm.ts';
 import { aLicense, aMember, anAdmin, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -33,6 +33,26 @@ describe('readRows', () => {
     const direct = await readRows(orm, sql, params);
     expect(direct).toEqual(viaOrm);
     expect(direct[0]).toMatchObject({ quoted: "O'Brien; drop table users --", n: 42, yes: true });
+  });
+
+  it('readQuery writes a statement’s parameters in exactly as MikroORM’s formatter does', () => {
+    const { orm } = t.runtime.deps;
+    const text = 'select $1 as a, $2 as b, $3 as c, $4 as d, $5 as e, $6 as f, $7 as g, $8 as h, $9 as i';
+    const values = [
+      'plain, 20 ids: 8f0c…,1a2b…',
+      "O'Brien",
+      'back\\slash',
+      42,
+      null,
+      true,
+      new Date('2026-11-25T12:34:56.789Z'),
+      '',
+      '日本語　テキスト',
+    ];
+    const pieces = textPieces(text, values.length);
+    expect(statementText(orm, pieces, values)).toBe(orm.em.getPlatform().formatQuery(pieces.join('?'), values));
+    expect(() => textPieces('select $2, $1', 2)).toThrow(/cannot write the parameters/);
+    expect(() => textPieces("select '?', $1", 1)).toThrow(/cannot write the parameters/);
   });
 
   it('fails as em.execute fails: a MikroORM driver exception', async () => {
