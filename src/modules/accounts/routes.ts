@@ -15,7 +15,7 @@ import {
   requireUser,
   signedInUser,
 } from '../../http/guards.ts';
-import { collectErrors, jsonInput, parseInput, parseInputs, readJson } from '../../http/validate.ts';
+import { collectErrors, jsonInput, parseInput, parseInputs, queryOf, readJson } from '../../http/validate.ts';
 import { auditFailedSignIn } from './admin-sign-ins.ts';
 import { openMemberCsv } from './member-csv.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
@@ -227,7 +227,7 @@ const USER = ':id{[0-9a-fA-F-]+}';
 /** A member's own data (administrators may read and edit anyone's). */
 const userRoutes = new Hono<AppEnv>()
   .get('/users', requireAdmin, async (c) => {
-    const query = parseInput(UserSearchQuery, c.req.query());
+    const query = parseInput(UserSearchQuery, queryOf(c));
     return c.json(
       await searchUsers(
         c.var.deps.orm,
@@ -243,7 +243,7 @@ const userRoutes = new Hono<AppEnv>()
   })
   // The member CSV (the list's search and order): a GET like the other downloads, audited and limited.
   .get('/users/export.csv', requireAdmin, async (c) => {
-    const query = parseInput(UserExportQuery, c.req.query());
+    const query = parseInput(UserExportQuery, queryOf(c));
     await c.var.deps.rateLimit.hit(LIMITS.memberCsvPerAdmin, signedInUser(c).id);
     const file = await openMemberCsv(
       c.var.deps.orm,
@@ -278,7 +278,7 @@ const userRoutes = new Hono<AppEnv>()
     });
   })
   .get(`/users/${USER}/mails`, requireAdmin, async (c) => {
-    const paging = parseInput(PageQuery, c.req.query());
+    const paging = parseInput(PageQuery, queryOf(c));
     return c.json(await userMails(c.var.deps.orm, c.req.param('id'), paging));
   })
   .post(`/users/${USER}/verification-mail`, requireAdmin, async (c) => {

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
-import { jsonInput, parseInput, rules } from '../../http/validate.ts';
+import { jsonInput, parseInput, queryOf, rules } from '../../http/validate.ts';
 import { parseOrderNumber } from '../sales/index.ts';
 import { acknowledgeFinding, FINDING_NOT_FOUND } from './finding-acknowledgements.ts';
 import { listStripeEvents, replayStripeEvent, STRIPE_EVENT_NOT_FOUND, stripeEventDetail } from './inbox.ts';
@@ -93,7 +93,7 @@ const ReconcileInput = v.object({
 /** The payments inbox and reconciliation (administrators). */
 export const paymentRoutes = new Hono<AppEnv>()
   .get('/payments/events', requireAdmin, async (c) => {
-    const query = parseInput(EventsQuery, c.req.query());
+    const query = parseInput(EventsQuery, queryOf(c));
     const filter = {
       type: query.type || undefined,
       state: query.state || undefined,
@@ -117,7 +117,7 @@ export const paymentRoutes = new Hono<AppEnv>()
     return c.json(await replayStripeEvent({ orm, stripe: payments.stripe, log }, { id: user.id, email: user.email }, id));
   })
   .get('/payments/reconciliations', requireAdmin, async (c) => {
-    const query = parseInput(RunsQuery, c.req.query());
+    const query = parseInput(RunsQuery, queryOf(c));
     return c.json(await listReconciliations(c.var.deps.orm, query.page, query.per_page, query.unacknowledged === 'true'));
   })
   .get('/payments/reconciliations/:id', requireAdmin, async (c) => {

@@ -5,7 +5,7 @@ import { type DB, db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin } from '../../http/guards.ts';
-import { parseInput } from '../../http/validate.ts';
+import { parseInput, queryOf } from '../../http/validate.ts';
 import { currentBuyers } from '../accounts/index.ts';
 import { licenseNames } from '../licenses/index.ts';
 
@@ -109,6 +109,6 @@ const PendingQuery = v.object({
 
 /** GET /api/payments/pending-konbini?state=awaiting|lapsed (administrators). */
 export const pendingKonbiniRoutes = new Hono<AppEnv>().get('/payments/pending-konbini', requireAdmin, async (c) => {
-  const query = parseInput(PendingQuery, c.req.query());
+  const query = parseInput(PendingQuery, queryOf(c));
   return c.json(await pendingKonbini(c.var.deps.orm, query.state, query.page, query.per_page));
 });

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
-import { parseInput } from '../../http/validate.ts';
+import { parseInput, queryOf } from '../../http/validate.ts';
 import { workersAlive } from '../health/index.ts';
 import { listMailsByStatus, MAIL_NOT_FOUND, mailSummary, resendMail } from './service.ts';
 
@@ -38,7 +38,7 @@ export const mailRoutes = new Hono<AppEnv>()
     return c.json({ summary: { ...summary, workers_alive: alive } });
   })
   .get('/mails', requireAdmin, async (c) => {
-    const query = parseInput(MailsQuery, c.req.query());
+    const query = parseInput(MailsQuery, queryOf(c));
     return c.json(await listMailsByStatus(c.var.deps.orm, query.status, query));
   })
   .post(`/mails/${MAIL}/resend`, requireAdmin, async (c) => {
