@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { jsonb, db as kysely } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
-import { withoutSaleIds } from './service.ts';
+import { entryColumns } from './service.ts';
 
 /** An audit entry about one sale, as its module reads it back (the moved sales' id lists left out). */
 export interface SaleAuditEntry {
@@ -27,15 +27,7 @@ const asObject = (value: unknown): Record<string, unknown> | null => {
 export async function auditEntriesOfSale(em: Em, saleId: number, limit = 200): Promise<SaleAuditEntry[]> {
   const rows = await kysely(em)
     .selectFrom('audit_logs as a')
-    .select((eb) => [
-      'a.id',
-      'a.actor_id',
-      'a.actor_email',
-      'a.action',
-      withoutSaleIds(eb.ref('a.before')).as('before'),
-      withoutSaleIds(eb.ref('a.after')).as('after'),
-      'a.created_at',
-    ])
+    .select(entryColumns)
     .where((eb) =>
       eb.or([
         // The expression of audit_logs_sale_ids_index (jsonb_path_ops), so that index finds them.
