@@ -108,7 +108,7 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
     if (node && fixedHeaders) {
       for (const [name, value] of fixedHeaders) node.setHeader(name, value);
       node.setHeader('X-Request-Id', id);
-      // An API handler's own Cache-Control (all of them `no-store` variants) is written over this one.
+      // The API's one Cache-Control: no handler under /api sets its own (it would be written over this one).
       if (api) node.setHeader('Cache-Control', 'no-store');
     } else c.header('X-Request-Id', id);
     const context: RequestContext = { requestId: id };

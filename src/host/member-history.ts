@@ -34,7 +34,6 @@ export const memberHistory = {
           pending.set(order.license_id, order);
         }
       }
-      c.header('Cache-Control', 'private, no-store');
       return c.json({
         holdings: [
           ...held.map((h) => ({

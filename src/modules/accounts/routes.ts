@@ -260,7 +260,6 @@ const userRoutes = new Hono<AppEnv>()
     return c.body(file.stream, 200, {
       'Content-Type': file.contentType,
       'Content-Disposition': file.disposition,
-      'Cache-Control': 'no-store',
       'X-Row-Count': String(file.rows),
     });
   })

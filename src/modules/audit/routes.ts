@@ -23,7 +23,6 @@ export const auditRoutes = (words: AuditVocabulary) =>
       const file = await auditLogExport(c.var.deps.orm, { id: user.id, email: user.email }, query, words);
       c.header('Content-Type', file.contentType);
       c.header('Content-Disposition', file.disposition);
-      c.header('Cache-Control', 'no-store');
       return c.body(Readable.toWeb(Readable.from(file.chunks)) as ReadableStream);
     })
     .get('/audit-logs/options', requireAdmin, async (c) => c.json(await auditLogOptions(c.var.deps.orm, words)));

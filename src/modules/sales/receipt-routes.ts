@@ -43,7 +43,6 @@ export const receiptRoutes = new Hono<AppEnv>()
         utf8: `領収書_${receipt.receiptNumber}${receipt.copy ? '_控え' : ''}.pdf`,
         ascii: `receipt_${receipt.receiptNumber}${receipt.copy ? '_copy' : ''}.pdf`,
       }),
-      'Cache-Control': 'private, no-store',
       'X-Receipt-Issue-Count': String(receipt.issueCount),
       ...(receipt.copy ? { 'X-Receipt-Copy': '1' } : {}),
     });

@@ -16,6 +16,5 @@ export const summaryRoutes = new Hono<AppEnv>()
     const file = await summaryDownload(c.var.deps.orm, { id: user.id, email: user.email }, periodOf(query), query.encoding);
     c.header('Content-Type', file.contentType);
     c.header('Content-Disposition', file.disposition);
-    c.header('Cache-Control', 'no-store');
     return c.body(new Uint8Array(file.body));
   });
