@@ -76,6 +76,9 @@ export async function startPrivatePostgres() {
     const u = new URL(url);
     u.pathname = `/${database}`;
     const client = new Client({ connectionString: u.toString() });
+    // A reset while the client connects or ends (the scenario stopping PostgreSQL under it) is an
+    // 'error' event, which with no listener ends the test run; a failed query still rejects.
+    client.on('error', () => undefined);
     await client.connect();
     try {
       return (await client.query(sql, params)).rows as T[];
