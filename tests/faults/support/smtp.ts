@@ -84,6 +84,9 @@ export async function startFaultSmtp() {
     for (const connection of connections) if (connection.id === sessionId) return connection._socket;
     return undefined;
   };
+  // A client that dies mid-session (a worker killed by a scenario) resets its connection: smtp-server
+  // reports that as an 'error' event, which with no listener ends the test run.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
 
