@@ -1,61 +1,107 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { freePort } from './ports.ts';
 
+const DEPLOY_DIR = resolve(import.meta.dirname, '../../deploy');
+
 /**
- * A private HAProxy in front of `servers` on loopback, with its default health check as the README
- * advises it (`option httpchk GET /readyz`: HTTP/1.0, no Host header) and no retries, so that a request
- * a draining server drops reaches the client as a failure.
+ * `deploy/haproxy.cfg` as an operator installs it, adapted only in addresses and certificate: the
+ * public binds, the servers and the stats bind move to loopback ports; the certificate is a throw-away
+ * one for 127.0.0.1 that this process (and its fetch) trusts from now on. Throws when a line to
+ * replace is no longer in the file, so the test cannot drift from it.
  */
-export async function startHaproxy(
+export function haproxyConfigFromDeploy(
   servers: { name: string; port: number }[],
-  options: { inter?: string; fall?: number; rise?: number } = {},
-) {
+  ports: { https: number; http: number; stats: number },
+): string {
+  const source = readFileSync(join(DEPLOY_DIR, 'haproxy.cfg'), 'utf8');
+  const replaced = new Set<string>();
+  const lines = source.split('\n').flatMap((line) => {
+    const replace = (kind: string, value: string | string[]) => {
+      replaced.add(kind);
+      return Array.isArray(value) ? value : [value];
+    };
+    if (/^\s*bind :80$/.test(line)) return replace('http', `  bind 127.0.0.1:${ports.http}`);
+    if (/^\s*bind :443 /.test(line)) return replace('https', line.replace('bind :443 ', `bind 127.0.0.1:${ports.https} `));
+    if (/^\s*bind 10\.0\.0\.10:8405$/.test(line)) return replace('stats', `  bind 127.0.0.1:${ports.stats}`);
+    if (/^\s*server web\d+ /.test(line)) {
+      return replaced.has('servers')
+        ? []
+        : replace(
+            'servers',
+            servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port}`),
+          );
+    }
+    return [line];
+  });
+  const missing = ['http', 'https', 'stats', 'servers'].filter((kind) => !replaced.has(kind));
+  if (missing.length) throw new Error(`deploy/haproxy.cfg changed: no line to adapt for ${missing.join(', ')}`);
+  return lines.join('\n');
+}
+
+/** A self-signed certificate for 127.0.0.1 and localhost, as HAProxy's `crt` file (certificate then key). */
+function throwAwayCertificate(dir: string): { pem: string; certificate: string } {
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  const certificate = readFileSync(join(dir, 'cert.pem'), 'utf8');
+  const pem = join(dir, 'shop.pem');
+  writeFileSync(pem, certificate + readFileSync(join(dir, 'key.pem'), 'utf8'));
+  return { pem, certificate };
+}
+
+/**
+ * A private HAProxy running `deploy/haproxy.cfg` (see haproxyConfigFromDeploy) in front of `servers`
+ * on loopback: TLS on `base`, the redirect on `httpBase`, its exporter and status page on `statsBase`.
+ */
+export async function startHaproxy(servers: { name: string; port: number }[]) {
   const dir = mkdtempSync(join(tmpdir(), 'shop-haproxy-'));
-  const [port, statsPort] = [await freePort(), await freePort()];
-  const config = [
-    'global',
-    '  maxconn 1000',
-    'defaults',
-    '  mode http',
-    '  timeout connect 2s',
-    '  timeout client 60s',
-    '  timeout server 60s',
-    '  retries 0',
-    'frontend shop',
-    `  bind 127.0.0.1:${port}`,
-    '  default_backend web',
-    'backend web',
-    '  option httpchk GET /readyz',
-    '  http-check expect status 200',
-    `  default-server check inter ${options.inter ?? '300ms'} fall ${options.fall ?? 1} rise ${options.rise ?? 1}`,
-    ...servers.map((s) => `  server ${s.name} 127.0.0.1:${s.port}`),
-    'listen stats',
-    `  bind 127.0.0.1:${statsPort}`,
-    '  stats enable',
-    '  stats uri /stats',
-    '',
-  ].join('\n');
-  writeFileSync(join(dir, 'haproxy.cfg'), config);
+  const ports = { https: await freePort(), http: await freePort(), stats: await freePort() };
+  writeFileSync(join(dir, 'haproxy.cfg'), haproxyConfigFromDeploy(servers, ports));
+  const { pem, certificate } = throwAwayCertificate(dir);
+  setDefaultCACertificates([...getCACertificates('default'), certificate]);
   const child: ChildProcess = spawn('/usr/sbin/haproxy', ['-db', '-f', join(dir, 'haproxy.cfg')], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SHOP_TLS_CERT: pem, SHOP_ERRORS_DIR: join(DEPLOY_DIR, 'haproxy') },
   });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
   const exited = new Promise((done) => child.once('exit', done));
+  const statsBase = `http://127.0.0.1:${ports.stats}`;
 
   /** A server's state as HAProxy sees it: `UP`, `DOWN`, … */
   async function state(name: string): Promise<string | undefined> {
-    const csv = await (await fetch(`http://127.0.0.1:${statsPort}/stats;csv`)).text();
+    const csv = await (await fetch(`${statsBase}/stats;csv`)).text();
     const [header = '', ...rows] = csv.split('\n');
     const column = header.replace(/^# /, '').split(',').indexOf('status');
     return rows.map((row) => row.split(',')).find((cells) => cells[0] === 'web' && cells[1] === name)?.[column];
   }
   return {
-    base: `http://127.0.0.1:${port}`,
+    base: `https://127.0.0.1:${ports.https}`,
+    httpBase: `http://127.0.0.1:${ports.http}`,
+    statsBase,
     state,
     output: () => output,
     async stop() {
