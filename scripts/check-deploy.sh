@@ -2,7 +2,7 @@
 # The deployment files under deploy/, checked by their own tools (CI runs this from .ci/run, and
 # tests/unit/deploy-files.test.ts runs it too): Prometheus's configuration, its alert rules and their
 # unit tests, both HAProxy configurations (with a throw-away certificate, as `haproxy -c` opens every
-# crt and errorfile), PgBouncer's ini and the systemd units' stop timeouts.
+# crt and errorfile), PgBouncer's ini, Sentinel's configuration and the systemd units' stop timeouts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +11,7 @@ need promtool prometheus
 need haproxy haproxy
 need pgbouncer pgbouncer
 need openssl openssl
+need redis-server redis-server
 PATH="$PATH:/usr/sbin"
 
 work=$(mktemp -d)
@@ -63,6 +64,18 @@ ok=0
 for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && { ok=1; break; }; sleep 0.1; done
 kill "$(cat "$work/pgbouncer.pid")" 2>/dev/null || true
 [ "$ok" = 1 ] || { echo "check-deploy: pgbouncer did not start with deploy/pgbouncer/pgbouncer.ini" >&2; cat "$work/pgbouncer.log" >&2; exit 1; }
+
+echo "check-deploy: redis sentinel"
+# No check mode either: a copy (Sentinel rewrites its file) on a free port, files in $work, must answer PING.
+sport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+sed -e "s|^port .*|port $sport|" -e "s|^bind .*|bind 127.0.0.1|" -e "s|^dir .*|dir $work|" \
+  -e "s|^logfile .*|logfile $work/sentinel.log|" deploy/redis/sentinel.conf > "$work/sentinel.conf"
+redis-server "$work/sentinel.conf" --sentinel --daemonize yes --pidfile "$work/sentinel.pid"
+ok=0
+for _ in $(seq 1 50); do redis-cli -p "$sport" ping 2>/dev/null | grep -q PONG && { ok=1; break; }; sleep 0.1; done
+quorum=$(redis-cli -p "$sport" sentinel master shop 2>/dev/null | sed -n '/^quorum$/{n;p}')
+redis-cli -p "$sport" shutdown nosave >/dev/null 2>&1 || kill "$(cat "$work/sentinel.pid")" 2>/dev/null || true
+[ "$ok" = 1 ] && [ "$quorum" = 2 ] || { echo "check-deploy: sentinel did not start with deploy/redis/sentinel.conf (quorum '$quorum')" >&2; cat "$work/sentinel.log" >&2; exit 1; }
 
 echo "check-deploy: systemd units"
 for unit in deploy/systemd/shop-web.service deploy/systemd/shop-worker.service; do
