@@ -13,7 +13,7 @@ import { loadEnv } from '../../src/config/env.ts';
 import { createStripeEmulator, type StripeEmulator } from '../../src/dev/stripe-emulator/emulator.ts';
 import { migrateShop, openDatabase } from '../../src/host/modules.ts';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
-import { startHaproxy } from '../support/haproxy.ts';
+import { fetchFrom, startHaproxy } from '../support/haproxy.ts';
 import { TestClient } from '../support/http-client.ts';
 import { png } from '../support/images.ts';
 import { startPgBouncer } from '../support/pgbouncer.ts';
@@ -185,13 +185,15 @@ afterAll(async () => {
 });
 
 let ipSeq = 0;
-/** A cookie-keeping client, as the SPA, speaking to `base` (HAProxy unless a host is named) from an address of its own. */
+/**
+ * A cookie-keeping client, as the SPA, speaking to `base` (HAProxy unless a host is named) from a
+ * loopback address of its own: HAProxy passes that address on, as it passes a browser's.
+ */
 function client(base = haproxy.base) {
   ipSeq++;
-  return new TestClient(
-    { request: (path: string, init: RequestInit) => fetch(`${base}${path}`, { ...init, redirect: 'manual' }) },
-    `10.${(ipSeq >> 16) & 255}.${(ipSeq >> 8) & 255}.${ipSeq & 255}`,
-  );
+  const address = `127.1.${Math.floor(ipSeq / 250)}.${(ipSeq % 250) + 1}`;
+  const request = fetchFrom(address);
+  return new TestClient({ request: (path: string, init: RequestInit) => request(`${base}${path}`, init) }, address);
 }
 
 const filesUnder = (dir: string) =>

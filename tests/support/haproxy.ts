@@ -1,5 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
@@ -109,5 +111,52 @@ export async function startHaproxy(servers: { name: string; port: number }[]) {
       await exited;
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * A fetch for one client that connects from a loopback address of its own (`127.1.x.y`, any address of
+ * 127/8 works on Linux). HAProxy appends the address it saw to X-Forwarded-For (`option forwardfor`)
+ * and the shop trusts that last entry: through HAProxy, clients from one address would share every
+ * per-address limit (60 registrations an hour), as one office behind one NAT does. Connections are
+ * kept alive per client, as a browser keeps them; redirects are not followed.
+ */
+export function fetchFrom(address: string): (url: string, init?: RequestInit) => Promise<Response> {
+  const agents = {
+    'http:': new http.Agent({ keepAlive: true, localAddress: address }),
+    'https:': new https.Agent({ keepAlive: true, localAddress: address }),
+  };
+  return async (url, init = {}) => {
+    // A Request serialises the body as fetch would (JSON text, FormData with its boundary).
+    const outgoing = new Request(url, { ...init, redirect: 'manual' });
+    const body = init.body == null ? undefined : Buffer.from(await outgoing.arrayBuffer());
+    const headers: Record<string, string> = Object.fromEntries(outgoing.headers);
+    if (body) headers['content-length'] = String(body.length);
+    const target = new URL(url);
+    const transport = target.protocol === 'https:' ? https : http;
+    return new Promise<Response>((resolve, reject) => {
+      const request = transport.request(
+        target,
+        { method: outgoing.method, headers, agent: agents[target.protocol as 'http:' | 'https:'] },
+        (incoming) => {
+          const chunks: Buffer[] = [];
+          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+          incoming.on('error', reject);
+          incoming.on('end', () => {
+            const answer = new Headers();
+            for (let i = 0; i < incoming.rawHeaders.length; i += 2) {
+              answer.append(incoming.rawHeaders[i] as string, incoming.rawHeaders[i + 1] as string);
+            }
+            const status = incoming.statusCode ?? 0;
+            const empty = status === 204 || status === 304 || outgoing.method === 'HEAD';
+            resolve(
+              new Response(empty ? null : Buffer.concat(chunks), { status, statusText: incoming.statusMessage, headers: answer }),
+            );
+          });
+        },
+      );
+      request.on('error', reject);
+      request.end(body);
+    });
   };
 }
