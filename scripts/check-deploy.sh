@@ -14,6 +14,16 @@ need openssl openssl
 need redis-server redis-server
 PATH="$PATH:/usr/sbin"
 
+# A loopback port nothing answers on (bash only: a fresh CI machine may have no python).
+free_port() {
+  local port
+  for _ in $(seq 1 50); do
+    port=$((20000 + RANDOM % 30000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+  done
+  echo "check-deploy: no free port" >&2; exit 1
+}
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -49,7 +59,7 @@ actual=$(awk 'BEGIN{RS="\r\n\r\n"} NR>1{printf "%s%s", sep, $0; sep="\r\n\r\n"}'
 echo "check-deploy: pgbouncer"
 # PgBouncer has no check mode: start it on a free loopback port against a copy of the ini, with
 # addresses and files redirected into $work, and see that it listens (it exits at once on a bad ini).
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 sed -e "s|^listen_addr = .*|listen_addr = 127.0.0.1|" -e "s|^listen_port = .*|listen_port = $port|" \
   -e "s|^auth_file = .*|auth_file = $work/userlist.txt|" -e "s|^logfile = .*|logfile = $work/pgbouncer.log|" \
   -e "s|^pidfile = .*|pidfile = $work/pgbouncer.pid|" -e "s|^unix_socket_dir = .*|unix_socket_dir = $work|" \
@@ -67,7 +77,7 @@ kill "$(cat "$work/pgbouncer.pid")" 2>/dev/null || true
 
 echo "check-deploy: redis sentinel"
 # No check mode either: a copy (Sentinel rewrites its file) on a free port, files in $work, must answer PING.
-sport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+sport=$(free_port)
 sed -e "s|^port .*|port $sport|" -e "s|^bind .*|bind 127.0.0.1|" -e "s|^dir .*|dir $work|" \
   -e "s|^logfile .*|logfile $work/sentinel.log|" deploy/redis/sentinel.conf > "$work/sentinel.conf"
 redis-server "$work/sentinel.conf" --sentinel --daemonize yes --pidfile "$work/sentinel.pid"
