@@ -8,10 +8,12 @@ import { recordEvent, transact } from '../../events/outbox.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
-import { HIDDEN_LICENSE_FLAG } from './hidden-license.ts';
 import { type KonbiniVoucher, konbiniVoucherOf } from './konbini.ts';
 
 type SessionObject = Stripe.Checkout.Session;
+
+/** The flag reason of a payment for a licence hidden meanwhile (made no sale; reconciliation names it). */
+export const HIDDEN_LICENSE_FLAG = '非公開のライセンスへの支払い';
 type Ctx = { em: Em; stripe: Stripe; log: Logger };
 
 const sessionIdOf = (event: Stripe.Event): string | null =>
