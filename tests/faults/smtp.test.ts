@@ -65,7 +65,9 @@ describe('the SMTP server misbehaves', () => {
     const email = uniqueEmail('refused-once');
     await register(shop, email);
     await until(async () => (await delivery(email))?.status === 'failed', 30_000, 'the refusal on record', shop);
-    await sleep(15_000);
+    // BullMQ counts a job failed only when no attempt is left (a retry waits as delayed): none will come.
+    await until(async () => (await jobCounts(shop)).mail?.failed === 1, 30_000, 'the job failed for good', shop);
+    expect((await jobCounts(shop)).mail?.delayed ?? 0).toBe(0);
     smtp.setMode('ok');
     expect((await delivery(email))?.attempts).toBe(1);
     expect(smtp.refusals.filter((r) => r.to === email).length).toBe(1);
