@@ -74,7 +74,7 @@ export async function processStripeEvent(
 }
 
 /** Retryable: the job runs again later (BullMQ back-off), after the payment has been reconciled. */
-export class RefundBeforePayment extends Error {}
+class RefundBeforePayment extends Error {}
 
 async function receiptUrlOf(stripe: Stripe, paymentIntentId: string | null, log: Logger): Promise<string | null> {
   if (!paymentIntentId) return null;
