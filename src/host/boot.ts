@@ -229,6 +229,7 @@ async function assemble(
     rateLimit: createRateLimiter(redis, log, `${prefix}:ratelimit`),
     authSecret,
     payments,
+    stripe: payments.stripe,
     files,
     stripeEmulator,
     webRoot: options.webRoot,

@@ -317,7 +317,7 @@ describe('POST /api/sales/{id}/refund', () => {
     expect((await admin.post('/api/sales/999999999/refund', { reason: 'x' })).status).toBe(404);
     const buyer = await member();
     const { saleId } = await buy(buyer);
-    const stripe = shop.runtime.deps.payments.stripe;
+    const stripe = shop.runtime.deps.stripe;
     const create = stripe.refunds.create;
     stripe.refunds.create = (() =>
       Promise.reject(new Stripe.errors.StripeConnectionError({ message: 'connect ECONNREFUSED' }))) as typeof create;

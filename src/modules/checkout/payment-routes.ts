@@ -112,9 +112,9 @@ export const paymentRoutes = new Hono<AppEnv>()
   .post('/payments/events/:id/replay', requireAdmin, async (c) => {
     const id = c.req.param('id');
     if (!v.is(EventId, id)) throw new AppError('not_found', STRIPE_EVENT_NOT_FOUND);
-    const { orm, payments, log } = c.var.deps;
+    const { orm, stripe, log } = c.var.deps;
     const user = signedInUser(c);
-    return c.json(await replayStripeEvent({ orm, stripe: payments.stripe, log }, { id: user.id, email: user.email }, id));
+    return c.json(await replayStripeEvent({ orm, stripe, log }, { id: user.id, email: user.email }, id));
   })
   .get('/payments/reconciliations', requireAdmin, async (c) => {
     const query = parseInput(RunsQuery, queryOf(c));

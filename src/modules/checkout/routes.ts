@@ -6,7 +6,8 @@ import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireUser, signedInUser } from '../../http/guards.ts';
 import { jsonInput } from '../../http/validate.ts';
-import { checkoutStatus, receiveStripeEvent, startCheckout } from './service.ts';
+import { checkoutStatus, startCheckout } from './service.ts';
+import { receiveStripeEvent } from './stripe-events.ts';
 
 const StartInput = v.object({
   licenseId: v.pipe(
@@ -30,7 +31,7 @@ export const checkoutRoutes = new Hono<AppEnv>()
       throw new AppError('forbidden', '管理者アカウントでは購入できません。会員アカウントでログインしてください。');
     const { deps } = c.var;
     await deps.rateLimit.hit(LIMITS.checkoutsPerMember, user.id);
-    return c.json(await startCheckout(deps.orm, deps.env, deps.payments.stripe, user, input));
+    return c.json(await startCheckout(deps.orm, deps.env, deps.stripe, user, input));
   })
   .get('/checkout/sessions/:id', requireUser, async (c) =>
     c.json(await checkoutStatus(c.var.deps.orm, signedInUser(c).id, c.req.param('id'))),
@@ -41,17 +42,12 @@ export const checkoutRoutes = new Hono<AppEnv>()
    * answer is 503, so Stripe retries.
    */
   .post(WEBHOOK_PATH, async (c) => {
-    const { payments, orm } = c.var.deps;
+    const { payments, stripe, orm } = c.var.deps;
     const payload = await c.req.text();
     const signature = c.req.header('stripe-signature') ?? '';
     let event: Stripe.Event;
     try {
-      event = await payments.stripe.webhooks.constructEventAsync(
-        payload,
-        signature,
-        payments.webhookSecret,
-        WEBHOOK_TOLERANCE_SECONDS,
-      );
+      event = await stripe.webhooks.constructEventAsync(payload, signature, payments.webhookSecret, WEBHOOK_TOLERANCE_SECONDS);
     } catch {
       throw new AppError('bad_request', 'Webhook の署名を確認できませんでした。');
     }

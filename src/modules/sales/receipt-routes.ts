@@ -13,7 +13,7 @@ const SALE = '/sales/:id{[0-9]{1,9}}';
 export const receiptRoutes = new Hono<AppEnv>()
   .get(`${SALE}/receipt-addressee`, requireUser, async (c) => {
     const { deps } = c.var;
-    const receiptDeps = { orm: deps.orm, stripe: deps.payments.stripe, log: c.var.log };
+    const receiptDeps = { orm: deps.orm, payments: deps.payments, log: c.var.log };
     return c.json(await receiptState(receiptDeps, signedInUser(c), Number(c.req.param('id'))));
   })
   .put(`${SALE}/receipt-addressee`, requireUser, async (c) => {
@@ -26,7 +26,7 @@ export const receiptRoutes = new Hono<AppEnv>()
     const { deps } = c.var;
     await deps.rateLimit.hit(LIMITS.receiptsPerMember, user.id);
     const receipt = await issueReceipt(
-      { orm: deps.orm, stripe: deps.payments.stripe, log: c.var.log },
+      { orm: deps.orm, payments: deps.payments, log: c.var.log },
       user,
       Number(c.req.param('id')),
       { copy: c.req.query('copy') === '1' },

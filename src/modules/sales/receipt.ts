@@ -1,10 +1,9 @@
 import { LockMode } from '@mikro-orm/core';
-import type Stripe from 'stripe';
 import * as v from 'valibot';
 import { now as dbNow, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
-import type { SessionUser } from '../../http/context.ts';
+import type { PaymentsPort, SessionUser } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { isAdmin } from '../../http/guards.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -176,21 +175,13 @@ function receiptDto(sale: Sale, receipt: SaleReceipt | null, copy: boolean, paym
 }
 
 /**
- * Stripe's payment method type of the sale's payment (card, konbini), or null when it cannot be
- * learnt quickly: the receipt then leaves the line out and asks again next time.
+ * The payment method type of the sale's payment (card, konbini), asked of checkout, or null when it
+ * cannot be learnt quickly: the receipt then leaves the line out and asks again next time.
  */
-async function paymentMethodOf(stripe: Stripe, paymentIntentId: string | null, log: Logger): Promise<string | null> {
+async function paymentMethodOf(payments: PaymentsPort, paymentIntentId: string | null, log: Logger): Promise<string | null> {
   if (!paymentIntentId) return null;
   try {
-    const intent = await stripe.paymentIntents.retrieve(
-      paymentIntentId,
-      { expand: ['latest_charge'] },
-      { timeout: 3000, maxNetworkRetries: 0 },
-    );
-    const charge = typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
-    const type = charge?.payment_method_details?.type ?? null;
-    if (type) return type;
-    return intent.payment_method_types.length === 1 ? (intent.payment_method_types[0] ?? null) : null;
+    return await payments.readPaymentMethod(paymentIntentId);
   } catch (error) {
     log.warn('receipt: payment method lookup failed', { err: error, paymentIntentId });
     return null;
@@ -199,12 +190,12 @@ async function paymentMethodOf(stripe: Stripe, paymentIntentId: string | null, l
 
 /** The payment method, from the receipt's record or Stripe; kept on the receipt's row once learnt. */
 async function knownPaymentMethod(
-  deps: { orm: Orm; stripe: Stripe; log: Logger },
+  deps: { orm: Orm; payments: PaymentsPort; log: Logger },
   sale: Sale,
   receipt: SaleReceipt | null,
 ): Promise<string | null> {
   if (receipt?.paymentMethod) return receipt.paymentMethod;
-  const method = await paymentMethodOf(deps.stripe, sale.stripePaymentIntentId ?? null, deps.log);
+  const method = await paymentMethodOf(deps.payments, sale.stripePaymentIntentId ?? null, deps.log);
   if (method && receipt) {
     await kysely(deps.orm.em.fork() as Em)
       .updateTable('sale_receipts')
@@ -217,7 +208,7 @@ async function knownPaymentMethod(
 }
 
 /** GET /api/sales/{id}/receipt-addressee: the choices, the choice made, how often it was issued, the payment method. */
-export async function receiptState(deps: { orm: Orm; stripe: Stripe; log: Logger }, user: SessionUser, saleId: number) {
+export async function receiptState(deps: { orm: Orm; payments: PaymentsPort; log: Logger }, user: SessionUser, saleId: number) {
   const em = deps.orm.em.fork() as Em;
   const sale = await receiptSale(em, user, saleId);
   const receipt = await em.findOne(SaleReceipt, { saleId });
@@ -283,7 +274,7 @@ export interface IssuedReceipt {
  * another issue's success, so the last of five renders at most five times).
  */
 export async function issueReceipt(
-  deps: { orm: Orm; stripe: Stripe; log: Logger },
+  deps: { orm: Orm; payments: PaymentsPort; log: Logger },
   user: SessionUser,
   saleId: number,
   options: { copy?: boolean } = {},
@@ -379,7 +370,7 @@ export async function issueReceipt(
  * never counted, never fixing the addressee; audited as a read of the member's receipt.
  */
 async function readCopy(
-  deps: { orm: Orm; stripe: Stripe; log: Logger },
+  deps: { orm: Orm; payments: PaymentsPort; log: Logger },
   user: SessionUser,
   sale: Sale,
   receipt: SaleReceipt | null,

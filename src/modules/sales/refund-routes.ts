@@ -10,11 +10,6 @@ export const refundRoutes = new Hono<AppEnv>().post('/sales/:id{[0-9]{1,9}}/refu
   const user = signedInUser(c);
   const { orm, payments } = c.var.deps;
   return c.json(
-    await requestRefund(
-      { orm, stripe: payments.stripe, log: c.var.log },
-      { id: user.id, email: user.email },
-      Number(c.req.param('id')),
-      input,
-    ),
+    await requestRefund({ orm, payments, log: c.var.log }, { id: user.id, email: user.email }, Number(c.req.param('id')), input),
   );
 });
