@@ -64,6 +64,15 @@ module.exports = {
       to: { path: [DEV, ...HOST] },
     },
     {
+      name: 'workers-below-host',
+      severity: 'error',
+      comment:
+        'Imports flow one way: the host (src/host, src/main.ts) starts the workers, and workers/ reaches the ' +
+        'modules, events and platform, never the host (the handler map lives in workers/handlers.ts).',
+      from: { path: '^workers/' },
+      to: { path: ['^src/(app|main)[.]ts$', '^src/(host|cli)/'] },
+    },
+    {
       name: 'stripe-in-checkout',
       severity: 'error',
       comment:

@@ -1,6 +1,6 @@
 // `npm run events:map` writes docs/events.md: every event with its queues, its handler file and the
 // events that handler records, and the purchase, export and refund flows drawn through them, from
-// src/events/contracts.ts, the handler map (src/host/handlers.ts, the modules' `handlers`) and the
+// src/events/contracts.ts, the handler map (workers/handlers.ts, the modules' `handlers`) and the
 // call graph of the code (read with oxc, Vite's parser). tests/unit/events-map.test.ts fails when the
 // file is stale.
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { type Binding, CallGraph, type Node, nameOf, nameOrNull, walk } from './
 const PLATFORM = /^src\/(lib|config|db|http|events|jobs|storage)\//;
 const ENTITY = /\.entity\.ts$/;
 
-const HANDLER_MAP = 'src/host/handlers.ts';
+const HANDLER_MAP = 'workers/handlers.ts';
 
 /** The object a declaration holds (through `satisfies`/`as`), if it is an object literal. */
 function objectOf(node: Node | undefined): Node | undefined {
@@ -206,12 +206,12 @@ export function renderEventsMap(root: string): string {
     '# Events and the flows through them',
     '',
     '<!-- Written by `npm run events:map` (scripts/events-map.ts) from src/events/contracts.ts, the handler map',
-    '     (src/host/handlers.ts) and the code; tests/unit/events-map.test.ts fails when it is stale. Do not edit. -->',
+    '     (workers/handlers.ts) and the code; tests/unit/events-map.test.ts fails when it is stale. Do not edit. -->',
     '',
     'An event is recorded with `recordEvent(tx, name, payload)` in the transaction that makes the change',
     '(src/events/outbox.ts); the outbox relay (src/events/relay.ts) puts it on the queues its route names',
     '(`eventRoutes` in src/events/contracts.ts); a worker (workers/event-worker.ts) runs the handler the',
-    'handler map gives it (src/host/handlers.ts). An event no queue carries is only marked published.',
+    'handler map gives it (workers/handlers.ts). An event no queue carries is only marked published.',
     '',
     '## Events',
     '',

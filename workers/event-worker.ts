@@ -5,7 +5,7 @@ import type { Em, Orm } from '../src/db/orm.ts';
 import { parseEvent, type QueueName } from '../src/events/contracts.ts';
 import { cappedBackoff } from '../src/events/queues.ts';
 import type { JobOrigin } from '../src/events/relay.ts';
-import { handlerFor } from '../src/host/handlers.ts';
+import { handlerFor } from './handlers.ts';
 import type { JobContext, JobResult } from '../src/jobs/context.ts';
 import { isPermanent } from '../src/jobs/errors.ts';
 import { jobDuration } from '../src/lib/metrics.ts';

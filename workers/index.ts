@@ -6,7 +6,7 @@ import { type DomainEvent, parseEvent, type QueueName } from '../src/events/cont
 import { acknowledgeEvent } from '../src/events/outbox.ts';
 import { closeQueues, createQueues } from '../src/events/queues.ts';
 import { type GiveUps, Sweeper, type SweeperHandle, type SweepSource, startSweeper } from '../src/events/sweeper.ts';
-import { missingHandlers } from '../src/host/handlers.ts';
+import { missingHandlers } from './handlers.ts';
 import { jobsCompleted, jobsFailed } from '../src/lib/metrics.ts';
 import { konbiniReminders, sweepStripeEvents } from '../src/modules/checkout/index.ts';
 import { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from '../src/modules/sales/index.ts';

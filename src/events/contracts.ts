@@ -128,7 +128,7 @@ export const eventRoutes = {
   ReconciliationFlagged: ['mail'],
 } as const satisfies Record<EventName, readonly QueueName[]>;
 
-/** The events some queue carries: each must have a handler (src/host/handlers.ts, checked by the compiler). */
+/** The events some queue carries: each must have a handler (workers/handlers.ts, checked by the compiler). */
 export type RoutedEvent = { [N in EventName]: (typeof eventRoutes)[N] extends readonly [] ? never : N }[EventName];
 
 export function parseEvent(raw: { id: string; name: string; occurredAt: string; payload: unknown }): DomainEvent {

@@ -3,7 +3,7 @@ import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import type { Em } from '../../src/db/orm.ts';
-import { handlers } from '../../src/host/handlers.ts';
+import { handlers } from '../../workers/handlers.ts';
 import type { Logger } from '../../src/lib/logger.ts';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { markExportFailed, type SaleStatus } from '../../src/modules/sales/index.ts';
