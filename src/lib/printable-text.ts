@@ -12,7 +12,7 @@ const NEVER_PRINTED =
   /[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\u115f\u1160\u2800\u3164\uffa0]/u;
 const MARK = /\p{M}/u;
 /** Japanese needs one (゛ as U+3099), Vietnamese two; 59 stacked accents are a smear over the line. */
-export const MAX_MARKS_PER_CHARACTER = 2;
+const MAX_MARKS_PER_CHARACTER = 2;
 
 export interface Unprintable {
   /** 1-based, counted in characters (code points) of the text as typed. */
@@ -47,7 +47,7 @@ export function firstUnprintable(text: string, multiline = false): Unprintable |
 const codePointName = (codePoint: number) => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
 
 /** 「宛名の3文字目に使用できない文字（U+200B）が含まれています。」 */
-export function unprintableMessage(label: string, found: Unprintable): string {
+function unprintableMessage(label: string, found: Unprintable): string {
   return found.reason === 'marks'
     ? `${label}の${found.position}文字目に重ねた記号（${codePointName(found.codePoint)}）が多すぎます。濁点やアクセントなどの記号は1文字に${MAX_MARKS_PER_CHARACTER}つまでです。`
     : `${label}の${found.position}文字目に使用できない文字（${codePointName(found.codePoint)}）が含まれています。`;
