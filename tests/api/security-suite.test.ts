@@ -66,6 +66,7 @@ function apiRoutes(): Route[] {
 const urlOf = (route: Route, userId = memberId) =>
   route.path
     .replace(/:id\{\[0-9\](\+|\{1,9\})\}/g, String(licenseId))
+    .replace(/:id\{\[1-9\]\[0-9\]\{0,8\}\}/g, String(licenseId))
     .replace(/:id\{\[0-9a-f-\]\+\}/g, '00000000-0000-4000-8000-000000000000')
     .replace(/:id\{\[0-9a-fA-F-\]\+\}/g, userId)
     .replace(/:token/g, 'x'.repeat(43))

@@ -302,8 +302,9 @@ const userRoutes = new Hono<AppEnv>()
     const input = parseInputs(body, ProfileInput, EditVersionInput);
     const me = signedInUser(c);
     const byAdmin = isAdmin(me) ? actorOf(c) : null;
-    if (!byAdmin && input.email !== me.email) {
-      // A stolen session must not move the account to another mailbox (and reset its password there).
+    // One's own address, administrators' included: a stolen session must not move the account to
+    // another mailbox (and reset its password there). Another member's address is an administrator's call.
+    if (me.id === c.req.param('id') && input.email !== me.email) {
       const { current_password } = parseInput(CurrentPasswordInput, body);
       if (!current_password) throw validationError({ current_password: [PASSWORD_FOR_EMAIL_CHANGE] }, PASSWORD_FOR_EMAIL_CHANGE);
       await reauthenticate(c, me, current_password, 'current_password');

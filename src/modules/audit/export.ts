@@ -39,7 +39,7 @@ function record(entry: ReturnType<typeof auditLogDto>): string[] {
   });
   return [
     japanTime.format(new Date(entry.created_at)),
-    entry.actor_email ?? '',
+    entry.actor_email ?? '不明',
     entry.action_label,
     entry.target_label,
     entry.target_id,

@@ -5,7 +5,7 @@ import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireUser, signedInUser } from '../../http/guards.ts';
-import { jsonInput } from '../../http/validate.ts';
+import { jsonDepth, jsonInput, MAX_JSON_DEPTH } from '../../http/validate.ts';
 import { checkoutStatus, startCheckout } from './service.ts';
 import { receiveStripeEvent } from './stripe-events.ts';
 
@@ -45,6 +45,12 @@ export const checkoutRoutes = new Hono<AppEnv>()
     const { payments, stripe, orm } = c.var.deps;
     const payload = await c.req.text();
     const signature = c.req.header('stripe-signature') ?? '';
+    // Stripe's library reads the last `t=` and the check below the first: one timestamp, or none is trusted.
+    if (signature.split(',').filter((part) => part.split('=')[0]?.trim() === 't').length > 1) {
+      throw new AppError('bad_request', 'Webhook の署名を確認できませんでした。');
+    }
+    // Measured before anything parses it: a signed body nested thousands deep is still no event of ours.
+    if (jsonDepth(payload) > MAX_JSON_DEPTH) throw new AppError('bad_request', 'JSON の入れ子が深すぎます。');
     let event: Stripe.Event;
     try {
       event = await stripe.webhooks.constructEventAsync(payload, signature, payments.webhookSecret, WEBHOOK_TOLERANCE_SECONDS);

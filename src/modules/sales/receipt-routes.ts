@@ -2,12 +2,12 @@ import { Hono } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { requireUser, signedInUser } from '../../http/guards.ts';
+import { NUMERIC_ID } from '../../http/path-ids.ts';
 import { jsonInput } from '../../http/validate.ts';
 import { contentDisposition } from '../../lib/csv.ts';
 import { AddresseeInput, chooseAddressee, issueReceipt, receiptState } from './receipt.ts';
 
-// Sale ids are positive int4: longer numbers are no sale (404 from the router, never a 500).
-const SALE = '/sales/:id{[0-9]{1,9}}';
+const SALE = `/sales/${NUMERIC_ID}`;
 
 /** 領収書: the addressee choice and the PDF for the buyer of the sale; an administrator reads the 控え. */
 export const receiptRoutes = new Hono<AppEnv>()

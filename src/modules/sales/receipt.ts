@@ -7,6 +7,7 @@ import type { PaymentsPort, SessionUser } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { isAdmin } from '../../http/guards.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { firstUnprintable, printable } from '../../lib/printable-text.ts';
 import { recordAudit } from '../audit/index.ts';
 import {
   ADDRESSEE_KINDS,
@@ -19,12 +20,6 @@ import {
 import { Sale } from './entities/sale.entity.ts';
 import { receiptNumber, renderReceiptPdf } from './receipt-pdf.ts';
 
-/**
- * Typed text printed on a receipt: no line breaks, tabs or other C0/C1 controls, no bidi overrides
- * or isolates (they reorder what a reader sees), no line/paragraph separators; checked before trim.
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
-const NOT_ON_RECEIPTS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 /** A typed 宛名 that already ends in its honorific (「〇〇病院 総務課 御中」): text and honorific apart. */
 const WITH_HONORIFIC = /^(.*?)[\s\u3000]*(様|御中)$/su;
 const ENDS_IN_TONO = /殿$/u;
@@ -32,10 +27,7 @@ const ENDS_IN_TONO = /殿$/u;
 const printedText = (label: string, max: number) =>
   v.pipe(
     v.string(`${label}は文字列で入力してください。`),
-    v.check(
-      (text: string) => !NOT_ON_RECEIPTS.test(text),
-      `${label}に使用できない文字（改行・制御文字・文字の向きを変える記号）が含まれています。`,
-    ),
+    printable(label),
     v.trim(),
     v.minLength(1, `${label}を入力してください。`),
     v.check((text: string) => [...text].length <= max, `${label}は${max}文字以内で入力してください。`),
@@ -103,19 +95,19 @@ const BUSY = '領収書の発行が混み合っています。時間をおいて
 const RECORD_ATTEMPTS = 20;
 
 /**
- * Names copied before the accounts module refused them may hold line breaks, controls or bidi
- * overrides: a receipt prints them without (a space for a break, nothing for the rest).
+ * Names copied before the accounts module refused them may hold line breaks, controls, invisible
+ * characters or ones the font cannot draw: a receipt prints them without (a space for a break,
+ * nothing for the rest).
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-const printable = (text: string) => text.replace(/[\r\n\t\u2028\u2029]+/g, ' ').replace(UNPRINTABLE, '');
+const asPrinted = (text: string) =>
+  [...text.replace(/[\r\n\t\u2028\u2029]+/g, ' ')].filter((character) => firstUnprintable(character) === null).join('');
 
 /** The addressees of the buyer's own details, as printed: the name with 様, the organisation with 御中. */
 export function addresseeOptions(sale: Sale): { value: Exclude<AddresseeKind, 'custom'>; label: string }[] {
   const options: { value: Exclude<AddresseeKind, 'custom'>; label: string }[] = [];
-  const name = printable(`${sale.buyerLastName} ${sale.buyerFirstName}`).trim();
+  const name = asPrinted(`${sale.buyerLastName} ${sale.buyerFirstName}`).trim();
   if (name) options.push({ value: 'name', label: `${name} 様` });
-  const organisation = printable(sale.buyerAffiliationName).trim();
+  const organisation = asPrinted(sale.buyerAffiliationName).trim();
   if (organisation) options.push({ value: 'organisation', label: `${organisation} 御中` });
   return options;
 }

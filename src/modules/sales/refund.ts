@@ -6,6 +6,7 @@ import { transact } from '../../events/outbox.ts';
 import type { PaymentsPort } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { printable } from '../../lib/printable-text.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { REFUND_STATE_LABEL, refundStateOf, SALE_NOT_FOUND, wasExported } from './detail.ts';
 import { Sale } from './entities/sale.entity.ts';
@@ -15,6 +16,7 @@ import { saleDto } from './service.ts';
 export const RefundInput = v.object({
   reason: v.pipe(
     v.string('返金の理由を入力してください。'),
+    printable('返金の理由', { multiline: true }),
     v.trim(),
     v.minLength(1, '返金の理由を入力してください。'),
     v.check((text: string) => [...text].length <= 200, '返金の理由は200文字以内で入力してください。'),

@@ -30,7 +30,7 @@ export function UserAuditLog({ userId }: { userId: string }) {
                 <strong>{entry.action_label}</strong>
                 <br />
                 <span className="small">
-                  {formatDateTime(entry.created_at)}　{entry.actor_email ?? '（不明な管理者）'}
+                  {formatDateTime(entry.created_at)}　{entry.actor_email ?? '不明'}
                 </span>
                 {entry.changes.length ? (
                   <ul style={{ margin: '4px 0 0', paddingLeft: '1.2em' }}>

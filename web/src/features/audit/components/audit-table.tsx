@@ -80,7 +80,7 @@ export function AuditTable({ entries }: { entries: AuditEntry[] }) {
                 <time dateTime={entry.created_at}>{formatAuditTime(entry.created_at)}</time>
               </td>
               <td data-label="操作者" className="audit-actor">
-                {entry.actor_email ?? '（不明）'}
+                {entry.actor_email ?? '不明'}
               </td>
               <td data-label="操作">{entry.action_label}</td>
               <td data-label="対象">
