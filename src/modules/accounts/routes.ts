@@ -47,7 +47,6 @@ import {
   forceDelete,
   forcePassword,
   getUser,
-  noteSignInThrottled,
   profileDto,
   register,
   requestPasswordReset,
@@ -62,6 +61,7 @@ import {
   withdraw,
 } from './service.ts';
 import { recordSignIn, sessionRoutes } from './session-routes.ts';
+import { noteSignInThrottled } from './sign-in-notice.ts';
 import { withoutTrustedDevice } from './two-factor.ts';
 import { checkCode, forwardCookies, signInStepRoutes, twoFactorRoutes } from './two-factor-routes.ts';
 
@@ -136,7 +136,7 @@ const authRoutes = new Hono<AppEnv>()
         }
         if (failed) {
           await auditFailedSignIn(c, account, 'password');
-          if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, input.email);
+          if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps, input.email);
           throw validationError(
             { email: ['メールアドレスまたはパスワードが正しくありません。'] },
             'メールアドレスまたはパスワードが正しくありません。',

@@ -772,14 +772,6 @@ export async function setDistribution(tx: Em, userId: string, distribution: bool
   await kysely(tx).updateTable('users').set({ distribution, updated_at: dbNow() }).where('id', '=', userId).execute();
 }
 
-/** Sign-in to `email` just reached its failure limit: its owner (if the address has an account) is told once. */
-export async function noteSignInThrottled(orm: Orm, email: string): Promise<void> {
-  await transact(orm.em as Em, async (tx) => {
-    const user = await findUserByEmail(tx, email);
-    if (user) recordEvent(tx, 'SignInThrottled', { userId: user.id });
-  });
-}
-
 /** The shop must keep one administrator: refuses (409) when `tx` would remove the last one. Locks the administrators. */
 async function keepAnAdministrator(tx: Em): Promise<void> {
   const admins = await kysely(tx).selectFrom('users').select('id').where('role', '=', 'admin').forUpdate().execute();

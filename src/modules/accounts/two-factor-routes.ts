@@ -16,8 +16,9 @@ import {
   TwoFactorLoginInput,
   TwoFactorPasswordInput,
 } from './schemas.ts';
-import { getUser, noteSignInThrottled } from './service.ts';
+import { getUser } from './service.ts';
 import { recordSignIn } from './session-routes.ts';
+import { noteSignInThrottled } from './sign-in-notice.ts';
 import {
   ADMIN_CANNOT_DISABLE,
   checkCurrentPassword,
@@ -222,7 +223,8 @@ export const signInStepRoutes = new Hono<AppEnv>()
     // A code signs in once (ASVS V6.5.1): the same code again while it is valid is refused.
     const claim = input.code ? await claimCode(deps, pending.id, input.code) : undefined;
     if (claim === false) {
-      await attempt.confirm();
+      // The right code, a second time: no guess, so no failure (a slow second tap must not lock anyone out).
+      await attempt.release();
       throw validationError({ code: [CODE_ALREADY_USED] }, CODE_ALREADY_USED);
     }
     const trustDevice = input.trust_device && pending.role !== 'admin';
@@ -251,7 +253,7 @@ export const signInStepRoutes = new Hono<AppEnv>()
       if (claim) await claim.forget();
       if (wrong) {
         await auditFailedSignIn(c, pending, input.code ? 'two_factor' : 'recovery_code');
-        if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, pending.email);
+        if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps, pending.email);
         if (code === 'TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE') throw new AppError('unauthorized', SIGN_IN_AGAIN);
         if (input.code) throw validationError({ code: [WRONG_CODE] }, WRONG_CODE);
         throw validationError({ recovery_code: [WRONG_RECOVERY_CODE] }, WRONG_RECOVERY_CODE);
