@@ -5,18 +5,25 @@ import { transact } from '../../src/events/outbox.ts';
 import { createUser } from '../../src/modules/accounts/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+import { enrolTwoFactor, freshCode, totp } from '../support/two-factor.ts';
 
 // Issue 30 items 7-10: the notice cap, the two-factor escalation, the zxcvbn floor and recovery codes.
 let t: TestRuntime;
+let smtp: TestSmtp;
 let n = 0;
 const PASSWORD = 'quiet-meadow-7319';
 /** Each call its own network, so only the per-account limits meet. */
 const client = () => new TestClient(t.app, `10.93.${++n % 250}.${1 + Math.floor(n / 250)}`);
 
 beforeAll(async () => {
-  t = await startTestRuntime();
+  smtp = await startSmtp();
+  t = await startTestRuntime({ mode: 'all', smtpUrl: smtp.url });
 }, 60_000);
-afterAll(async () => t?.stop());
+afterAll(async () => {
+  await t?.stop();
+  await smtp?.close();
+});
 
 async function member(email: string) {
   return transact(t.runtime.deps.orm.em as Em, (tx) =>
@@ -72,5 +79,146 @@ describe('the sign-in-restricted notice (item 7)', () => {
     await t.runtime.deps.redis.del(redisKey('signin-notice', user.id));
     await failOneWindow(email);
     expect(await eventsOf('SignInThrottled', user.id)).toHaveLength(1);
+  });
+});
+
+/** A member with two-factor on: their secret, recovery codes and the client they enrolled from. */
+async function twoFactorMember(email: string) {
+  await member(email);
+  const c = client();
+  expect((await c.login(email, PASSWORD)).status).toBe(200);
+  return { c, ...(await enrolTwoFactor(c, email, PASSWORD)) };
+}
+
+const wrongCode = (secret: string) => String((Number(totp(secret)) + 500_000) % 1_000_000).padStart(6, '0');
+
+/**
+ * An attacker who knows the password fills one failure window with wrong codes (a challenge takes
+ * five, then the password again), then 15 minutes pass: our window and better-auth's own 15-minute
+ * lock are cleared as time would clear them.
+ */
+async function failCodesOneWindow(email: string, secret: string) {
+  const statuses: number[] = [];
+  for (let challenge = 0; challenge < 2; challenge++) {
+    const attacker = client();
+    expect(await (await attacker.post('/api/login', { email, password: PASSWORD })).json()).toMatchObject({
+      two_factor_required: true,
+    });
+    for (let i = 0; i < 5; i++) statuses.push((await attacker.post('/api/login/two-factor', { code: wrongCode(secret) })).status);
+  }
+  expect(statuses).toEqual(Array(10).fill(422));
+  expect((await client().post('/api/login', { email, password: PASSWORD })).status).toBe(429);
+  await t.runtime.deps.redis.del(redisKey('signin-fail-account', email));
+  await kysely(t.runtime.deps.orm.em.fork() as Em)
+    .updateTable('two_factors')
+    .set({ failed_verification_count: 0, locked_until: null })
+    .where('user_id', '=', (await userId(email)) as string)
+    .execute();
+}
+
+async function userId(email: string) {
+  const row = await kysely(t.runtime.deps.orm.em.fork() as Em)
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', email)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+async function lockRow(email: string) {
+  return kysely(t.runtime.deps.orm.em.fork() as Em)
+    .selectFrom('two_factor_locks')
+    .select(['lockouts', 'locked_at'])
+    .where('user_id', '=', (await userId(email)) as string)
+    .executeTakeFirst();
+}
+
+/** Password, then `answer` at the code step, from a new browser. */
+async function signIn(email: string, answer: { code: string } | { recovery_code: string }) {
+  const c = client();
+  expect((await c.post('/api/login', { email, password: PASSWORD })).status).toBe(200);
+  return c.post('/api/login/two-factor', answer);
+}
+
+describe('two-factor escalation (item 8)', () => {
+  it('refuses codes after three lock-outs in a row until the mailed unlock link is followed, once', async () => {
+    const email = 'escalate@example.jp';
+    const { secret } = await twoFactorMember(email);
+    await failCodesOneWindow(email, secret);
+    await failCodesOneWindow(email, secret);
+    expect(await lockRow(email)).toMatchObject({ lockouts: 2, locked_at: null });
+    await failCodesOneWindow(email, secret);
+    expect((await lockRow(email))?.locked_at).toBeTruthy();
+
+    // Even the right code is refused now, without being counted.
+    const refused = await signIn(email, { code: await freshCode(secret) });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({
+      code: 'two_factor_locked',
+      message: expect.stringContaining('確認コードによるログインを停止しています'),
+    });
+    // (The password step counted and gave its place back.)
+    expect(await t.runtime.deps.redis.get(redisKey('signin-fail-account', email))).toBe('0');
+
+    const mail = await smtp.waitFor(
+      (m) => smtp.to(email)(m) && m.subject === '【ライセンスストア】確認コードによるログインを停止しました',
+    );
+    const link = /http:\/\/localhost:3000\/two-factor\/unlock\/([A-Za-z0-9_-]+)/.exec(mail.text ?? '');
+    expect(link, mail.text).toBeTruthy();
+    const token = link?.[1] as string;
+    expect(await (await client().get(`/api/two-factor/unlock/${token}`)).json()).toEqual({ state: 'valid', message: null });
+    const unlocked = await client().post('/api/two-factor/unlock', { token });
+    expect(unlocked.status).toBe(200);
+    expect((await unlocked.json()).message).toContain('再開しました');
+    const again = await client().post('/api/two-factor/unlock', { token });
+    expect(again.status).toBe(409);
+    expect((await again.json()).message).toBe('このリンクはすでに使用されています。');
+    expect((await client().post('/api/two-factor/unlock', { token: 'x'.repeat(43) })).status).toBe(404);
+    expect((await client().post('/api/two-factor/unlock', {})).status).toBe(422);
+
+    expect(await lockRow(email)).toBeUndefined();
+    expect((await signIn(email, { code: await freshCode(secret) })).status).toBe(200);
+  }, 60_000);
+
+  it('counts only lock-outs in a row: a successful code sign-in starts the count again', async () => {
+    const email = 'escalate-reset@example.jp';
+    const { secret } = await twoFactorMember(email);
+    await failCodesOneWindow(email, secret);
+    expect(await lockRow(email)).toMatchObject({ lockouts: 1 });
+    expect((await signIn(email, { code: await freshCode(secret) })).status).toBe(200);
+    expect(await lockRow(email)).toBeUndefined();
+  }, 60_000);
+
+  it('a password reset lifts the lock', async () => {
+    const email = 'escalate-pw@example.jp';
+    const { secret } = await twoFactorMember(email);
+    await kysely(t.runtime.deps.orm.em.fork() as Em)
+      .insertInto('two_factor_locks')
+      .values({ user_id: (await userId(email)) as string, lockouts: 3, locked_at: new Date().toISOString() })
+      .execute();
+    expect((await signIn(email, { code: await freshCode(secret) })).status).toBe(403);
+    expect((await client().post('/api/forgot-password', { email })).status).toBe(200);
+    const mail = await smtp.waitFor((m) => smtp.to(email)(m) && /reset-password\//.test(m.text ?? ''));
+    const token = /reset-password\/([A-Za-z0-9_-]+)/.exec(mail.text ?? '')?.[1] as string;
+    const reset = await client().post('/api/reset-password', {
+      email,
+      token,
+      password: PASSWORD,
+      password_confirmation: PASSWORD,
+    });
+    expect(reset.status).toBe(200);
+    expect(await lockRow(email)).toBeUndefined();
+    expect((await signIn(email, { code: await freshCode(secret) })).status).toBe(200);
+  }, 60_000);
+
+  it('a reused valid code answers 「この確認コードは使用済みです」 and is not counted as a failure', async () => {
+    const email = 'reused-code@example.jp';
+    const { secret } = await twoFactorMember(email);
+    const code = await freshCode(secret);
+    expect((await signIn(email, { code })).status).toBe(200);
+    const replayed = await signIn(email, { code });
+    expect(replayed.status).toBe(422);
+    expect((await replayed.json()).errors.code[0]).toMatch(/^この確認コードは使用済みです/);
+    expect(await t.runtime.deps.redis.get(redisKey('signin-fail-account', email))).toBe('0');
   });
 });

@@ -64,6 +64,7 @@ import { recordSignIn, sessionRoutes } from './session-routes.ts';
 import { noteSignInThrottled } from './sign-in-notice.ts';
 import { withoutTrustedDevice } from './two-factor.ts';
 import { checkCode, forwardCookies, signInStepRoutes, twoFactorRoutes } from './two-factor-routes.ts';
+import { twoFactorUnlockRoutes } from './two-factor-unlock-routes.ts';
 
 const errorCode = (error: APIError) => (error.body as { code?: string } | undefined)?.code;
 
@@ -364,4 +365,5 @@ export const accountRoutes = new Hono<AppEnv>()
   .route('/', registrationRoutes)
   .route('/', userRoutes)
   .route('/', sessionRoutes)
-  .route('/', twoFactorRoutes);
+  .route('/', twoFactorRoutes)
+  .route('/', twoFactorUnlockRoutes);

@@ -15,6 +15,7 @@ import { hashPassword, verifyPassword } from './password.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
 import type { ProfileData, RegistrationData } from './schemas.ts';
 import { consumeToken, retireTokens, tokenState } from './tokens.ts';
+import { clearTwoFactorLock } from './two-factor-lock.ts';
 
 export interface NewUser {
   email: string;
@@ -319,6 +320,7 @@ export async function resetPassword(orm: Orm, input: { email: string; password: 
     assertPasswordFitsOwner('password', input.password, user);
     await setPassword(tx, user.id, input.password);
     await retireTokens(tx, user.id, 'reset-password');
+    await clearTwoFactorLock(tx, user.id);
     // Following the link proved the mailbox is theirs.
     user.emailVerified = true;
     await endSessions(tx, user.id);

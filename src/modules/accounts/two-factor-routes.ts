@@ -2,6 +2,8 @@ import { APIError } from 'better-auth/api';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
+import type { Em } from '../../db/orm.ts';
+import { transact } from '../../events/outbox.ts';
 import { addressBucket, clientIp } from '../../http/client-ip.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -30,6 +32,7 @@ import {
   WRONG_CODE,
   WRONG_RECOVERY_CODE,
 } from './two-factor.ts';
+import { clearTwoFactorLock, isTwoFactorLocked, noteTwoFactorLockout, TWO_FACTOR_LOCKED } from './two-factor-lock.ts';
 
 /** Copies better-auth's Set-Cookie headers onto our answer. */
 export function forwardCookies(from: Headers, to: Headers) {
@@ -213,6 +216,10 @@ export const signInStepRoutes = new Hono<AppEnv>()
     const input = await jsonInput(c, TwoFactorLoginInput);
     const pending = await pendingSignIn(deps.orm, deps.auth, deps.authSecret, c.req.raw.headers);
     if (!pending) throw new AppError('unauthorized', SIGN_IN_AGAIN);
+    // Escalated: no code is even checked until the owner's unlock link or a password reset.
+    if (await isTwoFactorLocked(deps.orm, pending.id)) {
+      throw new AppError('forbidden', TWO_FACTOR_LOCKED, { details: { code: 'two_factor_locked' } });
+    }
     const network = networkOf(c);
     // Codes are guesses like passwords: the same throttles, per account and per network, counted before
     // the code is checked (a parallel burst checks no more codes than the limit).
@@ -238,6 +245,7 @@ export const signInStepRoutes = new Hono<AppEnv>()
             returnHeaders: true,
           });
       await attempt.release();
+      await transact(deps.orm.em as Em, (tx) => clearTwoFactorLock(tx, pending.id));
       const res = c.json({ users: [await getUser(deps.orm, result.response.user.id)] });
       forwardCookies(result.headers, res.headers);
       await recordSignIn(c, res, {
@@ -253,7 +261,10 @@ export const signInStepRoutes = new Hono<AppEnv>()
       if (claim) await claim.forget();
       if (wrong) {
         await auditFailedSignIn(c, pending, input.code ? 'two_factor' : 'recovery_code');
-        if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps, pending.email);
+        if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) {
+          await noteSignInThrottled(deps, pending.email);
+          await noteTwoFactorLockout(deps.orm, pending.id);
+        }
         if (code === 'TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE') throw new AppError('unauthorized', SIGN_IN_AGAIN);
         if (input.code) throw validationError({ code: [WRONG_CODE] }, WRONG_CODE);
         throw validationError({ recovery_code: [WRONG_RECOVERY_CODE] }, WRONG_RECOVERY_CODE);
