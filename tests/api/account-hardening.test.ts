@@ -222,3 +222,60 @@ describe('two-factor escalation (item 8)', () => {
     expect(await t.runtime.deps.redis.get(redisKey('signin-fail-account', email))).toBe('0');
   });
 });
+
+describe('the zxcvbn floor (item 9)', () => {
+  const registration = (email: string, password: string, patch: Record<string, unknown> = {}) => ({
+    email,
+    email_confirmation: email,
+    last_name: '山田',
+    first_name: '太郎',
+    last_name_kana: 'ヤマダ',
+    first_name_kana: 'タロウ',
+    affiliations: 4,
+    affiliation_name: '〇〇消防',
+    affiliation_other: '',
+    distribution: true,
+    password,
+    password_confirmation: password,
+    ...patch,
+  });
+  const WEAK = 'パスワードは単純で推測されやすいため使用できません。関係のない単語を組み合わせる、長くするなどしてください。';
+
+  it('refuses what zxcvbn scores below 2 at registration, in Japanese, and accepts a passphrase', async () => {
+    const guest = client();
+    for (const password of ['passw0rd!', 'P@ssw0rd1', 'qwerty123!', '        ', '            ', 'tarou1234']) {
+      for (const path of ['/api/users/registration/validate', '/api/users/registration']) {
+        const res = await guest.post(path, registration('floor@example.jp', password));
+        expect(res.status, `${path} ${JSON.stringify(password)}`).toBe(422);
+        const body = await res.json();
+        expect(body.message).toBe('不正な値が入力されました。');
+        expect(body.errors.password, password).toEqual([WEAK]);
+      }
+    }
+    const good = await guest.post(
+      '/api/users/registration/validate',
+      registration('floor@example.jp', 'tangerine-harbour-lantern-83'),
+    );
+    expect(good.status).toBe(200);
+  });
+
+  it('refuses them at the member’s own change too, judged with their e-mail as a user input', async () => {
+    const email = 'kobayashi.floor@example.jp';
+    await member(email);
+    const c = client();
+    expect((await c.login(email, PASSWORD)).status).toBe(200);
+    const me = await (await c.get('/api/login')).json();
+    const change = (password: string) =>
+      c.put(`/api/users/${me.users[0].id}/password`, {
+        old_password: PASSWORD,
+        new_password: password,
+        new_password_confirmation: password,
+      });
+    for (const password of ['P@ssw0rd1', 'qwerty123!', '        ']) {
+      const res = await change(password);
+      expect(res.status, password).toBe(422);
+      expect((await res.json()).errors.new_password).toEqual([WEAK.replace('パスワード', '新しいパスワード')]);
+    }
+    expect((await change('copper-violin-harbour-2288')).status).toBe(200);
+  });
+});

@@ -180,6 +180,8 @@ async function registrationInput(body: Record<string, unknown>) {
         email: body.email,
         lastName: body.last_name,
         firstName: body.first_name,
+        lastNameKana: body.last_name_kana,
+        firstNameKana: body.first_name_kana,
       }),
   );
   return input;

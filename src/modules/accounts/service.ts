@@ -317,7 +317,7 @@ export async function resetPassword(orm: Orm, input: { email: string; password: 
     if (!user) throw resetLinkError('invalid');
     // A typo is not an expired link: say which field is wrong (the rollback keeps the token usable).
     if (user.email !== input.email) throw validationError({ email: [RESET_EMAIL_MISMATCH] }, RESET_EMAIL_MISMATCH);
-    assertPasswordFitsOwner('password', input.password, user);
+    await assertPasswordFitsOwner('password', input.password, user);
     await setPassword(tx, user.id, input.password);
     await retireTokens(tx, user.id, 'reset-password');
     await clearTwoFactorLock(tx, user.id);
@@ -341,7 +341,7 @@ export async function changePassword(
       throw validationError({ old_password: ['現在のパスワードが正しくありません。'] });
     }
     const user = await tx.findOne(User, { id: userId });
-    if (user) assertPasswordFitsOwner('new_password', input.new_password, user);
+    if (user) await assertPasswordFitsOwner('new_password', input.new_password, user);
     await setPassword(tx, userId, input.new_password);
     await kysely(tx)
       .deleteFrom('sessions')
@@ -609,7 +609,7 @@ export async function forcePassword(orm: Orm, actor: Actor, id: string, password
   await transact(orm.em as Em, async (tx) => {
     const user = await tx.findOne(User, { id });
     if (!user) throw new AppError('not_found', USER_NOT_FOUND);
-    assertPasswordFitsOwner('new_password', password, user);
+    await assertPasswordFitsOwner('new_password', password, user);
     await setPassword(tx, user.id, password);
     await endSessions(tx, user.id);
     recordEvent(tx, 'PasswordChanged', { userId: user.id, by: 'admin' });
