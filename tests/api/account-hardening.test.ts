@@ -279,3 +279,32 @@ describe('the zxcvbn floor (item 9)', () => {
     expect((await change('copper-violin-harbour-2288')).status).toBe(200);
   });
 });
+
+describe('recovery codes (item 10)', () => {
+  it('are drawn from an alphabet without look-alikes and accepted in any case, with or without the hyphen', async () => {
+    const email = 'recovery-alphabet@example.jp';
+    const { c, recoveryCodes } = await twoFactorMember(email);
+    const fresh = await c.post('/api/me/two-factor/recovery-codes', { password: PASSWORD });
+    const renewed = (await fresh.json()).recovery_codes as string[];
+    const codes = [...recoveryCodes, ...renewed];
+    for (const code of codes) expect(code).toMatch(/^[ABCDEFGHJKMNPQRSTUVWXYZ2-9]{5}-[ABCDEFGHJKMNPQRSTUVWXYZ2-9]{5}$/);
+    expect(codes.join('')).not.toMatch(/[0O1IL]/);
+
+    const [a, b, d, e] = renewed;
+    const spellings = [
+      (a as string).toLowerCase(),
+      (b as string).replace('-', ''),
+      ` ${(d as string).toLowerCase().replace('-', ' ')} `,
+      (e as string).replace(/[A-Z0-9-]/g, (ch) => String.fromCharCode(ch.charCodeAt(0) + 0xfee0)),
+    ];
+    for (const spelling of spellings) {
+      const res = await signIn(email, { recovery_code: spelling });
+      expect(res.status, spelling).toBe(200);
+    }
+    // Each still works once, however it is spelt.
+    const again = await signIn(email, { recovery_code: a as string });
+    expect(again.status).toBe(422);
+    expect((await again.json()).errors.recovery_code[0]).toMatch(/すでに使用されています/);
+    expect((await (await c.get('/api/me/two-factor')).json()).recovery_codes_remaining).toBe(6);
+  }, 60_000);
+});

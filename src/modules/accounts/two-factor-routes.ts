@@ -28,6 +28,7 @@ import {
   noteTwoFactorChange,
   pendingSignIn,
   SIGN_IN_AGAIN,
+  storedRecoveryCode,
   twoFactorStatus,
   WRONG_CODE,
   WRONG_RECOVERY_CODE,
@@ -240,7 +241,7 @@ export const signInStepRoutes = new Hono<AppEnv>()
       const result = input.code
         ? await deps.auth.api.verifyTOTP({ body: { code: input.code, trustDevice }, headers, returnHeaders: true })
         : await deps.auth.api.verifyBackupCode({
-            body: { code: input.recovery_code ?? '', trustDevice },
+            body: { code: await storedRecoveryCode(deps.auth, pending.id, input.recovery_code ?? ''), trustDevice },
             headers,
             returnHeaders: true,
           });
