@@ -17,6 +17,11 @@ export const LIMITS = {
   signInFailuresPerAddress: { name: 'signin-fail-address', limit: 100, windowSeconds: minutes(15) },
   /** A department registering together from one network. */
   registrationsPerAddress: { name: 'register-address', limit: 60, windowSeconds: hours(1) },
+  /**
+   * The 「ログインを一時的に制限しました」 notice: once per account in 6 hours however often anyone
+   * fills the failure window (it was 96 a day), and it counts on `mailPerRecipient` too.
+   */
+  signInNoticePerAccount: { name: 'signin-notice', limit: 1, windowSeconds: hours(6) },
   /** Mail to one mailbox (registration, verification, reset, e-mail change), whoever asks: no mail bombing. */
   mailPerRecipient: { name: 'mail-recipient', limit: 5, windowSeconds: hours(1) },
   /** Mail-triggering calls from one address, to any recipients. */

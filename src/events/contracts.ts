@@ -32,6 +32,8 @@ export const eventPayloads = {
     userId: id,
     change: v.picklist(['enabled', 'disabled', 'recovery-codes', 'passkey-added', 'passkey-removed']),
   }),
+  /** Codes are refused after three two-factor lock-outs in a row: the owner gets an unlock link. */
+  TwoFactorLocked: v.object({ userId: id }),
   /** An account was deleted: modules that keep a reference to the user drop it. */
   /** `by`: the member left (退会) or an administrator deleted the account; older events say neither. */
   UserDeleted: v.object({ userId: id, by: v.optional(v.picklist(['member', 'admin'])) }),
@@ -110,6 +112,7 @@ export const eventRoutes = {
   PasswordChanged: ['mail'],
   NewDeviceSignIn: ['mail'],
   TwoFactorChanged: ['mail'],
+  TwoFactorLocked: ['mail'],
   UserDeleted: ['payments'],
   MemberWithdrew: ['mail'],
   StripeEventReceived: ['payments'],

@@ -33,6 +33,8 @@ const PUBLIC = [
   'POST /api/reset-password',
   // Whether an e-mailed reset link still works, asked by the reset page before a password is typed.
   'GET /api/reset-password/:token',
+  'GET /api/two-factor/unlock/:token',
+  'POST /api/two-factor/unlock',
   'POST /api/users/registration/validate',
   'POST /api/users/registration',
   'POST /api/users/registration/resend',

@@ -4,6 +4,7 @@ import { betterAuth } from 'better-auth';
 import { admin, twoFactor } from 'better-auth/plugins';
 import type { Kysely, KyselyPlugin, QueryResult, UnknownRow } from 'kysely';
 import { hashPassword, verifyPassword } from './password.ts';
+import { generateRecoveryCodes } from './recovery-codes.ts';
 
 export const HOST_COOKIE_PREFIX = '__Host-better-auth';
 
@@ -129,7 +130,8 @@ export function createAuth(options: AuthOptions) {
       twoFactor({
         issuer: TOTP_ISSUER,
         trustDeviceMaxAge: TRUST_DEVICE_SECONDS,
-        backupCodeOptions: { amount: 10, length: 10 },
+        // Without look-alikes, compared in any case (recovery-codes.ts).
+        backupCodeOptions: { amount: 10, length: 10, customBackupCodesGenerate: generateRecoveryCodes },
         schema: {
           user: { fields: { twoFactorEnabled: 'two_factor_enabled' } },
           twoFactor: {

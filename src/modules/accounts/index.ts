@@ -2,7 +2,7 @@
 import type { AppModule } from '../../http/context.ts';
 import { AccountToken } from './entities/account-token.entity.ts';
 import { KnownDevice } from './entities/known-device.entity.ts';
-import { Passkey, TwoFactor } from './entities/two-factor.entity.ts';
+import { Passkey, TwoFactor, TwoFactorLock } from './entities/two-factor.entity.ts';
 import { Account, Session, User, Verification } from './entities/user.entity.ts';
 import {
   onEmailChangeAttempted,
@@ -18,6 +18,7 @@ import {
   onUserRegistered,
   onVerificationEmailRequested,
 } from './handlers/account-mails.ts';
+import { onTwoFactorLocked } from './handlers/two-factor-lock-mail.ts';
 import { accountRoutes } from './routes.ts';
 
 export { AFFILIATIONS, combinedAffiliationName } from './affiliations.ts';
@@ -43,7 +44,7 @@ export const loadDemo = () => import('./demo.ts');
 export const accounts = {
   name: 'accounts',
   api: accountRoutes,
-  entities: [User, Session, Account, Verification, AccountToken, KnownDevice, TwoFactor, Passkey],
+  entities: [User, Session, Account, Verification, AccountToken, KnownDevice, TwoFactor, Passkey, TwoFactorLock],
   handlers: {
     UserRegistered: onUserRegistered,
     RegistrationAttempted: onRegistrationAttempted,
@@ -57,5 +58,6 @@ export const accounts = {
     PasswordChanged: onPasswordChanged,
     NewDeviceSignIn: onNewDeviceSignIn,
     TwoFactorChanged: onTwoFactorChanged,
+    TwoFactorLocked: onTwoFactorLocked,
   },
 } satisfies AppModule;

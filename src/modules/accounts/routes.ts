@@ -47,7 +47,6 @@ import {
   forceDelete,
   forcePassword,
   getUser,
-  noteSignInThrottled,
   profileDto,
   register,
   requestPasswordReset,
@@ -62,8 +61,10 @@ import {
   withdraw,
 } from './service.ts';
 import { recordSignIn, sessionRoutes } from './session-routes.ts';
+import { noteSignInThrottled } from './sign-in-notice.ts';
 import { withoutTrustedDevice } from './two-factor.ts';
 import { checkCode, forwardCookies, signInStepRoutes, twoFactorRoutes } from './two-factor-routes.ts';
+import { twoFactorUnlockRoutes } from './two-factor-unlock-routes.ts';
 
 const errorCode = (error: APIError) => (error.body as { code?: string } | undefined)?.code;
 
@@ -136,7 +137,7 @@ const authRoutes = new Hono<AppEnv>()
         }
         if (failed) {
           await auditFailedSignIn(c, account, 'password');
-          if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, input.email);
+          if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps, input.email);
           throw validationError(
             { email: ['メールアドレスまたはパスワードが正しくありません。'] },
             'メールアドレスまたはパスワードが正しくありません。',
@@ -179,6 +180,8 @@ async function registrationInput(body: Record<string, unknown>) {
         email: body.email,
         lastName: body.last_name,
         firstName: body.first_name,
+        lastNameKana: body.last_name_kana,
+        firstNameKana: body.first_name_kana,
       }),
   );
   return input;
@@ -365,4 +368,5 @@ export const accountRoutes = new Hono<AppEnv>()
   .route('/', registrationRoutes)
   .route('/', userRoutes)
   .route('/', sessionRoutes)
-  .route('/', twoFactorRoutes);
+  .route('/', twoFactorRoutes)
+  .route('/', twoFactorUnlockRoutes);

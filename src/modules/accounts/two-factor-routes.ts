@@ -2,6 +2,8 @@ import { APIError } from 'better-auth/api';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
+import type { Em } from '../../db/orm.ts';
+import { transact } from '../../events/outbox.ts';
 import { addressBucket, clientIp } from '../../http/client-ip.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -16,8 +18,9 @@ import {
   TwoFactorLoginInput,
   TwoFactorPasswordInput,
 } from './schemas.ts';
-import { getUser, noteSignInThrottled } from './service.ts';
+import { getUser } from './service.ts';
 import { recordSignIn } from './session-routes.ts';
+import { noteSignInThrottled } from './sign-in-notice.ts';
 import {
   ADMIN_CANNOT_DISABLE,
   checkCurrentPassword,
@@ -25,10 +28,12 @@ import {
   noteTwoFactorChange,
   pendingSignIn,
   SIGN_IN_AGAIN,
+  storedRecoveryCode,
   twoFactorStatus,
   WRONG_CODE,
   WRONG_RECOVERY_CODE,
 } from './two-factor.ts';
+import { clearTwoFactorLock, isTwoFactorLocked, noteTwoFactorLockout, TWO_FACTOR_LOCKED } from './two-factor-lock.ts';
 
 /** Copies better-auth's Set-Cookie headers onto our answer. */
 export function forwardCookies(from: Headers, to: Headers) {
@@ -212,6 +217,10 @@ export const signInStepRoutes = new Hono<AppEnv>()
     const input = await jsonInput(c, TwoFactorLoginInput);
     const pending = await pendingSignIn(deps.orm, deps.auth, deps.authSecret, c.req.raw.headers);
     if (!pending) throw new AppError('unauthorized', SIGN_IN_AGAIN);
+    // Escalated: no code is even checked until the owner's unlock link or a password reset.
+    if (await isTwoFactorLocked(deps.orm, pending.id)) {
+      throw new AppError('forbidden', TWO_FACTOR_LOCKED, { details: { code: 'two_factor_locked' } });
+    }
     const network = networkOf(c);
     // Codes are guesses like passwords: the same throttles, per account and per network, counted before
     // the code is checked (a parallel burst checks no more codes than the limit).
@@ -222,7 +231,8 @@ export const signInStepRoutes = new Hono<AppEnv>()
     // A code signs in once (ASVS V6.5.1): the same code again while it is valid is refused.
     const claim = input.code ? await claimCode(deps, pending.id, input.code) : undefined;
     if (claim === false) {
-      await attempt.confirm();
+      // The right code, a second time: no guess, so no failure (a slow second tap must not lock anyone out).
+      await attempt.release();
       throw validationError({ code: [CODE_ALREADY_USED] }, CODE_ALREADY_USED);
     }
     const trustDevice = input.trust_device && pending.role !== 'admin';
@@ -231,11 +241,12 @@ export const signInStepRoutes = new Hono<AppEnv>()
       const result = input.code
         ? await deps.auth.api.verifyTOTP({ body: { code: input.code, trustDevice }, headers, returnHeaders: true })
         : await deps.auth.api.verifyBackupCode({
-            body: { code: input.recovery_code ?? '', trustDevice },
+            body: { code: await storedRecoveryCode(deps.auth, pending.id, input.recovery_code ?? ''), trustDevice },
             headers,
             returnHeaders: true,
           });
       await attempt.release();
+      await transact(deps.orm.em as Em, (tx) => clearTwoFactorLock(tx, pending.id));
       const res = c.json({ users: [await getUser(deps.orm, result.response.user.id)] });
       forwardCookies(result.headers, res.headers);
       await recordSignIn(c, res, {
@@ -251,7 +262,10 @@ export const signInStepRoutes = new Hono<AppEnv>()
       if (claim) await claim.forget();
       if (wrong) {
         await auditFailedSignIn(c, pending, input.code ? 'two_factor' : 'recovery_code');
-        if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, pending.email);
+        if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) {
+          await noteSignInThrottled(deps, pending.email);
+          await noteTwoFactorLockout(deps.orm, pending.id);
+        }
         if (code === 'TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE') throw new AppError('unauthorized', SIGN_IN_AGAIN);
         if (input.code) throw validationError({ code: [WRONG_CODE] }, WRONG_CODE);
         throw validationError({ recovery_code: [WRONG_RECOVERY_CODE] }, WRONG_RECOVERY_CODE);

@@ -7,6 +7,7 @@ import type { Auth } from './auth.ts';
 import { Passkey } from './entities/two-factor.entity.ts';
 import { User } from './entities/user.entity.ts';
 import { verifyPassword } from './password.ts';
+import { canonicalRecoveryCode } from './recovery-codes.ts';
 import { signedCookieValue } from './session.ts';
 
 export const WRONG_PASSWORD = 'パスワードが正しくありません。';
@@ -103,4 +104,20 @@ export async function twoFactorStatus(orm: Orm, auth: Auth, userId: string) {
     }
   }
   return { enabled, recovery_codes_remaining: remaining, passkeys: await listPasskeys(orm, userId) };
+}
+
+/**
+ * The stored code `typed` stands for: better-auth compares exactly, so the member's spelling is
+ * matched against their own codes first. Codes issued before this alphabet (mixed case) are matched
+ * without case too. No match: the canonical form, which better-auth will refuse as wrong.
+ */
+export async function storedRecoveryCode(auth: Auth, userId: string, typed: string): Promise<string> {
+  const canonical = canonicalRecoveryCode(typed);
+  let stored: string[] = [];
+  try {
+    ({ backupCodes: stored } = await auth.api.viewBackupCodes({ body: { userId } }));
+  } catch {
+    return canonical;
+  }
+  return stored.find((code) => canonicalRecoveryCode(code) === canonical) ?? canonical;
 }

@@ -24,6 +24,7 @@ const login = () => import('../features/auth/routes/login');
 const logout = () => import('../features/auth/routes/logout');
 const forgotPassword = () => import('../features/accounts/routes/forgot-password');
 const resetPassword = () => import('../features/accounts/routes/reset-password');
+const twoFactorUnlock = () => import('../features/accounts/routes/two-factor-unlock');
 const terms = () => import('../features/pages/routes/terms');
 const privacy = () => import('../features/pages/routes/privacy');
 const legal = () => import('../features/pages/routes/legal');
@@ -76,6 +77,11 @@ export const routes: RouteObject[] = [
         path: '/reset-password/:token',
         handle: meta(null, false, 'パスワードの再設定'),
         lazy: later(resetPassword, (m) => <m.ResetPasswordPage />),
+      },
+      {
+        path: '/two-factor/unlock/:token',
+        handle: meta(null, false, '確認コードによるログインの再開'),
+        lazy: later(twoFactorUnlock, (m) => <m.TwoFactorUnlockPage />),
       },
       { path: '/terms', handle: meta(null, false, '利用規約'), lazy: later(terms, (m) => <m.TermsPage />) },
       { path: '/privacy', handle: meta(null, false, 'プライバシーポリシー'), lazy: later(privacy, (m) => <m.PrivacyPage />) },

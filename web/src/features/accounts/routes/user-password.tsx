@@ -54,7 +54,7 @@ export function UserPasswordPage() {
               values={values}
               errors={errors}
               onChange={(next) => setValues({ ...values, ...next })}
-              strength={{ userInputs: me ? [me.email.split('@')[0] ?? '', me.last_name, me.first_name] : [] }}
+              strength={{ owner: me ? { email: me.email, lastName: me.last_name, firstName: me.first_name } : {} }}
             />
             <div className="actions">
               <Link to={`/users/${id}`} className="button">
