@@ -1,8 +1,8 @@
 /**
  * The strength floor of new passwords, one rule for the server (src/modules/accounts/password-policy.ts)
- * and the SPA's meter (web/src/components/password-strength.tsx): zxcvbn-ts with the common
- * dictionaries and keyboard graphs, the owner's details as user inputs, and a score of at least 2
- * (docs/decisions/0029-asvs-hardening.md). zxcvbn-ts and its dictionaries are loaded on first use on
+ * and the SPA's meter (web/src/components/password-strength.tsx): zxcvbn-ts with the common and
+ * Japanese dictionaries (romanised names and words) and keyboard graphs, the owner's details as user
+ * inputs, and a score of at least 2 (docs/decisions/0029-asvs-hardening.md). zxcvbn-ts and its dictionaries are loaded on first use on
  * both sides: they cost start-up time and half a megabyte.
  */
 export const MIN_PASSWORD_SCORE = 2;
@@ -26,8 +26,13 @@ let loading: Promise<PasswordRater> | undefined;
 
 /** zxcvbn-ts as both sides configure it, loaded once. */
 export function loadPasswordRater(): Promise<PasswordRater> {
-  loading ??= Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common')]).then(([core, common]) => {
-    const zxcvbn = new core.ZxcvbnFactory({ dictionary: { ...common.dictionary }, graphs: common.adjacencyGraphs });
+  loading ??= Promise.all([
+    import('@zxcvbn-ts/core'),
+    import('@zxcvbn-ts/language-common'),
+    import('@zxcvbn-ts/language-ja'),
+  ]).then(([core, common, ja]) => {
+    const japanese = Object.fromEntries(Object.entries(ja.dictionary).map(([name, words]) => [`ja-${name}`, words]));
+    const zxcvbn = new core.ZxcvbnFactory({ dictionary: { ...common.dictionary, ...japanese }, graphs: common.adjacencyGraphs });
     return (password, userInputs) => zxcvbn.check(password.slice(0, 72), userInputs) as PasswordRating;
   });
   return loading;

@@ -241,9 +241,18 @@ describe('the zxcvbn floor (item 9)', () => {
   });
   const WEAK = 'パスワードは単純で推測されやすいため使用できません。関係のない単語を組み合わせる、長くするなどしてください。';
 
-  it('refuses what zxcvbn scores below 2 at registration, in Japanese, and accepts a passphrase', async () => {
+  it('refuses what zxcvbn scores below 2 (common and Japanese words) at registration, in Japanese, and accepts a passphrase', async () => {
     const guest = client();
-    for (const password of ['passw0rd!', 'P@ssw0rd1', 'qwerty123!', '        ', '            ', 'tarou1234']) {
+    for (const password of [
+      'passw0rd!',
+      'P@ssw0rd1',
+      'qwerty123!',
+      '        ',
+      '            ',
+      'tarou1234',
+      'tanakahanako',
+      'sakurasakura1',
+    ]) {
       for (const path of ['/api/users/registration/validate', '/api/users/registration']) {
         const res = await guest.post(path, registration('floor@example.jp', password));
         expect(res.status, `${path} ${JSON.stringify(password)}`).toBe(422);
