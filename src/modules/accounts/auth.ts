@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { passkey } from '@better-auth/passkey';
 import { betterAuth } from 'better-auth';
+import { APIError } from 'better-auth/api';
 import { admin, twoFactor } from 'better-auth/plugins';
 import type { Kysely, KyselyPlugin, QueryResult, UnknownRow } from 'kysely';
+import { SIGN_IN_CHALLENGE_PATH, type SignInChallenges } from './passkey-challenges.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 
 export const HOST_COOKIE_PREFIX = '__Host-better-auth';
@@ -13,6 +15,21 @@ export interface AuthOptions {
   secret: string;
   baseUrl: string;
   secureCookies: boolean;
+  /** Where anonymous passkey sign-in challenges live (Redis); without it, in `verifications`. */
+  signInChallenges?: SignInChallenges;
+}
+
+/** The `code` of better-auth's error when an authenticator did not verify its user (PIN, biometrics). */
+export const USER_NOT_VERIFIED = 'USER_NOT_VERIFIED';
+export const NOT_VERIFIED_MESSAGE =
+  'この端末のパスキーは、生体認証や PIN による本人確認に対応していないため使えません。本人確認のできる端末でお試しください。';
+
+/**
+ * A passkey stands for both factors only with the device's own check of its user (decision 0027):
+ * the plugin verifies with `requireUserVerification: false`, so the UV flag is checked here.
+ */
+function requireUserVerified(verified: boolean | undefined, status: 'BAD_REQUEST' | 'UNAUTHORIZED') {
+  if (!verified) throw new APIError(status, { code: USER_NOT_VERIFIED, message: NOT_VERIFIED_MESSAGE });
 }
 
 /** better-auth's session length and refresh age, which the session reader (session.ts) keeps too. */
@@ -105,6 +122,18 @@ export function createAuth(options: AuthOptions) {
       password: { hash: hashPassword, verify: ({ hash, password }) => verifyPassword(hash, password) },
     },
     logger: { level: 'error' },
+    databaseHooks: {
+      verification: {
+        create: {
+          // An anonymous sign-in challenge goes to Redis, not a row per call (passkey-challenges.ts).
+          before: async (data, context) => {
+            if (!options.signInChallenges || context?.path !== SIGN_IN_CHALLENGE_PATH) return;
+            const kept = await options.signInChallenges.keep(data.identifier, data.value, new Date(data.expiresAt));
+            return kept ? false : undefined;
+          },
+        },
+      },
+    },
     // Sign-in is rate-limited by our own Redis limiter on /api/login (see accounts/routes.ts).
     rateLimit: { enabled: false },
     advanced: {
@@ -148,6 +177,16 @@ export function createAuth(options: AuthOptions) {
         rpID: new URL(options.baseUrl).hostname,
         rpName: TOTP_ISSUER,
         origin: new URL(options.baseUrl).origin,
+        // Registration asks for the device's own check; sign-in's options are answered by our route.
+        authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+        registration: {
+          afterVerification: ({ verification }) =>
+            requireUserVerified(verification.registrationInfo?.userVerified, 'BAD_REQUEST'),
+        },
+        authentication: {
+          afterVerification: ({ verification }) =>
+            requireUserVerified(verification.authenticationInfo?.userVerified, 'UNAUTHORIZED'),
+        },
         schema: {
           passkey: {
             modelName: 'passkeys',

@@ -18,6 +18,7 @@ import {
 import { collectErrors, jsonInput, parseInput, parseInputs, queryOf, readJson } from '../../http/validate.ts';
 import { auditFailedSignIn } from './admin-sign-ins.ts';
 import { openMemberCsv } from './member-csv.ts';
+import { passkeyRoutes, passkeySignInRoutes } from './passkey-routes.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
 import { reauthenticate } from './reauth.ts';
 import {
@@ -361,7 +362,9 @@ const userRoutes = new Hono<AppEnv>()
 export const accountRoutes = new Hono<AppEnv>()
   .route('/', authRoutes)
   .route('/', signInStepRoutes)
+  .route('/', passkeySignInRoutes)
   .route('/', registrationRoutes)
   .route('/', userRoutes)
   .route('/', sessionRoutes)
-  .route('/', twoFactorRoutes);
+  .route('/', twoFactorRoutes)
+  .route('/', passkeyRoutes);
