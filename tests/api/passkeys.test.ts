@@ -6,9 +6,11 @@ import { transact } from '../../src/events/outbox.ts';
 import { createUser } from '../../src/modules/accounts/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { totp } from '../support/two-factor.ts';
 
 let t: TestRuntime;
+let smtp: TestSmtp;
 let n = 0;
 /** Each test from its own network, so one test's throttles never touch another's. */
 const client = () => new TestClient(t.app, `10.91.${++n}.1`);
@@ -35,11 +37,32 @@ const verificationRows = async () =>
   );
 
 beforeAll(async () => {
-  t = await startTestRuntime();
+  smtp = await startSmtp();
+  t = await startTestRuntime({ mode: 'all', smtpUrl: smtp.url });
 });
 afterAll(async () => {
   await t?.stop();
+  await smtp?.close();
 });
+
+/** A passkey row as the plugin stores one (the key itself plays no part here). */
+async function addPasskey(userId: string, name: string) {
+  await db()
+    .insertInto('passkeys')
+    .values({
+      id: randomUUID(),
+      name,
+      public_key: 'cHVibGljLWtleQ',
+      user_id: userId,
+      credential_id: randomUUID(),
+      counter: 0,
+      device_type: 'singleDevice',
+      backed_up: false,
+      transports: 'internal',
+      created_at: new Date().toISOString(),
+    })
+    .execute();
+}
 
 describe('adding a passkey re-authenticates', () => {
   it('gives a registration challenge only for the current password, asking for user verification', async () => {
@@ -151,5 +174,50 @@ describe('anonymous passkey sign-in options', () => {
     expect(second.status).toBe(422);
     // The challenge went back to the plugin as a row once, and it consumed it.
     expect(await verificationRows()).toBe(before);
+  });
+});
+
+describe('a password change and a password reset', () => {
+  it('keeps the passkeys on a change and names them in the notice; a reset removes them all, ends every session and says so', async () => {
+    const email = 'pk-reset@example.jp';
+    const c = await member(email);
+    const me = (await (await c.get('/api/login')).json()).users[0];
+    await addPasskey(me.id, '仕事用パソコン');
+    await addPasskey(me.id, 'スマートフォン');
+
+    const changed = await c.put(`/api/users/${me.id}/password`, {
+      old_password: PASSWORD,
+      new_password: 'second-pass-456',
+      new_password_confirmation: 'second-pass-456',
+    });
+    expect(changed.status).toBe(200);
+    expect((await (await c.get('/api/me/passkeys')).json()).passkeys).toHaveLength(2);
+    const notice = await smtp.waitFor(
+      (m) => smtp.to(email)(m) && (m.text ?? '').includes('パスワード変更画面から変更されました'),
+    );
+    expect(notice.text).toContain('登録済みのパスキー（「仕事用パソコン」、「スマートフォン」）は、引き続きログインに使えます');
+
+    const other = client();
+    expect((await other.login(email, 'second-pass-456')).status).toBe(200);
+    await client().post('/api/forgot-password', { email });
+    const link = await smtp.waitFor((m) => smtp.to(email)(m) && (m.subject ?? '').includes('パスワード再設定のご案内'));
+    const token = /reset-password\/([\w-]+)/.exec(link.text ?? '')?.[1];
+    const reset = await client().post('/api/reset-password', {
+      token,
+      email,
+      password: 'third-pass-789',
+      password_confirmation: 'third-pass-789',
+    });
+    expect(reset.status).toBe(200);
+    expect((await reset.json()).message).toContain('登録されていたパスキーも削除しました');
+    const left = await db().selectFrom('passkeys').select('id').where('user_id', '=', me.id).execute();
+    expect(left).toEqual([]);
+    const sessions = await db().selectFrom('sessions').select('id').where('user_id', '=', me.id).execute();
+    expect(sessions).toEqual([]);
+    expect((await c.get('/api/me/passkeys')).status).toBe(401);
+    expect((await other.get('/api/me/passkeys')).status).toBe(401);
+    const mail = await smtp.waitFor((m) => smtp.to(email)(m) && (m.text ?? '').includes('再設定のリンクから再設定されました'));
+    expect(mail.text).toContain('すべての端末でログアウトしました');
+    expect(mail.text).toContain('登録されていたパスキー（「仕事用パソコン」、「スマートフォン」）もすべて削除しました');
   });
 });

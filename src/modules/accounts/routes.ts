@@ -168,7 +168,10 @@ const authRoutes = new Hono<AppEnv>()
     const input = parseInputs(await readJson(c), ResetTokenInput, PasswordPairInput);
     await c.var.deps.rateLimit.hit(LIMITS.mailRequestsPerAddress, networkOf(c));
     await resetPassword(c.var.deps.orm, input);
-    return c.json({ message: 'パスワードを再設定しました。新しいパスワードでログインしてください。' });
+    return c.json({
+      message:
+        'パスワードを再設定しました。すべての端末でログアウトし、登録されていたパスキーも削除しました。新しいパスワードでログインしてください。',
+    });
   });
 
 /** Registration's fields, the password checked against the e-mail and name typed with it, every error at once. */

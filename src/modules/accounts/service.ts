@@ -15,6 +15,7 @@ import { hashPassword, verifyPassword } from './password.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
 import type { ProfileData, RegistrationData } from './schemas.ts';
 import { consumeToken, retireTokens, tokenState } from './tokens.ts';
+import { passkeyNames, removePasskeys } from './two-factor.ts';
 
 export interface NewUser {
   email: string;
@@ -322,7 +323,9 @@ export async function resetPassword(orm: Orm, input: { email: string; password: 
     // Following the link proved the mailbox is theirs.
     user.emailVerified = true;
     await endSessions(tx, user.id);
-    recordEvent(tx, 'PasswordChanged', { userId: user.id, by: 'reset' });
+    // The "I lost control" path: a passkey the intruder added would sign in past the new password.
+    const passkeys = await removePasskeys(tx, user.id);
+    recordEvent(tx, 'PasswordChanged', { userId: user.id, by: 'reset', passkeys });
   });
 }
 
@@ -346,7 +349,8 @@ export async function changePassword(
       .where('user_id', '=', userId)
       .where('token', '<>', currentSessionToken ?? '')
       .execute();
-    recordEvent(tx, 'PasswordChanged', { userId, by: 'member' });
+    // Passkeys stay (the member chose a new password, not a new device): the notice lists them.
+    recordEvent(tx, 'PasswordChanged', { userId, by: 'member', passkeys: await passkeyNames(tx, userId) });
   });
 }
 
