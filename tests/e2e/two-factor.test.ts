@@ -5,6 +5,7 @@ import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { confirmInDialog } from '../support/confirm-dialog.ts';
 import { freePort } from '../support/ports.ts';
 import { startTestServer } from '../support/server.ts';
+import { secondFactor } from '../support/two-factor.ts';
 import { passTwoFactor } from '../support/two-factor-browser.ts';
 
 let app: Awaited<ReturnType<typeof startTestServer>>;
@@ -74,6 +75,13 @@ describe('two-factor and passkeys (Chromium)', () => {
     await virtualAuthenticator(page);
     await page.getByLabel('パスキーの名前（任意）').fill('テスト端末');
     await page.getByRole('button', { name: 'パスキーを登録する' }).click();
+    // Adding a passkey asks for the password and, two-factor being on, a code (or a recovery code).
+    const reauth = page.getByRole('dialog', { name: '本人確認' });
+    await reauth.getByLabel('現在のパスワード').fill(ADMIN.password);
+    const answer = await secondFactor(ADMIN.email);
+    await reauth.getByLabel('確認コードまたはリカバリーコード').fill('code' in answer ? answer.code : answer.recovery_code);
+    expect(await axeViolations(page)).toEqual([]);
+    await reauth.getByRole('button', { name: '確認して登録する' }).click();
     await expect.poll(() => page.getByRole('list', { name: '登録済みのパスキー' }).textContent()).toContain('テスト端末');
     expect(await axeViolations(page)).toEqual([]);
     const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
