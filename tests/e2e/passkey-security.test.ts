@@ -174,7 +174,7 @@ describe('passkeys behind re-authentication and user verification (Chromium)', (
     // A modified client asking for none gets the attestation without the UV flag: refused.
     const forged = await forgedRegistration(page);
     expect(forged.status).toBe(422);
-    expect((forged.body.errors as Record<string, string[]>).response[0]).toContain('本人確認に対応していない');
+    expect((forged.body.errors as Record<string, string[]>).response?.[0]).toContain('本人確認に対応していない');
     expect(await passkeysOf(id)).toEqual([]);
     await context.close();
   }, 60_000);
