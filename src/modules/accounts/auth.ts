@@ -61,6 +61,50 @@ const datesForBetterAuth: KyselyPlugin = {
   },
 };
 
+/** An anonymous sign-in challenge goes to Redis, not a row per call (passkey-challenges.ts). */
+function challengeHooks(challenges: SignInChallenges | undefined) {
+  return {
+    verification: {
+      create: {
+        before: async (data: { identifier: string; value: string; expiresAt: Date }, context: { path?: string } | null) => {
+          if (!challenges || context?.path !== SIGN_IN_CHALLENGE_PATH) return;
+          return (await challenges.keep(data.identifier, data.value, new Date(data.expiresAt))) ? false : undefined;
+        },
+      },
+    },
+  };
+}
+
+/** WebAuthn: the relying party is APP_URL's host; only its origin may answer a challenge. */
+function passkeyPlugin(baseUrl: string) {
+  return passkey({
+    rpID: new URL(baseUrl).hostname,
+    rpName: TOTP_ISSUER,
+    origin: new URL(baseUrl).origin,
+    // Registration asks for the device's own check; sign-in's options are answered by our route.
+    authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+    registration: {
+      afterVerification: ({ verification }) => requireUserVerified(verification.registrationInfo?.userVerified, 'BAD_REQUEST'),
+    },
+    authentication: {
+      afterVerification: ({ verification }) => requireUserVerified(verification.authenticationInfo?.userVerified, 'UNAUTHORIZED'),
+    },
+    schema: {
+      passkey: {
+        modelName: 'passkeys',
+        fields: {
+          publicKey: 'public_key',
+          userId: 'user_id',
+          credentialID: 'credential_id',
+          deviceType: 'device_type',
+          backedUp: 'backed_up',
+          createdAt: 'created_at',
+        },
+      },
+    },
+  });
+}
+
 /**
  * better-auth owns sessions and credentials. Its tables are MikroORM entities (user.entity.ts) so
  * one set of migrations creates them; here their snake_case columns are mapped for better-auth.
@@ -122,18 +166,7 @@ export function createAuth(options: AuthOptions) {
       password: { hash: hashPassword, verify: ({ hash, password }) => verifyPassword(hash, password) },
     },
     logger: { level: 'error' },
-    databaseHooks: {
-      verification: {
-        create: {
-          // An anonymous sign-in challenge goes to Redis, not a row per call (passkey-challenges.ts).
-          before: async (data, context) => {
-            if (!options.signInChallenges || context?.path !== SIGN_IN_CHALLENGE_PATH) return;
-            const kept = await options.signInChallenges.keep(data.identifier, data.value, new Date(data.expiresAt));
-            return kept ? false : undefined;
-          },
-        },
-      },
-    },
+    databaseHooks: challengeHooks(options.signInChallenges),
     // Sign-in is rate-limited by our own Redis limiter on /api/login (see accounts/routes.ts).
     rateLimit: { enabled: false },
     advanced: {
@@ -172,35 +205,7 @@ export function createAuth(options: AuthOptions) {
           },
         },
       }),
-      // WebAuthn: the relying party is APP_URL's host; only its origin may answer a challenge.
-      passkey({
-        rpID: new URL(options.baseUrl).hostname,
-        rpName: TOTP_ISSUER,
-        origin: new URL(options.baseUrl).origin,
-        // Registration asks for the device's own check; sign-in's options are answered by our route.
-        authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
-        registration: {
-          afterVerification: ({ verification }) =>
-            requireUserVerified(verification.registrationInfo?.userVerified, 'BAD_REQUEST'),
-        },
-        authentication: {
-          afterVerification: ({ verification }) =>
-            requireUserVerified(verification.authenticationInfo?.userVerified, 'UNAUTHORIZED'),
-        },
-        schema: {
-          passkey: {
-            modelName: 'passkeys',
-            fields: {
-              publicKey: 'public_key',
-              userId: 'user_id',
-              credentialID: 'credential_id',
-              deviceType: 'device_type',
-              backedUp: 'backed_up',
-              createdAt: 'created_at',
-            },
-          },
-        },
-      }),
+      passkeyPlugin(options.baseUrl),
     ],
   });
 }
