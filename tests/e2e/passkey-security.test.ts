@@ -10,6 +10,7 @@ import { confirmInDialog } from '../support/confirm-dialog.ts';
 import { TestClient } from '../support/http-client.ts';
 import { freePort } from '../support/ports.ts';
 import { startTestServer } from '../support/server.ts';
+import { listed } from '../support/two-factor-browser.ts';
 
 /**
  * Passkeys against a stolen session and authenticators that do not verify their user, in Chromium
@@ -188,13 +189,13 @@ describe('passkeys behind re-authentication and user verification (Chromium)', (
     await signIn(page, email);
     const { cdp, id: authenticatorId } = await virtualAuthenticator(page, true);
     await registerInPage(page, '仕事用パソコン');
-    await expect.poll(() => page.getByRole('list', { name: '登録済みのパスキー' }).textContent()).toContain('仕事用パソコン');
+    await listed(page, '仕事用パソコン');
 
     // The password change screen lists them, each with 削除.
     await page.goto(`${origin}/users/${id}/password`);
-    const listed = page.getByRole('list', { name: '登録済みのパスキー' });
-    await expect.poll(() => listed.textContent()).toContain('仕事用パソコン');
-    expect(await listed.getByRole('button', { name: '削除' }).count()).toBe(1);
+    await listed(page, '仕事用パソコン');
+    const list = page.getByRole('list', { name: '登録済みのパスキー' });
+    expect(await list.getByRole('button', { name: '削除' }).count()).toBe(1);
     expect(await axeViolations(page)).toEqual([]);
 
     // Signed out, a device that no longer verifies its user does not sign in, even asked not to.
@@ -249,7 +250,8 @@ describe('passkeys behind re-authentication and user verification (Chromium)', (
     await signIn(page, email);
     await virtualAuthenticator(page, true);
     await registerInPage(page, '古いスマートフォン');
-    await expect.poll(() => passkeysOf(id)).toEqual(['古いスマートフォン']);
+    await listed(page, '古いスマートフォン');
+    expect(await passkeysOf(id)).toEqual(['古いスマートフォン']);
     await page.goto(`${origin}/users/${id}/password`);
     await page.getByRole('list', { name: '登録済みのパスキー' }).getByRole('button', { name: '削除' }).click();
     expect(await confirmInDialog(page)).toContain('古いスマートフォン');
