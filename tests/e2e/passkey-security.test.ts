@@ -21,6 +21,8 @@ let app: Awaited<ReturnType<typeof startTestServer>>;
 let browser: Browser;
 let origin: string;
 const PASSWORD = 'e2e-passkey-pass-1';
+/** Answers wait on argon2 and the authenticator: generous on a loaded machine. */
+const SLOW = { timeout: 15_000 };
 
 beforeAll(async () => {
   // WebAuthn needs a domain, not an IP address: the shop is reached as localhost.
@@ -144,7 +146,7 @@ describe('passkeys behind re-authentication and user verification (Chromium)', (
     page.setDefaultTimeout(10_000);
     const { cdp, id: authenticatorId } = await virtualAuthenticator(page, true);
     const reauth = await registerInPage(page, '盗んだ端末', 'guess-pass-123');
-    await expect.poll(() => reauth.getByText('現在のパスワードが正しくありません。').count()).toBeGreaterThan(0);
+    await expect.poll(() => reauth.getByText('現在のパスワードが正しくありません。').count(), SLOW).toBeGreaterThan(0);
     expect(await axeViolations(page)).toEqual([]);
     await reauth.getByRole('button', { name: 'キャンセル' }).click();
 
@@ -171,7 +173,7 @@ describe('passkeys behind re-authentication and user verification (Chromium)', (
 
     // The page asks for verification: the browser cannot give it, and nothing is registered.
     await registerInPage(page, 'PINなし');
-    await expect.poll(() => page.locator('[data-form-alert]').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('[data-form-alert]').count(), SLOW).toBeGreaterThan(0);
     // A modified client asking for none gets the attestation without the UV flag: refused.
     const forged = await forgedRegistration(page);
     expect(forged.status).toBe(422);
@@ -203,7 +205,7 @@ describe('passkeys behind re-authentication and user verification (Chromium)', (
     await cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: false });
     await page.goto(`${origin}/login`);
     await page.getByRole('button', { name: 'パスキーでログイン' }).click();
-    await expect.poll(() => page.locator('[data-form-alert]').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('[data-form-alert]').count(), SLOW).toBeGreaterThan(0);
     expect(new URL(page.url()).pathname).toBe('/login');
     const forged = await forgedSignIn(page);
     expect(forged.status).toBe(401);
@@ -236,7 +238,7 @@ describe('passkeys behind re-authentication and user verification (Chromium)', (
     // The key left on the device signs in no more.
     await page.goto(`${origin}/login`);
     await page.getByRole('button', { name: 'パスキーでログイン' }).click();
-    await expect.poll(() => page.locator('[data-form-alert]').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('[data-form-alert]').count(), SLOW).toBeGreaterThan(0);
     expect(new URL(page.url()).pathname).toBe('/login');
     await context.close();
   }, 90_000);
@@ -255,7 +257,7 @@ describe('passkeys behind re-authentication and user verification (Chromium)', (
     await page.goto(`${origin}/users/${id}/password`);
     await page.getByRole('list', { name: '登録済みのパスキー' }).getByRole('button', { name: '削除' }).click();
     expect(await confirmInDialog(page)).toContain('古いスマートフォン');
-    await expect.poll(() => page.getByText('登録済みのパスキーはありません。').count()).toBe(1);
+    await expect.poll(() => page.getByText('登録済みのパスキーはありません。').count(), SLOW).toBe(1);
     expect(await passkeysOf(id)).toEqual([]);
     await context.close();
   }, 60_000);
