@@ -77,6 +77,12 @@ describe('adding a passkey re-authenticates', () => {
     expect(wrong.status).toBe(422);
     expect((await wrong.json()).errors.password[0]).toBe('現在のパスワードが正しくありません。');
 
+    // A session signed in days ago is no obstacle: the password is the proof.
+    await db()
+      .updateTable('sessions')
+      .set({ created_at: new Date(Date.now() - 3 * 24 * 3600 * 1000).toISOString() })
+      .where('user_id', '=', (await (await c.get('/api/login')).json()).users[0].id)
+      .execute();
     const right = await c.post('/api/me/passkeys/options', { password: PASSWORD });
     expect(right.status).toBe(200);
     const { options } = await right.json();

@@ -138,6 +138,9 @@ export function createAuth(options: AuthOptions) {
       updateAge: REFRESH_AFTER_SECONDS,
       // Never serve the session from a signed cookie: a revoked session or role must take effect at once.
       cookieCache: { enabled: false },
+      // No "fresh session" rule (passkey registration was its only user here): adding a passkey asks
+      // for the password and code instead, which a day-old session cannot stand in for (decision 0027).
+      freshAge: 0,
     },
     account: {
       modelName: 'accounts',

@@ -21,7 +21,6 @@ const PASSKEY_FAILED = 'パスキーを登録できませんでした。もう�
 const PASSKEY_SIGN_IN_FAILED =
   'パスキーでログインできませんでした。登録済みのパスキーを選ぶか、パスワードでログインしてください。';
 const PASSKEY_NOT_FOUND = 'パスキーが見つかりませんでした。';
-const SIGN_IN_AGAIN_FOR_PASSKEY = '安全のため、もう一度ログインしてからパスキーを登録してください。';
 const REAUTHENTICATE = 'パスキーを登録するには、現在のパスワードを入力してください。';
 const REAUTHENTICATE_WITH_CODE =
   'パスキーを登録するには、現在のパスワードと、認証アプリの確認コード（またはリカバリーコード）を入力してください。';
@@ -81,26 +80,21 @@ export const passkeyRoutes = new Hono<AppEnv>()
     const { deps } = c.var;
     const me = signedInUser(c);
     await reauthenticateForPasskey(c, me);
-    try {
-      const { headers, response } = await deps.auth.api.generatePasskeyRegistrationOptions({
-        headers: c.req.raw.headers,
-        query: {},
-        returnHeaders: true,
-      });
-      const context = await deps.auth.$context;
-      await context.internalAdapter.deleteVerificationByIdentifier(reauthIdentifier(me));
-      await context.internalAdapter.createVerificationValue({
-        identifier: reauthIdentifier(me),
-        value: me.id,
-        expiresAt: new Date(Date.now() + REAUTH_SECONDS * 1000),
-      });
-      const res = c.json({ options: response });
-      forwardCookies(headers, res.headers);
-      return res;
-    } catch (error) {
-      if (codeOf(error) === 'SESSION_NOT_FRESH') throw new AppError('forbidden', SIGN_IN_AGAIN_FOR_PASSKEY);
-      throw error;
-    }
+    const { headers, response } = await deps.auth.api.generatePasskeyRegistrationOptions({
+      headers: c.req.raw.headers,
+      query: {},
+      returnHeaders: true,
+    });
+    const context = await deps.auth.$context;
+    await context.internalAdapter.deleteVerificationByIdentifier(reauthIdentifier(me));
+    await context.internalAdapter.createVerificationValue({
+      identifier: reauthIdentifier(me),
+      value: me.id,
+      expiresAt: new Date(Date.now() + REAUTH_SECONDS * 1000),
+    });
+    const res = c.json({ options: response });
+    forwardCookies(headers, res.headers);
+    return res;
   })
   .post('/me/passkeys', requireUser, async (c) => {
     const { deps } = c.var;
@@ -117,7 +111,6 @@ export const passkeyRoutes = new Hono<AppEnv>()
         returnHeaders: true,
       }));
     } catch (error) {
-      if (codeOf(error) === 'SESSION_NOT_FRESH') throw new AppError('forbidden', SIGN_IN_AGAIN_FOR_PASSKEY);
       if (codeOf(error) === USER_NOT_VERIFIED) throw validationError({ response: [NOT_VERIFIED_MESSAGE] }, NOT_VERIFIED_MESSAGE);
       // A forged, replayed or foreign answer is the client's, never a 500.
       if (error instanceof APIError) throw validationError({ response: [PASSKEY_FAILED] }, PASSKEY_FAILED);
