@@ -54,7 +54,8 @@ export function PasskeyList({ passkeys, onChanged }: { passkeys: Passkey[]; onCh
           ))}
         </ul>
       )}
-      {dialog}
+      {/* Its (closed) form only where there is something to remove. */}
+      {passkeys.length > 0 ? dialog : null}
     </>
   );
 }
