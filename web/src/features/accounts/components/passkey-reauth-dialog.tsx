@@ -1,51 +1,40 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
 import { FormAlert } from '../../../components/ui/form-alert';
 import { TextInput } from '../../../components/ui/text-input';
-import type { FieldErrors } from '../../../lib/api';
-
-export interface Reauthentication {
-  password: string;
-  code?: string;
-}
+import { api } from '../../../lib/api';
+import { useFormSubmit } from '../../../lib/use-form-submit';
 
 /**
  * Before a passkey is added: the current password and, with two-factor on, a code from the app or a
- * recovery code (a session alone must not add a key that signs in by itself). `onSubmit` does the
- * registration; its field errors come back in `errors`.
+ * recovery code (a session alone must not add a key that signs in by itself). The server answers
+ * with the registration options, handed to `onVerified`. Drawn only while it asks, so nothing typed
+ * (nor an old error) outlives it.
  */
 export function PasskeyReauthDialog({
-  open,
   twoFactor,
-  busy,
-  message,
-  errors,
-  onSubmit,
+  onVerified,
   onCancel,
 }: {
-  open: boolean;
   twoFactor: boolean;
-  busy: boolean;
-  message: string;
-  errors: FieldErrors;
-  onSubmit: (values: Reauthentication) => void;
+  onVerified: (options: unknown) => void;
   onCancel: () => void;
 }) {
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
-  // Nothing typed outlives the dialog.
-  useEffect(() => {
-    if (open) return;
-    setPassword('');
-    setCode('');
-  }, [open]);
+  const { busy, message, errors, run } = useFormSubmit();
+  const submit = async () => {
+    const body = twoFactor ? { password, code } : { password };
+    const answer = await run(() => api<{ options: unknown }>('/api/me/passkeys/options', { method: 'POST', body }));
+    if (answer) onVerified(answer.options);
+  };
   return (
     <ConfirmDialog
-      open={open}
+      open
       title="本人確認"
       confirmLabel="確認して登録する"
       busy={busy}
-      onConfirm={() => onSubmit(twoFactor ? { password, code } : { password })}
+      onConfirm={() => void submit()}
       onCancel={onCancel}
     >
       <p>

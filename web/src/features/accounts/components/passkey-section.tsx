@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useRef, useState } from 'react';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
@@ -6,7 +6,7 @@ import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { createPasskey, passkeysSupported } from '../../../lib/webauthn';
 import { type Passkey, PasskeyList } from './passkey-list';
-import { PasskeyReauthDialog, type Reauthentication } from './passkey-reauth-dialog';
+import { PasskeyReauthDialog } from './passkey-reauth-dialog';
 
 /** The security page's passkeys: the list, and registration after the password (and code) is given again. */
 export function PasskeySection({
@@ -22,8 +22,13 @@ export function PasskeySection({
   const [asking, setAsking] = useState(false);
   const [done, setDone] = useState('');
   const [failure, setFailure] = useState('');
-  const reauth = useFormSubmit();
   const registration = useFormSubmit();
+  const button = useRef<HTMLButtonElement>(null);
+  // The dialog is drawn only while it asks (no second 現在のパスワード field on the page); focus goes back.
+  const closeDialog = () => {
+    setAsking(false);
+    button.current?.focus();
+  };
 
   const start = (event: FormEvent) => {
     event.preventDefault();
@@ -31,12 +36,8 @@ export function PasskeySection({
     setDone('');
     setAsking(true);
   };
-  const register = async (values: Reauthentication) => {
-    const options = await reauth.run(
-      async () => (await api<{ options: unknown }>('/api/me/passkeys/options', { method: 'POST', body: values })).options,
-    );
-    if (options === undefined) return;
-    setAsking(false);
+  const register = async (options: unknown) => {
+    closeDialog();
     await registration.run(async () => {
       let response: unknown;
       try {
@@ -72,22 +73,16 @@ export function PasskeySection({
             onInput={setName}
             placeholder="例：仕事用パソコン"
           />
-          <button type="submit" className="button" disabled={registration.busy}>
+          <button ref={button} type="submit" className="button" disabled={registration.busy}>
             パスキーを登録する
           </button>
         </form>
       ) : (
         <p>お使いのブラウザはパスキーに対応していません。</p>
       )}
-      <PasskeyReauthDialog
-        open={asking}
-        twoFactor={twoFactor}
-        busy={reauth.busy}
-        message={reauth.message}
-        errors={reauth.errors}
-        onSubmit={(values) => void register(values)}
-        onCancel={() => setAsking(false)}
-      />
+      {asking ? (
+        <PasskeyReauthDialog twoFactor={twoFactor} onVerified={(options) => void register(options)} onCancel={closeDialog} />
+      ) : null}
       <LoadingOverlay show={registration.busy} label="処理しています" />
     </section>
   );
