@@ -15,6 +15,11 @@ export const LIMITS = {
   signInFailuresPerAccount: { name: 'signin-fail-account', limit: 10, windowSeconds: minutes(15) },
   /** Guessing across accounts from one address; a whole hospital mistyping still fits. Successes never count. */
   signInFailuresPerAddress: { name: 'signin-fail-address', limit: 100, windowSeconds: minutes(15) },
+  /**
+   * Anonymous passkey sign-in challenges from one address: each is a Redis key for 5 minutes, and a
+   * person signs in a few times a day; a whole hospital behind one NAT still fits in a minute.
+   */
+  passkeyOptionsPerAddress: { name: 'passkey-options-address', limit: 60, windowSeconds: minutes(1) },
   /** A department registering together from one network. */
   registrationsPerAddress: { name: 'register-address', limit: 60, windowSeconds: hours(1) },
   /**

@@ -24,7 +24,12 @@ export const eventPayloads = {
   /** Sign-in to this account is paused after repeated failed passwords: its owner is told. */
   SignInThrottled: v.object({ userId: id }),
   /** A password was changed by its member, reset by link or set by an administrator: its owner is told. */
-  PasswordChanged: v.object({ userId: id, by: v.picklist(['member', 'reset', 'admin']) }),
+  PasswordChanged: v.object({
+    userId: id,
+    by: v.picklist(['member', 'reset', 'admin']),
+    /** The passkeys' names: those a reset removed, or those still registered after a change. */
+    passkeys: v.optional(v.array(v.string())),
+  }),
   /** A sign-in from a browser the account had not used before: its owner is told when, where and with what. */
   NewDeviceSignIn: v.object({ userId: id, at: v.string(), ip: v.string(), userAgent: v.string() }),
   /** Two-factor was turned on or off, or a passkey added or removed: the owner is told (二段階認証の設定変更). */

@@ -25,6 +25,7 @@ export { AFFILIATIONS, combinedAffiliationName } from './affiliations.ts';
 export { accountAuditLabels } from './audit-labels.ts';
 export { type Auth, createAuth } from './auth.ts';
 export { MEMBER_MATCH_CAP, membersMatching } from './member-match.ts';
+export { redisSignInChallenges } from './passkey-challenges.ts';
 export { newPasswordProblem } from './password-policy.ts';
 export {
   administrators,

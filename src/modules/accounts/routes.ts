@@ -18,6 +18,7 @@ import {
 import { collectErrors, jsonInput, parseInput, parseInputs, queryOf, readJson } from '../../http/validate.ts';
 import { auditFailedSignIn } from './admin-sign-ins.ts';
 import { openMemberCsv } from './member-csv.ts';
+import { passkeyRoutes, passkeySignInRoutes } from './passkey-routes.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
 import { reauthenticate } from './reauth.ts';
 import {
@@ -168,7 +169,10 @@ const authRoutes = new Hono<AppEnv>()
     const input = parseInputs(await readJson(c), ResetTokenInput, PasswordPairInput);
     await c.var.deps.rateLimit.hit(LIMITS.mailRequestsPerAddress, networkOf(c));
     await resetPassword(c.var.deps.orm, input);
-    return c.json({ message: 'パスワードを再設定しました。新しいパスワードでログインしてください。' });
+    return c.json({
+      message:
+        'パスワードを再設定しました。すべての端末でログアウトし、登録されていたパスキーも削除しました。新しいパスワードでログインしてください。',
+    });
   });
 
 /** Registration's fields, the password checked against the e-mail and name typed with it, every error at once. */
@@ -365,8 +369,10 @@ const userRoutes = new Hono<AppEnv>()
 export const accountRoutes = new Hono<AppEnv>()
   .route('/', authRoutes)
   .route('/', signInStepRoutes)
+  .route('/', passkeySignInRoutes)
   .route('/', registrationRoutes)
   .route('/', userRoutes)
   .route('/', sessionRoutes)
   .route('/', twoFactorRoutes)
-  .route('/', twoFactorUnlockRoutes);
+  .route('/', twoFactorUnlockRoutes)
+  .route('/', passkeyRoutes);

@@ -267,3 +267,18 @@ export const PasskeyRegistrationInput = v.object({
   ),
 });
 export const PasskeyLoginInput = v.object({ response: webauthnResponse });
+
+/**
+ * Re-authentication before a passkey is added: the current password and, with two-factor on, a code
+ * (6 digits) or a recovery code, in `code`. Absent ones are the route's 403 `reauthentication_required`.
+ */
+export const PasskeyOptionsInput = v.object({
+  password: v.optional(rules.enteredPassword('現在のパスワード')),
+  code: v.optional(
+    v.pipe(
+      v.string('確認コードを入力してください。'),
+      v.trim(),
+      v.maxLength(40, '確認コードまたはリカバリーコードの形式が正しくありません。'),
+    ),
+  ),
+});

@@ -16,6 +16,7 @@ import { assertPasswordFitsOwner } from './password-policy.ts';
 import type { ProfileData, RegistrationData } from './schemas.ts';
 import { consumeToken, retireTokens, tokenState } from './tokens.ts';
 import { clearTwoFactorLock } from './two-factor-lock.ts';
+import { passkeyNames, removePasskeys } from './two-factor.ts';
 
 export interface NewUser {
   email: string;
@@ -324,7 +325,9 @@ export async function resetPassword(orm: Orm, input: { email: string; password: 
     // Following the link proved the mailbox is theirs.
     user.emailVerified = true;
     await endSessions(tx, user.id);
-    recordEvent(tx, 'PasswordChanged', { userId: user.id, by: 'reset' });
+    // The "I lost control" path: a passkey the intruder added would sign in past the new password.
+    const passkeys = await removePasskeys(tx, user.id);
+    recordEvent(tx, 'PasswordChanged', { userId: user.id, by: 'reset', passkeys });
   });
 }
 
@@ -348,7 +351,8 @@ export async function changePassword(
       .where('user_id', '=', userId)
       .where('token', '<>', currentSessionToken ?? '')
       .execute();
-    recordEvent(tx, 'PasswordChanged', { userId, by: 'member' });
+    // Passkeys stay (the member chose a new password, not a new device): the notice lists them.
+    recordEvent(tx, 'PasswordChanged', { userId, by: 'member', passkeys: await passkeyNames(tx, userId) });
   });
 }
 

@@ -90,6 +90,24 @@ export async function listPasskeys(orm: Orm, userId: string) {
   }));
 }
 
+/** The names of the member's passkeys, as a notice lists them. */
+export async function passkeyNames(tx: Em, userId: string): Promise<string[]> {
+  const rows = await kysely(tx)
+    .selectFrom('passkeys')
+    .select('name')
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .execute();
+  return rows.map((row) => row.name || 'パスキー');
+}
+
+/** Removes every passkey of the member (a password reset: whoever took the account may have added one). */
+export async function removePasskeys(tx: Em, userId: string): Promise<string[]> {
+  const names = await passkeyNames(tx, userId);
+  await kysely(tx).deleteFrom('passkeys').where('user_id', '=', userId).execute();
+  return names;
+}
+
 /** Whether the member has enrolled two-factor, and how many recovery codes are left. */
 export async function twoFactorStatus(orm: Orm, auth: Auth, userId: string) {
   const user = await orm.em.fork().findOne(User, { id: userId }, { fields: ['twoFactorEnabled'] });

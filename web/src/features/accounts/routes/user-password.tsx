@@ -7,6 +7,7 @@ import { TextInput } from '../../../components/ui/text-input';
 import { api } from '../../../lib/api';
 import { useAuth } from '../../../lib/auth-store';
 import { useFormSubmit } from '../../../lib/use-form-submit';
+import { PasswordPasskeys } from '../components/password-passkeys';
 
 const empty = { old_password: '', new_password: '', new_password_confirmation: '' };
 
@@ -67,6 +68,7 @@ export function UserPasswordPage() {
           </form>
         </>
       )}
+      {me?.id === id ? <PasswordPasskeys /> : null}
       <LoadingOverlay show={busy} label="変更しています" />
     </section>
   );
