@@ -50,7 +50,10 @@ async function checkSecondFactor(c: Context<AppEnv>, me: SessionUser, code: stri
   try {
     if (/^\d{6}$/.test(digits)) return await checkCode(c, digits);
     const recoveryCode = await storedRecoveryCode(c.var.deps.auth, me.id, code);
-    await c.var.deps.auth.api.verifyBackupCode({ body: { code: recoveryCode, disableSession: true }, headers: c.req.raw.headers });
+    await c.var.deps.auth.api.verifyBackupCode({
+      body: { code: recoveryCode, disableSession: true },
+      headers: c.req.raw.headers,
+    });
   } catch (error) {
     const wrong = error instanceof APIError || (error instanceof AppError && error.kind === 'validation');
     if (!wrong) throw error;

@@ -15,8 +15,8 @@ import { hashPassword, verifyPassword } from './password.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
 import type { ProfileData, RegistrationData } from './schemas.ts';
 import { consumeToken, retireTokens, tokenState } from './tokens.ts';
-import { clearTwoFactorLock } from './two-factor-lock.ts';
 import { passkeyNames, removePasskeys } from './two-factor.ts';
+import { clearTwoFactorLock } from './two-factor-lock.ts';
 
 export interface NewUser {
   email: string;
