@@ -1,5 +1,6 @@
 import { Fragment } from 'react';
-import { formatDateTime, formatPrice } from '../../lib/format';
+import { formatPrice } from '../../lib/format';
+import { formatDateTime } from '../../lib/japan-time';
 import type { KonbiniVoucher } from './api';
 
 /** Chains whose codes are the same are listed together (Stripe usually issues one code for all). */

@@ -1,6 +1,7 @@
 import { useLocation, useParams, useSearchParams } from 'react-router';
 import { LoadError, Loading } from '../../components/ui/load-state';
-import { formatDateTime, formatPrice } from '../../lib/format';
+import { formatPrice } from '../../lib/format';
+import { formatDateTime } from '../../lib/japan-time';
 import { useSales } from './api';
 import { KonbiniVoucherSummary } from './konbini-voucher';
 import { ReceiptAction, ReceiptCopyAction } from './receipt-action';

@@ -11,7 +11,7 @@ import { TextInput } from '../../../components/ui/text-input';
 import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
 import { useAuth } from '../../../lib/auth-store';
-import { formatDateTime } from '../../../lib/format';
+import { formatDateTime } from '../../../lib/japan-time';
 import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { AFFILIATIONS, affiliationLabel, nameWithKana, profileOf } from '../api/profile';

@@ -9,7 +9,7 @@ import { TextInput } from '../../../components/ui/text-input';
 import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
 import { fetchCurrentUser, useAuth } from '../../../lib/auth-store';
-import { formatDateTime } from '../../../lib/format';
+import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { homeOf } from '../../../lib/user-home';
 import { createPasskey, passkeysSupported } from '../../../lib/webauthn';

@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { api } from '../../../lib/api';
-import { formatDateTime } from '../../../lib/format';
+import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type FlaggedRun, useFlaggedRuns, useMailSummary } from '../api';
 

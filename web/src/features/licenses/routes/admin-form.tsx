@@ -7,8 +7,8 @@ import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
 import { useConfirm } from '../../../components/ui/use-confirm';
 import { ApiError, api } from '../../../lib/api';
-import { formatDateTime } from '../../../lib/format';
 import { poppedSinceLoad } from '../../../lib/history-pop';
+import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import {
   emptyDraft,

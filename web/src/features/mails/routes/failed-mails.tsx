@@ -5,7 +5,7 @@ import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager, usePageParam } from '../../../components/ui/pager';
 import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
-import { formatDateTime } from '../../../lib/format';
+import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type FailedMail, type MailView, useFailedMails, useMailWorkers } from '../api';
 

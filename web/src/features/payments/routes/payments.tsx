@@ -7,7 +7,7 @@ import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
-import { formatDateTime } from '../../../lib/format';
+import { formatDateTime } from '../../../lib/japan-time';
 import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import {

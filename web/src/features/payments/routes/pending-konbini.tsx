@@ -1,7 +1,8 @@
 import { Link, useSearchParams } from 'react-router';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager, usePageParam } from '../../../components/ui/pager';
-import { formatDateTime, formatPrice } from '../../../lib/format';
+import { formatPrice } from '../../../lib/format';
+import { formatDateTime } from '../../../lib/japan-time';
 import { withParams } from '../../../lib/search-params';
 import { type KonbiniListState, type KonbiniPayment, usePendingKonbini } from '../konbini-api';
 

@@ -6,7 +6,7 @@ import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager } from '../../../components/ui/pager';
 import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
-import { formatDateTime } from '../../../lib/format';
+import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type ExportState, type Unmappable, useExportHistory } from '../api';
 import { orderDetailPath } from '../order-api';

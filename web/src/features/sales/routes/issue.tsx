@@ -8,7 +8,8 @@ import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { firstFew, useConfirm } from '../../../components/ui/use-confirm';
 import { ApiError, api } from '../../../lib/api';
-import { formatDateTime, formatPrice } from '../../../lib/format';
+import { formatPrice } from '../../../lib/format';
+import { formatDateTime } from '../../../lib/japan-time';
 import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import {

@@ -5,6 +5,7 @@ import { LoadError, Loading } from '../../../components/ui/load-state';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { ApiError } from '../../../lib/api';
+import { japanToday } from '../../../lib/japan-time';
 import { type SalesSummary, summaryCsvUrl, useSalesSummary } from '../summary-api';
 import '../summary.css';
 import { CsvEncodingSelect } from '../../../components/ui/csv-encoding-select';
@@ -14,10 +15,9 @@ interface Period {
   to: string;
 }
 
-const japanDay = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Asia/Tokyo' });
 /** YYYY-MM of today in Japan, `back` months ago. */
 function monthOf(back: number, now = new Date()): string {
-  const [year, month] = japanDay.format(now).split('-').map(Number) as [number, number];
+  const [year, month] = japanToday(now).split('-').map(Number) as [number, number];
   const first = new Date(Date.UTC(year, month - 1 - back, 1));
   return first.toISOString().slice(0, 7);
 }
