@@ -55,8 +55,6 @@ const WEB_NOT_YET_SPLIT: Record<string, number> = {
   'web/src/features/purchase/receipt-action.tsx ReceiptDialogBody': 234,
   'web/src/features/purchase/routes/complete.tsx PurchaseCompletePage': 89,
   'web/src/features/purchase/routes/procedure.tsx ProcedurePage': 100,
-  'web/src/features/sales/components/export-panel.tsx file': 375,
-  'web/src/features/sales/components/export-panel.tsx ExportPanel': 334,
   'web/src/features/sales/routes/order-detail.tsx file': 338,
   'web/src/features/sales/routes/order-detail.tsx OrderBody': 136,
   'web/src/features/sales/routes/order-detail.tsx RefundSection': 126,
