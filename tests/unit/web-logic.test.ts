@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { showsNavigation } from '../../web/src/app/route-meta.ts';
 import { firstMessages } from '../../web/src/lib/api.ts';
+import { formFields } from '../../web/src/lib/form-fields.ts';
 import {
   formatDateTime,
   formatDateTimeSeconds,
@@ -42,5 +43,29 @@ describe('Japan time (one module: web/src/lib/japan-time.ts)', () => {
     const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => /\.tsx?$/.test(f));
     const naming = files.filter((f) => /Asia\/Tokyo|timeZone/.test(readFileSync(new URL(f, root), 'utf8')));
     expect(naming).toEqual(['lib/japan-time.ts']);
+  });
+});
+
+describe('field(name): one way a form wires a text field', () => {
+  it('gives the label, the value, the first 422 message and a change that keeps the other values', () => {
+    let values = { email: 'a@example.jp', password: '' };
+    const field = formFields(
+      values,
+      (next) => (values = next),
+      { email: 'メールアドレスの形式が正しくありません。' },
+      {
+        email: 'メールアドレス',
+        password: 'パスワード',
+      },
+    );
+    expect(field('email')).toMatchObject({
+      name: 'email',
+      label: 'メールアドレス',
+      value: 'a@example.jp',
+      message: 'メールアドレスの形式が正しくありません。',
+    });
+    expect(field('password').message).toBeUndefined();
+    field('password').onInput('secret');
+    expect(values).toEqual({ email: 'a@example.jp', password: 'secret' });
   });
 });
