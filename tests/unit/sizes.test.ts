@@ -43,10 +43,6 @@ const WEB_ISSUE_30: Record<string, number> = {
 const WEB_NOT_YET_SPLIT: Record<string, number> = {
   'web/src/app/router.tsx file': 339,
   'web/src/features/audit/routes/audit-log.tsx AuditLogPage': 103,
-  'web/src/features/licenses/components/picture-editor.tsx PictureEditor': 106,
-  'web/src/features/licenses/routes/admin-confirm.tsx AdminLicenseConfirmPage': 81,
-  'web/src/features/licenses/routes/admin-form.tsx AdminLicenseFormPage': 243,
-  'web/src/features/licenses/routes/admin-list.tsx AdminLicenseListPage': 196,
   'web/src/features/mails/routes/failed-mails.tsx FailedMailsPage': 148,
   'web/src/features/payments/routes/payments.tsx file': 511,
   'web/src/features/payments/routes/payments.tsx InboxSection': 199,
