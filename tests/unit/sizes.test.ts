@@ -44,8 +44,6 @@ const WEB_NOT_YET_SPLIT: Record<string, number> = {
   'web/src/app/router.tsx file': 339,
   'web/src/features/audit/routes/audit-log.tsx AuditLogPage': 103,
   'web/src/features/mails/routes/failed-mails.tsx FailedMailsPage': 148,
-  'web/src/features/payments/routes/payments.tsx file': 511,
-  'web/src/features/payments/routes/payments.tsx InboxSection': 199,
   'web/src/features/purchase/receipt-action.tsx file': 385,
   'web/src/features/purchase/receipt-action.tsx ReceiptDialogBody': 234,
   'web/src/features/purchase/routes/complete.tsx PurchaseCompletePage': 89,
