@@ -42,8 +42,6 @@ const WEB_ISSUE_30: Record<string, number> = {
 /** Screens not yet split (issue 31). */
 const WEB_NOT_YET_SPLIT: Record<string, number> = {
   'web/src/app/router.tsx file': 339,
-  'web/src/features/audit/routes/audit-log.tsx AuditLogPage': 103,
-  'web/src/features/mails/routes/failed-mails.tsx FailedMailsPage': 148,
   'web/src/features/sales/routes/order-detail.tsx file': 338,
   'web/src/features/sales/routes/order-detail.tsx OrderBody': 136,
   'web/src/features/sales/routes/order-detail.tsx RefundSection': 126,

@@ -17,6 +17,7 @@ export interface PageOf<T> {
 export function PagedTable<T>({
   list,
   isLoading,
+  loadingLabel,
   error,
   onRetry,
   errorView,
@@ -29,6 +30,7 @@ export function PagedTable<T>({
 }: {
   list: PageOf<T> | undefined;
   isLoading: boolean;
+  loadingLabel?: string;
   error?: unknown;
   onRetry?: () => void;
   /** Shown instead of the load error (a search the API refused, explained at its fields). */
@@ -43,7 +45,7 @@ export function PagedTable<T>({
 }) {
   return (
     <>
-      {isLoading ? <Loading /> : null}
+      {isLoading ? <Loading label={loadingLabel} /> : null}
       {errorView ?? (error ? <LoadError error={error} onRetry={onRetry} /> : null)}
       {list && list.items.length === 0 ? empty : null}
       {list && list.items.length > 0 ? (
