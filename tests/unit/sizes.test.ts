@@ -28,8 +28,6 @@ const SRC_BEING_SPLIT: Record<string, number> = {
 /** Owned by issue 30 work (passkeys, password change, security, the admin user edit form). */
 const WEB_ISSUE_30: Record<string, number> = {
   'web/src/features/accounts/components/profile-fields.tsx ProfileFields': 117,
-  'web/src/features/accounts/routes/admin-users.tsx file': 383,
-  'web/src/features/accounts/routes/admin-users.tsx AdminUserListPage': 109,
   'web/src/features/accounts/routes/admin-users.tsx AdminUserDetailPage': 131,
   'web/src/features/accounts/routes/security.tsx file': 380,
   'web/src/features/accounts/routes/security.tsx Enrol': 83,

@@ -5,6 +5,7 @@ import { AdminMenuRoute } from '../navigation';
 import { later, meta, purchaseHistory } from './route-helpers';
 
 const userEdit = () => import('../../features/accounts/routes/user-edit');
+const adminUserList = () => import('../../features/accounts/routes/admin-user-list');
 const adminUsers = () => import('../../features/accounts/routes/admin-users');
 const adminUserDetail = () => Promise.all([adminUsers(), purchaseHistory()]);
 const adminLicenseForm = () => import('../../features/licenses/routes/admin-form');
@@ -27,7 +28,7 @@ export const adminRoutes: RouteObject[] = [
       {
         path: 'users',
         handle: meta('administrator', false, 'ユーザー一覧'),
-        lazy: later(adminUsers, (m) => <m.AdminUserListPage />),
+        lazy: later(adminUserList, (m) => <m.AdminUserListPage />),
       },
       {
         path: 'users/:id',
