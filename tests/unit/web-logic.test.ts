@@ -5,6 +5,7 @@ import { formFields } from '../../web/src/lib/form-fields.ts';
 import {
   formatDateTime,
   formatDateTimeSeconds,
+  formatJapanTime,
   formatLongDate,
   formatMonthDayTime,
   japanToday,
@@ -34,6 +35,7 @@ describe('Japan time (one module: web/src/lib/japan-time.ts)', () => {
     expect(formatDateTimeSeconds(lateUtc)).toBe('2026/03/10 00:05:12');
     expect(formatLongDate(lateUtc)).toBe('2026年3月10日');
     expect(formatMonthDayTime(lateUtc)).toBe('3月10日 00:05');
+    expect(formatJapanTime(lateUtc)).toBe('2026/03/10 00:05（日本時間）');
     expect(japanToday(new Date('2026-03-31T15:30:00Z'))).toBe('2026-04-01');
   });
 

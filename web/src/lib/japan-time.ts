@@ -43,3 +43,6 @@ export const formatMonthDayTime = (iso: string) => monthDayTime.format(new Date(
 
 /** Today's date in Japan as YYYY-MM-DD. */
 export const japanToday = (now = new Date()) => isoDay.format(now);
+
+/** 2026/03/10 09:05（日本時間）: where the page does not already say its times are Japan time. */
+export const formatJapanTime = (iso: string) => `${formatDateTime(iso)}（日本時間）`;

@@ -1,10 +1,10 @@
 import { Link } from 'react-router';
 import { formatPrice } from '../../../lib/format';
-import { formatDateTime } from '../../../lib/japan-time';
+import { formatDateTime, formatJapanTime } from '../../../lib/japan-time';
 import type { OrderBuyer, OrderDetail, OrderMail } from '../order-api';
 
 /** A moment of the order, said to be Japan time. */
-export const jst = (iso: string | null) => (iso ? `${formatDateTime(iso)}（日本時間）` : '—');
+export const jst = (iso: string | null) => (iso ? formatJapanTime(iso) : '—');
 const yen = (n: number) => `¥${n.toLocaleString('ja-JP')}`;
 
 const MAIL_STATUS: Record<OrderMail['status'], string> = { sending: '送信中', sent: '送信済み', failed: '送信失敗' };
