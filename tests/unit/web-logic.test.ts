@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { showsNavigation } from '../../web/src/app/route-meta.ts';
 import { firstMessages } from '../../web/src/lib/api.ts';
-import { formFields } from '../../web/src/lib/form-fields.ts';
+import { asSelect, formFields } from '../../web/src/lib/form-fields.ts';
 import {
   formatDateTime,
   formatDateTimeSeconds,
@@ -69,5 +69,9 @@ describe('field(name): one way a form wires a text field', () => {
     expect(field('password').message).toBeUndefined();
     field('password').onInput('secret');
     expect(values).toEqual({ email: 'a@example.jp', password: 'secret' });
+    const select = asSelect(field('email'));
+    select.onChange('b@example.jp');
+    expect(select.label).toBe('メールアドレス');
+    expect(values.email).toBe('b@example.jp');
   });
 });

@@ -1,4 +1,4 @@
-import type { FieldErrors } from './api';
+import type { FieldErrors } from './api.ts';
 
 /** What a text field of a form takes: its name, label, value, change handler and the 422 message for it. */
 export interface FieldProps {
@@ -27,3 +27,6 @@ export function formFields<F extends Record<string, string>>(
     onInput: (value: string) => onChange({ ...values, [name]: value }),
   });
 }
+
+/** The same field for a SelectField, whose change handler is `onChange`. */
+export const asSelect = ({ onInput, ...field }: FieldProps) => ({ ...field, onChange: onInput });

@@ -5,7 +5,7 @@ import { PagedTable, pageOf } from '../../../components/ui/paged-table';
 import { usePageParam } from '../../../components/ui/pager';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
-import { formFields } from '../../../lib/form-fields';
+import { asSelect, formFields } from '../../../lib/form-fields';
 import { withParams } from '../../../lib/search-params';
 import { AFFILIATIONS } from '../api/profile';
 import { useUserSearch } from '../api/use-user-search';
@@ -34,20 +34,12 @@ function UserSearch({
   onSubmit: (event: FormEvent) => void;
 }) {
   const field = formFields(form, onChange, {}, LABELS);
-  const affiliations = field('affiliations');
   return (
     <search aria-label="ユーザー検索">
       <form className="search" onSubmit={onSubmit}>
         <TextInput {...field('name')} />
         <TextInput {...field('email')} />
-        <SelectField
-          label={affiliations.label}
-          name="affiliations"
-          value={affiliations.value}
-          options={AFFILIATIONS}
-          placeholder="すべて"
-          onChange={affiliations.onInput}
-        />
+        <SelectField {...asSelect(field('affiliations'))} options={AFFILIATIONS} placeholder="すべて" />
         <div className="search-actions">
           <button type="submit" className="button primary">
             検索する

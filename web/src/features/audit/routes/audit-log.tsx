@@ -4,7 +4,7 @@ import { PagedTable, pageOf } from '../../../components/ui/paged-table';
 import { usePageParam } from '../../../components/ui/pager';
 import { ApiError } from '../../../lib/api';
 import { withParams } from '../../../lib/search-params';
-import { AUDIT_FILTERS, type AuditFilter, auditCsvUrl, auditQuery, useAuditLogOptions, useAuditLogs } from '../api/audit-logs';
+import { AUDIT_FILTERS, auditCsvUrl, auditQuery, useAuditLogOptions, useAuditLogs } from '../api/audit-logs';
 import { type AuditFilters, AuditSearch } from '../components/audit-search';
 import { AuditTable } from '../components/audit-table';
 import '../audit.css';
@@ -29,7 +29,6 @@ export function AuditLogPage() {
   const options = useAuditLogOptions();
   const invalid = error instanceof ApiError && error.status === 422 ? error.errors : {};
 
-  const set = (field: AuditFilter) => (value: string) => setForm((current) => ({ ...current, [field]: value }));
   const search = (event: FormEvent) => {
     event.preventDefault();
     setParams(withParams(new URLSearchParams(), { ...form, page: '' }));
@@ -51,7 +50,7 @@ export function AuditLogPage() {
       <p className="small">管理者がいつ、どの記録を、どう変更したかを新しい順に表示します。日時は日本時間です。</p>
       <AuditSearch
         form={form}
-        set={set}
+        onChange={setForm}
         invalid={invalid}
         actions={actions}
         targetTypes={targetTypes}

@@ -1,7 +1,7 @@
 import type { FormEvent } from 'react';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
-import { formFields } from '../../../lib/form-fields';
+import { asSelect, formFields } from '../../../lib/form-fields';
 import { type EVENT_FILTERS, EVENT_STATES, EVENT_TYPES } from '../api';
 
 export type InboxFilters = Record<(typeof EVENT_FILTERS)[number], string>;
@@ -31,15 +31,11 @@ export function InboxSearch({
   onClear: () => void;
 }) {
   const field = formFields(form, onChange, {}, LABELS);
-  const select = (name: 'type' | 'state') => {
-    const { label, value, onInput } = field(name);
-    return { label, name, value, onChange: onInput, placeholder: 'すべて' };
-  };
   return (
     <form className="search search-rows" onSubmit={onSubmit}>
       <div className="field-row">
-        <SelectField {...select('type')} options={EVENT_TYPES} />
-        <SelectField {...select('state')} options={EVENT_STATES} />
+        <SelectField {...asSelect(field('type'))} placeholder="すべて" options={EVENT_TYPES} />
+        <SelectField {...asSelect(field('state'))} placeholder="すべて" options={EVENT_STATES} />
       </div>
       <div className="field-row">
         <TextInput {...field('from')} type="date" />
