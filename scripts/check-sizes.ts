@@ -9,9 +9,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseSync } from '@swc/core';
 
-export const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = resolve(import.meta.dirname, '..');
 
-export const FUNCTION_LIMIT = 80;
+const FUNCTION_LIMIT = 80;
 const FILE_LIMITS = [
   { dir: 'src', limit: 400 },
   { dir: 'web/src', limit: 300 },
@@ -19,7 +19,7 @@ const FILE_LIMITS = [
 /** Generated (the database interface) or development-only (the Stripe emulator). */
 const SKIPPED = ['src/db/schema.ts', 'src/dev/'];
 
-export interface Oversize {
+interface Oversize {
   file: string;
   /** The function's name (`file` for the file itself). */
   name: string;

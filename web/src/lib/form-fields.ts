@@ -1,7 +1,7 @@
 import type { FieldErrors } from './api.ts';
 
 /** What a text field of a form takes: its name, label, value, change handler and the 422 message for it. */
-export interface FieldProps {
+interface FieldProps {
   name: string;
   label: string;
   value: string;

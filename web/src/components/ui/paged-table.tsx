@@ -3,7 +3,7 @@ import { LoadError, Loading } from './load-state';
 import { Pager } from './pager';
 
 /** One page of a list as the API answers it. */
-export interface PageOf<T> {
+interface PageOf<T> {
   items: T[];
   page: number;
   per_page: number;

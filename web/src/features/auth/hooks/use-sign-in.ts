@@ -7,7 +7,7 @@ import { afterSignIn } from '../after-sign-in';
 const FAILED = 'ログインに失敗しました。時間をおいて再度お試しください。';
 
 /** What a failed step says: the server's message, else the generic one. */
-export const apiFailure = (error: unknown) => (error instanceof ApiError ? error.message : FAILED);
+const apiFailure = (error: unknown) => (error instanceof ApiError ? error.message : FAILED);
 
 /**
  * One sign-in attempt at a time (password, code or passkey): busy while it runs, its failure shown,

@@ -5,7 +5,7 @@ import type { License, useSalesCounts } from '../api/licenses';
 
 export const moveButtonId = (id: number, direction: 'up' | 'down') => `license-${id}-move-${direction}`;
 
-export interface LicenseRowActions {
+interface LicenseRowActions {
   busy: boolean;
   onMove: (license: License, direction: 'up' | 'down') => void;
   onTogglePublished: (license: License) => void;

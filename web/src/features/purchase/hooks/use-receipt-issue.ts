@@ -3,7 +3,7 @@ import { ApiError } from '../../../lib/api';
 import { downloadReceipt, type ReceiptState } from '../receipt-api';
 
 export type ReceiptFieldErrors = Partial<Record<'addressee' | 'addressee_text' | 'honorific' | 'proviso', string>>;
-export interface ReceiptFailure {
+interface ReceiptFailure {
   message?: string;
   fields?: ReceiptFieldErrors;
 }

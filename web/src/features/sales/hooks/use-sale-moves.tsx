@@ -46,7 +46,7 @@ function MoveBody({
 }
 
 /** The sales of the search a move from `from` takes: a status filter other than the move's own leaves none. */
-export function matchingCount(params: URLSearchParams, counts: SaleCounts | undefined, from: SaleStatus): number {
+function matchingCount(params: URLSearchParams, counts: SaleCounts | undefined, from: SaleStatus): number {
   const filterStatus = params.get('status');
   if (params.get('audit_id') || (filterStatus !== null && filterStatus !== '' && Number(filterStatus) !== from)) return 0;
   return from === SaleStatus.AwaitingExport ? (counts?.awaiting ?? 0) : (counts?.in_progress ?? 0);
