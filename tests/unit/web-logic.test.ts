@@ -8,6 +8,7 @@ import {
   formatJapanTime,
   formatLongDate,
   formatMonthDayTime,
+  japanMonth,
   japanToday,
 } from '../../web/src/lib/japan-time.ts';
 
@@ -37,6 +38,8 @@ describe('Japan time (one module: web/src/lib/japan-time.ts)', () => {
     expect(formatMonthDayTime(lateUtc)).toBe('3月10日 00:05');
     expect(formatJapanTime(lateUtc)).toBe('2026/03/10 00:05（日本時間）');
     expect(japanToday(new Date('2026-03-31T15:30:00Z'))).toBe('2026-04-01');
+    expect(japanMonth(0, new Date('2026-03-31T15:30:00Z'))).toBe('2026-04');
+    expect(japanMonth(4, new Date('2026-03-31T15:30:00Z'))).toBe('2025-12');
   });
 
   it('is the only place in the SPA that names the zone', async () => {

@@ -44,5 +44,11 @@ export const formatMonthDayTime = (iso: string) => monthDayTime.format(new Date(
 /** Today's date in Japan as YYYY-MM-DD. */
 export const japanToday = (now = new Date()) => isoDay.format(now);
 
+/** The month in Japan as YYYY-MM, `back` months before this one. */
+export function japanMonth(back = 0, now = new Date()): string {
+  const [year, month] = japanToday(now).split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(year, month - 1 - back, 1)).toISOString().slice(0, 7);
+}
+
 /** 2026/03/10 09:05（日本時間）: where the page does not already say its times are Japan time. */
 export const formatJapanTime = (iso: string) => `${formatDateTime(iso)}（日本時間）`;

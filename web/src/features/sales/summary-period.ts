@@ -1,16 +1,10 @@
-import { japanToday } from '../../lib/japan-time';
+import { japanMonth } from '../../lib/japan-time';
 
 export interface Period {
   from: string;
   to: string;
 }
 
-/** YYYY-MM of today in Japan, `back` months ago. */
-export function monthOf(back: number, now = new Date()): string {
-  const [year, month] = japanToday(now).split('-').map(Number) as [number, number];
-  const first = new Date(Date.UTC(year, month - 1 - back, 1));
-  return first.toISOString().slice(0, 7);
-}
 /** The whole calendar month YYYY-MM. */
 export function monthPeriod(month: string): Period {
   const [year, m] = month.split('-').map(Number) as [number, number];
@@ -33,6 +27,6 @@ export const periodLabel = (period: Period) => {
 export function periodFrom(params: URLSearchParams): Period {
   const from = params.get('from') ?? '';
   const to = params.get('to') ?? '';
-  if (!from && !to) return monthPeriod(monthOf(0));
+  if (!from && !to) return monthPeriod(japanMonth());
   return { from, to };
 }

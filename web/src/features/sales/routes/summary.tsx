@@ -6,17 +6,18 @@ import { LoadError, Loading } from '../../../components/ui/load-state';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { ApiError, type FieldErrors } from '../../../lib/api';
+import { japanMonth } from '../../../lib/japan-time';
 import { SummaryReport } from '../components/summary-report';
 import { type SalesSummary, summaryCsvUrl, useSalesSummary } from '../summary-api';
-import { monthLabel, monthOf, monthPeriod, type Period, periodFrom, periodLabel, wholeMonth } from '../summary-period';
+import { monthLabel, monthPeriod, type Period, periodFrom, periodLabel, wholeMonth } from '../summary-period';
 import '../summary.css';
 
 /** 今月, 先月 and any of the past 12 months, pressed when it is the period shown. */
 function SummaryPresets({ shown, onShow }: { shown: Period; onShow: (period: Period) => void }) {
-  const thisMonth = monthOf(0);
-  const lastMonth = monthOf(1);
+  const thisMonth = japanMonth(0);
+  const lastMonth = japanMonth(1);
   const shownMonth = wholeMonth(shown);
-  const months = Array.from({ length: 12 }, (_, back) => monthOf(back));
+  const months = Array.from({ length: 12 }, (_, back) => japanMonth(back));
   return (
     <div className="summary-presets">
       <div className="actions summary-preset-buttons">
