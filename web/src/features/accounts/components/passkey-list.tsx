@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
-import { formatDateTime } from '../../../lib/format';
+import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 
 export interface Passkey {

@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { site } from '../../../../../src/site-settings';
 import { Notice } from '../../../components/ui/form-alert';
+import { formatJapanTime } from '../../../lib/japan-time';
 
 /** The codes as a text file and for the clipboard: what they are, then one code a line. */
 function codesText(codes: string[]): string {
-  const issued = new Date().toLocaleString('ja-JP', { timeZone: 'Asia/Tokyo' });
+  const issued = formatJapanTime(new Date().toISOString());
   return [
     `${site.shopName} 二段階認証のリカバリーコード（${issued} 発行）`,
     '認証アプリを使えないとき、確認コードの代わりに1つずつ使えます。各コードは1回だけ使えます。',
