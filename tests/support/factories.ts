@@ -140,11 +140,19 @@ export async function aSale(target: Target, licenseId: number, overrides: SaleOv
  * steps by seconds per row. Every value is a bound parameter.
  */
 
-/** Values taken in turn: row n gets `values[n % values.length]`. */
+/** Values taken in turn: row n gets `values[n % values.length]` (keep text cycles short: PostgreSQL walks a text array to index it). */
 export interface Cycle<T> {
   readonly cycle: readonly T[];
 }
 export const cycle = <T>(values: readonly T[]): Cycle<T> => ({ cycle: values });
+
+/** A `{n}` template whose number runs round: `offset + n % period` (member n of many, without a long cycle). */
+export interface Numbered {
+  readonly numbered: string;
+  readonly period: number;
+  readonly offset: number;
+}
+export const numbered = (template: string, period: number, offset = 0): Numbered => ({ numbered: template, period, offset });
 
 /** Row n's time: `start + n × stepSeconds` (n mod `period` when given). */
 export interface Timeline {
@@ -154,15 +162,21 @@ export interface Timeline {
 }
 
 type Each<T> = T | Cycle<T>;
+type EachText<T extends string | null> = Each<T> | Numbered;
 const g = sql.ref('g');
 const rowNumber = (period?: number) => (period ? sql`(g % ${period}::int)` : g);
 
-/** A text column's value: constant, a `{n}` template or a cycle. */
-function text(value: Each<string | null>): RawBuilder<string> {
-  if (value !== null && typeof value === 'object') return sql`(${value.cycle}::text[])[1 + g % ${value.cycle.length}::int]`;
+/** A text column's value: constant, a `{n}` template, a numbered template or a cycle. */
+function text(value: EachText<string | null>): RawBuilder<string> {
   if (value === null) return sql`null::text`;
+  if (typeof value === 'string') return template(value, g);
+  if ('numbered' in value) return template(value.numbered, sql`(${value.offset}::int + g % ${value.period}::int)`);
+  return sql`(${value.cycle}::text[])[1 + g % ${value.cycle.length}::int]`;
+}
+
+function template(value: string, n: RawBuilder<unknown>): RawBuilder<string> {
   const pieces = value.split('{n}').map((piece) => sql`${piece}::text`);
-  return sql.join(pieces, sql` || g::text || `) as RawBuilder<string>;
+  return sql.join(pieces, sql` || ${n}::text || `) as RawBuilder<string>;
 }
 
 function integer(value: Each<number | null>): RawBuilder<number> {
@@ -183,16 +197,16 @@ export interface ManySales {
   /** The last row's number (rows from..to). */
   to: number;
   licenseId: Each<number>;
-  licenseName?: Each<string>;
-  userId?: Each<string | null>;
-  lastName?: Each<string>;
-  firstName?: Each<string>;
-  email?: Each<string>;
+  licenseName?: EachText<string>;
+  userId?: EachText<string | null>;
+  lastName?: EachText<string>;
+  firstName?: EachText<string>;
+  email?: EachText<string>;
   affiliation?: Each<number | null>;
-  affiliationName?: Each<string>;
+  affiliationName?: EachText<string>;
   amount?: number;
   status?: Each<number>;
-  stripeSessionId?: Each<string>;
+  stripeSessionId?: EachText<string>;
   paidAt?: Timeline;
 }
 
@@ -236,7 +250,7 @@ export async function manySales(target: Target, o: ManySales): Promise<void> {
         licenseName.as('license_name'),
         integer(o.amount ?? 11_000).as('amount'),
         sql`'jpy'`.as('currency'),
-        sql`gen_random_uuid()::text`.as('checkout_session_id'),
+        sql`gen_random_uuid()`.as('checkout_session_id'),
         text(o.stripeSessionId ?? `cs_test_${tag}_{n}`).as('stripe_session_id'),
         time(o.paidAt).as('paid_at'),
         integer(o.status ?? SaleStatus.AwaitingExport).as('status'),
@@ -274,15 +288,15 @@ export async function manyLicenses(
 export interface ManyMembers {
   from?: number;
   to: number;
-  id?: Each<string>;
-  email?: Each<string>;
-  name?: Each<string>;
-  lastName?: Each<string>;
-  firstName?: Each<string>;
-  lastNameKana?: Each<string | null>;
-  firstNameKana?: Each<string | null>;
+  id?: EachText<string>;
+  email?: EachText<string>;
+  name?: EachText<string>;
+  lastName?: EachText<string>;
+  firstName?: EachText<string>;
+  lastNameKana?: EachText<string | null>;
+  firstNameKana?: EachText<string | null>;
   affiliation?: Each<number | null>;
-  affiliationName?: Each<string>;
+  affiliationName?: EachText<string>;
   createdAt?: Timeline;
 }
 
