@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db, jsonb } from '../../src/db/kysely.ts';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
-import { aLicense, aSale } from '../support/factories.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aLicense, aMember, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -37,19 +35,8 @@ beforeAll(async () => {
   t = await startTestRuntime();
   adminId = (await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'Audit.Boss@example.jp', password: 'audit-boss-pass' })).user
     .id;
-  memberId = (
-    await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, {
-        email: 'hanako@police.example.jp',
-        password: 'member-pass-123',
-        lastName: '山本',
-        firstName: '花子',
-        emailVerified: true,
-        affiliation: 2,
-        affiliationName: '〇〇警察署',
-      }),
-    )
-  ).id;
+  const hanako = { email: 'hanako@police.example.jp', lastName: '山本', firstName: '花子', affiliation: 2 };
+  memberId = (await aMember(t.runtime.deps.orm, { ...hanako, affiliationName: '〇〇警察署' })).id;
   admin = new TestClient(t.app, '10.60.0.1');
   expect((await admin.login('audit.boss@example.jp', 'audit-boss-pass')).status).toBe(200);
   member = new TestClient(t.app, '10.60.0.2');

@@ -1,10 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/kysely.ts';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
-import { aLicense, dbAt, manySales } from '../support/factories.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aLicense, aMember, dbAt, manySales } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -25,17 +23,7 @@ const feed = () => {
 const elsewhere = (sql: string, params: unknown[] = []) => other.query(sql, params);
 
 async function member(email: string) {
-  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'member-pass-123',
-      lastName: '通知',
-      firstName: '太郎',
-      emailVerified: true,
-      affiliation: 1,
-      affiliationName: '署',
-    }),
-  );
+  const user = await aMember(t.runtime.deps.orm, { email, lastName: '通知', affiliation: 1, affiliationName: '署' });
   return user.id;
 }
 

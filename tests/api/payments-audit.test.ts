@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonb, db as kyselyOf, millisecondsAgo, now } from '../../src/db/kysely.ts';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
@@ -36,17 +35,8 @@ afterAll(async () => shop?.stop());
 
 async function aBuyer(lastName: string, firstName: string) {
   const email = `buyer-${randomUUID().slice(0, 8)}@example.jp`;
-  const user = await transact(shop.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'buyer-pass-123',
-      lastName,
-      firstName,
-      emailVerified: true,
-      affiliation: 5,
-      affiliationName: '〇〇病院',
-    }),
-  );
+  const buyer = { email, password: 'buyer-pass-123', lastName, firstName, affiliation: 5, affiliationName: '〇〇病院' };
+  const user = await aMember(shop.runtime.deps.orm, buyer);
   const client = new TestClient(shop.app, `10.72.1.${Math.floor(Math.random() * 200) + 1}`);
   expect((await client.login(email, 'buyer-pass-123')).status).toBe(200);
   return { client, email, id: user.id };

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
 import type { DomainEvent } from '../../src/events/contracts.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { accounts, createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
-import { aLicense, aSale } from '../support/factories.ts';
+import { accounts, createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aLicense, aMember, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { settled } from '../support/settle.ts';
@@ -19,17 +17,12 @@ const PASSWORD = 'member-pass-123';
 const GOODBYE = '【ライセンスストア】退会手続き完了のお知らせ';
 
 async function member(email = unique('leaver')) {
-  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: PASSWORD,
-      lastName: '退会',
-      firstName: '太郎',
-      emailVerified: true,
-      affiliation: 4,
-      affiliationName: '〇〇市消防局',
-    }),
-  );
+  const user = await aMember(t.runtime.deps.orm, {
+    email,
+    password: PASSWORD,
+    lastName: '退会',
+    affiliationName: '〇〇市消防局',
+  });
   const c = client();
   expect((await c.login(email, PASSWORD)).status).toBe(200);
   return { id: user.id, email, client: c };
