@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
-import { aLicense, aSale } from '../support/factories.ts';
+import { aLicense, aMember, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -26,17 +26,8 @@ beforeAll(async () => {
   t = await startTestRuntime({ mode: 'all', smtpUrl: smtp.url });
   adminId = (await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'boss@example.jp', password: 'boss-pass-123' })).user.id;
   for (const p of people) {
-    const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, {
-        email: p.email,
-        password: 'member-pass-123',
-        lastName: p.lastName,
-        firstName: p.firstName,
-        emailVerified: true,
-        affiliation: p.affiliation,
-        affiliationName: '所属',
-      }),
-    );
+    const person = { email: p.email, lastName: p.lastName, firstName: p.firstName, affiliation: p.affiliation };
+    const user = await aMember(t.runtime.deps.orm, { ...person, affiliationName: '所属' });
     ids[p.key] = user.id;
   }
   admin = new TestClient(t.app, '10.50.0.1');
@@ -259,17 +250,8 @@ const signInAgain = async () => {
 
 /** A member made directly in the database (no mail unless `verified` is false). */
 async function newMember(email: string, verified = true) {
-  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'member-pass-123',
-      lastName: '試験',
-      firstName: '会員',
-      emailVerified: verified,
-      affiliation: 1,
-      affiliationName: '本部',
-    }),
-  );
+  const person = { email, lastName: '試験', firstName: '会員', emailVerified: verified };
+  const user = await aMember(t.runtime.deps.orm, { ...person, affiliation: 1, affiliationName: '本部' });
   return user.id;
 }
 
