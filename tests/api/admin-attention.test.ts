@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { db as kyselyOf, now } from '../../src/db/kysely.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import type { Logger } from '../../src/lib/logger.ts';
@@ -288,10 +290,11 @@ describe('reconciliation findings reach the administrators', () => {
   });
 
   it('a run with nothing to look at cannot be acknowledged (409)', async () => {
-    const [row] = await db().execute<{ id: string }[]>(
-      `insert into reconciliation_runs (id, trigger, days, state, findings, created_at, finished_at)
-       values (gen_random_uuid(), 'manual', 1, 'done', 0, now(), now()) returning id`,
-    );
+    const row = await kyselyOf(db())
+      .insertInto('reconciliation_runs')
+      .values({ id: randomUUID(), trigger: 'manual', days: 1, state: 'done', findings: 0, created_at: now(), finished_at: now() })
+      .returning('id')
+      .executeTakeFirst();
     const res = await admin.post(`/api/payments/reconciliations/${row?.id}/acknowledge`, {});
     expect(res.status).toBe(409);
     expect((await res.json()).message).toBe('この照合には確認が必要な差異や失敗がありません。');

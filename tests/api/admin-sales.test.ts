@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import type { SaleStatus } from '../../src/modules/sales/index.ts';
 import { handlers } from '../../workers/handlers.ts';
+import { aLicense, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -17,35 +19,24 @@ let member: TestClient;
 let licenseA: number;
 let licenseB: number;
 
-async function sale(
+const sale = (
   license: number,
   buyer: { last: string; first: string; email: string; affiliation: number; name: string; other?: string },
   paidAt: string,
-  status = 0,
+  status: SaleStatus = 0,
   refunded = false,
-) {
-  const em = t.runtime.deps.orm.em.fork();
-  const rows = await em.execute(
-    `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name, buyer_affiliation_other,
-      license_id, license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at, refunded_at, status, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, (select name from licenses where id = ?), 11000, 'jpy', gen_random_uuid(), 'cs_test_' || md5(random()::text), ?, ?, ?, now(), now())
-     returning id`,
-    [
-      buyer.last,
-      buyer.first,
-      buyer.email,
-      buyer.affiliation,
-      buyer.name,
-      buyer.other ?? null,
-      license,
-      license,
-      paidAt,
-      refunded ? paidAt : null,
-      status,
-    ],
-  );
-  return rows[0]?.id as number;
-}
+) =>
+  aSale(t.runtime.deps.orm, license, {
+    lastName: buyer.last,
+    firstName: buyer.first,
+    email: buyer.email,
+    affiliation: buyer.affiliation,
+    affiliationName: buyer.name,
+    affiliationOther: buyer.other ?? null,
+    paidAt,
+    status,
+    refunded,
+  });
 
 const tanaka = { last: '田中', first: '一郎', email: 'tanaka@fire.example.jp', affiliation: 4, name: '〇〇消防局' };
 const suzuki = { last: '鈴木', first: '花子', email: 'suzuki@example.jp', affiliation: 6, name: '〇〇社', other: '民間救急' };
@@ -65,17 +56,8 @@ beforeAll(async () => {
       emailVerified: true,
     }),
   );
-  const em = t.runtime.deps.orm.em.fork();
-  licenseA = (
-    await em.execute(
-      "insert into licenses (name, description, price, created_at, updated_at) values ('BLS', '', 11000, now(), now()) returning id",
-    )
-  )[0]?.id;
-  licenseB = (
-    await em.execute(
-      "insert into licenses (name, description, price, created_at, updated_at) values ('ACLS', '', 22000, now(), now()) returning id",
-    )
-  )[0]?.id;
+  licenseA = await aLicense(t.runtime.deps.orm, { name: 'BLS', price: 11_000 });
+  licenseB = await aLicense(t.runtime.deps.orm, { name: 'ACLS', price: 22_000 });
   // 2026-04-01 00:30 JST is 2026-03-31 15:30 UTC.
   ids.tanaka = await sale(licenseA, tanaka, '2026-03-31T15:30:00Z');
   ids.suzuki = await sale(licenseA, suzuki, '2026-04-02T03:00:00Z');

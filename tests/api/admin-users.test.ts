@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { aLicense, aMember, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -26,17 +27,8 @@ beforeAll(async () => {
   t = await startTestRuntime({ mode: 'all', smtpUrl: smtp.url });
   adminId = (await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'boss@example.jp', password: 'boss-pass-123' })).user.id;
   for (const p of people) {
-    const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, {
-        email: p.email,
-        password: 'member-pass-123',
-        lastName: p.lastName,
-        firstName: p.firstName,
-        emailVerified: true,
-        affiliation: p.affiliation,
-        affiliationName: '所属',
-      }),
-    );
+    const person = { email: p.email, lastName: p.lastName, firstName: p.firstName, affiliation: p.affiliation };
+    const user = await aMember(t.runtime.deps.orm, { ...person, affiliationName: '所属' });
     ids[p.key] = user.id;
   }
   admin = new TestClient(t.app, '10.50.0.1');
@@ -189,15 +181,15 @@ describe('administrator changes', () => {
     const member = new TestClient(t.app, '10.50.0.5');
     await member.login(people[0]?.email as string, 'member-pass-123');
     const em = t.runtime.deps.orm.em.fork();
-    await em.execute(
-      "insert into licenses (name, description, price, created_at, updated_at) values ('L', '', 1000, now(), now())",
-    );
-    await em.execute(
-      `insert into sales (user_id, buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation_name, license_id, license_name, amount, currency,
-        checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-       values (?, '山田', '太郎', ?, '所属', (select max(id) from licenses), 'L', 1000, 'jpy', gen_random_uuid(), 'cs_test_keep', now(), 0, now(), now())`,
-      [ids.yamada, people[0]?.email],
-    );
+    const license = await aLicense(t.runtime.deps.orm, { name: 'L', price: 1000 });
+    await aSale(t.runtime.deps.orm, license, {
+      userId: ids.yamada,
+      email: people[0]?.email,
+      affiliation: null,
+      affiliationName: '所属',
+      amount: 1000,
+      stripeSessionId: 'cs_test_keep',
+    });
     const res = await admin.request('DELETE', `/api/users/${ids.yamada}/force`);
     expect(res.status).toBe(200);
     expect((await admin.get(`/api/users/${ids.yamada}`)).status).toBe(404);
@@ -298,17 +290,8 @@ const signInAgain = async () => {
 
 /** A member made directly in the database (no mail unless `verified` is false). */
 async function newMember(email: string, verified = true) {
-  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'member-pass-123',
-      lastName: '試験',
-      firstName: '会員',
-      emailVerified: verified,
-      affiliation: 1,
-      affiliationName: '本部',
-    }),
-  );
+  const person = { email, lastName: '試験', firstName: '会員', emailVerified: verified };
+  const user = await aMember(t.runtime.deps.orm, { ...person, affiliation: 1, affiliationName: '本部' });
   return user.id;
 }
 

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { db, millisecondsAgo, now } from '../../src/db/kysely.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -118,11 +119,17 @@ describe('passwords to ASVS V6.2', () => {
     const m = await member('Suzuki', '一郎');
     // A live reset link, as the forgot-password mail would carry it (the hash is what the table keeps).
     const token = randomBytes(32).toString('base64url');
-    await t.runtime.deps.orm.em.fork().execute(
-      `insert into account_tokens (id, user_id, purpose, token_hash, expires_at, created_at)
-       values (?, ?, 'reset-password', ?, now() + interval '1 hour', now())`,
-      [randomUUID(), m.id, createHash('sha256').update(token).digest('hex')],
-    );
+    await db(t.runtime.deps.orm.em.fork())
+      .insertInto('account_tokens')
+      .values({
+        id: randomUUID(),
+        user_id: m.id,
+        purpose: 'reset-password',
+        token_hash: createHash('sha256').update(token).digest('hex'),
+        expires_at: millisecondsAgo(-3_600_000), // an hour from now
+        created_at: now(),
+      })
+      .execute();
     const guest = new TestClient(t.app, '10.77.2.3');
     const reset = (password: string) => guest.post('/api/reset-password', { email: m.email, token, ...pair(password) });
     const common = await reset('1qaz2wsx3edc');

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { db, jsonb } from '../../src/db/kysely.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aLicense, aMember, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -35,19 +35,8 @@ beforeAll(async () => {
   t = await startTestRuntime();
   adminId = (await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'Audit.Boss@example.jp', password: 'audit-boss-pass' })).user
     .id;
-  memberId = (
-    await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, {
-        email: 'hanako@police.example.jp',
-        password: 'member-pass-123',
-        lastName: '山本',
-        firstName: '花子',
-        emailVerified: true,
-        affiliation: 2,
-        affiliationName: '〇〇警察署',
-      }),
-    )
-  ).id;
+  const hanako = { email: 'hanako@police.example.jp', lastName: '山本', firstName: '花子', affiliation: 2 };
+  memberId = (await aMember(t.runtime.deps.orm, { ...hanako, affiliationName: '〇〇警察署' })).id;
   admin = new TestClient(t.app, '10.60.0.1');
   expect((await admin.login('audit.boss@example.jp', 'audit-boss-pass')).status).toBe(200);
   member = new TestClient(t.app, '10.60.0.2');
@@ -67,23 +56,22 @@ async function seed(
     after?: unknown;
   }[],
 ) {
-  const em = t.runtime.deps.orm.em.fork();
-  for (const row of rows) {
-    await em.execute(
-      'insert into audit_logs (id, actor_id, actor_email, action, target_type, target_id, before, after, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      [
-        randomUUID(),
-        randomUUID(),
-        row.actor,
-        row.action,
-        row.targetType ?? 'user',
-        row.targetId ?? 'fixture',
-        row.before === undefined ? null : JSON.stringify(row.before),
-        row.after === undefined ? null : JSON.stringify(row.after),
-        new Date(row.at),
-      ],
-    );
-  }
+  await db(t.runtime.deps.orm.em.fork())
+    .insertInto('audit_logs')
+    .values(
+      rows.map((row) => ({
+        id: randomUUID(),
+        actor_id: randomUUID(),
+        actor_email: row.actor,
+        action: row.action,
+        target_type: row.targetType ?? 'user',
+        target_id: row.targetId ?? 'fixture',
+        before: row.before === undefined ? null : jsonb(row.before),
+        after: row.after === undefined ? null : jsonb(row.after),
+        created_at: new Date(row.at).toISOString(),
+      })),
+    )
+    .execute();
 }
 
 async function list(query: string): Promise<Page> {
@@ -440,23 +428,15 @@ describe('bad filters', () => {
 
 describe('a status move: how many sales moved, and a link that finds them all', () => {
   async function sales(n: number): Promise<{ licenseId: number; ids: number[] }> {
-    const em = t.runtime.deps.orm.em.fork();
-    const [license] = await em.execute<{ id: number }[]>(
-      "insert into licenses (name, description, price, created_at, updated_at) values ('ICLS講習', '', 11000, now(), now()) returning id",
-    );
+    const orm = t.runtime.deps.orm;
+    const licenseId = await aLicense(orm, { name: 'ICLS講習' });
     const ids: number[] = [];
     for (let i = 0; i < n; i++) {
-      const [row] = await em.execute<{ id: number }[]>(
-        `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name, license_id,
-           license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-         values ('移動', ?, ?, 4, '〇〇消防', ?, 'ICLS講習', 11000, 'jpy', gen_random_uuid(), 'cs_test_' || md5(random()::text),
-           now() - (? * interval '1 minute'), 0, now(), now())
-         returning id`,
-        [`${i}`, `moved${i}@example.jp`, license?.id, i],
-      );
-      ids.push(row?.id as number);
+      const paidAt = new Date(Date.now() - i * 60_000);
+      const sale = { lastName: '移動', firstName: `${i}`, email: `moved${i}@example.jp`, affiliationName: '〇〇消防', paidAt };
+      ids.push(await aSale(orm, licenseId, sale));
     }
-    return { licenseId: license?.id as number, ids };
+    return { licenseId, ids };
   }
 
   it('shows the count and the first ids, not the ids as a change, and the sales list finds exactly those sales', async () => {

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import type { Db } from '../../src/db/kysely.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aLicense, aMember, dbAt, manySales } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -11,6 +11,7 @@ import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 // as another process's would.
 let t: TestRuntime;
 let other: pg.Client;
+let otherDb: Db;
 let admin: TestClient;
 let memberId: string;
 
@@ -22,17 +23,7 @@ const feed = () => {
 const elsewhere = (sql: string, params: unknown[] = []) => other.query(sql, params);
 
 async function member(email: string) {
-  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'member-pass-123',
-      lastName: '通知',
-      firstName: '太郎',
-      emailVerified: true,
-      affiliation: 1,
-      affiliationName: '署',
-    }),
-  );
+  const user = await aMember(t.runtime.deps.orm, { email, lastName: '通知', affiliation: 1, affiliationName: '署' });
   return user.id;
 }
 
@@ -40,6 +31,7 @@ beforeAll(async () => {
   t = await startTestRuntime();
   other = new pg.Client({ connectionString: t.env.databaseUrl as string });
   await other.connect();
+  otherDb = dbAt(t.env.databaseUrl as string);
   await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'notice-admin@example.jp', password: 'notice-admin-123' });
   admin = new TestClient(t.app, '10.91.0.1');
   await admin.login('notice-admin@example.jp', 'notice-admin-123');
@@ -47,6 +39,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await other?.end();
+  await otherDb?.destroy();
   await t?.stop();
 });
 
@@ -68,20 +61,20 @@ describe('caches kept current by change notices', () => {
   });
 
   it('counts a sale paid elsewhere and keeps deeper pages exact', async () => {
-    const [{ id: licenseId }] = (
-      await elsewhere(
-        "insert into licenses (name, description, price, created_at, updated_at) values ('通知テスト', '', 1000, now(), now()) returning id",
-      )
-    ).rows;
+    const licenseId = await aLicense(otherDb, { name: '通知テスト', price: 1000 });
     const insert = (from: number, to: number) =>
-      elsewhere(
-        `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation_name, license_id, license_name, amount,
-           currency, checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-         select '通知', g::text, 'n' || g || '@example.jp', '', $1::int, '通知テスト', 1000, 'jpy', gen_random_uuid(),
-           'cs_notice_' || $1::int || '_' || g, timestamptz '2026-06-01 00:00:00Z' + g * interval '1 minute', 0, now(), now()
-         from generate_series($2::int, $3::int) g`,
-        [licenseId, from, to],
-      );
+      manySales(otherDb, {
+        from,
+        to,
+        licenseId,
+        lastName: '通知',
+        email: 'n{n}@example.jp',
+        affiliation: null,
+        affiliationName: '',
+        amount: 1000,
+        stripeSessionId: `cs_notice_${licenseId}_{n}`,
+        paidAt: { start: '2026-06-01T00:00:00Z', stepSeconds: 60 },
+      });
     await insert(1, 45);
     await feed().sync();
     const list = async (page: number) => (await admin.get(`/api/sales?license_id=${licenseId}&page=${page}`)).json();
@@ -105,9 +98,7 @@ describe('caches kept current by change notices', () => {
 
   it('shows a licence edited elsewhere in the catalogue', async () => {
     const before = await (await admin.get('/api/licenses?per_page=100')).json();
-    await elsewhere(
-      "insert into licenses (name, description, price, created_at, updated_at) values ('通知で追加', '', 2000, now(), now())",
-    );
+    await aLicense(otherDb, { name: '通知で追加', price: 2000 });
     await feed().sync();
     const after = await (await admin.get('/api/licenses?per_page=100')).json();
     expect(after.total).toBe(before.total + 1);

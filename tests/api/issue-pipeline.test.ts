@@ -8,7 +8,7 @@ import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { markExportFailed, type SaleStatus } from '../../src/modules/sales/index.ts';
 import type { FileStore } from '../../src/storage/file-store.ts';
 import { handlers } from '../../workers/handlers.ts';
-import { aLicense, aMember, aSale } from '../support/factories.ts';
+import { aLicense, aMember, aSale, cycle, manyMembers, manySales } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -145,14 +145,7 @@ describe('status moves do exactly what the screen says', () => {
 describe('events about many sales', () => {
   it('name the move and its count, never the sales; registration mails go out in jobs of 500', async () => {
     const big = await license('BLS-bounded');
-    await sql(
-      `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name, license_id,
-         license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-       select '大量', n::text, 'bulk' || n || '@example.jp', 4, '〇〇消防局', ?, 'BLS-bounded', 11000, 'jpy', gen_random_uuid(),
-         'cs_test_bulk_' || n, now(), 0, now(), now()
-       from generate_series(1, 1050) n`,
-      [big],
-    );
+    await manySales(t.runtime.deps.orm, { to: 1050, licenseId: big, lastName: '大量', email: 'bulk{n}@example.jp' });
     for (const [status, count] of [
       [1, 1050],
       [2, 1050],
@@ -430,16 +423,20 @@ describe('the CSV the training system needs', () => {
     ];
     // Ten sales, a gap of 200,000 ids, then 30,000 more: the export reads the span in id ranges side
     // by side, and the crowded last range in several pages.
+    // Every tenth sale by a member since deleted, every tenth (from the fifth) by a guest, the rest by the three.
+    const buyers = Array.from({ length: 30 }, (_, k) => (k % 10 === 0 ? randomUUID() : k % 10 === 5 ? null : members[k % 3]));
     const insert = (from: number, to: number) =>
-      sql(
-        `insert into sales (user_id, buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name,
-           license_id, license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-         select case when g % 10 = 0 then gen_random_uuid()::text when g % 10 = 5 then null else (?::text[])[1 + g % 3] end,
-           '旧姓', g::text as first_name, 'snapshot' || g || '@example.jp', 4, '旧署', ?, 'ACLS-many', 11000, 'jpy', gen_random_uuid(),
-           'cs_many_' || g, timestamptz '2026-04-01 00:00:00Z' + g * interval '1 second', 0, now(), now()
-         from generate_series(?::int, ?::int) g order by g`,
-        [`{${members.join(',')}}`, acls, from, to],
-      );
+      manySales(t.runtime.deps.orm, {
+        from,
+        to,
+        licenseId: acls,
+        userId: cycle(buyers as (string | null)[]),
+        lastName: '旧姓',
+        email: 'snapshot{n}@example.jp',
+        affiliationName: '旧署',
+        stripeSessionId: 'cs_many_{n}',
+        paidAt: { start: '2026-04-01T00:00:00Z', stepSeconds: 1 },
+      });
     await insert(1, 10);
     await sql("select setval('sales_id_seq', nextval('sales_id_seq') + 200000)");
     await insert(11, 30_010);
@@ -470,11 +467,8 @@ describe('members whose ids share a hash', () => {
     const [hashes] = await sql<{ same: boolean }>('select hashtext(?) = hashtext(?) as same', ids);
     expect(hashes?.same).toBe(true);
     for (const [i, id] of ids.entries()) {
-      await sql(
-        `insert into users (id, email, email_verified, name, last_name, first_name, role, created_at, updated_at, affiliation, affiliation_name)
-         values (?, ?, true, ?, ?, ?, 'user', now(), now(), 5, '〇〇病院')`,
-        [id, `collide-${i}@example.jp`, `衝突 ${i}`, '衝突', String(i)],
-      );
+      const person = { id, email: `collide-${i}@example.jp`, name: `衝突 ${i}`, lastName: '衝突', firstName: String(i) };
+      await manyMembers(t.runtime.deps.orm, { to: 1, ...person, affiliation: 5, affiliationName: '〇〇病院' });
     }
     for (let n = 0; n < 6; n++) {
       await sale(acls, { last: '旧', first: '旧', email: `old-${n}@example.jp`, userId: ids[n % 2] });
@@ -513,14 +507,15 @@ describe('search that finds people', () => {
 describe('the sales list at scale', () => {
   it('counts exactly up to 10,000 and says 「以上」 past it', async () => {
     const big = await license('BLS-big');
-    await sql(
-      `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation_name, license_id, license_name, amount, currency,
-         checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-       select '大量', g::text, 'bulk' || g || '@example.jp', '', ?, 'BLS-big', 11000, 'jpy', gen_random_uuid(), 'cs_bulk_' || g,
-         now() - (g || ' seconds')::interval, 0, now(), now()
-       from generate_series(1, 10001) g`,
-      [big],
-    );
+    await manySales(t.runtime.deps.orm, {
+      to: 10_001,
+      licenseId: big,
+      lastName: '大量',
+      email: 'bulk{n}@example.jp',
+      affiliation: null,
+      affiliationName: '',
+      paidAt: { stepSeconds: -1 },
+    });
     const capped = await (await admin.get(`/api/sales?license_id=${big}&per_page=100&page=100`)).json();
     expect(capped).toMatchObject({ total: 10_000, total_capped: true, page: 100 });
     expect(capped.sales).toHaveLength(100);
@@ -537,12 +532,13 @@ describe('the sales list at scale', () => {
       ['轟', '轟子'],
       ['北', '轟'],
     ]) {
-      await sql(
-        `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation_name, license_id, license_name, amount, currency,
-           checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-         values (?, ?, 'few@example.jp', '', ?, 'BLS-few', 11000, 'jpy', gen_random_uuid(), 'cs_few_' || gen_random_uuid(), now(), 0, now(), now())`,
-        [last, first, few],
-      );
+      await aSale(t.runtime.deps.orm, few, {
+        lastName: last,
+        firstName: first,
+        email: 'few@example.jp',
+        affiliation: null,
+        affiliationName: '',
+      });
     }
     const exact = await (await admin.get(`/api/sales?q=${encodeURIComponent('轟')}`)).json();
     expect(exact).toMatchObject({ total: 4, total_capped: false });

@@ -5,6 +5,7 @@ import { FOLD_FROM, NAME_VARIANTS, searchKey } from '../../src/db/like.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { cycle, manyMembers } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -372,14 +373,18 @@ describe('the member CSV of many members', () => {
   it('streams them all, batch after batch, in the order of the list', async () => {
     const em = t.runtime.deps.orm.em.fork();
     // 2,500 more members (the trigger keys them as any writer's rows), some with フリガナ.
-    await em.execute(
-      `insert into users (id, email, email_verified, name, last_name, first_name, last_name_kana, first_name_kana, affiliation,
-         affiliation_name, distribution, role, banned, two_factor_enabled, created_at, updated_at)
-       select gen_random_uuid()::text, 'bulk-' || g || '@example.jp', true, '', '会員', g::text,
-         case when g % 3 = 0 then 'カイイン' end, case when g % 3 = 0 then (array['ア','ガ','カ','ン'])[1 + g % 4] end,
-         1, '所属', true, 'user', false, false, now() - (g % 50 || ' seconds')::interval, now()
-       from generate_series(1, 2500) g`,
-    );
+    const kana = ['ア', 'ガ', 'カ', 'ン'];
+    await manyMembers(t.runtime.deps.orm, {
+      to: 2500,
+      email: 'bulk-{n}@example.jp',
+      lastName: '会員',
+      lastNameKana: cycle(['カイイン', null, null]),
+      firstNameKana: cycle(Array.from({ length: 12 }, (_, k) => (k % 3 === 0 ? (kana[k % 4] as string) : null))),
+      affiliation: 1,
+      affiliationName: '所属',
+      // Fifty members to each second: the order falls back to the id.
+      createdAt: { stepSeconds: -1, period: 50 },
+    });
     for (const sort of ['-created_at', 'kana', 'name']) {
       const res = await other.get(`/api/users/export.csv?sort=${sort}`);
       expect(res.status).toBe(200);

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { jsonb, db as kyselyOf, millisecondsAgo, now } from '../../src/db/kysely.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
@@ -35,17 +35,8 @@ afterAll(async () => shop?.stop());
 
 async function aBuyer(lastName: string, firstName: string) {
   const email = `buyer-${randomUUID().slice(0, 8)}@example.jp`;
-  const user = await transact(shop.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'buyer-pass-123',
-      lastName,
-      firstName,
-      emailVerified: true,
-      affiliation: 5,
-      affiliationName: '〇〇病院',
-    }),
-  );
+  const buyer = { email, password: 'buyer-pass-123', lastName, firstName, affiliation: 5, affiliationName: '〇〇病院' };
+  const user = await aMember(shop.runtime.deps.orm, buyer);
   const client = new TestClient(shop.app, `10.72.1.${Math.floor(Math.random() * 200) + 1}`);
   expect((await client.login(email, 'buyer-pass-123')).status).toBe(200);
   return { client, email, id: user.id };
@@ -90,18 +81,26 @@ describe('payments inbox rows', () => {
 async function aFlaggedRun() {
   const runId = randomUUID();
   const findingIds = [randomUUID(), randomUUID()];
-  await db().execute(
-    `insert into reconciliation_runs (id, trigger, days, state, findings, notified, created_at, finished_at)
-     values (?, 'manual', 7, 'done', 2, 'findings', now(), now())`,
-    [runId],
-  );
-  for (const [i, id] of findingIds.entries()) {
-    await db().execute(
-      `insert into payment_findings (id, run_id, kind, stripe_session_id, stripe_amount, stripe_currency, detail, created_at)
-       values (?, ?, 'paid_without_sale', ?, 8800, 'jpy', '売上がありません。', now())`,
-      [id, runId, `cs_test_planted_${i}_${runId.slice(0, 8)}`],
-    );
-  }
+  const run = { id: runId, trigger: 'manual', days: 7, state: 'done', findings: 2, notified: 'findings' };
+  await kyselyOf(db())
+    .insertInto('reconciliation_runs')
+    .values({ ...run, created_at: now(), finished_at: now() })
+    .execute();
+  await kyselyOf(db())
+    .insertInto('payment_findings')
+    .values(
+      findingIds.map((id, i) => ({
+        id,
+        run_id: runId,
+        kind: 'paid_without_sale',
+        stripe_session_id: `cs_test_planted_${i}_${runId.slice(0, 8)}`,
+        stripe_amount: 8800,
+        stripe_currency: 'jpy',
+        detail: '売上がありません。',
+        created_at: now(),
+      })),
+    )
+    .execute();
   return { runId, findingIds: findingIds as [string, string] };
 }
 
@@ -246,11 +245,20 @@ describe('administrator sign-ins in the audit log', () => {
 describe('GET /api/audit-logs/export.csv', () => {
   it('is the filtered log as a UTF-8 CSV with BOM, in the screen’s words, formula-safe, and audited itself', async () => {
     // An entry whose cells would start a formula in Excel.
-    await db().execute(
-      `insert into audit_logs (id, actor_id, actor_email, action, target_type, target_id, before, after, created_at)
-       values (?, null, ?, 'license.update', 'license', '=HYPERLINK("http://x")', ?, ?, now())`,
-      [randomUUID(), '+evil@example.jp', JSON.stringify({ price: 1000 }), JSON.stringify({ price: 2000 })],
-    );
+    await kyselyOf(db())
+      .insertInto('audit_logs')
+      .values({
+        id: randomUUID(),
+        actor_id: null,
+        actor_email: '+evil@example.jp',
+        action: 'license.update',
+        target_type: 'license',
+        target_id: '=HYPERLINK("http://x")',
+        before: jsonb({ price: 1000 }),
+        after: jsonb({ price: 2000 }),
+        created_at: now(),
+      })
+      .execute();
     const res = await admin.get('/api/audit-logs/export.csv?action=license.update');
     expect(res.status, await res.clone().text()).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=UTF-8');
@@ -287,13 +295,15 @@ describe('GET /api/audit-logs/export.csv', () => {
   });
 
   it('writes CP932 without BOM when asked; every entry of a big log, across batches', async () => {
-    const values = Array.from(
-      { length: 2_500 },
-      (_, i) => `('${randomUUID()}', 'bulk@example.jp', 'user.update', 'user', 'u${i}', now() - interval '${i} seconds')`,
-    );
-    await db().execute(
-      `insert into audit_logs (id, actor_email, action, target_type, target_id, created_at) values ${values.join(', ')}`,
-    );
+    const entries = Array.from({ length: 2_500 }, (_, i) => ({
+      id: randomUUID(),
+      actor_email: 'bulk@example.jp',
+      action: 'user.update',
+      target_type: 'user',
+      target_id: `u${i}`,
+      created_at: millisecondsAgo(i * 1000),
+    }));
+    await kyselyOf(db()).insertInto('audit_logs').values(entries).execute();
     const res = await admin.get('/api/audit-logs/export.csv?actor=bulk@&encoding=shift_jis');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=Shift_JIS');

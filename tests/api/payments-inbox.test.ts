@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonb, db as kyselyOf, now } from '../../src/db/kysely.ts';
 import { eventJson } from '../../src/dev/stripe-emulator/emulator.ts';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
@@ -76,11 +77,19 @@ async function plantFailedEvent(sessionId: string, error: string, attempts: numb
   const completed = shop.emulator.held().find((e) => e.type === 'checkout.session.completed');
   await shop.emulator.release([]);
   if (!completed) throw new Error('no completed event');
-  await db().execute(
-    `insert into stripe_events (id, type, payload, stripe_session_id, received_at, attempts, failed_at, last_error)
-     values (?, ?, ?, ?, now(), ?, now(), ?)`,
-    [completed.id, completed.type, JSON.stringify(eventJson(completed)), sessionId, attempts, error],
-  );
+  await kyselyOf(db())
+    .insertInto('stripe_events')
+    .values({
+      id: completed.id,
+      type: completed.type,
+      payload: jsonb(eventJson(completed)),
+      stripe_session_id: sessionId,
+      received_at: now(),
+      attempts,
+      failed_at: now(),
+      last_error: error,
+    })
+    .execute();
   return completed;
 }
 

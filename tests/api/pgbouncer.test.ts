@@ -11,6 +11,7 @@ import { createStripeEmulator } from '../../src/dev/stripe-emulator/emulator.ts'
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { TEST_PG_URL } from '../support/env.ts';
+import { aLicense } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startPgBouncer } from '../support/pgbouncer.ts';
 import { freePort } from '../support/ports.ts';
@@ -83,10 +84,7 @@ beforeAll(async () => {
   dataDir = shared.env.dataDir;
   elsewhere = new pg.Client({ connectionString: bouncer.urlFor(db.name) });
   await elsewhere.connect();
-  const { rows } = await elsewhere.query<{ id: number }>(
-    "insert into licenses (name, description, price, published, created_at, updated_at) values ('プール越しの講習', '', 2300, true, now(), now()) returning id",
-  );
-  licenseId = rows[0]?.id as number;
+  licenseId = await aLicense(a.runtime.deps.orm, { name: 'プール越しの講習', price: 2300 });
   await createOrPromoteAdmin(a.runtime.deps.orm, { email: 'pool-admin@example.jp', password: 'pool-admin-pass-123' });
   await transact(a.runtime.deps.orm.em as Em, (tx) =>
     createUser(tx, {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { S3FileStore } from '../../src/storage/s3.ts';
+import { aLicense, manySales } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { png } from '../support/images.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -112,18 +113,18 @@ describe('S3 file store end to end', () => {
   });
 
   it('a worker streams an export of several multipart parts into the bucket; every web process serves it', async () => {
-    const [license] = await sql<{ id: number }>(
-      "insert into licenses (name, description, price, created_at, updated_at) values ('BLS', '', 11000, now(), now()) returning id",
-    );
+    const license = await aLicense(t.runtime.deps.orm, { name: 'BLS' });
     // About 14 MB of CSV: more than one 8 MB part of the S3 driver's multipart upload.
-    await sql(
-      `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name,
-         license_id, license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-       select '田中', '一郎', 'buyer-' || n || '@fire.example.jp', 4, '〇〇消防局 第' || n || '分署', ?, 'BLS 一次救命処置講習ライセンス',
-         11000, 'jpy', gen_random_uuid(), 'cs_s3_' || n, now(), 0, now(), now()
-       from generate_series(1, 120000) n`,
-      [license?.id],
-    );
+    await manySales(t.runtime.deps.orm, {
+      to: 120_000,
+      licenseId: license,
+      licenseName: 'BLS 一次救命処置講習ライセンス',
+      lastName: '田中',
+      firstName: '一郎',
+      email: 'buyer-{n}@fire.example.jp',
+      affiliationName: '〇〇消防局 第{n}分署',
+      stripeSessionId: 'cs_s3_{n}',
+    });
     const requested = await admin.post('/api/exports', {});
     expect(requested.status).toBe(202);
     const id = (await requested.json()).export.id as string;

@@ -7,6 +7,7 @@ import { db } from '../../src/db/kysely.ts';
 import type { Em, Orm } from '../../src/db/orm.ts';
 import { recordEvent, transact } from '../../src/events/outbox.ts';
 import { openDatabase } from '../../src/host/modules.ts';
+import { aLicense } from '../support/factories.ts';
 import { createDatabase } from '../support/runtime.ts';
 
 // Typed queries (docs/decisions/0035-typed-queries.md).
@@ -37,12 +38,8 @@ describe('the database interface (src/db/schema.ts)', () => {
 describe('db(em): Kysely on the EntityManager’s transaction', () => {
   it('sees the rows its transaction wrote but has not committed, and the outbox event of the same transaction', async () => {
     const seen = await transact(orm.em as Em, async (tx) => {
-      const [inserted] = await db(tx)
-        .insertInto('licenses')
-        .values({ name: '未コミットの講座', price: 1200, created_at: new Date(), updated_at: new Date() })
-        .returning('id')
-        .execute();
-      const event = recordEvent(tx, 'LicenseHidden', { licenseId: inserted?.id ?? 0 });
+      const inserted = await aLicense(db(tx), { name: '未コミットの講座', price: 1200 });
+      const event = recordEvent(tx, 'LicenseHidden', { licenseId: inserted });
       await tx.flush();
       // Another connection does not see either yet.
       const outside = await licenseNamed(orm.em.fork() as Em, '未コミットの講座');
@@ -68,10 +65,7 @@ describe('db(em): Kysely on the EntityManager’s transaction', () => {
     const failure = new Error('取り消し');
     await expect(
       transact(orm.em as Em, async (tx) => {
-        await db(tx)
-          .insertInto('licenses')
-          .values({ name: '取り消される講座', price: 900, created_at: new Date(), updated_at: new Date() })
-          .execute();
+        await aLicense(db(tx), { name: '取り消される講座', price: 900 });
         expect(await licenseNamed(tx, '取り消される講座')).toMatchObject({ price: 900 });
         throw failure;
       }),

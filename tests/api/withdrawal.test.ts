@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
 import type { DomainEvent } from '../../src/events/contracts.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { accounts, createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { accounts, createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aLicense, aMember, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { settled } from '../support/settle.ts';
@@ -18,17 +17,12 @@ const PASSWORD = 'member-pass-123';
 const GOODBYE = '【ライセンスストア】退会手続き完了のお知らせ';
 
 async function member(email = unique('leaver')) {
-  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: PASSWORD,
-      lastName: '退会',
-      firstName: '太郎',
-      emailVerified: true,
-      affiliation: 4,
-      affiliationName: '〇〇市消防局',
-    }),
-  );
+  const user = await aMember(t.runtime.deps.orm, {
+    email,
+    password: PASSWORD,
+    lastName: '退会',
+    affiliationName: '〇〇市消防局',
+  });
   const c = client();
   expect((await c.login(email, PASSWORD)).status).toBe(200);
   return { id: user.id, email, client: c };
@@ -116,16 +110,16 @@ describe('POST /api/users/{id}/withdrawal', () => {
     const a = await member();
     const phone = client();
     expect((await phone.login(a.email, PASSWORD)).status).toBe(200);
-    await db().execute(
-      "insert into licenses (name, description, price, created_at, updated_at) values ('退会テスト講習', '', 11000, now(), now())",
-    );
+    const license = await aLicense(t.runtime.deps.orm, { name: '退会テスト講習' });
     const stripeSession = `cs_test_withdraw_${Date.now()}`;
-    await db().execute(
-      `insert into sales (user_id, buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation_name, license_id, license_name, amount, currency,
-        checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-       values (?, '退会', '太郎', ?, '〇〇市消防局', (select max(id) from licenses), '退会テスト講習', 11000, 'jpy', gen_random_uuid(), ?, now(), 0, now(), now())`,
-      [a.id, a.email, stripeSession],
-    );
+    await aSale(t.runtime.deps.orm, license, {
+      userId: a.id,
+      lastName: '退会',
+      email: a.email,
+      affiliation: null,
+      affiliationName: '〇〇市消防局',
+      stripeSessionId: stripeSession,
+    });
     // A pending e-mail change: its token and address must go too.
     const pending = unique('pending');
     expect(

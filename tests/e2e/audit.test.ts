@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { db, jsonb, millisecondsAgo } from '../../src/db/kysely.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
@@ -32,11 +34,20 @@ beforeAll(async () => {
     )
   ).id;
   // Someone else's older change, for the filters to leave out.
-  await app.runtime.deps.orm.em.fork().execute(
-    `insert into audit_logs (id, actor_id, actor_email, action, target_type, target_id, before, after, created_at)
-       values (gen_random_uuid(), gen_random_uuid(), 'other-admin@example.jp', 'license.update', 'license', '1',
-               '{"price": 5500}', '{"price": 6600}', now() - interval '3 days')`,
-  );
+  await db(app.runtime.deps.orm.em.fork())
+    .insertInto('audit_logs')
+    .values({
+      id: randomUUID(),
+      actor_id: randomUUID(),
+      actor_email: 'other-admin@example.jp',
+      action: 'license.update',
+      target_type: 'license',
+      target_id: '1',
+      before: jsonb({ price: 5500 }),
+      after: jsonb({ price: 6600 }),
+      created_at: millisecondsAgo(3 * 24 * 3_600_000),
+    })
+    .execute();
   browser = await launchBrowser();
 }, 90_000);
 afterAll(async () => {

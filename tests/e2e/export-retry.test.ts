@@ -3,9 +3,11 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { db, jsonb, millisecondsAgo } from '../../src/db/kysely.ts';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { confirmInDialog } from '../support/confirm-dialog.ts';
+import { aLicense, aSale } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
@@ -25,26 +27,29 @@ beforeAll(async () => {
   });
   await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'retry-admin@example.jp', password: 'retry-admin-pass' });
   await enrolAdmin(app.app, { email: 'retry-admin@example.jp', password: 'retry-admin-pass' });
-  const em = app.runtime.deps.orm.em.fork();
-  const license = (
-    await em.execute(
-      "insert into licenses (name, description, price, created_at, updated_at) values ('BLS講習', '', 11000, now(), now()) returning id",
-    )
-  )[0]?.id;
-  await em.execute(
-    `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name, license_id, license_name,
-      amount, currency, checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-     values ('小林', '四郎', 'kobayashi@example.jp', 4, '〇〇消防', ?, 'BLS講習', 11000, 'jpy', gen_random_uuid(), 'cs_test_retry', now(), 0, now(), now())`,
-    [license],
-  );
+  const orm = app.runtime.deps.orm;
+  const license = await aLicense(orm, { name: 'BLS講習' });
+  const buyer = { lastName: '小林', firstName: '四郎', email: 'kobayashi@example.jp', affiliationName: '〇〇消防' };
+  await aSale(orm, license, { ...buyer, stripeSessionId: 'cs_test_retry' });
   // An export whose worker was killed mid-build: `running`, silent for a minute, its temp file left.
-  await em.execute(
-    `insert into exports (id, requested_by, requested_by_email, filters, encoding, replace_unmappable, batch, license_name, state,
-      row_count, created_at, started_at, heartbeat_at)
-     values (?, 'x', 'retry-admin@example.jp', '{}', 'utf-8', false, false, null, 'running', 0,
-      now() - interval '2 minutes', now() - interval '2 minutes', now() - interval '1 minute')`,
-    [exportId],
-  );
+  await db(orm.em.fork())
+    .insertInto('exports')
+    .values({
+      id: exportId,
+      requested_by: 'x',
+      requested_by_email: 'retry-admin@example.jp',
+      filters: jsonb({}),
+      encoding: 'utf-8',
+      replace_unmappable: false,
+      batch: false,
+      license_name: null,
+      state: 'running',
+      row_count: 0,
+      created_at: millisecondsAgo(120_000),
+      started_at: millisecondsAgo(120_000),
+      heartbeat_at: millisecondsAgo(60_000),
+    })
+    .execute();
   mkdirSync(join(app.env.dataDir, 'exports'), { recursive: true });
   writeFileSync(join(app.env.dataDir, 'exports', `.${exportId}.999.0.tmp`), 'half');
   browser = await launchBrowser();

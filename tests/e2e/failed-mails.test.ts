@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { db as kyselyOf, millisecondsAgo, now } from '../../src/db/kysely.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
@@ -26,6 +28,16 @@ afterAll(async () => {
   await smtp?.close();
 });
 
+const HOUR = 3_600_000;
+/** A receipt mail to `recipient`, keyed as the mail module keys it. */
+const receiptMail = (key: string, recipient: string) => ({
+  id: randomUUID(),
+  key: `${key}:receipt`,
+  template: 'receipt',
+  user_id: null,
+  recipient,
+  subject: 'ご購入ありがとうございます',
+});
 const accessible = async (page: Page, name: string) => expect(await axeViolations(page), name).toEqual([]);
 const noSidewaysScroll = async (page: Page) =>
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
@@ -92,13 +104,15 @@ it('送信に失敗したメール at 375 px: empty, loading and error states; p
     )
     .toBe(1);
   // And 21 older failures (a receipt whose mailbox is full, retried automatically), for a second page.
-  await app.runtime.deps.orm.em.fork().execute(
-    `insert into mail_deliveries (id, key, template, user_id, recipient, subject, status, permanent, attempts, error, failed_at, created_at)
-     select gen_random_uuid(), 'older-' || n || ':receipt', 'receipt', null, 'full-' || n || '@example.jp',
-            'ご購入ありがとうございます', 'failed', false, 3, '452 4.2.2 mailbox full', now() - interval '1 hour',
-            now() - make_interval(hours => n)
-     from generate_series(1, 21) as n`,
-  );
+  const older = Array.from({ length: 21 }, (_, i) => ({
+    ...receiptMail(`older-${i + 1}`, `full-${i + 1}@example.jp`),
+    status: 'failed',
+    attempts: 3,
+    error: '452 4.2.2 mailbox full',
+    failed_at: millisecondsAgo(HOUR),
+    created_at: millisecondsAgo((i + 1) * HOUR),
+  }));
+  await kyselyOf(app.runtime.deps.orm.em.fork()).insertInto('mail_deliveries').values(older).execute();
 
   await page.getByRole('button', { name: '再読み込み' }).click();
   const rows = page.locator('tbody tr');
@@ -202,17 +216,43 @@ it('管理メニュー at 375 px: failed and stuck mail counted and linked, reco
 
   // A mail refused for good, one stuck in 送信中 for 10 minutes, and a reconciliation run with 2 differences.
   const db = app.runtime.deps.orm.em.fork();
-  await db.execute(
-    `insert into mail_deliveries (id, key, template, user_id, recipient, subject, status, permanent, attempts, error, failed_at, claimed_at, created_at)
-     values (gen_random_uuid(), 'menu-refused:receipt', 'receipt', null, 'menu-refused@example.jp', 'ご購入ありがとうございます',
-             'failed', true, 1, '550 5.1.1 mailbox unavailable', now(), null, now()),
-            (gen_random_uuid(), 'menu-stuck:receipt', 'receipt', null, 'menu-stuck@example.jp', 'ご購入ありがとうございます',
-             'sending', false, 1, null, null, now() - interval '10 minutes', now() - interval '10 minutes')`,
-  );
-  const [run] = await db.execute<{ id: string }[]>(
-    `insert into reconciliation_runs (id, trigger, days, state, findings, notified, created_at, started_at, finished_at)
-     values (gen_random_uuid(), 'schedule', 7, 'done', 2, 'findings', now(), now(), now()) returning id`,
-  );
+  const typed = kyselyOf(db);
+  await typed
+    .insertInto('mail_deliveries')
+    .values([
+      {
+        ...receiptMail('menu-refused', 'menu-refused@example.jp'),
+        status: 'failed',
+        permanent: true,
+        attempts: 1,
+        error: '550 5.1.1 mailbox unavailable',
+        failed_at: now(),
+        created_at: now(),
+      },
+      {
+        ...receiptMail('menu-stuck', 'menu-stuck@example.jp'),
+        status: 'sending',
+        attempts: 1,
+        claimed_at: millisecondsAgo(10 * 60_000),
+        created_at: millisecondsAgo(10 * 60_000),
+      },
+    ])
+    .execute();
+  const run = await typed
+    .insertInto('reconciliation_runs')
+    .values({
+      id: randomUUID(),
+      trigger: 'schedule',
+      days: 7,
+      state: 'done',
+      findings: 2,
+      notified: 'findings',
+      created_at: now(),
+      started_at: now(),
+      finished_at: now(),
+    })
+    .returning('id')
+    .executeTakeFirst();
   await page.reload();
   await counts.getByText('送信に失敗したメール').waitFor();
   await expect.poll(() => counts.locator('dd').allTextContents()).toEqual(['1件', '1件']);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { confirmInDialog } from '../support/confirm-dialog.ts';
+import { aLicense, aSale } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
@@ -14,22 +15,12 @@ beforeAll(async () => {
   app = await startTestServer({ env: { EXPORT_GROUP_NAME: 'E2Eグループ' } });
   await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'issue-admin@example.jp', password: 'issue-admin-pass' });
   await enrolAdmin(app.app, { email: 'issue-admin@example.jp', password: 'issue-admin-pass' });
-  const em = app.runtime.deps.orm.em.fork();
-  const license = (
-    await em.execute(
-      "insert into licenses (name, description, price, created_at, updated_at) values ('JPTEC講習', '', 16500, now(), now()) returning id",
-    )
-  )[0]?.id;
-  for (const [last, first, email] of [
+  const license = await aLicense(app.runtime.deps.orm, { name: 'JPTEC講習', price: 16_500 });
+  for (const [lastName, firstName, email] of [
     ['高橋', '一郎', 'takahashi@example.jp'],
     ['渡辺', '二郎', 'watanabe@example.jp'],
-  ]) {
-    await em.execute(
-      `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name, license_id, license_name,
-        amount, currency, checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-       values (?, ?, ?, 4, '〇〇消防', ?, 'JPTEC講習', 16500, 'jpy', gen_random_uuid(), 'cs_test_' || md5(random()::text), now(), 0, now(), now())`,
-      [last, first, email, license],
-    );
+  ] as const) {
+    await aSale(app.runtime.deps.orm, license, { lastName, firstName, email, affiliationName: '〇〇消防', amount: 16_500 });
   }
   browser = await launchBrowser();
 }, 90_000);

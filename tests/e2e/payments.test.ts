@@ -1,5 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { db, jsonb, now } from '../../src/db/kysely.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { eventJson } from '../../src/dev/stripe-emulator/emulator.ts';
 import { transact } from '../../src/events/outbox.ts';
@@ -57,11 +58,19 @@ it('an operator finds a failed payment event, replays it into a sale, and reconc
   const completed = shop.emulator.held().find((e) => e.type === 'checkout.session.completed');
   await shop.emulator.release([]);
   if (!completed) throw new Error('no completed event');
-  await orm.em.fork().execute(
-    `insert into stripe_events (id, type, payload, stripe_session_id, received_at, attempts, failed_at, last_error)
-       values (?, ?, ?, ?, now(), 8, now(), 'Error: Connection terminated unexpectedly')`,
-    [completed.id, completed.type, JSON.stringify(eventJson(completed)), sessionId],
-  );
+  await db(orm.em.fork())
+    .insertInto('stripe_events')
+    .values({
+      id: completed.id,
+      type: completed.type,
+      payload: jsonb(eventJson(completed)),
+      stripe_session_id: sessionId,
+      received_at: now(),
+      attempts: 8,
+      failed_at: now(),
+      last_error: 'Error: Connection terminated unexpectedly',
+    })
+    .execute();
 
   const page = await browser.newPage();
   await page.goto(`${shop.baseUrl}/login`);

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { handlers } from '../../workers/handlers.ts';
+import { aLicense, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -25,22 +26,14 @@ beforeAll(async () => {
   await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'sheet-admin@example.jp', password: 'sheet-admin-pass' });
   admin = new TestClient(t.app, '10.99.0.1');
   await admin.login('sheet-admin@example.jp', 'sheet-admin-pass');
-  const em = t.runtime.deps.orm.em.fork();
-  const [license] = await em.execute(
-    `insert into licenses (name, description, price, created_at, updated_at) values ('=HYPERLINK("http://evil.example")', '', 1000, now(), now()) returning id`,
-  );
-  for (const [last, first, email] of [
+  const license = await aLicense(t.runtime.deps.orm, { name: '=HYPERLINK("http://evil.example")', price: 1000 });
+  for (const [lastName, firstName, email] of [
     ['=1+2', '+81-3', '-5@example.jp'],
     ['@SUM(A1)', '波〜−‖—', 'wave@example.jp'],
     ['＝1+2', '¢£¬髙', 'wide@example.jp'],
-  ]) {
-    await em.execute(
-      `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name, license_id, license_name,
-         amount, currency, checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-       values (?, ?, ?, 4, '-署', ?, '=HYPERLINK("http://evil.example")', 1000, 'jpy', gen_random_uuid(), 'cs_sheet_' || md5(random()::text),
-         '2026-04-01T01:00:00Z', 0, now(), now())`,
-      [last, first, email, license?.id],
-    );
+  ] as const) {
+    const buyer = { lastName, firstName, email, affiliationName: '-署' };
+    await aSale(t.runtime.deps.orm, license, { ...buyer, amount: 1000, paidAt: '2026-04-01T01:00:00Z' });
   }
 }, 60_000);
 afterAll(async () => {

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { dbAt, manySales } from '../support/factories.ts';
 import { until } from './support/flows.ts';
 import { settle } from './support/ledger.ts';
 import { type Services, startServices } from './support/services.ts';
@@ -25,14 +26,22 @@ describe('an export whose worker dies', () => {
     shop = await startFaultShop({ ...services });
     const s = shop;
     const licenseId = await s.createLicense('出力試験ライセンス');
-    await s.sql(
-      `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation_name, license_id, license_name, amount, currency,
-         checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-       select '出力', g::text, 'export' || g || '@example.jp', '', $1, '出力試験ライセンス', 5500, 'jpy', gen_random_uuid(), 'cs_export_' || g,
-         now() - (g || ' seconds')::interval, 0, now(), now()
-       from generate_series(1, ${ROWS}) g`,
-      [licenseId],
-    );
+    const seed = dbAt(s.databaseUrl);
+    try {
+      await manySales(seed, {
+        to: ROWS,
+        licenseId,
+        lastName: '出力',
+        email: 'export{n}@example.jp',
+        affiliation: null,
+        affiliationName: '',
+        amount: 5500,
+        stripeSessionId: 'cs_export_{n}',
+        paidAt: { stepSeconds: -1 },
+      });
+    } finally {
+      await seed.destroy();
+    }
     const admin = await s.admin();
     const res = await admin.post('/api/exports', {});
     expect(res.status, await res.clone().text()).toBe(202);

@@ -7,6 +7,7 @@ import { loadEnv } from '../../src/config/env.ts';
 import { MIGRATION_LOCK_TIMEOUT_MS, OnlineMigration } from '../../src/db/online-migration.ts';
 import { initOrm, ormConfig } from '../../src/db/orm.ts';
 import { entities, migrateShop, openDatabase } from '../../src/host/modules.ts';
+import { cycle, dbAt, manyLicenses, manyMembers, manySales, numbered } from '../support/factories.ts';
 import { type PrivatePostgres, startPrivatePostgres } from './support/postgres.ts';
 
 /**
@@ -32,28 +33,35 @@ beforeAll(async () => {
     await orm.close(true);
   }
   const t0 = performance.now();
-  await pg.query(
-    `insert into users (id, email, email_verified, name, last_name, first_name, role, affiliation, affiliation_name, distribution, banned, created_at, updated_at)
-     select 'u' || g, 'member' || g || '@example.jp', true, '', '佐藤', '太郎' || g, 'user', 1 + g % 6, '〇〇署', true, false, now(), now()
-     from generate_series(1, ${MEMBERS}) g`,
-    [],
-    'shop_online',
-  );
-  await pg.query(
-    `insert into licenses (name, description, price, created_at, updated_at) select 'ライセンス ' || g, '', 1000, now(), now() from generate_series(1, 100) g`,
-    [],
-    'shop_online',
-  );
-  await pg.query(
-    `insert into sales (user_id, buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name,
-       license_id, license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-     select 'u' || (1 + g % ${MEMBERS}), '佐藤', '太郎', 'member' || (1 + g % ${MEMBERS}) || '@example.jp', 4, '〇〇署',
-            1 + g % 100, 'ライセンス', 11000, 'jpy', gen_random_uuid(), 'cs_online_' || g, now() - (g || ' seconds')::interval,
-            g % 3, now(), now()
-     from generate_series(1, ${SALES}) g`,
-    [],
-    'shop_online',
-  );
+  const seed = dbAt(url);
+  try {
+    await manyMembers(seed, {
+      to: MEMBERS,
+      id: 'u{n}',
+      email: 'member{n}@example.jp',
+      lastName: '佐藤',
+      firstName: '太郎{n}',
+      affiliation: cycle([1, 2, 3, 4, 5, 6]),
+      affiliationName: '〇〇署',
+    });
+    const licenses = await manyLicenses(seed, { to: 100, name: 'ライセンス {n}', price: 1000 });
+    // Sale n is member 1 + n mod MEMBERS's, of licence n mod 100, in each state in turn.
+    await manySales(seed, {
+      to: SALES,
+      userId: numbered('u{n}', MEMBERS, 1),
+      lastName: '佐藤',
+      firstName: '太郎',
+      email: numbered('member{n}@example.jp', MEMBERS, 1),
+      affiliationName: '〇〇署',
+      licenseId: cycle(licenses),
+      licenseName: 'ライセンス',
+      stripeSessionId: 'cs_online_{n}',
+      paidAt: { stepSeconds: -1 },
+      status: cycle([0, 1, 2]),
+    });
+  } finally {
+    await seed.destroy();
+  }
   await pg.query('vacuum analyze', [], 'shop_online');
   console.info(
     `online migrations: seeded ${SALES} sales and ${MEMBERS} members in ${((performance.now() - t0) / 1000).toFixed(1)} s`,

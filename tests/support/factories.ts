@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
+import pg from 'pg';
+import { type DB, type Db, db as kyselyOf } from '../../src/db/kysely.ts';
 import type { Em, Orm } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
@@ -8,10 +11,21 @@ import { newOrderNumber, SaleStatus } from '../../src/modules/sales/index.ts';
  * Test data as the shop would hold it, with defaults a reader need not care about and overrides for
  * what a test is about. Members and administrators go through the accounts module (a real password
  * hash, a verified address unless told otherwise); licences and sales are written straight to their
- * tables, as a test that is not about buying needs them (no Stripe, no events).
+ * tables with Kysely typed by the generated schema, as a test that is not about buying needs them (no
+ * Stripe, no events). These are the only writers of test rows: tests/unit/test-data.test.ts fails on
+ * `insert into` text anywhere else in tests/.
  */
 let seq = 0;
 const next = () => `${Date.now().toString(36)}${(++seq).toString(36)}`;
+
+/** Where test rows go: the shop's ORM (its pool) or any Kysely over the shop's database. */
+export type Target = Orm | Db;
+const dbOf = (target: Target): Db => (target instanceof Kysely ? target : kyselyOf(target.em.fork() as Em));
+
+/** A Kysely on a connection pool of its own (writes "from elsewhere", or a database no ORM is open on); destroy it after. */
+export function dbAt(connectionString: string): Db {
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString, max: 2 }) }) });
+}
 
 export interface MemberOverrides {
   email?: string;
@@ -49,14 +63,20 @@ export async function anAdmin(orm: Orm, overrides: { email?: string; password?: 
 }
 
 /** A published licence (¥11,000 税込 unless told). */
-export async function aLicense(orm: Orm, overrides: { name?: string; price?: number; published?: boolean } = {}) {
-  const [row] = await orm.em
-    .fork()
-    .execute<{ id: number }[]>(
-      `insert into licenses (name, description, price, published, created_at, updated_at) values (?, '', ?, ?, now(), now()) returning id`,
-      [overrides.name ?? `ライセンス ${next()}`, overrides.price ?? 11_000, overrides.published ?? true],
-    );
-  return row?.id as number;
+export async function aLicense(target: Target, overrides: { name?: string; price?: number; published?: boolean } = {}) {
+  const row = await dbOf(target)
+    .insertInto('licenses')
+    .values({
+      name: overrides.name ?? `ライセンス ${next()}`,
+      description: '',
+      price: overrides.price ?? 11_000,
+      published: overrides.published ?? true,
+      created_at: sql`now()`,
+      updated_at: sql`now()`,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
 }
 
 export interface SaleOverrides {
@@ -64,45 +84,268 @@ export interface SaleOverrides {
   lastName?: string;
   firstName?: string;
   email?: string;
-  affiliation?: number;
+  affiliation?: number | null;
   affiliationName?: string;
   affiliationOther?: string | null;
+  /** The licence's name as the buyer saw it (its current name unless told). */
+  licenseName?: string;
   amount?: number;
   paidAt?: string | Date;
   status?: SaleStatus;
   refunded?: boolean;
+  stripeSessionId?: string;
+  /** A new 注文番号 for `paidAt` unless told (null: a sale from before order numbers). */
+  orderNumber?: string | null;
 }
 
 /**
  * A paid sale of `licenseId` (出力待ち unless told), with its order number, as the CheckoutPaid handler
  * would have recorded it.
  */
-export async function aSale(orm: Orm, licenseId: number, overrides: SaleOverrides = {}) {
+export async function aSale(target: Target, licenseId: number, overrides: SaleOverrides = {}) {
   const paidAt = overrides.paidAt ? new Date(overrides.paidAt) : new Date();
-  const [row] = await orm.em.fork().execute<{ id: number }[]>(
-    `insert into sales (user_id, buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name,
-       buyer_affiliation_other, license_id, license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at,
-       refunded_at, status, order_number, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, (select name from licenses where id = ?), ?, 'jpy', ?, ?, ?, ?, ?, ?, now(), now())
-     returning id`,
-    [
-      overrides.userId ?? null,
-      overrides.lastName ?? '山田',
-      overrides.firstName ?? '太郎',
-      overrides.email ?? `buyer-${next()}@example.jp`,
-      overrides.affiliation ?? 4,
-      overrides.affiliationName ?? '〇〇消防局',
-      overrides.affiliationOther ?? null,
-      licenseId,
-      licenseId,
-      overrides.amount ?? 11_000,
-      randomUUID(),
-      `cs_test_${next()}`,
-      paidAt,
-      overrides.refunded ? paidAt : null,
-      overrides.status ?? SaleStatus.AwaitingExport,
-      newOrderNumber(paidAt),
-    ],
-  );
-  return row?.id as number;
+  const db = dbOf(target);
+  const row = await db
+    .insertInto('sales')
+    .values({
+      user_id: overrides.userId ?? null,
+      buyer_last_name: overrides.lastName ?? '山田',
+      buyer_first_name: overrides.firstName ?? '太郎',
+      buyer_email: overrides.email ?? `buyer-${next()}@example.jp`,
+      buyer_affiliation: overrides.affiliation === undefined ? 4 : overrides.affiliation,
+      buyer_affiliation_name: overrides.affiliationName ?? '〇〇消防局',
+      buyer_affiliation_other: overrides.affiliationOther ?? null,
+      license_id: licenseId,
+      license_name: overrides.licenseName ?? db.selectFrom('licenses').select('name').where('id', '=', licenseId),
+      amount: overrides.amount ?? 11_000,
+      currency: 'jpy',
+      checkout_session_id: randomUUID(),
+      stripe_session_id: overrides.stripeSessionId ?? `cs_test_${next()}`,
+      paid_at: paidAt.toISOString(),
+      refunded_at: overrides.refunded ? paidAt.toISOString() : null,
+      status: overrides.status ?? SaleStatus.AwaitingExport,
+      order_number: overrides.orderNumber === undefined ? newOrderNumber(paidAt) : overrides.orderNumber,
+      created_at: sql`now()`,
+      updated_at: sql`now()`,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/*
+ * Bulk seeding: one `insert … select … from generate_series(from, to) as g`, row n taking its values
+ * from the options. A string may hold `{n}` (the row's number), a `cycle([...])` takes its
+ * (n mod length)-th value, a `Timeline` starts at a time (the transaction's `now()` unless told) and
+ * steps by seconds per row. Every value is a bound parameter.
+ */
+
+/** Values taken in turn: row n gets `values[n % values.length]` (keep text cycles short: PostgreSQL walks a text array to index it). */
+export interface Cycle<T> {
+  readonly cycle: readonly T[];
+}
+export const cycle = <T>(values: readonly T[]): Cycle<T> => ({ cycle: values });
+
+/** A `{n}` template whose number runs round: `offset + n % period` (member n of many, without a long cycle). */
+export interface Numbered {
+  readonly numbered: string;
+  readonly period: number;
+  readonly offset: number;
+}
+export const numbered = (template: string, period: number, offset = 0): Numbered => ({ numbered: template, period, offset });
+
+/** Row n's time: `start + n × stepSeconds` (n mod `period` when given). */
+export interface Timeline {
+  start?: Date | string;
+  stepSeconds?: number;
+  period?: number;
+}
+
+type Each<T> = T | Cycle<T>;
+type EachText<T extends string | null> = Each<T> | Numbered;
+const g = sql.ref('g');
+const rowNumber = (period?: number) => (period ? sql`(g % ${period}::int)` : g);
+
+/** A text column's value: constant, a `{n}` template, a numbered template or a cycle. */
+function text(value: EachText<string | null>): RawBuilder<string> {
+  if (value === null) return sql`null::text`;
+  if (typeof value === 'string') return template(value, g);
+  if ('numbered' in value) return template(value.numbered, sql`(${value.offset}::int + g % ${value.period}::int)`);
+  return sql`(${value.cycle}::text[])[1 + g % ${value.cycle.length}::int]`;
+}
+
+function template(value: string, n: RawBuilder<unknown>): RawBuilder<string> {
+  const pieces = value.split('{n}').map((piece) => sql`${piece}::text`);
+  return sql.join(pieces, sql` || ${n}::text || `) as RawBuilder<string>;
+}
+
+function integer(value: Each<number | null>): RawBuilder<number> {
+  if (value !== null && typeof value === 'object') return sql`(${value.cycle}::int[])[1 + g % ${value.cycle.length}::int]`;
+  return sql`${value}::int`;
+}
+
+function time(timeline: Timeline = {}): RawBuilder<string> {
+  const start = timeline.start ? sql`${new Date(timeline.start).toISOString()}::timestamptz` : sql`now()`;
+  return sql`${start} + ${rowNumber(timeline.period)} * (${timeline.stepSeconds ?? 0}::int * interval '1 second')`;
+}
+
+const series = (db: Db, from: number, to: number) =>
+  db.selectFrom(sql<{ g: number }>`generate_series(${from}::int, ${to}::int)`.as('g')).orderBy(g);
+
+export interface ManySales {
+  from?: number;
+  /** The last row's number (rows from..to). */
+  to: number;
+  licenseId: Each<number>;
+  licenseName?: EachText<string>;
+  userId?: EachText<string | null>;
+  lastName?: EachText<string>;
+  firstName?: EachText<string>;
+  email?: EachText<string>;
+  affiliation?: Each<number | null>;
+  affiliationName?: EachText<string>;
+  amount?: number;
+  status?: Each<number>;
+  stripeSessionId?: EachText<string>;
+  paidAt?: Timeline;
+}
+
+/** Sales numbered from..to in one statement (paid at the transaction's time, 出力待ち, no 注文番号 unless told). */
+export async function manySales(target: Target, o: ManySales): Promise<void> {
+  const db = dbOf(target);
+  const tag = next();
+  const licenseName =
+    o.licenseName === undefined
+      ? sql<string>`(select name from licenses where id = ${integer(o.licenseId)})`
+      : text(o.licenseName);
+  await db
+    .insertInto('sales')
+    .columns([
+      'user_id',
+      'buyer_last_name',
+      'buyer_first_name',
+      'buyer_email',
+      'buyer_affiliation',
+      'buyer_affiliation_name',
+      'license_id',
+      'license_name',
+      'amount',
+      'currency',
+      'checkout_session_id',
+      'stripe_session_id',
+      'paid_at',
+      'status',
+      'created_at',
+      'updated_at',
+    ])
+    .expression(
+      series(db, o.from ?? 1, o.to).select([
+        text(o.userId ?? null).as('user_id'),
+        text(o.lastName ?? '山田').as('buyer_last_name'),
+        text(o.firstName ?? '{n}').as('buyer_first_name'),
+        text(o.email ?? `buyer-${tag}-{n}@example.jp`).as('buyer_email'),
+        integer(o.affiliation === undefined ? 4 : o.affiliation).as('buyer_affiliation'),
+        text(o.affiliationName ?? '〇〇消防局').as('buyer_affiliation_name'),
+        integer(o.licenseId).as('license_id'),
+        licenseName.as('license_name'),
+        integer(o.amount ?? 11_000).as('amount'),
+        sql`'jpy'`.as('currency'),
+        sql`gen_random_uuid()`.as('checkout_session_id'),
+        text(o.stripeSessionId ?? `cs_test_${tag}_{n}`).as('stripe_session_id'),
+        time(o.paidAt).as('paid_at'),
+        integer(o.status ?? SaleStatus.AwaitingExport).as('status'),
+        sql`now()`.as('created_at'),
+        sql`now()`.as('updated_at'),
+      ]),
+    )
+    .execute();
+}
+
+/** Licences numbered from..to in one statement (published unless told); their ids in order. */
+export async function manyLicenses(
+  target: Target,
+  o: { from?: number; to: number; name?: string; price?: number; published?: boolean },
+): Promise<number[]> {
+  const db = dbOf(target);
+  const rows = await db
+    .insertInto('licenses')
+    .columns(['name', 'description', 'price', 'published', 'created_at', 'updated_at'])
+    .expression(
+      series(db, o.from ?? 1, o.to).select([
+        text(o.name ?? `ライセンス ${next()}-{n}`).as('name'),
+        sql`''`.as('description'),
+        integer(o.price ?? 11_000).as('price'),
+        sql`${o.published ?? true}::boolean`.as('published'),
+        sql`now()`.as('created_at'),
+        sql`now()`.as('updated_at'),
+      ]),
+    )
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id).sort((a, b) => a - b);
+}
+
+export interface ManyMembers {
+  from?: number;
+  to: number;
+  id?: EachText<string>;
+  email?: EachText<string>;
+  name?: EachText<string>;
+  lastName?: EachText<string>;
+  firstName?: EachText<string>;
+  lastNameKana?: EachText<string | null>;
+  firstNameKana?: EachText<string | null>;
+  affiliation?: Each<number | null>;
+  affiliationName?: EachText<string>;
+  createdAt?: Timeline;
+}
+
+/**
+ * Member rows numbered from..to in one statement, for tests about lists and exports of many members:
+ * verified, with no password (they never sign in), keyed by the same trigger as any writer's rows.
+ */
+export async function manyMembers(target: Target, o: ManyMembers): Promise<void> {
+  const db = dbOf(target);
+  const tag = next();
+  await db
+    .insertInto('users')
+    .columns([
+      'id',
+      'email',
+      'email_verified',
+      'name',
+      'last_name',
+      'first_name',
+      'last_name_kana',
+      'first_name_kana',
+      'affiliation',
+      'affiliation_name',
+      'distribution',
+      'role',
+      'banned',
+      'two_factor_enabled',
+      'created_at',
+      'updated_at',
+    ])
+    .expression(
+      series(db, o.from ?? 1, o.to).select([
+        (o.id === undefined ? sql`gen_random_uuid()::text` : text(o.id)).as('id'),
+        text(o.email ?? `member-${tag}-{n}@example.jp`).as('email'),
+        sql`true`.as('email_verified'),
+        text(o.name ?? '').as('name'),
+        text(o.lastName ?? '山田').as('last_name'),
+        text(o.firstName ?? '{n}').as('first_name'),
+        text(o.lastNameKana ?? null).as('last_name_kana'),
+        text(o.firstNameKana ?? null).as('first_name_kana'),
+        integer(o.affiliation === undefined ? 4 : o.affiliation).as('affiliation'),
+        text(o.affiliationName ?? '〇〇消防局').as('affiliation_name'),
+        sql`true`.as('distribution'),
+        sql`'user'`.as('role'),
+        sql`false`.as('banned'),
+        sql`false`.as('two_factor_enabled'),
+        time(o.createdAt).as('created_at'),
+        sql`now()`.as('updated_at'),
+      ]),
+    )
+    .execute();
 }

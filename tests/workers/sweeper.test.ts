@@ -1,12 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { db, jsonb, millisecondsAgo, now } from '../../src/db/kysely.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
+import { aLicense, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { settled } from '../support/settle.ts';
@@ -98,19 +101,26 @@ describe('the sweeper re-drives what Redis lost', () => {
         created: 1_700_000_000,
         data: { object: { id: `pi_${id}` } },
       });
-    await sql(
-      `insert into stripe_events (id, type, payload, received_at) values (?, 'payment_intent.created', ?, now() - interval '1 minute')`,
-      ['evt_sweep_never_queued', stripeEvent('evt_sweep_never_queued')],
-    );
+    const received = (id: string) => ({
+      id,
+      type: 'payment_intent.created',
+      payload: stripeEvent(id),
+      received_at: millisecondsAgo(60_000),
+    });
+    await db(t.runtime.deps.orm.em.fork()).insertInto('stripe_events').values(received('evt_sweep_never_queued')).execute();
     // Published by the relay as far as the database knows, but no job in Redis.
-    await sql(
-      `insert into stripe_events (id, type, payload, received_at) values (?, 'payment_intent.created', ?, now() - interval '1 minute')`,
-      ['evt_sweep_job_lost', stripeEvent('evt_sweep_job_lost')],
-    );
-    await sql(
-      `insert into outbox_events (id, name, payload, occurred_at, published_at, attempts)
-       values (gen_random_uuid(), 'StripeEventReceived', '{"eventId":"evt_sweep_job_lost"}', now(), now() - interval '10 seconds', 1)`,
-    );
+    await db(t.runtime.deps.orm.em.fork()).insertInto('stripe_events').values(received('evt_sweep_job_lost')).execute();
+    await db(t.runtime.deps.orm.em.fork())
+      .insertInto('outbox_events')
+      .values({
+        id: randomUUID(),
+        name: 'StripeEventReceived',
+        payload: jsonb({ eventId: 'evt_sweep_job_lost' }),
+        occurred_at: now(),
+        published_at: millisecondsAgo(10_000),
+        attempts: 1,
+      })
+      .execute();
     const processed = await eventually(
       async () => {
         const rows = await sql<{ id: string; outcome: string }>(
@@ -140,15 +150,9 @@ describe('the sweeper re-drives what Redis lost', () => {
 
 describe('exports never stay running', () => {
   it('fails an export left running without a job (Japanese reason, temp file removed); it can be re-run', async () => {
-    const [license] = await sql<{ id: number }>(
-      "insert into licenses (name, description, price, created_at, updated_at) values ('BLS', '', 11000, now(), now()) returning id",
-    );
-    await sql(
-      `insert into sales (buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name,
-        license_id, license_name, amount, currency, checkout_session_id, stripe_session_id, paid_at, status, created_at, updated_at)
-       values ('田中', '一郎', 'tanaka@fire.example.jp', 4, '〇〇消防局', ?, 'BLS', 11000, 'jpy', gen_random_uuid(), 'cs_test_sweep', now(), 0, now(), now())`,
-      [license?.id],
-    );
+    const license = await aLicense(t.runtime.deps.orm, { name: 'BLS' });
+    const buyer = { lastName: '田中', firstName: '一郎', email: 'tanaka@fire.example.jp', stripeSessionId: 'cs_test_sweep' };
+    await aSale(t.runtime.deps.orm, license, buyer);
     const created = await admin.post('/api/exports', {});
     expect(created.status).toBe(202);
     const id = (await created.json()).export.id as string;
