@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { db as kysely } from '../../src/db/kysely.ts';
+import { db as kysely, millisecondsAgo, now } from '../../src/db/kysely.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
 import { createUser } from '../../src/modules/accounts/index.ts';
@@ -220,11 +220,17 @@ describe('passkeys behind re-authentication and user verification (Chromium)', (
 
     // A reset by e-mailed link: every passkey removed, every session ended.
     const token = randomBytes(32).toString('base64url');
-    await app.runtime.deps.orm.em.fork().execute(
-      `insert into account_tokens (id, user_id, purpose, token_hash, expires_at, created_at)
-       values (?, ?, 'reset-password', ?, now() + interval '1 hour', now())`,
-      [randomUUID(), id, createHash('sha256').update(token).digest('hex')],
-    );
+    await kysely(app.runtime.deps.orm.em.fork())
+      .insertInto('account_tokens')
+      .values({
+        id: randomUUID(),
+        user_id: id,
+        purpose: 'reset-password',
+        token_hash: createHash('sha256').update(token).digest('hex'),
+        expires_at: millisecondsAgo(-3_600_000), // an hour from now
+        created_at: now(),
+      })
+      .execute();
     const reset = await new TestClient(app.app, '10.93.0.1').post('/api/reset-password', {
       token,
       email,
