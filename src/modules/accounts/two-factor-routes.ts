@@ -8,6 +8,7 @@ import { AppError, validationError } from '../../http/errors.ts';
 import { hasAdminRole, requireUser, signedInUser } from '../../http/guards.ts';
 import { jsonInput } from '../../http/validate.ts';
 import { auditFailedSignIn } from './admin-sign-ins.ts';
+import { meDocs, signInDocs } from './docs.ts';
 import {
   PasskeyLoginInput,
   PasskeyRegistrationInput,
@@ -63,10 +64,10 @@ export async function checkCode(c: Context<AppEnv>, code: string) {
 
 /** The member's own two-factor settings and passkeys (docs/decisions/0027-two-factor-and-passkeys.md). */
 export const twoFactorRoutes = new Hono<AppEnv>()
-  .get('/me/two-factor', requireUser, async (c) =>
+  .get('/me/two-factor', meDocs.twoFactor, requireUser, async (c) =>
     c.json(await twoFactorStatus(c.var.deps.orm, c.var.deps.auth, signedInUser(c).id)),
   )
-  .post('/me/two-factor/setup', requireUser, async (c) => {
+  .post('/me/two-factor/setup', meDocs.setup, requireUser, async (c) => {
     const { deps } = c.var;
     const me = signedInUser(c);
     const { password } = await jsonInput(c, TwoFactorPasswordInput);
@@ -78,7 +79,7 @@ export const twoFactorRoutes = new Hono<AppEnv>()
     const totpURI = 'totpURI' in setup ? setup.totpURI : '';
     return c.json({ totp_uri: totpURI, secret: new URL(totpURI).searchParams.get('secret') ?? '' });
   })
-  .post('/me/two-factor/enable', requireUser, async (c) => {
+  .post('/me/two-factor/enable', meDocs.enable, requireUser, async (c) => {
     const { deps } = c.var;
     const me = signedInUser(c);
     const { code } = await jsonInput(c, TwoFactorCodeInput);
@@ -99,7 +100,7 @@ export const twoFactorRoutes = new Hono<AppEnv>()
     forwardCookies(headers, res.headers);
     return res;
   })
-  .post('/me/two-factor/recovery-codes', requireUser, async (c) => {
+  .post('/me/two-factor/recovery-codes', meDocs.recoveryCodes, requireUser, async (c) => {
     const { deps } = c.var;
     const me = signedInUser(c);
     const { password } = await jsonInput(c, TwoFactorPasswordInput);
@@ -113,7 +114,7 @@ export const twoFactorRoutes = new Hono<AppEnv>()
       message: '新しいリカバリーコードを発行しました。これまでのコードは使えません。',
     });
   })
-  .delete('/me/two-factor', requireUser, async (c) => {
+  .delete('/me/two-factor', meDocs.disable, requireUser, async (c) => {
     const { deps } = c.var;
     const me = signedInUser(c);
     const { password, code } = await jsonInput(c, TwoFactorDisableInput);
@@ -132,8 +133,10 @@ export const twoFactorRoutes = new Hono<AppEnv>()
     forwardCookies(headers, res.headers);
     return res;
   })
-  .get('/me/passkeys', requireUser, async (c) => c.json({ passkeys: await listPasskeys(c.var.deps.orm, signedInUser(c).id) }))
-  .post('/me/passkeys/options', requireUser, async (c) => {
+  .get('/me/passkeys', meDocs.passkeys, requireUser, async (c) =>
+    c.json({ passkeys: await listPasskeys(c.var.deps.orm, signedInUser(c).id) }),
+  )
+  .post('/me/passkeys/options', meDocs.passkeyOptions, requireUser, async (c) => {
     try {
       const { headers, response } = await c.var.deps.auth.api.generatePasskeyRegistrationOptions({
         headers: c.req.raw.headers,
@@ -148,7 +151,7 @@ export const twoFactorRoutes = new Hono<AppEnv>()
       throw error;
     }
   })
-  .post('/me/passkeys', requireUser, async (c) => {
+  .post('/me/passkeys', meDocs.addPasskey, requireUser, async (c) => {
     const { deps } = c.var;
     const me = signedInUser(c);
     const input = await jsonInput(c, PasskeyRegistrationInput);
@@ -170,7 +173,7 @@ export const twoFactorRoutes = new Hono<AppEnv>()
     forwardCookies(headers, res.headers);
     return res;
   })
-  .delete('/me/passkeys/:id{[0-9a-f-]+}', requireUser, async (c) => {
+  .delete('/me/passkeys/:id{[0-9a-f-]+}', meDocs.removePasskey, requireUser, async (c) => {
     const { deps } = c.var;
     const me = signedInUser(c);
     try {
@@ -207,7 +210,7 @@ async function claimCode(deps: AppEnv['Variables']['deps'], userId: string, code
 
 /** The second step of signing in (a code or a recovery code) and signing in with a passkey. */
 export const signInStepRoutes = new Hono<AppEnv>()
-  .post('/login/two-factor', async (c) => {
+  .post('/login/two-factor', signInDocs.twoFactor, async (c) => {
     const { deps } = c.var;
     const input = await jsonInput(c, TwoFactorLoginInput);
     const pending = await pendingSignIn(deps.orm, deps.auth, deps.authSecret, c.req.raw.headers);
@@ -265,7 +268,7 @@ export const signInStepRoutes = new Hono<AppEnv>()
       throw error;
     }
   })
-  .post('/login/passkey/options', async (c) => {
+  .post('/login/passkey/options', signInDocs.passkeyOptions, async (c) => {
     const { deps } = c.var;
     await deps.rateLimit.check(LIMITS.signInFailuresPerAddress, networkOf(c));
     const { headers, response } = await deps.auth.api.generatePasskeyAuthenticationOptions({
@@ -276,7 +279,7 @@ export const signInStepRoutes = new Hono<AppEnv>()
     forwardCookies(headers, res.headers);
     return res;
   })
-  .post('/login/passkey', async (c) => {
+  .post('/login/passkey', signInDocs.passkey, async (c) => {
     const { deps } = c.var;
     const { response } = await jsonInput(c, PasskeyLoginInput);
     const network = networkOf(c);
