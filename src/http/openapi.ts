@@ -144,12 +144,15 @@ function successAnswer(status: number, answer: Answer) {
   return { description: status === 202 ? '受け付けました。' : '成功しました。', content: json(answer) };
 }
 
+/** What a client sends for `schema`, as JSON Schema (multipart forms and parameters are described with it). */
+export function inputJsonSchema(schema: v.GenericSchema) {
+  const { $schema: _, ...converted } = toJsonSchema(schema, { typeMode: 'input', errorMode: 'ignore', target: 'draft-2020-12' });
+  return converted as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+}
+
 /** Each property of an object schema as a parameter (a query's values are text). */
 function parameters(where: 'query' | 'path' | 'header', schema: v.GenericSchema) {
-  const converted = toJsonSchema(schema, { typeMode: 'input', errorMode: 'ignore', target: 'draft-2020-12' }) as {
-    properties?: Record<string, Record<string, unknown>>;
-    required?: string[];
-  };
+  const converted = inputJsonSchema(schema);
   return Object.entries(converted.properties ?? {}).map(([name, property]) => ({
     in: where,
     name,

@@ -6,16 +6,9 @@ import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireUser, signedInUser } from '../../http/guards.ts';
 import { jsonInput } from '../../http/validate.ts';
+import { checkoutDocs } from './responses.ts';
+import { StartInput } from './schemas.ts';
 import { checkoutStatus, receiveStripeEvent, startCheckout } from './service.ts';
-
-const StartInput = v.object({
-  licenseId: v.pipe(
-    v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number))], 'ライセンスを指定してください。'),
-    v.integer('ライセンスを指定してください。'),
-    v.minValue(1, 'ライセンスを指定してください。'),
-  ),
-  distribution: v.optional(v.boolean('配信の希望は「はい」か「いいえ」で選択してください。'), true),
-});
 
 /** Stripe's webhook: signed, so exempt from CSRF (see index.ts). */
 export const WEBHOOK_PATH = '/stripe/webhook';
@@ -23,7 +16,7 @@ export const WEBHOOK_PATH = '/stripe/webhook';
 const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 export const checkoutRoutes = new Hono<AppEnv>()
-  .post('/licenses/stripe', requireUser, async (c) => {
+  .post('/licenses/stripe', checkoutDocs.start, requireUser, async (c) => {
     const input = await jsonInput(c, StartInput);
     const user = signedInUser(c);
     if (user.role === 'admin')
@@ -32,7 +25,7 @@ export const checkoutRoutes = new Hono<AppEnv>()
     await deps.rateLimit.hit(LIMITS.checkoutsPerMember, user.id);
     return c.json(await startCheckout(deps.orm, deps.env, deps.payments.stripe, user, input));
   })
-  .get('/checkout/sessions/:id', requireUser, async (c) =>
+  .get('/checkout/sessions/:id', checkoutDocs.status, requireUser, async (c) =>
     c.json(await checkoutStatus(c.var.deps.orm, signedInUser(c).id, c.req.param('id'))),
   )
   /**
@@ -40,7 +33,7 @@ export const checkoutRoutes = new Hono<AppEnv>()
    * the event is stored once and queued, and the answer is immediate. If the database is down the
    * answer is 503, so Stripe retries.
    */
-  .post(WEBHOOK_PATH, async (c) => {
+  .post(WEBHOOK_PATH, checkoutDocs.webhook, async (c) => {
     const { payments, orm } = c.var.deps;
     const payload = await c.req.text();
     const signature = c.req.header('stripe-signature') ?? '';

@@ -3,18 +3,24 @@ import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput } from '../../http/validate.ts';
 import { RefundInput, requestRefund } from './refund.ts';
+import { salesDocs } from './responses.ts';
 
 /** POST /api/sales/{id}/refund (administrators): a full refund asked of Stripe. GET /api/sales/{id} is the host's. */
-export const refundRoutes = new Hono<AppEnv>().post('/sales/:id{[0-9]{1,9}}/refund', requireAdmin, async (c) => {
-  const input = await jsonInput(c, RefundInput);
-  const user = signedInUser(c);
-  const { orm, payments } = c.var.deps;
-  return c.json(
-    await requestRefund(
-      { orm, stripe: payments.stripe, log: c.var.log },
-      { id: user.id, email: user.email },
-      Number(c.req.param('id')),
-      input,
-    ),
-  );
-});
+export const refundRoutes = new Hono<AppEnv>().post(
+  '/sales/:id{[0-9]{1,9}}/refund',
+  salesDocs.refund,
+  requireAdmin,
+  async (c) => {
+    const input = await jsonInput(c, RefundInput);
+    const user = signedInUser(c);
+    const { orm, payments } = c.var.deps;
+    return c.json(
+      await requestRefund(
+        { orm, stripe: payments.stripe, log: c.var.log },
+        { id: user.id, email: user.email },
+        Number(c.req.param('id')),
+        input,
+      ),
+    );
+  },
+);
