@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
-import * as v from 'valibot';
 import { type DB, db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { AppEnv } from '../../http/context.ts';

@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
 import type Stripe from 'stripe';
-import * as v from 'valibot';
 import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
