@@ -193,6 +193,8 @@ export function operationSpec(op: Operation, method: string): DescribeRouteOptio
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     tags: op.tags,
+    // Who may call it: public, member (signed in), admin (an administrator enrolled in two-factor), self-or-admin.
+    'x-access': op.access,
     ...(op.access === 'public' ? { security: [] } : {}),
     ...(params.length ? { parameters: params } : {}),
     ...(requestBody ? { requestBody } : {}),

@@ -30,6 +30,8 @@ export interface Contract {
   find(method: string, path: string): OperationEntry | undefined;
   /** What is wrong with `res` as the answer to `method path` (empty: nothing). */
   check(method: string, path: string, res: Response): Promise<string[]>;
+  /** What is wrong with `res` as an answer of `entry` (a request built for that operation). */
+  checkOperation(entry: OperationEntry, method: string, path: string, res: Response): Promise<string[]>;
 }
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
@@ -72,12 +74,18 @@ function build(document: Document): Contract {
     (method === 'HEAD' ? operations.find((o) => o.method === 'GET' && o.pattern.test(path)) : undefined);
 
   async function check(method: string, path: string, res: Response): Promise<string[]> {
-    const where = `${method} ${path} → ${res.status}`;
     const entry = find(method, path);
     if (!entry) {
       // An unknown path or method under /api is a 404 from the catch-all, the one answer it can give.
-      return res.status === 404 ? [] : [`${where}: no operation in the document for this path and method`];
+      return res.status === 404
+        ? []
+        : [`${method} ${path} → ${res.status}: no operation in the document for this path and method`];
     }
+    return checkOperation(entry, method, path, res);
+  }
+
+  async function checkOperation(entry: OperationEntry, method: string, path: string, res: Response): Promise<string[]> {
+    const where = `${method} ${path} → ${res.status}`;
     const response = entry.operation.responses[String(res.status)];
     if (!response) {
       return [
@@ -107,7 +115,7 @@ function build(document: Document): Contract {
     return [`${where}: body does not match the document: ${problems.join('; ')} — body: ${JSON.stringify(body).slice(0, 400)}`];
   }
 
-  return { document, operations, find, check };
+  return { document, operations, find, check, checkOperation };
 }
 
 let contract: Promise<Contract> | undefined;
