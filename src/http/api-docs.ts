@@ -34,6 +34,14 @@ const docs = {
     access: 'public',
     answers: { 200: { media: 'text/html', description: 'API リファレンスの画面' } },
   }),
+  script: operation('get', {
+    summary: 'API リファレンスの画面のスクリプト（@scalar/api-reference）',
+    tags: ['共通'],
+    access: 'public',
+    answers: { 200: { media: 'text/javascript', description: 'Scalar のスクリプト' } },
+    // Without @scalar/api-reference installed.
+    errors: [404],
+  }),
 };
 
 /** Scalar's standalone browser bundle from node_modules (never a CDN: the shop works without one). */
@@ -53,6 +61,7 @@ function apiRoutes(modules: readonly AppModule[]) {
   app.get('/api/csrf-token', docs.csrfToken, (c) => c.body(null, 204));
   app.get('/api/openapi.json', docs.document, (c) => c.body(null));
   app.get('/api/docs', docs.page, (c) => c.body(null));
+  app.get('/api/docs/scalar.js', docs.script, (c) => c.body(null));
   for (const module of modules) if (module.api) app.route('/api', module.api);
   return app;
 }

@@ -142,6 +142,8 @@ export const salesDocs = {
     answers: {
       200: v.object({ sales: v.array(SaleAnswer), ...pageEntries, total_capped: v.boolean(), members_capped: v.boolean() }),
     },
+    // `audit_id` naming no entry of the audit log.
+    errors: [404],
   }),
   counts: operation('get', {
     summary: '状態ごとの売上件数',
