@@ -50,8 +50,41 @@ function multipart(fields: Record<string, unknown>, files: Uint8Array[]): FormDa
   const form = new FormData();
   for (const [name, value] of Object.entries(fields))
     form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
-  files.forEach((bytes, i) => form.append(`file[${i}]`, new Blob([new Uint8Array(bytes)], { type: 'image/png' }), `p${i}.png`));
+  for (const [i, bytes] of files.entries())
+    form.append(`file[${i}]`, new Blob([new Uint8Array(bytes)], { type: 'image/png' }), `p${i}.png`);
   return form;
+}
+
+/** The body of a request: valid for its media type and schema, or broken in one of the ways a client breaks one. */
+function bodyArbitraries(media: string | undefined, shape: Schema | undefined, resolve: Resolve) {
+  const validBody: fc.Arbitrary<Body> =
+    media === 'application/json' && shape
+      ? valid(shape, resolve).map((value) => ({ body: JSON.stringify(value), headers: { 'content-type': media } }))
+      : media === 'multipart/form-data' && shape
+        ? fc
+            .tuple(
+              valid({ ...shape, patternProperties: undefined }, resolve),
+              fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 2 }),
+            )
+            .map(([fields, files]) => ({ body: multipart(fields as Record<string, unknown>, files), headers: {} }))
+        : media
+          ? fc.json().map((text) => ({ body: text, headers: { 'content-type': media } }))
+          : fc.constant({ headers: {} });
+  const invalidBody: fc.Arbitrary<Body> = fc.oneof(
+    invalidObject(shape, resolve).map((value) => ({
+      body: JSON.stringify(value),
+      headers: { 'content-type': 'application/json' },
+    })),
+    fc
+      .constantFrom('{"a":', '', 'null', '\u0000', '{"a":1}{"b":2}')
+      .map((text) => ({ body: text, headers: { 'content-type': 'application/json' } })),
+    oddText().map((text) => ({ body: text, headers: { 'content-type': 'text/plain' } })),
+    fc.constant({
+      body: '--x\r\nContent-Disposition: form-data; name="file[0]"\r\n\r\nx\r\n',
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+    }),
+  );
+  return { validBody, invalidBody };
 }
 
 /** The operation's request parts, as arbitraries: valid ones and each way to break one part. */
@@ -87,33 +120,7 @@ export function requestArbitrary(
     );
   const headers = Object.fromEntries(headerParams.map((p) => [p.name, 't=1,v1=00']));
 
-  const validBody: fc.Arbitrary<Body> =
-    media === 'application/json' && shape
-      ? valid(shape, resolve).map((value) => ({ body: JSON.stringify(value), headers: { 'content-type': media } }))
-      : media === 'multipart/form-data' && shape
-        ? fc
-            .tuple(
-              valid({ ...shape, patternProperties: undefined }, resolve),
-              fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 2 }),
-            )
-            .map(([fields, files]) => ({ body: multipart(fields as Record<string, unknown>, files), headers: {} }))
-        : media
-          ? fc.json().map((text) => ({ body: text, headers: { 'content-type': media } }))
-          : fc.constant({ headers: {} });
-  const invalidBody: fc.Arbitrary<Body> = fc.oneof(
-    invalidObject(shape, resolve).map((value) => ({
-      body: JSON.stringify(value),
-      headers: { 'content-type': 'application/json' },
-    })),
-    fc
-      .constantFrom('{"a":', '', 'null', '\u0000', '{"a":1}{"b":2}')
-      .map((text) => ({ body: text, headers: { 'content-type': 'application/json' } })),
-    oddText().map((text) => ({ body: text, headers: { 'content-type': 'text/plain' } })),
-    fc.constant({
-      body: '--x\r\nContent-Disposition: form-data; name="file[0]"\r\n\r\nx\r\n',
-      headers: { 'content-type': 'multipart/form-data; boundary=x' },
-    }),
-  );
+  const { validBody, invalidBody } = bodyArbitraries(media, shape, resolve);
 
   const build = (kind: string, values: Record<string, string>, query: [string, string][], body: Body): FuzzRequest => ({
     kind,
