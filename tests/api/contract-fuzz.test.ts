@@ -145,3 +145,39 @@ it.each(['visitor', 'member', 'administrator'] as const)(
   },
   180_000,
 );
+
+it('documents every /api route of the app, and serves the document without anyone’s data', async () => {
+  const documented = new Set(contract.operations.map((o) => `${o.method} ${o.template}`));
+  const app = createApp(t.runtime.deps);
+  const missing = app.routes
+    .filter((r) => r.path.startsWith('/api/') && r.method !== 'ALL' && !r.path.includes('*'))
+    .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z_]+)(\{[^/]*\})?/g, '{$1}')}`)
+    .filter((route) => !documented.has(route));
+  expect([...new Set(missing)]).toEqual([]);
+
+  const res = await fetch(`${baseUrl}/api/openapi.json`);
+  expect(res.status).toBe(200);
+  const text = await res.text();
+  expect(JSON.parse(text)).toMatchObject({ openapi: '3.1.0', info: { title: 'ライセンスショップ API' } });
+  // The signed-in identities of this file exist in the database: none of them is in the document.
+  expect(text).not.toMatch(/@example\.jp/);
+  expect(text).not.toContain(t.runtime.deps.authSecret);
+});
+
+it('shows the document at /api/docs with Scalar, its script from this origin under the page’s own nonce', async () => {
+  const res = await fetch(`${baseUrl}/api/docs`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  const policy = res.headers.get('content-security-policy') ?? '';
+  const nonce = /'nonce-([A-Za-z0-9]+)'/.exec(policy)?.[1];
+  expect(nonce).toBeDefined();
+  expect(policy).toMatch(/script-src 'self' 'nonce-/);
+  const html = await res.text();
+  expect(html).toContain('<title>ライセンスショップ API リファレンス</title>');
+  expect(html).toContain(`<script src="/api/docs/scalar.js" nonce="${nonce}"></script>`);
+  expect(html).toContain(`nonce="${nonce}">\n      Scalar.createApiReference('#app'`);
+  expect(html).toContain('"url": "/api/openapi.json"');
+  expect(html).not.toMatch(/https?:\/\/(cdn|fonts)\./);
+  // Every other answer keeps the shop's own policy.
+  expect((await fetch(`${baseUrl}/api/login`)).headers.get('content-security-policy')).toMatch(/script-src 'self';/);
+});
