@@ -12,7 +12,7 @@ import * as v from 'valibot';
  */
 
 /** Any 4xx/5xx answer: a Japanese `message`, sometimes a machine-readable `code` and facts beside it. */
-export const ErrorAnswer = v.pipe(
+const ErrorAnswer = v.pipe(
   v.object({
     message: v.string(),
     code: v.optional(v.string()),
@@ -21,7 +21,7 @@ export const ErrorAnswer = v.pipe(
 );
 
 /** 422: every field's messages, in order. */
-export const ValidationErrorAnswer = v.pipe(
+const ValidationErrorAnswer = v.pipe(
   v.object({
     message: v.string(),
     errors: v.record(v.string(), v.array(v.string())),
@@ -46,27 +46,27 @@ export const pathIds = {
 };
 
 /** A file or other non-JSON answer: its media type (the key the client matches, no parameters). */
-export interface MediaAnswer {
+interface MediaAnswer {
   media: string;
   description: string;
   headers?: Record<string, string>;
 }
 
 /** A redirect (302 and its Location). */
-export interface RedirectAnswer {
+interface RedirectAnswer {
   redirect: string;
 }
 
 /** An answer without a body (204): what it did. */
-export interface EmptyAnswer {
+interface EmptyAnswer {
   empty: string;
 }
 
 type Answer = v.GenericSchema | MediaAnswer | RedirectAnswer | EmptyAnswer;
 
-export type Access = 'public' | 'member' | 'admin' | 'self-or-admin';
+type Access = 'public' | 'member' | 'admin' | 'self-or-admin';
 
-export interface Operation {
+interface Operation {
   summary: string;
   description?: string;
   tags: string[];
@@ -162,7 +162,7 @@ function parameters(where: 'query' | 'path' | 'header', schema: v.GenericSchema)
 }
 
 /** The document's entry for one operation, as `describeRoute` takes it. */
-export function operationSpec(op: Operation, method: string): DescribeRouteOptions {
+function operationSpec(op: Operation, method: string): DescribeRouteOptions {
   const responses: Record<string, unknown> = {};
   for (const [status, answer] of Object.entries(op.answers)) responses[status] = successAnswer(Number(status), answer);
   for (const status of impliedErrors(op, method)) {
@@ -202,7 +202,7 @@ export function operationSpec(op: Operation, method: string): DescribeRouteOptio
   } as DescribeRouteOptions;
 }
 
-export type Method = 'get' | 'post' | 'put' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'delete';
 
 /**
  * One route's contract, as its first middleware: `.get('/sales', docs.sales, requireAdmin, …)` with

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { pageEntries, timestamp } from '../../http/openapi.ts';
 
 /** A member or administrator as the API shows them (userDto). */
-export const UserAnswer = v.pipe(
+const UserAnswer = v.pipe(
   v.object({
     id: v.string(),
     email: v.string(),

@@ -3,7 +3,7 @@ import { inputJsonSchema, MessageAnswer, operation, pageEntries, pathIds, timest
 import { LicenseFields, ListQuery, MoveInput, OrderInput, PublishedInput, UpdatedAtField } from './schemas.ts';
 
 /** A licence as the API shows it (licenseDto), with the seed's `picture_directory` and `pictures_pathes`. */
-export const LicenseAnswer = v.pipe(
+const LicenseAnswer = v.pipe(
   v.object({
     id: v.number(),
     name: v.string(),

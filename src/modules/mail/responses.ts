@@ -3,7 +3,7 @@ import { operation, pageEntries, pathIds, timestamp } from '../../http/openapi.t
 import { MailsQuery } from './schemas.ts';
 
 /** One e-mail the shop sent or tried to send (a member's history, the failed-mail view). */
-export const MailAnswer = v.pipe(
+const MailAnswer = v.pipe(
   v.object({
     id: v.string(),
     kind: v.string(),
