@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import { appModules } from './host/modules.ts';
+import { apiDocsRoutes } from './http/api-docs.ts';
 import type { AppDeps, AppEnv, AppModule } from './http/context.ts';
 import { csrf } from './http/csrf.ts';
 import { AppError, errorResponse, NOT_FOUND_MESSAGE } from './http/errors.ts';
@@ -45,6 +46,8 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
     xFrameOptions: 'DENY',
     xContentTypeOptions: 'nosniff',
     referrerPolicy: 'strict-origin-when-cross-origin',
+    // A page with a policy of its own keeps it (the API reference allows its script's nonce).
+    overwrite: false,
     contentSecurityPolicy: {
       defaultSrc: ["'self'"],
       scriptSrc: ["'self'"],
@@ -172,6 +175,7 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
     if (module.api) app.route('/api', module.api);
     if (module.root) app.route('/', module.root);
   }
+  app.route('/api', apiDocsRoutes(modules, deps.sessionCookie));
   if (deps.stripeEmulator) app.route('/', deps.stripeEmulator.app);
   const spa = deps.webRoot
     ? spaRoutes(deps.webRoot, {

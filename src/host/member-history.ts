@@ -1,8 +1,55 @@
 import { Hono } from 'hono';
+import * as v from 'valibot';
 import type { AppEnv, AppModule } from '../http/context.ts';
 import { requireSelfOrAdmin, requireUser, signedInUser } from '../http/guards.ts';
-import { konbiniOrdersOf } from '../modules/checkout/index.ts';
-import { holdingsOf, salesOfUser } from '../modules/sales/index.ts';
+import { operation, pathIds } from '../http/openapi.ts';
+import { KonbiniVoucherAnswer, konbiniOrdersOf } from '../modules/checkout/index.ts';
+import { holdingsOf, SaleAnswer, salesOfUser } from '../modules/sales/index.ts';
+
+const KonbiniOrder = v.object({
+  checkout_id: v.string(),
+  license_id: v.number(),
+  license_name: v.string(),
+  amount: v.number(),
+  currency: v.string(),
+  ordered_at: v.pipe(v.string(), v.isoTimestamp()),
+  state: v.picklist(['awaiting_payment', 'expired']),
+  state_label: v.string(),
+  voucher: v.nullable(KonbiniVoucherAnswer),
+  expires_at: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
+});
+const historyDoc = operation('get', {
+  summary: '会員の購入履歴（コンビニ決済のお支払い待ちを含む）',
+  tags: ['購入'],
+  access: 'self-or-admin',
+  path: { id: pathIds.uuid },
+  answers: {
+    200: v.object({
+      sales: v.array(v.object({ ...SaleAnswer.entries, member_state: v.string(), member_state_label: v.string() })),
+      konbini_orders: v.array(KonbiniOrder),
+    }),
+  },
+});
+const holdingsDoc = operation('get', {
+  summary: '自分が購入済み・お支払い待ちのライセンス',
+  tags: ['購入'],
+  access: 'member',
+  answers: {
+    200: v.object({
+      holdings: v.array(
+        v.object({
+          license_id: v.number(),
+          state: v.picklist(['purchased', 'payment_pending']),
+          sale_id: v.nullable(v.number()),
+          order_number: v.nullable(v.string()),
+          purchased_at: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
+          voucher_url: v.nullable(v.string()),
+          expires_at: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
+        }),
+      ),
+    }),
+  },
+});
 
 /**
  * GET /api/sales/user/{id}: a member's purchase history, composed here from two modules' queries so
@@ -16,13 +63,13 @@ import { holdingsOf, salesOfUser } from '../modules/sales/index.ts';
 export const memberHistory = {
   name: 'member-history',
   api: new Hono<AppEnv>()
-    .get('/sales/user/:id{[0-9a-fA-F-]+}', requireSelfOrAdmin(), async (c) => {
+    .get('/sales/user/:id{[0-9a-fA-F-]+}', historyDoc, requireSelfOrAdmin(), async (c) => {
       const { orm } = c.var.deps;
       const userId = c.req.param('id');
       const [sales, konbiniOrders] = await Promise.all([salesOfUser(orm, userId), konbiniOrdersOf(orm, userId)]);
       return c.json({ sales, konbini_orders: konbiniOrders });
     })
-    .get('/me/holdings', requireUser, async (c) => {
+    .get('/me/holdings', holdingsDoc, requireUser, async (c) => {
       const { orm } = c.var.deps;
       const userId = signedInUser(c).id;
       const [held, konbiniOrders] = await Promise.all([holdingsOf(orm.em.fork(), userId), konbiniOrdersOf(orm, userId)]);

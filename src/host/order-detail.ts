@@ -1,9 +1,29 @@
 import { Hono } from 'hono';
+import * as v from 'valibot';
 import type { AppEnv, AppModule } from '../http/context.ts';
 import { requireAdmin } from '../http/guards.ts';
+import { operation, pathIds } from '../http/openapi.ts';
 import { NUMERIC_ID } from '../http/path-ids.ts';
 import { paymentOfCheckout } from '../modules/checkout/index.ts';
-import { saleDetail } from '../modules/sales/index.ts';
+import { SaleAnswer, saleDetail } from '../modules/sales/index.ts';
+
+const detailDoc = operation('get', {
+  summary: '注文の詳細（購入者、履歴、領収書、メール、支払い方法）',
+  tags: ['売上'],
+  access: 'admin',
+  path: { id: pathIds.number },
+  answers: {
+    200: v.object({
+      sale: v.looseObject({
+        ...SaleAnswer.entries,
+        payment_method: v.nullable(v.string()),
+        payment_method_label: v.string(),
+        konbini_expires_at: v.nullable(v.string()),
+        ordered_at: v.nullable(v.string()),
+      }),
+    }),
+  },
+});
 
 /**
  * GET /api/sales/{id} (administrators): the order detail, composed here from two modules so neither
@@ -13,7 +33,7 @@ import { saleDetail } from '../modules/sales/index.ts';
  */
 export const orderDetail = {
   name: 'order-detail',
-  api: new Hono<AppEnv>().get(`/sales/${NUMERIC_ID}`, requireAdmin, async (c) => {
+  api: new Hono<AppEnv>().get(`/sales/${NUMERIC_ID}`, detailDoc, requireAdmin, async (c) => {
     const { orm } = c.var.deps;
     const { checkoutId, sale } = await saleDetail(orm, Number(c.req.param('id')));
     const payment = await paymentOfCheckout(orm.em.fork(), checkoutId);

@@ -41,6 +41,10 @@ const PUBLIC = [
   'GET /api/users/registration/verify/:token',
   'GET /api/users/email-change/verify/:token',
   'POST /api/stripe/webhook',
+  // The API's own contract: its OpenAPI document and the reference page that shows it (decision 0041).
+  'GET /api/openapi.json',
+  'GET /api/docs',
+  'GET /api/docs/scalar.js',
 ];
 const CSRF_EXEMPT = ['POST /api/stripe/webhook'];
 

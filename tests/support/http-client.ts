@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import { assertAnswerMatchesContract } from './contract.ts';
 import { enrolTwoFactor, secondFactor, secretOf } from './two-factor.ts';
 
 /** A cookie-keeping client for `app.request()`, speaking to the API as the SPA does. */
@@ -46,6 +47,8 @@ export class TestClient {
     }
     const res = await this.#app.request(path, { method, headers, body });
     this.#keep(res);
+    // Every answer is checked against the OpenAPI document: its status, content type and body.
+    await assertAnswerMatchesContract(method, path, res);
     return res;
   }
 

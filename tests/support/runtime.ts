@@ -7,6 +7,7 @@ import { createApp } from '../../src/app.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { boot, type Mode } from '../../src/host/boot.ts';
 import { createLogger, type Logger } from '../../src/lib/logger.ts';
+import { assertAnswerMatchesContract } from './contract.ts';
 import { databaseUrl, TEMPLATE_DB, TEST_PG_URL, TEST_REDIS_URL } from './env.ts';
 
 export async function createDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
@@ -72,7 +73,7 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}) {
     relayIntervalMs: 100,
     webRoot: options.webRoot,
   });
-  const app = createApp(runtime.deps);
+  const app = checkedAgainstContract(createApp(runtime.deps));
   return {
     app,
     runtime,
@@ -87,3 +88,23 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}) {
   };
 }
 export type TestRuntime = Awaited<ReturnType<typeof startTestRuntime>>;
+
+/**
+ * The app whose `request()` checks every /api answer against the OpenAPI document, as TestClient's do
+ * (docs/decisions/0041-openapi-contract.md): a test calling `app.request()` directly is checked too.
+ */
+function checkedAgainstContract<A extends { request: (...args: never[]) => Response | Promise<Response> }>(app: A): A {
+  const request = app.request.bind(app) as (
+    input: RequestInfo | URL,
+    init?: RequestInit,
+    ...rest: unknown[]
+  ) => Promise<Response>;
+  app.request = (async (input: RequestInfo | URL, init?: RequestInit, ...rest: unknown[]) => {
+    const res = await request(input, init, ...rest);
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    const url = input instanceof Request ? input.url : String(input);
+    await assertAnswerMatchesContract(method.toUpperCase(), url, res);
+    return res;
+  }) as A['request'];
+  return app;
+}

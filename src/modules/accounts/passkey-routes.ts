@@ -8,6 +8,7 @@ import { AppError, validationError } from '../../http/errors.ts';
 import { requireUser, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput, readJson } from '../../http/validate.ts';
 import { NOT_VERIFIED_MESSAGE, USER_NOT_VERIFIED } from './auth.ts';
+import { meDocs, signInDocs } from './docs.ts';
 import { CHALLENGE_COOKIE, redisSignInChallenges } from './passkey-challenges.ts';
 import { reauthenticate } from './reauth.ts';
 import { PasskeyLoginInput, PasskeyOptionsInput, PasskeyRegistrationInput } from './schemas.ts';
@@ -79,8 +80,10 @@ async function reauthenticateForPasskey(c: Context<AppEnv>, me: SessionUser) {
 
 /** The member's passkeys (docs/decisions/0027-two-factor-and-passkeys.md). */
 export const passkeyRoutes = new Hono<AppEnv>()
-  .get('/me/passkeys', requireUser, async (c) => c.json({ passkeys: await listPasskeys(c.var.deps.orm, signedInUser(c).id) }))
-  .post('/me/passkeys/options', requireUser, async (c) => {
+  .get('/me/passkeys', meDocs.passkeys, requireUser, async (c) =>
+    c.json({ passkeys: await listPasskeys(c.var.deps.orm, signedInUser(c).id) }),
+  )
+  .post('/me/passkeys/options', meDocs.passkeyOptions, requireUser, async (c) => {
     const { deps } = c.var;
     const me = signedInUser(c);
     await reauthenticateForPasskey(c, me);
@@ -100,7 +103,7 @@ export const passkeyRoutes = new Hono<AppEnv>()
     forwardCookies(headers, res.headers);
     return res;
   })
-  .post('/me/passkeys', requireUser, async (c) => {
+  .post('/me/passkeys', meDocs.addPasskey, requireUser, async (c) => {
     const { deps } = c.var;
     const me = signedInUser(c);
     const input = await jsonInput(c, PasskeyRegistrationInput);
@@ -125,7 +128,7 @@ export const passkeyRoutes = new Hono<AppEnv>()
     forwardCookies(headers, res.headers);
     return res;
   })
-  .delete('/me/passkeys/:id{[0-9a-f-]+}', requireUser, async (c) => {
+  .delete('/me/passkeys/:id{[0-9a-f-]+}', meDocs.removePasskey, requireUser, async (c) => {
     const { deps } = c.var;
     const me = signedInUser(c);
     try {
@@ -153,7 +156,7 @@ async function restoreSignInChallenge(c: Context<AppEnv>) {
 
 /** Signing in with a passkey: it stands for both factors, so the device must have verified its user. */
 export const passkeySignInRoutes = new Hono<AppEnv>()
-  .post('/login/passkey/options', async (c) => {
+  .post('/login/passkey/options', signInDocs.passkeyOptions, async (c) => {
     const { deps } = c.var;
     const network = networkOf(c);
     await deps.rateLimit.hit(LIMITS.passkeyOptionsPerAddress, network);
@@ -167,7 +170,7 @@ export const passkeySignInRoutes = new Hono<AppEnv>()
     forwardCookies(headers, res.headers);
     return res;
   })
-  .post('/login/passkey', async (c) => {
+  .post('/login/passkey', signInDocs.passkey, async (c) => {
     const { deps } = c.var;
     const { response } = await jsonInput(c, PasskeyLoginInput);
     const network = networkOf(c);

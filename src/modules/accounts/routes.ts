@@ -17,6 +17,7 @@ import {
 } from '../../http/guards.ts';
 import { collectErrors, jsonInput, parseInput, parseInputs, queryOf, readJson } from '../../http/validate.ts';
 import { auditFailedSignIn } from './admin-sign-ins.ts';
+import { registrationDocs, signInDocs, userDocs } from './docs.ts';
 import { openMemberCsv } from './member-csv.ts';
 import { passkeyRoutes, passkeySignInRoutes } from './passkey-routes.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
@@ -90,11 +91,11 @@ const SENT_IF_EXISTS =
 
 /** The seed's sign-in calls, and forgot/reset password. */
 const authRoutes = new Hono<AppEnv>()
-  .get('/login', async (c) => {
+  .get('/login', signInDocs.me, async (c) => {
     const user = await currentUser(c);
     return c.json({ users: user ? [await getUser(c.var.deps.orm, user.id)] : [] });
   })
-  .post('/login', async (c) => {
+  .post('/login', signInDocs.login, async (c) => {
     const { deps } = c.var;
     const input = await jsonInput(c, LoginInput);
     const network = networkOf(c);
@@ -149,7 +150,7 @@ const authRoutes = new Hono<AppEnv>()
       throw error;
     }
   })
-  .post('/logout', async (c) => {
+  .post('/logout', signInDocs.logout, async (c) => {
     const res = c.json({ users: [] });
     if (await currentUser(c)) {
       const { headers } = await c.var.deps.auth.api.signOut({ headers: c.req.raw.headers, returnHeaders: true });
@@ -157,15 +158,17 @@ const authRoutes = new Hono<AppEnv>()
     }
     return res;
   })
-  .post('/forgot-password', async (c) => {
+  .post('/forgot-password', signInDocs.forgotPassword, async (c) => {
     const { email } = await jsonInput(c, EmailOnlyInput);
     await limitMail(c, email);
     await requestPasswordReset(c.var.deps.orm, email);
     return c.json({ message: SENT_IF_EXISTS });
   })
   // The reset page asks first, so a used or expired link says so before a new password is typed.
-  .get('/reset-password/:token', async (c) => c.json(await checkResetLink(c.var.deps.orm, c.req.param('token'))))
-  .post('/reset-password', async (c) => {
+  .get('/reset-password/:token', signInDocs.resetLink, async (c) =>
+    c.json(await checkResetLink(c.var.deps.orm, c.req.param('token'))),
+  )
+  .post('/reset-password', signInDocs.resetPassword, async (c) => {
     const input = parseInputs(await readJson(c), ResetTokenInput, PasswordPairInput);
     await c.var.deps.rateLimit.hit(LIMITS.mailRequestsPerAddress, networkOf(c));
     await resetPassword(c.var.deps.orm, input);
@@ -193,11 +196,11 @@ async function registrationInput(body: Record<string, unknown>) {
 
 /** Registration and the e-mail links. */
 const registrationRoutes = new Hono<AppEnv>()
-  .post('/users/registration/validate', async (c) => {
+  .post('/users/registration/validate', registrationDocs.validate, async (c) => {
     const input = await registrationInput(await readJson(c));
     return c.json({ user: profileDto(input) });
   })
-  .post('/users/registration', async (c) => {
+  .post('/users/registration', registrationDocs.register, async (c) => {
     const input = await registrationInput(await readJson(c));
     await c.var.deps.rateLimit.hit(LIMITS.registrationsPerAddress, networkOf(c));
     // A new address gets a verification mail, a taken one a notice to its owner: mail either way.
@@ -205,20 +208,20 @@ const registrationRoutes = new Hono<AppEnv>()
     await register(c.var.deps.orm, input);
     return c.json({ message: '確認メールを送信しました。メールに記載のリンクを開いて登録を完了してください。' });
   })
-  .post('/users/registration/resend', async (c) => {
+  .post('/users/registration/resend', registrationDocs.resend, async (c) => {
     const { email } = await jsonInput(c, EmailOnlyInput);
     await limitMail(c, email);
     await requestVerificationEmail(c.var.deps.orm, email);
     return c.json({ message: SENT_IF_EXISTS });
   })
-  .get('/users/registration/verify/:token', async (c) => {
+  .get('/users/registration/verify/:token', registrationDocs.verify, async (c) => {
     const result = await verifyEmail(c.var.deps.orm, c.req.param('token'));
     return c.redirect(
       result === 'verified' ? '/users/registration/email-verified' : `/users/registration/email-verify-failed?reason=${result}`,
       302,
     );
   })
-  .get('/users/email-change/verify/:token', async (c) => {
+  .get('/users/email-change/verify/:token', registrationDocs.verifyEmailChange, async (c) => {
     const result = await confirmEmailChange(c.var.deps.orm, c.req.param('token'));
     return c.redirect(
       result === 'changed'
@@ -233,7 +236,7 @@ const USER = ':id{[0-9a-fA-F-]+}';
 
 /** A member's own data (administrators may read and edit anyone's). */
 const userRoutes = new Hono<AppEnv>()
-  .get('/users', requireAdmin, async (c) => {
+  .get('/users', userDocs.search, requireAdmin, async (c) => {
     const query = parseInput(UserSearchQuery, queryOf(c));
     return c.json(
       await searchUsers(
@@ -249,7 +252,7 @@ const userRoutes = new Hono<AppEnv>()
     );
   })
   // The member CSV (the list's search and order): a GET like the other downloads, audited and limited.
-  .get('/users/export.csv', requireAdmin, async (c) => {
+  .get('/users/export.csv', userDocs.exportCsv, requireAdmin, async (c) => {
     const query = parseInput(UserExportQuery, queryOf(c));
     await c.var.deps.rateLimit.hit(LIMITS.memberCsvPerAdmin, signedInUser(c).id);
     const file = await openMemberCsv(
@@ -270,12 +273,12 @@ const userRoutes = new Hono<AppEnv>()
       'X-Row-Count': String(file.rows),
     });
   })
-  .put(`/users/${USER}/password/force`, requireAdmin, async (c) => {
+  .put(`/users/${USER}/password/force`, userDocs.forcePassword, requireAdmin, async (c) => {
     const input = await jsonInput(c, NewPasswordPairInput);
     await forcePassword(c.var.deps.orm, actorOf(c), c.req.param('id'), input.new_password);
     return c.json({ message: 'パスワードを変更しました。このユーザーはすべての端末でログアウトされました。' });
   })
-  .put(`/users/${USER}/role`, requireAdmin, async (c) => {
+  .put(`/users/${USER}/role`, userDocs.role, requireAdmin, async (c) => {
     const { role } = await jsonInput(c, RoleInput);
     await setRole(c.var.deps.orm, actorOf(c), c.req.param('id'), role);
     return c.json({
@@ -283,28 +286,30 @@ const userRoutes = new Hono<AppEnv>()
       message: role === 'admin' ? '管理者にしました。' : '管理者権限を外しました。',
     });
   })
-  .get(`/users/${USER}/mails`, requireAdmin, async (c) => {
+  .get(`/users/${USER}/mails`, userDocs.mails, requireAdmin, async (c) => {
     const paging = parseInput(PageQuery, queryOf(c));
     return c.json(await userMails(c.var.deps.orm, c.req.param('id'), paging));
   })
-  .post(`/users/${USER}/verification-mail`, requireAdmin, async (c) => {
+  .post(`/users/${USER}/verification-mail`, userDocs.verificationMail, requireAdmin, async (c) => {
     const { email } = await resendVerificationMail(c.var.deps.orm, actorOf(c), c.req.param('id'), (recipient) =>
       limitMail(c, recipient),
     );
     return c.json({ message: `${email} に確認メールを送信しました。届くまで数分かかることがあります。` });
   })
-  .delete(`/users/${USER}/force`, requireAdmin, async (c) => {
+  .delete(`/users/${USER}/force`, userDocs.forceDelete, requireAdmin, async (c) => {
     await forceDelete(c.var.deps.orm, actorOf(c), c.req.param('id'));
     return c.json({ message: 'ユーザーを削除しました。購入履歴は経理のために残ります。' });
   })
-  .get(`/users/${USER}`, requireSelfOrAdmin(), async (c) => c.json({ user: await getUser(c.var.deps.orm, c.req.param('id')) }))
-  .post(`/users/${USER}`, requireSelfOrAdmin(), async (c) => {
+  .get(`/users/${USER}`, userDocs.show, requireSelfOrAdmin(), async (c) =>
+    c.json({ user: await getUser(c.var.deps.orm, c.req.param('id')) }),
+  )
+  .post(`/users/${USER}`, userDocs.validateEdit, requireSelfOrAdmin(), async (c) => {
     const input = parseInputs(await readJson(c), ProfileInput, EditVersionInput);
     // 404 before a confirm screen for nobody, 409 before one for an edit already overtaken.
     await checkEditable(c.var.deps.orm, c.req.param('id'), input.updated_at);
     return c.json({ user: profileDto(input) });
   })
-  .put(`/users/${USER}`, requireSelfOrAdmin(), async (c) => {
+  .put(`/users/${USER}`, userDocs.edit, requireSelfOrAdmin(), async (c) => {
     const body = await readJson(c);
     const input = parseInputs(body, ProfileInput, EditVersionInput);
     const me = signedInUser(c);
@@ -335,7 +340,7 @@ const userRoutes = new Hono<AppEnv>()
           : '会員情報を更新しました。',
     });
   })
-  .put(`/users/${USER}/password`, requireUser, async (c) => {
+  .put(`/users/${USER}/password`, userDocs.password, requireUser, async (c) => {
     const me = signedInUser(c);
     if (me.id !== c.req.param('id')) throw new AppError('forbidden');
     const input = parseInputs(await readJson(c), OldPasswordInput, NewPasswordPairInput);
@@ -344,7 +349,7 @@ const userRoutes = new Hono<AppEnv>()
     await changePassword(c.var.deps.orm, me.id, me.sessionToken, input);
     return c.json({ message: 'パスワードを変更しました。' });
   })
-  .post(`/users/${USER}/withdrawal`, requireUser, async (c) => {
+  .post(`/users/${USER}/withdrawal`, userDocs.withdrawal, requireUser, async (c) => {
     const me = signedInUser(c);
     if (me.id !== c.req.param('id')) throw new AppError('forbidden');
     if (hasAdminRole(me)) throw new AppError('forbidden', ADMIN_CANNOT_WITHDRAW);

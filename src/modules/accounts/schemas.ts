@@ -282,3 +282,9 @@ export const PasskeyOptionsInput = v.object({
     ),
   ),
 });
+
+const LINK_WRONG = 'リンクが正しくありません。';
+/** The mailed link that allows two-factor codes again (two-factor-lock.ts). */
+export const TwoFactorUnlockInput = v.object({
+  token: v.pipe(v.string(LINK_WRONG), v.minLength(1, LINK_WRONG), v.maxLength(200, LINK_WRONG)),
+});

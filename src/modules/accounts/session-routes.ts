@@ -6,6 +6,7 @@ import type { AppEnv } from '../../http/context.ts';
 import { requireUser, signedInUser } from '../../http/guards.ts';
 import { auditSignIn, type SignInMethod } from './admin-sign-ins.ts';
 import { deviceCookie, deviceCookieName, noteSignIn, readDeviceId } from './devices.ts';
+import { meDocs } from './docs.ts';
 import { endOtherSessions, endSession, listSessions } from './sessions.ts';
 
 /**
@@ -36,11 +37,11 @@ const SESSION = ':id{[0-9a-f-]+}';
 
 /** Where the member is signed in, and ending those sessions (docs/decisions/0028-session-lifetime.md). */
 export const sessionRoutes = new Hono<AppEnv>()
-  .get('/me/sessions', requireUser, async (c) => {
+  .get('/me/sessions', meDocs.sessions, requireUser, async (c) => {
     const me = signedInUser(c);
     return c.json({ sessions: await listSessions(c.var.deps.orm, me.id, me.sessionToken) });
   })
-  .delete(`/me/sessions/${SESSION}`, requireUser, async (c) => {
+  .delete(`/me/sessions/${SESSION}`, meDocs.endSession, requireUser, async (c) => {
     const me = signedInUser(c);
     const { current } = await endSession(c.var.deps.orm, me.id, c.req.param('id'), me.sessionToken);
     const res = c.json({
@@ -58,7 +59,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     }
     return res;
   })
-  .delete('/me/sessions', requireUser, async (c) => {
+  .delete('/me/sessions', meDocs.endOtherSessions, requireUser, async (c) => {
     const me = signedInUser(c);
     const ended = await endOtherSessions(c.var.deps.orm, me.id, me.sessionToken);
     return c.json({

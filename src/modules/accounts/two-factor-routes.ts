@@ -10,6 +10,7 @@ import { AppError, validationError } from '../../http/errors.ts';
 import { hasAdminRole, requireUser, signedInUser } from '../../http/guards.ts';
 import { jsonInput } from '../../http/validate.ts';
 import { auditFailedSignIn } from './admin-sign-ins.ts';
+import { meDocs, signInDocs } from './docs.ts';
 import { TwoFactorCodeInput, TwoFactorDisableInput, TwoFactorLoginInput, TwoFactorPasswordInput } from './schemas.ts';
 import { getUser } from './service.ts';
 import { recordSignIn } from './session-routes.ts';
@@ -55,10 +56,10 @@ export async function checkCode(c: Context<AppEnv>, code: string) {
 
 /** The member's own two-factor settings (docs/decisions/0027-two-factor-and-passkeys.md). */
 export const twoFactorRoutes = new Hono<AppEnv>()
-  .get('/me/two-factor', requireUser, async (c) =>
+  .get('/me/two-factor', meDocs.twoFactor, requireUser, async (c) =>
     c.json(await twoFactorStatus(c.var.deps.orm, c.var.deps.auth, signedInUser(c).id)),
   )
-  .post('/me/two-factor/setup', requireUser, async (c) => {
+  .post('/me/two-factor/setup', meDocs.setup, requireUser, async (c) => {
     const { deps } = c.var;
     const me = signedInUser(c);
     const { password } = await jsonInput(c, TwoFactorPasswordInput);
@@ -70,7 +71,7 @@ export const twoFactorRoutes = new Hono<AppEnv>()
     const totpURI = 'totpURI' in setup ? setup.totpURI : '';
     return c.json({ totp_uri: totpURI, secret: new URL(totpURI).searchParams.get('secret') ?? '' });
   })
-  .post('/me/two-factor/enable', requireUser, async (c) => {
+  .post('/me/two-factor/enable', meDocs.enable, requireUser, async (c) => {
     const { deps } = c.var;
     const me = signedInUser(c);
     const { code } = await jsonInput(c, TwoFactorCodeInput);
@@ -91,7 +92,7 @@ export const twoFactorRoutes = new Hono<AppEnv>()
     forwardCookies(headers, res.headers);
     return res;
   })
-  .post('/me/two-factor/recovery-codes', requireUser, async (c) => {
+  .post('/me/two-factor/recovery-codes', meDocs.recoveryCodes, requireUser, async (c) => {
     const { deps } = c.var;
     const me = signedInUser(c);
     const { password } = await jsonInput(c, TwoFactorPasswordInput);
@@ -105,7 +106,7 @@ export const twoFactorRoutes = new Hono<AppEnv>()
       message: '新しいリカバリーコードを発行しました。これまでのコードは使えません。',
     });
   })
-  .delete('/me/two-factor', requireUser, async (c) => {
+  .delete('/me/two-factor', meDocs.disable, requireUser, async (c) => {
     const { deps } = c.var;
     const me = signedInUser(c);
     const { password, code } = await jsonInput(c, TwoFactorDisableInput);
@@ -148,7 +149,7 @@ async function claimCode(deps: AppEnv['Variables']['deps'], userId: string, code
 }
 
 /** The second step of signing in: a code or a recovery code (passkeys: passkey-routes.ts). */
-export const signInStepRoutes = new Hono<AppEnv>().post('/login/two-factor', async (c) => {
+export const signInStepRoutes = new Hono<AppEnv>().post('/login/two-factor', signInDocs.twoFactor, async (c) => {
   const { deps } = c.var;
   const input = await jsonInput(c, TwoFactorLoginInput);
   const pending = await pendingSignIn(deps.orm, deps.auth, deps.authSecret, c.req.raw.headers);

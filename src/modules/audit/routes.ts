@@ -6,16 +6,17 @@ import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { parseInput, queryOf } from '../../http/validate.ts';
 import { auditLogExport } from './export.ts';
 import type { AuditVocabulary } from './labels.ts';
+import { auditDocs } from './responses.ts';
 import { AuditExportQuery, AuditLogQuery } from './schemas.ts';
 import { auditLogOptions, listAuditLogs } from './service.ts';
 
 /** The audit module's API, mounted under /api: who changed what, for administrators, in `words`. */
 export const auditRoutes = (words: AuditVocabulary) =>
   new Hono<AppEnv>()
-    .get('/audit-logs', requireAdmin, async (c) =>
+    .get('/audit-logs', auditDocs.list, requireAdmin, async (c) =>
       c.json(await listAuditLogs(c.var.deps.orm, parseInput(AuditLogQuery, queryOf(c)), words)),
     )
-    .get('/audit-logs/export.csv', requireAdmin, async (c) => {
+    .get('/audit-logs/export.csv', auditDocs.exportCsv, requireAdmin, async (c) => {
       const query = parseInput(AuditExportQuery, queryOf(c));
       const user = signedInUser(c);
       // Each export reads the whole filtered log and writes an audit entry: a few a minute is plenty.
@@ -25,4 +26,6 @@ export const auditRoutes = (words: AuditVocabulary) =>
       c.header('Content-Disposition', file.disposition);
       return c.body(Readable.toWeb(Readable.from(file.chunks)) as ReadableStream);
     })
-    .get('/audit-logs/options', requireAdmin, async (c) => c.json(await auditLogOptions(c.var.deps.orm, words)));
+    .get('/audit-logs/options', auditDocs.options, requireAdmin, async (c) =>
+      c.json(await auditLogOptions(c.var.deps.orm, words)),
+    );

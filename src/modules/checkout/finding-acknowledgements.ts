@@ -45,7 +45,11 @@ export async function acknowledgeFinding(orm: Orm, actor: Actor, findingId: stri
     if (!row) throw new AppError('not_found', FINDING_NOT_FOUND);
     const finding = await tx.findOneOrFail(PaymentFinding, { id: findingId });
     if (finding.acknowledgedAt) {
-      return { finding: { id: finding.id, ...findingAcknowledgement(finding) }, message: 'すでに確認済みです。' };
+      return {
+        finding: { id: finding.id, ...findingAcknowledgement(finding) },
+        run_acknowledged: false,
+        message: 'すでに確認済みです。',
+      };
     }
     const now = new Date();
     finding.acknowledgedAt = now;

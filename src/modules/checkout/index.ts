@@ -28,6 +28,7 @@ export {
 } from './konbini.ts';
 export { PAYMENT_METHOD_LABEL, type PaymentMethod, paymentOfCheckout } from './payment-method.ts';
 export { scheduleNightlyReconciliation } from './reconciliation.ts';
+export { KonbiniVoucherAnswer } from './responses.ts';
 export { createPayments, type Payments } from './stripe.ts';
 export { sweepStripeEvents } from './sweep.ts';
 

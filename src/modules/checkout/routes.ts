@@ -1,22 +1,14 @@
 import { Hono } from 'hono';
 import type Stripe from 'stripe';
-import * as v from 'valibot';
 import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireUser, signedInUser } from '../../http/guards.ts';
 import { jsonDepth, jsonInput, MAX_JSON_DEPTH } from '../../http/validate.ts';
+import { checkoutDocs } from './responses.ts';
+import { StartInput } from './schemas.ts';
 import { checkoutStatus, startCheckout } from './service.ts';
 import { receiveStripeEvent } from './stripe-events.ts';
-
-const StartInput = v.object({
-  licenseId: v.pipe(
-    v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number))], 'ライセンスを指定してください。'),
-    v.integer('ライセンスを指定してください。'),
-    v.minValue(1, 'ライセンスを指定してください。'),
-  ),
-  distribution: v.optional(v.boolean('配信の希望は「はい」か「いいえ」で選択してください。'), true),
-});
 
 /** Stripe's webhook: signed, so exempt from CSRF (see index.ts). */
 export const WEBHOOK_PATH = '/stripe/webhook';
@@ -24,7 +16,7 @@ export const WEBHOOK_PATH = '/stripe/webhook';
 const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 export const checkoutRoutes = new Hono<AppEnv>()
-  .post('/licenses/stripe', requireUser, async (c) => {
+  .post('/licenses/stripe', checkoutDocs.start, requireUser, async (c) => {
     const input = await jsonInput(c, StartInput);
     const user = signedInUser(c);
     if (user.role === 'admin')
@@ -33,7 +25,7 @@ export const checkoutRoutes = new Hono<AppEnv>()
     await deps.rateLimit.hit(LIMITS.checkoutsPerMember, user.id);
     return c.json(await startCheckout(deps.orm, deps.env, deps.stripe, user, input));
   })
-  .get('/checkout/sessions/:id', requireUser, async (c) =>
+  .get('/checkout/sessions/:id', checkoutDocs.status, requireUser, async (c) =>
     c.json(await checkoutStatus(c.var.deps.orm, signedInUser(c).id, c.req.param('id'))),
   )
   /**
@@ -41,7 +33,7 @@ export const checkoutRoutes = new Hono<AppEnv>()
    * the event is stored once and queued, and the answer is immediate. If the database is down the
    * answer is 503, so Stripe retries.
    */
-  .post(WEBHOOK_PATH, async (c) => {
+  .post(WEBHOOK_PATH, checkoutDocs.webhook, async (c) => {
     const { payments, stripe, orm } = c.var.deps;
     const payload = await c.req.text();
     const signature = c.req.header('stripe-signature') ?? '';

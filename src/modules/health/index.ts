@@ -4,10 +4,12 @@ import { isIP } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import * as v from 'valibot';
 import { ping } from '../../db/kysely.ts';
 import { poolStats } from '../../db/orm.ts';
 import type { AppEnv, AppModule } from '../../http/context.ts';
 import { requireAdmin } from '../../http/guards.ts';
+import { operation } from '../../http/openapi.ts';
 import { metricsFor, readShopFigures } from '../../lib/metrics.ts';
 import { assertNoEviction, RedisPolicyError } from '../../lib/redis.ts';
 import { recentWorkers } from './heartbeat.ts';
@@ -110,7 +112,27 @@ const healthRoutes = new Hono<AppEnv>()
   });
 
 /** The operations view's figures (administrators): the same numbers the metrics give, from the same reads. */
-const healthApi = new Hono<AppEnv>().get('/operations', requireAdmin, async (c) => {
+const counts = (...names: string[]) => v.object(Object.fromEntries(names.map((name) => [name, v.number()])));
+const operationsDoc = operation('get', {
+  summary: '運用の状況（キュー、アウトボックス、メール、エクスポート）',
+  tags: ['運用'],
+  access: 'admin',
+  answers: {
+    200: v.object({
+      operations: v.object({
+        queues: v.record(v.string(), counts('waiting', 'active', 'delayed', 'failed')),
+        outbox: counts('backlog', 'oldest_age_seconds'),
+        payments_inbox: counts('unprocessed', 'failed'),
+        mail: counts('failed', 'retrying', 'pending', 'stuck'),
+        exports: counts('queued', 'running', 'retrying', 'failed'),
+        sweeper: v.object({ last_run_at: v.nullable(v.pipe(v.string(), v.isoTimestamp())), redriven: v.number() }),
+        workers: counts('fresh'),
+      }),
+    }),
+  },
+});
+
+const healthApi = new Hono<AppEnv>().get('/operations', operationsDoc, requireAdmin, async (c) => {
   const f = await readShopFigures();
   return c.json({
     operations: {

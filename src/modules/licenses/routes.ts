@@ -8,6 +8,7 @@ import { indexed, readMultipart } from '../../http/multipart.ts';
 import { isNumericId } from '../../http/path-ids.ts';
 import { collectErrors, jsonInput, parseInput, parseInputs, queryOf } from '../../http/validate.ts';
 import { CONTENT_TYPE, MAX_PICTURE_BYTES, MAX_PICTURES, pictureKey, STORED_NAME } from './images.ts';
+import { licenseDocs } from './responses.ts';
 import { LicenseFields, ListQuery, MoveInput, OrderInput, PublishedInput, UpdatedAtField } from './schemas.ts';
 import {
   createLicense,
@@ -53,13 +54,13 @@ const actorOf = (c: Context<AppEnv>) => {
 const LICENSE = ':id{[0-9]+}';
 
 export const licenseRoutes = new Hono<AppEnv>()
-  .get('/licenses', requireUser, async (c) => {
+  .get('/licenses', licenseDocs.list, requireUser, async (c) => {
     const query = parseInput(ListQuery, queryOf(c));
     // c.get, not c.var (which copies every variable into a new object): every member's first screen.
     const { orm, changes } = c.get('deps');
     return c.json(await listLicenses(orm, query, { includeHidden: isAdmin(signedInUser(c)) }, changes));
   })
-  .post('/licenses/create/validate', requireAdmin, async (c) => {
+  .post('/licenses/create/validate', licenseDocs.validateCreate, requireAdmin, async (c) => {
     const form = await readLicenseForm(c);
     const [fields] = await collectErrors(
       () => parseInput(LicenseFields, form.fields),
@@ -67,24 +68,24 @@ export const licenseRoutes = new Hono<AppEnv>()
     );
     return c.json({ license: fields });
   })
-  .post('/licenses/create', requireAdmin, async (c) => {
+  .post('/licenses/create', licenseDocs.create, requireAdmin, async (c) => {
     const form = await readLicenseForm(c);
     const fields = parseInput(LicenseFields, form.fields);
     const license = await createLicense(c.var.deps.orm, c.var.deps.files, actorOf(c), fields, form.uploads, form.order);
     return c.json({ license, message: 'ライセンスを登録しました。' }, 201);
   })
-  .put('/licenses/order', requireAdmin, async (c) => {
+  .put('/licenses/order', licenseDocs.order, requireAdmin, async (c) => {
     const input = await jsonInput(c, OrderInput);
     const ids = await orderLicenses(c.var.deps.orm, actorOf(c), input.ids);
     return c.json({ ids, message: '表示順を変更しました。' });
   })
-  .post(`/licenses/${LICENSE}/move`, requireAdmin, async (c) => {
+  .post(`/licenses/${LICENSE}/move`, licenseDocs.move, requireAdmin, async (c) => {
     const id = licenseId(c);
     const input = await jsonInput(c, MoveInput);
     const ids = await moveLicense(c.var.deps.orm, actorOf(c), id, input.direction);
     return c.json({ ids, message: input.direction === 'up' ? '表示順を1つ上げました。' : '表示順を1つ下げました。' });
   })
-  .put(`/licenses/${LICENSE}/published`, requireAdmin, async (c) => {
+  .put(`/licenses/${LICENSE}/published`, licenseDocs.published, requireAdmin, async (c) => {
     const id = licenseId(c);
     const input = await jsonInput(c, PublishedInput);
     const license = await setLicensePublished(c.var.deps.orm, actorOf(c), id, input.published);
@@ -93,7 +94,7 @@ export const licenseRoutes = new Hono<AppEnv>()
       message: license.published ? `「${license.name}」を公開しました。` : `「${license.name}」を非公開にしました。`,
     });
   })
-  .get(`/licenses/${LICENSE}`, requireUser, async (c) =>
+  .get(`/licenses/${LICENSE}`, licenseDocs.show, requireUser, async (c) =>
     c.json({
       license: await getLicense(c.var.deps.orm, licenseId(c), {
         includeHidden: isAdmin(signedInUser(c)),
@@ -101,11 +102,11 @@ export const licenseRoutes = new Hono<AppEnv>()
       }),
     }),
   )
-  .delete(`/licenses/${LICENSE}`, requireAdmin, async (c) => {
+  .delete(`/licenses/${LICENSE}`, licenseDocs.remove, requireAdmin, async (c) => {
     await deleteLicense(c.var.deps.orm, c.var.deps.files, actorOf(c), licenseId(c));
     return c.json({ message: 'ライセンスを削除しました。' });
   })
-  .post(`/licenses/${LICENSE}/validate`, requireAdmin, async (c) => {
+  .post(`/licenses/${LICENSE}/validate`, licenseDocs.validateEdit, requireAdmin, async (c) => {
     const id = licenseId(c);
     const form = await readLicenseForm(c);
     const [input] = await collectErrors(
@@ -122,7 +123,7 @@ export const licenseRoutes = new Hono<AppEnv>()
       license: { name: input.name, description: input.description, price: input.price, published: input.published },
     });
   })
-  .post(`/licenses/${LICENSE}`, requireAdmin, async (c) => {
+  .post(`/licenses/${LICENSE}`, licenseDocs.edit, requireAdmin, async (c) => {
     const id = licenseId(c);
     const form = await readLicenseForm(c);
     const input = parseInputs(form.fields, LicenseFields, UpdatedAtField);

@@ -1,27 +1,12 @@
 import { Hono } from 'hono';
-import * as v from 'valibot';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { parseInput, queryOf } from '../../http/validate.ts';
 import { workersAlive } from '../health/index.ts';
+import { mailDocs } from './responses.ts';
+import { MailsQuery } from './schemas.ts';
 import { listMailsByStatus, MAIL_NOT_FOUND, mailSummary, resendMail } from './service.ts';
-
-const numberInRange = (label: string, max: number) =>
-  v.pipe(
-    v.string(`${label}が正しくありません。`),
-    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
-    v.transform(Number),
-    v.minValue(1, `${label}が正しくありません。`),
-    v.maxValue(max, `${label}が正しくありません。`),
-  );
-
-/** GET /api/mails */
-const MailsQuery = v.object({
-  status: v.optional(v.picklist(['failed', 'sending', 'stuck'], '状態が正しくありません。'), 'failed'),
-  page: v.optional(numberInRange('ページ番号', 100_000), '1'),
-  per_page: v.optional(numberInRange('表示件数', 100), '20'),
-});
 
 /** Delivery ids are uuids: no other path under /mails can be taken for one, in any mounting order. */
 const MAIL = ':id{[0-9a-f-]+}';
@@ -33,15 +18,15 @@ const mailId = (raw: string) => {
 
 /** The failed-mail view, the admin menu's counts and the operator's resend (administrators). */
 export const mailRoutes = new Hono<AppEnv>()
-  .get('/mails/summary', requireAdmin, async (c) => {
+  .get('/mails/summary', mailDocs.summary, requireAdmin, async (c) => {
     const [{ summary }, alive] = await Promise.all([mailSummary(c.var.deps.orm), workersAlive(c.var.deps)]);
     return c.json({ summary: { ...summary, workers_alive: alive } });
   })
-  .get('/mails', requireAdmin, async (c) => {
+  .get('/mails', mailDocs.list, requireAdmin, async (c) => {
     const query = parseInput(MailsQuery, queryOf(c));
     return c.json(await listMailsByStatus(c.var.deps.orm, query.status, query));
   })
-  .post(`/mails/${MAIL}/resend`, requireAdmin, async (c) => {
+  .post(`/mails/${MAIL}/resend`, mailDocs.resend, requireAdmin, async (c) => {
     const id = mailId(c.req.param('id'));
     const user = signedInUser(c);
     const { orm, queues, log } = c.var.deps;

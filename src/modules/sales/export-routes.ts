@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import * as v from 'valibot';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
@@ -9,43 +8,9 @@ import { jsonInput, parseInput, queryOf } from '../../http/validate.ts';
 import { workersAlive } from '../health/index.ts';
 import { preflight } from './export/preflight.ts';
 import { completeBatch, exportDto, getExport, listExports, openDownload, requestExport, retryExport } from './export/service.ts';
-import { expectedCount, PageQuery, SalesQuery, toFilter, withDatesInOrder } from './schemas.ts';
+import { exportDocs } from './responses.ts';
+import { ExportInput, PageQuery, PreflightQuery, toFilter } from './schemas.ts';
 import { withOrderNumbers } from './with-order-numbers.ts';
-
-const flag = (message: string) =>
-  v.optional(
-    v.union(
-      [
-        v.boolean(),
-        v.pipe(
-          v.picklist(['true', 'false', '1', '0'], message),
-          v.transform((s) => s === 'true' || s === '1'),
-        ),
-      ],
-      message,
-    ),
-    false,
-  );
-
-const filterEntries = {
-  license_id: SalesQuery.entries.license_id,
-  status: SalesQuery.entries.status,
-  q: SalesQuery.entries.q,
-  paid_from: SalesQuery.entries.paid_from,
-  paid_to: SalesQuery.entries.paid_to,
-};
-
-const ExportInput = withDatesInOrder(
-  v.object({
-    ...filterEntries,
-    encoding: v.optional(v.picklist(['utf-8', 'shift_jis'], '文字コードは utf-8 か shift_jis を指定してください。'), 'utf-8'),
-    batch: flag('一括処理の指定が正しくありません。'),
-    replace_unmappable: flag('置き換えの指定が正しくありません。'),
-    expected_count: expectedCount,
-  }),
-);
-
-const PreflightQuery = withDatesInOrder(v.object({ ...filterEntries, batch: flag('一括処理の指定が正しくありません。') }));
 
 /** Export ids are uuids: `/exports/preflight` and `/exports/:id` never meet, in any mounting order. */
 const EXPORT = ':id{[0-9a-f-]+}';
@@ -62,7 +27,7 @@ const actorOf = (c: Context<AppEnv>) => {
 
 /** CSV exports for the training-management system: queued (202), polled, downloaded again at will; batches completed. */
 export const exportRoutes = new Hono<AppEnv>()
-  .get('/exports', requireAdmin, async (c) => {
+  .get('/exports', exportDocs.list, requireAdmin, async (c) => {
     const query = parseInput(PageQuery, queryOf(c));
     const { env } = c.var.deps;
     const [history, alive] = await Promise.all([
@@ -76,12 +41,12 @@ export const exportRoutes = new Hono<AppEnv>()
       workers_alive: alive,
     });
   })
-  .get('/exports/preflight', requireAdmin, async (c) => {
+  .get('/exports/preflight', exportDocs.preflight, requireAdmin, async (c) => {
     const query = parseInput(PreflightQuery, queryOf(c));
     const found = await preflight(c.var.deps.orm, toFilter(query), query.batch, c.var.deps.env.exportGroupName);
     return c.json({ ...found, problems: await withOrderNumbers(c.var.deps.orm.em.fork(), found.problems) });
   })
-  .post('/exports', requireAdmin, async (c) => {
+  .post('/exports', exportDocs.create, requireAdmin, async (c) => {
     const input = await jsonInput(c, ExportInput);
     const created = await requestExport(
       c.var.deps.orm,
@@ -97,19 +62,19 @@ export const exportRoutes = new Hono<AppEnv>()
     );
     return c.json({ export: created }, 202);
   })
-  .get(`/exports/${EXPORT}`, requireAdmin, async (c) => {
+  .get(`/exports/${EXPORT}`, exportDocs.show, requireAdmin, async (c) => {
     const [row, alive] = await Promise.all([getExport(c.var.deps.orm, exportId(c.req.param('id'))), workersAlive(c.var.deps)]);
     return c.json({ export: exportDto(row), workers_alive: alive });
   })
-  .post(`/exports/${EXPORT}/complete`, requireAdmin, async (c) => {
+  .post(`/exports/${EXPORT}/complete`, exportDocs.complete, requireAdmin, async (c) => {
     const result = await completeBatch(c.var.deps.orm, actorOf(c), exportId(c.req.param('id')));
     return c.json({ ...result, message: `${result.moved.toLocaleString('ja-JP')}件を登録済みにしました。` });
   })
-  .post(`/exports/${EXPORT}/retry`, requireAdmin, async (c) => {
+  .post(`/exports/${EXPORT}/retry`, exportDocs.retry, requireAdmin, async (c) => {
     const retried = await retryExport(c.var.deps.orm, actorOf(c), exportId(c.req.param('id')));
     return c.json({ export: retried, message: 'エクスポートを再実行します。' }, 202);
   })
-  .get(`/exports/${EXPORT}/download`, requireAdmin, async (c) => {
+  .get(`/exports/${EXPORT}/download`, exportDocs.download, requireAdmin, async (c) => {
     const file = await openDownload(c.var.deps.orm, actorOf(c), c.var.deps.files, exportId(c.req.param('id')), c.var.log);
     c.header('Content-Type', file.contentType);
     c.header('Content-Disposition', file.disposition);

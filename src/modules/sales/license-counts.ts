@@ -4,6 +4,7 @@ import { countAll, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin } from '../../http/guards.ts';
+import { salesDocs } from './responses.ts';
 
 export interface LicenseSalesCount {
   license_id: number;
@@ -48,6 +49,9 @@ export function salesCountsByLicense(orm: Orm, changes?: ChangeFeed): Promise<Li
 }
 
 /** GET /api/sales/license-counts: `{ counts: [{ license_id, count, refunded_count }] }`, licences with sales only. */
-export const licenseCountRoutes = new Hono<AppEnv>().get('/sales/license-counts', requireAdmin, async (c) =>
-  c.json({ counts: await salesCountsByLicense(c.var.deps.orm, c.var.deps.changes) }),
+export const licenseCountRoutes = new Hono<AppEnv>().get(
+  '/sales/license-counts',
+  salesDocs.licenseCounts,
+  requireAdmin,
+  async (c) => c.json({ counts: await salesCountsByLicense(c.var.deps.orm, c.var.deps.changes) }),
 );

@@ -6,22 +6,23 @@ import { NUMERIC_ID } from '../../http/path-ids.ts';
 import { jsonInput } from '../../http/validate.ts';
 import { contentDisposition } from '../../lib/csv.ts';
 import { AddresseeInput, chooseAddressee, issueReceipt, receiptState } from './receipt.ts';
+import { receiptDocs } from './responses.ts';
 
 const SALE = `/sales/${NUMERIC_ID}`;
 
 /** 領収書: the addressee choice and the PDF for the buyer of the sale; an administrator reads the 控え. */
 export const receiptRoutes = new Hono<AppEnv>()
-  .get(`${SALE}/receipt-addressee`, requireUser, async (c) => {
+  .get(`${SALE}/receipt-addressee`, receiptDocs.state, requireUser, async (c) => {
     const { deps } = c.var;
     const receiptDeps = { orm: deps.orm, payments: deps.payments, log: c.var.log };
     return c.json(await receiptState(receiptDeps, signedInUser(c), Number(c.req.param('id'))));
   })
-  .put(`${SALE}/receipt-addressee`, requireUser, async (c) => {
+  .put(`${SALE}/receipt-addressee`, receiptDocs.choose, requireUser, async (c) => {
     const input = await jsonInput(c, AddresseeInput);
     const receipt = await chooseAddressee(c.var.deps.orm, signedInUser(c), Number(c.req.param('id')), input);
     return c.json({ receipt, message: `領収書の宛名を「${receipt.addressee}」にしました。` });
   })
-  .get(`${SALE}/receipt`, requireUser, async (c) => {
+  .get(`${SALE}/receipt`, receiptDocs.pdf, requireUser, async (c) => {
     const user = signedInUser(c);
     const { deps } = c.var;
     await deps.rateLimit.hit(LIMITS.receiptsPerMember, user.id);

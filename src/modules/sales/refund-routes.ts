@@ -4,9 +4,10 @@ import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { NUMERIC_ID } from '../../http/path-ids.ts';
 import { jsonInput } from '../../http/validate.ts';
 import { RefundInput, requestRefund } from './refund.ts';
+import { salesDocs } from './responses.ts';
 
 /** POST /api/sales/{id}/refund (administrators): a full refund asked of Stripe. GET /api/sales/{id} is the host's. */
-export const refundRoutes = new Hono<AppEnv>().post(`/sales/${NUMERIC_ID}/refund`, requireAdmin, async (c) => {
+export const refundRoutes = new Hono<AppEnv>().post(`/sales/${NUMERIC_ID}/refund`, salesDocs.refund, requireAdmin, async (c) => {
   const input = await jsonInput(c, RefundInput);
   const user = signedInUser(c);
   const { orm, payments } = c.var.deps;

@@ -6,22 +6,23 @@ import { exportRoutes } from './export-routes.ts';
 import { licenseCountRoutes } from './license-counts.ts';
 import { receiptRoutes } from './receipt-routes.ts';
 import { refundRoutes } from './refund-routes.ts';
+import { salesDocs } from './responses.ts';
 import { CountsQuery, RevertInput, SalesListQuery, StatusUpdateInput, toFilter } from './schemas.ts';
 import { advanceStatus, listSales, revertStatus, salesCounts } from './service.ts';
 import { summaryRoutes } from './summary-routes.ts';
 
 const saleRoutes = new Hono<AppEnv>()
-  .get('/sales', requireAdmin, async (c) => {
+  .get('/sales', salesDocs.list, requireAdmin, async (c) => {
     const query = parseInput(SalesListQuery, queryOf(c));
     // c.get, not c.var (which copies every variable into a new object): the administrators' busiest call.
     const { orm, changes } = c.get('deps');
     return c.json(await listSales(orm, toFilter(query), query.page, query.per_page, changes));
   })
-  .get('/sales/counts', requireAdmin, async (c) => {
+  .get('/sales/counts', salesDocs.counts, requireAdmin, async (c) => {
     const query = parseInput(CountsQuery, queryOf(c));
     return c.json({ counts: await salesCounts(c.var.deps.orm, toFilter(query)) });
   })
-  .post('/sales/update', requireAdmin, async (c) => {
+  .post('/sales/update', salesDocs.update, requireAdmin, async (c) => {
     const input = await jsonInput(c, StatusUpdateInput);
     const user = signedInUser(c);
     const { q, paidFrom, paidTo } = toFilter(input);
@@ -43,7 +44,7 @@ const saleRoutes = new Hono<AppEnv>()
         : '更新できる売上はありませんでした。',
     });
   })
-  .post('/sales/revert', requireAdmin, async (c) => {
+  .post('/sales/revert', salesDocs.revert, requireAdmin, async (c) => {
     const input = await jsonInput(c, RevertInput);
     const user = signedInUser(c);
     const sales = await revertStatus(c.var.deps.orm, { id: user.id, email: user.email }, input);

@@ -165,3 +165,39 @@ export const toFilter = (query: FilterFields) => ({
   paidTo: query.paid_to || undefined,
   auditId: query.audit_id || undefined,
 });
+
+/** POST /api/exports and GET /api/exports/preflight */
+const flag = (message: string) =>
+  v.optional(
+    v.union(
+      [
+        v.boolean(),
+        v.pipe(
+          v.picklist(['true', 'false', '1', '0'], message),
+          v.transform((s) => s === 'true' || s === '1'),
+        ),
+      ],
+      message,
+    ),
+    false,
+  );
+
+const filterEntries = {
+  license_id: SalesQuery.entries.license_id,
+  status: SalesQuery.entries.status,
+  q: SalesQuery.entries.q,
+  paid_from: SalesQuery.entries.paid_from,
+  paid_to: SalesQuery.entries.paid_to,
+};
+
+export const ExportInput = withDatesInOrder(
+  v.object({
+    ...filterEntries,
+    encoding: v.optional(v.picklist(['utf-8', 'shift_jis'], '文字コードは utf-8 か shift_jis を指定してください。'), 'utf-8'),
+    batch: flag('一括処理の指定が正しくありません。'),
+    replace_unmappable: flag('置き換えの指定が正しくありません。'),
+    expected_count: expectedCount,
+  }),
+);
+
+export const PreflightQuery = withDatesInOrder(v.object({ ...filterEntries, batch: flag('一括処理の指定が正しくありません。') }));

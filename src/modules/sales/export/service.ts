@@ -32,7 +32,7 @@ export function exportDto(row: Export, openCount?: number) {
     replace_unmappable: row.replaceUnmappable,
     filters: row.filters,
     license_name: row.licenseName ?? null,
-    error: row.error,
+    error: row.error ?? null,
     // The job's last attempt failed and BullMQ tries again: the screen says so, with the reason.
     last_error: row.lastError ?? null,
     last_error_at: row.lastErrorAt ? new Date(row.lastErrorAt).toISOString() : null,

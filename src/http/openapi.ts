@@ -1,0 +1,212 @@
+import { toJsonSchema } from '@valibot/to-json-schema';
+import type { MiddlewareHandler } from 'hono';
+import { type DescribeRouteOptions, describeRoute, resolver } from 'hono-openapi';
+import * as v from 'valibot';
+
+/**
+ * The API contract (docs/decisions/0041-openapi-contract.md): each `/api` route carries one `api({...})`
+ * describing its request (the valibot schemas the handler parses) and every answer it can give (the
+ * valibot schemas in each module's responses.ts). hono-openapi collects them into the OpenAPI 3.1
+ * document served at /api/openapi.json; the answers a guard, the body limit or CSRF can give are added
+ * here from what the operation declares, so each route lists only its own.
+ */
+
+/** Any 4xx/5xx answer: a Japanese `message`, sometimes a machine-readable `code` and facts beside it. */
+const ErrorAnswer = v.pipe(
+  v.object({
+    message: v.string(),
+    code: v.optional(v.string()),
+  }),
+  v.metadata({ ref: 'Error' }),
+);
+
+/** 422: every field's messages, in order. */
+const ValidationErrorAnswer = v.pipe(
+  v.object({
+    message: v.string(),
+    errors: v.record(v.string(), v.array(v.string())),
+  }),
+  v.metadata({ ref: 'ValidationError' }),
+);
+
+/** An answer that only says what happened. */
+export const MessageAnswer = v.pipe(v.object({ message: v.string() }), v.metadata({ ref: 'Message' }));
+
+/** The paging fields of every paged list (SPEC §6: `page`, `per_page`, at most 100, and the total). */
+export const pageEntries = { total: v.number(), page: v.number(), per_page: v.number() };
+
+/** An ISO 8601 timestamp as the API writes it (`toISOString()`). */
+export const timestamp = () => v.pipe(v.string(), v.isoTimestamp());
+
+/** Path parameters as their routes constrain them. */
+export const pathIds = {
+  number: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,8}$/)),
+  uuid: v.pipe(v.string(), v.regex(/^[0-9a-fA-F-]+$/)),
+  token: v.string(),
+};
+
+/** A file or other non-JSON answer: its media type (the key the client matches, no parameters). */
+interface MediaAnswer {
+  media: string;
+  description: string;
+  headers?: Record<string, string>;
+}
+
+/** A redirect (302 and its Location). */
+interface RedirectAnswer {
+  redirect: string;
+}
+
+/** An answer without a body (204): what it did. */
+interface EmptyAnswer {
+  empty: string;
+}
+
+type Answer = v.GenericSchema | MediaAnswer | RedirectAnswer | EmptyAnswer;
+
+type Access = 'public' | 'member' | 'admin' | 'self-or-admin';
+
+interface Operation {
+  summary: string;
+  description?: string;
+  tags: string[];
+  access: Access;
+  /** A JSON body, as the handler parses it. */
+  body?: v.GenericSchema;
+  /** A multipart body, described as JSON Schema (its fields are read by busboy, not one valibot schema). */
+  multipart?: Record<string, unknown>;
+  /** A body read raw (the Stripe webhook): its media type. */
+  raw?: string;
+  query?: v.GenericSchema;
+  /** Path parameters by name; a path that does not match a route's pattern is 404. */
+  path?: Record<string, v.GenericSchema>;
+  /** Request headers the operation reads (name → description). */
+  headers?: Record<string, string>;
+  /** The success answers by status. */
+  answers: Record<number, Answer>;
+  /** The error statuses this operation can answer beyond what its access, body and path imply. */
+  errors?: number[];
+  /** Signed callers that cannot carry the CSRF token (no 419). */
+  csrfExempt?: boolean;
+}
+
+const ERROR_TEXT: Record<number, string> = {
+  400: '本文の形式が正しくありません（JSON でない、入れ子が深すぎるなど）。',
+  401: 'ログインしていません。',
+  403: '権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。',
+  404: '見つかりません。',
+  409: '他の操作と競合しました（code で理由を示すことがあります）。',
+  413: '送信されたデータが大きすぎます。',
+  419: 'CSRF トークンが一致しません。',
+  422: '入力内容に誤りがあります。',
+  429: '試行回数が多すぎます（Retry-After 秒後に再試行できます）。',
+  503: '一時的に利用できません（データベースの停止、停止処理中など）。',
+};
+
+/** The statuses every operation of this shape can answer, whatever its handler does. */
+function impliedErrors(op: Operation, method: string): number[] {
+  const statuses = new Set<number>([503, ...(op.errors ?? [])]);
+  if (op.access !== 'public') statuses.add(401);
+  if (op.access === 'admin' || op.access === 'self-or-admin') statuses.add(403);
+  if (op.path) statuses.add(404);
+  if (op.query) statuses.add(422);
+  if (method !== 'get') {
+    statuses.add(413);
+    if (!op.csrfExempt) statuses.add(419);
+  }
+  if (op.body || op.multipart) {
+    statuses.add(400);
+    statuses.add(422);
+  }
+  return [...statuses].sort((a, b) => a - b);
+}
+
+const json = (schema: v.GenericSchema) => ({ 'application/json': { schema: resolver(schema) } });
+
+function successAnswer(status: number, answer: Answer) {
+  if ('empty' in answer) return { description: answer.empty };
+  if ('redirect' in answer) {
+    return {
+      description: answer.redirect,
+      headers: { Location: { description: '移動先', schema: { type: 'string' } } },
+    };
+  }
+  if ('media' in answer) {
+    const headers = Object.fromEntries(
+      Object.entries(answer.headers ?? {}).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+    );
+    return {
+      description: answer.description,
+      ...(answer.headers ? { headers } : {}),
+      content: { [answer.media]: { schema: { type: 'string', contentMediaType: answer.media } } },
+    };
+  }
+  return { description: status === 202 ? '受け付けました。' : '成功しました。', content: json(answer) };
+}
+
+/** What a client sends for `schema`, as JSON Schema (multipart forms and parameters are described with it). */
+export function inputJsonSchema(schema: v.GenericSchema) {
+  const { $schema: _, ...converted } = toJsonSchema(schema, { typeMode: 'input', errorMode: 'ignore', target: 'draft-2020-12' });
+  return converted as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+}
+
+/** Each property of an object schema as a parameter (a query's values are text). */
+function parameters(where: 'query' | 'path' | 'header', schema: v.GenericSchema) {
+  const converted = inputJsonSchema(schema);
+  return Object.entries(converted.properties ?? {}).map(([name, property]) => ({
+    in: where,
+    name,
+    required: where === 'path' || (converted.required ?? []).includes(name),
+    schema: property,
+  }));
+}
+
+/** The document's entry for one operation, as `describeRoute` takes it. */
+function operationSpec(op: Operation, method: string): DescribeRouteOptions {
+  const responses: Record<string, unknown> = {};
+  for (const [status, answer] of Object.entries(op.answers)) responses[status] = successAnswer(Number(status), answer);
+  for (const status of impliedErrors(op, method)) {
+    responses[status] = {
+      description: ERROR_TEXT[status] ?? 'エラー',
+      content: json(status === 422 ? v.union([ValidationErrorAnswer, ErrorAnswer]) : ErrorAnswer),
+    };
+  }
+  const params = [
+    ...(op.path ? parameters('path', v.object(op.path)) : []),
+    ...(op.query ? parameters('query', op.query) : []),
+    ...Object.entries(op.headers ?? {}).map(([name, description]) => ({
+      in: 'header',
+      name,
+      required: true,
+      description,
+      schema: { type: 'string' },
+    })),
+  ];
+  const requestBody = op.body
+    ? { required: true, content: { 'application/json': { schema: resolver(op.body, { typeMode: 'input' }) } } }
+    : op.multipart
+      ? { required: true, content: { 'multipart/form-data': { schema: op.multipart } } }
+      : op.raw
+        ? { required: true, content: { [op.raw]: { schema: { type: 'string' } } } }
+        : undefined;
+  return {
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    tags: op.tags,
+    // Who may call it: public, member (signed in), admin (an administrator enrolled in two-factor), self-or-admin.
+    'x-access': op.access,
+    ...(op.access === 'public' ? { security: [] } : {}),
+    ...(params.length ? { parameters: params } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+  } as DescribeRouteOptions;
+}
+
+type Method = 'get' | 'post' | 'put' | 'delete';
+
+/**
+ * One route's contract, as its first middleware: `.get('/sales', docs.sales, requireAdmin, …)` with
+ * `sales: operation('get', {...})` in the module's docs. The method decides what a request can be
+ * refused with before its handler runs (CSRF, the body limit).
+ */
+export const operation = (method: Method, op: Operation): MiddlewareHandler => describeRoute(operationSpec(op, method));

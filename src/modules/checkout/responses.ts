@@ -1,0 +1,243 @@
+import * as v from 'valibot';
+import { operation, pageEntries, pathIds, timestamp } from '../../http/openapi.ts';
+import {
+  AcknowledgeInput,
+  EventsQuery,
+  FindingAcknowledgeInput,
+  PendingQuery,
+  ReconcileInput,
+  RunsQuery,
+  StartInput,
+} from './schemas.ts';
+
+const nullableText = v.nullable(v.string());
+const nullableTime = v.nullable(timestamp());
+const nullableNumber = v.nullable(v.number());
+
+/** A konbini payment slip as the buyer sees it (voucherView). */
+export const KonbiniVoucherAnswer = v.pipe(
+  v.object({
+    url: nullableText,
+    expires_at: timestamp(),
+    stores: v.array(
+      v.object({ store: v.string(), label: v.string(), payment_code: v.string(), confirmation_number: nullableText }),
+    ),
+  }),
+  v.metadata({ ref: 'KonbiniVoucher' }),
+);
+
+/** One Stripe event of the payments inbox. */
+const InboxEvent = v.pipe(
+  v.object({
+    id: v.string(),
+    type: v.string(),
+    type_label: v.string(),
+    state: v.picklist(['received', 'processed', 'failed']),
+    received_at: timestamp(),
+    processed_at: nullableTime,
+    failed_at: nullableTime,
+    attempts: v.number(),
+    outcome: nullableText,
+    outcome_label: nullableText,
+    error: nullableText,
+    stripe_session_id: nullableText,
+    order_number: nullableText,
+    amount: nullableNumber,
+    currency: nullableText,
+    buyer: v.nullable(v.object({ user_id: v.string(), name: v.string(), email: v.string() })),
+    buyer_deleted: v.boolean(),
+    sale_id: nullableNumber,
+  }),
+  v.metadata({ ref: 'PaymentEvent' }),
+);
+
+/** One reconciliation run (runView). */
+const Run = v.pipe(
+  v.object({
+    id: v.string(),
+    trigger: v.string(),
+    trigger_label: v.string(),
+    requested_by: nullableText,
+    days: v.number(),
+    state: v.string(),
+    state_label: v.string(),
+    created_at: timestamp(),
+    started_at: nullableTime,
+    finished_at: nullableTime,
+    sessions_checked: v.number(),
+    sales_checked: v.number(),
+    refunds_checked: v.number(),
+    findings: v.number(),
+    open_findings: v.number(),
+    error: nullableText,
+    needs_attention: v.boolean(),
+    notified: nullableText,
+    acknowledged_at: nullableTime,
+    acknowledged_by: nullableText,
+    acknowledgement_note: nullableText,
+  }),
+  v.metadata({ ref: 'Reconciliation' }),
+);
+
+const acknowledgement = { acknowledged_at: nullableTime, acknowledged_by: nullableText, acknowledgement_note: nullableText };
+
+const Finding = v.object({
+  id: v.string(),
+  kind: v.string(),
+  kind_label: v.string(),
+  stripe_session_id: nullableText,
+  payment_intent_id: nullableText,
+  sale_id: nullableNumber,
+  sale_order_number: nullableText,
+  sale_user_id: nullableText,
+  sale_buyer_email: nullableText,
+  event_id: nullableText,
+  stripe_amount: nullableNumber,
+  stripe_currency: nullableText,
+  our_amount: nullableNumber,
+  our_currency: nullableText,
+  detail: v.string(),
+  ...acknowledgement,
+});
+
+const KonbiniPayment = v.object({
+  checkout_id: v.string(),
+  state: v.picklist(['awaiting', 'lapsed']),
+  state_label: v.string(),
+  amount: v.number(),
+  currency: v.string(),
+  ordered_at: timestamp(),
+  expires_at: timestamp(),
+  lapsed_at: nullableTime,
+  license_id: v.number(),
+  license_name: v.string(),
+  user_id: nullableText,
+  user: v.nullable(v.object({ last_name: v.string(), first_name: v.string(), email: v.string() })),
+});
+
+const PAYMENTS = ['決済'];
+const PURCHASE = ['購入'];
+const eventId = { id: v.pipe(v.string(), v.regex(/^evt_[A-Za-z0-9_]{1,250}$/)) };
+const runId = { id: pathIds.uuid };
+
+export const checkoutDocs = {
+  start: operation('post', {
+    summary: 'Stripe Checkout を始める（支払いページの URL）',
+    tags: PURCHASE,
+    access: 'member',
+    body: StartInput,
+    answers: { 200: v.object({ url: v.string() }) },
+    errors: [403, 404, 409, 429],
+  }),
+  status: operation('get', {
+    summary: '購入手続きの状態（完了画面が売上の記録を待つ）',
+    tags: PURCHASE,
+    access: 'member',
+    path: { id: v.string() },
+    answers: {
+      200: v.object({
+        state: v.string(),
+        license_id: v.number(),
+        amount: v.number(),
+        currency: v.string(),
+        sale_id: nullableNumber,
+        order_number: nullableText,
+        konbini: v.nullable(KonbiniVoucherAnswer),
+      }),
+    },
+  }),
+  webhook: operation('post', {
+    summary: 'Stripe の Webhook（署名付き、生の本文）',
+    tags: PAYMENTS,
+    access: 'public',
+    csrfExempt: true,
+    raw: 'application/json',
+    headers: { 'Stripe-Signature': 'Stripe の署名（t= と v1=）' },
+    answers: { 200: v.object({ received: v.literal(true), duplicate: v.boolean() }) },
+    errors: [400],
+  }),
+};
+
+export const paymentDocs = {
+  events: operation('get', {
+    summary: 'Stripe イベントの受信箱',
+    tags: PAYMENTS,
+    access: 'admin',
+    query: EventsQuery,
+    answers: { 200: v.object({ events: v.array(InboxEvent), ...pageEntries }) },
+  }),
+  event: operation('get', {
+    summary: 'Stripe イベントの詳細（受信した本文つき）',
+    tags: PAYMENTS,
+    access: 'admin',
+    path: eventId,
+    answers: { 200: v.object({ event: v.object({ ...InboxEvent.entries, payload: v.unknown() }) }) },
+  }),
+  replay: operation('post', {
+    summary: 'Stripe イベントを再実行する',
+    tags: PAYMENTS,
+    access: 'admin',
+    path: eventId,
+    answers: { 200: v.object({ event: InboxEvent }) },
+  }),
+  runs: operation('get', {
+    summary: '決済の照合の履歴',
+    tags: PAYMENTS,
+    access: 'admin',
+    query: RunsQuery,
+    answers: { 200: v.object({ reconciliations: v.array(Run), ...pageEntries }) },
+  }),
+  run: operation('get', {
+    summary: '照合の結果と差異',
+    tags: PAYMENTS,
+    access: 'admin',
+    path: runId,
+    answers: { 200: v.object({ reconciliation: Run, findings: v.array(Finding) }) },
+  }),
+  acknowledgeRun: operation('post', {
+    summary: '照合を確認済みにする',
+    tags: PAYMENTS,
+    access: 'admin',
+    path: runId,
+    body: AcknowledgeInput,
+    answers: { 200: v.object({ reconciliation: Run, message: v.string() }) },
+    errors: [409],
+  }),
+  acknowledgeFinding: operation('post', {
+    summary: '差異を確認済みにする',
+    tags: PAYMENTS,
+    access: 'admin',
+    path: runId,
+    body: FindingAcknowledgeInput,
+    answers: {
+      200: v.object({
+        finding: v.object({ id: v.string(), ...acknowledgement }),
+        run_acknowledged: v.boolean(),
+        message: v.string(),
+      }),
+    },
+    errors: [409],
+  }),
+  reconcile: operation('post', {
+    summary: '照合を実行する',
+    tags: PAYMENTS,
+    access: 'admin',
+    body: ReconcileInput,
+    answers: { 202: v.object({ reconciliation: Run }) },
+    errors: [409],
+  }),
+  pendingKonbini: operation('get', {
+    summary: 'コンビニ決済のお支払い待ち・期限切れ',
+    tags: PAYMENTS,
+    access: 'admin',
+    query: PendingQuery,
+    answers: {
+      200: v.object({
+        konbini_payments: v.array(KonbiniPayment),
+        state: v.picklist(['awaiting', 'lapsed']),
+        totals: v.object({ awaiting: v.number(), lapsed: v.number() }),
+        ...pageEntries,
+      }),
+    },
+  }),
+};

@@ -1,0 +1,313 @@
+import * as v from 'valibot';
+import { operation, pageEntries, pathIds, timestamp } from '../../http/openapi.ts';
+import { AddresseeInput } from './receipt.ts';
+import { RefundInput } from './refund.ts';
+import {
+  CountsQuery,
+  ExportInput,
+  PageQuery,
+  PreflightQuery,
+  RevertInput,
+  SalesListQuery,
+  StatusUpdateInput,
+} from './schemas.ts';
+import { SummaryEncodingQuery, SummaryQuery } from './summary.ts';
+
+const nullableText = v.nullable(v.string());
+const nullableTime = v.nullable(timestamp());
+
+/** A sale as the back office sees it (saleDto); `status` 0 出力待ち, 1 処理中, 2 登録済み. */
+export const SaleAnswer = v.pipe(
+  v.object({
+    id: v.number(),
+    order_number: nullableText,
+    license_id: v.number(),
+    license_name: v.string(),
+    amount: v.number(),
+    currency: v.string(),
+    status: v.picklist([0, 1, 2]),
+    status_label: v.string(),
+    paid_at: timestamp(),
+    refunded_at: nullableTime,
+    refund_requested_at: nullableTime,
+    receipt_url: nullableText,
+    user: v.object({ first_name: v.string(), last_name: v.string(), email: v.string() }),
+    user_id: nullableText,
+    buyer_affiliation: v.nullable(v.number()),
+    buyer_affiliation_name: nullableText,
+    buyer_affiliation_other: nullableText,
+    buyer_gone: v.nullable(v.picklist(['withdrew', 'deleted'])),
+    /** The seed's camelCase spelling, kept beside license_id for its SPA. */
+    licenseId: v.number(),
+  }),
+  v.metadata({ ref: 'Sale' }),
+);
+
+const SalesWithMessage = v.object({ sales: v.array(SaleAnswer), message: v.string() });
+
+/** A CSV export for the training-management system (exportDto). */
+const ExportAnswer = v.pipe(
+  v.object({
+    id: v.string(),
+    state: v.picklist(['queued', 'running', 'done', 'failed']),
+    batch: v.boolean(),
+    row_count: v.nullable(v.number()),
+    total_rows: v.nullable(v.number()),
+    encoding: v.string(),
+    replace_unmappable: v.boolean(),
+    filters: v.record(v.string(), v.unknown()),
+    license_name: nullableText,
+    error: nullableText,
+    last_error: nullableText,
+    last_error_at: nullableTime,
+    retrying: v.boolean(),
+    sha256: nullableText,
+    requested_by: nullableText,
+    created_at: timestamp(),
+    finished_at: nullableTime,
+    completed_at: nullableTime,
+    completed_by: nullableText,
+    open_count: v.nullable(v.number()),
+    file_name: v.string(),
+    download_url: nullableText,
+  }),
+  v.metadata({ ref: 'Export' }),
+);
+
+const totals = {
+  count: v.number(),
+  amount: v.number(),
+  tax: v.number(),
+  refunded_count: v.number(),
+  refunded_amount: v.number(),
+};
+const SummaryAnswer = v.object({
+  summary: v.object({
+    from: v.string(),
+    to: v.string(),
+    ...totals,
+    refunded_tax: v.number(),
+    net_amount: v.number(),
+    net_tax: v.number(),
+    by_license: v.array(v.object({ license_id: v.number(), name: v.string(), ...totals })),
+  }),
+});
+
+/** 領収書: what has been issued and what the member may choose (receiptDto). */
+const ReceiptAnswer = v.pipe(
+  v.looseObject({
+    sale_id: v.number(),
+    order_number: nullableText,
+    receipt_number: v.string(),
+    license_name: v.string(),
+    issued: v.boolean(),
+    issue_count: v.number(),
+    first_issued_at: nullableTime,
+    addressee_kind: nullableText,
+    addressee: nullableText,
+    addressee_text: nullableText,
+    honorific: nullableText,
+    proviso: v.string(),
+    default_proviso: v.string(),
+    options: v.array(v.unknown()),
+    honorifics: v.array(v.string()),
+    payment_method: nullableText,
+    konbini: v.boolean(),
+    copy_only: v.boolean(),
+  }),
+  v.metadata({ ref: 'Receipt' }),
+);
+
+const csv = { media: 'text/csv', description: 'CSV ファイル' };
+const SALES = ['売上'];
+const EXPORTS = ['エクスポート'];
+const RECEIPTS = ['領収書'];
+const sale = { id: pathIds.number };
+const exportId = { id: pathIds.uuid };
+const counts = v.object({
+  awaiting: v.number(),
+  in_progress: v.number(),
+  registered: v.number(),
+  refunded: v.number(),
+  export_awaiting: v.number(),
+  export_in_progress: v.number(),
+});
+
+export const salesDocs = {
+  list: operation('get', {
+    summary: '売上の一覧',
+    tags: SALES,
+    access: 'admin',
+    query: SalesListQuery,
+    answers: {
+      200: v.object({ sales: v.array(SaleAnswer), ...pageEntries, total_capped: v.boolean(), members_capped: v.boolean() }),
+    },
+    // `audit_id` naming no entry of the audit log.
+    errors: [404],
+  }),
+  counts: operation('get', {
+    summary: '状態ごとの売上件数',
+    tags: SALES,
+    access: 'admin',
+    query: CountsQuery,
+    answers: { 200: v.object({ counts }) },
+  }),
+  licenseCounts: operation('get', {
+    summary: 'ライセンスごとの売上件数',
+    tags: SALES,
+    access: 'admin',
+    answers: {
+      200: v.object({ counts: v.array(v.object({ license_id: v.number(), count: v.number(), refunded_count: v.number() })) }),
+    },
+  }),
+  update: operation('post', {
+    summary: '売上の状態を1段階進める',
+    tags: SALES,
+    access: 'admin',
+    body: StatusUpdateInput,
+    answers: { 200: SalesWithMessage },
+    errors: [409],
+  }),
+  revert: operation('post', {
+    summary: '売上の状態を1段階戻す',
+    tags: SALES,
+    access: 'admin',
+    body: RevertInput,
+    answers: { 200: SalesWithMessage },
+    errors: [409],
+  }),
+  summary: operation('get', {
+    summary: '売上集計',
+    tags: SALES,
+    access: 'admin',
+    query: SummaryQuery,
+    answers: { 200: SummaryAnswer },
+  }),
+  summaryCsv: operation('get', {
+    summary: '売上集計の CSV',
+    tags: SALES,
+    access: 'admin',
+    query: v.intersect([SummaryQuery, SummaryEncodingQuery]),
+    answers: { 200: csv },
+  }),
+  refund: operation('post', {
+    summary: '売上を返金する（Stripe に依頼）',
+    tags: SALES,
+    access: 'admin',
+    path: sale,
+    body: RefundInput,
+    answers: {
+      200: v.object({
+        sale: SaleAnswer,
+        refund: v.object({
+          state: v.string(),
+          state_label: v.string(),
+          requested_at: nullableTime,
+          requested_by: nullableText,
+          reason: nullableText,
+          refunded_at: nullableTime,
+        }),
+        message: v.string(),
+      }),
+    },
+    errors: [409],
+  }),
+};
+
+export const exportDocs = {
+  list: operation('get', {
+    summary: 'エクスポートの履歴',
+    tags: EXPORTS,
+    access: 'admin',
+    query: PageQuery,
+    answers: {
+      200: v.object({
+        exports: v.array(ExportAnswer),
+        ...pageEntries,
+        group_name: nullableText,
+        workers_alive: v.nullable(v.boolean()),
+      }),
+    },
+  }),
+  preflight: operation('get', {
+    summary: 'エクスポート前の確認（Shift_JIS で表せない文字など）',
+    tags: EXPORTS,
+    access: 'admin',
+    query: PreflightQuery,
+    answers: { 200: v.looseObject({ problems: v.array(v.looseObject({ sale_id: v.number() })), total: v.number() }) },
+  }),
+  create: operation('post', {
+    summary: 'CSV エクスポートを依頼する',
+    tags: EXPORTS,
+    access: 'admin',
+    body: ExportInput,
+    answers: { 202: v.object({ export: ExportAnswer }) },
+    errors: [409],
+  }),
+  show: operation('get', {
+    summary: 'エクスポートの状態',
+    tags: EXPORTS,
+    access: 'admin',
+    path: exportId,
+    answers: { 200: v.object({ export: ExportAnswer, workers_alive: v.nullable(v.boolean()) }) },
+  }),
+  complete: operation('post', {
+    summary: '一括処理の売上を登録済みにする',
+    tags: EXPORTS,
+    access: 'admin',
+    path: exportId,
+    answers: { 200: v.object({ export: ExportAnswer, moved: v.number(), message: v.string() }) },
+    errors: [409],
+  }),
+  retry: operation('post', {
+    summary: '失敗したエクスポートを再実行する',
+    tags: EXPORTS,
+    access: 'admin',
+    path: exportId,
+    answers: { 202: v.object({ export: ExportAnswer, message: v.string() }) },
+    errors: [409],
+  }),
+  download: operation('get', {
+    summary: 'エクスポートした CSV をダウンロードする',
+    tags: EXPORTS,
+    access: 'admin',
+    path: exportId,
+    answers: { 200: csv },
+    errors: [409],
+  }),
+};
+
+export const receiptDocs = {
+  state: operation('get', {
+    summary: '領収書の宛名と発行状況',
+    tags: RECEIPTS,
+    access: 'member',
+    path: sale,
+    answers: { 200: ReceiptAnswer },
+    errors: [403, 409],
+  }),
+  choose: operation('put', {
+    summary: '領収書の宛名を選ぶ',
+    tags: RECEIPTS,
+    access: 'member',
+    path: sale,
+    body: AddresseeInput,
+    answers: { 200: v.object({ receipt: ReceiptAnswer, message: v.string() }) },
+    errors: [403, 409],
+  }),
+  pdf: operation('get', {
+    summary: '領収書の PDF（管理者は控え）',
+    tags: RECEIPTS,
+    access: 'member',
+    path: sale,
+    query: v.object({ copy: v.optional(v.picklist(['1'])) }),
+    answers: {
+      200: {
+        media: 'application/pdf',
+        description: '領収書の PDF',
+        headers: { 'X-Receipt-Issue-Count': '発行回数' },
+      },
+    },
+    errors: [403, 409, 429],
+  }),
+};
