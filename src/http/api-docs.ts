@@ -110,7 +110,17 @@ export function apiDocsRoutes(modules: readonly AppModule[], sessionCookie: stri
     })
     .get('/docs', async (c, next) => {
       const nonce = crypto.randomUUID().replaceAll('-', '');
-      const page = Scalar({ url: '/api/openapi.json', pageTitle: `${TITLE} リファレンス`, cdn: DOCS_SCRIPT, nonce });
+      const page = Scalar({
+        url: '/api/openapi.json',
+        pageTitle: `${TITLE} リファレンス`,
+        cdn: DOCS_SCRIPT,
+        nonce,
+        // Nothing from elsewhere: no web fonts from Scalar's host, no AI chat, no hosted MCP.
+        withDefaultFonts: false,
+        showDeveloperTools: 'never',
+        mcp: { disabled: true },
+        agent: { disabled: true },
+      });
       const res = (await page(c as never, next)) as Response;
       res.headers.set(
         'Content-Security-Policy',
