@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
-import { jsonInput, parseInput, queryOf, rules } from '../../http/validate.ts';
+import { jsonInput, paging, queryInput, rules } from '../../http/validate.ts';
 import { parseOrderNumber } from '../sales/index.ts';
 import { acknowledgeFinding, FINDING_NOT_FOUND } from './finding-acknowledgements.ts';
 import { listStripeEvents, replayStripeEvent, STRIPE_EVENT_NOT_FOUND, stripeEventDetail } from './inbox.ts';
@@ -16,18 +16,6 @@ import {
   requestReconciliation,
 } from './reconciliation.ts';
 
-const numberInRange = (label: string, max: number) =>
-  v.pipe(
-    v.string(`${label}が正しくありません。`),
-    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
-    v.transform(Number),
-    v.minValue(1, `${label}が正しくありません。`),
-    v.maxValue(max, `${label}が正しくありません。`),
-  );
-const Paging = {
-  page: v.optional(numberInRange('ページ番号', 100_000), '1'),
-  per_page: v.optional(numberInRange('表示件数', 100), '20'),
-};
 const optionalDate = v.optional(v.union([v.literal(''), rules.date()], '日付が正しくありません。'));
 
 const EventsQuery = v.object({
@@ -55,10 +43,10 @@ const EventsQuery = v.object({
   ),
   from: optionalDate,
   to: optionalDate,
-  ...Paging,
+  ...paging,
 });
 const RunsQuery = v.object({
-  ...Paging,
+  ...paging,
   unacknowledged: v.optional(v.picklist(['', 'true', 'false'], '絞り込みの指定が正しくありません。'), ''),
 });
 const AcknowledgeInput = v.object({
@@ -93,7 +81,7 @@ const ReconcileInput = v.object({
 /** The payments inbox and reconciliation (administrators). */
 export const paymentRoutes = new Hono<AppEnv>()
   .get('/payments/events', requireAdmin, async (c) => {
-    const query = parseInput(EventsQuery, queryOf(c));
+    const query = queryInput(c, EventsQuery);
     const filter = {
       type: query.type || undefined,
       state: query.state || undefined,
@@ -117,7 +105,7 @@ export const paymentRoutes = new Hono<AppEnv>()
     return c.json(await replayStripeEvent({ orm, stripe: payments.stripe, log }, { id: user.id, email: user.email }, id));
   })
   .get('/payments/reconciliations', requireAdmin, async (c) => {
-    const query = parseInput(RunsQuery, queryOf(c));
+    const query = queryInput(c, RunsQuery);
     return c.json(await listReconciliations(c.var.deps.orm, query.page, query.per_page, query.unacknowledged === 'true'));
   })
   .get('/payments/reconciliations/:id', requireAdmin, async (c) => {

@@ -5,7 +5,7 @@ import { type DB, db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin } from '../../http/guards.ts';
-import { parseInput, queryOf } from '../../http/validate.ts';
+import { paging, queryInput } from '../../http/validate.ts';
 import { currentBuyers } from '../accounts/index.ts';
 import { licenseNames } from '../licenses/index.ts';
 
@@ -90,25 +90,16 @@ export async function pendingKonbini(orm: Orm, state: KonbiniListState, page: nu
   };
 }
 
-const numberInRange = (label: string, max: number) =>
-  v.pipe(
-    v.string(`${label}が正しくありません。`),
-    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
-    v.transform(Number),
-    v.minValue(1, `${label}が正しくありません。`),
-    v.maxValue(max, `${label}が正しくありません。`),
-  );
 const PendingQuery = v.object({
   state: v.optional(
     v.picklist(['awaiting', 'lapsed'], '表示する一覧は「お支払い待ち」か「期限切れ」を指定してください。'),
     'awaiting',
   ),
-  page: v.optional(numberInRange('ページ番号', 100_000), '1'),
-  per_page: v.optional(numberInRange('表示件数', 100), '20'),
+  ...paging,
 });
 
 /** GET /api/payments/pending-konbini?state=awaiting|lapsed (administrators). */
 export const pendingKonbiniRoutes = new Hono<AppEnv>().get('/payments/pending-konbini', requireAdmin, async (c) => {
-  const query = parseInput(PendingQuery, queryOf(c));
+  const query = queryInput(c, PendingQuery);
   return c.json(await pendingKonbini(c.var.deps.orm, query.state, query.page, query.per_page));
 });

@@ -3,24 +3,14 @@ import * as v from 'valibot';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
-import { parseInput, queryOf } from '../../http/validate.ts';
+import { paging, queryInput } from '../../http/validate.ts';
 import { workersAlive } from '../health/index.ts';
 import { listMailsByStatus, MAIL_NOT_FOUND, mailSummary, resendMail } from './service.ts';
-
-const numberInRange = (label: string, max: number) =>
-  v.pipe(
-    v.string(`${label}が正しくありません。`),
-    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
-    v.transform(Number),
-    v.minValue(1, `${label}が正しくありません。`),
-    v.maxValue(max, `${label}が正しくありません。`),
-  );
 
 /** GET /api/mails */
 const MailsQuery = v.object({
   status: v.optional(v.picklist(['failed', 'sending', 'stuck'], '状態が正しくありません。'), 'failed'),
-  page: v.optional(numberInRange('ページ番号', 100_000), '1'),
-  per_page: v.optional(numberInRange('表示件数', 100), '20'),
+  ...paging,
 });
 
 /** Delivery ids are uuids: no other path under /mails can be taken for one, in any mounting order. */
@@ -38,7 +28,7 @@ export const mailRoutes = new Hono<AppEnv>()
     return c.json({ summary: { ...summary, workers_alive: alive } });
   })
   .get('/mails', requireAdmin, async (c) => {
-    const query = parseInput(MailsQuery, queryOf(c));
+    const query = queryInput(c, MailsQuery);
     return c.json(await listMailsByStatus(c.var.deps.orm, query.status, query));
   })
   .post(`/mails/${MAIL}/resend`, requireAdmin, async (c) => {
