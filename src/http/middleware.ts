@@ -87,6 +87,8 @@ export function apiBodyLimit(uploads: readonly { path: RegExp; maxBytes: number 
   const json = limitTo(jsonBytes);
   const limits = uploads.map((u) => ({ path: u.path, limit: limitTo(u.maxBytes) }));
   return (c, next) => {
+    // GET and HEAD carry no body; asking one for it (`c.req.raw.body`) would build a whole native Request.
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const upload = c.req.method === 'POST' ? limits.find((u) => u.path.test(c.req.path)) : undefined;
     return (upload?.limit ?? json)(c, next);
   };
