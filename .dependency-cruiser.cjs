@@ -14,6 +14,8 @@ const PLATFORM = '^src/(lib|config|db|http|events|jobs|storage)/';
 /** The host, the composition root. */
 const HOST = ['^src/(app|main)[.]ts$', '^src/(host|cli)/', '^workers/'];
 const DEV = '^src/dev/';
+/** The Stripe SDK, resolved in node_modules or (in a fixture tree without node_modules) by its bare name. */
+const STRIPE = '(^|/)node_modules/stripe/|^stripe$';
 /** The shipped code, where a cycle is a fault (tests and scripts only ever import it). */
 const SHIPPED = '^(src|workers|web/src)/';
 /** Type-only dependencies: erased by the compiler, still a cycle between files. */
@@ -60,6 +62,24 @@ module.exports = {
       comment: 'A module imports neither the host (app, main, host, cli, workers) nor dev code.',
       from: { path: '^src/modules/' },
       to: { path: [DEV, ...HOST] },
+    },
+    {
+      name: 'workers-below-host',
+      severity: 'error',
+      comment:
+        'Imports flow one way: the host (src/host, src/main.ts) starts the workers, and workers/ reaches the ' +
+        'modules, events and platform, never the host (the handler map lives in workers/handlers.ts).',
+      from: { path: '^workers/' },
+      to: { path: ['^src/(app|main)[.]ts$', '^src/(host|cli)/'] },
+    },
+    {
+      name: 'stripe-in-checkout',
+      severity: 'error',
+      comment:
+        'Only the checkout module (and the dev emulator) imports stripe, even a type: other modules ask ' +
+        'checkout through PaymentsPort (refundPayment, readPaymentMethod); docs/decisions/0012-module-boundaries.md.',
+      from: { path: '^(src|workers)/', pathNot: ['^src/modules/checkout/', DEV] },
+      to: { path: STRIPE },
     },
     {
       name: 'shipped-code-layering',
@@ -112,7 +132,9 @@ module.exports = {
   options: {
     parser: 'swc',
     doNotFollow: { path: '(^|/)node_modules/' },
-    exclude: { path: ['(^|/)node_modules/', '(^|/)dist/', '[.]d[.][cm]?ts$'] },
+    // The Stripe SDK (its .js or, for a type import, its .d.ts) stays in the graph, not followed, for
+    // the stripe-in-checkout rule.
+    exclude: { path: ['(^|/)node_modules/(?!stripe/)', '(^|/)dist/', '^(?!.*node_modules/stripe/).*[.]d[.][cm]?ts$'] },
     moduleSystems: ['es6', 'cjs'],
     enhancedResolveOptions: {
       exportsFields: ['exports'],

@@ -5,11 +5,11 @@ import type { Em, Orm } from '../src/db/orm.ts';
 import { parseEvent, type QueueName } from '../src/events/contracts.ts';
 import { cappedBackoff } from '../src/events/queues.ts';
 import type { JobOrigin } from '../src/events/relay.ts';
-import { handlerFor } from '../src/host/handlers.ts';
 import type { JobContext, JobResult } from '../src/jobs/context.ts';
 import { isPermanent } from '../src/jobs/errors.ts';
 import { jobDuration } from '../src/lib/metrics.ts';
 import { SAFE_REQUEST_ID, withRequestContext } from '../src/lib/request-context.ts';
+import { handlerFor } from './handlers.ts';
 
 /** The request that caused a job, as the relay put it in the job's data (unsafe values are dropped). */
 function originOf(job: Job): JobOrigin {

@@ -6,11 +6,11 @@ import { type DomainEvent, parseEvent, type QueueName } from '../src/events/cont
 import { acknowledgeEvent } from '../src/events/outbox.ts';
 import { closeQueues, createQueues } from '../src/events/queues.ts';
 import { type GiveUps, Sweeper, type SweeperHandle, type SweepSource, startSweeper } from '../src/events/sweeper.ts';
-import { missingHandlers } from '../src/host/handlers.ts';
 import { jobsCompleted, jobsFailed } from '../src/lib/metrics.ts';
 import { konbiniReminders, sweepStripeEvents } from '../src/modules/checkout/index.ts';
 import { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from '../src/modules/sales/index.ts';
 import { createEventWorker, type WorkerServices } from './event-worker.ts';
+import { missingHandlers } from './handlers.ts';
 
 const QUEUES: readonly QueueName[] = ['mail', 'payments', 'exports'];
 /** Payments run one at a time, so a refund normally follows the sale it refunds. */

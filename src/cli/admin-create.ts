@@ -11,7 +11,7 @@ const { values } = parseArgs({
 });
 const input = v.safeParse(v.object({ email: rules.email(), password: rules.password() }), values);
 // The password rules of every other way in (common passwords, none built from the e-mail address).
-const problem = input.success ? newPasswordProblem(input.output.password, { email: input.output.email }) : null;
+const problem = input.success ? await newPasswordProblem(input.output.password, { email: input.output.email }) : null;
 if (!input.success || problem) {
   const errors = input.success ? { password: [problem] } : fieldErrors(input.issues);
   for (const [field, messages] of Object.entries(errors)) console.error(`--${field}: ${messages[0]}`);

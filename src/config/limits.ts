@@ -15,8 +15,18 @@ export const LIMITS = {
   signInFailuresPerAccount: { name: 'signin-fail-account', limit: 10, windowSeconds: minutes(15) },
   /** Guessing across accounts from one address; a whole hospital mistyping still fits. Successes never count. */
   signInFailuresPerAddress: { name: 'signin-fail-address', limit: 100, windowSeconds: minutes(15) },
+  /**
+   * Anonymous passkey sign-in challenges from one address: each is a Redis key for 5 minutes, and a
+   * person signs in a few times a day; a whole hospital behind one NAT still fits in a minute.
+   */
+  passkeyOptionsPerAddress: { name: 'passkey-options-address', limit: 60, windowSeconds: minutes(1) },
   /** A department registering together from one network. */
   registrationsPerAddress: { name: 'register-address', limit: 60, windowSeconds: hours(1) },
+  /**
+   * The 「ログインを一時的に制限しました」 notice: once per account in 6 hours however often anyone
+   * fills the failure window (it was 96 a day), and it counts on `mailPerRecipient` too.
+   */
+  signInNoticePerAccount: { name: 'signin-notice', limit: 1, windowSeconds: hours(6) },
   /** Mail to one mailbox (registration, verification, reset, e-mail change), whoever asks: no mail bombing. */
   mailPerRecipient: { name: 'mail-recipient', limit: 5, windowSeconds: hours(1) },
   /** Mail-triggering calls from one address, to any recipients. */

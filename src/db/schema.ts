@@ -321,6 +321,13 @@ export interface StripeEvents {
   type: string;
 }
 
+export interface TwoFactorLocks {
+  locked_at: Timestamp | null;
+  lockouts: Generated<number>;
+  updated_at: Generated<Timestamp>;
+  user_id: string;
+}
+
 export interface TwoFactors {
   backup_codes: string;
   failed_verification_count: Generated<number>;
@@ -391,6 +398,7 @@ export interface DB {
   sales: Sales;
   sessions: Sessions;
   stripe_events: StripeEvents;
+  two_factor_locks: TwoFactorLocks;
   two_factors: TwoFactors;
   users: Users;
   verifications: Verifications;

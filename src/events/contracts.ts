@@ -24,7 +24,12 @@ export const eventPayloads = {
   /** Sign-in to this account is paused after repeated failed passwords: its owner is told. */
   SignInThrottled: v.object({ userId: id }),
   /** A password was changed by its member, reset by link or set by an administrator: its owner is told. */
-  PasswordChanged: v.object({ userId: id, by: v.picklist(['member', 'reset', 'admin']) }),
+  PasswordChanged: v.object({
+    userId: id,
+    by: v.picklist(['member', 'reset', 'admin']),
+    /** The passkeys' names: those a reset removed, or those still registered after a change. */
+    passkeys: v.optional(v.array(v.string())),
+  }),
   /** A sign-in from a browser the account had not used before: its owner is told when, where and with what. */
   NewDeviceSignIn: v.object({ userId: id, at: v.string(), ip: v.string(), userAgent: v.string() }),
   /** Two-factor was turned on or off, or a passkey added or removed: the owner is told (二段階認証の設定変更). */
@@ -32,6 +37,8 @@ export const eventPayloads = {
     userId: id,
     change: v.picklist(['enabled', 'disabled', 'recovery-codes', 'passkey-added', 'passkey-removed']),
   }),
+  /** Codes are refused after three two-factor lock-outs in a row: the owner gets an unlock link. */
+  TwoFactorLocked: v.object({ userId: id }),
   /** An account was deleted: modules that keep a reference to the user drop it. */
   /** `by`: the member left (退会) or an administrator deleted the account; older events say neither. */
   UserDeleted: v.object({ userId: id, by: v.optional(v.picklist(['member', 'admin'])) }),
@@ -110,6 +117,7 @@ export const eventRoutes = {
   PasswordChanged: ['mail'],
   NewDeviceSignIn: ['mail'],
   TwoFactorChanged: ['mail'],
+  TwoFactorLocked: ['mail'],
   UserDeleted: ['payments'],
   MemberWithdrew: ['mail'],
   StripeEventReceived: ['payments'],
@@ -128,7 +136,7 @@ export const eventRoutes = {
   ReconciliationFlagged: ['mail'],
 } as const satisfies Record<EventName, readonly QueueName[]>;
 
-/** The events some queue carries: each must have a handler (src/host/handlers.ts, checked by the compiler). */
+/** The events some queue carries: each must have a handler (workers/handlers.ts, checked by the compiler). */
 export type RoutedEvent = { [N in EventName]: (typeof eventRoutes)[N] extends readonly [] ? never : N }[EventName];
 
 export function parseEvent(raw: { id: string; name: string; occurredAt: string; payload: unknown }): DomainEvent {

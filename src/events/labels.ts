@@ -24,6 +24,7 @@ export const eventLabels: Record<EventName, string> = {
   PasswordChanged: 'パスワード変更のお知らせ',
   NewDeviceSignIn: '新しい端末からのログイン',
   TwoFactorChanged: '二段階認証の設定変更',
+  TwoFactorLocked: '確認コードによるログインの停止',
   UserDeleted: '会員の削除',
   MemberWithdrew: '退会のお知らせ',
   StripeEventReceived: 'Stripe からの通知の処理',

@@ -16,7 +16,7 @@ import type { JobContext } from '../jobs/context.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { shopFiguresFrom } from '../lib/metrics.ts';
 import { assertNoEviction, connectRedis, connectWorkerRedis, type RedisTarget, replicaWaiter, whenReady } from '../lib/redis.ts';
-import { createAuth, createSessionReader } from '../modules/accounts/index.ts';
+import { createAuth, createSessionReader, redisSignInChallenges } from '../modules/accounts/index.ts';
 import { createPayments, scheduleNightlyReconciliation } from '../modules/checkout/index.ts';
 import { startWorkerHeartbeat } from '../modules/health/index.ts';
 import { createMailer, type Mailer } from '../modules/mail/index.ts';
@@ -149,6 +149,7 @@ async function assemble(
     secret: authSecret,
     baseUrl: env.appUrl,
     secureCookies: env.isProduction,
+    signInChallenges: redisSignInChallenges(redis, prefix),
   });
   const payments = createPayments(env, authSecret);
   let stripeEmulator: StripeEmulator | undefined;
@@ -228,6 +229,7 @@ async function assemble(
     rateLimit: createRateLimiter(redis, log, `${prefix}:ratelimit`),
     authSecret,
     payments,
+    stripe: payments.stripe,
     files,
     stripeEmulator,
     webRoot: options.webRoot,

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv, AppModule } from '../http/context.ts';
 import { requireAdmin } from '../http/guards.ts';
+import { NUMERIC_ID } from '../http/path-ids.ts';
 import { paymentOfCheckout } from '../modules/checkout/index.ts';
 import { saleDetail } from '../modules/sales/index.ts';
 
@@ -12,7 +13,7 @@ import { saleDetail } from '../modules/sales/index.ts';
  */
 export const orderDetail = {
   name: 'order-detail',
-  api: new Hono<AppEnv>().get('/sales/:id{[0-9]{1,9}}', requireAdmin, async (c) => {
+  api: new Hono<AppEnv>().get(`/sales/${NUMERIC_ID}`, requireAdmin, async (c) => {
     const { orm } = c.var.deps;
     const { checkoutId, sale } = await saleDetail(orm, Number(c.req.param('id')));
     const payment = await paymentOfCheckout(orm.em.fork(), checkoutId);

@@ -1,7 +1,6 @@
 import type { EntityClass } from '@mikro-orm/core';
 import type { Hono } from 'hono';
 import type { Redis } from 'ioredis';
-import type Stripe from 'stripe';
 import type { Env } from '../config/env.ts';
 import type { ChangeFeed } from '../db/changes.ts';
 import type { Orm } from '../db/orm.ts';
@@ -12,12 +11,31 @@ import type { FileStore } from '../storage/file-store.ts';
 import type { Drain } from './drain.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
+/** A full refund asked of the payment provider, once per idempotency key. */
+export interface RefundPaymentRequest {
+  paymentIntentId: string;
+  idempotencyKey: string;
+  /** Our ids, kept with the refund at the provider (shown in its dashboard). */
+  metadata: Record<string, string>;
+}
+
 /**
- * The payments request handlers use (the checkout module's `Payments` implements it). A port: this
- * layer names no module type.
+ * The provider's answer: taken (its webhook confirms it later), refunded there already, refused (the
+ * payment cannot be refunded), or not reached (network, outage: worth asking again).
+ */
+export type RefundPaymentOutcome =
+  | { outcome: 'requested'; refundId: string; status: string | null }
+  | { outcome: 'already_refunded' }
+  | { outcome: 'refused' | 'unavailable'; code: string | null; message: string };
+
+/**
+ * What request handlers of other modules may ask of payments (the checkout module's `Payments`
+ * implements it, the only code that talks to Stripe). A port: this layer names no module type.
  */
 export interface PaymentsPort {
-  stripe: Stripe;
+  refundPayment(request: RefundPaymentRequest): Promise<RefundPaymentOutcome>;
+  /** The payment's method type (card, konbini, …) or null when unknown; throws when the provider does not answer quickly. */
+  readPaymentMethod(paymentIntentId: string): Promise<string | null>;
   /** Verifies the Stripe webhook's signature. */
   webhookSecret: string;
   /** The only origin the checkout redirect route forwards to. */

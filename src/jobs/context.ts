@@ -1,4 +1,3 @@
-import type Stripe from 'stripe';
 import type { Env } from '../config/env.ts';
 import type { Em } from '../db/orm.ts';
 import type { DomainEvent, EventName } from '../events/contracts.ts';
@@ -25,14 +24,16 @@ export interface MailerPort {
   messageIdFor(key: string): string;
 }
 
-/** What a job handler gets: an EntityManager forked for this job, and the shared services. */
+/**
+ * What a job handler gets: an EntityManager forked for this job, and the shared services (a module
+ * adds its own by declaration merging, as checkout adds the Stripe client).
+ */
 export interface JobContext {
   em: Em;
   env: Env;
   mailer: MailerPort;
   log: Logger;
   authSecret: string;
-  stripe: Stripe;
   files: FileStore;
   /** The event this job runs for (set by the worker): a mail delivery keeps it to be sent again. */
   event?: DomainEvent;

@@ -5,6 +5,7 @@ import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/ind
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+import { freshCode, secretOf } from '../support/two-factor.ts';
 import { eventually } from '../support/wait.ts';
 
 let smtp: TestSmtp;
@@ -126,6 +127,45 @@ describe('administrator changes', () => {
     expect(audit[0]).toMatchObject({ actor_id: adminId });
     expect(audit[0]?.before.first_name).toBe('山男');
     expect(audit[0]?.after.first_name).toBe('一郎');
+  });
+
+  it('an administrator changing their own e-mail gives the current password and a code, as a member does', async () => {
+    const email = 'self-edit@example.jp';
+    const password = 'self-edit-pass-123';
+    const { user } = await createOrPromoteAdmin(t.runtime.deps.orm, { email, password, lastName: '管理', firstName: '自身' });
+    const self = new TestClient(t.app, '10.50.0.7');
+    expect((await self.login(email, password)).status).toBe(200);
+    const profile = {
+      last_name: '管理',
+      first_name: '自身',
+      affiliations: 1,
+      affiliation_name: '本部',
+      distribution: false,
+    };
+    const moved = { ...profile, email: 'self-moved@example.jp', email_confirmation: 'self-moved@example.jp' };
+    const cases: [Record<string, unknown>, Record<string, string[]>][] = [
+      [moved, { current_password: ['メールアドレスを変更するには、現在のパスワードを入力してください。'] }],
+      [
+        { ...moved, current_password: 'wrong-pass-123', code: '123456' },
+        { current_password: ['現在のパスワードが正しくありません。'] },
+      ],
+      [{ ...moved, current_password: password }, { code: ['確認コードを入力してください。'] }],
+    ];
+    for (const [body, errors] of cases) {
+      const res = await self.put(`/api/users/${user.id}`, body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect((await res.json()).errors).toEqual(errors);
+    }
+    const unchanged = await (await self.get(`/api/users/${user.id}`)).json();
+    expect(unchanged.user.email).toBe(email);
+    // The rest of one's own record needs nothing more; another member's address is an administrator's call.
+    const renamed = await self.put(`/api/users/${user.id}`, { ...profile, email, email_confirmation: email, first_name: '改名' });
+    expect(renamed.status, await renamed.clone().text()).toBe(200);
+
+    const code = await freshCode(secretOf(email) ?? '');
+    const res = await self.put(`/api/users/${user.id}`, { ...moved, current_password: password, code });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect((await res.json()).user.email).toBe('self-moved@example.jp');
   });
 
   it('forces a new password and ends the user\u2019s sessions', async () => {

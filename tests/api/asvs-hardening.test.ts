@@ -174,12 +174,13 @@ describe('passwords to ASVS V6.2', () => {
     expect((await change('copper-violin-2288')).status).toBe(200);
   });
 
-  it('applies the same rules to npm run admin:create (newPasswordProblem)', () => {
-    expect(newPasswordProblem('password', { email: 'root@example.jp' })).toBe(COMMON);
-    expect(newPasswordProblem('the-root-account', { email: 'root@example.jp' })).toBe(
+  it('applies the same rules to npm run admin:create (newPasswordProblem)', async () => {
+    expect(await newPasswordProblem('password', { email: 'root@example.jp' })).toBe(COMMON);
+    expect(await newPasswordProblem('the-root-account', { email: 'root@example.jp' })).toBe(
       'パスワードにメールアドレスの一部を含めることはできません。',
     );
-    expect(newPasswordProblem('violet-anchor-3302', { email: 'root@example.jp' })).toBeNull();
+    expect(await newPasswordProblem('P@ssw0rd1', { email: 'root@example.jp' })).toMatch(/単純で推測されやすい/);
+    expect(await newPasswordProblem('violet-anchor-3302', { email: 'root@example.jp' })).toBeNull();
   });
 });
 

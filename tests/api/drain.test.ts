@@ -330,11 +330,11 @@ it('a worker on SIGTERM takes no new job and finishes the e-mail it is sending; 
 }, 120_000);
 
 async function haproxyFor(servers: { name: string; port: number }[]) {
-  // Two checks in a row decide, as in deploy/haproxy.cfg (`fall 2 rise 2`): one /readyz answered late
-  // while the other host restarts and this one carries every sign-in (CI runs two test files at once
-  // on two cores) must not take the last host out. A draining host still accepts for 3 s (main.ts),
-  // far longer than two 300 ms checks.
-  const haproxy = await startHaproxy(servers, { fall: 2, rise: 2 });
+  // deploy/haproxy.cfg itself (addresses and certificate aside): two checks a second apart decide, each
+  // allowed `timeout check 5s`, so one /readyz answered late while the other host restarts and this one
+  // carries every sign-in (CI runs two test files at once on two cores) does not take the last host out.
+  // A draining host still accepts for 3 s (main.ts), longer than the two checks that notice it.
+  const haproxy = await startHaproxy(servers);
   onCleanup(() => haproxy.stop());
   return haproxy;
 }

@@ -317,7 +317,7 @@ describe('POST /api/sales/{id}/refund', () => {
     expect((await admin.post('/api/sales/999999999/refund', { reason: 'x' })).status).toBe(404);
     const buyer = await member();
     const { saleId } = await buy(buyer);
-    const stripe = shop.runtime.deps.payments.stripe;
+    const stripe = shop.runtime.deps.stripe;
     const create = stripe.refunds.create;
     stripe.refunds.create = (() =>
       Promise.reject(new Stripe.errors.StripeConnectionError({ message: 'connect ECONNREFUSED' }))) as typeof create;
@@ -329,6 +329,28 @@ describe('POST /api/sales/{id}/refund', () => {
       stripe.refunds.create = create;
     }
     expect((await detail(saleId)).refund.state).toBe('none');
+  });
+});
+
+describe('numeric path ids', () => {
+  it('are canonical decimals: 01, +1, 1.0, spaces, signs and numbers past int4 are 404 and act on nothing', async () => {
+    const buyer = await member();
+    const { saleId } = await buy(buyer);
+    const forms = [`0${saleId}`, `00${saleId}`, `+${saleId}`, `-${saleId}`, `${saleId}.0`, `${saleId}e0`, `%20${saleId}`];
+    for (const id of [...forms, `${saleId}%20`, `%30${saleId}`, '0', '2147483648', '99999999999999999999', '1'.repeat(400)]) {
+      expect((await admin.post(`/api/sales/${id}/refund`, { reason: '不正なID' })).status, id).toBe(404);
+      expect((await admin.get(`/api/sales/${id}`)).status, id).toBe(404);
+      expect((await buyer.client.get(`/api/sales/${id}/receipt-addressee`)).status, id).toBe(404);
+      expect((await buyer.client.put(`/api/sales/${id}/receipt-addressee`, { addressee: 'name' })).status, id).toBe(404);
+      expect((await buyer.client.get(`/api/sales/${id}/receipt`)).status, id).toBe(404);
+    }
+    for (const id of [`0${licenseId}`, `+${licenseId}`, `${licenseId}.0`, '2147483648', '99999999999999999999']) {
+      expect((await admin.get(`/api/licenses/${id}`)).status, id).toBe(404);
+    }
+    const padded = await admin.get(`/api/licenses/0${licenseId}`);
+    expect((await padded.json()).message).toBe('エラー: ライセンスが見つかりませんでした。');
+    expect((await detail(saleId)).refund.state).toBe('none');
+    expect((await admin.get(`/api/sales/${saleId}`)).status).toBe(200);
   });
 });
 

@@ -164,7 +164,7 @@ describe('findings marked 確認済み', () => {
 
 interface Entry {
   action: string;
-  actor_email: string;
+  actor_email: string | null;
   target_id: string;
   after: Record<string, unknown>;
 }
@@ -207,7 +207,7 @@ describe('administrator sign-ins in the audit log', () => {
     );
   });
 
-  it('records failed sign-ins of administrator accounts (password, code), not of members or unknown addresses', async () => {
+  it('records failed sign-ins of administrator accounts (password, code) by nobody (不明), not of members or unknown addresses', async () => {
     const since = new Date();
     const stranger = new TestClient(shop.app, '198.51.100.8');
     const wrong = await stranger.request('POST', '/api/login', {
@@ -227,13 +227,19 @@ describe('administrator sign-ins in the audit log', () => {
     expect((await stranger.post('/api/login/two-factor', { code: '000000' })).status).toBe(422);
 
     const entries = await signInEntries(since);
-    expect(entries.map((e) => [e.action, e.actor_email, e.after.sign_in_failure])).toEqual([
-      ['admin.sign_in_failed', ADMIN, 'password'],
-      ['admin.sign_in_failed', ADMIN, 'two_factor'],
+    const adminId = (await db().execute<{ id: string }[]>('select id from users where email = ?', [ADMIN]))[0]?.id;
+    // The caller was signed in as nobody: no actor; the account tried is the subject.
+    expect(entries.map((e) => [e.action, e.actor_email, e.target_id, e.after.sign_in_failure])).toEqual([
+      ['admin.sign_in_failed', null, adminId, 'password'],
+      ['admin.sign_in_failed', null, adminId, 'two_factor'],
     ]);
     expect(entries[0]?.after).toEqual({ sign_in_failure: 'password', ip: '198.51.100.8', user_agent: 'curl/8' });
     expect(JSON.stringify(entries)).not.toContain('wrong-password-1');
     expect(JSON.stringify(entries)).not.toContain('000000');
+    const listed = (await (await admin.get('/api/audit-logs?action=admin.sign_in_failed')).json()).audit_logs;
+    expect(listed[0]).toMatchObject({ actor_id: null, actor_email: null, target_id: adminId });
+    const csv = await (await admin.get('/api/audit-logs/export.csv?action=admin.sign_in_failed')).text();
+    expect(csv.split('\r\n')[1]?.split(',')[1]).toBe('不明');
   });
 });
 

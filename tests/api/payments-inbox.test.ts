@@ -155,7 +155,7 @@ describe('payments inbox', () => {
 
   it('a handler failure is written on the event (when, why, attempts) and the event stays replayable', async () => {
     // A payment made outside this shop (no checkout of ours), then refunded: processing it fails.
-    const session = await shop.runtime.deps.payments.stripe.checkout.sessions.create({
+    const session = await shop.runtime.deps.stripe.checkout.sessions.create({
       mode: 'payment',
       line_items: [{ quantity: 1, price_data: { currency: 'jpy', unit_amount: 500, product_data: { name: '他社' } } }],
       success_url: 'http://127.0.0.1/ok',

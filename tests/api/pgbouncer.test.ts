@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIVE_WINDOW_MS } from '../../src/db/changes.ts';
+import { CHANGE_CHANNEL } from '../../src/db/changes.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { createStripeEmulator } from '../../src/dev/stripe-emulator/emulator.ts';
 import { transact } from '../../src/events/outbox.ts';
@@ -134,9 +134,27 @@ describe('PostgreSQL through PgBouncer in transaction mode', () => {
 
   it('trusts caches only while the feed is proven on a direct connection', async () => {
     await eventually(async () => feedOf(a).live && feedOf(b).live, 10_000, 'feeds on the direct connection live');
-    // Listening through the pooler: the beats sent through the pool never come back.
-    await new Promise((resolve) => setTimeout(resolve, 3 * LIVE_WINDOW_MS));
+    // Every host's beats reach the server: a direct listener hears each host beat twice, c's too. c,
+    // listening through the pooler, would have heard its first beat by then; it heard none.
+    const listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    const beats = new Map<string, number>();
+    listener.on('notification', ({ payload }) => {
+      const [table, sender] = (payload ?? '').split(':');
+      if (table === 'beat' && sender) beats.set(sender, (beats.get(sender) ?? 0) + 1);
+    });
+    try {
+      await listener.query(`listen ${CHANGE_CHANNEL}`);
+      await eventually(
+        async () => beats.size === 3 && [...beats.values()].every((n) => n >= 2),
+        10_000,
+        'two beats of each host',
+      );
+    } finally {
+      await listener.end();
+    }
     expect(feedOf(c).live).toBe(false);
+    expect(feedOf(a).live && feedOf(b).live).toBe(true);
   });
 
   it('a price changed on one host is shown by every host within a second, and charged as stored', async () => {

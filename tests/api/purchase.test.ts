@@ -299,6 +299,57 @@ describe('webhook timestamps from the future', () => {
   });
 });
 
+describe('webhook headers and bodies made to confuse the checks', () => {
+  const post = (body: string, signature: string) =>
+    shop.app.request('/api/stripe/webhook', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+      body,
+    });
+  const stored = async (id: string) =>
+    (await shop.runtime.deps.orm.em.fork().execute('select count(*)::int as n from stripe_events where id = ?', [id]))[0]?.n;
+
+  it('refuses a Stripe-Signature with a second t= (a year ahead behind a valid one) with 400', async () => {
+    const payload = JSON.stringify({
+      id: 'evt_test_two_t',
+      object: 'event',
+      type: 'ping.test',
+      created: 1,
+      data: { object: {} },
+    });
+    const now = Math.floor(Date.now() / 1000);
+    const valid = Stripe.webhooks.generateTestHeaderString({ payload, secret: TEST_WEBHOOK_SECRET, timestamp: now });
+    const v1 = valid.split(',').find((part) => part.startsWith('v1='));
+    // Stripe's library verifies the last t=; the future check once read the first.
+    const ahead = now + 86_400 * 365;
+    const signedAhead = Stripe.webhooks.generateTestHeaderString({ payload, secret: TEST_WEBHOOK_SECRET, timestamp: ahead });
+    const v1Ahead = signedAhead.split(',').find((part) => part.startsWith('v1='));
+    for (const signature of [`t=${now},t=${ahead},${v1Ahead}`, `t=${now},t=${ahead},${v1}`, `${valid}, t=${now}`]) {
+      const res = await post(payload, signature);
+      expect(res.status, signature).toBe(400);
+      expect((await res.json()).message).toBe('Webhook の署名を確認できませんでした。');
+    }
+    expect(await stored('evt_test_two_t')).toBe(0);
+    expect((await post(payload, valid)).status).toBe(200);
+    expect(await stored('evt_test_two_t')).toBe(1);
+  });
+
+  it('refuses a correctly signed body nested 50,000 deep with 400 (never 500); 32 levels are still an event', async () => {
+    const nested = (depth: number, id: string) =>
+      `{"id":"${id}","object":"event","type":"ping.test","created":1,"data":{"object":{"x":${'['.repeat(depth)}"[{\\"}"${']'.repeat(depth)}}}}`;
+    const deep = nested(50_000, 'evt_test_deep');
+    const res = await post(deep, Stripe.webhooks.generateTestHeaderString({ payload: deep, secret: TEST_WEBHOOK_SECRET }));
+    expect(res.status).toBe(400);
+    expect((await res.json()).message).toBe('JSON の入れ子が深すぎます。');
+    expect(await stored('evt_test_deep')).toBe(0);
+    // 3 levels of the event and 29 of the array: 32 in all, the most a body may nest.
+    const edge = nested(29, 'evt_test_edge');
+    const ok = await post(edge, Stripe.webhooks.generateTestHeaderString({ payload: edge, secret: TEST_WEBHOOK_SECRET }));
+    expect(ok.status, await ok.clone().text()).toBe(200);
+    expect(await stored('evt_test_edge')).toBe(1);
+  });
+});
+
 describe('a licence hidden while members are on its payment page', () => {
   it('expires its open Checkout Sessions at Stripe; a payment that still arrives is flagged, never a sale', async () => {
     const orm = shop.runtime.deps.orm;

@@ -465,11 +465,11 @@ describe('a typed 宛名 (様 or 御中) and 但し書き', () => {
       ],
       [
         { addressee: 'custom', addressee_text: '〇〇病院\n総務課', honorific: '御中' },
-        { addressee_text: ['宛名に使用できない文字（改行・制御文字・文字の向きを変える記号）が含まれています。'] },
+        { addressee_text: ['宛名の5文字目に使用できない文字（U+000A）が含まれています。'] },
       ],
       [
         { addressee: 'custom', addressee_text: '〇〇病院\u202e課務総', honorific: '御中' },
-        { addressee_text: ['宛名に使用できない文字（改行・制御文字・文字の向きを変える記号）が含まれています。'] },
+        { addressee_text: ['宛名の5文字目に使用できない文字（U+202E）が含まれています。'] },
       ],
       [
         { addressee: 'custom', addressee_text: '〇〇病院 総務課 様', honorific: '御中' },

@@ -33,6 +33,8 @@ const PUBLIC = [
   'POST /api/reset-password',
   // Whether an e-mailed reset link still works, asked by the reset page before a password is typed.
   'GET /api/reset-password/:token',
+  'GET /api/two-factor/unlock/:token',
+  'POST /api/two-factor/unlock',
   'POST /api/users/registration/validate',
   'POST /api/users/registration',
   'POST /api/users/registration/resend',
@@ -66,6 +68,7 @@ function apiRoutes(): Route[] {
 const urlOf = (route: Route, userId = memberId) =>
   route.path
     .replace(/:id\{\[0-9\](\+|\{1,9\})\}/g, String(licenseId))
+    .replace(/:id\{\[1-9\]\[0-9\]\{0,8\}\}/g, String(licenseId))
     .replace(/:id\{\[0-9a-f-\]\+\}/g, '00000000-0000-4000-8000-000000000000')
     .replace(/:id\{\[0-9a-fA-F-\]\+\}/g, userId)
     .replace(/:token/g, 'x'.repeat(43))

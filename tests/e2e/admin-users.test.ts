@@ -7,6 +7,7 @@ import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { confirmInDialog } from '../support/confirm-dialog.ts';
 import { startTestServer } from '../support/server.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+import { freshCode, secretOf } from '../support/two-factor.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
 let app: Awaited<ReturnType<typeof startTestServer>>;
@@ -207,5 +208,38 @@ it('an edit saved over a newer version is refused and offers the latest', async 
   await page.getByRole('button', { name: '保存する' }).click();
   await page.getByText('会員情報を更新しました。').waitFor();
   expect(await page.locator('.summary').first().textContent()).toContain('東署');
+  await page.close();
+});
+
+it('an administrator changing their own e-mail confirms it with the password and a code', async () => {
+  const self = { email: 'self-admin@example.jp', password: 'self-admin-pass' };
+  const { user } = await createOrPromoteAdmin(app.runtime.deps.orm, { ...self, lastName: '管理', firstName: '自身' });
+  await enrolAdmin(app.app, self);
+  const page = await browser.newPage();
+  await page.goto(`${app.baseUrl}/login`);
+  await page.getByLabel('メールアドレス').fill(self.email);
+  await page.getByLabel('パスワード').fill(self.password);
+  await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, self.email);
+  await page.waitForURL('**/admin');
+
+  await page.goto(`${app.baseUrl}/admin/users/${user.id}/edit`);
+  await page.getByLabel('メールアドレス', { exact: true }).fill('self-admin-moved@example.jp');
+  await page.getByLabel('メールアドレス（確認）').fill('self-admin-moved@example.jp');
+  // An administrator made by admin:create has no affiliation yet.
+  await page.getByLabel('所属', { exact: true }).selectOption('1');
+  await page.getByLabel('所属名').fill('本部');
+  await page.getByRole('button', { name: '確認画面へ進む' }).click();
+  await page.waitForURL('**/edit/confirm');
+  await page.getByRole('button', { name: '保存する' }).click();
+  await page.getByText('現在のパスワードを入力してください。', { exact: true }).waitFor();
+  await accessible(page, 'own e-mail change');
+
+  await page.getByLabel('現在のパスワード').fill(self.password);
+  await page.getByLabel('確認コード（認証アプリの6桁）').fill(await freshCode(secretOf(self.email) ?? ''));
+  await page.getByRole('button', { name: '保存する' }).click();
+  await page.getByText('メールアドレスはすぐに変更され', { exact: false }).waitFor();
+  const saved = await app.runtime.deps.orm.em.fork().execute('select email from users where id = ?', [user.id]);
+  expect(saved[0]?.email).toBe('self-admin-moved@example.jp');
   await page.close();
 });

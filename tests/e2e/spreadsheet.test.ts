@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { handlers } from '../../src/host/handlers.ts';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { handlers } from '../../workers/handlers.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 

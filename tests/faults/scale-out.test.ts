@@ -13,7 +13,7 @@ import { loadEnv } from '../../src/config/env.ts';
 import { createStripeEmulator, type StripeEmulator } from '../../src/dev/stripe-emulator/emulator.ts';
 import { migrateShop, openDatabase } from '../../src/host/modules.ts';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
-import { startHaproxy } from '../support/haproxy.ts';
+import { fetchFrom, startHaproxy } from '../support/haproxy.ts';
 import { TestClient } from '../support/http-client.ts';
 import { png } from '../support/images.ts';
 import { startPgBouncer } from '../support/pgbouncer.ts';
@@ -31,7 +31,8 @@ import { type FaultSmtp, startFaultSmtp } from './support/smtp.ts';
  * host that share no disk, files in S3-compatible storage (s3rver, which checks signatures), PostgreSQL
  * through PgBouncer in its default transaction mode (migrations, locks and the change feed on the
  * direct URL), Redis with a replica watched by three Sentinels, HAProxy in front with its default
- * health check and no retries. Under a mixed load of browsing, sign-ins, registrations, purchases,
+ * health check and no retries — deploy/haproxy.cfg itself, adapted only in addresses and certificate
+ * (clients speak HTTPS to it, as in production). Under a mixed load of browsing, sign-ins, registrations, purchases,
  * picture uploads and exports, both web hosts and the worker are restarted one after the other and
  * Redis fails over. Then the ledger: no request failed; every sale, e-mail, picture and export exactly
  * once and reachable from every host; nothing on any host's disk.
@@ -142,6 +143,7 @@ beforeAll(async () => {
     TRUST_PROXY_HEADER: 'x-forwarded-for',
     EXPORT_GROUP_NAME: '構成試験',
     SHUTDOWN_GRACE_SECONDS: '15',
+    METRICS_TOKEN: 'scale-out-metrics-token-0123456789',
     LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'info',
     SENTRY_DSN: '',
     ...QUICK_RECOVERY,
@@ -183,13 +185,15 @@ afterAll(async () => {
 });
 
 let ipSeq = 0;
-/** A cookie-keeping client, as the SPA, speaking to `base` (HAProxy unless a host is named) from an address of its own. */
+/**
+ * A cookie-keeping client, as the SPA, speaking to `base` (HAProxy unless a host is named) from a
+ * loopback address of its own: HAProxy passes that address on, as it passes a browser's.
+ */
 function client(base = haproxy.base) {
   ipSeq++;
-  return new TestClient(
-    { request: (path: string, init: RequestInit) => fetch(`${base}${path}`, { ...init, redirect: 'manual' }) },
-    `10.${(ipSeq >> 16) & 255}.${(ipSeq >> 8) & 255}.${ipSeq & 255}`,
-  );
+  const address = `127.1.${Math.floor(ipSeq / 250)}.${(ipSeq % 250) + 1}`;
+  const request = fetchFrom(address);
+  return new TestClient({ request: (path: string, init: RequestInit) => request(`${base}${path}`, init) }, address);
 }
 
 const filesUnder = (dir: string) =>
@@ -583,3 +587,33 @@ it('a price change and a sign-out made on one web host are seen on the other wit
   await until(async () => (await signedIn()) === 0, 1_000, 'the session gone on the other host');
   expect(Date.now() - signedOutAt).toBeLessThanOrEqual(1_000);
 }, 120_000);
+
+it('HAProxy as deploy/haproxy.cfg has it: HTTPS only, no /metrics from outside, its own figures apart, the Japanese maintenance page when no web host is up', async () => {
+  const redirect = await fetch(`${haproxy.httpBase}/licenses?page=2`, { redirect: 'manual' });
+  expect(redirect.status).toBe(301);
+  const location = new URL(redirect.headers.get('location') as string);
+  expect(`${location.protocol}${location.pathname}${location.search}`).toBe('https:/licenses?page=2');
+
+  const token = webs[0]?.env.METRICS_TOKEN as string;
+  expect((await fetch(`${webs[0]?.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+  const throughProxy = await fetch(`${haproxy.base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  expect(throughProxy.status).toBe(404);
+  expect(await throughProxy.text()).not.toContain('shop_');
+  const exporter = await (await fetch(`${haproxy.statsBase}/metrics`)).text();
+  expect(exporter).toMatch(/^haproxy_backend_status\{proxy="web",state="UP"\} 1$/m);
+
+  const ok = await fetch(`${haproxy.base}/healthz`);
+  expect(ok.status).toBe(200);
+  expect(ok.headers.get('strict-transport-security')).toContain('max-age=');
+
+  for (const web of webs) await web.stop();
+  await until(
+    async () => (await haproxy.state('web1')) === 'DOWN' && (await haproxy.state('web2')) === 'DOWN',
+    20_000,
+    'both web hosts DOWN',
+  );
+  const maintenance = await fetch(`${haproxy.base}/healthz`);
+  expect(maintenance.status).toBe(503);
+  expect(maintenance.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  expect(await maintenance.text()).toContain('ただいまメンテナンス中です');
+}, 60_000);

@@ -23,9 +23,9 @@ let sales: string[] = [];
 let failedJobs = 0;
 
 /** Each scenario gets its own servers and shop: what one leaves behind cannot blur another's ledger. */
-async function fresh() {
+async function fresh(env?: Record<string, string>) {
   services = await startServices();
-  shop = await startFaultShop({ ...services });
+  shop = await startFaultShop({ ...services, env });
   expected = [];
   sales = [];
   failedJobs = 0;
@@ -65,7 +65,9 @@ describe('the SMTP server misbehaves', () => {
     const email = uniqueEmail('refused-once');
     await register(shop, email);
     await until(async () => (await delivery(email))?.status === 'failed', 30_000, 'the refusal on record', shop);
-    await sleep(15_000);
+    // BullMQ counts a job failed only when no attempt is left (a retry waits as delayed): none will come.
+    await until(async () => (await jobCounts(shop)).mail?.failed === 1, 30_000, 'the job failed for good', shop);
+    expect((await jobCounts(shop)).mail?.delayed ?? 0).toBe(0);
     smtp.setMode('ok');
     expect((await delivery(email))?.attempts).toBe(1);
     expect(smtp.refusals.filter((r) => r.to === email).length).toBe(1);
@@ -73,27 +75,23 @@ describe('the SMTP server misbehaves', () => {
     expect(await settle(shop, smtp, { mails: expected, sales, neverMailed: [email], failedJobs }, 30_000)).toEqual([]);
   });
 
-  it('451 for longer than the old 4-minute budget (8 tries): no e-mail is given up, each goes out once the server accepts again', async () => {
-    const smtp = await fresh();
+  it('451 past the old budget (8 tries): no e-mail is given up, each goes out once the server accepts again', async () => {
+    // Retries 2 s apart at most (the fault suite's usual cap is 5 s, production's 5 minutes): the
+    // attempts still cover the 24-hour budget, so passing the old 8 tries takes seconds.
+    const smtp = await fresh({ JOB_RETRY_MAX_DELAY_SECONDS: '2' });
     smtp.setMode('tempfail');
     const emails = Array.from({ length: 10 }, () => uniqueEmail('greylisted'));
     await inParallel(emails, 5, (email) => register(shop, email));
     expected.push(...emails.map((to) => ({ to, subject: VERIFY_SUBJECT })));
-    // The old budget (8 attempts, back-off from 2 s doubling) gave up after about 254 s.
-    await sleep(280_000);
+    const refusedOf = (email: string) => smtp.refusals.filter((r) => r.to === email).length;
+    await until(async () => emails.every((email) => refusedOf(email) >= 9), 120_000, 'a ninth refusal of every e-mail', shop);
     expect(verificationsReceived(smtp, emails)).toBe(0);
-    for (const email of emails) expect(smtp.refusals.filter((r) => r.to === email).length).toBeGreaterThanOrEqual(8);
     expect((await jobCounts(shop)).mail?.failed ?? 0).toBe(0);
     smtp.setMode('ok');
-    // The next retry comes after the capped back-off (up to 5 minutes, +20 % jitter).
-    await until(
-      async () => verificationsReceived(smtp, emails) === emails.length,
-      420_000,
-      'every e-mail after the outage',
-      shop,
-    );
+    // The next retry comes after the capped back-off (2 s, +20 % jitter).
+    await until(async () => verificationsReceived(smtp, emails) === emails.length, 60_000, 'every e-mail after the outage', shop);
     expect(await settle(shop, smtp, { mails: expected, sales, failedJobs }, 60_000)).toEqual([]);
-  }, 900_000);
+  }, 300_000);
 
   it('a hung server costs seconds, not minutes: mail flows again and a payment does not wait behind it', async () => {
     const smtp = await fresh();

@@ -55,3 +55,18 @@ export async function passTwoFactor(page: Page, email: string, password = ''): P
   }
   return 'none';
 }
+
+/**
+ * Waits for the passkey to be listed (the password check, the authenticator and two calls take a
+ * while on a loaded machine); an alert on the way fails at once with what it says.
+ */
+export async function listed(page: Page, name: string) {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if ((await page.getByRole('list', { name: '登録済みのパスキー' }).getByText(name).count()) > 0) return;
+    const alert = page.locator('[data-form-alert]');
+    if ((await alert.count()) > 0) throw new Error(`registration refused: ${await alert.first().innerText()}`);
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`passkey ${name} not listed`);
+}

@@ -160,6 +160,22 @@ describe('the rules fail planted violations (fixtures)', () => {
     ]);
   });
 
+  it('fails stripe imported (even a type) outside the checkout module and src/dev', async () => {
+    const dir = tree({
+      ...good,
+      'src/modules/checkout/index.ts': "import Stripe from 'stripe';\nexport const s = Stripe;\n",
+      'src/dev/stripe.ts': "import Stripe from 'stripe';\nexport const s = Stripe;\n",
+      'src/modules/b/refund.ts': "import Stripe from 'stripe';\nexport const r = Stripe;\n",
+      'src/jobs/context.ts': "import type Stripe from 'stripe';\nexport type J = Stripe;\n",
+      'workers/index.ts': "import type Stripe from 'stripe';\nexport type W = Stripe;\n",
+    });
+    expect(await rulesOf(dir)).toEqual([
+      'stripe-in-checkout src/jobs/context.ts',
+      'stripe-in-checkout src/modules/b/refund.ts',
+      'stripe-in-checkout workers/index.ts',
+    ]);
+  });
+
   it('fails SQL that names another module’s table, a module without index.ts, and a relative import of nothing', async () => {
     const dir = tree({
       ...good,

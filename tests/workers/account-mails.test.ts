@@ -3,9 +3,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import type { DomainEvent, EventName } from '../../src/events/contracts.ts';
 import { transact } from '../../src/events/outbox.ts';
-import { handlerFor } from '../../src/host/handlers.ts';
 import { createUser } from '../../src/modules/accounts/index.ts';
 import { MailInFlightError } from '../../src/modules/mail/index.ts';
+import { handlerFor } from '../../workers/handlers.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvError, loadEnv } from '../../src/config/env.ts';
 import type { Em } from '../../src/db/orm.ts';
@@ -9,6 +8,7 @@ import { accounts, createOrPromoteAdmin, createUser } from '../../src/modules/ac
 import { CLAIM_LEASE_SECONDS, isPermanentSmtpError, MailInFlightError, messageIdFor } from '../../src/modules/mail/index.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
+import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { eventually } from '../support/wait.ts';
 
@@ -128,6 +128,7 @@ describe('mail delivery: at least once, one Message-ID per delivery', () => {
   it('SMTP 451, then accepted: retried by the job and sent once, with the delivery’s Message-ID', async () => {
     const email = address('greylisted');
     smtp.defer(email);
+    const registeredAt = new Date();
     const user = await register(email);
     const failed = await eventually(async () => {
       const row = await delivery(email);
@@ -148,7 +149,9 @@ describe('mail delivery: at least once, one Message-ID per delivery', () => {
     );
     expect(sent.attempts).toBeGreaterThanOrEqual(2);
     expect(sent).toMatchObject({ error: null, permanent: false });
-    await sleep(500);
+    // The message arrived, and its job (the retry) has finished: a second copy would be here by now.
+    await eventually(async () => to(email).length > 0, 5_000, 'the message at the server');
+    await settled(t.runtime.deps, 'the retried mail job', { since: registeredAt });
     const copies = to(email);
     expect(copies).toHaveLength(1);
     const expected = messageIdFor(sent.key, t.env.mailFrom);
@@ -174,8 +177,9 @@ describe('mail delivery: at least once, one Message-ID per delivery', () => {
     const job = await t.runtime.deps.queues.mail.getJob(eventId);
     await eventually(async () => (await job?.getState()) === 'failed', 5_000, 'the job to fail');
     const fresh = await t.runtime.deps.queues.mail.getJob(eventId);
+    // BullMQ moves a job to failed only when no attempt is left (a retry waits as delayed): nothing is tried again.
     expect(fresh?.attemptsMade).toBe(1);
-    await sleep(2_500); // longer than the first back-off: nothing is tried again
+    expect(await fresh?.getState()).toBe('failed');
     expect(await delivery(email)).toMatchObject({ status: 'failed', attempts: 1 });
 
     // The member's mail log and the failed-mail view show it, with the server's answer.

@@ -4,6 +4,7 @@ import type { Em } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { clientIp } from '../../http/client-ip.ts';
 import type { AppEnv } from '../../http/context.ts';
+import { currentUser } from '../../http/guards.ts';
 import { recordAudit } from '../audit/index.ts';
 
 /** How a sign-in was completed (the step that made the session). */
@@ -42,6 +43,8 @@ export async function auditSignIn(c: Context<AppEnv>, userId: string, method: Si
  * A failed sign-in to an existing administrator account (a wrong password, code or recovery code).
  * Failures are throttled per account and per network before they are checked (LIMITS), so an attacker
  * adds at most that many entries; attempts on addresses that are not administrators' record nothing.
+ * The account tried is the subject; the actor is whoever is signed in on the calling browser, and
+ * nobody (不明) for an anonymous caller: the attempt is not the administrator's own doing.
  */
 export async function auditFailedSignIn(
   c: Context<AppEnv>,
@@ -49,16 +52,13 @@ export async function auditFailedSignIn(
   failure: SignInFailure,
 ): Promise<void> {
   if (account?.role !== 'admin') return;
+  const caller = await currentUser(c);
   await transact(c.var.deps.orm.em as Em, async (tx) => {
-    recordAudit(
-      tx,
-      { id: account.id, email: account.email },
-      {
-        action: 'admin.sign_in_failed',
-        targetType: 'user',
-        targetId: account.id,
-        after: { sign_in_failure: failure, ...clientOf(c) },
-      },
-    );
+    recordAudit(tx, caller ? { id: caller.id, email: caller.email } : null, {
+      action: 'admin.sign_in_failed',
+      targetType: 'user',
+      targetId: account.id,
+      after: { sign_in_failure: failure, ...clientOf(c) },
+    });
   });
 }

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { passkey } from '@better-auth/passkey';
 import { betterAuth } from 'better-auth';
+import { APIError } from 'better-auth/api';
 import { admin, twoFactor } from 'better-auth/plugins';
 import type { Kysely, KyselyPlugin, QueryResult, UnknownRow } from 'kysely';
+import { SIGN_IN_CHALLENGE_PATH, type SignInChallenges } from './passkey-challenges.ts';
 import { hashPassword, verifyPassword } from './password.ts';
+import { generateRecoveryCodes } from './recovery-codes.ts';
 
 export const HOST_COOKIE_PREFIX = '__Host-better-auth';
 
@@ -13,6 +16,21 @@ export interface AuthOptions {
   secret: string;
   baseUrl: string;
   secureCookies: boolean;
+  /** Where anonymous passkey sign-in challenges live (Redis); without it, in `verifications`. */
+  signInChallenges?: SignInChallenges;
+}
+
+/** The `code` of better-auth's error when an authenticator did not verify its user (PIN, biometrics). */
+export const USER_NOT_VERIFIED = 'USER_NOT_VERIFIED';
+export const NOT_VERIFIED_MESSAGE =
+  'この端末のパスキーは、生体認証や PIN による本人確認に対応していないため使えません。本人確認のできる端末でお試しください。';
+
+/**
+ * A passkey stands for both factors only with the device's own check of its user (decision 0027):
+ * the plugin verifies with `requireUserVerification: false`, so the UV flag is checked here.
+ */
+function requireUserVerified(verified: boolean | undefined, status: 'BAD_REQUEST' | 'UNAUTHORIZED') {
+  if (!verified) throw new APIError(status, { code: USER_NOT_VERIFIED, message: NOT_VERIFIED_MESSAGE });
 }
 
 /** better-auth's session length and refresh age, which the session reader (session.ts) keeps too. */
@@ -43,6 +61,50 @@ const datesForBetterAuth: KyselyPlugin = {
     return args.result;
   },
 };
+
+/** An anonymous sign-in challenge goes to Redis, not a row per call (passkey-challenges.ts). */
+function challengeHooks(challenges: SignInChallenges | undefined) {
+  return {
+    verification: {
+      create: {
+        before: async (data: { identifier: string; value: string; expiresAt: Date }, context: { path?: string } | null) => {
+          if (!challenges || context?.path !== SIGN_IN_CHALLENGE_PATH) return;
+          return (await challenges.keep(data.identifier, data.value, new Date(data.expiresAt))) ? false : undefined;
+        },
+      },
+    },
+  };
+}
+
+/** WebAuthn: the relying party is APP_URL's host; only its origin may answer a challenge. */
+function passkeyPlugin(baseUrl: string) {
+  return passkey({
+    rpID: new URL(baseUrl).hostname,
+    rpName: TOTP_ISSUER,
+    origin: new URL(baseUrl).origin,
+    // Registration asks for the device's own check; sign-in's options are answered by our route.
+    authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+    registration: {
+      afterVerification: ({ verification }) => requireUserVerified(verification.registrationInfo?.userVerified, 'BAD_REQUEST'),
+    },
+    authentication: {
+      afterVerification: ({ verification }) => requireUserVerified(verification.authenticationInfo?.userVerified, 'UNAUTHORIZED'),
+    },
+    schema: {
+      passkey: {
+        modelName: 'passkeys',
+        fields: {
+          publicKey: 'public_key',
+          userId: 'user_id',
+          credentialID: 'credential_id',
+          deviceType: 'device_type',
+          backedUp: 'backed_up',
+          createdAt: 'created_at',
+        },
+      },
+    },
+  });
+}
 
 /**
  * better-auth owns sessions and credentials. Its tables are MikroORM entities (user.entity.ts) so
@@ -77,6 +139,9 @@ export function createAuth(options: AuthOptions) {
       updateAge: REFRESH_AFTER_SECONDS,
       // Never serve the session from a signed cookie: a revoked session or role must take effect at once.
       cookieCache: { enabled: false },
+      // No "fresh session" rule (passkey registration was its only user here): adding a passkey asks
+      // for the password and code instead, which a day-old session cannot stand in for (decision 0027).
+      freshAge: 0,
     },
     account: {
       modelName: 'accounts',
@@ -105,6 +170,7 @@ export function createAuth(options: AuthOptions) {
       password: { hash: hashPassword, verify: ({ hash, password }) => verifyPassword(hash, password) },
     },
     logger: { level: 'error' },
+    databaseHooks: challengeHooks(options.signInChallenges),
     // Sign-in is rate-limited by our own Redis limiter on /api/login (see accounts/routes.ts).
     rateLimit: { enabled: false },
     advanced: {
@@ -129,7 +195,8 @@ export function createAuth(options: AuthOptions) {
       twoFactor({
         issuer: TOTP_ISSUER,
         trustDeviceMaxAge: TRUST_DEVICE_SECONDS,
-        backupCodeOptions: { amount: 10, length: 10 },
+        // Without look-alikes, compared in any case (recovery-codes.ts).
+        backupCodeOptions: { amount: 10, length: 10, customBackupCodesGenerate: generateRecoveryCodes },
         schema: {
           user: { fields: { twoFactorEnabled: 'two_factor_enabled' } },
           twoFactor: {
@@ -143,25 +210,7 @@ export function createAuth(options: AuthOptions) {
           },
         },
       }),
-      // WebAuthn: the relying party is APP_URL's host; only its origin may answer a challenge.
-      passkey({
-        rpID: new URL(options.baseUrl).hostname,
-        rpName: TOTP_ISSUER,
-        origin: new URL(options.baseUrl).origin,
-        schema: {
-          passkey: {
-            modelName: 'passkeys',
-            fields: {
-              publicKey: 'public_key',
-              userId: 'user_id',
-              credentialID: 'credential_id',
-              deviceType: 'device_type',
-              backedUp: 'backed_up',
-              createdAt: 'created_at',
-            },
-          },
-        },
-      }),
+      passkeyPlugin(options.baseUrl),
     ],
   });
 }

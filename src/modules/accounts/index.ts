@@ -2,7 +2,7 @@
 import type { AppModule } from '../../http/context.ts';
 import { AccountToken } from './entities/account-token.entity.ts';
 import { KnownDevice } from './entities/known-device.entity.ts';
-import { Passkey, TwoFactor } from './entities/two-factor.entity.ts';
+import { Passkey, TwoFactor, TwoFactorLock } from './entities/two-factor.entity.ts';
 import { Account, Session, User, Verification } from './entities/user.entity.ts';
 import {
   onEmailChangeAttempted,
@@ -18,12 +18,14 @@ import {
   onUserRegistered,
   onVerificationEmailRequested,
 } from './handlers/account-mails.ts';
+import { onTwoFactorLocked } from './handlers/two-factor-lock-mail.ts';
 import { accountRoutes } from './routes.ts';
 
 export { AFFILIATIONS, combinedAffiliationName } from './affiliations.ts';
 export { accountAuditLabels } from './audit-labels.ts';
 export { type Auth, createAuth } from './auth.ts';
 export { MEMBER_MATCH_CAP, membersMatching } from './member-match.ts';
+export { redisSignInChallenges } from './passkey-challenges.ts';
 export { newPasswordProblem } from './password-policy.ts';
 export {
   administrators,
@@ -43,7 +45,7 @@ export const loadDemo = () => import('./demo.ts');
 export const accounts = {
   name: 'accounts',
   api: accountRoutes,
-  entities: [User, Session, Account, Verification, AccountToken, KnownDevice, TwoFactor, Passkey],
+  entities: [User, Session, Account, Verification, AccountToken, KnownDevice, TwoFactor, Passkey, TwoFactorLock],
   handlers: {
     UserRegistered: onUserRegistered,
     RegistrationAttempted: onRegistrationAttempted,
@@ -57,5 +59,6 @@ export const accounts = {
     PasswordChanged: onPasswordChanged,
     NewDeviceSignIn: onNewDeviceSignIn,
     TwoFactorChanged: onTwoFactorChanged,
+    TwoFactorLocked: onTwoFactorLocked,
   },
 } satisfies AppModule;

@@ -1,5 +1,6 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { validationError } from '../../http/errors.ts';
+import { loadPasswordRater, type PasswordOwnerDetails, strongEnough } from '../../lib/password-strength.ts';
 
 /**
  * New passwords to ASVS 5.0 V6.2 (docs/decisions/0029-asvs-hardening.md). Length (8..72) is ruled by
@@ -10,7 +11,9 @@ import { validationError } from '../../http/errors.ts';
  *   most frequent first), compared without case;
  * - passwords containing the e-mail's local part (3+ characters) or the member's last or first name
  *   (2+ characters; one kanji such as 林 would refuse too much), compared after NFKC and without case,
- *   so a full-width ＴＡＲＯ counts as taro (V6.2.11).
+ *   so a full-width ＴＡＲＯ counts as taro (V6.2.11);
+ * - what zxcvbn-ts scores below 2 with the owner's details as user inputs (src/lib/password-strength.ts,
+ *   the rule the SPA's meter shares): `passw0rd!`, `P@ssw0rd1`, `qwerty123!`, eight spaces (issue 30).
  *
  * Only new passwords pass here: an existing weak password still signs in until it is changed.
  */
@@ -28,16 +31,14 @@ export const COMMON_PASSWORD_MESSAGE = (label: string) =>
   `${label}はよく使われていて推測されやすいため使用できません。別のパスワードを入力してください。`;
 export const EMAIL_IN_PASSWORD_MESSAGE = (label: string) => `${label}にメールアドレスの一部を含めることはできません。`;
 export const NAME_IN_PASSWORD_MESSAGE = (label: string) => `${label}にお名前（姓・名）を含めることはできません。`;
+export const WEAK_PASSWORD_MESSAGE = (label: string) =>
+  `${label}は単純で推測されやすいため使用できません。関係のない単語を組み合わせる、長くするなどしてください。`;
 
 export function isCommonPassword(password: string): boolean {
   return commonPasswords().has(fold(password)) || commonPasswords().has(password.toLowerCase());
 }
 
-export interface PasswordOwner {
-  email?: unknown;
-  lastName?: unknown;
-  firstName?: unknown;
-}
+export type PasswordOwner = PasswordOwnerDetails;
 
 const text = (value: unknown) => (typeof value === 'string' ? fold(value.trim()) : '');
 
@@ -52,18 +53,29 @@ export function personalPasswordProblem(password: string, owner: PasswordOwner, 
   return null;
 }
 
+/** 422-worthy when zxcvbn-ts scores `password` below the floor for its owner: the message, or null. */
+export async function weakPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): Promise<string | null> {
+  return strongEnough(await loadPasswordRater(), password, owner) ? null : WEAK_PASSWORD_MESSAGE(label);
+}
+
 /** Every rule of this file, for one new password: the first message, or null. */
-export function newPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): string | null {
+export async function newPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): Promise<string | null> {
   if (isCommonPassword(password)) return COMMON_PASSWORD_MESSAGE(label);
-  return personalPasswordProblem(password, owner, label);
+  return personalPasswordProblem(password, owner, label) ?? (await weakPasswordProblem(password, owner, label));
 }
 
 /**
- * 422 on `field` when `password` is built from its owner's details. A password that already fails
- * its own rules (length, common) is left to the schema, so the field gets one message.
+ * 422 on `field` when `password` is built from its owner's details or too weak for them. A password
+ * that already fails its own rules (length, common) is left to the schema, so the field gets one message.
  */
-export function assertPasswordFitsOwner(field: string, password: unknown, owner: PasswordOwner, label?: string): void {
+export async function assertPasswordFitsOwner(
+  field: string,
+  password: unknown,
+  owner: PasswordOwner,
+  label?: string,
+): Promise<void> {
   if (typeof password !== 'string' || password.length < 8 || password.length > 72 || isCommonPassword(password)) return;
-  const problem = personalPasswordProblem(password, owner, label ?? (field === 'password' ? 'パスワード' : '新しいパスワード'));
+  const named = label ?? (field === 'password' ? 'パスワード' : '新しいパスワード');
+  const problem = personalPasswordProblem(password, owner, named) ?? (await weakPasswordProblem(password, owner, named));
   if (problem) throw validationError({ [field]: [problem] });
 }

@@ -2,7 +2,8 @@ import type { Context } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv, SessionUser } from '../../http/context.ts';
 import { validationError } from '../../http/errors.ts';
-import { isCurrentPassword, noteSignInThrottled } from './service.ts';
+import { isCurrentPassword } from './service.ts';
+import { noteSignInThrottled } from './sign-in-notice.ts';
 
 export const WRONG_CURRENT_PASSWORD = '現在のパスワードが正しくありません。';
 
@@ -21,6 +22,6 @@ export async function reauthenticate(c: Context<AppEnv>, user: SessionUser, pass
     await (right ? attempt.release() : attempt.confirm());
   }
   if (right) return;
-  if (attempt.counts[0] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, user.email);
+  if (attempt.counts[0] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps, user.email);
   throw validationError({ [field]: [WRONG_CURRENT_PASSWORD] }, WRONG_CURRENT_PASSWORD);
 }

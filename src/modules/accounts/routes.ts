@@ -18,6 +18,7 @@ import {
 import { collectErrors, jsonInput, parseInput, parseInputs, queryInput, readJson } from '../../http/validate.ts';
 import { auditFailedSignIn } from './admin-sign-ins.ts';
 import { openMemberCsv } from './member-csv.ts';
+import { passkeyRoutes, passkeySignInRoutes } from './passkey-routes.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
 import { reauthenticate } from './reauth.ts';
 import {
@@ -47,7 +48,6 @@ import {
   forceDelete,
   forcePassword,
   getUser,
-  noteSignInThrottled,
   profileDto,
   register,
   requestPasswordReset,
@@ -62,8 +62,10 @@ import {
   withdraw,
 } from './service.ts';
 import { recordSignIn, sessionRoutes } from './session-routes.ts';
+import { noteSignInThrottled } from './sign-in-notice.ts';
 import { withoutTrustedDevice } from './two-factor.ts';
 import { checkCode, forwardCookies, signInStepRoutes, twoFactorRoutes } from './two-factor-routes.ts';
+import { twoFactorUnlockRoutes } from './two-factor-unlock-routes.ts';
 
 const errorCode = (error: APIError) => (error.body as { code?: string } | undefined)?.code;
 
@@ -136,7 +138,7 @@ const authRoutes = new Hono<AppEnv>()
         }
         if (failed) {
           await auditFailedSignIn(c, account, 'password');
-          if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, input.email);
+          if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps, input.email);
           throw validationError(
             { email: ['メールアドレスまたはパスワードが正しくありません。'] },
             'メールアドレスまたはパスワードが正しくありません。',
@@ -167,7 +169,10 @@ const authRoutes = new Hono<AppEnv>()
     const input = parseInputs(await readJson(c), ResetTokenInput, PasswordPairInput);
     await c.var.deps.rateLimit.hit(LIMITS.mailRequestsPerAddress, networkOf(c));
     await resetPassword(c.var.deps.orm, input);
-    return c.json({ message: 'パスワードを再設定しました。新しいパスワードでログインしてください。' });
+    return c.json({
+      message:
+        'パスワードを再設定しました。すべての端末でログアウトし、登録されていたパスキーも削除しました。新しいパスワードでログインしてください。',
+    });
   });
 
 /** Registration's fields, the password checked against the e-mail and name typed with it, every error at once. */
@@ -179,6 +184,8 @@ async function registrationInput(body: Record<string, unknown>) {
         email: body.email,
         lastName: body.last_name,
         firstName: body.first_name,
+        lastNameKana: body.last_name_kana,
+        firstNameKana: body.first_name_kana,
       }),
   );
   return input;
@@ -302,8 +309,9 @@ const userRoutes = new Hono<AppEnv>()
     const input = parseInputs(body, ProfileInput, EditVersionInput);
     const me = signedInUser(c);
     const byAdmin = isAdmin(me) ? actorOf(c) : null;
-    if (!byAdmin && input.email !== me.email) {
-      // A stolen session must not move the account to another mailbox (and reset its password there).
+    // One's own address, administrators' included: a stolen session must not move the account to
+    // another mailbox (and reset its password there). Another member's address is an administrator's call.
+    if (me.id === c.req.param('id') && input.email !== me.email) {
       const { current_password } = parseInput(CurrentPasswordInput, body);
       if (!current_password) throw validationError({ current_password: [PASSWORD_FOR_EMAIL_CHANGE] }, PASSWORD_FOR_EMAIL_CHANGE);
       await reauthenticate(c, me, current_password, 'current_password');
@@ -361,7 +369,10 @@ const userRoutes = new Hono<AppEnv>()
 export const accountRoutes = new Hono<AppEnv>()
   .route('/', authRoutes)
   .route('/', signInStepRoutes)
+  .route('/', passkeySignInRoutes)
   .route('/', registrationRoutes)
   .route('/', userRoutes)
   .route('/', sessionRoutes)
-  .route('/', twoFactorRoutes);
+  .route('/', twoFactorRoutes)
+  .route('/', twoFactorUnlockRoutes)
+  .route('/', passkeyRoutes);

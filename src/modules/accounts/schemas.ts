@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { paging, rules } from '../../http/validate.ts';
+import { printable } from '../../lib/printable-text.ts';
 import { AFFILIATION_OTHER } from './affiliations.ts';
 import { KANA, KANA_MESSAGE, normaliseKana } from './kana.ts';
 import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from './password-policy.ts';
@@ -18,18 +19,11 @@ const affiliation = v.pipe(
 );
 
 /**
- * Names end up on receipts (PDF), in the CSV for the training system and in e-mails: no line breaks,
- * tabs or other C0/C1 controls, no bidi embeddings, overrides or isolates (U+202A–U+202E,
- * U+2066–U+2069; they reorder what a reader sees), no line/paragraph separators. Checked before trim,
- * so "山田\r\n" is refused rather than silently cut.
+ * Names end up on receipts (PDF), in the CSV for the training system and in e-mails: printable text
+ * only (src/lib/printable-text.ts), checked before trim, so "山田\r\n" is refused rather than silently cut.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
-const NOT_IN_NAMES = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
-export const NAME_CHARACTERS_MESSAGE = (label: string) =>
-  `${label}に使用できない文字（改行・制御文字・文字の向きを変える記号）が含まれています。`;
-const cleanName = (label: string) => v.check((text: string) => !NOT_IN_NAMES.test(text), NAME_CHARACTERS_MESSAGE(label));
 const name = (label: string, max: number) =>
-  v.pipe(v.string(`${label}を入力してください。`), cleanName(label), rules.requiredString(label, max));
+  v.pipe(v.string(`${label}を入力してください。`), printable(label), rules.requiredString(label, max));
 
 /**
  * フリガナ: optional on the wire (seed clients keep working; the SPA asks for it). Absent: unchanged by
@@ -40,7 +34,7 @@ const kana = (label: string) =>
     v.nullable(
       v.pipe(
         v.string(`${label}は文字列で入力してください。`),
-        cleanName(label),
+        printable(label),
         v.transform(normaliseKana),
         v.maxLength(50, `${label}は50文字以内で入力してください。`),
         v.check((text) => text === '' || KANA.test(text), KANA_MESSAGE(label)),
@@ -59,7 +53,7 @@ const profileEntries = {
   affiliations: affiliation,
   affiliation_name: name('所属名', 100),
   affiliation_other: v.optional(
-    v.nullable(v.pipe(v.string('その他の所属は文字列で入力してください。'), cleanName('その他の所属'), v.trim())),
+    v.nullable(v.pipe(v.string('その他の所属は文字列で入力してください。'), printable('その他の所属'), v.trim())),
   ),
   distribution: v.optional(v.boolean('配信の希望は「はい」か「いいえ」で選択してください。'), true),
 };
@@ -262,3 +256,18 @@ export const PasskeyRegistrationInput = v.object({
   ),
 });
 export const PasskeyLoginInput = v.object({ response: webauthnResponse });
+
+/**
+ * Re-authentication before a passkey is added: the current password and, with two-factor on, a code
+ * (6 digits) or a recovery code, in `code`. Absent ones are the route's 403 `reauthentication_required`.
+ */
+export const PasskeyOptionsInput = v.object({
+  password: v.optional(rules.enteredPassword('現在のパスワード')),
+  code: v.optional(
+    v.pipe(
+      v.string('確認コードを入力してください。'),
+      v.trim(),
+      v.maxLength(40, '確認コードまたはリカバリーコードの形式が正しくありません。'),
+    ),
+  ),
+});

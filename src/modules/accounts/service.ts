@@ -15,6 +15,8 @@ import { hashPassword, verifyPassword } from './password.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
 import type { ProfileData, RegistrationData } from './schemas.ts';
 import { consumeToken, retireTokens, tokenState } from './tokens.ts';
+import { passkeyNames, removePasskeys } from './two-factor.ts';
+import { clearTwoFactorLock } from './two-factor-lock.ts';
 
 export interface NewUser {
   email: string;
@@ -316,13 +318,16 @@ export async function resetPassword(orm: Orm, input: { email: string; password: 
     if (!user) throw resetLinkError('invalid');
     // A typo is not an expired link: say which field is wrong (the rollback keeps the token usable).
     if (user.email !== input.email) throw validationError({ email: [RESET_EMAIL_MISMATCH] }, RESET_EMAIL_MISMATCH);
-    assertPasswordFitsOwner('password', input.password, user);
+    await assertPasswordFitsOwner('password', input.password, user);
     await setPassword(tx, user.id, input.password);
     await retireTokens(tx, user.id, 'reset-password');
+    await clearTwoFactorLock(tx, user.id);
     // Following the link proved the mailbox is theirs.
     user.emailVerified = true;
     await endSessions(tx, user.id);
-    recordEvent(tx, 'PasswordChanged', { userId: user.id, by: 'reset' });
+    // The "I lost control" path: a passkey the intruder added would sign in past the new password.
+    const passkeys = await removePasskeys(tx, user.id);
+    recordEvent(tx, 'PasswordChanged', { userId: user.id, by: 'reset', passkeys });
   });
 }
 
@@ -339,14 +344,15 @@ export async function changePassword(
       throw validationError({ old_password: ['現在のパスワードが正しくありません。'] });
     }
     const user = await tx.findOne(User, { id: userId });
-    if (user) assertPasswordFitsOwner('new_password', input.new_password, user);
+    if (user) await assertPasswordFitsOwner('new_password', input.new_password, user);
     await setPassword(tx, userId, input.new_password);
     await kysely(tx)
       .deleteFrom('sessions')
       .where('user_id', '=', userId)
       .where('token', '<>', currentSessionToken ?? '')
       .execute();
-    recordEvent(tx, 'PasswordChanged', { userId, by: 'member' });
+    // Passkeys stay (the member chose a new password, not a new device): the notice lists them.
+    recordEvent(tx, 'PasswordChanged', { userId, by: 'member', passkeys: await passkeyNames(tx, userId) });
   });
 }
 
@@ -607,7 +613,7 @@ export async function forcePassword(orm: Orm, actor: Actor, id: string, password
   await transact(orm.em as Em, async (tx) => {
     const user = await tx.findOne(User, { id });
     if (!user) throw new AppError('not_found', USER_NOT_FOUND);
-    assertPasswordFitsOwner('new_password', password, user);
+    await assertPasswordFitsOwner('new_password', password, user);
     await setPassword(tx, user.id, password);
     await endSessions(tx, user.id);
     recordEvent(tx, 'PasswordChanged', { userId: user.id, by: 'admin' });
@@ -727,14 +733,6 @@ export type Buyer = NonNullable<Awaited<ReturnType<typeof findBuyer>>>;
 /** The purchase screen's distribution opt-in is the member's current choice: saved in the caller's transaction. */
 export async function setDistribution(tx: Em, userId: string, distribution: boolean): Promise<void> {
   await kysely(tx).updateTable('users').set({ distribution, updated_at: dbNow() }).where('id', '=', userId).execute();
-}
-
-/** Sign-in to `email` just reached its failure limit: its owner (if the address has an account) is told once. */
-export async function noteSignInThrottled(orm: Orm, email: string): Promise<void> {
-  await transact(orm.em as Em, async (tx) => {
-    const user = await findUserByEmail(tx, email);
-    if (user) recordEvent(tx, 'SignInThrottled', { userId: user.id });
-  });
 }
 
 /** The shop must keep one administrator: refuses (409) when `tx` would remove the last one. Locks the administrators. */

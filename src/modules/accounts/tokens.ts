@@ -8,6 +8,7 @@ export const TOKEN_TTL_SECONDS: Record<TokenPurpose, number> = {
   'verify-email': 24 * 3600,
   'change-email': 24 * 3600,
   'reset-password': 3600,
+  'unlock-two-factor': 24 * 3600,
 };
 
 const digest = (raw: string) => createHash('sha256').update(raw).digest('hex');

@@ -2,52 +2,44 @@ import { APIError } from 'better-auth/api';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
+import type { Em } from '../../db/orm.ts';
+import { transact } from '../../events/outbox.ts';
 import { addressBucket, clientIp } from '../../http/client-ip.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { hasAdminRole, requireUser, signedInUser } from '../../http/guards.ts';
 import { jsonInput } from '../../http/validate.ts';
 import { auditFailedSignIn } from './admin-sign-ins.ts';
-import {
-  PasskeyLoginInput,
-  PasskeyRegistrationInput,
-  TwoFactorCodeInput,
-  TwoFactorDisableInput,
-  TwoFactorLoginInput,
-  TwoFactorPasswordInput,
-} from './schemas.ts';
-import { getUser, noteSignInThrottled } from './service.ts';
+import { TwoFactorCodeInput, TwoFactorDisableInput, TwoFactorLoginInput, TwoFactorPasswordInput } from './schemas.ts';
+import { getUser } from './service.ts';
 import { recordSignIn } from './session-routes.ts';
+import { noteSignInThrottled } from './sign-in-notice.ts';
 import {
   ADMIN_CANNOT_DISABLE,
   checkCurrentPassword,
-  listPasskeys,
   noteTwoFactorChange,
   pendingSignIn,
   SIGN_IN_AGAIN,
+  storedRecoveryCode,
   twoFactorStatus,
   WRONG_CODE,
   WRONG_RECOVERY_CODE,
 } from './two-factor.ts';
+import { clearTwoFactorLock, isTwoFactorLocked, noteTwoFactorLockout, TWO_FACTOR_LOCKED } from './two-factor-lock.ts';
 
 /** Copies better-auth's Set-Cookie headers onto our answer. */
 export function forwardCookies(from: Headers, to: Headers) {
   for (const cookie of from.getSetCookie()) to.append('Set-Cookie', cookie);
 }
 
-const codeOf = (error: unknown) =>
+export const codeOf = (error: unknown) =>
   error instanceof APIError ? ((error.body as { code?: string } | undefined)?.code ?? String(error.status)) : undefined;
 
-const networkOf = (c: Context<AppEnv>) => addressBucket(clientIp(c, c.var.deps.env.trustProxyHeader));
+export const networkOf = (c: Context<AppEnv>) => addressBucket(clientIp(c, c.var.deps.env.trustProxyHeader));
 
 const ALREADY_ENABLED = '二段階認証はすでに有効です。';
 const NOT_ENABLED = '二段階認証が有効になっていません。';
 const SETUP_FIRST = '先に「設定を始める」から認証アプリの登録を行ってください。';
-const PASSKEY_FAILED = 'パスキーを登録できませんでした。もう一度お試しください。';
-const PASSKEY_SIGN_IN_FAILED =
-  'パスキーでログインできませんでした。登録済みのパスキーを選ぶか、パスワードでログインしてください。';
-const PASSKEY_NOT_FOUND = 'パスキーが見つかりませんでした。';
-const SIGN_IN_AGAIN_FOR_PASSKEY = '安全のため、もう一度ログインしてからパスキーを登録してください。';
 
 /** A wrong TOTP code from a signed-in member (setup, disable): answered 422 on `code`. */
 /** 422 unless `code` is the signed-in member's current TOTP code. */
@@ -61,7 +53,7 @@ export async function checkCode(c: Context<AppEnv>, code: string) {
   }
 }
 
-/** The member's own two-factor settings and passkeys (docs/decisions/0027-two-factor-and-passkeys.md). */
+/** The member's own two-factor settings (docs/decisions/0027-two-factor-and-passkeys.md). */
 export const twoFactorRoutes = new Hono<AppEnv>()
   .get('/me/two-factor', requireUser, async (c) =>
     c.json(await twoFactorStatus(c.var.deps.orm, c.var.deps.auth, signedInUser(c).id)),
@@ -131,56 +123,6 @@ export const twoFactorRoutes = new Hono<AppEnv>()
     const res = c.json({ message: '二段階認証を無効にしました。' });
     forwardCookies(headers, res.headers);
     return res;
-  })
-  .get('/me/passkeys', requireUser, async (c) => c.json({ passkeys: await listPasskeys(c.var.deps.orm, signedInUser(c).id) }))
-  .post('/me/passkeys/options', requireUser, async (c) => {
-    try {
-      const { headers, response } = await c.var.deps.auth.api.generatePasskeyRegistrationOptions({
-        headers: c.req.raw.headers,
-        query: {},
-        returnHeaders: true,
-      });
-      const res = c.json({ options: response });
-      forwardCookies(headers, res.headers);
-      return res;
-    } catch (error) {
-      if (codeOf(error) === 'SESSION_NOT_FRESH') throw new AppError('forbidden', SIGN_IN_AGAIN_FOR_PASSKEY);
-      throw error;
-    }
-  })
-  .post('/me/passkeys', requireUser, async (c) => {
-    const { deps } = c.var;
-    const me = signedInUser(c);
-    const input = await jsonInput(c, PasskeyRegistrationInput);
-    let headers: Headers;
-    try {
-      ({ headers } = await deps.auth.api.verifyPasskeyRegistration({
-        body: { response: input.response, name: input.name || undefined },
-        headers: c.req.raw.headers,
-        returnHeaders: true,
-      }));
-    } catch (error) {
-      if (codeOf(error) === 'SESSION_NOT_FRESH') throw new AppError('forbidden', SIGN_IN_AGAIN_FOR_PASSKEY);
-      // A forged, replayed or foreign answer is the client's, never a 500.
-      if (error instanceof APIError) throw validationError({ response: [PASSKEY_FAILED] }, PASSKEY_FAILED);
-      throw error;
-    }
-    await noteTwoFactorChange(deps.orm, me.id, 'passkey-added');
-    const res = c.json({ passkeys: await listPasskeys(deps.orm, me.id), message: 'パスキーを登録しました。' });
-    forwardCookies(headers, res.headers);
-    return res;
-  })
-  .delete('/me/passkeys/:id{[0-9a-f-]+}', requireUser, async (c) => {
-    const { deps } = c.var;
-    const me = signedInUser(c);
-    try {
-      await deps.auth.api.deletePasskey({ body: { id: c.req.param('id') }, headers: c.req.raw.headers });
-    } catch (error) {
-      if (error instanceof APIError) throw new AppError('not_found', PASSKEY_NOT_FOUND);
-      throw error;
-    }
-    await noteTwoFactorChange(deps.orm, me.id, 'passkey-removed');
-    return c.json({ passkeys: await listPasskeys(deps.orm, me.id), message: 'パスキーを削除しました。' });
   });
 
 const CODE_ALREADY_USED = 'この確認コードは使用済みです。次に表示されるコードを入力してください。';
@@ -205,104 +147,71 @@ async function claimCode(deps: AppEnv['Variables']['deps'], userId: string, code
   };
 }
 
-/** The second step of signing in (a code or a recovery code) and signing in with a passkey. */
-export const signInStepRoutes = new Hono<AppEnv>()
-  .post('/login/two-factor', async (c) => {
-    const { deps } = c.var;
-    const input = await jsonInput(c, TwoFactorLoginInput);
-    const pending = await pendingSignIn(deps.orm, deps.auth, deps.authSecret, c.req.raw.headers);
-    if (!pending) throw new AppError('unauthorized', SIGN_IN_AGAIN);
-    const network = networkOf(c);
-    // Codes are guesses like passwords: the same throttles, per account and per network, counted before
-    // the code is checked (a parallel burst checks no more codes than the limit).
-    const attempt = await deps.rateLimit.reserve([
-      [LIMITS.signInFailuresPerAddress, network],
-      [LIMITS.signInFailuresPerAccount, pending.email],
-    ]);
-    // A code signs in once (ASVS V6.5.1): the same code again while it is valid is refused.
-    const claim = input.code ? await claimCode(deps, pending.id, input.code) : undefined;
-    if (claim === false) {
-      await attempt.confirm();
-      throw validationError({ code: [CODE_ALREADY_USED] }, CODE_ALREADY_USED);
-    }
-    const trustDevice = input.trust_device && pending.role !== 'admin';
-    const headers = c.req.raw.headers;
-    try {
-      const result = input.code
-        ? await deps.auth.api.verifyTOTP({ body: { code: input.code, trustDevice }, headers, returnHeaders: true })
-        : await deps.auth.api.verifyBackupCode({
-            body: { code: input.recovery_code ?? '', trustDevice },
-            headers,
-            returnHeaders: true,
-          });
-      await attempt.release();
-      const res = c.json({ users: [await getUser(deps.orm, result.response.user.id)] });
-      forwardCookies(result.headers, res.headers);
-      await recordSignIn(c, res, {
-        userId: result.response.user.id,
-        sessionToken: result.response.token ?? '',
-        method: input.code ? 'two_factor' : 'recovery_code',
-      });
-      return res;
-    } catch (error) {
-      const code = codeOf(error);
-      const wrong = code === 'INVALID_CODE' || code === 'INVALID_BACKUP_CODE' || code === 'TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE';
-      await (wrong ? attempt.confirm() : attempt.release());
-      if (claim) await claim.forget();
-      if (wrong) {
-        await auditFailedSignIn(c, pending, input.code ? 'two_factor' : 'recovery_code');
-        if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps.orm, pending.email);
-        if (code === 'TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE') throw new AppError('unauthorized', SIGN_IN_AGAIN);
-        if (input.code) throw validationError({ code: [WRONG_CODE] }, WRONG_CODE);
-        throw validationError({ recovery_code: [WRONG_RECOVERY_CODE] }, WRONG_RECOVERY_CODE);
-      }
-      if (code === 'ACCOUNT_TEMPORARILY_LOCKED') throw new AppError('too_many_requests', undefined, { retryAfter: 900 });
-      if (code === 'INVALID_TWO_FACTOR_COOKIE' || code === 'TOTP_NOT_ENABLED' || code === 'BACKUP_CODES_NOT_ENABLED') {
-        throw new AppError('unauthorized', SIGN_IN_AGAIN);
-      }
-      if (code === 'CONFLICT' || code === '409')
-        throw validationError({ recovery_code: [WRONG_RECOVERY_CODE] }, WRONG_RECOVERY_CODE);
-      throw error;
-    }
-  })
-  .post('/login/passkey/options', async (c) => {
-    const { deps } = c.var;
-    await deps.rateLimit.check(LIMITS.signInFailuresPerAddress, networkOf(c));
-    const { headers, response } = await deps.auth.api.generatePasskeyAuthenticationOptions({
-      headers: c.req.raw.headers,
-      returnHeaders: true,
+/** The second step of signing in: a code or a recovery code (passkeys: passkey-routes.ts). */
+export const signInStepRoutes = new Hono<AppEnv>().post('/login/two-factor', async (c) => {
+  const { deps } = c.var;
+  const input = await jsonInput(c, TwoFactorLoginInput);
+  const pending = await pendingSignIn(deps.orm, deps.auth, deps.authSecret, c.req.raw.headers);
+  if (!pending) throw new AppError('unauthorized', SIGN_IN_AGAIN);
+  // Escalated: no code is even checked until the owner's unlock link or a password reset.
+  if (await isTwoFactorLocked(deps.orm, pending.id)) {
+    throw new AppError('forbidden', TWO_FACTOR_LOCKED, { details: { code: 'two_factor_locked' } });
+  }
+  const network = networkOf(c);
+  // Codes are guesses like passwords: the same throttles, per account and per network, counted before
+  // the code is checked (a parallel burst checks no more codes than the limit).
+  const attempt = await deps.rateLimit.reserve([
+    [LIMITS.signInFailuresPerAddress, network],
+    [LIMITS.signInFailuresPerAccount, pending.email],
+  ]);
+  // A code signs in once (ASVS V6.5.1): the same code again while it is valid is refused.
+  const claim = input.code ? await claimCode(deps, pending.id, input.code) : undefined;
+  if (claim === false) {
+    // The right code, a second time: no guess, so no failure (a slow second tap must not lock anyone out).
+    await attempt.release();
+    throw validationError({ code: [CODE_ALREADY_USED] }, CODE_ALREADY_USED);
+  }
+  const trustDevice = input.trust_device && pending.role !== 'admin';
+  const headers = c.req.raw.headers;
+  try {
+    const result = input.code
+      ? await deps.auth.api.verifyTOTP({ body: { code: input.code, trustDevice }, headers, returnHeaders: true })
+      : await deps.auth.api.verifyBackupCode({
+          body: { code: await storedRecoveryCode(deps.auth, pending.id, input.recovery_code ?? ''), trustDevice },
+          headers,
+          returnHeaders: true,
+        });
+    await attempt.release();
+    await transact(deps.orm.em as Em, (tx) => clearTwoFactorLock(tx, pending.id));
+    const res = c.json({ users: [await getUser(deps.orm, result.response.user.id)] });
+    forwardCookies(result.headers, res.headers);
+    await recordSignIn(c, res, {
+      userId: result.response.user.id,
+      sessionToken: result.response.token ?? '',
+      method: input.code ? 'two_factor' : 'recovery_code',
     });
-    const res = c.json({ options: response });
-    forwardCookies(headers, res.headers);
     return res;
-  })
-  .post('/login/passkey', async (c) => {
-    const { deps } = c.var;
-    const { response } = await jsonInput(c, PasskeyLoginInput);
-    const network = networkOf(c);
-    await deps.rateLimit.check(LIMITS.signInFailuresPerAddress, network);
-    try {
-      // A passkey proves possession and (usually) the device's own check: it stands for both factors.
-      const result = await deps.auth.api.verifyPasskeyAuthentication({
-        // Checked by @simplewebauthn/server inside better-auth; a malformed answer is its APIError.
-        body: { response: response as never },
-        headers: c.req.raw.headers,
-        returnHeaders: true,
-      });
-      const res = c.json({ users: [await getUser(deps.orm, result.response.session.userId)] });
-      forwardCookies(result.headers, res.headers);
-      await recordSignIn(c, res, {
-        userId: result.response.session.userId,
-        sessionToken: result.response.session.token,
-        method: 'passkey',
-      });
-      return res;
-    } catch (error) {
-      if (error instanceof APIError) {
-        if (error.statusCode === 403) throw new AppError('forbidden', 'このアカウントは利用できません。');
-        await deps.rateLimit.count(LIMITS.signInFailuresPerAddress, network);
-        throw validationError({ response: [PASSKEY_SIGN_IN_FAILED] }, PASSKEY_SIGN_IN_FAILED);
+  } catch (error) {
+    const code = codeOf(error);
+    const wrong = code === 'INVALID_CODE' || code === 'INVALID_BACKUP_CODE' || code === 'TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE';
+    await (wrong ? attempt.confirm() : attempt.release());
+    if (claim) await claim.forget();
+    if (wrong) {
+      await auditFailedSignIn(c, pending, input.code ? 'two_factor' : 'recovery_code');
+      if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) {
+        await noteSignInThrottled(deps, pending.email);
+        await noteTwoFactorLockout(deps.orm, pending.id);
       }
-      throw error;
+      if (code === 'TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE') throw new AppError('unauthorized', SIGN_IN_AGAIN);
+      if (input.code) throw validationError({ code: [WRONG_CODE] }, WRONG_CODE);
+      throw validationError({ recovery_code: [WRONG_RECOVERY_CODE] }, WRONG_RECOVERY_CODE);
     }
-  });
+    if (code === 'ACCOUNT_TEMPORARILY_LOCKED') throw new AppError('too_many_requests', undefined, { retryAfter: 900 });
+    if (code === 'INVALID_TWO_FACTOR_COOKIE' || code === 'TOTP_NOT_ENABLED' || code === 'BACKUP_CODES_NOT_ENABLED') {
+      throw new AppError('unauthorized', SIGN_IN_AGAIN);
+    }
+    if (code === 'CONFLICT' || code === '409')
+      throw validationError({ recovery_code: [WRONG_RECOVERY_CODE] }, WRONG_RECOVERY_CODE);
+    throw error;
+  }
+});

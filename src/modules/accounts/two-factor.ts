@@ -7,6 +7,7 @@ import type { Auth } from './auth.ts';
 import { Passkey } from './entities/two-factor.entity.ts';
 import { User } from './entities/user.entity.ts';
 import { verifyPassword } from './password.ts';
+import { canonicalRecoveryCode } from './recovery-codes.ts';
 import { signedCookieValue } from './session.ts';
 
 export const WRONG_PASSWORD = 'パスワードが正しくありません。';
@@ -89,6 +90,24 @@ export async function listPasskeys(orm: Orm, userId: string) {
   }));
 }
 
+/** The names of the member's passkeys, as a notice lists them. */
+export async function passkeyNames(tx: Em, userId: string): Promise<string[]> {
+  const rows = await kysely(tx)
+    .selectFrom('passkeys')
+    .select('name')
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .execute();
+  return rows.map((row) => row.name || 'パスキー');
+}
+
+/** Removes every passkey of the member (a password reset: whoever took the account may have added one). */
+export async function removePasskeys(tx: Em, userId: string): Promise<string[]> {
+  const names = await passkeyNames(tx, userId);
+  await kysely(tx).deleteFrom('passkeys').where('user_id', '=', userId).execute();
+  return names;
+}
+
 /** Whether the member has enrolled two-factor, and how many recovery codes are left. */
 export async function twoFactorStatus(orm: Orm, auth: Auth, userId: string) {
   const user = await orm.em.fork().findOne(User, { id: userId }, { fields: ['twoFactorEnabled'] });
@@ -103,4 +122,20 @@ export async function twoFactorStatus(orm: Orm, auth: Auth, userId: string) {
     }
   }
   return { enabled, recovery_codes_remaining: remaining, passkeys: await listPasskeys(orm, userId) };
+}
+
+/**
+ * The stored code `typed` stands for: better-auth compares exactly, so the member's spelling is
+ * matched against their own codes first. Codes issued before this alphabet (mixed case) are matched
+ * without case too. No match: the canonical form, which better-auth will refuse as wrong.
+ */
+export async function storedRecoveryCode(auth: Auth, userId: string, typed: string): Promise<string> {
+  const canonical = canonicalRecoveryCode(typed);
+  let stored: string[] = [];
+  try {
+    ({ backupCodes: stored } = await auth.api.viewBackupCodes({ body: { userId } }));
+  } catch {
+    return canonical;
+  }
+  return stored.find((code) => canonicalRecoveryCode(code) === canonical) ?? canonical;
 }

@@ -29,7 +29,7 @@ function record(entry: ReturnType<typeof auditLogDto>): string[] {
   });
   return [
     japanDateTime(entry.created_at),
-    entry.actor_email ?? '',
+    entry.actor_email ?? '不明',
     entry.action_label,
     entry.target_label,
     entry.target_id,

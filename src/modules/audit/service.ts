@@ -14,16 +14,19 @@ export interface Actor {
   email: string;
 }
 
-/** Records an administrator's change; call it inside the transaction that makes the change. */
+/**
+ * Records an administrator's change; call it inside the transaction that makes the change. The actor
+ * is null only for what nobody signed in did (a failed sign-in): the screens and the CSV say 不明.
+ */
 export function recordAudit(
   tx: Em,
-  actor: Actor,
+  actor: Actor | null,
   entry: { action: string; targetType: string; targetId: string | number; before?: unknown; after?: unknown },
 ): void {
   tx.create(AuditLog, {
     id: randomUUID(),
-    actorId: actor.id,
-    actorEmail: actor.email,
+    actorId: actor?.id ?? null,
+    actorEmail: actor?.email ?? null,
     action: entry.action,
     targetType: entry.targetType,
     targetId: String(entry.targetId),

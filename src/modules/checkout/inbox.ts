@@ -1,6 +1,6 @@
 import type { Expression, SqlBool } from 'kysely';
 import type Stripe from 'stripe';
-import { countAll, japanDayAfter, japanDayStart, db as kysely, now } from '../../db/kysely.ts';
+import { countAll, japanDayAfter, japanDayStart, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { AppError } from '../../http/errors.ts';
@@ -9,7 +9,7 @@ import { type Actor, recordAudit } from '../audit/index.ts';
 import { saleOfOrderNumber, salePaymentsOfSessions } from '../sales/index.ts';
 import { StripeEvent } from './entities/checkout-session.entity.ts';
 import { type InboxPayment, inboxPayments, payloadAmount } from './inbox-buyers.ts';
-import { reconcile } from './service.ts';
+import { processStripeEvent } from './stripe-events.ts';
 
 export const STRIPE_EVENT_NOT_FOUND = 'Stripe イベントが見つかりませんでした。';
 
@@ -140,34 +140,6 @@ export async function stripeEventDetail(orm: Orm, id: string) {
   const payments = await inboxPayments(em, row.stripeSessionId ? [row.stripeSessionId] : []);
   const saleIds = new Map(sale ? [[sale.stripeSessionId, sale.id]] : []);
   return { event: { ...view(row, orderNumbers, payments, saleIds), payload: row.payload } };
-}
-
-const MAX_ERROR = 2_000;
-
-/**
- * Processes one inbox event (the queue's job, or an operator's replay). A failure is written on the
- * event — when, why, how many attempts — and rethrown, so the queue still retries it.
- */
-export async function processStripeEvent(
-  ctx: { em: Em; stripe: Stripe; log: Logger },
-  eventId: string,
-  options: { replay?: boolean } = {},
-): Promise<'done' | 'skipped'> {
-  try {
-    return await reconcile(ctx, eventId, options);
-  } catch (error) {
-    const message = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, MAX_ERROR);
-    try {
-      await kysely(ctx.em.fork() as Em)
-        .updateTable('stripe_events')
-        .set((eb) => ({ failed_at: now(), last_error: message, attempts: eb('attempts', '+', 1) }))
-        .where('id', '=', eventId)
-        .execute();
-    } catch (writeError) {
-      ctx.log.warn('could not record a failed Stripe event', { eventId, error: String(writeError) });
-    }
-    throw error;
-  }
 }
 
 /**

@@ -4,6 +4,7 @@ import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, paging, queryInput, rules } from '../../http/validate.ts';
+import { printable } from '../../lib/printable-text.ts';
 import { parseOrderNumber } from '../sales/index.ts';
 import { acknowledgeFinding, FINDING_NOT_FOUND } from './finding-acknowledgements.ts';
 import { listStripeEvents, replayStripeEvent, STRIPE_EVENT_NOT_FOUND, stripeEventDetail } from './inbox.ts';
@@ -51,13 +52,19 @@ const RunsQuery = v.object({
 });
 const AcknowledgeInput = v.object({
   note: v.optional(
-    v.pipe(v.string('メモは文字で入力してください。'), v.trim(), v.maxLength(500, 'メモは500文字以内で入力してください。')),
+    v.pipe(
+      v.string('メモは文字で入力してください。'),
+      printable('メモ', { multiline: true }),
+      v.trim(),
+      v.maxLength(500, 'メモは500文字以内で入力してください。'),
+    ),
     '',
   ),
 });
 const FindingAcknowledgeInput = v.object({
   note: v.pipe(
     v.string('メモを入力してください。'),
+    printable('メモ', { multiline: true }),
     v.trim(),
     v.minLength(1, '確認した内容や対応をメモに入力してください。'),
     v.maxLength(500, 'メモは500文字以内で入力してください。'),
@@ -100,9 +107,9 @@ export const paymentRoutes = new Hono<AppEnv>()
   .post('/payments/events/:id/replay', requireAdmin, async (c) => {
     const id = c.req.param('id');
     if (!v.is(EventId, id)) throw new AppError('not_found', STRIPE_EVENT_NOT_FOUND);
-    const { orm, payments, log } = c.var.deps;
+    const { orm, stripe, log } = c.var.deps;
     const user = signedInUser(c);
-    return c.json(await replayStripeEvent({ orm, stripe: payments.stripe, log }, { id: user.id, email: user.email }, id));
+    return c.json(await replayStripeEvent({ orm, stripe, log }, { id: user.id, email: user.email }, id));
   })
   .get('/payments/reconciliations', requireAdmin, async (c) => {
     const query = queryInput(c, RunsQuery);

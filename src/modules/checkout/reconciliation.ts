@@ -20,7 +20,7 @@ import {
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
 import { findingAcknowledgement, openFindingCounts } from './finding-acknowledgements.ts';
-import { HIDDEN_LICENSE_FLAG } from './hidden-license.ts';
+import { HIDDEN_LICENSE_FLAG } from './stripe-events.ts';
 
 /** How far back a run looks by default (Checkout Sessions created, sales paid, refunds made). */
 export const RECONCILIATION_DAYS = 7;

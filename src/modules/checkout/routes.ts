@@ -5,8 +5,9 @@ import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireUser, signedInUser } from '../../http/guards.ts';
-import { jsonInput } from '../../http/validate.ts';
-import { checkoutStatus, receiveStripeEvent, startCheckout } from './service.ts';
+import { jsonDepth, jsonInput, MAX_JSON_DEPTH } from '../../http/validate.ts';
+import { checkoutStatus, startCheckout } from './service.ts';
+import { receiveStripeEvent } from './stripe-events.ts';
 
 const StartInput = v.object({
   licenseId: v.pipe(
@@ -30,7 +31,7 @@ export const checkoutRoutes = new Hono<AppEnv>()
       throw new AppError('forbidden', '管理者アカウントでは購入できません。会員アカウントでログインしてください。');
     const { deps } = c.var;
     await deps.rateLimit.hit(LIMITS.checkoutsPerMember, user.id);
-    return c.json(await startCheckout(deps.orm, deps.env, deps.payments.stripe, user, input));
+    return c.json(await startCheckout(deps.orm, deps.env, deps.stripe, user, input));
   })
   .get('/checkout/sessions/:id', requireUser, async (c) =>
     c.json(await checkoutStatus(c.var.deps.orm, signedInUser(c).id, c.req.param('id'))),
@@ -41,17 +42,18 @@ export const checkoutRoutes = new Hono<AppEnv>()
    * answer is 503, so Stripe retries.
    */
   .post(WEBHOOK_PATH, async (c) => {
-    const { payments, orm } = c.var.deps;
+    const { payments, stripe, orm } = c.var.deps;
     const payload = await c.req.text();
     const signature = c.req.header('stripe-signature') ?? '';
+    // Stripe's library reads the last `t=` and the check below the first: one timestamp, or none is trusted.
+    if (signature.split(',').filter((part) => part.split('=')[0]?.trim() === 't').length > 1) {
+      throw new AppError('bad_request', 'Webhook の署名を確認できませんでした。');
+    }
+    // Measured before anything parses it: a signed body nested thousands deep is still no event of ours.
+    if (jsonDepth(payload) > MAX_JSON_DEPTH) throw new AppError('bad_request', 'JSON の入れ子が深すぎます。');
     let event: Stripe.Event;
     try {
-      event = await payments.stripe.webhooks.constructEventAsync(
-        payload,
-        signature,
-        payments.webhookSecret,
-        WEBHOOK_TOLERANCE_SECONDS,
-      );
+      event = await stripe.webhooks.constructEventAsync(payload, signature, payments.webhookSecret, WEBHOOK_TOLERANCE_SECONDS);
     } catch {
       throw new AppError('bad_request', 'Webhook の署名を確認できませんでした。');
     }

@@ -1,19 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { sql } from 'kysely';
 import type Stripe from 'stripe';
 import type { Env } from '../../config/env.ts';
-import { jsonb, db as kysely, now } from '../../db/kysely.ts';
+import { db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
-import { recordEvent, transact } from '../../events/outbox.ts';
+import { transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import type { Logger } from '../../lib/logger.ts';
 import { setDistribution } from '../accounts/index.ts';
 import { findLicenseForSale, LICENSE_NOT_FOUND, noteCheckoutStarted } from '../licenses/index.ts';
 import { holdingsOf, saleOfCheckout } from '../sales/index.ts';
-import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
-import { HIDDEN_LICENSE_FLAG } from './hidden-license.ts';
-import { type KonbiniVoucher, konbiniVoucherOf, voucherView } from './konbini.ts';
+import { CheckoutSession } from './entities/checkout-session.entity.ts';
+import { voucherView } from './konbini.ts';
 
 /**
  * Starts a purchase: a Checkout Session in JPY for the licence's price as stored (never the
@@ -126,35 +123,6 @@ async function refuseSecondPurchase(tx: Em, userId: string, licenseId: number): 
   }
 }
 
-const sessionIdOf = (event: Stripe.Event): string | null =>
-  event.type.startsWith('checkout.session.') ? ((event.data.object as { id?: string }).id ?? null) : null;
-
-/** Stores a verified Stripe event in the inbox once, with the event that queues its processing. */
-export async function receiveStripeEvent(orm: Orm, event: Stripe.Event): Promise<'stored' | 'duplicate'> {
-  try {
-    return await transact(orm.em as Em, async (tx) => {
-      const inserted = await kysely(tx)
-        .insertInto('stripe_events')
-        .values({
-          id: event.id,
-          type: event.type,
-          payload: jsonb(event),
-          stripe_session_id: sessionIdOf(event),
-          received_at: now(),
-        })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      if (!inserted) return 'duplicate';
-      recordEvent(tx, 'StripeEventReceived', { eventId: event.id });
-      return 'stored';
-    });
-  } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) return 'duplicate';
-    throw error;
-  }
-}
-
 /** The buyer's view of a checkout: the complete page polls it until the webhook made the sale. */
 export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: string) {
   const em = orm.em.fork() as Em;
@@ -175,180 +143,6 @@ export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: 
         ? voucherView(checkout)
         : null,
   };
-}
-
-type SessionObject = Stripe.Checkout.Session;
-
-/** Retryable: the job runs again later (BullMQ back-off), after the payment has been reconciled. */
-export class RefundBeforePayment extends Error {}
-
-async function receiptUrlOf(stripe: Stripe, paymentIntentId: string | null, log: Logger): Promise<string | null> {
-  if (!paymentIntentId) return null;
-  try {
-    const pi = await stripe.paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge'] });
-    const charge = pi.latest_charge;
-    return typeof charge === 'object' && charge ? (charge.receipt_url ?? null) : null;
-  } catch (error) {
-    log.warn('could not fetch the receipt URL', { paymentIntentId, error: String(error) });
-    return null;
-  }
-}
-
-const paymentIntentOf = (session: SessionObject) =>
-  typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? null);
-
-/**
- * A completed but unpaid session (konbini): the voucher Stripe issued, from the payment intent. A
- * failure to ask is thrown, so the event is retried rather than leaving the buyer without numbers.
- */
-async function konbiniVoucherFor(stripe: Stripe, session: SessionObject): Promise<KonbiniVoucher | null> {
-  const paymentIntentId = paymentIntentOf(session);
-  if (!paymentIntentId) return null;
-  return konbiniVoucherOf(await stripe.paymentIntents.retrieve(paymentIntentId));
-}
-
-/**
- * Turns one inbox event into state changes, idempotently and in any order: a paid session becomes
- * CheckoutPaid once (the sales module makes the sale), a delayed payment only when it succeeds,
- * a refund PaymentRefunded; a session whose amount or currency differs from ours is flagged.
- */
-export async function reconcile(
-  ctx: { em: Em; stripe: Stripe; log: Logger },
-  eventId: string,
-  options: { replay?: boolean } = {},
-): Promise<'done' | 'skipped'> {
-  const row = await ctx.em.findOne(StripeEvent, { id: eventId });
-  if (!row || (row.processedAt && !options.replay)) return 'skipped';
-  const event = row.payload as unknown as Stripe.Event;
-  let session: SessionObject | null = null;
-  let refundOf: string | null = null;
-
-  if (event.type.startsWith('checkout.session.')) session = event.data.object as SessionObject;
-  if (event.type === 'charge.refunded') {
-    const charge = event.data.object as Stripe.Charge;
-    refundOf = typeof charge.payment_intent === 'string' ? charge.payment_intent : (charge.payment_intent?.id ?? null);
-    if (refundOf) {
-      // The refund may arrive before we processed the payment: find the session through Stripe.
-      const known = await ctx.em.findOne(CheckoutSession, { paymentIntentId: refundOf });
-      if (!known) {
-        try {
-          session = (await ctx.stripe.checkout.sessions.list({ payment_intent: refundOf, limit: 1 })).data[0] ?? null;
-        } catch (error) {
-          ctx.log.warn('could not look up the session of a refund', { paymentIntentId: refundOf, error: String(error) });
-        }
-      }
-    }
-  }
-  const paid =
-    (session?.payment_status === 'paid' &&
-      ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'charge.refunded'].includes(event.type)) ||
-    false;
-  const receiptUrl = paid && session ? await receiptUrlOf(ctx.stripe, paymentIntentOf(session), ctx.log) : null;
-  const voucher =
-    session && event.type === 'checkout.session.completed' && session.payment_status === 'unpaid'
-      ? await konbiniVoucherFor(ctx.stripe, session)
-      : null;
-
-  const outcome = await transact(ctx.em, async (tx) => {
-    const fresh = await tx.findOne(StripeEvent, { id: eventId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!fresh || (fresh.processedAt && !options.replay)) return 'already processed';
-    // A replay re-evaluates a processed event: every step below is guarded by the checkout's state,
-    // so it never makes a second CheckoutPaid (sale, receipt mail).
-    let result = 'ignored';
-    let checkout: CheckoutSession | null = null;
-    if (session) {
-      checkout = await tx.findOne(
-        CheckoutSession,
-        {
-          $or: [
-            { stripeSessionId: session.id },
-            { id: String(session.metadata?.checkoutId ?? '00000000-0000-0000-0000-000000000000') },
-          ],
-        },
-        { lockMode: LockMode.PESSIMISTIC_WRITE },
-      );
-      if (!checkout) result = 'unknown session';
-      else if (session.amount_total !== checkout.amount || session.currency !== checkout.currency) {
-        if (checkout.state !== 'complete') {
-          checkout.state = 'flagged';
-          checkout.flagReason = `Stripe: ${session.amount_total} ${session.currency}, ours: ${checkout.amount} ${checkout.currency}`;
-        }
-        ctx.log.warn('checkout amount or currency mismatch; not fulfilled', { checkoutId: checkout.id, eventId });
-        result = 'flagged';
-      } else {
-        checkout.stripeSessionId ??= session.id;
-        checkout.paymentIntentId ??= paymentIntentOf(session);
-        const forSale = paid && checkout.state !== 'complete' ? await findLicenseForSale(tx, checkout.licenseId) : null;
-        if (paid && checkout.state !== 'complete' && !forSale?.published) {
-          // Paid after the licence was hidden (its open sessions are expired then, but a payment can
-          // still arrive): no sale; the inbox and reconciliation show it for a refund. Publishing the
-          // licence again and replaying the event makes the sale.
-          checkout.state = 'flagged';
-          checkout.flagReason = `${HIDDEN_LICENSE_FLAG}（ライセンス #${checkout.licenseId}）`;
-          ctx.log.warn('payment for a hidden licence; not fulfilled', { checkoutId: checkout.id, eventId });
-          result = 'flagged: hidden license';
-        } else if (paid && checkout.state !== 'complete') {
-          checkout.state = 'complete';
-          recordEvent(tx, 'CheckoutPaid', {
-            checkoutId: checkout.id,
-            userId: checkout.userId ?? null,
-            licenseId: checkout.licenseId,
-            amount: checkout.amount,
-            currency: checkout.currency,
-            stripeSessionId: session.id,
-            paymentIntentId: paymentIntentOf(session),
-            receiptUrl,
-            paidAt: new Date((event.created ?? Date.now() / 1000) * 1000).toISOString(),
-          });
-          result = 'paid';
-        } else if (
-          event.type === 'checkout.session.completed' &&
-          !paid &&
-          (checkout.state === 'open' || (checkout.state === 'awaiting_payment' && voucher && !checkout.konbiniExpiresAt))
-        ) {
-          checkout.state = 'awaiting_payment';
-          if (voucher && !checkout.konbiniExpiresAt) {
-            Object.assign(checkout, voucher);
-            recordEvent(tx, 'KonbiniVoucherIssued', { checkoutId: checkout.id });
-          }
-          result = 'awaiting payment';
-        } else if (event.type === 'checkout.session.async_payment_failed' && checkout.state !== 'complete') {
-          // A pending konbini payment lapsed: the buyer is told once (the state moves only once).
-          if (checkout.state === 'awaiting_payment' && checkout.konbiniExpiresAt) {
-            recordEvent(tx, 'KonbiniPaymentLapsed', { checkoutId: checkout.id });
-          }
-          checkout.state = 'payment_failed';
-          result = 'payment failed';
-        } else if (event.type === 'checkout.session.expired' && ['open', 'awaiting_payment'].includes(checkout.state)) {
-          if (checkout.state === 'awaiting_payment' && checkout.konbiniExpiresAt) {
-            recordEvent(tx, 'KonbiniPaymentLapsed', { checkoutId: checkout.id });
-          }
-          checkout.state = 'expired';
-          result = 'expired';
-        }
-      }
-    }
-    if (refundOf) {
-      checkout ??= await tx.findOne(CheckoutSession, { paymentIntentId: refundOf });
-      if (checkout && checkout.state !== 'flagged') {
-        recordEvent(tx, 'PaymentRefunded', { checkoutId: checkout.id, refundedAt: new Date(event.created * 1000).toISOString() });
-        result = result === 'paid' ? 'paid and refunded' : 'refunded';
-      } else if (!checkout) {
-        // Not known yet (its payment event has not been processed): leave it unprocessed and retry.
-        throw new RefundBeforePayment(`refund for unknown payment ${refundOf}`);
-      }
-    }
-    fresh.processedAt = new Date();
-    // A replay that finds everything already applied keeps what the event did the first time.
-    fresh.outcome = result === 'ignored' && fresh.outcome ? fresh.outcome : result;
-    fresh.attempts += 1;
-    fresh.failedAt = null;
-    // A refund names a payment intent, not a session: the checkout's session links it (inbox search).
-    fresh.stripeSessionId ??= session?.id ?? checkout?.stripeSessionId ?? null;
-    return result;
-  });
-  ctx.log.info('stripe event reconciled', { eventId, type: event.type, outcome });
-  return outcome === 'already processed' ? 'skipped' : 'done';
 }
 
 /** UserDeleted → our checkout records keep their payment facts and lose the link to the account. */

@@ -5,6 +5,7 @@ import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { isAdmin, requireAdmin, requireUser, signedInUser } from '../../http/guards.ts';
 import { indexed, readMultipart } from '../../http/multipart.ts';
+import { isNumericId } from '../../http/path-ids.ts';
 import { collectErrors, jsonInput, parseInput, parseInputs, queryInput } from '../../http/validate.ts';
 import { CONTENT_TYPE, MAX_PICTURE_BYTES, MAX_PICTURES, pictureKey, STORED_NAME } from './images.ts';
 import { LicenseFields, ListQuery, MoveInput, OrderInput, PublishedInput, UpdatedAtField } from './schemas.ts';
@@ -26,8 +27,8 @@ export const LICENSE_UPLOAD_PATH = /^\/api\/licenses\/(create|\d+)(\/validate)?$
 export const LICENSE_UPLOAD_LIMIT = MAX_PICTURES * MAX_PICTURE_BYTES + 1024 * 1024;
 
 function licenseId(c: Context<AppEnv>): number {
-  const raw = c.req.param('id') ?? '';
-  if (!/^\d{1,9}$/.test(raw)) throw new AppError('not_found', LICENSE_NOT_FOUND);
+  const raw = c.req.param('id');
+  if (!isNumericId(raw)) throw new AppError('not_found', LICENSE_NOT_FOUND);
   return Number(raw);
 }
 

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { validationError } from '../../http/errors.ts';
 import { paging, rules } from '../../http/validate.ts';
+import { printable } from '../../lib/printable-text.ts';
 
 export const PRICE_MIN = 50;
 export const PRICE_MAX = 9_999_999;
@@ -8,9 +9,18 @@ const PRICE_MESSAGE = `価格は${PRICE_MIN.toLocaleString('ja-JP')}〜${PRICE_M
 
 /** The text fields of the licence multipart form (values arrive as strings). */
 export const LicenseFields = v.object({
-  name: rules.requiredString('ライセンス名', 100),
+  name: v.pipe(
+    v.string('ライセンス名を入力してください。'),
+    printable('ライセンス名'),
+    rules.requiredString('ライセンス名', 100),
+  ),
   description: v.optional(
-    v.pipe(v.string('説明は文字列で入力してください。'), v.trim(), v.maxLength(5000, '説明は5,000文字以内で入力してください。')),
+    v.pipe(
+      v.string('説明は文字列で入力してください。'),
+      printable('説明', { multiline: true }),
+      v.trim(),
+      v.maxLength(5000, '説明は5,000文字以内で入力してください。'),
+    ),
     '',
   ),
   price: v.pipe(

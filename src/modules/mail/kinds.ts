@@ -15,6 +15,7 @@ export const MAIL_KINDS = {
   'password-changed': 'パスワード変更のお知らせ',
   'new-device-sign-in': '新しい端末からのログイン',
   'two-factor-changed': '二段階認証の設定変更のお知らせ',
+  'two-factor-locked': '確認コードによるログインの停止',
   withdrawal: '退会手続き完了のお知らせ',
   receipt: 'ご購入のお礼（領収）',
   'license-registered': 'ライセンス登録完了のお知らせ',

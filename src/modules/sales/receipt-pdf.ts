@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 import { japanDate } from '../../lib/japan-time.ts';
+import { pdfFonts } from '../../lib/pdf-fonts.ts';
 import { QUALIFIED_INVOICE_NUMBER, receiptIssuer } from '../../site-settings.ts';
 
 // The issuer's registration number is what makes the receipt a 適格簡易請求書: refuse to start without one
@@ -55,25 +54,13 @@ export const paymentMethodLabel = (type: string | null) => (type ? (PAYMENT_METH
 
 const yen = (n: number) => `¥${n.toLocaleString('ja-JP')}`;
 
-// Noto Sans JP (SIL Open Font License) shipped by an npm package: no system font is needed. TrueType
-// outlines, which pdfkit subsets: only the glyphs used are embedded (about 10 KB per receipt).
-const require = createRequire(import.meta.url);
-let fonts: { regular: Buffer; bold: Buffer } | undefined;
-function loadFonts() {
-  fonts ??= {
-    regular: readFileSync(require.resolve('@expo-google-fonts/noto-sans-jp/400Regular/NotoSansJP_400Regular.ttf')),
-    bold: readFileSync(require.resolve('@expo-google-fonts/noto-sans-jp/700Bold/NotoSansJP_700Bold.ttf')),
-  };
-  return fonts;
-}
-
 const INK = '#1a1a1a';
 const MUTED = '#555555';
 const RULE = '#999999';
 
 /** The receipt as an A4 PDF with its Japanese text embedded (subset font). */
 export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
-  const { regular, bold } = loadFonts();
+  const { regular, bold } = pdfFonts();
   const copy = content.copy ?? null;
   const reissue = !copy && content.issueCount > 1;
   const unissued = copy !== null && content.issueCount === 0;

@@ -2,18 +2,18 @@ import { Hono } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { requireUser, signedInUser } from '../../http/guards.ts';
+import { NUMERIC_ID } from '../../http/path-ids.ts';
 import { jsonInput } from '../../http/validate.ts';
 import { contentDisposition } from '../../lib/csv.ts';
 import { AddresseeInput, chooseAddressee, issueReceipt, receiptState } from './receipt.ts';
 
-// Sale ids are positive int4: longer numbers are no sale (404 from the router, never a 500).
-const SALE = '/sales/:id{[0-9]{1,9}}';
+const SALE = `/sales/${NUMERIC_ID}`;
 
 /** 領収書: the addressee choice and the PDF for the buyer of the sale; an administrator reads the 控え. */
 export const receiptRoutes = new Hono<AppEnv>()
   .get(`${SALE}/receipt-addressee`, requireUser, async (c) => {
     const { deps } = c.var;
-    const receiptDeps = { orm: deps.orm, stripe: deps.payments.stripe, log: c.var.log };
+    const receiptDeps = { orm: deps.orm, payments: deps.payments, log: c.var.log };
     return c.json(await receiptState(receiptDeps, signedInUser(c), Number(c.req.param('id'))));
   })
   .put(`${SALE}/receipt-addressee`, requireUser, async (c) => {
@@ -26,7 +26,7 @@ export const receiptRoutes = new Hono<AppEnv>()
     const { deps } = c.var;
     await deps.rateLimit.hit(LIMITS.receiptsPerMember, user.id);
     const receipt = await issueReceipt(
-      { orm: deps.orm, stripe: deps.payments.stripe, log: c.var.log },
+      { orm: deps.orm, payments: deps.payments, log: c.var.log },
       user,
       Number(c.req.param('id')),
       { copy: c.req.query('copy') === '1' },

@@ -1,13 +1,13 @@
 import { LockMode } from '@mikro-orm/core';
-import type Stripe from 'stripe';
 import * as v from 'valibot';
 import { now as dbNow, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
-import type { SessionUser } from '../../http/context.ts';
+import type { PaymentsPort, SessionUser } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { isAdmin } from '../../http/guards.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { firstUnprintable, printable } from '../../lib/printable-text.ts';
 import { recordAudit } from '../audit/index.ts';
 import {
   ADDRESSEE_KINDS,
@@ -20,12 +20,6 @@ import {
 import { Sale } from './entities/sale.entity.ts';
 import { receiptNumber, renderReceiptPdf } from './receipt-pdf.ts';
 
-/**
- * Typed text printed on a receipt: no line breaks, tabs or other C0/C1 controls, no bidi overrides
- * or isolates (they reorder what a reader sees), no line/paragraph separators; checked before trim.
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
-const NOT_ON_RECEIPTS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 /** A typed 宛名 that already ends in its honorific (「〇〇病院 総務課 御中」): text and honorific apart. */
 const WITH_HONORIFIC = /^(.*?)[\s\u3000]*(様|御中)$/su;
 const ENDS_IN_TONO = /殿$/u;
@@ -33,10 +27,7 @@ const ENDS_IN_TONO = /殿$/u;
 const printedText = (label: string, max: number) =>
   v.pipe(
     v.string(`${label}は文字列で入力してください。`),
-    v.check(
-      (text: string) => !NOT_ON_RECEIPTS.test(text),
-      `${label}に使用できない文字（改行・制御文字・文字の向きを変える記号）が含まれています。`,
-    ),
+    printable(label),
     v.trim(),
     v.minLength(1, `${label}を入力してください。`),
     v.check((text: string) => [...text].length <= max, `${label}は${max}文字以内で入力してください。`),
@@ -104,19 +95,19 @@ const BUSY = '領収書の発行が混み合っています。時間をおいて
 const RECORD_ATTEMPTS = 20;
 
 /**
- * Names copied before the accounts module refused them may hold line breaks, controls or bidi
- * overrides: a receipt prints them without (a space for a break, nothing for the rest).
+ * Names copied before the accounts module refused them may hold line breaks, controls, invisible
+ * characters or ones the font cannot draw: a receipt prints them without (a space for a break,
+ * nothing for the rest).
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-const printable = (text: string) => text.replace(/[\r\n\t\u2028\u2029]+/g, ' ').replace(UNPRINTABLE, '');
+const asPrinted = (text: string) =>
+  [...text.replace(/[\r\n\t\u2028\u2029]+/g, ' ')].filter((character) => firstUnprintable(character) === null).join('');
 
 /** The addressees of the buyer's own details, as printed: the name with 様, the organisation with 御中. */
 export function addresseeOptions(sale: Sale): { value: Exclude<AddresseeKind, 'custom'>; label: string }[] {
   const options: { value: Exclude<AddresseeKind, 'custom'>; label: string }[] = [];
-  const name = printable(`${sale.buyerLastName} ${sale.buyerFirstName}`).trim();
+  const name = asPrinted(`${sale.buyerLastName} ${sale.buyerFirstName}`).trim();
   if (name) options.push({ value: 'name', label: `${name} 様` });
-  const organisation = printable(sale.buyerAffiliationName).trim();
+  const organisation = asPrinted(sale.buyerAffiliationName).trim();
   if (organisation) options.push({ value: 'organisation', label: `${organisation} 御中` });
   return options;
 }
@@ -176,21 +167,13 @@ function receiptDto(sale: Sale, receipt: SaleReceipt | null, copy: boolean, paym
 }
 
 /**
- * Stripe's payment method type of the sale's payment (card, konbini), or null when it cannot be
- * learnt quickly: the receipt then leaves the line out and asks again next time.
+ * The payment method type of the sale's payment (card, konbini), asked of checkout, or null when it
+ * cannot be learnt quickly: the receipt then leaves the line out and asks again next time.
  */
-async function paymentMethodOf(stripe: Stripe, paymentIntentId: string | null, log: Logger): Promise<string | null> {
+async function paymentMethodOf(payments: PaymentsPort, paymentIntentId: string | null, log: Logger): Promise<string | null> {
   if (!paymentIntentId) return null;
   try {
-    const intent = await stripe.paymentIntents.retrieve(
-      paymentIntentId,
-      { expand: ['latest_charge'] },
-      { timeout: 3000, maxNetworkRetries: 0 },
-    );
-    const charge = typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
-    const type = charge?.payment_method_details?.type ?? null;
-    if (type) return type;
-    return intent.payment_method_types.length === 1 ? (intent.payment_method_types[0] ?? null) : null;
+    return await payments.readPaymentMethod(paymentIntentId);
   } catch (error) {
     log.warn('receipt: payment method lookup failed', { err: error, paymentIntentId });
     return null;
@@ -199,12 +182,12 @@ async function paymentMethodOf(stripe: Stripe, paymentIntentId: string | null, l
 
 /** The payment method, from the receipt's record or Stripe; kept on the receipt's row once learnt. */
 async function knownPaymentMethod(
-  deps: { orm: Orm; stripe: Stripe; log: Logger },
+  deps: { orm: Orm; payments: PaymentsPort; log: Logger },
   sale: Sale,
   receipt: SaleReceipt | null,
 ): Promise<string | null> {
   if (receipt?.paymentMethod) return receipt.paymentMethod;
-  const method = await paymentMethodOf(deps.stripe, sale.stripePaymentIntentId ?? null, deps.log);
+  const method = await paymentMethodOf(deps.payments, sale.stripePaymentIntentId ?? null, deps.log);
   if (method && receipt) {
     await kysely(deps.orm.em.fork() as Em)
       .updateTable('sale_receipts')
@@ -217,7 +200,7 @@ async function knownPaymentMethod(
 }
 
 /** GET /api/sales/{id}/receipt-addressee: the choices, the choice made, how often it was issued, the payment method. */
-export async function receiptState(deps: { orm: Orm; stripe: Stripe; log: Logger }, user: SessionUser, saleId: number) {
+export async function receiptState(deps: { orm: Orm; payments: PaymentsPort; log: Logger }, user: SessionUser, saleId: number) {
   const em = deps.orm.em.fork() as Em;
   const sale = await receiptSale(em, user, saleId);
   const receipt = await em.findOne(SaleReceipt, { saleId });
@@ -283,7 +266,7 @@ export interface IssuedReceipt {
  * another issue's success, so the last of five renders at most five times).
  */
 export async function issueReceipt(
-  deps: { orm: Orm; stripe: Stripe; log: Logger },
+  deps: { orm: Orm; payments: PaymentsPort; log: Logger },
   user: SessionUser,
   saleId: number,
   options: { copy?: boolean } = {},
@@ -379,7 +362,7 @@ export async function issueReceipt(
  * never counted, never fixing the addressee; audited as a read of the member's receipt.
  */
 async function readCopy(
-  deps: { orm: Orm; stripe: Stripe; log: Logger },
+  deps: { orm: Orm; payments: PaymentsPort; log: Logger },
   user: SessionUser,
   sale: Sale,
   receipt: SaleReceipt | null,

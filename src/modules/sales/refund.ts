@@ -1,11 +1,12 @@
 import { LockMode } from '@mikro-orm/core';
-import Stripe from 'stripe';
 import * as v from 'valibot';
 import { now as dbNow, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
+import type { PaymentsPort } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { printable } from '../../lib/printable-text.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { REFUND_STATE_LABEL, refundStateOf, SALE_NOT_FOUND, wasExported } from './detail.ts';
 import { Sale } from './entities/sale.entity.ts';
@@ -15,6 +16,7 @@ import { saleDto } from './service.ts';
 export const RefundInput = v.object({
   reason: v.pipe(
     v.string('返金の理由を入力してください。'),
+    printable('返金の理由', { multiline: true }),
     v.trim(),
     v.minLength(1, '返金の理由を入力してください。'),
     v.check((text: string) => [...text].length <= 200, '返金の理由は200文字以内で入力してください。'),
@@ -45,7 +47,7 @@ export const refundKey = (saleId: number) => `refund-sale-${saleId}`;
  * Stripe unreachable → 503 and the request is withdrawn; Stripe refusing → 409, withdrawn as well.
  */
 export async function requestRefund(
-  deps: { orm: Orm; stripe: Stripe; log: Logger },
+  deps: { orm: Orm; payments: PaymentsPort; log: Logger },
   actor: Actor,
   saleId: number,
   input: RefundRequest,
@@ -82,28 +84,28 @@ export async function requestRefund(
     return { paymentIntent, orderNumber: sale.orderNumber ?? null, again: false };
   });
 
-  try {
-    const refund = await deps.stripe.refunds.create(
-      { payment_intent: decided.paymentIntent, metadata: { sale_id: String(saleId), order_number: decided.orderNumber ?? '' } },
-      { idempotencyKey: refundKey(saleId) },
-    );
-    deps.log.info('refund requested', { saleId, refund: refund.id, status: refund.status, by: actor.id, again: decided.again });
-  } catch (error) {
+  const asked = await deps.payments.refundPayment({
+    paymentIntentId: decided.paymentIntent,
+    idempotencyKey: refundKey(saleId),
+    metadata: { sale_id: String(saleId), order_number: decided.orderNumber ?? '' },
+  });
+  if (asked.outcome === 'requested') {
+    deps.log.info('refund requested', {
+      saleId,
+      refund: asked.refundId,
+      status: asked.status,
+      by: actor.id,
+      again: decided.again,
+    });
+  } else if (asked.outcome === 'already_refunded') {
     // Refunded at Stripe already (its dashboard, or an earlier request): its webhook records it here.
-    if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === 'charge_already_refunded') {
-      deps.log.warn('refund: already refunded at Stripe', { saleId });
-    } else {
-      const refused = error instanceof Stripe.errors.StripeInvalidRequestError;
-      deps.log.warn('refund: Stripe did not take the request', {
-        saleId,
-        err: error,
-        code: (error as { code?: string }).code ?? null,
-      });
-      if (!decided.again) await withdraw(deps.orm, actor, saleId, requestedAt, refused ? 'refused' : 'unavailable');
-      throw refused
-        ? new AppError('conflict', STRIPE_REFUSED, { details: { code: 'stripe_refused' } })
-        : new AppError('unavailable', STRIPE_UNAVAILABLE);
-    }
+    deps.log.warn('refund: already refunded at Stripe', { saleId });
+  } else {
+    deps.log.warn('refund: Stripe did not take the request', { saleId, err: asked.message, code: asked.code });
+    if (!decided.again) await withdraw(deps.orm, actor, saleId, requestedAt, asked.outcome);
+    throw asked.outcome === 'refused'
+      ? new AppError('conflict', STRIPE_REFUSED, { details: { code: 'stripe_refused' } })
+      : new AppError('unavailable', STRIPE_UNAVAILABLE);
   }
   const sale = await deps.orm.em.fork().findOneOrFail(Sale, { id: saleId });
   const state = refundStateOf(sale);

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { paging, rules } from '../../http/validate.ts';
+import { printable } from '../../lib/printable-text.ts';
 import { SALE_STATUSES, SaleStatus } from './entities/sale.entity.ts';
 
 const positiveInt = (message: string) =>
@@ -125,6 +126,7 @@ export const RevertInput = v.object({
   saleIds: saleIdList,
   reason: v.pipe(
     v.string('差し戻しの理由を入力してください。'),
+    printable('差し戻しの理由', { multiline: true }),
     v.trim(),
     v.minLength(1, '差し戻しの理由を入力してください。'),
     v.maxLength(200, '差し戻しの理由は200文字以内で入力してください。'),

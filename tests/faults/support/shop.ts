@@ -141,6 +141,8 @@ export interface FaultShopOptions {
   workers?: number;
   /** Extra environment for every process (shorter retry budgets and the like). */
   env?: Record<string, string>;
+  /** An existing database of the cluster (a restored copy) instead of a new clone of the template. */
+  database?: string;
 }
 
 /**
@@ -150,9 +152,12 @@ export interface FaultShopOptions {
  */
 export async function startFaultShop(options: FaultShopOptions) {
   const { pg, redis, smtp } = options;
-  await template(pg);
-  const database = `shop_faults_${randomBytes(4).toString('hex')}`;
-  await pg.query(`create database ${database} template ${TEMPLATE}`);
+  let database = options.database;
+  if (!database) {
+    await template(pg);
+    database = `shop_faults_${randomBytes(4).toString('hex')}`;
+    await pg.query(`create database ${database} template ${TEMPLATE}`);
+  }
   const databaseUrl = pg.urlOf(database);
   const dataDir = mkdtempSync(join(tmpdir(), 'shop-faults-data-'));
   const logDir = mkdtempSync(join(tmpdir(), 'shop-faults-logs-'));

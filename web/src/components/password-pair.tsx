@@ -1,4 +1,5 @@
 import { lazy, Suspense } from 'react';
+import type { PasswordOwnerDetails } from '../../../src/lib/password-strength';
 import type { FieldErrors } from '../lib/api';
 import { TextInput } from './ui/text-input';
 
@@ -19,8 +20,8 @@ export function PasswordPair({
   errors: FieldErrors;
   onChange: (values: Record<string, string>) => void;
   label?: string;
-  /** Show a strength meter, judging the password against these words (the e-mail, the names). */
-  strength?: { userInputs: string[] };
+  /** Show a strength meter, judging the password against its owner's details as the server does. */
+  strength?: { owner: PasswordOwnerDetails };
 }) {
   const [password, confirmation] = names;
   return (
@@ -37,7 +38,7 @@ export function PasswordPair({
       />
       {strength && values[password] ? (
         <Suspense fallback={<p className="small password-strength">パスワードの強さ：確認しています…</p>}>
-          <PasswordStrength password={values[password] ?? ''} userInputs={strength.userInputs} />
+          <PasswordStrength password={values[password] ?? ''} owner={strength.owner} />
         </Suspense>
       ) : null}
       <TextInput

@@ -2,7 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt } from '../../../db/columns.ts';
 import { User } from './user.entity.ts';
 
-export type TokenPurpose = 'verify-email' | 'reset-password' | 'change-email';
+export type TokenPurpose = 'verify-email' | 'reset-password' | 'change-email' | 'unlock-two-factor';
 
 /**
  * A single-use, expiring token sent by e-mail. Only its SHA-256 is stored; `used_at` is set

@@ -42,3 +42,21 @@ export const PasskeySchema = defineEntity({
 });
 export class Passkey extends PasskeySchema.class {}
 PasskeySchema.setClass(Passkey);
+
+/**
+ * Escalation of two-factor guessing (docs/decisions/0027-two-factor-and-passkeys.md): how many times in
+ * a row the account's sign-in failure window was filled at the code step, and since when codes are
+ * refused (after the third) until the owner follows the mailed unlock link or resets the password.
+ */
+export const TwoFactorLockSchema = defineEntity({
+  name: 'TwoFactorLock',
+  tableName: 'two_factor_locks',
+  properties: {
+    user: () => p.manyToOne(User).fieldName('user_id').primary().deleteRule('cascade'),
+    lockouts: p.integer().default(0),
+    lockedAt: p.datetime().fieldName('locked_at').nullable(),
+    updatedAt: p.datetime().fieldName('updated_at').defaultRaw('now()'),
+  },
+});
+export class TwoFactorLock extends TwoFactorLockSchema.class {}
+TwoFactorLockSchema.setClass(TwoFactorLock);

@@ -231,6 +231,24 @@ const PASSWORD_CHANGED_BY = {
   admin: 'お客様のアカウントのパスワードが、管理者によって変更されました。',
 } as const;
 
+/**
+ * What became of the passkeys: a reset removed them all (the notice names them); after a change they
+ * still sign in, so the member sees which exist and where to remove one they do not know.
+ */
+function passkeyParagraphs(by: 'member' | 'reset', names: string[]): string[] {
+  const list = names.map((name) => `「${name}」`).join('、');
+  if (by === 'reset') {
+    return names.length > 0
+      ? [`登録されていたパスキー（${list}）もすべて削除しました。パスキーを使う場合は、ログイン後にもう一度登録してください。`]
+      : [];
+  }
+  return names.length > 0
+    ? [
+        `登録済みのパスキー（${list}）は、引き続きログインに使えます。お心当たりのないパスキーは、パスワード変更画面またはセキュリティ設定から削除してください。`,
+      ]
+    : [];
+}
+
 /** PasswordChanged → 「パスワード変更のお知らせ」 (a change, a reset or an administrator's, V6.3.7). */
 export const onPasswordChanged: EventHandler<'PasswordChanged'> = async (ctx, event) => {
   const user = await loadUser(ctx, event.payload.userId);
@@ -254,6 +272,7 @@ export const onPasswordChanged: EventHandler<'PasswordChanged'> = async (ctx, ev
               event.payload.by === 'member'
                 ? 'この端末以外でのログインはすべて終了しました。'
                 : 'すべての端末でログアウトしました。新しいパスワードでログインしてください。',
+              ...passkeyParagraphs(event.payload.by, event.payload.passkeys ?? []),
               'お心当たりのない場合は、第三者がパスワードを変更した可能性があります。下のボタンからすぐにパスワードを再設定し、お問い合わせ窓口までご連絡ください。',
             ]),
       ],

@@ -1,9 +1,9 @@
 import type { EventHandler } from '../../../jobs/context.ts';
 import { expireCheckoutsOfHiddenLicense } from '../hidden-license.ts';
-import { processStripeEvent } from '../inbox.ts';
 import { mailKonbiniLapsed, mailKonbiniReminder, mailKonbiniVoucher } from '../konbini.ts';
 import { runReconciliation } from '../reconciliation.ts';
 import { forgetUser } from '../service.ts';
+import { processStripeEvent } from '../stripe-events.ts';
 
 /** StripeEventReceived → reconcile the inbox event into checkout state (and CheckoutPaid/PaymentRefunded). */
 export const onStripeEventReceived: EventHandler<'StripeEventReceived'> = (ctx, event) =>

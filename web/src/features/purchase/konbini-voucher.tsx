@@ -1,5 +1,6 @@
 import { Fragment } from 'react';
-import { formatDateTime, formatPrice } from '../../lib/format';
+import { formatPrice } from '../../lib/format';
+import { formatDateTime, formatJapanTime } from '../../lib/japan-time';
 import type { KonbiniVoucher } from './api';
 
 /** Chains whose codes are the same are listed together (Stripe usually issues one code for all). */
@@ -82,7 +83,7 @@ export function KonbiniVoucherSummary({ voucher, amount }: { voucher: KonbiniVou
           {group.confirmation_number ? `／確認番号 ${group.confirmation_number}` : ''}
         </span>
       ))}
-      <span style={{ display: 'block' }}>お支払い期限 {formatDateTime(voucher.expires_at)}（日本時間）</span>
+      <span style={{ display: 'block' }}>お支払い期限 {formatJapanTime(voucher.expires_at)}</span>
       {voucher.url ? (
         <a href={voucher.url} target="_blank" rel="noreferrer">
           払込票を開く

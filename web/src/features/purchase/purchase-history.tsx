@@ -1,6 +1,7 @@
 import { useLocation, useParams, useSearchParams } from 'react-router';
 import { LoadError, Loading } from '../../components/ui/load-state';
-import { formatDateTime, formatPrice } from '../../lib/format';
+import { formatPrice } from '../../lib/format';
+import { formatDateTime, formatJapanTime } from '../../lib/japan-time';
 import { useSales } from './api';
 import { KonbiniVoucherSummary } from './konbini-voucher';
 import { ReceiptAction, ReceiptCopyAction } from './receipt-action';
@@ -48,7 +49,7 @@ export function PurchaseHistory() {
                     {order.voucher ? <KonbiniVoucherSummary voucher={order.voucher} amount={order.amount} /> : null}
                     {!order.voucher && order.expires_at ? (
                       <span className="small" style={{ display: 'block' }}>
-                        お支払い期限 {formatDateTime(order.expires_at)}（日本時間）
+                        お支払い期限 {formatJapanTime(order.expires_at)}
                       </span>
                     ) : null}
                   </td>

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager } from '../../../components/ui/pager';
-import { formatDateTime } from '../../../lib/format';
+import { formatDateTime } from '../../../lib/japan-time';
 import { type AuditChange, useUserAuditLogs } from '../api/use-user-history';
 
 const changeText = (change: AuditChange) =>
@@ -30,7 +30,7 @@ export function UserAuditLog({ userId }: { userId: string }) {
                 <strong>{entry.action_label}</strong>
                 <br />
                 <span className="small">
-                  {formatDateTime(entry.created_at)}　{entry.actor_email ?? '（不明な管理者）'}
+                  {formatDateTime(entry.created_at)}　{entry.actor_email ?? '不明'}
                 </span>
                 {entry.changes.length ? (
                   <ul style={{ margin: '4px 0 0', paddingLeft: '1.2em' }}>

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager } from '../../../components/ui/pager';
-import { formatDateTime } from '../../../lib/format';
+import { formatDateTime } from '../../../lib/japan-time';
 import { type UserMail, useUserMails } from '../api/use-user-history';
 
 const wrap = { overflowWrap: 'anywhere' } as const;

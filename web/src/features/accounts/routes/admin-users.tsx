@@ -1,149 +1,24 @@
 import { type FormEvent, useState } from 'react';
-import { Link, useLocation, useNavigate, useParams, useSearchParams } from 'react-router';
+import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { mutate } from 'swr';
 import { PasswordPair } from '../../../components/password-pair';
 import { FormAlert, Info, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
-import { Pager, usePageParam } from '../../../components/ui/pager';
-import { SelectField } from '../../../components/ui/select-field';
-import { TextInput } from '../../../components/ui/text-input';
 import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
 import { useAuth } from '../../../lib/auth-store';
-import { formatDateTime } from '../../../lib/format';
-import { withParams } from '../../../lib/search-params';
+import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { AFFILIATIONS, affiliationLabel, nameWithKana, profileOf } from '../api/profile';
+import { nameWithKana, profileOf } from '../api/profile';
 import { useMember } from '../api/use-member';
 import { refreshUserHistory } from '../api/use-user-history';
-import { useUserSearch } from '../api/use-user-search';
-import { MemberCsvDownload } from '../components/member-csv-download';
 import { ProfileSummary } from '../components/profile-summary';
 import { UserAuditLog } from '../components/user-audit-log';
 import { UserMailLog } from '../components/user-mail-log';
 
 /** How long the mail log is read again after asking for a mail (the worker sends it in the background). */
 const WATCH_MAILS_MS = 30_000;
-
-const SORTS = [
-  { value: '-created_at', label: '登録の新しい順' },
-  { value: 'created_at', label: '登録の古い順' },
-  { value: 'kana', label: 'フリガナ順（五十音）' },
-  { value: 'name', label: '姓の順' },
-  { value: 'email', label: 'メールアドレス順' },
-];
-
-/** /admin/users: search by name (姓 or 名), e-mail and affiliation. */
-export function AdminUserListPage() {
-  const [params, setParams] = useSearchParams();
-  const flash = (useLocation().state as { message?: string } | null)?.message;
-  const [form, setForm] = useState({
-    name: params.get('name') ?? '',
-    email: params.get('email') ?? '',
-    affiliations: params.get('affiliations') ?? '',
-  });
-  const sort = params.get('sort') ?? '-created_at';
-  const { data, error, isLoading, mutate: reload } = useUserSearch(params);
-  const search = (event: FormEvent) => {
-    event.preventDefault();
-    setParams(withParams(new URLSearchParams({ sort }), { ...form, page: '' }));
-  };
-  const { setPage } = usePageParam();
-  return (
-    <section className="card">
-      <h1>ユーザー一覧</h1>
-      {flash ? <Notice>{flash}</Notice> : null}
-      <search aria-label="ユーザー検索">
-        <form className="search" onSubmit={search}>
-          <TextInput
-            label="氏名・フリガナ（一部）"
-            name="name"
-            value={form.name}
-            onInput={(name) => setForm({ ...form, name })}
-          />
-          <TextInput
-            label="メールアドレス（一部）"
-            name="email"
-            value={form.email}
-            onInput={(email) => setForm({ ...form, email })}
-          />
-          <SelectField
-            label="所属"
-            name="affiliations"
-            value={form.affiliations}
-            options={AFFILIATIONS}
-            placeholder="すべて"
-            onChange={(affiliations) => setForm({ ...form, affiliations })}
-          />
-          <div className="search-actions">
-            <button type="submit" className="button primary">
-              検索する
-            </button>
-          </div>
-        </form>
-      </search>
-      <div className="field inline">
-        <label htmlFor="user-sort">並び順</label>
-        <select
-          id="user-sort"
-          value={sort}
-          onChange={(e) => setParams(withParams(params, { sort: e.currentTarget.value, page: '' }))}
-        >
-          {SORTS.map((s) => (
-            <option key={s.value} value={s.value}>
-              {s.label}
-            </option>
-          ))}
-        </select>
-      </div>
-      <MemberCsvDownload params={params} disabled={!data || data.users.length === 0} />
-      {isLoading ? <Loading /> : null}
-      {error ? <LoadError error={error} onRetry={() => void reload()} /> : null}
-      {data && data.users.length === 0 ? <p>条件に合うユーザーはいません。</p> : null}
-      {data && data.users.length > 0 ? (
-        <>
-          <p className="small">
-            全{data.total.toLocaleString('ja-JP')}件{data.total_capped ? '以上' : ''}
-          </p>
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">氏名</th>
-                  <th scope="col">メールアドレス</th>
-                  <th scope="col">所属</th>
-                  <th scope="col">所属名</th>
-                  <th scope="col">登録日時</th>
-                  <th scope="col">最終ログイン</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.users.map((user) => (
-                  <tr key={user.id}>
-                    <td>
-                      <Link to={`/admin/users/${user.id}`}>{`${user.last_name} ${user.first_name}`.trim() || '（未設定）'}</Link>
-                      {user.role === 'admin' ? <span className="tag">管理者</span> : null}
-                      <span className="kana">
-                        {`${user.last_name_kana ?? ''} ${user.first_name_kana ?? ''}`.trim() || 'フリガナ未登録'}
-                      </span>
-                    </td>
-                    <td className="latin-break">{user.email}</td>
-                    <td>{user.affiliations ? affiliationLabel(user.affiliations) : '—'}</td>
-                    <td>{user.affiliation_name || '—'}</td>
-                    <td>{user.created_at ? formatDateTime(user.created_at) : '—'}</td>
-                    <td>{user.last_sign_in_at ? formatDateTime(user.last_sign_in_at) : '記録なし'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} />
-        </>
-      ) : null}
-    </section>
-  );
-}
 
 /**
  * /admin/users/{id}: the user, (composed by the router) their purchases, the mails sent to them and

@@ -45,7 +45,15 @@ export function RegistrationPage() {
           values={{ ...passwords }}
           errors={errors}
           onChange={(next) => setPasswords({ ...passwords, ...next })}
-          strength={{ userInputs: [values.email.split('@')[0] ?? '', values.last_name, values.first_name] }}
+          strength={{
+            owner: {
+              email: values.email,
+              lastName: values.last_name,
+              firstName: values.first_name,
+              lastNameKana: values.last_name_kana,
+              firstNameKana: values.first_name_kana,
+            },
+          }}
         />
         <p className="small">
           登録すると<Link to="/terms">利用規約</Link>に同意したものとみなされます。個人情報の取扱いは

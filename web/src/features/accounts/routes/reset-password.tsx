@@ -94,7 +94,7 @@ export function ResetPasswordPage() {
               values={values}
               errors={errors}
               onChange={(next) => setValues({ ...values, ...next })}
-              strength={{ userInputs: [values.email.split('@')[0] ?? ''] }}
+              strength={{ owner: { email: values.email } }}
             />
             <button type="submit" className="button primary" disabled={busy}>
               パスワードを再設定する

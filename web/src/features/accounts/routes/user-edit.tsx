@@ -119,9 +119,9 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
   const [currentPassword, setCurrentPassword] = useState('');
   const [code, setCode] = useState('');
   const { busy, message, errors, run } = useFormSubmit();
-  // A member moving their account to another address confirms it with their password (not administrators).
+  // Moving one's own account to another address (administrators' too) is confirmed with the password.
   const me = useAuth().users[0];
-  const asksPassword = Boolean(draft && me && me.id === id && me.role !== 'admin' && draft.values.email !== me.email);
+  const asksPassword = Boolean(draft && me && me.id === id && draft.values.email !== me.email);
   // …and with a code from the authenticator app when two-factor is on.
   const asksCode = asksPassword && Boolean(me?.two_factor_enabled);
 

@@ -7,6 +7,7 @@ import { TextInput } from '../../../components/ui/text-input';
 import { api } from '../../../lib/api';
 import { useAuth } from '../../../lib/auth-store';
 import { useFormSubmit } from '../../../lib/use-form-submit';
+import { PasswordPasskeys } from '../components/password-passkeys';
 
 const empty = { old_password: '', new_password: '', new_password_confirmation: '' };
 
@@ -54,7 +55,7 @@ export function UserPasswordPage() {
               values={values}
               errors={errors}
               onChange={(next) => setValues({ ...values, ...next })}
-              strength={{ userInputs: me ? [me.email.split('@')[0] ?? '', me.last_name, me.first_name] : [] }}
+              strength={{ owner: me ? { email: me.email, lastName: me.last_name, firstName: me.first_name } : {} }}
             />
             <div className="actions">
               <Link to={`/users/${id}`} className="button">
@@ -67,6 +68,7 @@ export function UserPasswordPage() {
           </form>
         </>
       )}
+      {me?.id === id ? <PasswordPasskeys /> : null}
       <LoadingOverlay show={busy} label="変更しています" />
     </section>
   );

@@ -32,6 +32,37 @@ function WhatHappens() {
   );
 }
 
+/** The goodbye: done, and where one may go next. */
+function Withdrawn({ message }: { message: string }) {
+  return (
+    <section className="card narrow">
+      <h1>退会の手続きが完了しました</h1>
+      <Notice>{message}</Notice>
+      <ul className="links">
+        <li>
+          <Link to="/ctoms">トレーニングライセンスのご案内へ</Link>
+        </li>
+        <li>
+          <Link to="/users/registration">新規会員登録</Link>
+        </li>
+      </ul>
+    </section>
+  );
+}
+
+function AdminCannotWithdraw({ id }: { id: string }) {
+  return (
+    <>
+      <p>
+        管理者のアカウントは、この画面からは退会できません。別の管理者に管理者権限を外してもらうか、アカウントの削除を依頼してください。
+      </p>
+      <p>
+        <Link to={`/users/${id}`}>会員情報へ戻る</Link>
+      </p>
+    </>
+  );
+}
+
 /** /users/{id}/withdraw: 退会 with the current password. */
 export function WithdrawPage() {
   const { id = '' } = useParams();
@@ -51,38 +82,14 @@ export function WithdrawPage() {
     });
   };
 
-  if (done) {
-    return (
-      <section className="card narrow">
-        <h1>退会の手続きが完了しました</h1>
-        <Notice>{done}</Notice>
-        <ul className="links">
-          <li>
-            <Link to="/ctoms">トレーニングライセンスのご案内へ</Link>
-          </li>
-          <li>
-            <Link to="/users/registration">新規会員登録</Link>
-          </li>
-        </ul>
-      </section>
-    );
-  }
+  if (done) return <Withdrawn message={done} />;
 
   return (
     <section className="card narrow">
       <h1>退会</h1>
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
-      {data && data.user.role === 'admin' ? (
-        <>
-          <p>
-            管理者のアカウントは、この画面からは退会できません。別の管理者に管理者権限を外してもらうか、アカウントの削除を依頼してください。
-          </p>
-          <p>
-            <Link to={`/users/${id}`}>会員情報へ戻る</Link>
-          </p>
-        </>
-      ) : null}
+      {data && data.user.role === 'admin' ? <AdminCannotWithdraw id={id} /> : null}
       {data && data.user.role !== 'admin' ? (
         <>
           <p>

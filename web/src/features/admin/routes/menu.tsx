@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { api } from '../../../lib/api';
-import { formatDateTime } from '../../../lib/format';
+import { formatJapanTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type FlaggedRun, useFlaggedRuns, useMailSummary } from '../api';
 
@@ -111,7 +111,7 @@ function FlaggedRuns() {
       {data && data.total > 0 ? (
         <ul className="findings">
           {data.reconciliations.map((run) => {
-            const at = `${formatDateTime(run.started_at ?? run.created_at)}（日本時間）`;
+            const at = formatJapanTime(run.started_at ?? run.created_at);
             const what =
               run.state === 'done'
                 ? `${at}の照合（${run.trigger_label}・過去${run.days}日）で差異が${run.findings}件見つかりました（未確認 ${run.open_findings ?? run.findings}件）。`

@@ -1,19 +1,7 @@
 import { Link } from 'react-router';
+import { formatDateTimeSeconds } from '../../../lib/japan-time';
 import { type AuditEntry, movedSalesPath, targetPath } from '../api/audit-logs';
 import { ChangeList } from './change-list';
-
-const dateTime = new Intl.DateTimeFormat('ja-JP', {
-  timeZone: 'Asia/Tokyo',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
-
-/** Japan time, to the second: 2026/03/10 09:05:12 */
-export const formatAuditTime = (iso: string) => dateTime.format(new Date(iso));
 
 function Target({ entry }: { entry: AuditEntry }) {
   const path = targetPath(entry);
@@ -77,10 +65,10 @@ export function AuditTable({ entries }: { entries: AuditEntry[] }) {
           {entries.map((entry) => (
             <tr key={entry.id}>
               <td data-label="日時">
-                <time dateTime={entry.created_at}>{formatAuditTime(entry.created_at)}</time>
+                <time dateTime={entry.created_at}>{formatDateTimeSeconds(entry.created_at)}</time>
               </td>
               <td data-label="操作者" className="audit-actor">
-                {entry.actor_email ?? '（不明）'}
+                {entry.actor_email ?? '不明'}
               </td>
               <td data-label="操作">{entry.action_label}</td>
               <td data-label="対象">

@@ -1,18 +1,17 @@
 import { type FormEvent, useEffect, useId, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { LoadError, Loading } from '../../../components/ui/load-state';
-import { Pager, usePageParam } from '../../../components/ui/pager';
-import { SelectField } from '../../../components/ui/select-field';
-import { TextInput } from '../../../components/ui/text-input';
+import { PagedTable, pageOf } from '../../../components/ui/paged-table';
+import { usePageParam } from '../../../components/ui/pager';
 import { ApiError } from '../../../lib/api';
 import { withParams } from '../../../lib/search-params';
-import { AUDIT_FILTERS, type AuditFilter, auditCsvUrl, auditQuery, useAuditLogOptions, useAuditLogs } from '../api/audit-logs';
+import { AUDIT_FILTERS, auditCsvUrl, auditQuery, useAuditLogOptions, useAuditLogs } from '../api/audit-logs';
+import { type AuditFilters, AuditSearch } from '../components/audit-search';
 import { AuditTable } from '../components/audit-table';
 import '../audit.css';
 import { CsvEncodingSelect } from '../../../components/ui/csv-encoding-select';
 
-type Filters = Record<AuditFilter, string>;
-const filtersOf = (params: URLSearchParams) => Object.fromEntries(AUDIT_FILTERS.map((f) => [f, params.get(f) ?? ''])) as Filters;
+const filtersOf = (params: URLSearchParams) =>
+  Object.fromEntries(AUDIT_FILTERS.map((f) => [f, params.get(f) ?? ''])) as AuditFilters;
 
 /** A select's options, keeping the value in the URL even when the log no longer offers it. */
 function withCurrent(options: { value: string; label: string }[], current: string) {
@@ -30,7 +29,6 @@ export function AuditLogPage() {
   const options = useAuditLogOptions();
   const invalid = error instanceof ApiError && error.status === 422 ? error.errors : {};
 
-  const set = (field: AuditFilter) => (value: string) => setForm((current) => ({ ...current, [field]: value }));
   const search = (event: FormEvent) => {
     event.preventDefault();
     setParams(withParams(new URLSearchParams(), { ...form, page: '' }));
@@ -50,76 +48,31 @@ export function AuditLogPage() {
     <section className="card">
       <h1>操作履歴</h1>
       <p className="small">管理者がいつ、どの記録を、どう変更したかを新しい順に表示します。日時は日本時間です。</p>
-      <search aria-label="操作履歴の検索">
-        <form className="search" onSubmit={search} noValidate>
-          <TextInput
-            label="操作者（メールアドレスの一部）"
-            name="actor"
-            value={form.actor}
-            message={invalid.actor}
-            onInput={set('actor')}
-          />
-          <SelectField
-            label="操作"
-            name="action"
-            value={form.action}
-            options={actions}
-            placeholder="すべて"
-            message={invalid.action}
-            onChange={set('action')}
-          />
-          <SelectField
-            label="対象の種類"
-            name="target_type"
-            value={form.target_type}
-            options={targetTypes}
-            placeholder="すべて"
-            message={invalid.target_type}
-            onChange={set('target_type')}
-          />
-          <TextInput
-            label="対象のID"
-            name="target_id"
-            value={form.target_id}
-            message={invalid.target_id}
-            onInput={set('target_id')}
-          />
-          <TextInput
-            label="期間（から）"
-            name="from"
-            type="date"
-            value={form.from}
-            message={invalid.from}
-            onInput={set('from')}
-          />
-          <TextInput label="期間（まで）" name="to" type="date" value={form.to} message={invalid.to} onInput={set('to')} />
-          <div className="search-actions audit-search-actions">
-            <button type="submit" className="button primary">
-              検索する
-            </button>
-            <button type="button" className="button secondary" onClick={clear}>
-              条件をクリア
-            </button>
-          </div>
-        </form>
-      </search>
-      {isLoading ? <Loading /> : null}
-      {error ? (
-        <LoadError error={error} onRetry={error instanceof ApiError && error.status === 422 ? undefined : () => void mutate()} />
-      ) : null}
-      {data && data.audit_logs.length === 0 ? (
-        <p>{auditQuery(params) ? '条件に合う操作履歴はありません。' : '操作履歴はまだありません。'}</p>
-      ) : null}
-      {data && data.audit_logs.length > 0 ? (
-        <>
+      <AuditSearch
+        form={form}
+        onChange={setForm}
+        invalid={invalid}
+        actions={actions}
+        targetTypes={targetTypes}
+        onSubmit={search}
+        onClear={clear}
+      />
+      <PagedTable
+        list={pageOf(data, (d) => d.audit_logs)}
+        isLoading={isLoading}
+        error={error}
+        onRetry={error instanceof ApiError && error.status === 422 ? undefined : () => void mutate()}
+        empty={<p>{auditQuery(params) ? '条件に合う操作履歴はありません。' : '操作履歴はまだありません。'}</p>}
+        summary={
           <p className="small" aria-live="polite">
-            全{data.total.toLocaleString('ja-JP')}件{data.total_capped ? '以上' : ''}
+            全{(data?.total ?? 0).toLocaleString('ja-JP')}件{data?.total_capped ? '以上' : ''}
           </p>
-          <AuditTable entries={data.audit_logs} />
-          <Pager page={data.page} perPage={data.per_page} total={data.total} onPage={setPage} />
-          <AuditCsv params={params} total={data.total} capped={Boolean(data.total_capped)} />
-        </>
-      ) : null}
+        }
+        onPage={setPage}
+        after={data ? <AuditCsv params={params} total={data.total} capped={Boolean(data.total_capped)} /> : null}
+      >
+        {(entries) => <AuditTable entries={entries} />}
+      </PagedTable>
     </section>
   );
 }

@@ -1,18 +1,10 @@
 import { Link } from 'react-router';
+import { formatLongDate, formatMonthDayTime } from '../../../lib/japan-time';
 import type { Holding } from '../api/licenses';
-
-const purchaseDate = new Intl.DateTimeFormat('ja-JP', { timeZone: 'Asia/Tokyo', year: 'numeric', month: 'long', day: 'numeric' });
-const deadline = new Intl.DateTimeFormat('ja-JP', {
-  timeZone: 'Asia/Tokyo',
-  month: 'long',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-});
 
 /** 「2026年11月25日に購入済み」 (the date in Japan time). */
 export const purchasedLabel = (holding: Holding) =>
-  holding.purchased_at ? `${purchaseDate.format(new Date(holding.purchased_at))}に購入済み` : '購入済み';
+  holding.purchased_at ? `${formatLongDate(holding.purchased_at)}に購入済み` : '購入済み';
 
 /** The short mark on a catalogue card (nothing for a licence the member neither holds nor is paying for). */
 export function HoldingBadge({ holding }: { holding: Holding | undefined }) {
@@ -48,7 +40,7 @@ export function HoldingState({ holding, historyUrl }: { holding: Holding; histor
     <div className="holding-state notice" role="status">
       <p>
         <strong>コンビニ支払い待ち</strong>
-        {holding.expires_at ? `（お支払い期限 ${deadline.format(new Date(holding.expires_at))}・日本時間）` : null}
+        {holding.expires_at ? `（お支払い期限 ${formatMonthDayTime(holding.expires_at)}・日本時間）` : null}
       </p>
       <p className="small">
         このライセンスはコンビニでのお支払いをお待ちしています。お支払い番号に沿って期限までにお支払いください。

@@ -3,6 +3,53 @@ import { type DraftPicture, MAX_PICTURES, newPictureId } from '../api/license-dr
 
 const ACCEPT = 'image/jpeg,image/png,image/webp';
 
+function PictureItem({
+  picture,
+  index,
+  last,
+  onMove,
+  onRemove,
+}: {
+  picture: DraftPicture;
+  index: number;
+  last: boolean;
+  onMove: (by: -1 | 1) => void;
+  onRemove: () => void;
+}) {
+  return (
+    <li>
+      <img src={picture.url} alt={`${index + 1}枚目：${picture.name}`} />
+      <span className="picture-name">
+        {index + 1}. {picture.name}
+        {picture.kind === 'new' ? '（新規）' : ''}
+      </span>
+      <span className="picture-actions">
+        <button
+          type="button"
+          className="button small"
+          onClick={() => onMove(-1)}
+          disabled={index === 0}
+          aria-label={`${index + 1}枚目を前へ`}
+        >
+          ↑
+        </button>
+        <button
+          type="button"
+          className="button small"
+          onClick={() => onMove(1)}
+          disabled={last}
+          aria-label={`${index + 1}枚目を後ろへ`}
+        >
+          ↓
+        </button>
+        <button type="button" className="button small secondary" onClick={onRemove} aria-label={`${index + 1}枚目を削除`}>
+          削除
+        </button>
+      </span>
+    </li>
+  );
+}
+
 /**
  * Pictures of the licence: add (JPEG/PNG/WebP, 5 MB each, 10 in all), remove and reorder. New pictures
  * are added at the end and move freely among the stored ones; the order shown is the order saved.
@@ -57,41 +104,14 @@ export function PictureEditor({
       {pictures.length ? (
         <ol className="picture-list">
           {pictures.map((picture, index) => (
-            <li key={picture.url}>
-              <img src={picture.url} alt={`${index + 1}枚目：${picture.name}`} />
-              <span className="picture-name">
-                {index + 1}. {picture.name}
-                {picture.kind === 'new' ? '（新規）' : ''}
-              </span>
-              <span className="picture-actions">
-                <button
-                  type="button"
-                  className="button small"
-                  onClick={() => move(index, -1)}
-                  disabled={index === 0}
-                  aria-label={`${index + 1}枚目を前へ`}
-                >
-                  ↑
-                </button>
-                <button
-                  type="button"
-                  className="button small"
-                  onClick={() => move(index, 1)}
-                  disabled={index === pictures.length - 1}
-                  aria-label={`${index + 1}枚目を後ろへ`}
-                >
-                  ↓
-                </button>
-                <button
-                  type="button"
-                  className="button small secondary"
-                  onClick={() => remove(index)}
-                  aria-label={`${index + 1}枚目を削除`}
-                >
-                  削除
-                </button>
-              </span>
-            </li>
+            <PictureItem
+              key={picture.url}
+              picture={picture}
+              index={index}
+              last={index === pictures.length - 1}
+              onMove={(by) => move(index, by)}
+              onRemove={() => remove(index)}
+            />
           ))}
         </ol>
       ) : (

@@ -11,6 +11,25 @@ import type { License } from '../api/licenses';
 import { LicenseView } from '../components/license-view';
 import { StaleEdit } from '../components/stale-edit';
 
+/** 公開設定 and the licence as members will see it. */
+function DraftPreview({ draft }: { draft: LicenseDraft }) {
+  return (
+    <>
+      <p>
+        公開設定：<strong>{draft.published ? '公開（会員に表示し、購入できる）' : '非公開（会員には表示しない）'}</strong>
+      </p>
+      <div className="preview">
+        <LicenseView
+          name={draft.name}
+          price={Number(normalizePrice(draft.price))}
+          description={draft.description}
+          pictures={draft.pictures.map((p, i) => ({ url: p.url, alt: `${draft.name}の画像${i + 1}` }))}
+        />
+      </div>
+    </>
+  );
+}
+
 /** /admin/licenses/create/confirm and /admin/licenses/{id}/edit/confirm: exactly what members will see. */
 export function AdminLicenseConfirmPage() {
   const { id } = useParams();
@@ -65,17 +84,7 @@ export function AdminLicenseConfirmPage() {
       ) : (
         <FormAlert message={message} errors={errors} />
       )}
-      <p>
-        公開設定：<strong>{draft.published ? '公開（会員に表示し、購入できる）' : '非公開（会員には表示しない）'}</strong>
-      </p>
-      <div className="preview">
-        <LicenseView
-          name={draft.name}
-          price={Number(normalizePrice(draft.price))}
-          description={draft.description}
-          pictures={draft.pictures.map((p, i) => ({ url: p.url, alt: `${draft.name}の画像${i + 1}` }))}
-        />
-      </div>
+      <DraftPreview draft={draft} />
       <div className="actions">
         <button
           type="button"

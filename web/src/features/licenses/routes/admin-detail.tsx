@@ -4,7 +4,7 @@ import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
-import { formatDateTime } from '../../../lib/format';
+import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useLicense } from '../api/licenses';
 import { LicenseView } from '../components/license-view';

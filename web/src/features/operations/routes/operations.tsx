@@ -1,7 +1,7 @@
 import { Link } from 'react-router';
 import { queueLabel } from '../../../../../src/events/labels';
 import { LoadError, Loading } from '../../../components/ui/load-state';
-import { formatDateTime } from '../../../lib/format';
+import { formatDateTime } from '../../../lib/japan-time';
 import { type Operations, useOperations } from '../api';
 import '../operations.css';
 

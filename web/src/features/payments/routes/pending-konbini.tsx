@@ -1,7 +1,8 @@
 import { Link, useSearchParams } from 'react-router';
-import { LoadError, Loading } from '../../../components/ui/load-state';
-import { Pager, usePageParam } from '../../../components/ui/pager';
-import { formatDateTime, formatPrice } from '../../../lib/format';
+import { PagedTable, pageOf } from '../../../components/ui/paged-table';
+import { usePageParam } from '../../../components/ui/pager';
+import { formatPrice } from '../../../lib/format';
+import { formatDateTime, formatJapanTime } from '../../../lib/japan-time';
 import { withParams } from '../../../lib/search-params';
 import { type KonbiniListState, type KonbiniPayment, usePendingKonbini } from '../konbini-api';
 
@@ -9,8 +10,6 @@ const TABS: { state: KonbiniListState; label: string }[] = [
   { state: 'awaiting', label: 'お支払い待ち' },
   { state: 'lapsed', label: '期限切れ' },
 ];
-
-const jst = (iso: string) => `${formatDateTime(iso)}（日本時間）`;
 
 /**
  * /admin/payments/konbini: konbini payments the shop is waiting for (nearest deadline first) and
@@ -43,13 +42,18 @@ export function PendingKonbiniPage() {
           </button>
         ))}
       </nav>
-      {isLoading ? <Loading /> : null}
-      {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
-      {data && data.konbini_payments.length === 0 ? (
-        <p>{state === 'awaiting' ? 'お支払いを待っている申し込みはありません。' : '期限切れになった申し込みはありません。'}</p>
-      ) : null}
-      {data && data.konbini_payments.length > 0 ? (
-        <>
+      <PagedTable
+        list={pageOf(data, (d) => d.konbini_payments)}
+        isLoading={isLoading}
+        error={error}
+        onRetry={() => void mutate()}
+        empty={
+          <p>{state === 'awaiting' ? 'お支払いを待っている申し込みはありません。' : '期限切れになった申し込みはありません。'}</p>
+        }
+        pagerLabel={state === 'awaiting' ? 'お支払い待ちのページ送り' : '期限切れのページ送り'}
+        onPage={setPage}
+      >
+        {(rows) => (
           <div className="table-wrap">
             <table className="table">
               <caption className="visually-hidden">
@@ -65,21 +69,14 @@ export function PendingKonbiniPage() {
                 </tr>
               </thead>
               <tbody>
-                {data.konbini_payments.map((row) => (
+                {rows.map((row) => (
                   <Row key={row.checkout_id} row={row} />
                 ))}
               </tbody>
             </table>
           </div>
-          <Pager
-            page={data.page}
-            perPage={data.per_page}
-            total={data.total}
-            onPage={setPage}
-            label={state === 'awaiting' ? 'お支払い待ちのページ送り' : '期限切れのページ送り'}
-          />
-        </>
-      ) : null}
+        )}
+      </PagedTable>
     </section>
   );
 }
@@ -91,11 +88,11 @@ function Row({ row }: { row: KonbiniPayment }) {
       <td>
         {row.state === 'lapsed' && row.lapsed_at ? (
           <>
-            {jst(row.lapsed_at)}
+            {formatJapanTime(row.lapsed_at)}
             <div className="small">お支払い期限：{formatDateTime(row.expires_at)}</div>
           </>
         ) : (
-          jst(row.expires_at)
+          formatJapanTime(row.expires_at)
         )}
       </td>
       <td style={{ overflowWrap: 'anywhere' }}>

@@ -7,6 +7,70 @@ import { KonbiniVoucherDetails } from '../konbini-voucher';
 
 const SETTLED = new Set(['complete', 'expired', 'payment_failed', 'flagged', 'failed']);
 
+function Completed({ orderNumber }: { orderNumber: string | null | undefined }) {
+  return (
+    <>
+      <h2>ご購入ありがとうございます</h2>
+      <p role="status">お支払いを確認しました。ご登録のメールアドレスに確認メールをお送りしました。</p>
+      {orderNumber ? (
+        <dl className="order-summary">
+          <dt>ご注文番号</dt>
+          <dd className="order-number">{orderNumber}</dd>
+        </dl>
+      ) : null}
+      {orderNumber ? (
+        <p className="small">お問い合わせの際は、このご注文番号をお伝えください。購入履歴でも確認できます。</p>
+      ) : null}
+    </>
+  );
+}
+
+function AwaitingKonbini({ data }: { data: CheckoutStatus }) {
+  return (
+    <>
+      <h2>コンビニでのお支払いをお待ちしています</h2>
+      {data.konbini ? (
+        <>
+          <p role="status">
+            次のお支払い番号で、期限までにコンビニのレジまたは店頭端末でお支払いください。同じ内容をご登録のメールアドレスにもお送りします。お支払いを確認するとメールでお知らせします。
+          </p>
+          <KonbiniVoucherDetails voucher={data.konbini} amount={data.amount} />
+          <p className="small">期限を過ぎるとお支払いできなくなります。お支払い番号は購入履歴でも確認できます。</p>
+        </>
+      ) : (
+        <p role="status">
+          お支払い番号をご登録のメールアドレスにお送りします。期限までにお支払いください。お支払い番号は購入履歴でも確認できます。
+        </p>
+      )}
+    </>
+  );
+}
+
+/** Where the checkout stands: still confirming, bought, waiting for a konbini payment, or not paid. */
+function CheckoutState({ data, licenseId }: { data: CheckoutStatus | undefined; licenseId: string | undefined }) {
+  if (!data || data.state === 'open' || (data.state === 'complete' && !data.sale_id))
+    return (
+      <p className="loading" role="status">
+        <span className="spinner small" aria-hidden="true" />
+        お支払いを確認しています。このままお待ちください…
+      </p>
+    );
+  if (data.state === 'complete') return <Completed orderNumber={data.order_number} />;
+  if (data.state === 'awaiting_payment') return <AwaitingKonbini data={data} />;
+  const reason =
+    data.state === 'expired'
+      ? 'お支払いの期限が過ぎました。'
+      : data.state === 'payment_failed'
+        ? 'お支払い期限までにお支払いを確認できなかったため、このお申し込みは期限切れになりました。'
+        : 'お支払いの確認で問題が見つかりました。お手数ですがお問い合わせください。';
+  return (
+    <p role="alert">
+      {reason}
+      <Link to={`/licenses/${licenseId}/procedure`}>もう一度お手続きする</Link>
+    </p>
+  );
+}
+
 /** /licenses/{id}/complete: "confirming payment" until the webhook has made the sale. */
 export function PurchaseCompletePage() {
   const { id } = useParams();
@@ -23,65 +87,13 @@ export function PurchaseCompletePage() {
   });
   const history = users[0] ? `/users/${users[0].id}` : '/login';
 
-  let body: React.ReactNode;
-  if (!sessionId) body = <p role="alert">お支払いの情報がありません。購入履歴をご確認ください。</p>;
-  else if (error) body = <LoadError error={error} />;
-  else if (!data || data.state === 'open' || (data.state === 'complete' && !data.sale_id)) {
-    body = (
-      <p className="loading" role="status">
-        <span className="spinner small" aria-hidden="true" />
-        お支払いを確認しています。このままお待ちください…
-      </p>
-    );
-  } else if (data.state === 'complete') {
-    body = (
-      <>
-        <h2>ご購入ありがとうございます</h2>
-        <p role="status">お支払いを確認しました。ご登録のメールアドレスに確認メールをお送りしました。</p>
-        {data.order_number ? (
-          <dl className="order-summary">
-            <dt>ご注文番号</dt>
-            <dd className="order-number">{data.order_number}</dd>
-          </dl>
-        ) : null}
-        {data.order_number ? (
-          <p className="small">お問い合わせの際は、このご注文番号をお伝えください。購入履歴でも確認できます。</p>
-        ) : null}
-      </>
-    );
-  } else if (data.state === 'awaiting_payment') {
-    body = (
-      <>
-        <h2>コンビニでのお支払いをお待ちしています</h2>
-        {data.konbini ? (
-          <>
-            <p role="status">
-              次のお支払い番号で、期限までにコンビニのレジまたは店頭端末でお支払いください。同じ内容をご登録のメールアドレスにもお送りします。お支払いを確認するとメールでお知らせします。
-            </p>
-            <KonbiniVoucherDetails voucher={data.konbini} amount={data.amount} />
-            <p className="small">期限を過ぎるとお支払いできなくなります。お支払い番号は購入履歴でも確認できます。</p>
-          </>
-        ) : (
-          <p role="status">
-            お支払い番号をご登録のメールアドレスにお送りします。期限までにお支払いください。お支払い番号は購入履歴でも確認できます。
-          </p>
-        )}
-      </>
-    );
-  } else {
-    const reason =
-      data.state === 'expired'
-        ? 'お支払いの期限が過ぎました。'
-        : data.state === 'payment_failed'
-          ? 'お支払い期限までにお支払いを確認できなかったため、このお申し込みは期限切れになりました。'
-          : 'お支払いの確認で問題が見つかりました。お手数ですがお問い合わせください。';
-    body = (
-      <p role="alert">
-        {reason}
-        <Link to={`/licenses/${id}/procedure`}>もう一度お手続きする</Link>
-      </p>
-    );
-  }
+  const body = !sessionId ? (
+    <p role="alert">お支払いの情報がありません。購入履歴をご確認ください。</p>
+  ) : error ? (
+    <LoadError error={error} />
+  ) : (
+    <CheckoutState data={data} licenseId={id} />
+  );
   return (
     <section className="card narrow">
       <h1>ご購入手続きの状況</h1>

@@ -27,6 +27,50 @@ const secondPurchaseOf = (error: unknown): SecondPurchase | null => {
   return body?.code === 'already_purchased' || body?.code === 'payment_pending' ? (body as SecondPurchase) : null;
 };
 
+/** What is bought, for how much, how and from whom (特定商取引法). */
+function PurchaseSummary({ license }: { license: { name: string; price: number } }) {
+  return (
+    <dl className="summary">
+      <dt>ライセンス</dt>
+      <dd>{license.name}</dd>
+      <dt>数量</dt>
+      <dd>1</dd>
+      <dt>お支払い金額</dt>
+      <dd className="price-inline">{formatPrice(license.price)}</dd>
+      <dt>お支払い方法</dt>
+      <dd>{purchaseTerms.paymentMethods}</dd>
+      <dt>お支払い時期</dt>
+      <dd>{purchaseTerms.paymentTiming}</dd>
+      <dt>ライセンスの提供時期</dt>
+      <dd>{purchaseTerms.delivery}</dd>
+      <dt>キャンセル・返金</dt>
+      <dd>{purchaseTerms.cancellation}</dd>
+      <dt>販売事業者</dt>
+      <dd>{seller}</dd>
+    </dl>
+  );
+}
+
+/** A licence the member already holds or is paying for: why not again, and where to look. */
+function SecondPurchaseNotice({ refused, historyPath }: { refused: SecondPurchase; historyPath: string }) {
+  return (
+    <div className="notice" role="alert">
+      <p>{refused.message}</p>
+      <p>
+        {refused.voucher_url ? (
+          <>
+            <a href={refused.voucher_url} target="_blank" rel="noreferrer">
+              お支払い方法（払込票）を表示する
+            </a>
+            ／
+          </>
+        ) : null}
+        <Link to={historyPath}>購入履歴を見る</Link>
+      </p>
+    </div>
+  );
+}
+
 /** /licenses/{id}/procedure: the final confirmation before Stripe Checkout (特定商取引法). */
 export function ProcedurePage() {
   const { id } = useParams();
@@ -68,24 +112,7 @@ export function ProcedurePage() {
           <p>
             以下の内容をご確認のうえ、「お支払いへ進む」を押してください。決済代行会社（Stripe）のお支払いページに移動します。
           </p>
-          <dl className="summary">
-            <dt>ライセンス</dt>
-            <dd>{data.license.name}</dd>
-            <dt>数量</dt>
-            <dd>1</dd>
-            <dt>お支払い金額</dt>
-            <dd className="price-inline">{formatPrice(data.license.price)}</dd>
-            <dt>お支払い方法</dt>
-            <dd>{purchaseTerms.paymentMethods}</dd>
-            <dt>お支払い時期</dt>
-            <dd>{purchaseTerms.paymentTiming}</dd>
-            <dt>ライセンスの提供時期</dt>
-            <dd>{purchaseTerms.delivery}</dd>
-            <dt>キャンセル・返金</dt>
-            <dd>{purchaseTerms.cancellation}</dd>
-            <dt>販売事業者</dt>
-            <dd>{seller}</dd>
-          </dl>
+          <PurchaseSummary license={data.license} />
           <CheckboxField
             label="新しいトレーニングやライセンスのご案内をメールで受け取る"
             name="distribution"
@@ -98,22 +125,7 @@ export function ProcedurePage() {
             の内容に同意したものとみなします。
           </p>
           <FormAlert message={message} errors={errors} />
-          {refused ? (
-            <div className="notice" role="alert">
-              <p>{refused.message}</p>
-              <p>
-                {refused.voucher_url ? (
-                  <>
-                    <a href={refused.voucher_url} target="_blank" rel="noreferrer">
-                      お支払い方法（払込票）を表示する
-                    </a>
-                    ／
-                  </>
-                ) : null}
-                <Link to={me ? `/users/${me.id}` : '/login'}>購入履歴を見る</Link>
-              </p>
-            </div>
-          ) : null}
+          {refused ? <SecondPurchaseNotice refused={refused} historyPath={me ? `/users/${me.id}` : '/login'} /> : null}
           <div className="actions">
             <Link to={`/licenses/${id}`} className="button">
               戻る

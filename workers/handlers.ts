@@ -5,11 +5,11 @@ import {
   eventRoutes,
   type QueueName,
   type RoutedEvent,
-} from '../events/contracts.ts';
-import { type EventHandler, type EventHandlers, inTurn } from '../jobs/context.ts';
-import { accounts } from '../modules/accounts/index.ts';
-import { checkout } from '../modules/checkout/index.ts';
-import { sales } from '../modules/sales/index.ts';
+} from '../src/events/contracts.ts';
+import { type EventHandler, type EventHandlers, inTurn } from '../src/jobs/context.ts';
+import { accounts } from '../src/modules/accounts/index.ts';
+import { checkout } from '../src/modules/checkout/index.ts';
+import { sales } from '../src/modules/sales/index.ts';
 
 /**
  * Which module handles which event. The mapped type ties each event routed to a queue to a handler

@@ -1,0 +1,100 @@
+/**
+ * The strength floor of new passwords, one rule for the server (src/modules/accounts/password-policy.ts)
+ * and the SPA's meter (web/src/components/password-strength.tsx): zxcvbn-ts with the common and
+ * Japanese dictionaries (romanised names and words) and keyboard graphs, the owner's details as user
+ * inputs, and a score of at least 2 (docs/decisions/0029-asvs-hardening.md). zxcvbn-ts and its dictionaries are loaded on first use on
+ * both sides: they cost start-up time and half a megabyte.
+ */
+export const MIN_PASSWORD_SCORE = 2;
+
+export interface PasswordOwnerDetails {
+  email?: unknown;
+  lastName?: unknown;
+  firstName?: unknown;
+  lastNameKana?: unknown;
+  firstNameKana?: unknown;
+}
+
+export interface PasswordRating {
+  score: 0 | 1 | 2 | 3 | 4;
+  sequence: { pattern: string; token: string; dictionaryName?: string; rank?: number; l33t?: boolean; reversed?: boolean }[];
+}
+
+export type PasswordRater = (password: string, userInputs: string[]) => PasswordRating;
+
+let loading: Promise<PasswordRater> | undefined;
+
+/** zxcvbn-ts as both sides configure it, loaded once. */
+export function loadPasswordRater(): Promise<PasswordRater> {
+  loading ??= Promise.all([
+    import('@zxcvbn-ts/core'),
+    import('@zxcvbn-ts/language-common'),
+    import('@zxcvbn-ts/language-ja'),
+  ]).then(([core, common, ja]) => {
+    const japanese = Object.fromEntries(Object.entries(ja.dictionary).map(([name, words]) => [`ja-${name}`, words]));
+    const zxcvbn = new core.ZxcvbnFactory({ dictionary: { ...common.dictionary, ...japanese }, graphs: common.adjacencyGraphs });
+    return (password, userInputs) => zxcvbn.check(password.slice(0, 72), userInputs) as PasswordRating;
+  });
+  return loading;
+}
+
+const KANA_TABLE =
+  'ア a イ i ウ u エ e オ o カ ka キ ki ク ku ケ ke コ ko サ sa シ shi ス su セ se ソ so タ ta チ chi ツ tsu テ te ト to ' +
+  'ナ na ニ ni ヌ nu ネ ne ノ no ハ ha ヒ hi フ fu ヘ he ホ ho マ ma ミ mi ム mu メ me モ mo ヤ ya ユ yu ヨ yo ' +
+  'ラ ra リ ri ル ru レ re ロ ro ワ wa ヲ o ン n ガ ga ギ gi グ gu ゲ ge ゴ go ザ za ジ ji ズ zu ゼ ze ゾ zo ' +
+  'ダ da ヂ ji ヅ zu デ de ド do バ ba ビ bi ブ bu ベ be ボ bo パ pa ピ pi プ pu ペ pe ポ po ヴ vu ' +
+  'ァ a ィ i ゥ u ェ e ォ o ャ ya ュ yu ョ yo';
+const KANA: Record<string, string> = Object.fromEntries(
+  [...KANA_TABLE.matchAll(/(\S+) (\S+)/g)].map((m) => [m[1] as string, m[2] as string]),
+);
+
+/** Hepburn romaji of a katakana reading (ヤマダ → yamada, キョウコ → kyouko), enough to spot a name in a password. */
+export function romanise(kana: string): string {
+  // NFKC: ﾔﾏﾀﾞ → ヤマダ; hiragana as typed (やまだ) read as katakana.
+  const chars = [...kana.normalize('NFKC').replace(/[\u3041-\u3096]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0x60))];
+  let out = '';
+  let doubleNext = false;
+  chars.forEach((char, i) => {
+    if (char === 'ッ') {
+      doubleNext = true;
+      return;
+    }
+    let syllable = char === 'ー' ? (out.at(-1) ?? '') : (KANA[char] ?? '');
+    if (/[ャュョ]/.test(char)) return;
+    const small = chars[i + 1] && /[ャュョ]/.test(chars[i + 1] as string) ? (KANA[chars[i + 1] as string] as string) : '';
+    // キャ → kya, シャ → sha, ジョ → jo
+    if (small && syllable.endsWith('i'))
+      syllable = /^(sh|ch|j)i$/.test(syllable) ? syllable.slice(0, -1) + small.slice(1) : syllable.slice(0, -1) + small;
+    if (doubleNext) syllable = (syllable[0] ?? '') + syllable;
+    doubleNext = false;
+    out += syllable;
+  });
+  return out;
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value.normalize('NFKC').trim().toLowerCase() : '');
+
+/**
+ * What zxcvbn should count as guessable for this owner: the e-mail, its local part and the words in
+ * it (taro.yamada+shop → taro, yamada, shop), the names, and the kana readings with their romaji.
+ */
+export function passwordUserInputs(owner: PasswordOwnerDetails): string[] {
+  const email = text(owner.email);
+  const local = email.split('@')[0] ?? '';
+  const kana = [text(owner.lastNameKana), text(owner.firstNameKana)];
+  const inputs = [
+    email,
+    local,
+    ...local.split(/[^a-z]+/),
+    text(owner.lastName),
+    text(owner.firstName),
+    ...kana,
+    ...kana.map(romanise),
+  ];
+  return [...new Set(inputs.filter((input) => input.length >= 2))];
+}
+
+/** Whether zxcvbn rates `password` at least MIN_PASSWORD_SCORE for its owner. */
+export function strongEnough(rate: PasswordRater, password: string, owner: PasswordOwnerDetails): boolean {
+  return rate(password, passwordUserInputs(owner)).score >= MIN_PASSWORD_SCORE;
+}

@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import PDFDocument from 'pdfkit';
+
+// Noto Sans JP (SIL Open Font License) shipped by an npm package: no system font is needed. TrueType
+// outlines, which pdfkit subsets: only the glyphs used are embedded (about 10 KB per receipt).
+const require = createRequire(import.meta.url);
+let fonts: { regular: Buffer; bold: Buffer } | undefined;
+
+/** The fonts every PDF of the shop prints with, read once. */
+export function pdfFonts(): { regular: Buffer; bold: Buffer } {
+  fonts ??= {
+    regular: readFileSync(require.resolve('@expo-google-fonts/noto-sans-jp/400Regular/NotoSansJP_400Regular.ttf')),
+    bold: readFileSync(require.resolve('@expo-google-fonts/noto-sans-jp/700Bold/NotoSansJP_700Bold.ttf')),
+  };
+  return fonts;
+}
+
+type GlyphTest = (codePoint: number) => boolean;
+let drawableByBoth: GlyphTest | undefined;
+
+/**
+ * pdfkit opens a font with fontkit, whose parsed font answers whether it has a glyph; pdfkit's types do
+ * not show that object, so it is reached here once (fontkit is pdfkit's dependency, not ours).
+ */
+function glyphTest(data: Buffer): GlyphTest {
+  const doc = new PDFDocument({ autoFirstPage: false });
+  doc.font(data);
+  const font = (doc as unknown as { _font: { font: { hasGlyphForCodePoint(codePoint: number): boolean } } })._font.font;
+  return (codePoint) => font.hasGlyphForCodePoint(codePoint);
+}
+
+/** Whether both PDF fonts can draw the character (else it prints as an empty box). Parsed on first use. */
+export function drawable(codePoint: number): boolean {
+  if (!drawableByBoth) {
+    const { regular, bold } = pdfFonts();
+    const [inRegular, inBold] = [glyphTest(regular), glyphTest(bold)];
+    drawableByBoth = (cp) => inRegular(cp) && inBold(cp);
+  }
+  return drawableByBoth(codePoint);
+}

@@ -1,0 +1,269 @@
+// Stripe's events, from the webhook to our state: stored once in the inbox, then reconciled into the
+// checkout's state and the events other modules act on (CheckoutPaid, PaymentRefunded, konbini mails).
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import type Stripe from 'stripe';
+import { jsonb, db as kysely, now } from '../../db/kysely.ts';
+import type { Em, Orm } from '../../db/orm.ts';
+import { recordEvent, transact } from '../../events/outbox.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { findLicenseForSale } from '../licenses/index.ts';
+import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
+import { type KonbiniVoucher, konbiniVoucherOf } from './konbini.ts';
+
+type SessionObject = Stripe.Checkout.Session;
+
+/** The flag reason of a payment for a licence hidden meanwhile (made no sale; reconciliation names it). */
+export const HIDDEN_LICENSE_FLAG = '非公開のライセンスへの支払い';
+type Ctx = { em: Em; stripe: Stripe; log: Logger };
+
+const sessionIdOf = (event: Stripe.Event): string | null =>
+  event.type.startsWith('checkout.session.') ? ((event.data.object as { id?: string }).id ?? null) : null;
+
+/** Stores a verified Stripe event in the inbox once, with the event that queues its processing. */
+export async function receiveStripeEvent(orm: Orm, event: Stripe.Event): Promise<'stored' | 'duplicate'> {
+  try {
+    return await transact(orm.em as Em, async (tx) => {
+      const inserted = await kysely(tx)
+        .insertInto('stripe_events')
+        .values({
+          id: event.id,
+          type: event.type,
+          payload: jsonb(event),
+          stripe_session_id: sessionIdOf(event),
+          received_at: now(),
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (!inserted) return 'duplicate';
+      recordEvent(tx, 'StripeEventReceived', { eventId: event.id });
+      return 'stored';
+    });
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) return 'duplicate';
+    throw error;
+  }
+}
+
+const MAX_ERROR = 2_000;
+
+/**
+ * Processes one inbox event (the queue's job, or an operator's replay). A failure is written on the
+ * event — when, why, how many attempts — and rethrown, so the queue still retries it.
+ */
+export async function processStripeEvent(
+  ctx: Ctx,
+  eventId: string,
+  options: { replay?: boolean } = {},
+): Promise<'done' | 'skipped'> {
+  try {
+    return await reconcile(ctx, eventId, options);
+  } catch (error) {
+    const message = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, MAX_ERROR);
+    try {
+      await kysely(ctx.em.fork() as Em)
+        .updateTable('stripe_events')
+        .set((eb) => ({ failed_at: now(), last_error: message, attempts: eb('attempts', '+', 1) }))
+        .where('id', '=', eventId)
+        .execute();
+    } catch (writeError) {
+      ctx.log.warn('could not record a failed Stripe event', { eventId, error: String(writeError) });
+    }
+    throw error;
+  }
+}
+
+/** Retryable: the job runs again later (BullMQ back-off), after the payment has been reconciled. */
+class RefundBeforePayment extends Error {}
+
+async function receiptUrlOf(stripe: Stripe, paymentIntentId: string | null, log: Logger): Promise<string | null> {
+  if (!paymentIntentId) return null;
+  try {
+    const pi = await stripe.paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge'] });
+    const charge = pi.latest_charge;
+    return typeof charge === 'object' && charge ? (charge.receipt_url ?? null) : null;
+  } catch (error) {
+    log.warn('could not fetch the receipt URL', { paymentIntentId, error: String(error) });
+    return null;
+  }
+}
+
+const paymentIntentOf = (session: SessionObject) =>
+  typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? null);
+
+/**
+ * A completed but unpaid session (konbini): the voucher Stripe issued, from the payment intent. A
+ * failure to ask is thrown, so the event is retried rather than leaving the buyer without numbers.
+ */
+async function konbiniVoucherFor(stripe: Stripe, session: SessionObject): Promise<KonbiniVoucher | null> {
+  const paymentIntentId = paymentIntentOf(session);
+  if (!paymentIntentId) return null;
+  return konbiniVoucherOf(await stripe.paymentIntents.retrieve(paymentIntentId));
+}
+
+/** What an event means, with what Stripe adds to it, asked before the transaction (no network call inside). */
+interface Reading {
+  eventId: string;
+  event: Stripe.Event;
+  session: SessionObject | null;
+  refundOf: string | null;
+  paid: boolean;
+  receiptUrl: string | null;
+  voucher: KonbiniVoucher | null;
+}
+
+async function readEvent(ctx: Ctx, eventId: string, event: Stripe.Event): Promise<Reading> {
+  let session: SessionObject | null = null;
+  let refundOf: string | null = null;
+  if (event.type.startsWith('checkout.session.')) session = event.data.object as SessionObject;
+  if (event.type === 'charge.refunded') {
+    const charge = event.data.object as Stripe.Charge;
+    refundOf = typeof charge.payment_intent === 'string' ? charge.payment_intent : (charge.payment_intent?.id ?? null);
+    if (refundOf) {
+      // The refund may arrive before we processed the payment: find the session through Stripe.
+      const known = await ctx.em.findOne(CheckoutSession, { paymentIntentId: refundOf });
+      if (!known) {
+        try {
+          session = (await ctx.stripe.checkout.sessions.list({ payment_intent: refundOf, limit: 1 })).data[0] ?? null;
+        } catch (error) {
+          ctx.log.warn('could not look up the session of a refund', { paymentIntentId: refundOf, error: String(error) });
+        }
+      }
+    }
+  }
+  const paid =
+    (session?.payment_status === 'paid' &&
+      ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'charge.refunded'].includes(event.type)) ||
+    false;
+  const receiptUrl = paid && session ? await receiptUrlOf(ctx.stripe, paymentIntentOf(session), ctx.log) : null;
+  const voucher =
+    session && event.type === 'checkout.session.completed' && session.payment_status === 'unpaid'
+      ? await konbiniVoucherFor(ctx.stripe, session)
+      : null;
+  return { eventId, event, session, refundOf, paid, receiptUrl, voucher };
+}
+
+/**
+ * Turns one inbox event into state changes, idempotently and in any order: a paid session becomes
+ * CheckoutPaid once (the sales module makes the sale), a delayed payment only when it succeeds,
+ * a refund PaymentRefunded; a session whose amount or currency differs from ours is flagged.
+ */
+async function reconcile(ctx: Ctx, eventId: string, options: { replay?: boolean }): Promise<'done' | 'skipped'> {
+  const row = await ctx.em.findOne(StripeEvent, { id: eventId });
+  if (!row || (row.processedAt && !options.replay)) return 'skipped';
+  const reading = await readEvent(ctx, eventId, row.payload as unknown as Stripe.Event);
+  const { event, session, refundOf } = reading;
+
+  const outcome = await transact(ctx.em, async (tx) => {
+    const fresh = await tx.findOne(StripeEvent, { id: eventId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!fresh || (fresh.processedAt && !options.replay)) return 'already processed';
+    // A replay re-evaluates a processed event: every step below is guarded by the checkout's state,
+    // so it never makes a second CheckoutPaid (sale, receipt mail).
+    let { result, checkout } = session
+      ? await applySession(tx, ctx.log, reading, session)
+      : { result: 'ignored', checkout: null };
+    if (refundOf) {
+      checkout ??= await tx.findOne(CheckoutSession, { paymentIntentId: refundOf });
+      if (checkout && checkout.state !== 'flagged') {
+        recordEvent(tx, 'PaymentRefunded', { checkoutId: checkout.id, refundedAt: new Date(event.created * 1000).toISOString() });
+        result = result === 'paid' ? 'paid and refunded' : 'refunded';
+      } else if (!checkout) {
+        // Not known yet (its payment event has not been processed): leave it unprocessed and retry.
+        throw new RefundBeforePayment(`refund for unknown payment ${refundOf}`);
+      }
+    }
+    fresh.processedAt = new Date();
+    // A replay that finds everything already applied keeps what the event did the first time.
+    fresh.outcome = result === 'ignored' && fresh.outcome ? fresh.outcome : result;
+    fresh.attempts += 1;
+    fresh.failedAt = null;
+    // A refund names a payment intent, not a session: the checkout's session links it (inbox search).
+    fresh.stripeSessionId ??= session?.id ?? checkout?.stripeSessionId ?? null;
+    return result;
+  });
+  ctx.log.info('stripe event reconciled', { eventId, type: event.type, outcome });
+  return outcome === 'already processed' ? 'skipped' : 'done';
+}
+
+/** A session's event applied to our checkout (locked): paid, awaiting a konbini payment, failed, expired or flagged. */
+async function applySession(
+  tx: Em,
+  log: Logger,
+  { eventId, event, paid, receiptUrl, voucher }: Reading,
+  session: SessionObject,
+): Promise<{ result: string; checkout: CheckoutSession | null }> {
+  const checkout = await tx.findOne(
+    CheckoutSession,
+    {
+      $or: [
+        { stripeSessionId: session.id },
+        { id: String(session.metadata?.checkoutId ?? '00000000-0000-0000-0000-000000000000') },
+      ],
+    },
+    { lockMode: LockMode.PESSIMISTIC_WRITE },
+  );
+  if (!checkout) return { result: 'unknown session', checkout };
+  if (session.amount_total !== checkout.amount || session.currency !== checkout.currency) {
+    if (checkout.state !== 'complete') {
+      checkout.state = 'flagged';
+      checkout.flagReason = `Stripe: ${session.amount_total} ${session.currency}, ours: ${checkout.amount} ${checkout.currency}`;
+    }
+    log.warn('checkout amount or currency mismatch; not fulfilled', { checkoutId: checkout.id, eventId });
+    return { result: 'flagged', checkout };
+  }
+  checkout.stripeSessionId ??= session.id;
+  checkout.paymentIntentId ??= paymentIntentOf(session);
+  const forSale = paid && checkout.state !== 'complete' ? await findLicenseForSale(tx, checkout.licenseId) : null;
+  if (paid && checkout.state !== 'complete' && !forSale?.published) {
+    // Paid after the licence was hidden (its open sessions are expired then, but a payment can
+    // still arrive): no sale; the inbox and reconciliation show it for a refund. Publishing the
+    // licence again and replaying the event makes the sale.
+    checkout.state = 'flagged';
+    checkout.flagReason = `${HIDDEN_LICENSE_FLAG}（ライセンス #${checkout.licenseId}）`;
+    log.warn('payment for a hidden licence; not fulfilled', { checkoutId: checkout.id, eventId });
+    return { result: 'flagged: hidden license', checkout };
+  }
+  if (paid && checkout.state !== 'complete') {
+    checkout.state = 'complete';
+    recordEvent(tx, 'CheckoutPaid', {
+      checkoutId: checkout.id,
+      userId: checkout.userId ?? null,
+      licenseId: checkout.licenseId,
+      amount: checkout.amount,
+      currency: checkout.currency,
+      stripeSessionId: session.id,
+      paymentIntentId: paymentIntentOf(session),
+      receiptUrl,
+      paidAt: new Date((event.created ?? Date.now() / 1000) * 1000).toISOString(),
+    });
+    return { result: 'paid', checkout };
+  }
+  if (
+    event.type === 'checkout.session.completed' &&
+    !paid &&
+    (checkout.state === 'open' || (checkout.state === 'awaiting_payment' && voucher && !checkout.konbiniExpiresAt))
+  ) {
+    checkout.state = 'awaiting_payment';
+    if (voucher && !checkout.konbiniExpiresAt) {
+      Object.assign(checkout, voucher);
+      recordEvent(tx, 'KonbiniVoucherIssued', { checkoutId: checkout.id });
+    }
+    return { result: 'awaiting payment', checkout };
+  }
+  if (event.type === 'checkout.session.async_payment_failed' && checkout.state !== 'complete') {
+    // A pending konbini payment lapsed: the buyer is told once (the state moves only once).
+    if (checkout.state === 'awaiting_payment' && checkout.konbiniExpiresAt) {
+      recordEvent(tx, 'KonbiniPaymentLapsed', { checkoutId: checkout.id });
+    }
+    checkout.state = 'payment_failed';
+    return { result: 'payment failed', checkout };
+  }
+  if (event.type === 'checkout.session.expired' && ['open', 'awaiting_payment'].includes(checkout.state)) {
+    if (checkout.state === 'awaiting_payment' && checkout.konbiniExpiresAt) {
+      recordEvent(tx, 'KonbiniPaymentLapsed', { checkoutId: checkout.id });
+    }
+    checkout.state = 'expired';
+    return { result: 'expired', checkout };
+  }
+  return { result: 'ignored', checkout };
+}

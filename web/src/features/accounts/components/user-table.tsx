@@ -1,0 +1,48 @@
+import { Link } from 'react-router';
+import { formatDateTime } from '../../../lib/japan-time';
+import { affiliationLabel } from '../api/profile';
+import type { UserPage } from '../api/use-user-search';
+
+type User = UserPage['users'][number];
+
+function UserRow({ user }: { user: User }) {
+  return (
+    <tr>
+      <td>
+        <Link to={`/admin/users/${user.id}`}>{`${user.last_name} ${user.first_name}`.trim() || '（未設定）'}</Link>
+        {user.role === 'admin' ? <span className="tag">管理者</span> : null}
+        <span className="kana">{`${user.last_name_kana ?? ''} ${user.first_name_kana ?? ''}`.trim() || 'フリガナ未登録'}</span>
+      </td>
+      <td className="latin-break">{user.email}</td>
+      <td>{user.affiliations ? affiliationLabel(user.affiliations) : '—'}</td>
+      <td>{user.affiliation_name || '—'}</td>
+      <td>{user.created_at ? formatDateTime(user.created_at) : '—'}</td>
+      <td>{user.last_sign_in_at ? formatDateTime(user.last_sign_in_at) : '記録なし'}</td>
+    </tr>
+  );
+}
+
+/** The users of one page: name and kana, e-mail, affiliation, registered and last signed in. */
+export function UserTable({ users }: { users: User[] }) {
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">氏名</th>
+            <th scope="col">メールアドレス</th>
+            <th scope="col">所属</th>
+            <th scope="col">所属名</th>
+            <th scope="col">登録日時</th>
+            <th scope="col">最終ログイン</th>
+          </tr>
+        </thead>
+        <tbody>
+          {users.map((user) => (
+            <UserRow key={user.id} user={user} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
