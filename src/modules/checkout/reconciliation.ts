@@ -89,7 +89,6 @@ export async function requestReconciliation(orm: Orm, actor: Actor, days: number
 
 /** The slot of a scheduled run: its Japan date, so a night runs once even if the job is delivered twice. */
 const nightSlot = (at: Date) => `nightly:${japanDay(at)}`;
-
 /** ReconciliationRequested → compare and record the differences (idempotent per run). */
 export async function runReconciliation(
   ctx: { em: Em; stripe: Stripe; log: Logger },
