@@ -10,7 +10,8 @@
  * Lean requests (issue 22 item 9, docs/decisions/0037-lean-requests.md): a second web process with its
  * caches off (SHOP_CACHES=off) against a minimal Hono + node-postgres server sending the same SQL and
  * answering the same bytes (scripts/lean-reference.ts), for a member's catalogue and the administrators'
- * sales list; the bodies are compared byte for byte first. BENCH_ONLY=lean measures only these;
+ * sales list; the bodies are compared byte for byte first. The ratio is reported, with no target since
+ * decision 0039 withdrew the ≥ 0.9 goal. BENCH_ONLY=lean measures only these;
  * BENCH_ONLY=export only the export against COPY.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -42,7 +43,6 @@ const TARGETS = {
   deepVsFirst: 1.5,
   exportVsCopy: 0.35,
   workerGrowthMb: 150,
-  leanVsMinimal: 0.9,
 };
 /** BENCH_ONLY=lean: only the lean-request figures (no worker, export, Lighthouse or first page). */
 const ONLY_LEAN = process.env.BENCH_ONLY === 'lean';
@@ -375,7 +375,7 @@ async function leanFigures(
   const unmeasured = [...differing].map((name) => ({
     figure: `${name} vs minimal (no caches): not measured, the reference answers differently`,
     ratio: 0,
-    target: `≥ ${TARGETS.leanVsMinimal}`,
+    target: 'the same answer',
     met: false,
   }));
   return unmeasured.concat(
@@ -395,8 +395,9 @@ async function leanFigures(
       return {
         figure: `${name} vs minimal (no caches, req/s, median of ${LEAN_ROUNDS} rounds)`,
         ratio,
-        target: `≥ ${TARGETS.leanVsMinimal}`,
-        met: ratio >= TARGETS.leanVsMinimal,
+        // Reported, not a target: the ≥ 0.9 goal was withdrawn (docs/decisions/0039-libraries-as-meant.md).
+        target: 'reported',
+        met: true,
       };
     }),
   );

@@ -1,13 +1,12 @@
 /**
- * The bench's minimal reference (issue 22 item 9; docs/decisions/0037-lean-requests.md): Hono and a
+ * The bench's minimal reference (issue 22 item 9; docs/decisions/0037-lean-requests.md, superseded by 0039): Hono and a
  * node-postgres Pool, nothing else — no ORM, no validation library, no logger, no middleware — serving
  * `GET /api/licenses` (a member's catalogue) and `GET /api/sales` (the administrators' sales list) by
  * sending PostgreSQL the very statements the shop sends for them with its caches off (SHOP_CACHES=off):
  * the session check of src/modules/accounts/session.ts, then the catalogue's one statement
  * (src/modules/licenses/service.ts) or the sales list's count, page and buyers as they are now
  * (src/modules/sales/service.ts, currentBuyers of src/modules/accounts/service.ts),
- * as the shop sends them (its Kysely statements' text, parameters written in by MikroORM's formatter:
- * the simple query protocol; the once-a-minute renewal with bound parameters), and answering
+ * as the shop sends them (its Kysely statements' text with bound parameters), and answering
  * byte for byte the shop's JSON. `npm run bench` checks the bodies are identical before it measures.
  *
  * Only the default first page (no filter, no sort, no search): that is what it is measured on.
@@ -36,8 +35,6 @@ interface SessionRow {
   two_factor_enabled: boolean | null;
 }
 
-const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
-
 /** The signed session cookie's token (better-auth: `token.HMAC-SHA256(secret)`), or undefined. */
 function sessionToken(c: Context): string | undefined {
   const header = c.req.header('cookie');
@@ -61,7 +58,8 @@ async function signedIn(c: Context): Promise<SessionRow | undefined> {
   const token = sessionToken(c);
   if (!token) return undefined;
   const { rows } = await pool.query<SessionRow>(
-    `select "s"."token", "s"."expires_at", "s"."created_at", "s"."last_active_at", "u"."id", "u"."email", "u"."role", "u"."email_verified", "u"."last_name", "u"."first_name", "u"."banned", "u"."ban_expires", "u"."two_factor_enabled" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token" = ${literal(token)}`,
+    `select "s"."token", "s"."expires_at", "s"."created_at", "s"."last_active_at", "u"."id", "u"."email", "u"."role", "u"."email_verified", "u"."last_name", "u"."first_name", "u"."banned", "u"."ban_expires", "u"."two_factor_enabled" from "sessions" as "s" inner join "users" as "u" on "u"."id" = "s"."user_id" where "s"."token" = $1`,
+    [token],
   );
   const row = rows[0];
   if (!row) return undefined;
@@ -107,7 +105,8 @@ const app = new Hono()
     if (!user) return unauthorized(c);
     const all = user.role === 'admin' && Boolean(user.two_factor_enabled);
     const { rows } = await pool.query<CatalogueRow>(
-      `select "page".*, (select coalesce(json_agg(json_build_object('file_name', "p"."file_name", 'thumbnail_name', "p"."thumbnail_name", 'width', "p"."width", 'height', "p"."height", 'original_name', "p"."original_name") order by "p"."position"), '[]'::json) as "pictures" from "license_pictures" as "p" where "p"."license_id" = "page"."id") as "pictures" from (select "l"."id", "l"."name", "l"."description", "l"."price", "l"."published", "l"."sort_order", "l"."created_at", "l"."updated_at", count(*) over() as "total" from "licenses" as "l"${all ? '' : ' where "l"."published"'} order by "l"."sort_order" asc, "l"."id" asc limit 20 offset 0) as "page" order by "page"."sort_order" asc, "page"."id" asc`,
+      `select "page".*, (select coalesce(json_agg(json_build_object('file_name', "p"."file_name", 'thumbnail_name', "p"."thumbnail_name", 'width', "p"."width", 'height', "p"."height", 'original_name', "p"."original_name") order by "p"."position"), '[]'::json) as "pictures" from "license_pictures" as "p" where "p"."license_id" = "page"."id") as "pictures" from (select "l"."id", "l"."name", "l"."description", "l"."price", "l"."published", "l"."sort_order", "l"."created_at", "l"."updated_at", count(*) over() as "total" from "licenses" as "l"${all ? '' : ' where "l"."published"'} order by "l"."sort_order" asc, "l"."id" asc limit $1 offset $2) as "page" order by "page"."sort_order" asc, "page"."id" asc`,
+      [20, 0],
     );
     return c.json({
       licenses: rows.map((row) => ({
@@ -140,26 +139,22 @@ const app = new Hono()
     if (!user) return unauthorized(c);
     if (user.role !== 'admin' || !user.two_factor_enabled) return c.json({ message: 'この操作を行う権限がありません。' }, 403);
     const count = await pool.query<{ n: number }>(
-      'select cast(count(*) as integer) as "n" from (select 1 as "one" from "sales" as "s" limit 10001) as "capped"',
+      'select cast(count(*) as integer) as "n" from (select 1 as "one" from "sales" as "s" limit $1) as "capped"',
+      [10_001],
     );
     const { rows } = await pool.query(
-      `with "page" as (select "s"."id", "s"."paid_at" from "sales" as "s" order by "s"."paid_at" desc, "s"."id" desc limit 20 offset 0) select "s"."id", "s"."order_number" as "orderNumber", "s"."license_id" as "licenseId", "s"."license_name" as "licenseName", "s"."amount", "s"."currency", "s"."status", "s"."paid_at" as "paidAt", "s"."refunded_at" as "refundedAt", "s"."refund_requested_at" as "refundRequestedAt", "s"."receipt_url" as "receiptUrl", "s"."buyer_first_name" as "buyerFirstName", "s"."buyer_last_name" as "buyerLastName", "s"."buyer_email" as "buyerEmail", "s"."user_id" as "userId", "s"."buyer_affiliation" as "buyerAffiliation", "s"."buyer_affiliation_name" as "buyerAffiliationName", "s"."buyer_affiliation_other" as "buyerAffiliationOther", "s"."buyer_gone" as "buyerGone" from "page" inner join "sales" as "s" on "s"."id" = "page"."id" order by "page"."paid_at" desc, "page"."id" desc`,
+      `with "page" as (select "s"."id", "s"."paid_at" from "sales" as "s" order by "s"."paid_at" desc, "s"."id" desc limit $1 offset $2) select "s"."id", "s"."order_number" as "orderNumber", "s"."license_id" as "licenseId", "s"."license_name" as "licenseName", "s"."amount", "s"."currency", "s"."status", "s"."paid_at" as "paidAt", "s"."refunded_at" as "refundedAt", "s"."refund_requested_at" as "refundRequestedAt", "s"."receipt_url" as "receiptUrl", "s"."buyer_first_name" as "buyerFirstName", "s"."buyer_last_name" as "buyerLastName", "s"."buyer_email" as "buyerEmail", "s"."user_id" as "userId", "s"."buyer_affiliation" as "buyerAffiliation", "s"."buyer_affiliation_name" as "buyerAffiliationName", "s"."buyer_affiliation_other" as "buyerAffiliationOther", "s"."buyer_gone" as "buyerGone" from "page" inner join "sales" as "s" on "s"."id" = "page"."id" order by "page"."paid_at" desc, "page"."id" desc`,
+      [20, 0],
     );
-    // The buyers as they are now (one statement, the members' columns as one JSON value).
+    // The buyers as they are now (one statement, a parameter per id).
     const userIds = [...new Set(rows.flatMap((s) => (s.userId ? [s.userId as string] : [])))];
     const buyers = new Map<string, { email: string; lastName: string; firstName: string }>();
     if (userIds.length > 0) {
-      const { rows: found } = await pool.query<{ columns: string | null }>(
-        `select cast(json_build_array(array_agg("id"), array_agg("email"), array_agg("last_name"), array_agg("first_name"), array_agg("affiliation"), array_agg("affiliation_name"), array_agg("affiliation_other")) as text) as "columns" from "users" where "id" = any(string_to_array(${literal(userIds.join(','))}, ','))`,
+      const { rows: found } = await pool.query<{ id: string; email: string; lastName: string; firstName: string }>(
+        `select "id", "email", "last_name" as "lastName", "first_name" as "firstName", "affiliation", "affiliation_name" as "affiliationName", "affiliation_other" as "affiliationOther" from "users" where "id" in (${userIds.map((_, i) => `$${i + 1}`).join(', ')})`,
+        userIds,
       );
-      const [ids, emails, lastNames, firstNames] = JSON.parse(found[0]?.columns ?? '[]') as string[][];
-      (ids ?? []).forEach((id, i) => {
-        buyers.set(id, {
-          email: emails?.[i] as string,
-          lastName: lastNames?.[i] as string,
-          firstName: firstNames?.[i] as string,
-        });
-      });
+      for (const buyer of found) buyers.set(buyer.id, buyer);
     }
     const n = count.rows[0]?.n ?? 0;
     return c.json({

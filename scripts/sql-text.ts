@@ -125,6 +125,33 @@ export function sqlTextLines(root = ROOT): Record<string, { unmarked: number; ma
   return byFile;
 }
 
+/**
+ * Statements sent as text (decision 0040): MikroORM's `execute(text)` writes the parameters into the
+ * text itself, and `sql.raw` / `CompiledQuery.raw` take text as it is. Queries are Kysely's, with bound
+ * parameters; these only in the files allowed below, each saying why.
+ */
+const TEXT_EXECUTION = /\.execute(<[^>]*>)?\(\s*['"`]|\bem\.execute\b|\bsql\.raw\s*\(|\bCompiledQuery\.raw\s*\(/;
+const TEXT_EXECUTION_ALLOWED: Record<string, string> = {
+  'src/db/online-migration.ts': "migration machinery: MikroORM's Migration#execute (SET lock_timeout, a catalogue read)",
+};
+
+/** Lines of src/ and workers/ that send a statement as text outside the allowed files. */
+export function textExecutions(root = ROOT): { file: string; line: number; text: string }[] {
+  const found: { file: string; line: number; text: string }[] = [];
+  for (const dir of ['src', 'workers']) {
+    for (const path of sourceFiles(join(root, dir))) {
+      const file = relative(root, path);
+      if (TEXT_EXECUTION_ALLOWED[file] || SKIPPED.some((skip) => file === skip || file.startsWith(skip))) continue;
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .forEach((text, i) => {
+          if (TEXT_EXECUTION.test(text)) found.push({ file, line: i + 1, text: text.trim() });
+        });
+    }
+  }
+  return found;
+}
+
 if (import.meta.main) {
   const verbose = process.argv.includes('--list');
   const lines = sqlTextLines();

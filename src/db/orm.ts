@@ -6,7 +6,6 @@ import type { EntityClass, Options } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { PgliteDriver } from '@mikro-orm/pglite';
 import { MikroORM, PostgreSqlDriver, type SqlEntityManager } from '@mikro-orm/postgresql';
-import type { Compilable } from 'kysely';
 import pg from 'pg';
 import type { Env } from '../config/env.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -123,111 +122,6 @@ export async function applySessionLimits(directUrl: string, log: Pick<Logger, 'w
   } finally {
     await client.end().catch(() => undefined);
   }
-}
-
-interface PgQueryPool {
-  query(text: string): Promise<{ rows: unknown[] }>;
-  /** pg-pool's flags: set once the pool is being or has been ended. */
-  ending?: boolean;
-  ended?: boolean;
-}
-
-/** Each ORM's node-postgres pool, kept while it is open (asking MikroORM costs an await and a connection check per statement). */
-const pools = new WeakMap<Orm, PgQueryPool>();
-
-/** The ORM's pool, asked again once it has been ended (MikroORM opens a new one should the ORM be closed and used again). */
-async function nativePool(orm: Orm): Promise<PgQueryPool> {
-  const known = pools.get(orm);
-  if (known && !known.ending && !known.ended) return known;
-  const pool = (await orm.em.getConnection().getNativeClient()) as PgQueryPool;
-  pools.set(orm, pool);
-  return pool;
-}
-
-/**
- * The rows of one read outside any transaction — the very statement `em.fork().execute(sql, params)`
- * sends (MikroORM writes the parameters into the text; the simple query protocol), run straight on
- * MikroORM's node-postgres pool, with its type parsers and its errors converted as MikroORM converts
- * them. For the hottest reads (the session check, the catalogue, the sales list): it skips building an
- * EntityManager and its unit of work, and Kysely's compile and connection provider, which together
- * cost more than parsing the rows (docs/decisions/0037-lean-requests.md). Embedded PGlite: em.execute.
- */
-export async function readRows<T>(orm: Orm, sql: string, params: readonly unknown[] = []): Promise<T[]> {
-  if (orm.config.get('driver') !== PostgreSqlDriver) return orm.em.fork().execute<T[]>(sql, [...params]);
-  return runText<T>(orm, orm.em.getPlatform().formatQuery(sql, [...params]));
-}
-
-/** A statement with its parameters written in, on the pool; errors converted as MikroORM converts them. */
-async function runText<T>(orm: Orm, text: string): Promise<T[]> {
-  const native = await nativePool(orm);
-  try {
-    return (await native.query(text)).rows as T[];
-  } catch (error) {
-    throw orm.em.getDriver().convertException(error as Error);
-  }
-}
-
-/**
- * The rows of a typed query (Kysely, decision 0035) sent as readRows sends text: straight on the pool,
- * parameters written into the statement by MikroORM's formatter, for the hottest reads. Build the query
- * with `queries` (src/db/kysely.ts, a Kysely that only compiles): the text the database receives is the
- * builder's, so a renamed column fails `npm run typecheck`.
- */
-export async function readQuery<R>(orm: Orm, query: Compilable<R>): Promise<R[]> {
-  const compiled = query.compile();
-  const pieces = textPieces(compiled.sql, compiled.parameters.length);
-  if (orm.config.get('driver') !== PostgreSqlDriver) return readRows<R>(orm, pieces.join('?'), compiled.parameters);
-  return runText<R>(orm, statementText(orm, pieces, compiled.parameters));
-}
-
-/**
- * The statement as MikroORM's formatter writes it (`formatQuery` of the `?` text), built from its
- * pieces: a text parameter with neither `'` nor `\` is quoted as the formatter quotes it (`'…'`)
- * without its character-by-character copy (the sales list's buyers are one parameter of 20 ids);
- * every other value goes through the formatter's own quoting. A test holds it to formatQuery.
- */
-export function statementText(orm: Orm, pieces: readonly string[], parameters: readonly unknown[]): string {
-  const platform = orm.em.getPlatform();
-  let text = pieces[0] as string;
-  for (let i = 0; i < parameters.length; i++) {
-    const value = parameters[i];
-    const quoted = typeof value === 'string' && !PLAIN_TEXT_NEEDS_ESCAPE.test(value) ? `'${value}'` : platform.quoteValue(value);
-    text += `${quoted}${pieces[i + 1]}`;
-  }
-  return text;
-}
-
-const PLAIN_TEXT_NEEDS_ESCAPE = /['\\]/;
-
-/** Statement texts cut at Kysely's `$n`, by text: the hot statements are a few (bounded all the same). */
-const pieceCache = new Map<string, readonly string[]>();
-const MAX_PIECE_TEXTS = 1_000;
-
-/**
- * Kysely's text cut at its `$1, $2, …`, worked out once per statement text (a regular expression over
- * a kilobyte of SQL on every request was a tenth of readQuery's cost).
- */
-export function textPieces(text: string, parameters: number): readonly string[] {
-  const known = pieceCache.get(text);
-  if (known !== undefined) return known;
-  const pieces: string[] = [];
-  let next = 0;
-  let inOrder = true;
-  let from = 0;
-  for (const match of text.matchAll(/\$(\d+)/g)) {
-    if (Number(match[1]) !== ++next) inOrder = false;
-    pieces.push(text.slice(from, match.index));
-    from = match.index + match[0].length;
-  }
-  pieces.push(text.slice(from));
-  // Kysely numbers its parameters $1, $2, … in order; anything else (a "$" or "?" of the query's own)
-  // would be rewritten wrongly, so it is refused rather than guessed.
-  if (!inOrder || next !== parameters || text.includes('?')) {
-    throw new Error(`readQuery: cannot write the parameters of this statement into its text: ${text}`);
-  }
-  if (pieceCache.size >= MAX_PIECE_TEXTS) pieceCache.clear();
-  pieceCache.set(text, pieces);
-  return pieces;
 }
 
 /** The pg pool's counters (PostgreSQL server only; undefined on embedded PGlite). */

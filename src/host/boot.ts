@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { startWorkers, type Workers } from '../../workers/index.ts';
 import { authSecretFor, type Env } from '../config/env.ts';
 import { ChangeFeed } from '../db/changes.ts';
-import { ping } from '../db/kysely.ts';
+import { db, ping } from '../db/kysely.ts';
 import { applySessionLimits, type Em, initOrm, isEmbedded, type Orm } from '../db/orm.ts';
 // Types only (erased): the emulator itself is imported below only when it is used, never in production.
 import type { StripeEmulator } from '../dev/stripe-emulator/emulator.ts';
@@ -205,10 +205,9 @@ async function assemble(
   // diagnostics setting under which every request queries).
   let changes: ChangeFeed | undefined;
   if (options.mode !== 'worker' && env.databaseDirectUrl && env.caches) {
-    const notifier = orm.em.fork();
+    const notifier = db(orm.em.fork() as Em);
     const feed = new ChangeFeed(env.databaseDirectUrl, log.child({ component: 'change-notices' }), (channel, payload) =>
-      // SQL as text: pg_notify, a function called for its effect, which no query builder says.
-      notifier.execute('select pg_notify(?, ?)', [channel, payload]),
+      notifier.selectNoFrom((eb) => eb.fn('pg_notify', [eb.val(channel), eb.val(payload)]).as('sent')).execute(),
     );
     await feed.start();
     closers.push(() => feed.stop());

@@ -14,5 +14,8 @@ export function observeRequest(c: Context<AppEnv>, seconds: number): void {
   } catch {
     route = 'unmatched';
   }
-  httpRequestDuration.observe(METHODS.has(c.req.method) ? c.req.method : 'OTHER', route, c.res.status, seconds);
+  httpRequestDuration.observe(
+    { method: METHODS.has(c.req.method) ? c.req.method : 'OTHER', route, status: c.res.status },
+    seconds,
+  );
 }

@@ -1,5 +1,4 @@
 import type { Context } from 'hono';
-import { tryDecodeURIComponent } from 'hono/utils/url';
 import * as v from 'valibot';
 import { AppError, type FieldErrors, validationError } from './errors.ts';
 
@@ -147,38 +146,6 @@ export function assertCleanText(input: unknown): void {
   if (fields.length) throw validationError(Object.fromEntries(fields.map((field) => [field, [FORBIDDEN_MESSAGE]])));
 }
 
-/**
- * The query string's parameters as Hono's `c.req.query()` reads them — the first of a repeated name,
- * `+` as a space, percent-decoding that keeps what it cannot decode, a parameter without `=` as `''`,
- * a nameless one skipped — in a plain object. Hono's null-prototype dictionary made every write and
- * read of it a slow lookup: a few microseconds of each list request (docs/decisions/0037). A name
- * that would reach a plain object's prototype (`__proto__`) is dropped: no schema has one.
- */
-export function queryOf(c: Context): Record<string, string> {
-  let url = c.req.url;
-  const hash = url.indexOf('#', 8);
-  if (hash !== -1) url = url.slice(0, hash);
-  const query: Record<string, string> = {};
-  let at = url.indexOf('?', 8);
-  if (at === -1) return query;
-  const encoded = /[%+]/.test(url);
-  while (at !== -1) {
-    const next = url.indexOf('&', at + 1);
-    let equals = url.indexOf('=', at);
-    if (equals > next && next !== -1) equals = -1;
-    let name = url.slice(at + 1, equals === -1 ? (next === -1 ? undefined : next) : equals);
-    if (encoded) name = decodeQueryPart(name);
-    at = next;
-    if (name === '' || name === '__proto__' || Object.hasOwn(query, name)) continue;
-    let value = equals === -1 ? '' : url.slice(equals + 1, next === -1 ? undefined : next);
-    if (encoded) value = decodeQueryPart(value);
-    query[name] = value;
-  }
-  return query;
-}
-
-const decodeQueryPart = (part: string) => tryDecodeURIComponent(part.includes('+') ? part.replace(/\+/g, ' ') : part);
-
 /** Parses `input` with `schema`, throwing the 422 shape with Japanese messages on failure. */
 export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
   assertCleanText(input);
@@ -204,6 +171,11 @@ export function parseInputs<A extends v.GenericSchema, B extends v.GenericSchema
 
 export async function jsonInput<S extends v.GenericSchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
   return parseInput(schema, await readJson(c));
+}
+
+/** The query string (Hono's `c.req.query()`: the first of a repeated name) parsed with `schema`. */
+export function queryInput<S extends v.GenericSchema>(c: Context, schema: S): v.InferOutput<S> {
+  return parseInput(schema, c.req.query());
 }
 
 /** Japanese messages for common field rules, shared by every module's schemas. */
@@ -247,6 +219,22 @@ export const rules = {
       // PostgreSQL and JavaScript disagree about years before 1 and the shop has no sales before 2000.
       v.check((text) => Number(text.slice(0, 4)) >= 2000, '日付は2000年から9999年までの範囲で入力してください。'),
     ),
+};
+
+/** A whole number 1–max written in a query string (at most six digits). */
+const listNumber = (label: string, max: number) =>
+  v.pipe(
+    v.string(`${label}が正しくありません。`),
+    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
+    v.transform(Number),
+    v.minValue(1, `${label}が正しくありません。`),
+    v.maxValue(max, `${label}が正しくありません。`),
+  );
+
+/** The one page/per_page rule of every list (page 1–100,000, default 1; per_page 1–100, default 20): spread into a query schema. */
+export const paging = {
+  page: v.optional(listNumber('ページ番号', 100_000), '1'),
+  per_page: v.optional(listNumber('表示件数', 100), '20'),
 };
 
 /** Runs several checks and reports all their 422 field errors together. */

@@ -1,5 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import iconv from 'iconv-lite';
+import { jstStamp } from './japan-time.ts';
 
 /** Japanese Excel's "Shift_JIS" is Microsoft's CP932 (Windows-31J): what `shift_jis` means here. */
 export const CP932 = 'cp932';
@@ -49,20 +50,6 @@ export function replaceUnmappable(text: string): string {
   let out = '';
   for (const char of toCp932Forms(text)) out += fitsCp932(char) ? char : GETA;
   return out;
-}
-
-const stamp = new Intl.DateTimeFormat('sv-SE', {
-  timeZone: 'Asia/Tokyo',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-});
-
-/** 20261122-1530 in Japan time. */
-export function jstStamp(at: Date): string {
-  return stamp.format(at).replace(/[-:]/g, '').replace(' ', '-');
 }
 
 /**

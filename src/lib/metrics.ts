@@ -10,70 +10,13 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
-const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
-/** One method, route pattern and status: its requests per bucket (not cumulative), their sum and count. */
-interface RequestSeries {
-  labels: { method: string; route: string; status: string };
-  counts: number[];
-  sum: number;
-  count: number;
-}
-
-/**
- * Every request's duration: a histogram written exactly as prom-client writes one (the same buckets,
- * lines and label order), kept by a key made of its labels. prom-client's Histogram checks the label
- * names, hashes the label object and makes a closure on each observation — a few microseconds a
- * request, which the lean-request figures measure (docs/decisions/0037-lean-requests.md).
- */
-class RequestDurations {
-  readonly name = 'shop_http_request_duration_seconds';
-  readonly help = 'HTTP requests by method, route pattern and status';
-  readonly type = 'histogram';
-  readonly aggregator = 'sum';
-  readonly #series = new Map<string, RequestSeries>();
-
-  observe(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${status} ${route}`;
-    let series = this.#series.get(key);
-    if (!series) {
-      series = { labels: { method, route, status: String(status) }, counts: REQUEST_BUCKETS.map(() => 0), sum: 0, count: 0 };
-      this.#series.set(key, series);
-    }
-    for (let i = 0; i < REQUEST_BUCKETS.length; i++) {
-      if (seconds <= (REQUEST_BUCKETS[i] as number)) {
-        (series.counts[i] as number)++;
-        break;
-      }
-    }
-    series.sum += seconds;
-    series.count++;
-  }
-
-  /** As prom-client's Histogram#get: cumulative buckets (`le`), +Inf, sum and count per series. */
-  async get() {
-    const name = this.name;
-    const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
-    for (const { labels, counts, sum, count } of this.#series.values()) {
-      let cumulative = 0;
-      REQUEST_BUCKETS.forEach((le, i) => {
-        cumulative += counts[i] as number;
-        values.push({ labels: { le, ...labels }, value: cumulative, metricName: `${name}_bucket` });
-      });
-      values.push({ labels: { le: '+Inf', ...labels }, value: count, metricName: `${name}_bucket` });
-      values.push({ labels: { ...labels }, value: sum, metricName: `${name}_sum` });
-      values.push({ labels: { ...labels }, value: count, metricName: `${name}_count` });
-    }
-    return { name, help: this.help, type: this.type, aggregator: this.aggregator, values };
-  }
-
-  reset(): void {
-    this.#series.clear();
-  }
-}
-
-export const httpRequestDuration = new RequestDurations();
-registry.registerMetric(httpRequestDuration as unknown as Histogram);
+export const httpRequestDuration = new Histogram({
+  name: 'shop_http_request_duration_seconds',
+  help: 'HTTP requests by method, route pattern and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
 
 export const jobsCompleted = new Counter({
   name: 'shop_jobs_completed_total',

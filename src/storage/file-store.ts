@@ -46,19 +46,16 @@ export interface FileStore {
 
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
-/** Keys are relative, `/`-separated, and no segment is empty, `..` or hidden (temp files start with a dot). */
+/** Keys are relative, `/`-separated, and no segment is empty or hidden (temp files start with a dot; `..` is hidden too). */
+const isKey = (key: string) => key.split('/').every((segment) => SEGMENT.test(segment));
+
 export function assertKey(key: string): void {
-  if (!key.split('/').every((segment) => SEGMENT.test(segment) && segment !== '..')) {
-    throw new Error(`not a file store key: ${JSON.stringify(key)}`);
-  }
+  if (!isKey(key)) throw new Error(`not a file store key: ${JSON.stringify(key)}`);
 }
 
-/** A prefix is the start of a key: the same characters, possibly ending in `/` or mid-segment. */
+/** A prefix is the start of a key (possibly ending in `/` or mid-segment): some key goes on from it. */
 export function assertPrefix(prefix: string): void {
-  if (prefix !== '' && !/^[A-Za-z0-9_-][A-Za-z0-9._/-]*$/.test(prefix)) throw new Error(`not a key prefix: ${prefix}`);
-  if (prefix.split('/').some((segment) => segment === '..' || segment.startsWith('.'))) {
-    throw new Error(`not a key prefix: ${prefix}`);
-  }
+  if (prefix !== '' && !isKey(`${prefix}x`)) throw new Error(`not a key prefix: ${prefix}`);
 }
 
 const TYPES: Record<string, string> = {

@@ -145,7 +145,7 @@ describe('headers and health', () => {
     expect(res.headers.get('x-request-id')).toMatch(/.{8,}/);
   });
 
-  it('over HTTP (headers set on Node’s response) every answer carries the very headers it carries in process', async () => {
+  it('over HTTP every answer carries the very headers it carries in process', async () => {
     const server = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
     await new Promise((ready) => server.once('listening', ready));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,6 +1,7 @@
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { contentDisposition, downloadNames, jstStamp, replaceUnmappable, toCp932Forms, unmappableIn } from '../../src/lib/csv.ts';
+import { contentDisposition, downloadNames, replaceUnmappable, toCp932Forms, unmappableIn } from '../../src/lib/csv.ts';
+import { jstStamp } from '../../src/lib/japan-time.ts';
 
 describe('CP932 (Windows-31J)', () => {
   it('maps the JIS-table characters to their CP932 forms, which encode and decode unchanged', () => {

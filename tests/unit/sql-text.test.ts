@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sqlText, sqlTextLines, sqlTextOf } from '../../scripts/sql-text.ts';
+import { sqlText, sqlTextLines, sqlTextOf, textExecutions } from '../../scripts/sql-text.ts';
 
 // Lines of SQL written as text in src/ (docs/decisions/0035-typed-queries.md). Queries are written
 // with Kysely (db(em)); text remains only where no builder can say it, marked `SQL as text: <why>`.
@@ -13,7 +16,6 @@ const MARKED: Record<string, number> = {
   'src/db/online-migration.ts': 1,
   'src/db/orm.ts': 5,
   'src/events/sweeper.ts': 1,
-  'src/host/boot.ts': 1,
   'src/modules/checkout/reconciliation.ts': 1,
   'src/modules/checkout/service.ts': 1,
 };
@@ -58,5 +60,34 @@ describe('SQL written as text in src/', () => {
       { line: 5, lines: 1, marked: true },
       { line: 6, lines: 2, marked: false },
     ]);
+  });
+});
+
+describe('statements sent as text (decision 0040)', () => {
+  it('appear only in the allowed files', () => {
+    expect(textExecutions()).toEqual([]);
+  });
+
+  it('are found wherever they are written', () => {
+    const root = mkdtempSync(join(tmpdir(), 'text-execution-'));
+    try {
+      mkdirSync(join(root, 'src/modules/a'), { recursive: true });
+      mkdirSync(join(root, 'workers'));
+      writeFileSync(
+        join(root, 'src/modules/a/service.ts'),
+        "await em.execute('select 1');\nawait db(em).selectFrom('a').execute();\n",
+      );
+      writeFileSync(
+        join(root, 'workers/x.ts'),
+        'await sql.raw(text).execute(k);\nawait tx.execute<{ n: number }[]>(`select 2`);\n',
+      );
+      expect(textExecutions(root).map((t) => `${t.file}:${t.line}`)).toEqual([
+        'src/modules/a/service.ts:1',
+        'workers/x.ts:1',
+        'workers/x.ts:2',
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -15,7 +15,7 @@ import {
   requireUser,
   signedInUser,
 } from '../../http/guards.ts';
-import { collectErrors, jsonInput, parseInput, parseInputs, queryOf, readJson } from '../../http/validate.ts';
+import { collectErrors, jsonInput, parseInput, parseInputs, queryInput, readJson } from '../../http/validate.ts';
 import { auditFailedSignIn } from './admin-sign-ins.ts';
 import { registrationDocs, signInDocs, userDocs } from './docs.ts';
 import { openMemberCsv } from './member-csv.ts';
@@ -237,7 +237,7 @@ const USER = ':id{[0-9a-fA-F-]+}';
 /** A member's own data (administrators may read and edit anyone's). */
 const userRoutes = new Hono<AppEnv>()
   .get('/users', userDocs.search, requireAdmin, async (c) => {
-    const query = parseInput(UserSearchQuery, queryOf(c));
+    const query = queryInput(c, UserSearchQuery);
     return c.json(
       await searchUsers(
         c.var.deps.orm,
@@ -253,7 +253,7 @@ const userRoutes = new Hono<AppEnv>()
   })
   // The member CSV (the list's search and order): a GET like the other downloads, audited and limited.
   .get('/users/export.csv', userDocs.exportCsv, requireAdmin, async (c) => {
-    const query = parseInput(UserExportQuery, queryOf(c));
+    const query = queryInput(c, UserExportQuery);
     await c.var.deps.rateLimit.hit(LIMITS.memberCsvPerAdmin, signedInUser(c).id);
     const file = await openMemberCsv(
       c.var.deps.orm,
@@ -287,7 +287,7 @@ const userRoutes = new Hono<AppEnv>()
     });
   })
   .get(`/users/${USER}/mails`, userDocs.mails, requireAdmin, async (c) => {
-    const paging = parseInput(PageQuery, queryOf(c));
+    const paging = queryInput(c, PageQuery);
     return c.json(await userMails(c.var.deps.orm, c.req.param('id'), paging));
   })
   .post(`/users/${USER}/verification-mail`, userDocs.verificationMail, requireAdmin, async (c) => {

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { rules } from '../../http/validate.ts';
+import { paging, rules } from '../../http/validate.ts';
 import { printable } from '../../lib/printable-text.ts';
 import { AFFILIATION_OTHER } from './affiliations.ts';
 import { KANA, KANA_MESSAGE, normaliseKana } from './kana.ts';
@@ -174,15 +174,6 @@ export const EditVersionInput = v.object({
 export type ProfileData = v.InferOutput<typeof ProfileInput>;
 export type RegistrationData = ProfileData & v.InferOutput<typeof PasswordPairInput>;
 
-const pageNumber = (label: string, max: number) =>
-  v.pipe(
-    v.string(),
-    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
-    v.transform(Number),
-    v.minValue(1, `${label}が正しくありません。`),
-    v.maxValue(max, `${label}が正しくありません。`),
-  );
-
 /** The administrators' user search (query string). */
 export const UserSearchQuery = v.object({
   name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(50, '氏名は50文字以内で入力してください。'))),
@@ -193,8 +184,7 @@ export const UserSearchQuery = v.object({
       '所属を選択してください。',
     ),
   ),
-  page: v.optional(pageNumber('ページ番号', 100_000), '1'),
-  per_page: v.optional(pageNumber('表示件数', 100), '20'),
+  ...paging,
   sort: v.optional(
     v.picklist(['created_at', '-created_at', 'email', '-email', 'name', '-name', 'kana'], '並び順が正しくありません。'),
     '-created_at',
@@ -209,8 +199,7 @@ export const UserExportQuery = v.object({
 
 /** GET /api/users/{id}/mails */
 export const PageQuery = v.object({
-  page: v.optional(pageNumber('ページ番号', 100_000), '1'),
-  per_page: v.optional(pageNumber('表示件数', 100), '20'),
+  ...paging,
 });
 
 /** PUT /api/users/{id}/role */

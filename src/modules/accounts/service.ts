@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { LockMode, MikroORM, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { type Expression, expressionBuilder, type SqlBool, sql } from 'kysely';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
-import { countAll, type Db, now as dbNow, db as kysely, prepared, queries } from '../../db/kysely.ts';
+import { countAll, type Db, now as dbNow, db as kysely } from '../../db/kysely.ts';
 import { COUNT_CAP, containsPattern, memberNameSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
-import { type Em, type Orm, readQuery } from '../../db/orm.ts';
+import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
@@ -711,65 +711,22 @@ export async function administrators(em: Em): Promise<{ id: string; email: strin
 }
 
 /** Several members' current details at once (the training-system CSV, in batches of thousands); deleted ones are absent. */
-/**
- * The members' columns as one JSON value of arrays (one string to decode, not 7 × n fields), for one
- * bound text parameter of ids (uuids: no commas) rather than thousands of inlined placeholders.
- * Compiled once (db/kysely.ts prepared): the sales list sends it on every request.
- */
-const buyersStatement = prepared((ids: string) =>
-  queries
-    .selectFrom('users')
-    .select((eb) => {
-      const column = (
-        name: 'id' | 'email' | 'last_name' | 'first_name' | 'affiliation' | 'affiliation_name' | 'affiliation_other',
-      ) => eb.fn.agg('array_agg', [name]);
-      const columns = eb.fn('json_build_array', [
-        column('id'),
-        column('email'),
-        column('last_name'),
-        column('first_name'),
-        column('affiliation'),
-        column('affiliation_name'),
-        column('affiliation_other'),
-      ]);
-      return eb.cast<string | null>(columns, 'text').as('columns');
-    })
-    .where((eb) => eb('id', '=', eb.fn.any(eb.fn<string[]>('string_to_array', [eb.val(ids), eb.val(',')])))),
-);
-
-/**
- * The members as they are now, by id. On an EntityManager (in its transaction, if any); on the ORM,
- * straight on the pool (db/orm.ts readQuery) — the sales list's path (decision 0037).
- */
-export async function currentBuyers(source: Em | Orm, userIds: readonly string[]): Promise<Map<string, Buyer>> {
+export async function currentBuyers(em: Em, userIds: readonly string[]): Promise<Map<string, Buyer>> {
   if (userIds.length === 0) return new Map();
-  const statement = buyersStatement([...new Set(userIds)].join(','));
-  const [result] =
-    source instanceof MikroORM
-      ? await readQuery(source, statement)
-      : (await kysely(source).executeQuery(statement.compile())).rows;
-  const [ids, emails, lastNames, firstNames, affiliations, names, others] = JSON.parse(result?.columns ?? '[]') as [
-    string[] | null,
-    string[],
-    string[],
-    string[],
-    (number | null)[],
-    string[],
-    (string | null)[],
-  ];
-  const buyers = new Map<string, Buyer>();
-  (ids ?? []).forEach((id, i) => {
-    buyers.set(id, {
-      id,
-      email: emails[i] as string,
-      lastName: lastNames[i] as string,
-      firstName: firstNames[i] as string,
-      affiliation: affiliations[i] ?? null,
-      affiliationName: names[i] as string,
-      affiliationOther: others[i] ?? null,
-    });
-  });
-  return buyers;
+  const rows = await kysely(em)
+    .selectFrom('users')
+    .select([
+      'id',
+      'email',
+      'last_name as lastName',
+      'first_name as firstName',
+      'affiliation',
+      'affiliation_name as affiliationName',
+      'affiliation_other as affiliationOther',
+    ])
+    .where('id', 'in', [...new Set(userIds)])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row]));
 }
 export type Buyer = NonNullable<Awaited<ReturnType<typeof findBuyer>>>;
 

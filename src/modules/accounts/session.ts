@@ -1,10 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
 import { ChangeCache, type ChangeFeed } from '../../db/changes.ts';
-import { now as dbNow, db as kysely, prepared, queries } from '../../db/kysely.ts';
-import { type Em, type Orm, readQuery } from '../../db/orm.ts';
+import { now as dbNow, db as kysely } from '../../db/kysely.ts';
+import type { Em, Orm } from '../../db/orm.ts';
 import type { SessionUser } from '../../http/context.ts';
-import { epochMs } from '../../lib/iso-time.ts';
 import { type Auth, SESSION_SECONDS } from './auth.ts';
 
 /**
@@ -27,20 +26,19 @@ export function sessionEndsAt(session: {
   last_active_at: Date | string | null;
 }): number {
   const admin = session.role === 'admin';
-  // epochMs, not new Date(text): V8's reading of PostgreSQL's timestamp text is slow (src/lib/iso-time.ts).
-  const created = epochMs(session.created_at);
+  const created = new Date(session.created_at).getTime();
   const absolute = created + (admin ? SESSION_LIFETIME.adminAbsoluteSeconds : SESSION_LIFETIME.memberAbsoluteSeconds) * 1000;
-  let end = Math.min(epochMs(session.expires_at), absolute);
+  let end = Math.min(new Date(session.expires_at).getTime(), absolute);
   if (admin) {
-    const lastActive = epochMs(session.last_active_at ?? session.created_at);
+    const lastActive = new Date(session.last_active_at ?? session.created_at).getTime();
     end = Math.min(end, lastActive + SESSION_LIFETIME.adminIdleSeconds * 1000);
   }
   return end;
 }
 
 /** The session check's statement: the session and its user by the cookie's token. */
-const sessionStatement = prepared((token: string) =>
-  queries
+const sessionQuery = (em: Em, token: string) =>
+  kysely(em)
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .select([
@@ -58,8 +56,7 @@ const sessionStatement = prepared((token: string) =>
       'u.ban_expires',
       'u.two_factor_enabled',
     ])
-    .where('s.token', '=', token),
-);
+    .where('s.token', '=', token);
 
 interface SessionRow {
   token: string;
@@ -138,8 +135,7 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     const expected = createHmac('sha256', secret).update(token).digest();
     if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
     const row = await cache.get(token, async () => {
-      // Every signed-in request asks this: straight on the pool (db/orm.ts readQuery), compiled once (decision 0037).
-      const [found] = await readQuery(orm, sessionStatement(token));
+      const found = await sessionQuery(orm.em.fork() as Em, token).executeTakeFirst();
       return found satisfies SessionRow | undefined;
     });
     const now = Date.now();
@@ -152,8 +148,8 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
         .execute();
       return null;
     }
-    if (row.banned && (!row.ban_expires || epochMs(row.ban_expires) > now)) return null;
-    const lastActive = epochMs(row.last_active_at ?? row.created_at);
+    if (row.banned && (!row.ban_expires || new Date(row.ban_expires).getTime() > now)) return null;
+    const lastActive = new Date(row.last_active_at ?? row.created_at).getTime();
     if (now - lastActive >= ACTIVITY_WRITE_SECONDS * 1000) {
       // In use: noted (at most once a minute), and renewed as better-auth's getSession would — but
       // never past the absolute end.

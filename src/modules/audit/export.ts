@@ -2,7 +2,8 @@ import iconv from 'iconv-lite';
 import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
-import { CP932, contentDisposition, csvHeader, csvLines, jstStamp, replaceUnmappable } from '../../lib/csv.ts';
+import { CP932, contentDisposition, csvHeader, csvLines, replaceUnmappable } from '../../lib/csv.ts';
+import { japanDateTime, jstStamp } from '../../lib/japan-time.ts';
 import type { AuditVocabulary } from './labels.ts';
 import type { AuditExportQuery } from './schemas.ts';
 import {
@@ -19,17 +20,6 @@ import {
 const COLUMNS = ['日時（日本時間）', '操作者', '操作', '対象の種類', '対象のID', '変更内容', '対象の売上（件）'];
 const BATCH = 1_000;
 
-const japanTime = new Intl.DateTimeFormat('ja-JP', {
-  timeZone: 'Asia/Tokyo',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hour12: false,
-});
-
 /** One entry as a CSV record, in the screen's words: what changed reads 「項目: 前 → 後」. */
 function record(entry: ReturnType<typeof auditLogDto>): string[] {
   const changes = entry.changes.map((change) => {
@@ -38,7 +28,7 @@ function record(entry: ReturnType<typeof auditLogDto>): string[] {
     return `${change.label}: ${change.before} → ${change.after}`;
   });
   return [
-    japanTime.format(new Date(entry.created_at)),
+    japanDateTime(entry.created_at),
     entry.actor_email ?? '不明',
     entry.action_label,
     entry.target_label,

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
-import { parseInput, queryOf } from '../../http/validate.ts';
+import { queryInput } from '../../http/validate.ts';
 import { auditLogExport } from './export.ts';
 import type { AuditVocabulary } from './labels.ts';
 import { auditDocs } from './responses.ts';
@@ -14,10 +14,10 @@ import { auditLogOptions, listAuditLogs } from './service.ts';
 export const auditRoutes = (words: AuditVocabulary) =>
   new Hono<AppEnv>()
     .get('/audit-logs', auditDocs.list, requireAdmin, async (c) =>
-      c.json(await listAuditLogs(c.var.deps.orm, parseInput(AuditLogQuery, queryOf(c)), words)),
+      c.json(await listAuditLogs(c.var.deps.orm, queryInput(c, AuditLogQuery), words)),
     )
     .get('/audit-logs/export.csv', auditDocs.exportCsv, requireAdmin, async (c) => {
-      const query = parseInput(AuditExportQuery, queryOf(c));
+      const query = queryInput(c, AuditExportQuery);
       const user = signedInUser(c);
       // Each export reads the whole filtered log and writes an audit entry: a few a minute is plenty.
       await c.var.deps.rateLimit.hit(LIMITS.auditExportsPerAdmin, user.id);

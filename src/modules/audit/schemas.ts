@@ -1,14 +1,6 @@
 import * as v from 'valibot';
-import { rules } from '../../http/validate.ts';
+import { paging, rules } from '../../http/validate.ts';
 
-const numberInRange = (label: string, max: number) =>
-  v.pipe(
-    v.string(`${label}が正しくありません。`),
-    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
-    v.transform(Number),
-    v.minValue(1, `${label}が正しくありません。`),
-    v.maxValue(max, `${label}は1〜${max}で指定してください。`),
-  );
 const optionalText = (label: string, max: number, pattern?: RegExp) =>
   v.optional(
     v.pipe(
@@ -38,8 +30,7 @@ const inOrder = (q: { from: string; to: string }) => !q.from || !q.to || q.from 
 export const AuditLogQuery = v.pipe(
   v.object({
     ...FILTERS,
-    page: v.optional(numberInRange('ページ番号', 100_000), '1'),
-    per_page: v.optional(numberInRange('表示件数', 100), '20'),
+    ...paging,
   }),
   v.forward(
     v.check((q) => inOrder(q), REVERSED),

@@ -3,6 +3,7 @@ import type Stripe from 'stripe';
 import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { JobContext, JobResult } from '../../jobs/context.ts';
+import { japanDeadline } from '../../lib/japan-time.ts';
 import { findBuyer } from '../accounts/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
 import { renderMail, sendOnce } from '../mail/index.ts';
@@ -96,18 +97,6 @@ export async function konbiniOrdersOf(orm: Orm, userId: string) {
 }
 export type KonbiniOrder = Awaited<ReturnType<typeof konbiniOrdersOf>>[number];
 
-const jst = new Intl.DateTimeFormat('ja-JP', {
-  timeZone: 'Asia/Tokyo',
-  year: 'numeric',
-  month: 'long',
-  day: 'numeric',
-  weekday: 'short',
-  hour: '2-digit',
-  minute: '2-digit',
-});
-/** 2026年11月25日(水) 23:59 */
-export const formatDeadline = (date: Date) => jst.format(date);
-
 /** The buyer gets the payment numbers, the voucher link and the deadline, once per event (`eventId`). */
 export async function mailKonbiniVoucher(ctx: JobContext, eventId: string, checkoutId: string): Promise<JobResult> {
   const checkout = await ctx.em.findOne(CheckoutSession, { id: checkoutId });
@@ -156,7 +145,7 @@ function paymentLines(
   return [
     `ライセンス：${licenseName}`,
     `金額：¥${amount.toLocaleString('ja-JP')}（税込）`,
-    `お支払い期限：${formatDeadline(new Date(voucher.expires_at))}（日本時間）`,
+    `お支払い期限：${japanDeadline(new Date(voucher.expires_at))}（日本時間）`,
     ...voucher.stores.map(
       (store) =>
         `${store.label}：お支払い番号 ${store.payment_code}${store.confirmation_number ? `／確認番号 ${store.confirmation_number}` : ''}`,
@@ -276,7 +265,7 @@ export async function mailKonbiniLapsed(ctx: JobContext, eventId: string, checko
           'お申し込みいただいたライセンスのコンビニ払いは、お支払い期限までにお支払いが確認できなかったため、お申し込みを取り消しました。お支払い番号は使用できなくなりました。',
           `ライセンス：${license?.name ?? ''}`,
           `金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`,
-          ...(checkout.konbiniExpiresAt ? [`お支払い期限：${formatDeadline(checkout.konbiniExpiresAt)}（日本時間）`] : []),
+          ...(checkout.konbiniExpiresAt ? [`お支払い期限：${japanDeadline(checkout.konbiniExpiresAt)}（日本時間）`] : []),
           'ご購入を希望される場合は、お手数ですが以下の URL からもう一度お手続きください。',
         ],
         action: { label: 'ライセンスのページを開く', url: `${ctx.env.appUrl}/licenses/${checkout.licenseId}` },

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
-import { jsonInput, parseInput, queryOf } from '../../http/validate.ts';
+import { jsonInput, queryInput } from '../../http/validate.ts';
 import { acknowledgeFinding, FINDING_NOT_FOUND } from './finding-acknowledgements.ts';
 import { listStripeEvents, replayStripeEvent, STRIPE_EVENT_NOT_FOUND, stripeEventDetail } from './inbox.ts';
 import {
@@ -19,7 +19,7 @@ import { AcknowledgeInput, EventId, EventsQuery, FindingAcknowledgeInput, Reconc
 /** The payments inbox and reconciliation (administrators). */
 export const paymentRoutes = new Hono<AppEnv>()
   .get('/payments/events', paymentDocs.events, requireAdmin, async (c) => {
-    const query = parseInput(EventsQuery, queryOf(c));
+    const query = queryInput(c, EventsQuery);
     const filter = {
       type: query.type || undefined,
       state: query.state || undefined,
@@ -43,7 +43,7 @@ export const paymentRoutes = new Hono<AppEnv>()
     return c.json(await replayStripeEvent({ orm, stripe, log }, { id: user.id, email: user.email }, id));
   })
   .get('/payments/reconciliations', paymentDocs.runs, requireAdmin, async (c) => {
-    const query = parseInput(RunsQuery, queryOf(c));
+    const query = queryInput(c, RunsQuery);
     return c.json(await listReconciliations(c.var.deps.orm, query.page, query.per_page, query.unacknowledged === 'true'));
   })
   .get('/payments/reconciliations/:id', paymentDocs.run, requireAdmin, async (c) => {

@@ -4,7 +4,7 @@ import { type DB, db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin } from '../../http/guards.ts';
-import { parseInput, queryOf } from '../../http/validate.ts';
+import { queryInput } from '../../http/validate.ts';
 import { currentBuyers } from '../accounts/index.ts';
 import { licenseNames } from '../licenses/index.ts';
 
@@ -98,7 +98,7 @@ export const pendingKonbiniRoutes = new Hono<AppEnv>().get(
   paymentDocs.pendingKonbini,
   requireAdmin,
   async (c) => {
-    const query = parseInput(PendingQuery, queryOf(c));
+    const query = queryInput(c, PendingQuery);
     return c.json(await pendingKonbini(c.var.deps.orm, query.state, query.page, query.per_page));
   },
 );

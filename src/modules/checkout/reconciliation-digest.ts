@@ -1,15 +1,15 @@
 import type { Em } from '../../db/orm.ts';
 import type { EventHandler } from '../../jobs/context.ts';
+import { japanDeadline } from '../../lib/japan-time.ts';
 import { administrators } from '../accounts/index.ts';
 import { renderMail, sendOnce } from '../mail/index.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
-import { formatDeadline } from './konbini.ts';
 import { FINDING_LABELS, type FindingKind } from './reconciliation.ts';
 
 /** How many differences the e-mail names one by one; the rest are on the admin payments screen. */
 const LISTED = 5;
 
-const when = (date: Date) => `${formatDeadline(date)}（日本時間）`;
+const when = (date: Date) => `${japanDeadline(date)}（日本時間）`;
 const triggerLabel = (trigger: string) => (trigger === 'schedule' ? '毎日 3:00 の定期照合' : '手動の照合');
 
 function findingLine(finding: PaymentFinding): string {

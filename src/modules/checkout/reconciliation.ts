@@ -7,6 +7,7 @@ import type { Em, Orm } from '../../db/orm.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError } from '../../http/errors.ts';
+import { JAPAN_TIME_ZONE, japanDay } from '../../lib/japan-time.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import {
@@ -46,7 +47,7 @@ const RUN_STATE_LABELS: Record<string, string> = { queued: '待機中', running:
 export async function scheduleNightlyReconciliation(queue: Queue): Promise<void> {
   await queue.upsertJobScheduler(
     NIGHTLY_SCHEDULER_ID,
-    { pattern: NIGHTLY_PATTERN, tz: 'Asia/Tokyo' },
+    { pattern: NIGHTLY_PATTERN, tz: JAPAN_TIME_ZONE },
     {
       name: 'ReconciliationRequested',
       data: {
@@ -87,8 +88,7 @@ export async function requestReconciliation(orm: Orm, actor: Actor, days: number
 }
 
 /** The slot of a scheduled run: its Japan date, so a night runs once even if the job is delivered twice. */
-const nightSlot = (at: Date) => `nightly:${new Intl.DateTimeFormat('sv-SE', { timeZone: 'Asia/Tokyo' }).format(at)}`;
-
+const nightSlot = (at: Date) => `nightly:${japanDay(at)}`;
 /** ReconciliationRequested → compare and record the differences (idempotent per run). */
 export async function runReconciliation(
   ctx: { em: Em; stripe: Stripe; log: Logger },

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { rules } from '../../http/validate.ts';
+import { paging, rules } from '../../http/validate.ts';
 import { printable } from '../../lib/printable-text.ts';
 import { parseOrderNumber } from '../sales/index.ts';
 import { RECONCILIATION_DAYS } from './reconciliation.ts';
@@ -14,18 +14,6 @@ export const StartInput = v.object({
   distribution: v.optional(v.boolean('配信の希望は「はい」か「いいえ」で選択してください。'), true),
 });
 
-const numberInRange = (label: string, max: number) =>
-  v.pipe(
-    v.string(`${label}が正しくありません。`),
-    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
-    v.transform(Number),
-    v.minValue(1, `${label}が正しくありません。`),
-    v.maxValue(max, `${label}が正しくありません。`),
-  );
-const Paging = {
-  page: v.optional(numberInRange('ページ番号', 100_000), '1'),
-  per_page: v.optional(numberInRange('表示件数', 100), '20'),
-};
 const optionalDate = v.optional(v.union([v.literal(''), rules.date()], '日付が正しくありません。'));
 
 export const EventsQuery = v.object({
@@ -53,10 +41,10 @@ export const EventsQuery = v.object({
   ),
   from: optionalDate,
   to: optionalDate,
-  ...Paging,
+  ...paging,
 });
 export const RunsQuery = v.object({
-  ...Paging,
+  ...paging,
   unacknowledged: v.optional(v.picklist(['', 'true', 'false'], '絞り込みの指定が正しくありません。'), ''),
 });
 export const AcknowledgeInput = v.object({
@@ -95,19 +83,10 @@ export const ReconcileInput = v.object({
 });
 
 /** GET /api/payments/pending-konbini */
-const konbiniNumberInRange = (label: string, max: number) =>
-  v.pipe(
-    v.string(`${label}が正しくありません。`),
-    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
-    v.transform(Number),
-    v.minValue(1, `${label}が正しくありません。`),
-    v.maxValue(max, `${label}が正しくありません。`),
-  );
 export const PendingQuery = v.object({
   state: v.optional(
     v.picklist(['awaiting', 'lapsed'], '表示する一覧は「お支払い待ち」か「期限切れ」を指定してください。'),
     'awaiting',
   ),
-  page: v.optional(konbiniNumberInRange('ページ番号', 100_000), '1'),
-  per_page: v.optional(konbiniNumberInRange('表示件数', 100), '20'),
+  ...paging,
 });

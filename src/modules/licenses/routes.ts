@@ -6,7 +6,7 @@ import { AppError } from '../../http/errors.ts';
 import { isAdmin, requireAdmin, requireUser, signedInUser } from '../../http/guards.ts';
 import { indexed, readMultipart } from '../../http/multipart.ts';
 import { isNumericId } from '../../http/path-ids.ts';
-import { collectErrors, jsonInput, parseInput, parseInputs, queryOf } from '../../http/validate.ts';
+import { collectErrors, jsonInput, parseInput, parseInputs, queryInput } from '../../http/validate.ts';
 import { CONTENT_TYPE, MAX_PICTURE_BYTES, MAX_PICTURES, pictureKey, STORED_NAME } from './images.ts';
 import { licenseDocs } from './responses.ts';
 import { LicenseFields, ListQuery, MoveInput, OrderInput, PublishedInput, UpdatedAtField } from './schemas.ts';
@@ -55,7 +55,7 @@ const LICENSE = ':id{[0-9]+}';
 
 export const licenseRoutes = new Hono<AppEnv>()
   .get('/licenses', licenseDocs.list, requireUser, async (c) => {
-    const query = parseInput(ListQuery, queryOf(c));
+    const query = queryInput(c, ListQuery);
     // c.get, not c.var (which copies every variable into a new object): every member's first screen.
     const { orm, changes } = c.get('deps');
     return c.json(await listLicenses(orm, query, { includeHidden: isAdmin(signedInUser(c)) }, changes));

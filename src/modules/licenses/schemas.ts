@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { validationError } from '../../http/errors.ts';
-import { rules } from '../../http/validate.ts';
+import { paging, rules } from '../../http/validate.ts';
 import { printable } from '../../lib/printable-text.ts';
 
 export const PRICE_MIN = 50;
@@ -53,25 +53,7 @@ export const UpdatedAtField = v.object({
 /** `position`: the administrators' display order, the catalogue's (the default). */
 const SORTS = ['position', 'id', '-id', 'name', '-name', 'price', '-price', 'updated_at', '-updated_at'] as const;
 export const ListQuery = v.object({
-  page: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,6}$/, 'ページ番号が正しくありません。'),
-      v.transform(Number),
-      v.minValue(1, 'ページ番号が正しくありません。'),
-    ),
-    '1',
-  ),
-  per_page: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,3}$/, '表示件数は1〜100で指定してください。'),
-      v.transform(Number),
-      v.minValue(1, '表示件数は1〜100で指定してください。'),
-      v.maxValue(100, '表示件数は1〜100で指定してください。'),
-    ),
-    '20',
-  ),
+  ...paging,
   sort: v.optional(v.picklist(SORTS, '並び順が正しくありません。'), 'position'),
 });
 export type ListQueryData = v.InferOutput<typeof ListQuery>;

@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { sql } from 'kysely';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
-import { countAll, db as kysely, now, prepared, queries } from '../../db/kysely.ts';
-import { type Em, type Orm, readQuery } from '../../db/orm.ts';
+import { countAll, db as kysely, now } from '../../db/kysely.ts';
+import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import type { UploadedFile } from '../../http/multipart.ts';
 import { collectErrors } from '../../http/validate.ts';
-import { isoTime } from '../../lib/iso-time.ts';
 import type { FileStore } from '../../storage/file-store.ts';
 import type { Actor } from '../audit/index.ts';
 import { recordAudit } from '../audit/index.ts';
@@ -34,7 +33,7 @@ type PictureRow = Pick<LicensePicture, 'fileName' | 'thumbnailName' | 'width' | 
 /** The licence at the API edge, with the seed's `picture_directory` and `pictures_pathes`. */
 export function licenseDto(
   license: Pick<License, 'id' | 'name' | 'description' | 'price' | 'published' | 'sortOrder'> & {
-    /** An entity's Date, or a row's timestamp text (isoTime reads both). */
+    /** An entity's Date, or a row's timestamp text. */
     createdAt: Date | string;
     updatedAt: Date | string;
   },
@@ -48,8 +47,8 @@ export function licenseDto(
     published: license.published,
     // The display order set by the administrators (smallest first): the catalogue's order.
     sort_order: license.sortOrder,
-    created_at: isoTime(license.createdAt),
-    updated_at: isoTime(license.updatedAt),
+    created_at: new Date(license.createdAt).toISOString(),
+    updated_at: new Date(license.updatedAt).toISOString(),
     picture_directory: PICTURE_DIRECTORY,
     pictures_pathes: pictures.map((p) => `${PICTURE_DIRECTORY}/${p.fileName}`),
     pictures: pictures.map((p) => ({
@@ -102,89 +101,87 @@ export function listLicenses(
   return cached(cataloguePages(changes), JSON.stringify([query, options.includeHidden]), () => readLicenses(orm, query, options));
 }
 
-/** One statement for the page, its total and every picture of its licences, read as rows (no entities to build). */
 /**
- * The catalogue's statement for one order and audience, compiled once (db/kysely.ts prepared): every
- * member's first screen sends it, and building it each time would cost more than the rest of the
- * request's own work (decision 0037). The id breaks ties; when the sort is the id itself it must not
- * override its direction. At most 5 columns × 2 directions × 2 audiences.
+ * One statement for the page, its total and every picture of its licences, read as rows (no entities
+ * to build). The id breaks ties; when the sort is the id itself it must not override its direction.
  */
-const catalogueStatements = new Map<string, ReturnType<typeof catalogueStatement>>();
-function catalogueStatement(column: SortColumn, direction: 'asc' | 'desc', includeHidden: boolean) {
-  return prepared((limit: number, offset: number) =>
-    queries
-      .selectFrom((eb) =>
-        eb
-          .selectFrom('licenses as l')
-          .select((s) => [
-            'l.id',
-            'l.name',
-            'l.description',
-            'l.price',
-            'l.published',
-            'l.sort_order',
-            'l.created_at',
-            'l.updated_at',
-            s.fn.countAll<string>().over().as('total'),
-          ])
-          .$if(!includeHidden, (qb) => qb.where((w) => w.ref('l.published')))
-          .orderBy(`l.${column}`, direction)
-          .$if(column !== 'id', (qb) => qb.orderBy('l.id', 'asc'))
-          .limit(limit)
-          .offset(offset)
-          .as('page'),
-      )
-      .selectAll('page')
-      .select((eb) =>
-        eb
-          .selectFrom('license_pictures as p')
-          .select((s) =>
-            s.fn
-              .coalesce(
-                s.fn
-                  .agg<PictureJson[]>('json_agg', [
-                    s.fn('json_build_object', [
-                      sql.lit('file_name'),
-                      s.ref('p.file_name'),
-                      sql.lit('thumbnail_name'),
-                      s.ref('p.thumbnail_name'),
-                      sql.lit('width'),
-                      s.ref('p.width'),
-                      sql.lit('height'),
-                      s.ref('p.height'),
-                      sql.lit('original_name'),
-                      s.ref('p.original_name'),
-                    ]),
-                  ])
-                  .orderBy('p.position'),
-                sql<PictureJson[]>`'[]'::json`,
-              )
-              .as('pictures'),
-          )
-          .whereRef('p.license_id', '=', 'page.id')
-          .$asScalar()
-          .as('pictures'),
-      )
-      .orderBy(`page.${column}`, direction)
-      .$if(column !== 'id', (qb) => qb.orderBy('page.id', 'asc')),
-  );
+function catalogueQuery(
+  em: Em,
+  { column, direction, includeHidden }: { column: SortColumn; direction: 'asc' | 'desc'; includeHidden: boolean },
+  limit: number,
+  offset: number,
+) {
+  return kysely(em)
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('licenses as l')
+        .select((s) => [
+          'l.id',
+          'l.name',
+          'l.description',
+          'l.price',
+          'l.published',
+          'l.sort_order',
+          'l.created_at',
+          'l.updated_at',
+          s.fn.countAll<string>().over().as('total'),
+        ])
+        .$if(!includeHidden, (qb) => qb.where((w) => w.ref('l.published')))
+        .orderBy(`l.${column}`, direction)
+        .$if(column !== 'id', (qb) => qb.orderBy('l.id', 'asc'))
+        .limit(limit)
+        .offset(offset)
+        .as('page'),
+    )
+    .selectAll('page')
+    .select((eb) =>
+      eb
+        .selectFrom('license_pictures as p')
+        .select((s) =>
+          s.fn
+            .coalesce(
+              s.fn
+                .agg<PictureJson[]>('json_agg', [
+                  s.fn('json_build_object', [
+                    sql.lit('file_name'),
+                    s.ref('p.file_name'),
+                    sql.lit('thumbnail_name'),
+                    s.ref('p.thumbnail_name'),
+                    sql.lit('width'),
+                    s.ref('p.width'),
+                    sql.lit('height'),
+                    s.ref('p.height'),
+                    sql.lit('original_name'),
+                    s.ref('p.original_name'),
+                  ]),
+                ])
+                .orderBy('p.position'),
+              sql<PictureJson[]>`'[]'::json`,
+            )
+            .as('pictures'),
+        )
+        .whereRef('p.license_id', '=', 'page.id')
+        .$asScalar()
+        .as('pictures'),
+    )
+    .orderBy(`page.${column}`, direction)
+    .$if(column !== 'id', (qb) => qb.orderBy('page.id', 'asc'));
 }
 
 async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHidden: boolean }) {
   const direction = query.sort.startsWith('-') ? 'desc' : 'asc';
   const column = SORT_COLUMNS[query.sort.replace(/^-/, '')] ?? 'id';
   const offset = (query.page - 1) * query.per_page;
-  const shape = `${column} ${direction} ${options.includeHidden}`;
-  let statement = catalogueStatements.get(shape);
-  if (!statement) {
-    statement = catalogueStatement(column, direction, options.includeHidden);
-    catalogueStatements.set(shape, statement);
-  }
-  // Every member's first screen: straight on the pool (db/orm.ts readQuery, decision 0037).
-  const rows = await readQuery(orm, statement(query.per_page, offset));
+  const em = orm.em.fork() as Em;
+  const rows = await catalogueQuery(
+    em,
+    { column, direction, includeHidden: options.includeHidden },
+    query.per_page,
+    offset,
+  ).execute();
   let total = Number(rows[0]?.total ?? 0);
   if (rows.length === 0 && offset > 0) {
-    const count = await kysely(orm.em.fork())
+    const count = await kysely(em)
       .selectFrom('licenses')
       .select((eb) => countAll(eb).as('total'))
       .$if(!options.includeHidden, (qb) => qb.where((w) => w.ref('published')))

@@ -4,8 +4,9 @@ import type { AppModule } from '../../http/context.ts';
 import { MailDelivery } from './entities/mail-delivery.entity.ts';
 import { mailRoutes } from './routes.ts';
 
+export { japanTime } from '../../lib/japan-time.ts';
 export { mailAuditLabels } from './audit-labels.ts';
-export { japanTime, renderMail } from './layout.ts';
+export { renderMail } from './layout.ts';
 export { createMailer, type Mailer, type MailMessage, messageIdFor, SMTP_TIMEOUTS } from './mailer.ts';
 export { MailPageAnswer } from './responses.ts';
 export {

@@ -11,24 +11,6 @@ export interface MailContent {
   notes?: string[];
 }
 
-/** 2026年11月25日 21:03（日本時間）: every time a mail states is Japan time, and says so. */
-export function japanTime(at: Date | string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('ja-JP', {
-      timeZone: 'Asia/Tokyo',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    })
-      .formatToParts(new Date(at))
-      .map((part) => [part.type, part.value]),
-  );
-  return `${parts.year}年${parts.month}月${parts.day}日 ${parts.hour}:${parts.minute}（日本時間）`;
-}
-
 /**
  * The HTML part shows the action as a button, the plain-text part only as its URL below the text: a
  * sentence written for the button (「下のボタンから」) names the URL in plain text (「以下の URL から」).

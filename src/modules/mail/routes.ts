@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
-import { parseInput, queryOf } from '../../http/validate.ts';
+import { queryInput } from '../../http/validate.ts';
 import { workersAlive } from '../health/index.ts';
 import { mailDocs } from './responses.ts';
 import { MailsQuery } from './schemas.ts';
@@ -23,7 +23,7 @@ export const mailRoutes = new Hono<AppEnv>()
     return c.json({ summary: { ...summary, workers_alive: alive } });
   })
   .get('/mails', mailDocs.list, requireAdmin, async (c) => {
-    const query = parseInput(MailsQuery, queryOf(c));
+    const query = queryInput(c, MailsQuery);
     return c.json(await listMailsByStatus(c.var.deps.orm, query.status, query));
   })
   .post(`/mails/${MAIL}/resend`, mailDocs.resend, requireAdmin, async (c) => {

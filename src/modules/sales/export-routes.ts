@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
-import { jsonInput, parseInput, queryOf } from '../../http/validate.ts';
+import { jsonInput, queryInput } from '../../http/validate.ts';
 import { workersAlive } from '../health/index.ts';
 import { preflight } from './export/preflight.ts';
 import { completeBatch, exportDto, getExport, listExports, openDownload, requestExport, retryExport } from './export/service.ts';
@@ -28,7 +28,7 @@ const actorOf = (c: Context<AppEnv>) => {
 /** CSV exports for the training-management system: queued (202), polled, downloaded again at will; batches completed. */
 export const exportRoutes = new Hono<AppEnv>()
   .get('/exports', exportDocs.list, requireAdmin, async (c) => {
-    const query = parseInput(PageQuery, queryOf(c));
+    const query = queryInput(c, PageQuery);
     const { env } = c.var.deps;
     const [history, alive] = await Promise.all([
       listExports(c.var.deps.orm, query.page, query.per_page),
@@ -42,7 +42,7 @@ export const exportRoutes = new Hono<AppEnv>()
     });
   })
   .get('/exports/preflight', exportDocs.preflight, requireAdmin, async (c) => {
-    const query = parseInput(PreflightQuery, queryOf(c));
+    const query = queryInput(c, PreflightQuery);
     const found = await preflight(c.var.deps.orm, toFilter(query), query.batch, c.var.deps.env.exportGroupName);
     return c.json({ ...found, problems: await withOrderNumbers(c.var.deps.orm.em.fork(), found.problems) });
   })

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { japanYearMonth } from '../../lib/japan-time.ts';
 
 /**
  * Order numbers (docs/decisions/0030-order-numbers.md): `LS-2611-7K3Q9M` — the shop's prefix, the
@@ -12,14 +13,6 @@ const RANDOM_LENGTH = 6;
 
 /** The canonical form: `LS-YYMM-XXXXXX`. */
 export const ORDER_NUMBER_PATTERN = /^LS-\d{4}-[0-9A-HJKMNP-TV-Z]{6}$/;
-
-const yearMonth = new Intl.DateTimeFormat('en-US', { timeZone: 'Asia/Tokyo', year: '2-digit', month: '2-digit' });
-
-/** The `YYMM` of `at` in Japan time. */
-function japanYearMonth(at: Date): string {
-  const parts = Object.fromEntries(yearMonth.formatToParts(at).map((part) => [part.type, part.value]));
-  return `${parts.year}${parts.month}`;
-}
 
 /** A new order number for a sale paid at `paidAt` (crypto randomness; the unique index catches the rare repeat). */
 export function newOrderNumber(paidAt: Date): string {

@@ -1,4 +1,5 @@
 import PDFDocument from 'pdfkit';
+import { japanDate } from '../../lib/japan-time.ts';
 import { pdfFonts } from '../../lib/pdf-fonts.ts';
 import { QUALIFIED_INVOICE_NUMBER, receiptIssuer } from '../../site-settings.ts';
 
@@ -51,7 +52,6 @@ const PAYMENT_METHOD_LABEL: Record<string, string> = { card: 'クレジットカ
 
 export const paymentMethodLabel = (type: string | null) => (type ? (PAYMENT_METHOD_LABEL[type] ?? null) : null);
 
-const japanDate = new Intl.DateTimeFormat('ja-JP', { timeZone: 'Asia/Tokyo', year: 'numeric', month: 'long', day: 'numeric' });
 const yen = (n: number) => `¥${n.toLocaleString('ja-JP')}`;
 
 const INK = '#1a1a1a';
@@ -105,7 +105,7 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   }
   doc.fillColor(INK).font('regular').fontSize(10);
   doc.text(`領収書番号　${content.receiptNumber}`, left, 118, { width, align: 'right' });
-  doc.text(`発行日　${unissued ? '未発行' : japanDate.format(content.issuedAt)}`, left, doc.y + 2, { width, align: 'right' });
+  doc.text(`発行日　${unissued ? '未発行' : japanDate(content.issuedAt)}`, left, doc.y + 2, { width, align: 'right' });
 
   // Addressee.
   doc
@@ -165,7 +165,7 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   // Payment.
   y += 18;
   doc.font('regular').fontSize(10).fillColor(INK);
-  const facts: [string, string][] = [['お支払日', japanDate.format(content.paidAt)]];
+  const facts: [string, string][] = [['お支払日', japanDate(content.paidAt)]];
   if (content.orderNumber) facts.unshift(['注文番号', content.orderNumber]);
   const method = paymentMethodLabel(content.paymentMethod);
   if (method) facts.push(['お支払い方法', method]);
@@ -194,14 +194,14 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
     );
   }
   if (reissue) {
-    notes.push(`この領収書は再発行です（${content.issueCount}回目。初回発行日 ${japanDate.format(content.firstIssuedAt)}）。`);
+    notes.push(`この領収書は再発行です（${content.issueCount}回目。初回発行日 ${japanDate(content.firstIssuedAt)}）。`);
   }
   if (copy) {
     notes.push(
-      `この書類は管理者が表示した控えで、領収書として使用することはできません（表示日 ${japanDate.format(copy.printedAt)}）。`,
+      `この書類は管理者が表示した控えで、領収書として使用することはできません（表示日 ${japanDate(copy.printedAt)}）。`,
       unissued
         ? '会員への領収書は未発行です。'
-        : `会員への発行回数 ${content.issueCount}回（初回発行日 ${japanDate.format(content.firstIssuedAt)}）。`,
+        : `会員への発行回数 ${content.issueCount}回（初回発行日 ${japanDate(content.firstIssuedAt)}）。`,
     );
   }
   doc.font('regular').fontSize(9).fillColor(MUTED);

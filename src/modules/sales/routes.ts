@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
-import { jsonInput, parseInput, queryOf } from '../../http/validate.ts';
+import { jsonInput, queryInput } from '../../http/validate.ts';
 import { exportRoutes } from './export-routes.ts';
 import { licenseCountRoutes } from './license-counts.ts';
 import { receiptRoutes } from './receipt-routes.ts';
@@ -13,13 +13,13 @@ import { summaryRoutes } from './summary-routes.ts';
 
 const saleRoutes = new Hono<AppEnv>()
   .get('/sales', salesDocs.list, requireAdmin, async (c) => {
-    const query = parseInput(SalesListQuery, queryOf(c));
+    const query = queryInput(c, SalesListQuery);
     // c.get, not c.var (which copies every variable into a new object): the administrators' busiest call.
     const { orm, changes } = c.get('deps');
     return c.json(await listSales(orm, toFilter(query), query.page, query.per_page, changes));
   })
   .get('/sales/counts', salesDocs.counts, requireAdmin, async (c) => {
-    const query = parseInput(CountsQuery, queryOf(c));
+    const query = queryInput(c, CountsQuery);
     return c.json({ counts: await salesCounts(c.var.deps.orm, toFilter(query)) });
   })
   .post('/sales/update', salesDocs.update, requireAdmin, async (c) => {

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { rules } from '../../http/validate.ts';
+import { paging, rules } from '../../http/validate.ts';
 import { printable } from '../../lib/printable-text.ts';
 import { SALE_STATUSES, SaleStatus } from './entities/sale.entity.ts';
 
@@ -10,14 +10,6 @@ const positiveInt = (message: string) =>
     v.minValue(1, message),
   );
 const date = rules.date();
-const numberInRange = (label: string, max: number) =>
-  v.pipe(
-    v.string(`${label}が正しくありません。`),
-    v.regex(/^\d{1,6}$/, `${label}が正しくありません。`),
-    v.transform(Number),
-    v.minValue(1, `${label}が正しくありません。`),
-    v.maxValue(max, `${label}が正しくありません。`),
-  );
 
 /** Filters of the sales list and of the CSV export (query string or JSON). */
 export const SalesQuery = v.object({
@@ -55,8 +47,7 @@ export const SalesQuery = v.object({
       '操作履歴の指定が正しくありません。',
     ),
   ),
-  page: v.optional(numberInRange('ページ番号', 100_000), '1'),
-  per_page: v.optional(numberInRange('表示件数', 100), '20'),
+  ...paging,
 });
 
 /** A paid-date range the wrong way round finds nothing: it is refused on `paid_to` (422), not answered with 0 rows. */

@@ -1,15 +1,14 @@
 import { MikroORM, UniqueConstraintViolationException } from '@mikro-orm/core';
-import { type Compilable, type Expression, type ExpressionBuilder, expressionBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, expressionBuilder, type SqlBool, sql } from 'kysely';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
-import { countAll, type DB, japanDayAfter, japanDayStart, db as kysely, now, queries } from '../../db/kysely.ts';
+import { countAll, type DB, japanDayAfter, japanDayStart, db as kysely, now } from '../../db/kysely.ts';
 import { COUNT_CAP, SEARCH_COUNT_CAP } from '../../db/like.ts';
-import { type Em, type Orm, readQuery } from '../../db/orm.ts';
+import type { Em, Orm } from '../../db/orm.ts';
 import { personSearchWhere } from '../../db/person-search.ts';
 import type { Sales } from '../../db/schema.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import { isoTime } from '../../lib/iso-time.ts';
 import { currentBuyers, findBuyer, membersMatching } from '../accounts/index.ts';
 import { auditedSaleIds, recordAudit } from '../audit/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
@@ -148,10 +147,10 @@ export function saleDto(sale: SaleView) {
     currency: sale.currency,
     status: sale.status,
     status_label: SALE_STATUS_LABEL[sale.status as SaleStatus] ?? '',
-    paid_at: isoTime(sale.paidAt),
-    refunded_at: sale.refundedAt ? isoTime(sale.refundedAt) : null,
+    paid_at: new Date(sale.paidAt).toISOString(),
+    refunded_at: sale.refundedAt ? new Date(sale.refundedAt).toISOString() : null,
     // A refund asked of Stripe from the back office, not yet confirmed (返金手続き中).
-    refund_requested_at: sale.refundRequestedAt && !sale.refundedAt ? isoTime(sale.refundRequestedAt) : null,
+    refund_requested_at: sale.refundRequestedAt && !sale.refundedAt ? new Date(sale.refundRequestedAt).toISOString() : null,
     receipt_url: sale.receiptUrl,
     user: { first_name: sale.buyerFirstName, last_name: sale.buyerLastName, email: sale.buyerEmail },
     user_id: sale.userId ?? null,
@@ -313,7 +312,7 @@ function salesCondition(filter: SalesWhereFilter): Expression<SqlBool> | undefin
 }
 
 const listTotals = (changes: ChangeFeed | undefined) =>
-  tableCache<{ n: number }[]>(changes, 'sales list totals', ['sales'], { max: 1_000, ttlMs: 10 * 60_000 });
+  tableCache<{ n: number } | undefined>(changes, 'sales list totals', ['sales'], { max: 1_000, ttlMs: 10 * 60_000 });
 
 const pageStarts = (changes: ChangeFeed | undefined) =>
   tableCache<number>(changes, 'sales list page starts', ['sales'], { max: 10_000, ttlMs: 10 * 60_000 });
@@ -325,9 +324,11 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
   const changes = filter.saleIds ? undefined : feed;
   const cap = filter.q ? SEARCH_COUNT_CAP : COUNT_CAP;
   const question = JSON.stringify(filter);
-  const countQuery = listStatement(`count ${question}`, () => {
-    const where = salesCondition(filter);
-    return queries
+  const where = salesCondition(filter);
+  const em = orm.em.fork() as Em;
+  // Counting is most of a list's cost: a total is kept until the sales change (change notices).
+  const count = await cached(listTotals(changes), question, () =>
+    kysely(em)
       .selectFrom((eb) =>
         eb
           .selectFrom('sales as s')
@@ -336,53 +337,47 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
           .limit(cap + 1)
           .as('capped'),
       )
-      .select((eb) => countAll(eb).as('n'));
-  });
-  // Counting is most of a list's cost: a total is kept until the sales change (change notices).
-  // The administrators' busiest screen: its statements go straight on the pool (db/orm.ts readQuery, decision 0037).
-  const [count] = await cached(listTotals(changes), countQuery.key, () => readQuery(orm, countQuery));
+      .select((eb) => countAll(eb).as('n'))
+      .executeTakeFirst(),
+  );
   // The page's ids first — an index-only walk however deep the page — then the rows of those 20. A
   // deeper page's first sale is remembered until the sales change: from there the page is a keyset
   // walk of 20 entries, not of every entry before it.
   const firstOfPage = page > 1 ? pageStarts(changes) : undefined;
-  const pageKey = JSON.stringify([countQuery.key, page, perPage]);
+  const pageKey = JSON.stringify([question, page, perPage]);
   const start = firstOfPage?.peek(pageKey);
   const since = firstOfPage?.since() ?? 0;
-  const pageQuery = listStatement(`page ${page} ${perPage} ${start} ${question}`, () => {
-    const where = salesCondition(filter);
-    return queries
-      .with('page', (db) => {
-        const ids = db
-          .selectFrom('sales as s')
-          .select(['s.id', 's.paid_at'])
-          .$if(where !== undefined, (q) => q.where(where as Expression<SqlBool>))
-          .orderBy('s.paid_at', 'desc')
-          .orderBy('s.id', 'desc')
-          .limit(perPage);
-        return start === undefined
-          ? ids.offset((page - 1) * perPage)
-          : ids.where(
-              (eb) =>
-                // The keyset: a row comparison, which the builder has no operator for.
-                sql<SqlBool>`(${eb.ref('s.paid_at')}, ${eb.ref('s.id')}) <= ${eb
-                  .selectFrom('sales as f')
-                  .select(['f.paid_at', 'f.id'])
-                  .where('f.id', '=', start)}`,
-            );
-      })
-      .selectFrom('page')
-      .innerJoin('sales as s', 's.id', 'page.id')
-      .select(SALE_VIEW_COLUMNS)
-      .orderBy('page.paid_at', 'desc')
-      .orderBy('page.id', 'desc');
-  });
-  const sales: SaleView[] = await readQuery(orm, pageQuery);
+  const sales: SaleView[] = await kysely(em)
+    .with('page', (db) => {
+      const ids = db
+        .selectFrom('sales as s')
+        .select(['s.id', 's.paid_at'])
+        .$if(where !== undefined, (q) => q.where(where as Expression<SqlBool>))
+        .orderBy('s.paid_at', 'desc')
+        .orderBy('s.id', 'desc')
+        .limit(perPage);
+      return start === undefined
+        ? ids.offset((page - 1) * perPage)
+        : ids.where(
+            (eb) =>
+              // The keyset: a row comparison, which the builder has no operator for.
+              sql<SqlBool>`(${eb.ref('s.paid_at')}, ${eb.ref('s.id')}) <= ${eb
+                .selectFrom('sales as f')
+                .select(['f.paid_at', 'f.id'])
+                .where('f.id', '=', start)}`,
+          );
+    })
+    .selectFrom('page')
+    .innerJoin('sales as s', 's.id', 'page.id')
+    .select(SALE_VIEW_COLUMNS)
+    .orderBy('page.paid_at', 'desc')
+    .orderBy('page.id', 'desc')
+    .execute();
   const first = sales[0]?.id;
   if (start === undefined && first !== undefined) firstOfPage?.set(pageKey, first, since);
   const n = count?.n ?? 0;
   return {
-    // The buyers straight on the pool too (one statement, decision 0037).
-    sales: await withCurrentBuyers(orm, sales),
+    sales: await withCurrentBuyers(em, sales),
     total: Math.min(n, cap),
     total_capped: n > cap,
     // The name search reached MEMBER_MATCH_CAP members: the screen asks for a longer name.
@@ -392,39 +387,12 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
   };
 }
 
-/** A compiled statement of the list, and its text and parameters as one string (a cache key). */
-interface ListStatement<R> extends Compilable<R> {
-  key: string;
-}
-
-/**
- * The list's statements, compiled once per question (filter, page, keyset start): building and
- * compiling a typed query costs the list more CPU than the rest of its own work (decision 0037), and
- * the same questions — the first page, a licence's sales — come again and again. A few hundred kept;
- * a long question (an audit entry's ids, a name matching many members) is compiled every time.
- */
-const listStatements = new Map<string, ListStatement<unknown>>();
-const MAX_LIST_STATEMENTS = 500;
-const MAX_QUESTION_LENGTH = 2_000;
-
-function listStatement<R>(question: string, build: () => Compilable<R>): ListStatement<R> {
-  const kept = listStatements.get(question) as ListStatement<R> | undefined;
-  if (kept) return kept;
-  const compiled = build().compile();
-  const statement: ListStatement<R> = { compile: () => compiled, key: JSON.stringify([compiled.sql, compiled.parameters]) };
-  if (question.length <= MAX_QUESTION_LENGTH) {
-    if (listStatements.size >= MAX_LIST_STATEMENTS) listStatements.clear();
-    listStatements.set(question, statement);
-  }
-  return statement;
-}
-
 /**
  * The list shows each buyer as the member is now — the name the CSV writes and the search finds —
  * and the purchase-time snapshot only when the member is gone (the order detail shows both).
  */
-async function withCurrentBuyers(source: Em | Orm, sales: SaleView[]) {
-  const buyers = await currentBuyers(source, [...new Set(sales.flatMap((sale) => (sale.userId ? [sale.userId] : [])))]);
+async function withCurrentBuyers(em: Em, sales: SaleView[]) {
+  const buyers = await currentBuyers(em, [...new Set(sales.flatMap((sale) => (sale.userId ? [sale.userId] : [])))]);
   return sales.map((sale) => {
     const buyer = sale.userId ? buyers.get(sale.userId) : undefined;
     const dto = saleDto(sale);

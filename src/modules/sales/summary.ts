@@ -5,6 +5,7 @@ import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { rules } from '../../http/validate.ts';
 import { CP932, contentDisposition, csvHeader, csvRecord, replaceUnmappable } from '../../lib/csv.ts';
+import { japanDay } from '../../lib/japan-time.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { licenseNames } from '../licenses/index.ts';
 import { includedTax } from './receipt-pdf.ts';
@@ -53,7 +54,6 @@ export interface Period {
   to: string;
 }
 
-const japanDay = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Asia/Tokyo' });
 const lastDayOfMonth = (date: string) => {
   const [year, month] = date.split('-').map(Number) as [number, number];
   return new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
@@ -67,7 +67,7 @@ export function periodOf(query: { from?: string; to?: string }, now = new Date()
   if (query.from && query.to) return { from: query.from, to: query.to };
   if (query.from) return { from: query.from, to: lastDayOfMonth(query.from) };
   if (query.to) return { from: `${query.to.slice(0, 8)}01`, to: query.to };
-  const today = japanDay.format(now);
+  const today = japanDay(now);
   return { from: `${today.slice(0, 8)}01`, to: lastDayOfMonth(today) };
 }
 

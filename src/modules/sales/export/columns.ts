@@ -1,3 +1,4 @@
+import { JST_OFFSET_SECONDS } from '../../../lib/japan-time.ts';
 // The training system's CSV layout (fixed by the seed): its columns, the 購入日時 cell, and a page of
 // records on its way from the query stream to the encoder.
 
@@ -25,8 +26,6 @@ const COLON = 0x3a;
 const CR = 0x0d;
 const LF = 0x0a;
 const ZERO = 0x30;
-/** Japan time is UTC+9 all year (no daylight saving since 1951). */
-const JST_OFFSET_SECONDS = 9 * 3600;
 
 const twoDigits = (chunk: Buffer, at: number, n: number) => {
   chunk[at] = ZERO + ((n / 10) | 0);

@@ -1,12 +1,10 @@
-import { DriverException } from '@mikro-orm/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRows, statementText, textPieces } from '../../src/db/orm.ts';
 import { aLicense, aMember, anAdmin, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
-// Lean requests (docs/decisions/0037-lean-requests.md): the hot reads skip the EntityManager, the caches
-// can be turned off for measurements, and no header or check of the API was lost on the way.
+// SHOP_CACHES=off (diagnostics and the bench's comparison): every request reads the database, with
+// every header and check of the API.
 let t: TestRuntime;
 
 beforeAll(async () => {
@@ -23,45 +21,6 @@ const SECURITY_HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
   'cache-control': 'no-store',
 };
-
-describe('readRows', () => {
-  it('sends what em.execute sends and reads the same rows, parameters written into the text', async () => {
-    const { orm } = t.runtime.deps;
-    const sql = `select ?::text as quoted, ?::int as n, ?::timestamptz as at, ?::bigint as big, ?::boolean as yes`;
-    const params = ["O'Brien; drop table users --", 42, new Date('2026-11-25T12:34:56.789Z'), 9_007_199_254_740_991, true];
-    const viaOrm = await orm.em.fork().execute(sql, params);
-    const direct = await readRows(orm, sql, params);
-    expect(direct).toEqual(viaOrm);
-    expect(direct[0]).toMatchObject({ quoted: "O'Brien; drop table users --", n: 42, yes: true });
-  });
-
-  it('readQuery writes a statement’s parameters in exactly as MikroORM’s formatter does', () => {
-    const { orm } = t.runtime.deps;
-    const text = 'select $1 as a, $2 as b, $3 as c, $4 as d, $5 as e, $6 as f, $7 as g, $8 as h, $9 as i';
-    const values = [
-      'plain, 20 ids: 8f0c…,1a2b…',
-      "O'Brien",
-      'back\\slash',
-      42,
-      null,
-      true,
-      new Date('2026-11-25T12:34:56.789Z'),
-      '',
-      '日本語　テキスト',
-    ];
-    const pieces = textPieces(text, values.length);
-    expect(statementText(orm, pieces, values)).toBe(orm.em.getPlatform().formatQuery(pieces.join('?'), values));
-    expect(() => textPieces('select $2, $1', 2)).toThrow(/cannot write the parameters/);
-    expect(() => textPieces("select '?', $1", 1)).toThrow(/cannot write the parameters/);
-  });
-
-  it('fails as em.execute fails: a MikroORM driver exception', async () => {
-    const { orm } = t.runtime.deps;
-    const error = await readRows(orm, 'select * from no_such_table').catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DriverException);
-    expect(String((error as Error).message)).toContain('no_such_table');
-  });
-});
 
 describe('SHOP_CACHES=off', () => {
   it('starts without a change feed: every request queries', () => {

@@ -1,0 +1,95 @@
+import * as Sentry from '@sentry/node';
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { ChangeFeed } from '../db/changes.ts';
+import { type RequestContext, SAFE_REQUEST_ID, withRequestContext } from '../lib/request-context.ts';
+import type { AppDeps, AppEnv } from './context.ts';
+import { AppError } from './errors.ts';
+import { observeRequest } from './metrics.ts';
+
+type Layer = MiddlewareHandler<AppEnv>;
+
+/**
+ * One request id from the browser to the job (src/lib/request-context.ts): the client's `X-Request-Id`
+ * when safe, else a new one; echoed, on every log line, stored with the events the request records and
+ * carried into their jobs (with Sentry on, tagged on its events and continuing its trace). Hono's own
+ * `requestId` accepts ids ours refuses (shorter than 8) and refuses `.` and `:`, which ours accept.
+ */
+export function requestContext(deps: AppDeps): Layer {
+  // Sentry is initialised (src/instrument.ts, `node --import`) before the app is built, or not at all.
+  const sentry = Sentry.getClient() !== undefined;
+  return (c, next) => {
+    const given = c.req.header('x-request-id');
+    const id = given && SAFE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    c.set('requestId', id);
+    c.set('deps', deps);
+    c.set('log', deps.log);
+    const context: RequestContext = { requestId: id };
+    const answer = async () => {
+      await next();
+      // On the final answer, whoever made it (a handler's own Response, the error handler, a static file).
+      c.res.headers.set('X-Request-Id', id);
+    };
+    if (!sentry) return withRequestContext(context, answer);
+    const trace = Sentry.getTraceData();
+    context.trace = { sentryTrace: trace['sentry-trace'], baggage: trace.baggage };
+    return withRequestContext(context, () =>
+      Sentry.withIsolationScope((scope) => {
+        scope.setTag('request_id', id);
+        return answer();
+      }),
+    );
+  };
+}
+
+/** Each request's duration in the metrics (by route pattern) and one log line. */
+export const requestLog: Layer = async (c, next) => {
+  const started = performance.now();
+  await next();
+  const seconds = (performance.now() - started) / 1000;
+  observeRequest(c, seconds);
+  // The logger masks the tokens of e-mailed links in every text field, the path included (lib/logger.ts).
+  c.get('log').info('request', { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(seconds * 1000) });
+};
+
+/**
+ * An error answered before the whole body was read (413, 401 on a big upload, an 11th file…): the rest
+ * of the body is still on the wire, so the connection cannot carry another request.
+ */
+export const closeAfterRefusedBody: Layer = async (c, next) => {
+  await next();
+  const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;
+  if (hasBody && c.res.status >= 400) c.res.headers.set('Connection', 'close');
+};
+
+/**
+ * The API's answers: never cached (`no-store`, the one Cache-Control under /api), and a request that
+ * may have changed data answers once this process's caches have heard of it, so the client's next
+ * request never sees what it just changed as it was.
+ */
+export function apiAnswers(changes: ChangeFeed | undefined): Layer {
+  return async (c, next) => {
+    await next();
+    c.res.headers.set('Cache-Control', 'no-store');
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') await changes?.sync();
+  };
+}
+
+/** Hono's bodyLimit: 1 MB of JSON, more for a picture upload (its route's own limit); the spec's 413. */
+export function apiBodyLimit(uploads: readonly { path: RegExp; maxBytes: number }[], jsonBytes: number): Layer {
+  const limitTo = (maxSize: number) =>
+    bodyLimit({
+      maxSize,
+      onError: () => {
+        throw new AppError('payload_too_large');
+      },
+    });
+  const json = limitTo(jsonBytes);
+  const limits = uploads.map((u) => ({ path: u.path, limit: limitTo(u.maxBytes) }));
+  return (c, next) => {
+    // GET and HEAD carry no body; asking one for it (`c.req.raw.body`) would build a whole native Request.
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    const upload = c.req.method === 'POST' ? limits.find((u) => u.path.test(c.req.path)) : undefined;
+    return (upload?.limit ?? json)(c, next);
+  };
+}

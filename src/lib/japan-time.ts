@@ -1,0 +1,71 @@
+/**
+ * Japan time, the one clock the shop shows people (mails, PDFs, CSVs, file names, order numbers,
+ * periods): every server-side date or time written in Japan time comes from here.
+ */
+export const JAPAN_TIME_ZONE = 'Asia/Tokyo';
+
+/** UTC+9 all year (no daylight saving since 1951): for the export's per-row date writer, which makes no Date. */
+export const JST_OFFSET_SECONDS = 9 * 3600;
+
+const format = (locale: string, options: Intl.DateTimeFormatOptions) =>
+  new Intl.DateTimeFormat(locale, { timeZone: JAPAN_TIME_ZONE, ...options });
+
+const isoDay = format('sv-SE', { year: 'numeric', month: '2-digit', day: '2-digit' });
+const isoMinute = format('sv-SE', { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' });
+const yearMonth = format('en-US', { year: '2-digit', month: '2-digit' });
+const longDate = format('ja-JP', { year: 'numeric', month: 'long', day: 'numeric' });
+const deadline = format('ja-JP', {
+  year: 'numeric',
+  month: 'long',
+  day: 'numeric',
+  weekday: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+const slashed = format('ja-JP', {
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hour12: false,
+});
+const mailTime = format('ja-JP', {
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
+
+const partsOf = (formatter: Intl.DateTimeFormat, at: Date) =>
+  Object.fromEntries(formatter.formatToParts(at).map((part) => [part.type, part.value]));
+
+/** 2026-11-25: the Japan date (periods, nightly job slots). */
+export const japanDay = (at: Date): string => isoDay.format(at);
+
+/** 2611: the year and month in Japan (order numbers). */
+export function japanYearMonth(at: Date): string {
+  const parts = partsOf(yearMonth, at);
+  return `${parts.year}${parts.month}`;
+}
+
+/** 2026年11月25日 (receipts). */
+export const japanDate = (at: Date): string => longDate.format(at);
+
+/** 2026年11月25日(水) 23:59 (payment deadlines). */
+export const japanDeadline = (at: Date): string => deadline.format(at);
+
+/** 2026/11/25 21:03:00 (CSV cells). */
+export const japanDateTime = (at: Date | string): string => slashed.format(new Date(at));
+
+/** 2026年11月25日 21:03（日本時間）: every time a mail states is Japan time, and says so. */
+export function japanTime(at: Date | string): string {
+  const parts = partsOf(mailTime, new Date(at));
+  return `${parts.year}年${parts.month}月${parts.day}日 ${parts.hour}:${parts.minute}（日本時間）`;
+}
+
+/** 20261122-1530 (file names). */
+export const jstStamp = (at: Date): string => isoMinute.format(at).replace(/[-:]/g, '').replace(' ', '-');
