@@ -10,7 +10,6 @@ const SRC_BEING_SPLIT: Record<string, number> = {
   'src/host/boot.ts assemble': 152,
   'src/modules/accounts/auth.ts createAuth': 117,
   'src/modules/accounts/member-csv.ts openMemberCsv': 110,
-  'src/modules/accounts/service.ts file': 843,
   'src/modules/checkout/reconciliation.ts file': 474,
   'src/modules/checkout/stripe-events.ts applySession': 81,
   'src/modules/licenses/service.ts file': 544,

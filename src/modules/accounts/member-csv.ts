@@ -7,7 +7,7 @@ import { CP932, contentDisposition, csvHeader, csvLines, jstStamp, replaceUnmapp
 import type { Logger } from '../../lib/logger.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { AFFILIATIONS } from './affiliations.ts';
-import { orderOf, type UserSearch, userWhere } from './service.ts';
+import { orderOf, type UserSearch, userWhere } from './user-search.ts';
 
 /** The member CSV's columns, in the order of the administrators' screens. */
 export const MEMBER_CSV_HEADER = [

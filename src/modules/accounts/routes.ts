@@ -17,10 +17,14 @@ import {
 } from '../../http/guards.ts';
 import { collectErrors, jsonInput, parseInput, parseInputs, queryOf, readJson } from '../../http/validate.ts';
 import { auditFailedSignIn } from './admin-sign-ins.ts';
+import { forceDelete, forcePassword, resendVerificationMail, setRole, userMails } from './admin-users.ts';
 import { openMemberCsv } from './member-csv.ts';
 import { passkeyRoutes, passkeySignInRoutes } from './passkey-routes.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
+import { changePassword, checkResetLink, requestPasswordReset, resetPassword } from './passwords.ts';
+import { checkEditable, confirmEmailChange, getUser, updateProfile } from './profile.ts';
 import { reauthenticate } from './reauth.ts';
+import { register, requestVerificationEmail, verifyEmail } from './registration.ts';
 import {
   CurrentPasswordInput,
   EditVersionInput,
@@ -38,34 +42,15 @@ import {
   UserSearchQuery,
   WithdrawalInput,
 } from './schemas.ts';
-import {
-  ADMIN_CANNOT_WITHDRAW,
-  changePassword,
-  checkEditable,
-  checkResetLink,
-  confirmEmailChange,
-  findUserByEmail,
-  forceDelete,
-  forcePassword,
-  getUser,
-  profileDto,
-  register,
-  requestPasswordReset,
-  requestVerificationEmail,
-  resendVerificationMail,
-  resetPassword,
-  searchUsers,
-  setRole,
-  updateProfile,
-  userMails,
-  verifyEmail,
-  withdraw,
-} from './service.ts';
 import { recordSignIn, sessionRoutes } from './session-routes.ts';
 import { noteSignInThrottled } from './sign-in-notice.ts';
 import { withoutTrustedDevice } from './two-factor.ts';
 import { checkCode, forwardCookies, signInStepRoutes, twoFactorRoutes } from './two-factor-routes.ts';
 import { twoFactorUnlockRoutes } from './two-factor-unlock-routes.ts';
+import { profileDto } from './user-dto.ts';
+import { searchUsers } from './user-search.ts';
+import { findUserByEmail } from './users.ts';
+import { ADMIN_CANNOT_WITHDRAW, withdraw } from './withdrawal.ts';
 
 const errorCode = (error: APIError) => (error.body as { code?: string } | undefined)?.code;
 

@@ -10,8 +10,8 @@ import { AppError, validationError } from '../../http/errors.ts';
 import { hasAdminRole, requireUser, signedInUser } from '../../http/guards.ts';
 import { jsonInput } from '../../http/validate.ts';
 import { auditFailedSignIn } from './admin-sign-ins.ts';
+import { getUser } from './profile.ts';
 import { TwoFactorCodeInput, TwoFactorDisableInput, TwoFactorLoginInput, TwoFactorPasswordInput } from './schemas.ts';
-import { getUser } from './service.ts';
 import { recordSignIn } from './session-routes.ts';
 import { noteSignInThrottled } from './sign-in-notice.ts';
 import {
