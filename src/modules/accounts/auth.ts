@@ -39,7 +39,7 @@ export const REFRESH_AFTER_SECONDS = 24 * 3600;
 
 /** The issuer an authenticator app shows beside the code. */
 export const TOTP_ISSUER = 'ライセンスストア';
-/** 「この端末を30日間信頼する」 (never for administrators: accounts/two-factor-routes.ts). */
+/** 「この端末を30日間信頼する」 (never for administrators: accounts/sign-in.ts). */
 export const TRUST_DEVICE_SECONDS = 30 * 24 * 3600;
 
 /** The timestamp columns of better-auth's tables (snake_case, as stored). */

@@ -39,13 +39,13 @@ const ACCOUNT_UNAVAILABLE = 'このアカウントは利用できません。';
 const WRONG_EMAIL_OR_PASSWORD = 'メールアドレスまたはパスワードが正しくありません。';
 
 /** A session was made: the member as the API shows them, and the cookies to set (better-auth's, the device's). */
-export interface SignedIn {
+interface SignedIn {
   user: Awaited<ReturnType<typeof getUser>>;
   cookies: string[];
 }
 
 /** The password was right and a second step is due: no session yet, only better-auth's pending cookie. */
-export interface SecondStepDue {
+interface SecondStepDue {
   trustDeviceAvailable: boolean;
   cookies: string[];
 }
