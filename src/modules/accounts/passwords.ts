@@ -11,7 +11,6 @@ import { passkeyNames, removePasskeys } from './two-factor.ts';
 import { clearTwoFactorLock } from './two-factor-lock.ts';
 import { endSessions } from './users.ts';
 
-/** Forgot password: the same answer for any address; an existing account gets the reset e-mail. */
 /**
  * Forgot-password takes one path for every address — an event, whatever the address — and the mail
  * worker decides whether an account exists: the answer's timing says nothing.
