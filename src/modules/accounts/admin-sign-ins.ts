@@ -1,29 +1,23 @@
-import type { Context } from 'hono';
 import { db as kysely } from '../../db/kysely.ts';
-import type { Em } from '../../db/orm.ts';
+import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
-import { clientIp } from '../../http/client-ip.ts';
-import type { AppEnv } from '../../http/context.ts';
-import { currentUser } from '../../http/guards.ts';
 import { recordAudit } from '../audit/index.ts';
+import type { SignInClient } from './sign-in-client.ts';
 
 /** How a sign-in was completed (the step that made the session). */
 export type SignInMethod = 'password' | 'two_factor' | 'recovery_code' | 'passkey';
 /** Which check a failed sign-in failed. */
 export type SignInFailure = 'password' | 'two_factor' | 'recovery_code';
 
-const clientOf = (c: Context<AppEnv>) => ({
-  ip: clientIp(c, c.var.deps.env.trustProxyHeader),
-  user_agent: c.req.header('user-agent')?.slice(0, 500) ?? null,
-});
+const clientOf = (client: SignInClient) => ({ ip: client.ip, user_agent: client.userAgent });
 
 /**
  * Administrators' sign-ins go into the audit log (issue 24 item 8): who, from which address and
  * browser, how. Never the password or a code. Members' sign-ins are not audited (their sessions page
  * shows them); the role is read in the transaction that writes the entry.
  */
-export async function auditSignIn(c: Context<AppEnv>, userId: string, method: SignInMethod): Promise<void> {
-  await transact(c.var.deps.orm.em as Em, async (tx) => {
+export async function auditSignIn(orm: Orm, client: SignInClient, userId: string, method: SignInMethod): Promise<void> {
+  await transact(orm.em as Em, async (tx) => {
     const user = await kysely(tx).selectFrom('users').select(['email', 'role']).where('id', '=', userId).executeTakeFirst();
     if (user?.role !== 'admin') return;
     recordAudit(
@@ -33,7 +27,7 @@ export async function auditSignIn(c: Context<AppEnv>, userId: string, method: Si
         action: 'admin.sign_in',
         targetType: 'user',
         targetId: userId,
-        after: { sign_in_method: method, ...clientOf(c) },
+        after: { sign_in_method: method, ...clientOf(client) },
       },
     );
   });
@@ -47,18 +41,19 @@ export async function auditSignIn(c: Context<AppEnv>, userId: string, method: Si
  * nobody (不明) for an anonymous caller: the attempt is not the administrator's own doing.
  */
 export async function auditFailedSignIn(
-  c: Context<AppEnv>,
+  orm: Orm,
+  client: SignInClient,
   account: { id: string; email: string; role?: string | null } | null | undefined,
   failure: SignInFailure,
 ): Promise<void> {
   if (account?.role !== 'admin') return;
-  const caller = await currentUser(c);
-  await transact(c.var.deps.orm.em as Em, async (tx) => {
-    recordAudit(tx, caller ? { id: caller.id, email: caller.email } : null, {
+  const caller = await client.caller();
+  await transact(orm.em as Em, async (tx) => {
+    recordAudit(tx, caller, {
       action: 'admin.sign_in_failed',
       targetType: 'user',
       targetId: account.id,
-      after: { sign_in_failure: failure, ...clientOf(c) },
+      after: { sign_in_failure: failure, ...clientOf(client) },
     });
   });
 }

@@ -39,7 +39,7 @@ export const REFRESH_AFTER_SECONDS = 24 * 3600;
 
 /** The issuer an authenticator app shows beside the code. */
 export const TOTP_ISSUER = 'ライセンスストア';
-/** 「この端末を30日間信頼する」 (never for administrators: accounts/two-factor-routes.ts). */
+/** 「この端末を30日間信頼する」 (never for administrators: accounts/sign-in.ts). */
 export const TRUST_DEVICE_SECONDS = 30 * 24 * 3600;
 
 /** The timestamp columns of better-auth's tables (snake_case, as stored). */
@@ -106,6 +106,80 @@ function passkeyPlugin(baseUrl: string) {
   });
 }
 
+/** better-auth's tables under the shop's snake_case names (the MikroORM entities create them). */
+const USER_TABLE = {
+  modelName: 'users',
+  fields: { emailVerified: 'email_verified', createdAt: 'created_at', updatedAt: 'updated_at' },
+  additionalFields: {
+    lastName: { type: 'string', fieldName: 'last_name', required: false, input: false, defaultValue: '' },
+    firstName: { type: 'string', fieldName: 'first_name', required: false, input: false, defaultValue: '' },
+  },
+} as const;
+
+const SESSION_COLUMNS = {
+  userId: 'user_id',
+  expiresAt: 'expires_at',
+  ipAddress: 'ip_address',
+  userAgent: 'user_agent',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+} as const;
+
+const ACCOUNT_TABLE = {
+  modelName: 'accounts',
+  fields: {
+    accountId: 'account_id',
+    providerId: 'provider_id',
+    userId: 'user_id',
+    accessToken: 'access_token',
+    refreshToken: 'refresh_token',
+    idToken: 'id_token',
+    accessTokenExpiresAt: 'access_token_expires_at',
+    refreshTokenExpiresAt: 'refresh_token_expires_at',
+    createdAt: 'created_at',
+    updatedAt: 'updated_at',
+  },
+} as const;
+
+const VERIFICATION_TABLE = {
+  modelName: 'verifications',
+  fields: { expiresAt: 'expires_at', createdAt: 'created_at', updatedAt: 'updated_at' },
+} as const;
+
+/** Roles (better-auth's admin plugin), with its columns under the shop's names. */
+function adminPlugin() {
+  return admin({
+    defaultRole: 'user',
+    adminRoles: ['admin'],
+    schema: {
+      user: { fields: { banReason: 'ban_reason', banExpires: 'ban_expires' } },
+      session: { fields: { impersonatedBy: 'impersonated_by' } },
+    },
+  });
+}
+
+/** TOTP (RFC 6238: SHA-1, 30 s, 6 digits) and 10 one-time recovery codes, behind /api/me/two-factor. */
+function twoFactorPlugin() {
+  return twoFactor({
+    issuer: TOTP_ISSUER,
+    trustDeviceMaxAge: TRUST_DEVICE_SECONDS,
+    // Without look-alikes, compared in any case (recovery-codes.ts).
+    backupCodeOptions: { amount: 10, length: 10, customBackupCodesGenerate: generateRecoveryCodes },
+    schema: {
+      user: { fields: { twoFactorEnabled: 'two_factor_enabled' } },
+      twoFactor: {
+        modelName: 'two_factors',
+        fields: {
+          backupCodes: 'backup_codes',
+          userId: 'user_id',
+          failedVerificationCount: 'failed_verification_count',
+          lockedUntil: 'locked_until',
+        },
+      },
+    },
+  });
+}
+
 /**
  * better-auth owns sessions and credentials. Its tables are MikroORM entities (user.entity.ts) so
  * one set of migrations creates them; here their snake_case columns are mapped for better-auth.
@@ -117,24 +191,10 @@ export function createAuth(options: AuthOptions) {
     basePath: '/api/auth',
     trustedOrigins: [options.baseUrl],
     database: { db: options.db.withPlugin(datesForBetterAuth), type: 'postgres' },
-    user: {
-      modelName: 'users',
-      fields: { emailVerified: 'email_verified', createdAt: 'created_at', updatedAt: 'updated_at' },
-      additionalFields: {
-        lastName: { type: 'string', fieldName: 'last_name', required: false, input: false, defaultValue: '' },
-        firstName: { type: 'string', fieldName: 'first_name', required: false, input: false, defaultValue: '' },
-      },
-    },
+    user: USER_TABLE,
     session: {
       modelName: 'sessions',
-      fields: {
-        userId: 'user_id',
-        expiresAt: 'expires_at',
-        ipAddress: 'ip_address',
-        userAgent: 'user_agent',
-        createdAt: 'created_at',
-        updatedAt: 'updated_at',
-      },
+      fields: SESSION_COLUMNS,
       expiresIn: SESSION_SECONDS,
       updateAge: REFRESH_AFTER_SECONDS,
       // Never serve the session from a signed cookie: a revoked session or role must take effect at once.
@@ -143,25 +203,8 @@ export function createAuth(options: AuthOptions) {
       // for the password and code instead, which a day-old session cannot stand in for (decision 0027).
       freshAge: 0,
     },
-    account: {
-      modelName: 'accounts',
-      fields: {
-        accountId: 'account_id',
-        providerId: 'provider_id',
-        userId: 'user_id',
-        accessToken: 'access_token',
-        refreshToken: 'refresh_token',
-        idToken: 'id_token',
-        accessTokenExpiresAt: 'access_token_expires_at',
-        refreshTokenExpiresAt: 'refresh_token_expires_at',
-        createdAt: 'created_at',
-        updatedAt: 'updated_at',
-      },
-    },
-    verification: {
-      modelName: 'verifications',
-      fields: { expiresAt: 'expires_at', createdAt: 'created_at', updatedAt: 'updated_at' },
-    },
+    account: ACCOUNT_TABLE,
+    verification: VERIFICATION_TABLE,
     emailAndPassword: {
       enabled: true,
       requireEmailVerification: true,
@@ -171,7 +214,7 @@ export function createAuth(options: AuthOptions) {
     },
     logger: { level: 'error' },
     databaseHooks: challengeHooks(options.signInChallenges),
-    // Sign-in is rate-limited by our own Redis limiter on /api/login (see accounts/routes.ts).
+    // Sign-in is rate-limited by our own Redis limiter (accounts/sign-in.ts).
     rateLimit: { enabled: false },
     advanced: {
       // In production every better-auth cookie is `__Host-`: Secure, Path=/, no Domain, so no sibling
@@ -182,36 +225,7 @@ export function createAuth(options: AuthOptions) {
       defaultCookieAttributes: { httpOnly: true, sameSite: 'lax', secure: options.secureCookies },
       database: { generateId: () => randomUUID() },
     },
-    plugins: [
-      admin({
-        defaultRole: 'user',
-        adminRoles: ['admin'],
-        schema: {
-          user: { fields: { banReason: 'ban_reason', banExpires: 'ban_expires' } },
-          session: { fields: { impersonatedBy: 'impersonated_by' } },
-        },
-      }),
-      // TOTP (RFC 6238: SHA-1, 30 s, 6 digits) and 10 one-time recovery codes, behind /api/me/two-factor.
-      twoFactor({
-        issuer: TOTP_ISSUER,
-        trustDeviceMaxAge: TRUST_DEVICE_SECONDS,
-        // Without look-alikes, compared in any case (recovery-codes.ts).
-        backupCodeOptions: { amount: 10, length: 10, customBackupCodesGenerate: generateRecoveryCodes },
-        schema: {
-          user: { fields: { twoFactorEnabled: 'two_factor_enabled' } },
-          twoFactor: {
-            modelName: 'two_factors',
-            fields: {
-              backupCodes: 'backup_codes',
-              userId: 'user_id',
-              failedVerificationCount: 'failed_verification_count',
-              lockedUntil: 'locked_until',
-            },
-          },
-        },
-      }),
-      passkeyPlugin(options.baseUrl),
-    ],
+    plugins: [adminPlugin(), twoFactorPlugin(), passkeyPlugin(options.baseUrl)],
   });
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { User } from './entities/user.entity.ts';
-import { createUser } from './service.ts';
+import { createUser } from './users.ts';
 
 export interface DemoAccount {
   role: 'admin' | 'user';

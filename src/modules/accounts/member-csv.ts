@@ -1,6 +1,6 @@
 import iconv from 'iconv-lite';
 import { type ExpressionBuilder, sql } from 'kysely';
-import { type DB, db as kysely } from '../../db/kysely.ts';
+import { type DB, type Db, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { CP932, contentDisposition, csvHeader, csvLines, replaceUnmappable } from '../../lib/csv.ts';
@@ -8,7 +8,7 @@ import { jstStamp } from '../../lib/japan-time.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { AFFILIATIONS } from './affiliations.ts';
-import { orderOf, type UserSearch, userWhere } from './service.ts';
+import { orderOf, type UserSearch, userWhere } from './user-search.ts';
 
 /** The member CSV's columns, in the order of the administrators' screens. */
 export const MEMBER_CSV_HEADER = [
@@ -84,6 +84,33 @@ export type MemberCsvQuery = Pick<UserSearch, 'name' | 'email' | 'affiliations' 
  */
 export async function openMemberCsv(orm: Orm, actor: Actor, query: MemberCsvQuery, log?: Logger) {
   const db = kysely(orm.em.fork() as Em);
+  const ids = await memberIds(db, query);
+  const filters = {
+    ...(query.name ? { name: query.name } : {}),
+    ...(query.email ? { email: query.email } : {}),
+    ...(query.affiliations ? { affiliations: query.affiliations } : {}),
+    sort: query.sort,
+  };
+  await transact(orm.em as Em, async (tx) => {
+    recordAudit(tx, actor, {
+      action: 'user.export',
+      targetType: 'user',
+      targetId: 'csv',
+      after: { ...filters, encoding: query.encoding, rows: ids.length },
+    });
+  });
+  const cp932 = query.encoding === 'shift_jis';
+  const stamp = jstStamp(new Date());
+  return {
+    rows: ids.length,
+    stream: memberCsvStream(db, ids, cp932, log),
+    contentType: cp932 ? 'text/csv; charset=Shift_JIS' : 'text/csv; charset=utf-8',
+    disposition: contentDisposition({ utf8: `会員一覧_${stamp}.csv`, ascii: `members_${stamp}.csv` }),
+  };
+}
+
+/** The ids of the members the list's search finds, in its order. */
+async function memberIds(db: Db, query: MemberCsvQuery): Promise<string[]> {
   const where = userWhere(query);
   const order = orderOf(query.sort);
   const dir = order.desc ? 'desc' : 'asc';
@@ -109,29 +136,44 @@ export async function openMemberCsv(orm: Orm, actor: Actor, query: MemberCsvQuer
     )
     .executeTakeFirst();
   // User ids are uuids: no commas.
-  const ids = listed?.ids ? listed.ids.split(',') : [];
-  const filters = {
-    ...(query.name ? { name: query.name } : {}),
-    ...(query.email ? { email: query.email } : {}),
-    ...(query.affiliations ? { affiliations: query.affiliations } : {}),
-    sort: query.sort,
-  };
-  await transact(orm.em as Em, async (tx) => {
-    recordAudit(tx, actor, {
-      action: 'user.export',
-      targetType: 'user',
-      targetId: 'csv',
-      after: { ...filters, encoding: query.encoding, rows: ids.length },
-    });
-  });
+  return listed?.ids ? listed.ids.split(',') : [];
+}
 
-  const cp932 = query.encoding === 'shift_jis';
+/** One batch of members' rows (those still there), in any order. */
+function memberRows(db: Db, batch: string[]): Promise<MemberRow[]> {
+  if (!batch.length) return Promise.resolve([]);
+  return (
+    db
+      .selectFrom('users')
+      .select((eb) => [
+        'id',
+        'email',
+        'last_name',
+        'first_name',
+        'last_name_kana',
+        'first_name_kana',
+        'email_verified',
+        'affiliation',
+        'affiliation_name',
+        'affiliation_other',
+        'distribution',
+        'role',
+        jst(eb, 'users.created_at').as('created'),
+        jst(eb, 'users.last_sign_in_at').$castTo<string | null>().as('last_sign_in'),
+      ])
+      // One parameter for the batch's ids (user ids are uuids: no commas).
+      .where((eb) => eb('id', '=', eb.fn.any(eb.fn<string[]>('string_to_array', [eb.val(batch.join(',')), eb.val(',')]))))
+      .execute()
+  );
+}
+
+/** The file, read a batch at a time as the client takes it. */
+function memberCsvStream(db: Db, ids: string[], cp932: boolean, log: Logger | undefined) {
   const encode = (text: string) => (cp932 ? iconv.encode(replaceUnmappable(text), CP932) : Buffer.from(text, 'utf8'));
   let next = 0;
   let done = false;
   const started = Date.now();
-
-  const stream = new ReadableStream<Uint8Array>({
+  return new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(encode(csvHeader(MEMBER_CSV_HEADER, !cp932)));
     },
@@ -140,29 +182,7 @@ export async function openMemberCsv(orm: Orm, actor: Actor, query: MemberCsvQuer
       try {
         const batch = ids.slice(next, next + BATCH);
         next += batch.length;
-        const rows: MemberRow[] = batch.length
-          ? await db
-              .selectFrom('users')
-              .select((eb) => [
-                'id',
-                'email',
-                'last_name',
-                'first_name',
-                'last_name_kana',
-                'first_name_kana',
-                'email_verified',
-                'affiliation',
-                'affiliation_name',
-                'affiliation_other',
-                'distribution',
-                'role',
-                jst(eb, 'users.created_at').as('created'),
-                jst(eb, 'users.last_sign_in_at').$castTo<string | null>().as('last_sign_in'),
-              ])
-              // One parameter for the batch's ids (user ids are uuids: no commas).
-              .where((eb) => eb('id', '=', eb.fn.any(eb.fn<string[]>('string_to_array', [eb.val(batch.join(',')), eb.val(',')]))))
-              .execute()
-          : [];
+        const rows = await memberRows(db, batch);
         if (done) return; // the client went away meanwhile
         const byId = new Map(rows.map((row) => [row.id, row]));
         const ordered = batch.flatMap((id) => byId.get(id) ?? []);
@@ -183,12 +203,4 @@ export async function openMemberCsv(orm: Orm, actor: Actor, query: MemberCsvQuer
       done = true;
     },
   });
-
-  const stamp = jstStamp(new Date());
-  return {
-    rows: ids.length,
-    stream,
-    contentType: cp932 ? 'text/csv; charset=Shift_JIS' : 'text/csv; charset=utf-8',
-    disposition: contentDisposition({ utf8: `会員一覧_${stamp}.csv`, ascii: `members_${stamp}.csv` }),
-  };
 }

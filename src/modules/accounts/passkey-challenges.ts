@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
  * Anonymous passkey sign-in challenges, kept in Redis for their 5 minutes instead of a `verifications`
  * row per call (anyone may ask for one). better-auth's passkey plugin writes the challenge through a
  * database hook (auth.ts) that hands it here; the sign-in call puts it back as a row just before the
- * plugin consumes it (two-factor-routes.ts), so only a real sign-in attempt touches the table.
+ * plugin consumes it (sign-in.ts), so only a real sign-in attempt touches the table.
  */
 export interface SignInChallenges {
   /** False when Redis cannot take it: the plugin then writes its row as usual. */

@@ -9,18 +9,14 @@ import { requireUser, signedInUser } from '../../http/guards.ts';
 import { jsonInput, parseInput, readJson } from '../../http/validate.ts';
 import { NOT_VERIFIED_MESSAGE, USER_NOT_VERIFIED } from './auth.ts';
 import { meDocs, signInDocs } from './docs.ts';
-import { CHALLENGE_COOKIE, redisSignInChallenges } from './passkey-challenges.ts';
 import { reauthenticate } from './reauth.ts';
 import { PasskeyLoginInput, PasskeyOptionsInput, PasskeyRegistrationInput } from './schemas.ts';
-import { getUser } from './service.ts';
-import { signedCookieValue } from './session.ts';
-import { recordSignIn } from './session-routes.ts';
+import { codeOf, passkeySignInOptions, signInWithPasskey } from './sign-in.ts';
+import { signInClient, withCookies } from './sign-in-client.ts';
 import { listPasskeys, noteTwoFactorChange, storedRecoveryCode, WRONG_CODE } from './two-factor.ts';
-import { checkCode, codeOf, forwardCookies, networkOf } from './two-factor-routes.ts';
+import { checkCode, forwardCookies } from './two-factor-routes.ts';
 
 const PASSKEY_FAILED = 'パスキーを登録できませんでした。もう一度お試しください。';
-const PASSKEY_SIGN_IN_FAILED =
-  'パスキーでログインできませんでした。登録済みのパスキーを選ぶか、パスワードでログインしてください。';
 const PASSKEY_NOT_FOUND = 'パスキーが見つかりませんでした。';
 const REAUTHENTICATE = 'パスキーを登録するには、現在のパスワードを入力してください。';
 const REAUTHENTICATE_WITH_CODE =
@@ -141,63 +137,14 @@ export const passkeyRoutes = new Hono<AppEnv>()
     return c.json({ passkeys: await listPasskeys(deps.orm, me.id), message: 'パスキーを削除しました。' });
   });
 
-const challengesOf = (deps: AppEnv['Variables']['deps']) =>
-  redisSignInChallenges(deps.redis, deps.queues.mail.opts.prefix ?? 'shop');
-
-/** The sign-in challenge this browser was given (kept in Redis) back as the row the plugin consumes. */
-async function restoreSignInChallenge(c: Context<AppEnv>) {
-  const { deps } = c.var;
-  const context = await deps.auth.$context;
-  const token = signedCookieValue(c.req.raw.headers, context.createAuthCookie(CHALLENGE_COOKIE).name, deps.authSecret);
-  if (!token) return;
-  const challenge = await challengesOf(deps).take(token);
-  if (challenge) await context.internalAdapter.createVerificationValue({ identifier: token, ...challenge });
-}
-
 /** Signing in with a passkey: it stands for both factors, so the device must have verified its user. */
 export const passkeySignInRoutes = new Hono<AppEnv>()
   .post('/login/passkey/options', signInDocs.passkeyOptions, async (c) => {
-    const { deps } = c.var;
-    const network = networkOf(c);
-    await deps.rateLimit.hit(LIMITS.passkeyOptionsPerAddress, network);
-    await deps.rateLimit.check(LIMITS.signInFailuresPerAddress, network);
-    const { headers, response } = await deps.auth.api.generatePasskeyAuthenticationOptions({
-      headers: c.req.raw.headers,
-      returnHeaders: true,
-    });
-    // The plugin asks for "preferred"; the answer is checked for the UV flag either way (auth.ts).
-    const res = c.json({ options: { ...response, userVerification: 'required' } });
-    forwardCookies(headers, res.headers);
-    return res;
+    const { options, cookies } = await passkeySignInOptions(c.var.deps, signInClient(c));
+    return withCookies(c.json({ options }), cookies);
   })
   .post('/login/passkey', signInDocs.passkey, async (c) => {
-    const { deps } = c.var;
     const { response } = await jsonInput(c, PasskeyLoginInput);
-    const network = networkOf(c);
-    await deps.rateLimit.check(LIMITS.signInFailuresPerAddress, network);
-    await restoreSignInChallenge(c);
-    try {
-      const result = await deps.auth.api.verifyPasskeyAuthentication({
-        // Checked by @simplewebauthn/server inside better-auth; a malformed answer is its APIError.
-        body: { response: response as never },
-        headers: c.req.raw.headers,
-        returnHeaders: true,
-      });
-      const res = c.json({ users: [await getUser(deps.orm, result.response.session.userId)] });
-      forwardCookies(result.headers, res.headers);
-      await recordSignIn(c, res, {
-        userId: result.response.session.userId,
-        sessionToken: result.response.session.token,
-        method: 'passkey',
-      });
-      return res;
-    } catch (error) {
-      if (error instanceof APIError) {
-        if (error.statusCode === 403) throw new AppError('forbidden', 'このアカウントは利用できません。');
-        await deps.rateLimit.count(LIMITS.signInFailuresPerAddress, network);
-        if (codeOf(error) === USER_NOT_VERIFIED) throw new AppError('unauthorized', NOT_VERIFIED_MESSAGE);
-        throw validationError({ response: [PASSKEY_SIGN_IN_FAILED] }, PASSKEY_SIGN_IN_FAILED);
-      }
-      throw error;
-    }
+    const { user, cookies } = await signInWithPasskey(c.var.deps, response, signInClient(c));
+    return withCookies(c.json({ users: [user] }), cookies);
   });

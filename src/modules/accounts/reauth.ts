@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv, SessionUser } from '../../http/context.ts';
 import { validationError } from '../../http/errors.ts';
-import { isCurrentPassword } from './service.ts';
+import { isCurrentPassword } from './passwords.ts';
 import { noteSignInThrottled } from './sign-in-notice.ts';
 
 export const WRONG_CURRENT_PASSWORD = '現在のパスワードが正しくありません。';

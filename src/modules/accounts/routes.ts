@@ -1,8 +1,6 @@
-import { APIError } from 'better-auth/api';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
-import type { Em } from '../../db/orm.ts';
 import { addressBucket, clientIp } from '../../http/client-ip.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -16,12 +14,15 @@ import {
   signedInUser,
 } from '../../http/guards.ts';
 import { collectErrors, jsonInput, parseInput, parseInputs, queryInput, readJson } from '../../http/validate.ts';
-import { auditFailedSignIn } from './admin-sign-ins.ts';
+import { forceDelete, forcePassword, resendVerificationMail, setRole, userMails } from './admin-users.ts';
 import { registrationDocs, signInDocs, userDocs } from './docs.ts';
 import { openMemberCsv } from './member-csv.ts';
 import { passkeyRoutes, passkeySignInRoutes } from './passkey-routes.ts';
 import { assertPasswordFitsOwner } from './password-policy.ts';
+import { changePassword, checkResetLink, requestPasswordReset, resetPassword } from './passwords.ts';
+import { checkEditable, confirmEmailChange, getUser, updateProfile } from './profile.ts';
 import { reauthenticate } from './reauth.ts';
+import { register, requestVerificationEmail, verifyEmail } from './registration.ts';
 import {
   CurrentPasswordInput,
   EditVersionInput,
@@ -39,36 +40,14 @@ import {
   UserSearchQuery,
   WithdrawalInput,
 } from './schemas.ts';
-import {
-  ADMIN_CANNOT_WITHDRAW,
-  changePassword,
-  checkEditable,
-  checkResetLink,
-  confirmEmailChange,
-  findUserByEmail,
-  forceDelete,
-  forcePassword,
-  getUser,
-  profileDto,
-  register,
-  requestPasswordReset,
-  requestVerificationEmail,
-  resendVerificationMail,
-  resetPassword,
-  searchUsers,
-  setRole,
-  updateProfile,
-  userMails,
-  verifyEmail,
-  withdraw,
-} from './service.ts';
-import { recordSignIn, sessionRoutes } from './session-routes.ts';
-import { noteSignInThrottled } from './sign-in-notice.ts';
-import { withoutTrustedDevice } from './two-factor.ts';
+import { sessionRoutes } from './session-routes.ts';
+import { signInWithPassword } from './sign-in.ts';
+import { signInClient, withCookies } from './sign-in-client.ts';
 import { checkCode, forwardCookies, signInStepRoutes, twoFactorRoutes } from './two-factor-routes.ts';
 import { twoFactorUnlockRoutes } from './two-factor-unlock-routes.ts';
-
-const errorCode = (error: APIError) => (error.body as { code?: string } | undefined)?.code;
+import { profileDto } from './user-dto.ts';
+import { searchUsers } from './user-search.ts';
+import { ADMIN_CANNOT_WITHDRAW, withdraw } from './withdrawal.ts';
 
 /** The caller's network, as the throttles count it (an IPv4 address or an IPv6 /64). */
 const networkOf = (c: Context<AppEnv>) => addressBucket(clientIp(c, c.var.deps.env.trustProxyHeader));
@@ -96,59 +75,13 @@ const authRoutes = new Hono<AppEnv>()
     return c.json({ users: user ? [await getUser(c.var.deps.orm, user.id)] : [] });
   })
   .post('/login', signInDocs.login, async (c) => {
-    const { deps } = c.var;
     const input = await jsonInput(c, LoginInput);
-    const network = networkOf(c);
-    // Only failures count (a shared network signs in all day); an account under attack pauses for everyone.
-    // Counted before the password is checked, atomically, and given back on success: a parallel burst
-    // checks no more guesses than the limit (docs/decisions/0014-throttles.md).
-    const attempt = await deps.rateLimit.reserve([
-      [LIMITS.signInFailuresPerAddress, network],
-      [LIMITS.signInFailuresPerAccount, input.email],
-    ]);
-    // Administrators give a code at every sign-in: a trusted-device cookie never spares them.
-    const account = await findUserByEmail(deps.orm.em.fork() as Em, input.email);
-    const admin = account?.role === 'admin';
-    try {
-      const { headers, response } = await deps.auth.api.signInEmail({
-        body: { email: input.email, password: input.password, rememberMe: true },
-        headers: admin ? await withoutTrustedDevice(deps.auth, c.req.raw.headers) : c.req.raw.headers,
-        returnHeaders: true,
-      });
-      // The password was right: it gives its reserved count back, whatever the code step brings.
-      await attempt.release();
-      if ('twoFactorRedirect' in response && response.twoFactorRedirect) {
-        // No session exists until /api/login/two-factor (or a passkey).
-        const res = c.json({ two_factor_required: true, trust_device_available: !admin });
-        forwardCookies(headers, res.headers);
-        return res;
-      }
-      const res = c.json({ users: [await getUser(deps.orm, response.user.id)] });
-      forwardCookies(headers, res.headers);
-      await recordSignIn(c, res, { userId: response.user.id, sessionToken: response.token, method: 'password' });
-      return res;
-    } catch (error) {
-      const failed = error instanceof APIError && (error.statusCode === 401 || errorCode(error) === 'INVALID_EMAIL_OR_PASSWORD');
-      await (failed ? attempt.confirm() : attempt.release());
-      if (error instanceof APIError) {
-        if (errorCode(error) === 'EMAIL_NOT_VERIFIED') {
-          throw validationError(
-            { email: ['メールアドレスの確認が完了していません。届いたメールのリンクを開いてください。'] },
-            'メールアドレスの確認が完了していません。',
-          );
-        }
-        if (failed) {
-          await auditFailedSignIn(c, account, 'password');
-          if (attempt.counts[1] === LIMITS.signInFailuresPerAccount.limit) await noteSignInThrottled(deps, input.email);
-          throw validationError(
-            { email: ['メールアドレスまたはパスワードが正しくありません。'] },
-            'メールアドレスまたはパスワードが正しくありません。',
-          );
-        }
-        if (error.statusCode === 403) throw new AppError('forbidden', 'このアカウントは利用できません。');
-      }
-      throw error;
-    }
+    const outcome = await signInWithPassword(c.var.deps, input, signInClient(c));
+    if ('user' in outcome) return withCookies(c.json({ users: [outcome.user] }), outcome.cookies);
+    return withCookies(
+      c.json({ two_factor_required: true, trust_device_available: outcome.trustDeviceAvailable }),
+      outcome.cookies,
+    );
   })
   .post('/logout', signInDocs.logout, async (c) => {
     const res = c.json({ users: [] });

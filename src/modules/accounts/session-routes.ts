@@ -1,36 +1,8 @@
-import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { getCookie } from 'hono/cookie';
-import { clientIp } from '../../http/client-ip.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { requireUser, signedInUser } from '../../http/guards.ts';
-import { auditSignIn, type SignInMethod } from './admin-sign-ins.ts';
-import { deviceCookie, deviceCookieName, noteSignIn, readDeviceId } from './devices.ts';
 import { meDocs } from './docs.ts';
 import { endOtherSessions, endSession, listSessions } from './sessions.ts';
-
-/**
- * After any successful sign-in (the password, or a second step): the session notes the client's
- * address as the throttles see it, and a browser new to the account is remembered (its device cookie
- * set on `res`) and its owner mailed; an administrator's sign-in is audited.
- */
-export async function recordSignIn(
-  c: Context<AppEnv>,
-  res: Response,
-  signIn: { userId: string; sessionToken: string; method: SignInMethod },
-) {
-  const { env, authSecret, orm } = c.var.deps;
-  const secure = env.isProduction;
-  const { deviceId } = await noteSignIn(orm, {
-    ...signIn,
-    ip: clientIp(c, env.trustProxyHeader),
-    userAgent: c.req.header('user-agent')?.slice(0, 500) ?? null,
-    deviceId: readDeviceId(authSecret, getCookie(c, deviceCookieName(secure))),
-  });
-  await auditSignIn(c, signIn.userId, signIn.method);
-  // Refreshed at each sign-in, so a browser in use keeps its id for good.
-  res.headers.append('Set-Cookie', deviceCookie(authSecret, deviceId, secure));
-}
 
 /** Session ids are lower-case uuids (auth.ts), like the other records that are not users. */
 const SESSION = ':id{[0-9a-f-]+}';

@@ -2,7 +2,7 @@ import { LIMITS } from '../../config/limits.ts';
 import type { Em } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import type { AppDeps } from '../../http/context.ts';
-import { findUserByEmail } from './service.ts';
+import { findUserByEmail } from './users.ts';
 
 type NoticeDeps = Pick<AppDeps, 'orm' | 'rateLimit'>;
 

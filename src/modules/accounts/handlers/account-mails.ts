@@ -1,9 +1,9 @@
 import type { EventHandler, JobContext } from '../../../jobs/context.ts';
 import { japanTime, renderMail, sendOnce } from '../../mail/index.ts';
 import { User } from '../entities/user.entity.ts';
-import { findUserByEmail } from '../service.ts';
 import { issueToken } from '../tokens.ts';
 import { describeUserAgent } from '../user-agent.ts';
+import { findUserByEmail } from '../users.ts';
 
 const greeting = (user: User) => `${`${user.lastName} ${user.firstName}`.trim() || 'お客'} 様`;
 const UNVERIFIED_GREETING = 'お客様';

@@ -2,6 +2,7 @@ import { CheckboxField } from '../../../components/ui/checkbox-field';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import type { FieldErrors } from '../../../lib/api';
+import { asSelect, formFields } from '../../../lib/form-fields';
 import { AFFILIATION_OTHER, AFFILIATIONS, type ProfileValues } from '../api/profile';
 
 export const PROFILE_FIELDS = [
@@ -16,6 +17,20 @@ export const PROFILE_FIELDS = [
   'affiliation_other',
   'distribution',
 ];
+
+type TextValues = Omit<ProfileValues, 'distribution'>;
+
+const LABELS: Record<keyof TextValues, string> = {
+  email: 'メールアドレス',
+  email_confirmation: 'メールアドレス（確認）',
+  last_name: '姓',
+  first_name: '名',
+  last_name_kana: 'セイ',
+  first_name_kana: 'メイ',
+  affiliations: '所属',
+  affiliation_name: '所属名',
+  affiliation_other: 'その他の所属',
+};
 
 /**
  * The member's profile fields, shared by registration and edit. フリガナ is asked for (marked
@@ -32,108 +47,31 @@ export function ProfileFields({
   onChange: (values: ProfileValues) => void;
   kanaRequired?: boolean;
 }) {
-  const set = (field: keyof ProfileValues) => (value: string | boolean) => onChange({ ...values, [field]: value });
+  const field = formFields<TextValues>(values, (next) => onChange({ ...values, ...next }), errors, LABELS);
   return (
     <>
-      <TextInput
-        label="メールアドレス"
-        name="email"
-        type="email"
-        autoComplete="email"
-        required
-        value={values.email}
-        message={errors.email}
-        onInput={set('email')}
-      />
-      <TextInput
-        label="メールアドレス（確認）"
-        name="email_confirmation"
-        type="email"
-        autoComplete="email"
-        required
-        value={values.email_confirmation}
-        message={errors.email_confirmation}
-        onInput={set('email_confirmation')}
-      />
+      <TextInput {...field('email')} type="email" autoComplete="email" required />
+      <TextInput {...field('email_confirmation')} type="email" autoComplete="email" required />
       <div className="field-row">
-        <TextInput
-          label="姓"
-          name="last_name"
-          autoComplete="family-name"
-          required
-          value={values.last_name}
-          message={errors.last_name}
-          onInput={set('last_name')}
-        />
-        <TextInput
-          label="名"
-          name="first_name"
-          autoComplete="given-name"
-          required
-          value={values.first_name}
-          message={errors.first_name}
-          onInput={set('first_name')}
-        />
+        <TextInput {...field('last_name')} autoComplete="family-name" required />
+        <TextInput {...field('first_name')} autoComplete="given-name" required />
       </div>
       <div className="field-row">
-        <TextInput
-          label="セイ"
-          name="last_name_kana"
-          autoComplete="off"
-          required={kanaRequired}
-          placeholder="例：ヤマダ"
-          value={values.last_name_kana}
-          message={errors.last_name_kana}
-          onInput={set('last_name_kana')}
-        />
-        <TextInput
-          label="メイ"
-          name="first_name_kana"
-          autoComplete="off"
-          required={kanaRequired}
-          placeholder="例：タロウ"
-          value={values.first_name_kana}
-          message={errors.first_name_kana}
-          onInput={set('first_name_kana')}
-        />
+        <TextInput {...field('last_name_kana')} autoComplete="off" required={kanaRequired} placeholder="例：ヤマダ" />
+        <TextInput {...field('first_name_kana')} autoComplete="off" required={kanaRequired} placeholder="例：タロウ" />
       </div>
       <p className="small">セイ・メイは全角カタカナで入力してください（ひらがなで入力してもカタカナで登録されます）。</p>
-      <SelectField
-        label="所属"
-        name="affiliations"
-        required
-        value={values.affiliations}
-        options={AFFILIATIONS}
-        message={errors.affiliations}
-        onChange={set('affiliations')}
-      />
+      <SelectField {...asSelect(field('affiliations'))} required options={AFFILIATIONS} />
       {values.affiliations === AFFILIATION_OTHER ? (
-        <TextInput
-          label="その他の所属"
-          name="affiliation_other"
-          required
-          placeholder="例：民間救急"
-          value={values.affiliation_other}
-          message={errors.affiliation_other}
-          onInput={set('affiliation_other')}
-        />
+        <TextInput {...field('affiliation_other')} required placeholder="例：民間救急" />
       ) : null}
-      <TextInput
-        label="所属名"
-        name="affiliation_name"
-        autoComplete="organization"
-        required
-        placeholder="例：〇〇市消防局"
-        value={values.affiliation_name}
-        message={errors.affiliation_name}
-        onInput={set('affiliation_name')}
-      />
+      <TextInput {...field('affiliation_name')} autoComplete="organization" required placeholder="例：〇〇市消防局" />
       <CheckboxField
         label="新しいトレーニングやライセンスのご案内をメールで受け取る"
         name="distribution"
         checked={values.distribution}
         message={errors.distribution}
-        onChange={set('distribution')}
+        onChange={(distribution) => onChange({ ...values, distribution })}
       />
     </>
   );

@@ -5,20 +5,14 @@ import { PasswordPair } from '../../../components/password-pair';
 import { FormAlert, Info, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
-import { useConfirm } from '../../../components/ui/use-confirm';
 import { api } from '../../../lib/api';
 import { useAuth } from '../../../lib/auth-store';
-import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { nameWithKana, profileOf } from '../api/profile';
+import { nameWithKana } from '../api/profile';
 import { useMember } from '../api/use-member';
-import { refreshUserHistory } from '../api/use-user-history';
-import { ProfileSummary } from '../components/profile-summary';
+import { AdminUserButtons, AdminUserFacts, SELF_LIMITS, useAdminUserActions } from '../components/admin-user-actions';
 import { UserAuditLog } from '../components/user-audit-log';
 import { UserMailLog } from '../components/user-mail-log';
-
-/** How long the mail log is read again after asking for a mail (the worker sends it in the background). */
-const WATCH_MAILS_MS = 30_000;
 
 /**
  * /admin/users/{id}: the user, (composed by the router) their purchases, the mails sent to them and
@@ -28,118 +22,23 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
   const { id } = useParams();
   const flash = (useLocation().state as { message?: string } | null)?.message;
   const { data, error, isLoading, mutate: reload } = useMember(id);
-  const [notice, setNotice] = useState('');
-  const [watchMailsUntil, setWatchMailsUntil] = useState(0);
-  const { confirm, dialog } = useConfirm();
-  const { busy, message, run } = useFormSubmit();
+  const actions = useAdminUserActions(data?.user, reload);
+  const { busy } = actions;
   // One's own account: the server refuses to remove one's own administrator rights or delete it.
   const me = useAuth().users[0]?.id;
   const self = Boolean(data && data.user.id === me);
-  const resendVerification = () => {
-    if (!data) return;
-    void run(async () => {
-      const res = await api<{ message: string }>(`/api/users/${data.user.id}/verification-mail`, { method: 'POST' });
-      setNotice(res.message);
-      setWatchMailsUntil(Date.now() + WATCH_MAILS_MS);
-      await refreshUserHistory(data.user.id);
-    });
-  };
-  const changeRole = async (role: 'admin' | 'user') => {
-    if (!data) return;
-    const name = `${data.user.last_name} ${data.user.first_name}`.trim() || data.user.email;
-    const yes = await confirm(
-      role === 'admin'
-        ? {
-            title: '管理者にします',
-            confirmLabel: '管理者にする',
-            body: (
-              <p>
-                {name}さん（{data.user.email}）を管理者にします。管理画面のすべての操作ができるようになります。
-              </p>
-            ),
-          }
-        : {
-            title: '管理者権限を外します',
-            confirmLabel: '管理者権限を外す',
-            danger: true,
-            body: (
-              <p>
-                {name}さん（{data.user.email}）の管理者権限を外します。管理画面は使えなくなります。
-              </p>
-            ),
-          },
-    );
-    if (!yes) return;
-    void run(async () => {
-      const res = await api<{ message: string }>(`/api/users/${data.user.id}/role`, { method: 'PUT', body: { role } });
-      setNotice(res.message);
-      await Promise.all([reload(), refreshUserHistory(data.user.id)]);
-    });
-  };
   return (
     <section className="card">
       <h1>ユーザー詳細</h1>
       {flash ? <Notice>{flash}</Notice> : null}
-      {notice ? <Notice>{notice}</Notice> : null}
-      <FormAlert message={message} />
+      {actions.notice ? <Notice>{actions.notice}</Notice> : null}
+      <FormAlert message={actions.message} />
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void reload()} /> : null}
       {data ? (
         <>
-          <ProfileSummary values={profileOf(data.user)} pendingEmail={data.user.pending_email}>
-            <dt>権限</dt>
-            <dd>{data.user.role === 'admin' ? '管理者' : '一般会員'}</dd>
-            <dt>最終ログイン</dt>
-            <dd>{data.user.last_sign_in_at ? formatDateTime(data.user.last_sign_in_at) : '記録なし'}</dd>
-            <dt>メールアドレスの確認</dt>
-            <dd>
-              {data.user.email_verified ? (
-                '確認済み'
-              ) : (
-                <>
-                  未確認（確認メールのリンクがまだ開かれていません）
-                  <button type="button" className="button small" disabled={busy} onClick={resendVerification}>
-                    確認メールを再送する
-                  </button>
-                </>
-              )}
-            </dd>
-          </ProfileSummary>
-          <div className="actions">
-            <Link to="/admin/users" className="button">
-              一覧へ戻る
-            </Link>
-            <Link to={`/admin/users/${data.user.id}/edit`} className="button">
-              編集する
-            </Link>
-            <Link to={`/admin/users/${data.user.id}/password`} className="button">
-              パスワードを変更する
-            </Link>
-            {data.user.role === 'admin' ? (
-              <button
-                type="button"
-                className="button"
-                disabled={busy || self}
-                aria-describedby={self ? 'self-limits' : undefined}
-                onClick={() => void changeRole('user')}
-              >
-                管理者権限を外す
-              </button>
-            ) : (
-              <button type="button" className="button" disabled={busy} onClick={() => void changeRole('admin')}>
-                管理者にする
-              </button>
-            )}
-            {self ? (
-              <button type="button" className="button secondary" disabled aria-describedby="self-limits">
-                削除する
-              </button>
-            ) : (
-              <Link to={`/admin/users/${data.user.id}/delete`} className="button secondary">
-                削除する
-              </Link>
-            )}
-          </div>
+          <AdminUserFacts user={data.user} busy={busy} onResend={actions.resendVerification} />
+          <AdminUserButtons user={data.user} busy={busy} self={self} onChangeRole={(role) => void actions.changeRole(role)} />
           {self ? (
             <p id="self-limits" className="small">
               {SELF_LIMITS}
@@ -147,18 +46,14 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
           ) : null}
           <LoadingOverlay show={busy} label="処理しています" />
           {children}
-          <UserMailLog userId={data.user.id} watchUntil={watchMailsUntil} />
+          <UserMailLog userId={data.user.id} watchUntil={actions.watchMailsUntil} />
           <UserAuditLog userId={data.user.id} />
         </>
       ) : null}
-      {dialog}
+      {actions.dialog}
     </section>
   );
 }
-
-/** Why an administrator's own page offers no 管理者権限を外す or 削除する. */
-const SELF_LIMITS =
-  'ご自身の管理者権限を外すことや、ご自身のアカウントを削除することはできません。必要なときは、ほかの管理者に依頼してください。';
 
 /** /admin/users/{id}/password: the administrator sets a new password; the user is signed out everywhere. */
 export function AdminUserPasswordPage() {

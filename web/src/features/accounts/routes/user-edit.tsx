@@ -5,8 +5,9 @@ import { FormAlert } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
-import { api } from '../../../lib/api';
+import { api, type FieldErrors } from '../../../lib/api';
 import { fetchCurrentUser, useAuth } from '../../../lib/auth-store';
+import { formFields } from '../../../lib/form-fields';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type EditDraft, editDraft } from '../api/drafts';
 import { type Member, profileOf, profilePayload, validateProfile } from '../api/profile';
@@ -110,14 +111,49 @@ export function UserEditPage({ base = '/users' }: { base?: string }) {
   );
 }
 
+/** Saves the edit; the cached user follows, and the signed-in header too for one's own edit. Gives the answer's message. */
+async function saveEdit(id: string, body: object, ownAccount: boolean): Promise<string> {
+  const res = await api<{ message: string; user: Member }>(`/api/users/${id}`, { method: 'PUT', body });
+  editDraft.clear(id);
+  await mutate(`/api/users/${id}`, { user: res.user }, { revalidate: false });
+  // The header greets the signed-in user by name: their own edit refreshes that cache too.
+  if (ownAccount) await fetchCurrentUser().catch(() => null);
+  return res.message;
+}
+
+type Reauth = { current_password: string; code: string };
+
+const REAUTH_LABELS = { current_password: '現在のパスワード', code: '確認コード（認証アプリの6桁）' };
+
+/** The current password (and, with two-factor on, a code) that moving one's own account to another address asks for. */
+function EmailChangeReauth({
+  values,
+  errors,
+  asksCode,
+  onChange,
+}: {
+  values: Reauth;
+  errors: FieldErrors;
+  asksCode: boolean;
+  onChange: (values: Reauth) => void;
+}) {
+  const field = formFields(values, onChange, errors, REAUTH_LABELS);
+  return (
+    <>
+      <p className="small">メールアドレスを変更するため、現在のパスワードを入力してください。</p>
+      <TextInput {...field('current_password')} type="password" autoComplete="current-password" required />
+      {asksCode ? <TextInput {...field('code')} autoComplete="one-time-code" required /> : null}
+    </>
+  );
+}
+
 export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
   const { id = '' } = useParams();
   const navigate = useNavigate();
   // Captured once: clearing the draft after saving must not send this screen back to the form.
   const [draft] = useState(() => editDraft.get(id));
   const [stale, setStale] = useState(false);
-  const [currentPassword, setCurrentPassword] = useState('');
-  const [code, setCode] = useState('');
+  const [reauth, setReauth] = useState<Reauth>({ current_password: '', code: '' });
   const { busy, message, errors, run } = useFormSubmit();
   // Moving one's own account to another address (administrators' too) is confirmed with the password.
   const me = useAuth().users[0];
@@ -133,17 +169,11 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
   const save = () =>
     run(() =>
       watchingForConflict(async () => {
-        const res = await api<{ message: string; user: Member }>(`/api/users/${id}`, {
-          method: 'PUT',
-          body: asksPassword
-            ? { ...editPayload(draft), current_password: currentPassword, ...(asksCode ? { code } : {}) }
-            : editPayload(draft),
-        });
-        editDraft.clear(id);
-        await mutate(`/api/users/${id}`, { user: res.user }, { revalidate: false });
-        // The header greets the signed-in user by name: their own edit refreshes that cache too.
-        if (me?.id === id) await fetchCurrentUser().catch(() => null);
-        navigate(`${base}/${id}`, { replace: true, state: { message: res.message } });
+        const body = asksPassword
+          ? { ...editPayload(draft), current_password: reauth.current_password, ...(asksCode ? { code: reauth.code } : {}) }
+          : editPayload(draft);
+        const saved = await saveEdit(id, body, me?.id === id);
+        navigate(`${base}/${id}`, { replace: true, state: { message: saved } });
       }, setStale),
     );
 
@@ -166,32 +196,7 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
       />
       {stale ? <ReloadLatest busy={busy} onReload={() => void loadLatest()} /> : null}
       <ProfileSummary values={draft.values} />
-      {asksPassword ? (
-        <>
-          <p className="small">メールアドレスを変更するため、現在のパスワードを入力してください。</p>
-          <TextInput
-            label="現在のパスワード"
-            name="current_password"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={currentPassword}
-            message={errors.current_password}
-            onInput={setCurrentPassword}
-          />
-          {asksCode ? (
-            <TextInput
-              label="確認コード（認証アプリの6桁）"
-              name="code"
-              autoComplete="one-time-code"
-              required
-              value={code}
-              message={errors.code}
-              onInput={setCode}
-            />
-          ) : null}
-        </>
-      ) : null}
+      {asksPassword ? <EmailChangeReauth values={reauth} errors={errors} asksCode={asksCode} onChange={setReauth} /> : null}
       <div className="actions">
         <button type="button" className="button" onClick={() => navigate(`${base}/${id}/edit`)} disabled={busy}>
           入力画面に戻る

@@ -1,0 +1,124 @@
+import { type Expression, expressionBuilder, type SqlBool, sql } from 'kysely';
+import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
+import { countAll, db as kysely } from '../../db/kysely.ts';
+import { COUNT_CAP, containsPattern, memberNameSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
+import type { Em, Orm } from '../../db/orm.ts';
+import type { UsersAsU } from './member-match.ts';
+import { userDto } from './user-dto.ts';
+
+export interface UserSearch {
+  name?: string;
+  email?: string;
+  affiliations?: number;
+  page: number;
+  per_page: number;
+  sort: string;
+}
+
+/**
+ * The list's orders: a column and its type, each with the id after it. `kana` is 五十音 (the trigger's
+ * kana_sort: members without フリガナ after the others), ascending only.
+ */
+export const USER_ORDERS: Record<
+  string,
+  { column: 'u.created_at' | 'u.email' | 'u.name_key' | 'u.kana_sort'; type: 'timestamptz' | 'text' }
+> = {
+  created_at: { column: 'u.created_at', type: 'timestamptz' },
+  email: { column: 'u.email', type: 'text' },
+  name: { column: 'u.name_key', type: 'text' },
+  kana: { column: 'u.kana_sort', type: 'text' },
+};
+
+export const orderOf = (sort: string) => ({
+  ...(USER_ORDERS[sort.replace(/^-/, '')] ?? (USER_ORDERS.created_at as (typeof USER_ORDERS)[string])),
+  desc: sort.startsWith('-'),
+});
+
+/**
+ * The condition of the administrators' user search (the list and its CSV) on `users as u`: name —
+ * 姓, 名, 「姓 名」, 「姓名」 or フリガナ, any width, hiragana or katakana, 異体字 folded (db/like.ts) —,
+ * e-mail (partial), affiliation. Null when nothing is asked (no `where` at all).
+ */
+export function userWhere(query: Pick<UserSearch, 'name' | 'email' | 'affiliations'>): Expression<SqlBool> | null {
+  const eb = expressionBuilder<UsersAsU, 'u'>();
+  const terms: Expression<SqlBool>[] = [];
+  const byName = query.name
+    ? memberNameSearch(eb, query.name, { key: eb.ref('u.search_key'), grams: eb.ref('u.search_grams') })
+    : null;
+  if (byName) terms.push(byName);
+  if (query.email) terms.push(eb('u.email', 'ilike', containsPattern(query.email)));
+  if (query.affiliations) terms.push(eb('u.affiliation', '=', query.affiliations));
+  return terms.length ? eb.and(terms) : null;
+}
+
+/**
+ * The administrators' user list: searched (userWhere), paged, sorted; read as plain rows (hydrating
+ * entities cost more than the query).
+ */
+const userTotals = (changes: ChangeFeed | undefined) =>
+  tableCache<{ n: number }[]>(changes, 'user list totals', ['users'], { max: 1_000, ttlMs: 10 * 60_000 });
+
+export async function searchUsers(orm: Orm, query: UserSearch, changes?: ChangeFeed) {
+  const db = kysely(orm.em.fork() as Em);
+  const where = userWhere(query);
+  const order = orderOf(query.sort);
+  const dir = order.desc ? 'desc' : 'asc';
+  const cap = query.name || query.email ? SEARCH_COUNT_CAP : COUNT_CAP;
+  const users = () => db.selectFrom('users as u').$call((qb) => (where ? qb.where(where) : qb));
+  const countQuery = db
+    .selectFrom(
+      users()
+        .select(sql.lit(1).as('one'))
+        .limit(cap + 1)
+        .as('capped'),
+    )
+    .select((eb) => countAll(eb).as('n'));
+  const compiled = countQuery.compile();
+  // A total is kept until the users change (change notices): counting is most of the list's cost.
+  const [count] = await cached(userTotals(changes), JSON.stringify([compiled.sql, compiled.parameters]), () =>
+    countQuery.execute(),
+  );
+  // The page's ids first — from the order's index alone (created_at, kana_sort), however deep the
+  // page — then the rows of those few.
+  const rows = await db
+    .with('page', () =>
+      users()
+        .select('u.id')
+        .orderBy(order.column, dir)
+        .orderBy('u.id', dir)
+        .limit(query.per_page)
+        .offset((query.page - 1) * query.per_page),
+    )
+    .selectFrom('page')
+    .innerJoin('users as u', 'u.id', 'page.id')
+    .select([
+      'u.id',
+      'u.email',
+      'u.last_name as lastName',
+      'u.first_name as firstName',
+      'u.last_name_kana as lastNameKana',
+      'u.first_name_kana as firstNameKana',
+      'u.role',
+      'u.email_verified as emailVerified',
+      'u.affiliation',
+      'u.affiliation_name as affiliationName',
+      'u.affiliation_other as affiliationOther',
+      'u.distribution',
+      'u.created_at as createdAt',
+      'u.updated_at as updatedAt',
+      'u.pending_email as pendingEmail',
+      'u.two_factor_enabled as twoFactorEnabled',
+      'u.last_sign_in_at as lastSignInAt',
+    ])
+    .orderBy(order.column, dir)
+    .orderBy('u.id', dir)
+    .execute();
+  const n = count?.n ?? 0;
+  return {
+    users: rows.map((u) => userDto(u, { pendingEmail: u.pendingEmail ?? null })),
+    total: Math.min(n, cap),
+    total_capped: n > cap,
+    page: query.page,
+    per_page: query.per_page,
+  };
+}
