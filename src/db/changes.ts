@@ -7,9 +7,9 @@ export const CHANGE_CHANNEL = 'shop_changes';
 const RECONNECT_MS = [100, 500, 1_000, 2_000, 5_000];
 const SYNC_TIMEOUT_MS = 2_000;
 /** How often the feed proves itself by a notice sent from the pool and heard back on the listener. */
-export const BEAT_MS = 250;
+const BEAT_MS = 250;
 /** Caches are trusted only while a beat sent at most this long ago has come back. */
-export const LIVE_WINDOW_MS = 1_000;
+const LIVE_WINDOW_MS = 1_000;
 
 type Listener = (key: string | undefined) => void;
 

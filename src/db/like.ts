@@ -73,7 +73,7 @@ const HIRAGANA_TO = `${String.fromCodePoint(...Array.from({ length: 0x56 }, (_, 
 
 /** The two strings of SQL `translate(text, FOLD_FROM, FOLD_TO)` that `searchKey` applies (one code point each). */
 export const FOLD_FROM = HIRAGANA_FROM + Object.keys(NAME_VARIANTS).join('');
-export const FOLD_TO = HIRAGANA_TO + Object.values(NAME_VARIANTS).join('');
+const FOLD_TO = HIRAGANA_TO + Object.values(NAME_VARIANTS).join('');
 
 const FOLD_TARGETS = [...FOLD_TO];
 const FOLDS = new Map<string, string>([...FOLD_FROM].map((char, i) => [char, FOLD_TARGETS[i] as string]));

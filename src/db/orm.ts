@@ -27,7 +27,7 @@ export interface PoolLimits {
   idleInTransactionMs?: number;
 }
 
-export const DEFAULT_POOL_LIMITS: Required<PoolLimits> = {
+const DEFAULT_POOL_LIMITS: Required<PoolLimits> = {
   connectionTimeoutMillis: 10_000,
   idleInTransactionMs: 60_000,
 };

@@ -36,7 +36,7 @@ export const cappedBackoff =
   };
 
 /** Attempts whose un-jittered delays add up to at least `budgetMs` (jitter averages out). */
-export function attemptsFor(budgetMs: number, maxDelayMs: number = RETRY.maxDelayMs): number {
+function attemptsFor(budgetMs: number, maxDelayMs: number = RETRY.maxDelayMs): number {
   let waited = 0;
   let attempts = 1;
   while (waited < budgetMs) waited += retryDelayMs(attempts++, maxDelayMs);

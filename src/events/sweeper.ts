@@ -28,12 +28,12 @@ import { jobOf, type OutboxRow } from './relay.ts';
  * as events to deliver again. Redis may lose everything: the next run re-drives what it held.
  */
 
-export const SWEEP_QUEUE = 'maintenance';
-export const SWEEP_SCHEDULER_ID = 'outbox-sweeper';
+const SWEEP_QUEUE = 'maintenance';
+const SWEEP_SCHEDULER_ID = 'outbox-sweeper';
 /** Where the sweeper leaves the time of its last run and how many jobs it re-drove. */
 export const sweeperRunKey = (prefix: string) => `${prefix}:health:sweeper`;
-export const DEFAULT_SWEEP_EVERY_MS = 60_000;
-export const DEFAULT_SWEEP_GRACE_MS = 5 * 60_000;
+const DEFAULT_SWEEP_EVERY_MS = 60_000;
+const DEFAULT_SWEEP_GRACE_MS = 5 * 60_000;
 const BATCH = 500;
 
 export interface SweepContext {
@@ -55,7 +55,7 @@ export type SweepSource = (ctx: SweepContext) => Promise<MissingWork[]>;
  * What a failed-for-good job of this event means to its module (e.g. the export is marked failed):
  * the event is then acknowledged instead of re-driven.
  */
-export type GiveUp = (ctx: SweepContext, event: DomainEvent, reason: string) => Promise<void>;
+type GiveUp = (ctx: SweepContext, event: DomainEvent, reason: string) => Promise<void>;
 export type GiveUps = Partial<Record<EventName, GiveUp>>;
 
 export interface SweepReport {

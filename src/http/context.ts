@@ -43,9 +43,8 @@ export interface PaymentsPort {
 }
 
 /**
- * Services that only their own module's handlers use, declared by that module where it defines them,
- * by declaration merging (accounts/auth.ts adds `auth`), so that this file imports no module:
- * `declare module '../../http/context.ts' { interface ModuleServices { auth: Auth } }`.
+ * Services declared by the module that owns them, by declaration merging (accounts/auth.ts adds `auth`),
+ * so that this file imports no module. @public: the merge needs the export, which knip cannot see.
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in the modules that own the services
 export interface ModuleServices {}
@@ -97,7 +96,7 @@ export interface AppEnv {
 }
 
 /** An API path (under /api) that takes a larger body than the 1 MB JSON limit: picture uploads. */
-export interface UploadRoute {
+interface UploadRoute {
   path: RegExp;
   maxBytes: number;
 }

@@ -107,10 +107,10 @@ function withAllKeys(schema: v.GenericSchema, input: unknown): unknown {
  */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
 const FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]|[\ud800-\udfff]/u;
-export const FORBIDDEN_MESSAGE = '使用できない文字（制御文字など）が含まれています。';
+const FORBIDDEN_MESSAGE = '使用できない文字（制御文字など）が含まれています。';
 
 /** The fields (dotted paths) of `input` whose text holds a FORBIDDEN character. */
-export function fieldsWithForbiddenCharacters(input: unknown, path = ''): string[] {
+function fieldsWithForbiddenCharacters(input: unknown, path = ''): string[] {
   if (typeof input === 'string') return FORBIDDEN.test(input) ? [path || '_'] : [];
   if (Array.isArray(input))
     return input.flatMap((item, i) => fieldsWithForbiddenCharacters(item, path ? `${path}.${i}` : String(i)));

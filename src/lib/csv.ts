@@ -5,7 +5,7 @@ import { jstStamp } from './japan-time.ts';
 /** Japanese Excel's "Shift_JIS" is Microsoft's CP932 (Windows-31J): what `shift_jis` means here. */
 export const CP932 = 'cp932';
 /** 〓 (geta): the conventional stand-in for a character the encoding cannot hold. */
-export const GETA = '〓';
+const GETA = '〓';
 
 /**
  * Characters that Japanese input methods produce from the JIS table (and macOS from Unicode) whose
@@ -76,7 +76,7 @@ export function contentDisposition(names: { utf8: string; ascii: string }): stri
  * `escape_formulas` (OWASP "CSV injection": a cell starting with = + - @ — also full-width — tab or
  * CR is written as text).
  */
-export const CSV_OPTIONS = { record_delimiter: 'windows', quoted_string: false, escape_formulas: true } as const;
+const CSV_OPTIONS = { record_delimiter: 'windows', quoted_string: false, escape_formulas: true } as const;
 
 // A cell csv-stringify would change: a quote, comma or line break anywhere, or a formula start.
 const NEEDS_CSV_STRINGIFY = /[",\r\n]|^[-=+@\t\uFF1D\uFF0B\uFF0D\uFF20]/;

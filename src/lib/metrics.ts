@@ -7,7 +7,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
  * shop. Served by GET /metrics (web) and WORKER_METRICS_PORT (worker), both behind METRICS_TOKEN.
  * Names: a `shop_` prefix, `_total`, `_seconds`; labels from small fixed sets, never ids.
  */
-export const registry = new Registry();
+const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
 export const httpRequestDuration = new Histogram({

@@ -49,7 +49,7 @@ const KANA: Record<string, string> = Object.fromEntries(
 );
 
 /** Hepburn romaji of a katakana reading (ヤマダ → yamada, キョウコ → kyouko), enough to spot a name in a password. */
-export function romanise(kana: string): string {
+function romanise(kana: string): string {
   // NFKC: ﾔﾏﾀﾞ → ヤマダ; hiragana as typed (やまだ) read as katakana.
   const chars = [...kana.normalize('NFKC').replace(/[\u3041-\u3096]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0x60))];
   let out = '';

@@ -3,23 +3,11 @@ import { Redis, type RedisOptions } from 'ioredis';
 /** Where Redis is: one URL, a Unix socket (the development fallback), or a primary found through Sentinel. */
 export type RedisTarget = ({ url: string } | { path: string } | SentinelTarget) & { password?: string; db?: number };
 
-export interface SentinelTarget {
+interface SentinelTarget {
   sentinels: { host: string; port: number }[];
   /** The monitored primary's name (`sentinel monitor <name> …`). */
   name: string;
   sentinelPassword?: string;
-}
-
-/** Says where `target` points, for logs (no passwords). */
-export function describeRedis(target: RedisTarget): string {
-  if ('url' in target) {
-    const url = new URL(target.url);
-    url.password = '';
-    url.username = '';
-    return url.toString();
-  }
-  if ('path' in target) return target.path;
-  return `sentinel ${target.name} via ${target.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`;
 }
 
 /**
@@ -97,7 +85,7 @@ export async function evictionPolicy(client: Redis): Promise<string | undefined>
 }
 
 /** Why a Redis that may evict keys is refused, and how to fix it (Japanese, then English). */
-export function evictionPolicyMessage(policy: string | undefined): string {
+function evictionPolicyMessage(policy: string | undefined): string {
   const shown = policy ?? '(unknown)';
   return [
     `Redis の maxmemory-policy が ${shown} です。ジョブのキーが消されないよう noeviction にしてください:`,

@@ -8,7 +8,7 @@ import { SIGN_IN_CHALLENGE_PATH, type SignInChallenges } from './passkey-challen
 import { hashPassword, verifyPassword } from './password.ts';
 import { generateRecoveryCodes } from './recovery-codes.ts';
 
-export const HOST_COOKIE_PREFIX = '__Host-better-auth';
+const HOST_COOKIE_PREFIX = '__Host-better-auth';
 
 export interface AuthOptions {
   // biome-ignore lint/suspicious/noExplicitAny: better-auth takes an untyped Kysely
@@ -35,12 +35,12 @@ function requireUserVerified(verified: boolean | undefined, status: 'BAD_REQUEST
 
 /** better-auth's session length and refresh age, which the session reader (session.ts) keeps too. */
 export const SESSION_SECONDS = 7 * 24 * 3600;
-export const REFRESH_AFTER_SECONDS = 24 * 3600;
+const REFRESH_AFTER_SECONDS = 24 * 3600;
 
 /** The issuer an authenticator app shows beside the code. */
-export const TOTP_ISSUER = 'ライセンスストア';
+const TOTP_ISSUER = 'ライセンスストア';
 /** 「この端末を30日間信頼する」 (never for administrators: accounts/sign-in.ts). */
-export const TRUST_DEVICE_SECONDS = 30 * 24 * 3600;
+const TRUST_DEVICE_SECONDS = 30 * 24 * 3600;
 
 /** The timestamp columns of better-auth's tables (snake_case, as stored). */
 const TIMESTAMPS = new Set(['expires_at', 'created_at', 'updated_at', 'locked_until', 'ban_expires']);

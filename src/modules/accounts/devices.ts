@@ -9,7 +9,7 @@ import { recordEvent, transact } from '../../events/outbox.ts';
  * the member, survives sign-outs and is set at the first sign-in. A sign-in whose device id the
  * account has not seen before (known_devices) mails its owner 新しい端末からのログイン.
  */
-export const DEVICE_COOKIE = 'shop_device';
+const DEVICE_COOKIE = 'shop_device';
 /** 400 days: the longest a browser keeps a cookie (Chrome's cap). */
 const DEVICE_COOKIE_SECONDS = 400 * 24 * 3600;
 

@@ -11,7 +11,7 @@ import { AFFILIATIONS } from './affiliations.ts';
 import { orderOf, type UserSearch, userWhere } from './user-search.ts';
 
 /** The member CSV's columns, in the order of the administrators' screens. */
-export const MEMBER_CSV_HEADER = [
+const MEMBER_CSV_HEADER = [
   '姓',
   '名',
   'セイ',

@@ -17,7 +17,7 @@ import { loadPasswordRater, type PasswordOwnerDetails, strongEnough } from '../.
  *
  * Only new passwords pass here: an existing weak password still signs in until it is changed.
  */
-export const COMMON_PASSWORD_COUNT = 10_000;
+const COMMON_PASSWORD_COUNT = 10_000;
 
 let common: Set<string> | undefined;
 function commonPasswords(): Set<string> {
@@ -29,9 +29,9 @@ const fold = (text: string) => text.normalize('NFKC').toLowerCase();
 
 export const COMMON_PASSWORD_MESSAGE = (label: string) =>
   `${label}はよく使われていて推測されやすいため使用できません。別のパスワードを入力してください。`;
-export const EMAIL_IN_PASSWORD_MESSAGE = (label: string) => `${label}にメールアドレスの一部を含めることはできません。`;
-export const NAME_IN_PASSWORD_MESSAGE = (label: string) => `${label}にお名前（姓・名）を含めることはできません。`;
-export const WEAK_PASSWORD_MESSAGE = (label: string) =>
+const EMAIL_IN_PASSWORD_MESSAGE = (label: string) => `${label}にメールアドレスの一部を含めることはできません。`;
+const NAME_IN_PASSWORD_MESSAGE = (label: string) => `${label}にお名前（姓・名）を含めることはできません。`;
+const WEAK_PASSWORD_MESSAGE = (label: string) =>
   `${label}は単純で推測されやすいため使用できません。関係のない単語を組み合わせる、長くするなどしてください。`;
 
 export function isCommonPassword(password: string): boolean {
@@ -43,7 +43,7 @@ export type PasswordOwner = PasswordOwnerDetails;
 const text = (value: unknown) => (typeof value === 'string' ? fold(value.trim()) : '');
 
 /** The message for a password built from its owner's own details, or null. */
-export function personalPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): string | null {
+function personalPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): string | null {
   const folded = fold(password);
   const local = text(owner.email).split('@')[0] ?? '';
   if (local.length >= 3 && folded.includes(local)) return EMAIL_IN_PASSWORD_MESSAGE(label);
@@ -54,7 +54,7 @@ export function personalPasswordProblem(password: string, owner: PasswordOwner, 
 }
 
 /** 422-worthy when zxcvbn-ts scores `password` below the floor for its owner: the message, or null. */
-export async function weakPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): Promise<string | null> {
+async function weakPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): Promise<string | null> {
   return strongEnough(await loadPasswordRater(), password, owner) ? null : WEAK_PASSWORD_MESSAGE(label);
 }
 

@@ -56,7 +56,7 @@ export async function credentialPassword(db: Db, userId: string): Promise<string
 }
 
 /** Why a reset link does not work, as the API's `code` and the message the reset page shows. */
-export const RESET_LINK_PROBLEMS = {
+const RESET_LINK_PROBLEMS = {
   used: {
     code: 'reset_link_used',
     message: 'このリンクは使用済みです。パスワードを再設定するには、もう一度お手続きください。',

@@ -10,13 +10,13 @@ import { type Auth, SESSION_SECONDS } from './auth.ts';
  * How long a session may live at most, however often it is used, and — administrators only — how
  * long it may lie unused (docs/decisions/0028-session-lifetime.md). Renewal never passes the end.
  */
-export const SESSION_LIFETIME = {
+const SESSION_LIFETIME = {
   memberAbsoluteSeconds: 30 * 24 * 3600,
   adminAbsoluteSeconds: 12 * 3600,
   adminIdleSeconds: 30 * 60,
 } as const;
 /** A session's last use is written at most this often (each write is a change notice). */
-export const ACTIVITY_WRITE_SECONDS = 60;
+const ACTIVITY_WRITE_SECONDS = 60;
 
 /** When a session ends: its expiry, its absolute end, and for administrators its idle end (ms). */
 export function sessionEndsAt(session: {
@@ -74,7 +74,7 @@ interface SessionRow {
   two_factor_enabled: boolean | null;
 }
 
-export function cookieValue(header: string | null, name: string): string | undefined {
+function cookieValue(header: string | null, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
@@ -176,4 +176,3 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     };
   };
 }
-export type SessionReader = ReturnType<typeof createSessionReader>;

@@ -10,7 +10,7 @@ import { verifyPassword } from './password.ts';
 import { canonicalRecoveryCode } from './recovery-codes.ts';
 import { signedCookieValue } from './session.ts';
 
-export const WRONG_PASSWORD = 'パスワードが正しくありません。';
+const WRONG_PASSWORD = 'パスワードが正しくありません。';
 export const WRONG_CODE = '確認コードが正しくありません。認証アプリに表示されている6桁の数字を入力してください。';
 export const WRONG_RECOVERY_CODE = 'リカバリーコードが正しくないか、すでに使用されています。';
 export const SIGN_IN_AGAIN = 'ログインの手続きの有効期限が切れました。もう一度メールアドレスとパスワードでログインしてください。';

@@ -7,7 +7,7 @@
  */
 
 /** Helpers a module's value format may use, so its values read like every other entry's. */
-export interface ValueText {
+interface ValueText {
   /** Any JSON value as text: はい/いいえ, numbers with separators, lists joined with 、, objects as key: value. */
   plain(value: unknown): string;
   /** The first few values, then how many there are in all. */
@@ -18,7 +18,7 @@ export interface ValueText {
 }
 
 /** How a field's recorded value reads: its word in a table (unknown values as they are), or a function. */
-export type ValueFormat = Readonly<Record<string, string>> | ((value: unknown, text: ValueText) => string);
+type ValueFormat = Readonly<Record<string, string>> | ((value: unknown, text: ValueText) => string);
 
 /** The words one module gives the audit log for the entries it records. */
 export interface AuditLabels {

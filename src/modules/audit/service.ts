@@ -53,7 +53,7 @@ export interface AuditRow {
 }
 
 /** Sales an entry names on the screen; the rest are a link away (GET /api/sales?audit_id=…). */
-export const LISTED_SALES = 10;
+const LISTED_SALES = 10;
 
 /** The sales an entry moved, as the screen shows them: how many, the first LISTED_SALES, whether there are more. */
 function salesOf(row: AuditRow) {
@@ -78,8 +78,6 @@ export function auditLogDto(words: AuditVocabulary, row: AuditRow) {
     created_at: new Date(row.created_at).toISOString(),
   };
 }
-
-export type AuditLogView = ReturnType<typeof auditLogDto>;
 
 /** Queries on the entries as `audit_logs as a`. */
 type Entries = DB & { a: DB['audit_logs'] };
@@ -177,7 +175,7 @@ const saleIdsIn = (snapshot: Expression<Json | null>) =>
 export const saleIdsOf = (eb: EntriesEb) => eb.fn.coalesce(saleIdsIn(eb.ref('a.after')), saleIdsIn(eb.ref('a.before')));
 
 /** A snapshot without its `sale_ids` (which stay in PostgreSQL). */
-export const withoutSaleIds = (snapshot: Expression<Json | null>) =>
+const withoutSaleIds = (snapshot: Expression<Json | null>) =>
   sql<Json | null>`case when jsonb_typeof(${snapshot}) = 'object' then ${snapshot} - 'sale_ids' else ${snapshot} end`;
 
 /** An entry's own columns as the list and its CSV read them: snapshots without their `sale_ids`. */

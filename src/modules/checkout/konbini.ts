@@ -10,7 +10,7 @@ import { renderMail, sendOnce } from '../mail/index.ts';
 import { CheckoutSession, type KonbiniStoreCode } from './entities/checkout-session.entity.ts';
 
 /** The chains of Stripe's konbini voucher, in the order Stripe lists them. */
-export const KONBINI_STORES = [
+const KONBINI_STORES = [
   ['familymart', 'ファミリーマート'],
   ['lawson', 'ローソン'],
   ['ministop', 'ミニストップ'],
@@ -55,8 +55,8 @@ export function voucherView(checkout: KonbiniVoucher) {
 }
 
 /** Member-facing state of a konbini order that is not (yet) a sale. */
-export type KonbiniOrderState = 'awaiting_payment' | 'expired';
-export const KONBINI_ORDER_LABEL: Record<KonbiniOrderState, string> = {
+type KonbiniOrderState = 'awaiting_payment' | 'expired';
+const KONBINI_ORDER_LABEL: Record<KonbiniOrderState, string> = {
   awaiting_payment: 'お支払い待ち',
   expired: '期限切れ',
 };
@@ -95,7 +95,6 @@ export async function konbiniOrdersOf(orm: Orm, userId: string) {
     };
   });
 }
-export type KonbiniOrder = Awaited<ReturnType<typeof konbiniOrdersOf>>[number];
 
 /** The buyer gets the payment numbers, the voucher link and the deadline, once per event (`eventId`). */
 export async function mailKonbiniVoucher(ctx: JobContext, eventId: string, checkoutId: string): Promise<JobResult> {
@@ -159,7 +158,7 @@ function paymentLines(
  * the night) until the deadline. An order placed on that day or later gets none: its voucher mail is
  * a day old at most.
  */
-export const KONBINI_REMINDER_HOUR_JST = 9;
+const KONBINI_REMINDER_HOUR_JST = 9;
 
 /**
  * The pending konbini payments whose reminder is due at `now`, each marked as reminded in the same
@@ -167,7 +166,7 @@ export const KONBINI_REMINDER_HOUR_JST = 9;
  * checkout is reminded once, whichever worker sweeps and however often (decision 0007 keys the e-mail
  * by that event). Checkouts locked by another transaction (a webhook settling them) wait for the next sweep.
  */
-export async function dueKonbiniReminders(em: Em, now: Date) {
+async function dueKonbiniReminders(em: Em, now: Date) {
   const at = sql<string>`${now.toISOString()}::timestamptz`;
   const rows = await kysely(em)
     .updateTable('checkout_sessions')

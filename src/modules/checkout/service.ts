@@ -80,8 +80,8 @@ export async function startCheckout(
   return { url: session.url };
 }
 
-export const ALREADY_PURCHASED = 'このライセンスは購入済みです。';
-export const PAYMENT_PENDING =
+const ALREADY_PURCHASED = 'このライセンスは購入済みです。';
+const PAYMENT_PENDING =
   'このライセンスはコンビニでのお支払いをお待ちしています。お支払い番号（払込票）に沿って、期限までにお支払いください。';
 
 /**

@@ -14,7 +14,7 @@ import { metricsFor, readShopFigures } from '../../lib/metrics.ts';
 import { assertNoEviction, RedisPolicyError } from '../../lib/redis.ts';
 import { recentWorkers } from './heartbeat.ts';
 
-export { recentWorkers, startWorkerHeartbeat, type WorkerBeat, type WorkerHeartbeat } from './heartbeat.ts';
+export { recentWorkers, startWorkerHeartbeat } from './heartbeat.ts';
 export { workersAlive } from './workers-alive.ts';
 
 /** A check answers within this time or counts as failed (a load balancer must not wait for the pool's own timeout). */

@@ -24,10 +24,10 @@ export interface Mailer {
  * SMTP time limits (ms) unless SMTP_URL's query sets its own (e.g. `?socketTimeout=60000`): a hung
  * server costs half a minute per phase, not nodemailer's default 2 (connect) and 10 (socket) minutes.
  */
-export const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 30_000 } as const;
+const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 30_000 } as const;
 
 /** The domain of the sender address (`"ライセンスストア" <no-reply@example.jp>` → `example.jp`). */
-export function senderDomain(from: string): string {
+function senderDomain(from: string): string {
   const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1]?.toLowerCase();
   return domain || 'localhost';
 }
@@ -44,7 +44,7 @@ export const messageIdFor = (key: string, from: string): string =>
  * e.g. `2026-11-22T10-15-00-000Z_demo-member@example.jp_22be36e2.eml`. Anything a file name should not
  * hold becomes `_`.
  */
-export function devMailFileName(at: Date, to: string, messageId: string): string {
+function devMailFileName(at: Date, to: string, messageId: string): string {
   const time = at.toISOString().replace(/[:.]/g, '-');
   const recipient = to.replace(/[^A-Za-z0-9@._+-]/g, '_').slice(0, 120);
   const id = messageId

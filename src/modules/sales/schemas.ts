@@ -12,7 +12,7 @@ const positiveInt = (message: string) =>
 const date = rules.date();
 
 /** Filters of the sales list and of the CSV export (query string or JSON). */
-export const SalesQuery = v.object({
+const SalesQuery = v.object({
   license_id: v.optional(
     v.union([v.literal(''), positiveInt('ライセンスが正しくありません。')], 'ライセンスが正しくありません。'),
   ),
@@ -51,7 +51,7 @@ export const SalesQuery = v.object({
 });
 
 /** A paid-date range the wrong way round finds nothing: it is refused on `paid_to` (422), not answered with 0 rows. */
-export const DATES_REVERSED = '購入日（まで）は購入日（から）と同じか、それより後の日付を指定してください。';
+const DATES_REVERSED = '購入日（まで）は購入日（から）と同じか、それより後の日付を指定してください。';
 const datesInOrder = (input: { paid_from?: string; paid_to?: string }) =>
   !input.paid_from || !input.paid_to || input.paid_from <= input.paid_to;
 
@@ -68,7 +68,7 @@ const datesCheck = <T extends DateRange>() =>
   });
 
 /** `schema` (an object with paid_from and paid_to) with its dates in order. */
-export const withDatesInOrder = <T extends DateRange, S extends v.GenericSchema<unknown, T>>(schema: S) =>
+const withDatesInOrder = <T extends DateRange, S extends v.GenericSchema<unknown, T>>(schema: S) =>
   v.pipe(schema, datesCheck<v.InferOutput<S>>());
 
 /** The list's query as GET /api/sales takes it. */
@@ -78,7 +78,7 @@ export const SalesListQuery = withDatesInOrder(SalesQuery);
 export const PageQuery = v.object({ page: SalesQuery.entries.page, per_page: SalesQuery.entries.per_page });
 
 /** The count the administrator confirmed on screen. */
-export const expectedCount = v.optional(
+const expectedCount = v.optional(
   v.pipe(v.number('件数が正しくありません。'), v.integer('件数が正しくありません。'), v.minValue(0, '件数が正しくありません。')),
 );
 

@@ -7,7 +7,7 @@ import type { SaleStatus } from './entities/sale.entity.ts';
 import { SaleStatusMove, SaleStatusMoveSale } from './entities/status-move.entity.ts';
 
 /** How many sales one registration-mail job handles: a move of 660,000 sales is 1,320 small jobs. */
-export const MAIL_CHUNK = 500;
+const MAIL_CHUNK = 500;
 
 /**
  * Records that `saleIds` (already updated, in this transaction) moved `from` → `to`, and the one

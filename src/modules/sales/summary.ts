@@ -20,7 +20,7 @@ import { type SalesEb, salesFilter } from './service.ts';
  *   they were paid;
  * - net_amount = amount − refunded_amount (純売上), net_tax likewise.
  */
-export const MAX_SUMMARY_DAYS = 366;
+const MAX_SUMMARY_DAYS = 366;
 
 const day = (label: string) =>
   v.optional(v.union([v.literal(''), rules.date()], `${label}は YYYY-MM-DD の形式の正しい日付で入力してください。`), '');
@@ -71,7 +71,7 @@ export function periodOf(query: { from?: string; to?: string }, now = new Date()
   return { from: `${today.slice(0, 8)}01`, to: lastDayOfMonth(today) };
 }
 
-export interface LicenseTotals {
+interface LicenseTotals {
   license_id: number;
   name: string;
   count: number;
@@ -202,7 +202,7 @@ const CSV_COLUMNS = [
 ] as const;
 
 /** 2026-11 for a whole calendar month, else 2026-11-01_2026-11-15. */
-export function periodLabel(period: Period): string {
+function periodLabel(period: Period): string {
   const wholeMonth =
     period.from.endsWith('-01') && period.to.slice(0, 7) === period.from.slice(0, 7) && period.to === lastDayOfMonth(period.to);
   return wholeMonth ? period.from.slice(0, 7) : `${period.from}_${period.to}`;
@@ -213,7 +213,7 @@ export function periodLabel(period: Period): string {
  * licence, then 合計. Amounts are written as plain integers — a negative 純売上 stays a number — and
  * the texts go through csvRecord.
  */
-export function summaryCsv(summary: SalesSummary, bom: boolean): string {
+function summaryCsv(summary: SalesSummary, bom: boolean): string {
   const row = (text: string[], numbers: number[]) => `${csvRecord(text)},${numbers.join(',')}\r\n`;
   let out = csvHeader(CSV_COLUMNS, bom);
   for (const l of summary.by_license) {

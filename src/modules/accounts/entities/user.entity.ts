@@ -6,7 +6,7 @@ import { nameKeyColumn } from '../../../db/like.ts';
  * The member or administrator. better-auth reads and writes this table too (model `users`,
  * snake_case fields mapped in auth.ts); MikroORM owns its schema and migrations.
  */
-export const UserSchema = defineEntity({
+const UserSchema = defineEntity({
   name: 'User',
   tableName: 'users',
   uniques: [
@@ -80,7 +80,7 @@ export const UserSchema = defineEntity({
 export class User extends UserSchema.class {}
 UserSchema.setClass(User);
 
-export const SessionSchema = defineEntity({
+const SessionSchema = defineEntity({
   name: 'Session',
   tableName: 'sessions',
   properties: {
@@ -100,7 +100,7 @@ export const SessionSchema = defineEntity({
 export class Session extends SessionSchema.class {}
 SessionSchema.setClass(Session);
 
-export const AccountSchema = defineEntity({
+const AccountSchema = defineEntity({
   name: 'Account',
   tableName: 'accounts',
   properties: {
@@ -122,7 +122,7 @@ export const AccountSchema = defineEntity({
 export class Account extends AccountSchema.class {}
 AccountSchema.setClass(Account);
 
-export const VerificationSchema = defineEntity({
+const VerificationSchema = defineEntity({
   name: 'Verification',
   tableName: 'verifications',
   properties: {

@@ -14,7 +14,7 @@ export interface KonbiniStoreCode {
  * (Stripe's amount or currency did not match what we asked for: never fulfilled). A konbini payment
  * keeps the voucher Stripe issued (page, deadline, codes per chain) while it is pending and after.
  */
-export const CheckoutSessionSchema = defineEntity({
+const CheckoutSessionSchema = defineEntity({
   name: 'CheckoutSession',
   tableName: 'checkout_sessions',
   indexes: [
@@ -64,7 +64,7 @@ CheckoutSessionSchema.setClass(CheckoutSession);
  * processed), processed (`processedAt`, with its `outcome`), failed (`failedAt` and `lastError` of the
  * latest failed attempt, still retried by the queue and replayable by an operator).
  */
-export const StripeEventSchema = defineEntity({
+const StripeEventSchema = defineEntity({
   name: 'StripeEvent',
   tableName: 'stripe_events',
   indexes: [

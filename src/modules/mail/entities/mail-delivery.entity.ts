@@ -10,7 +10,7 @@ export type MailStatus = 'sending' | 'sent' | 'failed';
  * attempt, a permanent one (`permanent`) until an operator resends: see mail/service.ts and
  * docs/decisions/0007-exactly-once-mail.md.
  */
-export const MailDeliverySchema = defineEntity({
+const MailDeliverySchema = defineEntity({
   name: 'MailDelivery',
   tableName: 'mail_deliveries',
   // A member's mail log, newest first.

@@ -10,7 +10,6 @@ import { nameKeyColumn } from '../../../db/like.ts';
 export const SaleStatus = { AwaitingExport: 0, InProgress: 1, Registered: 2 } as const;
 export type SaleStatus = (typeof SaleStatus)[keyof typeof SaleStatus];
 export const SALE_STATUSES: readonly SaleStatus[] = [SaleStatus.AwaitingExport, SaleStatus.InProgress, SaleStatus.Registered];
-export const isSaleStatus = (value: unknown): value is SaleStatus => SALE_STATUSES.includes(value as SaleStatus);
 
 /** The back office's word for each state (the member's words are MEMBER_SALE_STATE in service.ts). */
 export const SALE_STATUS_LABEL: Record<SaleStatus, string> = {
@@ -24,7 +23,7 @@ export const SALE_STATUS_LABEL: Record<SaleStatus, string> = {
  * account is deleted (UserDeleted empties `userId`), for accounting. `userId` and `licenseId` name
  * other modules' records by id only: no relation, no foreign key across modules.
  */
-export const SaleSchema = defineEntity({
+const SaleSchema = defineEntity({
   name: 'Sale',
   tableName: 'sales',
   // The administrators' list is newest first, whole or per licence or status; names and e-mails are

@@ -16,7 +16,7 @@ export const exportContentType = (encoding: string) => `text/csv; charset=${enco
  * A cell as the file's encoding holds it: UTF-8 as it is; CP932 in its CP932 forms, with 〓 for what
  * CP932 cannot hold when the administrator chose that, or else the export refused.
  */
-export function cellWriter(cp932: boolean, replace: boolean): (text: string, saleId: number) => string {
+function cellWriter(cp932: boolean, replace: boolean): (text: string, saleId: number) => string {
   if (!cp932) return (text) => text;
   if (replace) return replaceUnmappable;
   return (text, saleId) => {

@@ -8,7 +8,7 @@ import { discardUnfinished } from './file.ts';
 
 export const EXPORT_INTERRUPTED =
   'CSVの作成が途中で止まりました（処理していたワーカーが停止しました）。「再実行」で作り直してください。';
-export const EXPORT_GAVE_UP = 'CSVの作成を何度か試みましたが完了できませんでした。「再実行」で作り直してください。';
+const EXPORT_GAVE_UP = 'CSVの作成を何度か試みましたが完了できませんでした。「再実行」で作り直してください。';
 
 /** What the sweeper hands a module: the transaction, the file store, and a way to act after commit. */
 interface SweepContextOfExports {
