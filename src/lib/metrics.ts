@@ -40,7 +40,7 @@ export const jobDuration = new Histogram({
   registers: [registry],
 });
 
-/** What every process shares, as the operator watches it (src/modules/health/figures.ts computes it). */
+/** What every process shares, as the operator watches it (src/host/shop-figures.ts computes it). */
 export interface ShopFigures {
   queues: Record<string, { waiting: number; active: number; delayed: number; failed: number }>;
   outbox: { backlog: number; oldestAgeSeconds: number };
