@@ -114,10 +114,6 @@ export async function poolStats(orm: Orm): Promise<{ total: number; idle: number
   return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
 }
 
-/**
- * MikroORM on PostgreSQL (DATABASE_URL) or, when it is unset, on embedded PGlite under DATA_DIR.
- * `entities` is the explicit list the host collects from the modules (src/host/modules.ts).
- */
 export function ormConfig(
   env: DbEnv,
   entities: readonly EntityClass[],
@@ -154,7 +150,6 @@ export function ormConfig(
   }
   const dir = join(env.dataDir, 'pgdata');
   mkdirSync(env.dataDir, { recursive: true });
-  // pg_trgm (the search indexes) is a contrib extension PGlite loads on request.
   return { ...common, driver: PgliteDriver, dbName: dir, driverOptions: { extensions: { pg_trgm } }, ...overrides } as Options;
 }
 
@@ -191,7 +186,7 @@ export async function withMigrationLock<T>(orm: Orm, lockUrl: string | undefined
     for (;;) {
       await client.query('begin');
       await client.query('set local idle_in_transaction_session_timeout = 0');
-      // SQL as text: an advisory lock on a connection of its own, which no query builder says.
+      // SQL as text: an advisory lock on a connection of its own.
       const { rows } = await client.query<{ locked: boolean }>(`select pg_try_advisory_xact_lock(${MIGRATION_LOCK}) as locked`);
       if (rows[0]?.locked) break;
       await client.query('rollback');

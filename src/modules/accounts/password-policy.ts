@@ -3,19 +3,8 @@ import { validationError } from '../../http/errors.ts';
 import { loadPasswordRater, type PasswordOwnerDetails, strongEnough } from '../../lib/password-strength.ts';
 
 /**
- * New passwords to ASVS 5.0 V6.2 (docs/decisions/0029-asvs-hardening.md). Length (8..72) is ruled by
- * the schemas; this refuses what an attacker tries first:
- *
- * - the 10,000 most common passwords: the head of the frequency-ordered `passwords-common` list that
- *   `@zxcvbn-ts/language-common` 4.1.3 ships (zxcvbn-ts's compilation of leaked-password corpora,
- *   most frequent first), compared without case;
- * - passwords containing the e-mail's local part (3+ characters) or the member's last or first name
- *   (2+ characters; one kanji such as 林 would refuse too much), compared after NFKC and without case,
- *   so a full-width ＴＡＲＯ counts as taro (V6.2.11);
- * - what zxcvbn-ts scores below 2 with the owner's details as user inputs (src/lib/password-strength.ts,
- *   the rule the SPA's meter shares): `passw0rd!`, `P@ssw0rd1`, `qwerty123!`, eight spaces (issue 30).
- *
- * Only new passwords pass here: an existing weak password still signs in until it is changed.
+ * New passwords to ASVS 5.0 V6.2 (docs/decisions/0029-asvs-hardening.md): the 10,000 most common, the
+ * owner's own details (after NFKC, without case), and what zxcvbn-ts scores below 2, as the SPA's meter.
  */
 const COMMON_PASSWORD_COUNT = 10_000;
 
@@ -42,7 +31,6 @@ export type PasswordOwner = PasswordOwnerDetails;
 
 const text = (value: unknown) => (typeof value === 'string' ? fold(value.trim()) : '');
 
-/** The message for a password built from its owner's own details, or null. */
 function personalPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): string | null {
   const folded = fold(password);
   const local = text(owner.email).split('@')[0] ?? '';
@@ -53,21 +41,16 @@ function personalPasswordProblem(password: string, owner: PasswordOwner, label =
   return null;
 }
 
-/** 422-worthy when zxcvbn-ts scores `password` below the floor for its owner: the message, or null. */
 async function weakPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): Promise<string | null> {
   return strongEnough(await loadPasswordRater(), password, owner) ? null : WEAK_PASSWORD_MESSAGE(label);
 }
 
-/** Every rule of this file, for one new password: the first message, or null. */
 export async function newPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): Promise<string | null> {
   if (isCommonPassword(password)) return COMMON_PASSWORD_MESSAGE(label);
   return personalPasswordProblem(password, owner, label) ?? (await weakPasswordProblem(password, owner, label));
 }
 
-/**
- * 422 on `field` when `password` is built from its owner's details or too weak for them. A password
- * that already fails its own rules (length, common) is left to the schema, so the field gets one message.
- */
+/** A password that already fails its own rules is left to the schema, so the field gets one message. */
 export async function assertPasswordFitsOwner(
   field: string,
   password: unknown,
