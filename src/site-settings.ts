@@ -1,7 +1,4 @@
-/**
- * The shop's own texts, shared by the server (e-mails) and the SPA (header, footer, legal pages).
- * Replace the placeholders with the company's real details before going live.
- */
+/** Shared by the server (e-mails) and the SPA. Replace the placeholders with the company's real details before going live. */
 export const site = {
   shopName: 'ライセンスストア',
   companyName: '株式会社〇〇メディカル（仮）',
@@ -11,29 +8,20 @@ export const site = {
   copyright: '© 株式会社〇〇メディカル（仮） All Rights Reserved.',
   subsidyNote: '本サイトは事業再構築補助金を活用して構築しました。',
   representative: '代表取締役 〇〇 〇〇（仮）',
-  /** The operator of the external training-management system members' details are passed to. */
   trainingSystemOperator: '〇〇トレーニング株式会社（仮）',
 } as const;
 
-/**
- * The issuer printed on the 領収書 (receipt PDF, a 適格簡易請求書 under Japan's qualified-invoice
- * system): the seller's name and address and its 適格請求書発行事業者 registration number, 「T」 and 13
- * digits as the tax office issued it. Placeholders: replace them with the real details before going
- * live. The server refuses to start when the number does not have that shape (src/modules/sales/receipt-pdf.ts).
- */
+/** The server refuses to start when the registration number is not 「T」 and 13 digits (receipt-pdf.ts). */
 export const receiptIssuer = {
   name: site.companyName,
   address: site.address,
   contact: 'TEL: 00-0000-0000（仮）',
   registrationNumber: 'T0000000000000',
-  /** The consumption tax rate every licence carries (標準税率 10%); prices are tax included. */
   taxRatePercent: 10,
 } as const;
 
-/** The shape of a qualified-invoice registration number: 「T」 and 13 half-width digits. */
 export const QUALIFIED_INVOICE_NUMBER = /^T[0-9]{13}$/;
 
-/** The terms of use (/terms). Placeholder text to be replaced by the company's own terms. */
 export const terms = {
   title: '利用規約',
   updatedAt: '2026年11月1日',
@@ -72,11 +60,7 @@ export const terms = {
   ],
 } as const;
 
-/**
- * The privacy policy (/privacy), as Japan's 個人情報保護法 asks it to be published: who handles the
- * data, for what, to whom it is passed, how it is protected, how to ask for disclosure, correction or
- * a stop of use, cookies and the contact. Placeholders: replace them with the company's own policy.
- */
+/** As 個人情報保護法 asks it to be published. Placeholders. */
 export const privacy = {
   title: 'プライバシーポリシー',
   establishedAt: '2026年11月1日',
@@ -135,7 +119,6 @@ export const privacy = {
   ],
 } as const;
 
-/** The /ctoms landing page. Placeholder text. */
 export const landing = {
   title: 'トレーニングライセンスのご案内',
   lead: '救急・防災・医療の現場で活躍する方のための、実践的なトレーニングプログラムのライセンスをオンラインでお求めいただけます。',
@@ -174,7 +157,6 @@ export const legal = {
   ],
 } as const;
 
-/** The purchase procedure screen's points (Japan's 特定商取引法 final-confirmation rules). */
 export const purchaseTerms = {
   paymentMethods: 'クレジットカード、コンビニ払い',
   paymentTiming: 'クレジットカードはご注文時、コンビニ払いはお支払い番号の発行後、期限までにお支払いください。',

@@ -2,34 +2,24 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../lib/logger.ts';
 
-/** The one channel the change triggers notify (migration 20261122160000_change-notices). */
 export const CHANGE_CHANNEL = 'shop_changes';
 const RECONNECT_MS = [100, 500, 1_000, 2_000, 5_000];
 const SYNC_TIMEOUT_MS = 2_000;
-/** How often the feed proves itself by a notice sent from the pool and heard back on the listener. */
-export const BEAT_MS = 250;
-/** Caches are trusted only while a beat sent at most this long ago has come back. */
-export const LIVE_WINDOW_MS = 1_000;
+const BEAT_MS = 250;
+const LIVE_WINDOW_MS = 1_000;
 
 type Listener = (key: string | undefined) => void;
 
-/** Sends `payload` on the change channel from the application's own pool (as other processes' changes are). */
 export type Notify = (channel: string, payload: string) => Promise<unknown>;
 
 /**
- * Notices of committed changes to some tables, from PostgreSQL (LISTEN/NOTIFY): triggers send
- * `<table>` or `<table>:<key>` on one channel when a transaction commits, and every process that
- * keeps an in-process cache of those tables listens on its own connection (DATABASE_DIRECT_URL: a
- * transaction-mode pooler does not deliver notices). The feed counts as `live` only while it proves it:
- * every BEAT_MS a notice is sent through the application's pool and must come back on the listening
- * connection within LIVE_WINDOW_MS. Otherwise — listener down, behind a pooler, server gone quiet —
- * caches are bypassed, and they are emptied before they are trusted again.
+ * Notices of committed changes (LISTEN/NOTIFY on a direct connection: a transaction-mode pooler drops
+ * them). Live only while beats sent through the pool come back; otherwise caches are bypassed and emptied.
  * (docs/decisions/0021-change-notices.md, 0023-pooler-and-change-feed.md)
  */
 export class ChangeFeed {
   #client: pg.Client | undefined;
   #connected = false;
-  /** When the newest beat that came back was sent (this process's clock). */
   #provenAt = 0;
   #stopped = false;
   #generation = 0;
@@ -45,52 +35,36 @@ export class ChangeFeed {
   readonly #log: Logger;
   readonly #notify: Notify | undefined;
 
-  /**
-   * `listenUrl` must reach PostgreSQL itself (not through a transaction-mode pooler); `notify` sends the
-   * beats through the pool the process uses for everything else (without it, the listening connection).
-   */
   constructor(listenUrl: string, log: Logger, notify?: Notify) {
     this.#databaseUrl = listenUrl;
     this.#log = log;
     this.#notify = notify;
   }
 
-  /**
-   * Notices are arriving, proven by a beat sent less than LIVE_WINDOW_MS ago: what a cache holds is
-   * current, up to the notices of that last second.
-   */
   get live(): boolean {
     return this.#connected && Date.now() - this.#provenAt <= LIVE_WINDOW_MS;
   }
 
-  /** Grows with every notice and every loss of the feed: a value read before a query and again after it
-   * tells whether the query's answer may be cached. */
+  /** Read before and after a query: a change tells the answer may not be cached. */
   get generation(): number {
     return this.#generation;
   }
 
-  /** Calls `listener` with the key of every notice about `table` (undefined: the whole table). */
   on(table: string, listener: Listener): void {
     const set = this.#listeners.get(table) ?? new Set<Listener>();
     this.#listeners.set(table, set);
     set.add(listener);
   }
 
-  /** Calls `reset` whenever notices may have been missed (the feed lost its connection). */
   onReset(reset: () => void): void {
     this.#resets.add(reset);
   }
 
-  /** Starts listening; resolves once listening or once the first try failed (it keeps trying). */
   async start(): Promise<void> {
     await this.#connect();
   }
 
-  /**
-   * Resolves once every notice committed before the call has been handled here (a ping through the
-   * same channel comes back after them), or at once while the feed is down. A request that changed
-   * what caches hold awaits it before answering, so its own next request never sees the old state.
-   */
+  /** Resolves once every notice committed before the call was handled, so a request never sees its own stale state. */
   async sync(): Promise<void> {
     const client = this.#client;
     if (!this.live || !client) return;
@@ -100,11 +74,10 @@ export class ChangeFeed {
       setTimeout(resolve, SYNC_TIMEOUT_MS).unref();
     });
     try {
-      // SQL as text: pg_notify on the LISTEN connection (raw pg), which no query builder says.
+      // SQL as text: pg_notify on the LISTEN connection.
       await client.query('select pg_notify($1, $2)', [CHANGE_CHANNEL, `ping:${id}`]);
       await echoed;
     } catch {
-      // The feed went down: caches are bypassed until it is back.
     } finally {
       this.#pings.delete(id);
     }
@@ -132,7 +105,7 @@ export class ChangeFeed {
     client.on('notification', (message) => this.#notice(message.payload ?? ''));
     try {
       await client.connect();
-      // SQL as text: LISTEN, which no query builder says.
+      // SQL as text: LISTEN.
       await client.query(`listen ${CHANGE_CHANNEL}`);
       if (this.#stopped) {
         await client.end();
@@ -161,7 +134,6 @@ export class ChangeFeed {
         ? this.#notify(CHANGE_CHANNEL, payload)
         : // SQL as text: pg_notify on the LISTEN connection (raw pg), which no query builder says.
           this.#client?.query('select pg_notify($1, $2)', [CHANGE_CHANNEL, payload]);
-      // A beat that cannot be sent simply does not come back: the feed stops counting as live.
       sent?.catch(() => undefined);
     };
     send();
@@ -228,10 +200,7 @@ export class ChangeFeed {
   }
 }
 
-/**
- * An in-process cache of query answers that a ChangeFeed keeps current: used only while the feed is
- * live, filled only when no notice arrived while the answer was read, bounded in size and age.
- */
+/** Used only while the feed is live; filled only when no notice arrived while the answer was read. */
 export class ChangeCache<V> {
   readonly #entries = new Map<string, { value: V; at: number }>();
 
@@ -244,7 +213,6 @@ export class ChangeCache<V> {
     feed?.onReset(() => this.clear());
   }
 
-  /** The cached answer for `key`, or `load`'s (cached when it may be). */
   async get(key: string, load: () => Promise<V>): Promise<V> {
     const feed = this.#feed;
     if (!feed?.live) return load();
@@ -256,12 +224,10 @@ export class ChangeCache<V> {
     return value;
   }
 
-  /** The feed's generation now: pass it to `set` with what is read from here on. */
   since(): number {
     return this.#feed?.generation ?? 0;
   }
 
-  /** Keeps `value`, read after `since()` answered `generation`, unless a notice came in between. */
   set(key: string, value: V, generation: number): void {
     const feed = this.#feed;
     if (!feed?.live || feed.generation !== generation) return;
@@ -269,14 +235,12 @@ export class ChangeCache<V> {
     this.#entries.set(key, { value, at: Date.now() });
   }
 
-  /** The cached answer for `key`, if there is one and the feed is live. */
   peek(key: string): V | undefined {
     if (!this.#feed?.live) return undefined;
     const entry = this.#entries.get(key);
     return entry && Date.now() - entry.at < this.#options.ttlMs ? entry.value : undefined;
   }
 
-  /** Forgets the answers `stale` picks (all of them without it). */
   clear(stale?: (value: V, key: string) => boolean): void {
     if (!stale) {
       this.#entries.clear();
@@ -288,10 +252,7 @@ export class ChangeCache<V> {
 
 const shared = new WeakMap<ChangeFeed, Map<string, ChangeCache<unknown>>>();
 
-/**
- * The process's cache `name` of answers that depend only on `tables`: emptied by any notice about
- * them. Undefined without a feed (embedded PGlite, tests that want none): callers just query.
- */
+/** Undefined without a feed (embedded PGlite, tests that want none): callers just query. */
 export function tableCache<V>(
   feed: ChangeFeed | undefined,
   name: string,
@@ -314,6 +275,5 @@ export function tableCache<V>(
   return cache;
 }
 
-/** `load`'s answer, through `cache` when there is one. */
 export const cached = <V>(cache: ChangeCache<V> | undefined, key: string, load: () => Promise<V>): Promise<V> =>
   cache ? cache.get(key, load) : load();

@@ -1,37 +1,24 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 
-/** An ILIKE pattern matching `text` anywhere, its own `%`, `_` and `\` taken literally. */
 export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 }
 
-/**
- * How a person's name is searched: 姓 and 名 joined, NFKC (full-width letters and digits and the
- * ideographic space become their plain forms, half-width kana full-width), lower case, no spaces.
- * `nameKeyColumn` is the same in SQL, for a generated column; `nameKey` normalises the query.
- */
 export const nameKeyColumn = (...columns: string[]) =>
   `(lower(regexp_replace(normalize(${columns.join(' || ')}, NFKC), '\\s', '', 'g'))) stored`;
 
 export const nameKey = (text: string) => text.normalize('NFKC').toLowerCase().replace(/\s/g, '');
 
-/** An ILIKE/LIKE pattern matching text that starts with `text`. */
 export function prefixPattern(text: string): string {
   return `${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 }
 
-/** Past this many matches a list says 「10,000件以上」: counting a million rows exactly is what costs. */
+/** Counting a million rows exactly is what costs. */
 export const COUNT_CAP = 10_000;
 
-/** How far a text search counts before it says 「1,000件以上」: narrowing helps more than paging then. */
 export const SEARCH_COUNT_CAP = 1_000;
 
-/**
- * 異体字 folded to the form most people type, for name search (docs/decisions/0032-kana-and-name-folding.md).
- * Small on purpose: the variants members register under (戸籍 forms) that a colleague searching for
- * them types in the common form. Extending it needs a migration that redefines `shop_search_fold` with
- * the same table and rewrites the users' `search_key` (the migration's comment says how).
- */
+/** Small on purpose; extending it needs a migration redefining `shop_search_fold` (docs/decisions/0032-kana-and-name-folding.md). */
 export const NAME_VARIANTS: Readonly<Record<string, string>> = {
   髙: '高',
   﨑: '崎',
@@ -67,36 +54,23 @@ export const NAME_VARIANTS: Readonly<Record<string, string>> = {
   𠮷: '吉',
 };
 
-/** ぁ..ゖ and ゝゞ as katakana (U+3041–U+3096 sit 0x60 below U+30A1–U+30F6). */
 const HIRAGANA_FROM = `${String.fromCodePoint(...Array.from({ length: 0x56 }, (_, i) => 0x3041 + i))}ゝゞ`;
 const HIRAGANA_TO = `${String.fromCodePoint(...Array.from({ length: 0x56 }, (_, i) => 0x30a1 + i))}ヽヾ`;
 
-/** The two strings of SQL `translate(text, FOLD_FROM, FOLD_TO)` that `searchKey` applies (one code point each). */
 export const FOLD_FROM = HIRAGANA_FROM + Object.keys(NAME_VARIANTS).join('');
-export const FOLD_TO = HIRAGANA_TO + Object.values(NAME_VARIANTS).join('');
+const FOLD_TO = HIRAGANA_TO + Object.values(NAME_VARIANTS).join('');
 
 const FOLD_TARGETS = [...FOLD_TO];
 const FOLDS = new Map<string, string>([...FOLD_FROM].map((char, i) => [char, FOLD_TARGETS[i] as string]));
 
-/**
- * A member's name or フリガナ as the users' search compares it: `nameKey` (NFKC — half-width kana
- * become full-width —, lower case, no spaces), then hiragana as katakana and the 異体字 of
- * NAME_VARIANTS in their common form. The SQL function `shop_search_fold` (migration
- * 20261126030000) does exactly this to the stored names; a test holds the two together.
- */
+/** The SQL function `shop_search_fold` does exactly this to the stored names; a test holds the two together. */
 export function searchKey(text: string): string {
   let out = '';
   for (const char of nameKey(text)) out += FOLDS.get(char) ?? char;
   return out;
 }
 
-/**
- * The users' search by name or フリガナ: `key` is their `search_key` (姓名 and セイメイ, each folded by
- * `searchKey`, joined by a space that no folded query contains, so a match never spans the two) and
- * `grams` its one- and two-character pieces. Any length matches anywhere — 「田」 finds 山田: three
- * characters or more through the key's pg_trgm index, fewer (which no trigram can serve) through the
- * pieces' GIN index (docs/decisions/0032-kana-and-name-folding.md).
- */
+/** Three characters or more through the key's pg_trgm index, fewer through the pieces' GIN index (decision 0032). */
 export function memberNameSearch<D, TB extends keyof D>(
   eb: ExpressionBuilder<D, TB>,
   query: string,

@@ -19,20 +19,17 @@ const migrationsPath = resolve(import.meta.dirname, '../../migrations');
 
 export type DbEnv = Pick<Env, 'databaseUrl' | 'dataDir'>;
 
-/** Limits of the PostgreSQL pool (node-postgres), so a dead server or connection costs seconds, never a stuck process. */
+/** So that a dead server or connection costs seconds, never a stuck process (pg's default waits for ever). */
 export interface PoolLimits {
-  /** How long a query waits for a free or new connection before it fails (pg's default waits for ever). */
   connectionTimeoutMillis?: number;
-  /** The server ends a session left idle inside a transaction this long, releasing its locks. */
   idleInTransactionMs?: number;
 }
 
-export const DEFAULT_POOL_LIMITS: Required<PoolLimits> = {
+const DEFAULT_POOL_LIMITS: Required<PoolLimits> = {
   connectionTimeoutMillis: 10_000,
   idleInTransactionMs: 60_000,
 };
 
-/** The slice of a pg client this file touches (pg's own types are not a dependency of ours). */
 interface PgClientLike {
   query: (...args: unknown[]) => unknown;
   release?: (error?: Error | boolean) => void;
@@ -44,16 +41,12 @@ interface PgPoolLike {
   waitingCount: number;
 }
 
-/** BEGIN, COMMIT, ROLLBACK (not `rollback to` a savepoint: the transaction goes on after that one). */
+// Not `rollback to` a savepoint: the transaction goes on after that one.
 const TRANSACTION_CONTROL = /^\s*(begin|start\s+transaction|commit|end|abort|rollback(?!\s+to\b))\b/i;
 
 /**
- * Kysely (MikroORM's SQL layer) releases a transaction's connection only after its BEGIN, COMMIT or
- * ROLLBACK succeeded: when the connection died (server restarted, backend terminated), ROLLBACK fails
- * and the client would stay checked out for ever — ten of those and every query of the process waits.
- * Here a client whose transaction control statement fails is released with the error at once, which
- * makes pg-pool destroy it (a later release by Kysely is a no-op). Other failed queries need nothing:
- * Kysely releases those clients, and pg-pool drops any that is no longer queryable.
+ * Kysely releases a connection only after its BEGIN/COMMIT/ROLLBACK succeeded, so a dead connection stays
+ * checked out for ever; releasing it with the error here makes pg-pool destroy it.
  */
 export function guardPool(pool: PgPoolLike): void {
   pool.on('connect', (client) => {
@@ -74,11 +67,8 @@ export function guardPool(pool: PgPoolLike): void {
   });
 }
 
-/**
- * node-postgres pool options: timeouts and TCP keep-alive. No startup `options` and no session state:
- * DATABASE_URL may be PgBouncer in transaction mode, which refuses the one and scatters the other
- * over its server connections. Server-side limits are role settings (applySessionLimits).
- */
+// No startup `options` or session state: DATABASE_URL may be PgBouncer in transaction mode.
+
 function pgPoolOptions(limits: PoolLimits) {
   return {
     connectionTimeoutMillis: limits.connectionTimeoutMillis ?? DEFAULT_POOL_LIMITS.connectionTimeoutMillis,
@@ -89,19 +79,13 @@ function pgPoolOptions(limits: PoolLimits) {
   };
 }
 
-/**
- * Makes the server end sessions left idle inside a transaction (releasing their locks) for the shop's
- * role in the shop's database: `ALTER ROLE current_user IN DATABASE … SET`, which every new server
- * session picks up, pooled or not — a per-session SET would land on one pooled connection only.
- * A role may set its own defaults; where it may not, the operator is told the statement to run.
- * Runs on a direct connection, before the pool opens its own.
- */
+/** A role setting, not a per-session SET, so that every pooled server session picks it up. */
 export async function applySessionLimits(directUrl: string, log: Pick<Logger, 'warn'>, limits: PoolLimits = {}) {
   const idleInTransactionMs = limits.idleInTransactionMs ?? DEFAULT_POOL_LIMITS.idleInTransactionMs;
   const client = new pg.Client({ connectionString: directUrl, connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
-    // SQL as text: the server's catalogue and ALTER ROLE, on a direct connection before the pool (and its Kysely) exists.
+    // SQL as text: a direct connection before the pool (and its Kysely) exists.
     const { rows } = await client.query<{ configured: boolean }>(
       `select exists (
          select 1 from pg_db_role_setting s join pg_database d on d.oid = s.setdatabase
@@ -124,17 +108,12 @@ export async function applySessionLimits(directUrl: string, log: Pick<Logger, 'w
   }
 }
 
-/** The pg pool's counters (PostgreSQL server only; undefined on embedded PGlite). */
 export async function poolStats(orm: Orm): Promise<{ total: number; idle: number; waiting: number } | undefined> {
   if (orm.config.get('driver') !== PostgreSqlDriver) return undefined;
   const pool = (await orm.em.getConnection().getNativeClient()) as PgPoolLike;
   return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
 }
 
-/**
- * MikroORM on PostgreSQL (DATABASE_URL) or, when it is unset, on embedded PGlite under DATA_DIR.
- * `entities` is the explicit list the host collects from the modules (src/host/modules.ts).
- */
 export function ormConfig(
   env: DbEnv,
   entities: readonly EntityClass[],
@@ -150,14 +129,12 @@ export function ormConfig(
       emit: 'ts',
       snapshot: false,
       silent: true,
-      // One transaction per migration, never all of them in one: locks are held for one step, and a
-      // step that builds an index CONCURRENTLY runs outside any transaction (online-migration.ts).
+      // Locks held for one step only; CONCURRENTLY steps run outside any transaction (online-migration.ts).
       transactional: true,
       allOrNothing: false,
       generator: OnlineMigrationGenerator,
       fileName: (timestamp, name) => `${timestamp}_${name ?? 'migration'}`,
     },
-    // Queries must run on a forked EntityManager (one per request and per job).
     allowGlobalContext: false,
     debug: false,
   };
@@ -173,7 +150,6 @@ export function ormConfig(
   }
   const dir = join(env.dataDir, 'pgdata');
   mkdirSync(env.dataDir, { recursive: true });
-  // pg_trgm (the search indexes) is a contrib extension PGlite loads on request.
   return { ...common, driver: PgliteDriver, dbName: dir, driverOptions: { extensions: { pg_trgm } }, ...overrides } as Options;
 }
 
@@ -186,7 +162,6 @@ export async function initOrm(
   return (await MikroORM.init(ormConfig(env, entities, overrides, limits))) as Orm;
 }
 
-/** Whether the database answers a query now. */
 export async function databaseAnswers(orm: Orm): Promise<boolean> {
   try {
     await ping(orm.em.fork());
@@ -197,31 +172,21 @@ export async function databaseAnswers(orm: Orm): Promise<boolean> {
 }
 
 const MIGRATION_LOCK = 724513;
-/** How often a process waiting for another's migrations tries the lock again. */
 const MIGRATION_LOCK_POLL_MS = 250;
 
-/**
- * Runs `work` while holding the migration lock, so several processes starting at once migrate and
- * seed one after the other. The lock is transaction-scoped (`pg_advisory_xact_lock`) and held by an
- * open transaction on a connection of its own to `lockUrl` (DATABASE_DIRECT_URL): it ends with that
- * transaction or connection, whatever happens, even when the URL is a transaction-mode pooler.
- */
+/** Transaction-scoped on a connection of its own, so the lock ends with it whatever happens, even behind a pooler. */
 export async function withMigrationLock<T>(orm: Orm, lockUrl: string | undefined, work: () => Promise<T>): Promise<T> {
   if (orm.config.get('driver') !== PostgreSqlDriver || !lockUrl) return work(); // PGlite: one process owns DATA_DIR
   const client = new pg.Client({ connectionString: lockUrl, connectionTimeoutMillis: 10_000 });
   client.on('error', () => undefined);
   await client.connect();
   try {
-    // Taken with short tries, each in a transaction of its own that ends at once when the lock is
-    // busy: a process waiting here must hold no open transaction, because CREATE INDEX CONCURRENTLY in
-    // the migrating process waits for every transaction older than its snapshot — a waiter blocked
-    // inside its transaction would wait for the migrations, and they for it, for ever.
-    // Without parameters (the simple query protocol): a parameterised query leaves its portal, and with
-    // it a snapshot, open in the idle transaction, which CREATE INDEX CONCURRENTLY would wait for too.
+    // Short tries holding no open transaction or portal: CREATE INDEX CONCURRENTLY in the migrating
+    // process would wait for a waiter's snapshot, and the waiter for it, for ever.
     for (;;) {
       await client.query('begin');
       await client.query('set local idle_in_transaction_session_timeout = 0');
-      // SQL as text: an advisory lock on a connection of its own, which no query builder says.
+      // SQL as text: an advisory lock on a connection of its own.
       const { rows } = await client.query<{ locked: boolean }>(`select pg_try_advisory_xact_lock(${MIGRATION_LOCK}) as locked`);
       if (rows[0]?.locked) break;
       await client.query('rollback');
@@ -238,17 +203,11 @@ export async function withMigrationLock<T>(orm: Orm, lockUrl: string | undefined
 
 export interface MigrateOptions {
   log?: Pick<Logger, 'warn'>;
-  /** How many times a migration that gave up on a lock (lock_timeout) is tried again. */
   attempts?: number;
-  /** The first pause between attempts (doubling, at most 10 s). */
   pauseMs?: number;
 }
 
-/**
- * Applies pending migrations, each in its own transaction with a short lock_timeout. A migration that
- * could not get its lock in time rolls back and is tried again after a pause (the queries it waited
- * for run meanwhile); after `attempts` the error stops the start, naming what blocked it.
- */
+/** A migration that hit lock_timeout rolls back and is tried again after a pause, letting the queries it waited for run. */
 export async function migrate(orm: Orm, options: MigrateOptions = {}): Promise<string[]> {
   const attempts = options.attempts ?? 30;
   const before = new Set((await orm.migrator.getExecuted()).map((m) => m.name));

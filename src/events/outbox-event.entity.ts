@@ -1,7 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 
 /** A domain event waiting to be (or already) relayed to BullMQ: the transactional outbox. */
-export const OutboxEventSchema = defineEntity({
+const OutboxEventSchema = defineEntity({
   name: 'OutboxEvent',
   tableName: 'outbox_events',
   properties: {

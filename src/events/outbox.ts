@@ -10,10 +10,7 @@ import { OutboxEvent } from './outbox-event.entity.ts';
 type Listener = () => void;
 const listeners = new Set<Listener>();
 
-/**
- * Records a domain event in the outbox. Call it inside the transaction that makes the change
- * (`em.transactional`): the row commits or rolls back with it, so no event is lost or invented.
- */
+/** Inside the transaction that makes the change, so no event is lost or invented. */
 export function recordEvent<N extends EventName>(em: Em, name: N, payload: EventPayload<N>): OutboxEvent {
   const checked = v.parse(eventPayloads[name], payload) as Record<string, unknown>;
   const context = currentRequest();
@@ -32,7 +29,6 @@ export function recordEvent<N extends EventName>(em: Em, name: N, payload: Event
   return event;
 }
 
-/** Tells this process's relay that a commit just added events, so it publishes without waiting. */
 export function nudgeRelay(): void {
   for (const listener of listeners) listener();
 }
@@ -42,21 +38,13 @@ export function onOutboxWrite(listener: Listener): () => void {
   return () => listeners.delete(listener);
 }
 
-/**
- * Runs `work` in one transaction on a fork of `em` and nudges the relay after the commit.
- * Use it for every change that records events.
- */
 export async function transact<T>(em: Em, work: (tx: Em) => Promise<T>): Promise<T> {
   const result = await em.fork().transactional(async (tx) => work(tx as Em));
   nudgeRelay();
   return result;
 }
 
-/**
- * Records that `queue` finished handling event `eventId` (the worker calls it when a handler returned,
- * or gave up for good). Once every queue the event routes to has done so, the event is handled and the
- * sweeper leaves it alone. Unknown ids (a scheduler's job) are ignored.
- */
+/** Once every queue the event routes to has done so, the sweeper leaves it alone. */
 export async function acknowledgeEvent(em: Em, eventId: string, queue: QueueName): Promise<boolean> {
   if (!UUID.test(eventId)) return false;
   const row = await db(em)
@@ -81,7 +69,6 @@ export async function acknowledgeEvent(em: Em, eventId: string, queue: QueueName
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Events recorded and not yet published, and the age of the oldest (0 when none): the relay's backlog. */
 export async function outboxFigures(em: Em): Promise<{ backlog: number; oldestAgeSeconds: number }> {
   const row = await db(em)
     .selectFrom('outbox_events')

@@ -15,7 +15,6 @@ export interface OutboxRow {
   trace?: { sentryTrace?: string; baggage?: string } | null;
 }
 
-/** What a job carries besides its event: the request that caused it (src/lib/request-context.ts). */
 export interface JobOrigin {
   requestId?: string;
   trace?: { sentryTrace?: string; baggage?: string };
@@ -27,7 +26,7 @@ const UNROUTED = (Object.keys(eventRoutes) as EventName[]).filter(
   (name) => (eventRoutes[name] as readonly QueueName[]).length === 0,
 );
 
-/** The job a relay or the sweeper adds for an outbox row: the event id is the job id (BullMQ drops a second add). */
+/** BullMQ drops a second add under the same job id. */
 export function jobOf(row: OutboxRow): { name: string; data: Record<string, unknown>; opts: { jobId: string } } {
   const occurredAt = new Date(row.occurred_at).toISOString();
   const origin: JobOrigin = {
@@ -41,17 +40,9 @@ export function jobOf(row: OutboxRow): { name: string; data: Record<string, unkn
   };
 }
 
-/** How long a relay holds the rows it claimed before another relay may publish them. */
 const CLAIM_SECONDS = 30;
 
-/**
- * Publishes committed outbox rows to BullMQ, the event id as job id, then marks them published.
- * A relay claims a batch for CLAIM_SECONDS (`claimed_until`, one short statement with `FOR UPDATE
- * SKIP LOCKED`), so relays in several processes share the work; Redis is called outside any
- * transaction, and the rows are then marked published (or released when Redis refused them). A crash
- * between `add` and the update republishes with the same job id once the claim lapses, which BullMQ
- * ignores, and consumers are idempotent in the database for the rest.
- */
+/** Claims with FOR UPDATE SKIP LOCKED so relays share the work; Redis is called outside any transaction, a crash republishes the same job ids. */
 export class OutboxRelay {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
@@ -65,11 +56,7 @@ export class OutboxRelay {
   readonly #intervalMs: number;
   readonly #replicated: (() => Promise<boolean>) | undefined;
 
-  /**
-   * `replicated`, when given, tells whether a Redis replica holds what was just added: rows are marked
-   * published only then (else they are added again on the next pass, the same job ids), so a failover
-   * loses no job the outbox has forgotten. What slips through anyway is re-driven by the sweeper.
-   */
+  /** Rows are marked published only once a replica holds the jobs, so a failover loses none the outbox forgot. */
   constructor(orm: Orm, queues: Queues, log: Logger, intervalMs = 1_000, replicated?: () => Promise<boolean>) {
     this.#orm = orm;
     this.#queues = queues;
@@ -90,7 +77,6 @@ export class OutboxRelay {
     tick();
   }
 
-  /** Runs a publishing pass now (or right after the current one). */
   nudge(): void {
     if (this.#stopped) return;
     if (this.#running) {
@@ -106,9 +92,7 @@ export class OutboxRelay {
     do {
       this.#again = false;
       try {
-        while ((await this.publishPending()) === BATCH) {
-          // a full batch: there may be more
-        }
+        while ((await this.publishPending()) === BATCH) {}
         if (this.#failing) this.#log.info('outbox relay recovered');
         this.#failing = false;
       } catch (error) {
@@ -119,7 +103,6 @@ export class OutboxRelay {
     } while (this.#again && !this.#stopped);
   }
 
-  /** One batch: claim, publish, mark. Returns how many rows were published. */
   async publishPending(): Promise<number> {
     const outbox = db(this.#orm.em.fork());
     const claimed: OutboxRow[] = (await outbox

@@ -18,22 +18,15 @@ import type { Queues } from './queues.ts';
 import { jobOf, type OutboxRow } from './relay.ts';
 
 /**
- * The sweeper: the database decides what still has to happen (docs/decisions/0019-sweeper.md).
- *
- * Every published outbox event that some queue has not acknowledged after a grace period is
- * re-published to that queue by the same job id (the event id), unless a live job (waiting,
- * delayed, active) still carries it; a job BullMQ kept as completed is acknowledged, one kept as
- * failed is removed first (or given up, when the event's module says what giving up means). Modules
- * add the effects they know are missing (an export left `running`, a Stripe event never processed)
- * as events to deliver again. Redis may lose everything: the next run re-drives what it held.
+ * The database decides what still has to happen: outbox events some queue has not acknowledged after a
+ * grace period are re-published by the same job id; Redis may lose everything (docs/decisions/0019-sweeper.md).
  */
 
-export const SWEEP_QUEUE = 'maintenance';
-export const SWEEP_SCHEDULER_ID = 'outbox-sweeper';
-/** Where the sweeper leaves the time of its last run and how many jobs it re-drove. */
+const SWEEP_QUEUE = 'maintenance';
+const SWEEP_SCHEDULER_ID = 'outbox-sweeper';
 export const sweeperRunKey = (prefix: string) => `${prefix}:health:sweeper`;
-export const DEFAULT_SWEEP_EVERY_MS = 60_000;
-export const DEFAULT_SWEEP_GRACE_MS = 5 * 60_000;
+const DEFAULT_SWEEP_EVERY_MS = 60_000;
+const DEFAULT_SWEEP_GRACE_MS = 5 * 60_000;
 const BATCH = 500;
 
 export interface SweepContext {
@@ -45,17 +38,12 @@ export interface SweepContext {
   afterCommit(work: () => Promise<unknown>): Promise<void>;
 }
 
-/** Work a module finds missing: an event to deliver (again). */
 export type MissingWork = { [N in RoutedEvent]: { name: N; payload: EventPayload<N> } }[RoutedEvent];
 
-/** A module's part of a sweep: its own repairs (and clean-up), and the events whose effect is missing. */
 export type SweepSource = (ctx: SweepContext) => Promise<MissingWork[]>;
 
-/**
- * What a failed-for-good job of this event means to its module (e.g. the export is marked failed):
- * the event is then acknowledged instead of re-driven.
- */
-export type GiveUp = (ctx: SweepContext, event: DomainEvent, reason: string) => Promise<void>;
+/** Giving up on a failed-for-good job of this event (e.g. the export marked failed) acknowledges it. */
+type GiveUp = (ctx: SweepContext, event: DomainEvent, reason: string) => Promise<void>;
 export type GiveUps = Partial<Record<EventName, GiveUp>>;
 
 export interface SweepReport {
@@ -72,7 +60,6 @@ export interface SweeperOptions {
   files: FileStore;
   sources?: SweepSource[];
   giveUps?: GiveUps;
-  /** Where each run is recorded (`sweeperRunKey`): the Redis the queues use, and their prefix. */
   runs?: { redis: Redis; prefix: string };
 }
 
@@ -110,12 +97,7 @@ export class Sweeper {
     };
   }
 
-  /**
-   * One sweep; a second one started meanwhile (another worker) returns `skipped` at once. No network
-   * call runs inside a database transaction: the modules' repairs and the events they record commit
-   * first, in one short transaction under the sweep's lock; the queues (Redis) are asked afterwards,
-   * each acknowledgement or give-up a statement or transaction of its own.
-   */
+  /** No network call inside a database transaction: repairs commit first, the queues are asked afterwards. */
   async run(): Promise<SweepReport> {
     const report: SweepReport = { skipped: false, redriven: 0, acknowledged: 0, givenUp: 0, live: 0, recorded: 0 };
     const em = this.#orm.em.fork() as Em;
@@ -123,7 +105,7 @@ export class Sweeper {
     const again = new Set<string>();
     const locked = await em.transactional(async (txEm) => {
       const tx = txEm as Em;
-      // SQL as text: an advisory lock, which no query builder says.
+      // SQL as text: an advisory lock.
       const [lock] = await tx.execute<{ locked: boolean }[]>(
         "select pg_try_advisory_xact_lock(hashtext('outbox-sweeper')) as locked",
       );
@@ -138,9 +120,7 @@ export class Sweeper {
       report.skipped = true;
       return report;
     }
-    // A sweep started by another worker between the commit above and here may ask the queues about
-    // the same events: each step below is idempotent (BullMQ ignores a second add under a job id it
-    // keeps; acknowledging twice changes nothing; a give-up marks what is already marked).
+    // Another worker may ask the queues about the same events meanwhile: each step below is idempotent.
     const db = this.#orm.em.fork() as Em;
     const ctx = this.context(db);
     const rows = (await kysely(db)
@@ -168,7 +148,6 @@ export class Sweeper {
     return report;
   }
 
-  /** When the last sweep ran and what it re-drove, for metrics and the operations view (best effort). */
   async #recordRun(report: SweepReport) {
     if (!this.#runs) return;
     try {
@@ -181,10 +160,6 @@ export class Sweeper {
     }
   }
 
-  /**
-   * The outbox event carrying `work`: the latest with this name and payload is made pending again
-   * (the sweep below re-drives it), or a new one is recorded for the relay. Returns 1 when recorded.
-   */
   async #ensureEvent(tx: Em, work: MissingWork, again: Set<string>): Promise<number> {
     const event = await kysely(tx)
       .selectFrom('outbox_events')
@@ -231,8 +206,6 @@ export class Sweeper {
       }
       const giveUp = this.giveUps[row.name as EventName];
       if (state === 'failed' && giveUp) {
-        // What giving up means and its acknowledgement commit together (database work only); the
-        // module's network clean-up runs after.
         const reason = job.failedReason ?? '';
         const later: (() => Promise<unknown>)[] = [];
         await ctx.em.transactional(async (tx) => {
@@ -259,16 +232,11 @@ export class Sweeper {
 export interface SweeperHandle {
   worker: Worker;
   queue: Queue;
-  /** Runs a sweep now, in this process (tests, operators). */
   runOnce(): Promise<SweepReport>;
   close(): Promise<void>;
 }
 
-/**
- * Runs the sweeper as a BullMQ job scheduler entry (`every` ms) on the maintenance queue, one job at a
- * time per worker and one sweep at a time across workers (an advisory lock). The entry is registered
- * again every interval, so a Redis that lost it (FLUSHALL, a fresh instance) gets it back.
- */
+/** Registered again every interval, so a Redis that lost the scheduler entry gets it back. */
 export function startSweeper(
   connection: Redis,
   sweeper: Sweeper,

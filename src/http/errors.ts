@@ -7,11 +7,11 @@ export type FieldErrors = Record<string, string[]>;
  * A 422's `message`, as SPEC §6 fixes it for the API. Clients show what to fix instead: the SPA turns
  * `errors` into 「入力内容を確認してください。（メールアドレス、パスワード）」 (src/lib/field-labels.ts).
  */
-export const INVALID_INPUT_MESSAGE = '不正な値が入力されました。';
+const INVALID_INPUT_MESSAGE = '不正な値が入力されました。';
 /** 404s say what is missing; this when nothing more is known. */
 export const NOT_FOUND_MESSAGE = 'ページが見つかりません。';
 /** An outage (503) says the shop is temporarily unavailable, not that something is wrong with the member's side. */
-export const UNAVAILABLE_MESSAGE = 'ただいまサービスを利用できません。しばらくしてからもう一度お試しください。';
+const UNAVAILABLE_MESSAGE = 'ただいまサービスを利用できません。しばらくしてからもう一度お試しください。';
 
 type Kind =
   | 'bad_request'

@@ -24,10 +24,10 @@ export const hasAdminRole = (user: SessionUser) => user.role === 'admin';
  */
 export const isAdmin = (user: SessionUser) => hasAdminRole(user) && user.twoFactorEnabled;
 
-export const TWO_FACTOR_ENROLLMENT_REQUIRED = 'two_factor_enrollment_required';
+const TWO_FACTOR_ENROLLMENT_REQUIRED = 'two_factor_enrollment_required';
 
 /** 403 for an administrator who has not enrolled in two-factor yet: the SPA sends them to enrolment. */
-export const enrollmentRequired = () =>
+const enrollmentRequired = () =>
   new AppError('forbidden', '管理者は二段階認証の設定が必要です。', { details: { code: TWO_FACTOR_ENROLLMENT_REQUIRED } });
 
 /** 401 unless signed in. */

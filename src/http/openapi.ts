@@ -3,15 +3,8 @@ import type { MiddlewareHandler } from 'hono';
 import { type DescribeRouteOptions, describeRoute, resolver } from 'hono-openapi';
 import * as v from 'valibot';
 
-/**
- * The API contract (docs/decisions/0041-openapi-contract.md): each `/api` route carries one `api({...})`
- * describing its request (the valibot schemas the handler parses) and every answer it can give (the
- * valibot schemas in each module's responses.ts). hono-openapi collects them into the OpenAPI 3.1
- * document served at /api/openapi.json; the answers a guard, the body limit or CSRF can give are added
- * here from what the operation declares, so each route lists only its own.
- */
+/** docs/decisions/0041-openapi-contract.md: what a guard, the body limit or CSRF can answer is added here, so each route lists only its own. */
 
-/** Any 4xx/5xx answer: a Japanese `message`, sometimes a machine-readable `code` and facts beside it. */
 const ErrorAnswer = v.pipe(
   v.object({
     message: v.string(),
@@ -20,7 +13,6 @@ const ErrorAnswer = v.pipe(
   v.metadata({ ref: 'Error' }),
 );
 
-/** 422: every field's messages, in order. */
 const ValidationErrorAnswer = v.pipe(
   v.object({
     message: v.string(),
@@ -29,35 +21,28 @@ const ValidationErrorAnswer = v.pipe(
   v.metadata({ ref: 'ValidationError' }),
 );
 
-/** An answer that only says what happened. */
 export const MessageAnswer = v.pipe(v.object({ message: v.string() }), v.metadata({ ref: 'Message' }));
 
-/** The paging fields of every paged list (SPEC §6: `page`, `per_page`, at most 100, and the total). */
 export const pageEntries = { total: v.number(), page: v.number(), per_page: v.number() };
 
-/** An ISO 8601 timestamp as the API writes it (`toISOString()`). */
 export const timestamp = () => v.pipe(v.string(), v.isoTimestamp());
 
-/** Path parameters as their routes constrain them. */
 export const pathIds = {
   number: v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,8}$/)),
   uuid: v.pipe(v.string(), v.regex(/^[0-9a-fA-F-]+$/)),
   token: v.string(),
 };
 
-/** A file or other non-JSON answer: its media type (the key the client matches, no parameters). */
 interface MediaAnswer {
   media: string;
   description: string;
   headers?: Record<string, string>;
 }
 
-/** A redirect (302 and its Location). */
 interface RedirectAnswer {
   redirect: string;
 }
 
-/** An answer without a body (204): what it did. */
 interface EmptyAnswer {
   empty: string;
 }
@@ -71,22 +56,15 @@ interface Operation {
   description?: string;
   tags: string[];
   access: Access;
-  /** A JSON body, as the handler parses it. */
   body?: v.GenericSchema;
-  /** A multipart body, described as JSON Schema (its fields are read by busboy, not one valibot schema). */
+  /** Its fields are read by busboy, not one valibot schema. */
   multipart?: Record<string, unknown>;
-  /** A body read raw (the Stripe webhook): its media type. */
   raw?: string;
   query?: v.GenericSchema;
-  /** Path parameters by name; a path that does not match a route's pattern is 404. */
   path?: Record<string, v.GenericSchema>;
-  /** Request headers the operation reads (name → description). */
   headers?: Record<string, string>;
-  /** The success answers by status. */
   answers: Record<number, Answer>;
-  /** The error statuses this operation can answer beyond what its access, body and path imply. */
   errors?: number[];
-  /** Signed callers that cannot carry the CSRF token (no 419). */
   csrfExempt?: boolean;
 }
 
@@ -103,7 +81,6 @@ const ERROR_TEXT: Record<number, string> = {
   503: '一時的に利用できません（データベースの停止、停止処理中など）。',
 };
 
-/** The statuses every operation of this shape can answer, whatever its handler does. */
 function impliedErrors(op: Operation, method: string): number[] {
   const statuses = new Set<number>([503, ...(op.errors ?? [])]);
   if (op.access !== 'public') statuses.add(401);
@@ -144,13 +121,11 @@ function successAnswer(status: number, answer: Answer) {
   return { description: status === 202 ? '受け付けました。' : '成功しました。', content: json(answer) };
 }
 
-/** What a client sends for `schema`, as JSON Schema (multipart forms and parameters are described with it). */
 export function inputJsonSchema(schema: v.GenericSchema) {
   const { $schema: _, ...converted } = toJsonSchema(schema, { typeMode: 'input', errorMode: 'ignore', target: 'draft-2020-12' });
   return converted as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
 }
 
-/** Each property of an object schema as a parameter (a query's values are text). */
 function parameters(where: 'query' | 'path' | 'header', schema: v.GenericSchema) {
   const converted = inputJsonSchema(schema);
   return Object.entries(converted.properties ?? {}).map(([name, property]) => ({
@@ -161,7 +136,6 @@ function parameters(where: 'query' | 'path' | 'header', schema: v.GenericSchema)
   }));
 }
 
-/** The document's entry for one operation, as `describeRoute` takes it. */
 function operationSpec(op: Operation, method: string): DescribeRouteOptions {
   const responses: Record<string, unknown> = {};
   for (const [status, answer] of Object.entries(op.answers)) responses[status] = successAnswer(Number(status), answer);
@@ -204,9 +178,5 @@ function operationSpec(op: Operation, method: string): DescribeRouteOptions {
 
 type Method = 'get' | 'post' | 'put' | 'delete';
 
-/**
- * One route's contract, as its first middleware: `.get('/sales', docs.sales, requireAdmin, …)` with
- * `sales: operation('get', {...})` in the module's docs. The method decides what a request can be
- * refused with before its handler runs (CSRF, the body limit).
- */
+/** As a route's first middleware; the method decides what a request can be refused with before its handler runs. */
 export const operation = (method: Method, op: Operation): MiddlewareHandler => describeRoute(operationSpec(op, method));

@@ -1,19 +1,9 @@
-/**
- * What the queue dashboard (bull-board 9) lacks for an administrator and none of its options give:
- * names for its icon-only buttons, a visible labelled way back to the back office, and Japanese
- * words for its delayed jobs. Served from our origin as a script and a style sheet (the CSP allows no
- * inline script) and linked into bull-board's page by queue-dashboard.ts.
- */
+/** What bull-board lacks and none of its options give; a script and style sheet from our origin (the CSP allows no inline script). */
 
 import { eventLabels, queueLabels } from '../events/labels.ts';
 
-/**
- * The code names bull-board prints where no formatter reaches (the sidebar, a job's breadcrumb, the
- * schedulers' table): a text that is exactly one of these is shown in the administrator's words.
- */
 const CODE_NAMES: Record<string, string> = { ...queueLabels, ...eventLabels };
 
-/** bull-board draws its icons with lucide: the icon's class says what an unnamed button does. */
 const ICON_NAMES: Record<string, string> = {
   'lucide-maximize': '全画面表示',
   'lucide-minimize': '全画面表示を終了',
@@ -145,7 +135,6 @@ export const QUEUE_DASHBOARD_SCRIPT = `(() => {
 })();
 `;
 
-/** The back link's look, and bull-board's grey 「null」 in job data made readable (4.5:1). */
 export const QUEUE_DASHBOARD_STYLE = `
 header ul > li[data-shop-back] { display: flex; align-items: center; margin-right: 0.75rem; }
 a.shop-back {

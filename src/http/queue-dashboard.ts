@@ -16,20 +16,13 @@ import { QUEUE_DASHBOARD_SCRIPT, QUEUE_DASHBOARD_STYLE } from './queue-dashboard
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
 const QUEUE_DASHBOARD_TITLE = 'ジョブキュー';
-/** Our additions to bull-board's page (queue-dashboard-ui.ts), under the dashboard's path. */
 const OWN_SCRIPT = '/shop/dashboard.js';
 const OWN_STYLE = '/shop/dashboard.css';
-/** bull-board's Japanese words, as its UI asks for them (i18next's `locales/{{lng}}/{{ns}}.json`). */
 const LOCALE_FILE = '/static/locales/ja-JP/messages.json';
-/** The way back to the admin menu, in bull-board's own header menu (uiConfig.miscLinks), besides the header's link. */
 const BACK_TO_ADMIN = { text: '管理メニューへ戻る', url: '/admin' } as const;
-/** The figures the metrics give (oldest outbox event, failed mail, payments inbox), from the database. */
 const TO_OPERATIONS = { text: '運用状況（滞りの件数）', url: '/admin/operations' } as const;
 
-/**
- * bull-board's small grey and status-coloured texts made readable: a contrast of at least 4.5:1
- * (WCAG AA) on its cards, sidebar and tabs, in the light and the dark theme (uiConfig.theme tokens).
- */
+/** At least 4.5:1 (WCAG AA) on its cards, sidebar and tabs, in both themes. */
 const READABLE_THEME = {
   light: {
     'muted-foreground': '#4f5a64',
@@ -53,22 +46,12 @@ const READABLE_THEME = {
 };
 
 export interface QueueDashboardOptions {
-  /** The app's own origin: the dashboard's unsafe calls must come from it. */
   appOrigin: string;
-  /**
-   * The SPA (src/http/spa.ts). A member's browser gets it instead of the dashboard: its /admin guard
-   * shows the SPA's own 403 page. Without a built SPA a plain page with the same words is shown.
-   */
+  /** A member's browser gets the SPA, whose /admin guard shows its own 403 page. */
   spa?: Hono<AppEnv>;
 }
 
-/**
- * The operators' queue dashboard (bull-board) for administrators only, read-only
- * (docs/decisions/0017-queue-dashboard-read-only.md), in Japanese, and loading nothing from another
- * origin. Its own API calls cannot echo our CSRF header, so app.ts exempts them and this guard
- * accepts unsafe requests only from this origin (Sec-Fetch-Site / Origin), on top of the SameSite=Lax
- * session cookie.
- */
+/** Read-only (docs/decisions/0017-queue-dashboard-read-only.md); its API calls cannot echo our CSRF header, so this guard accepts unsafe requests only from this origin. */
 export function queueDashboard(queues: Queues, { appOrigin, spa }: QueueDashboardOptions) {
   const adapter = new HonoAdapter(serveStatic);
   adapter.setBasePath(QUEUE_DASHBOARD_PATH);
@@ -95,8 +78,7 @@ export function queueDashboard(queues: Queues, { appOrigin, spa }: QueueDashboar
     const user = await currentUser(c);
     if (!user || !isAdmin(user)) {
       if (!isPageRequest(c)) throw new AppError(user ? 'forbidden' : 'unauthorized');
-      // Strangers sign in first, as the SPA's guard sends them. Not `?next=` back here: the sign-in page
-      // follows it inside the SPA, which has no route for this server page (it would show its 404).
+      // Not `?next=` back here: the SPA has no route for this server page.
       if (!user) return c.redirect('/login');
       return refusedPage(c, spa);
     }
@@ -119,7 +101,6 @@ export function queueDashboard(queues: Queues, { appOrigin, spa }: QueueDashboar
   return app;
 }
 
-/** A browser opening a page (not the dashboard's API or its static files). */
 function isPageRequest(c: Context<AppEnv>): boolean {
   return (
     ['GET', 'HEAD'].includes(c.req.method) &&
@@ -142,11 +123,7 @@ const FORBIDDEN_PAGE = `<!doctype html>
 <body><main><h1>アクセスできません</h1><p role="alert">このページを表示する権限がありません。</p>
 <p><a href="/">トップへ戻る</a></p></main></body></html>`;
 
-/**
- * bull-board's index page made ours: Japanese (`lang`, the loading text, the shop's title format) and
- * nothing from another origin — its template links Google Fonts, which our CSP blocks (the UI falls
- * back to the system fonts, which also hold the Japanese glyphs those fonts lack).
- */
+/** Japanese, and nothing from another origin: its template links Google Fonts, which our CSP blocks. */
 function localPage(html: string): string {
   return html
     .replace(/<html\b([^>]*?)\blang="[^"]*"/, '<html$1lang="ja"')
@@ -161,11 +138,7 @@ function localPage(html: string): string {
     );
 }
 
-/**
- * bull-board's Japanese messages with an administrator's words: a delayed job is 「予約」 (waiting for
- * its time), not 「遅延」 (late); no raw status code such as 「failedジョブ」 (the UI puts the English
- * status into 「{{status}}ジョブ」). Read once from @bull-board/ui.
- */
+/** A delayed job is 「予約」 (waiting for its time), not 「遅延」 (late), and no raw English status. */
 let messages: unknown;
 function japaneseMessages(): unknown {
   if (messages) return messages;

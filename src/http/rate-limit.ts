@@ -8,24 +8,14 @@ export interface RateLimitRule {
   windowSeconds: number;
 }
 
-/** An attempt counted in advance by `reserve`, in flight until it is settled one way or the other. */
 export interface Reservation {
-  /** Each rule's count including this attempt (empty: Redis was unavailable and nothing was counted). */
+  /** Empty: Redis was unavailable and nothing was counted. */
   counts: number[];
-  /** It counts (a failed sign-in): it stays in the window. */
   confirm(): Promise<void>;
-  /** It does not count (a success): its place is given back. */
   release(): Promise<void>;
 }
 
-/**
- * Counts one attempt on every key at once, or on none. `<key>` holds the window's failures plus the
- * attempts in flight, `<key>:inflight` the latter (expiring on its own if a process dies mid-check).
- * When a count would pass its limit every increment is taken back, and the answer says whether the
- * window is full of failures (refuse) or only of attempts in flight (`busy`: ask again shortly).
- * One script, so Redis serialises parallel attempts: the (limit + 1)th is never checked however many
- * arrive together. ARGV: per key its limit and window.
- */
+/** One script, so Redis serialises parallel attempts: the (limit + 1)th is never checked however many arrive together. */
 const RESERVE = `
 local counts = {}
 for i, key in ipairs(KEYS) do
@@ -49,7 +39,6 @@ table.insert(counts, 1, 1)
 return counts
 `;
 
-/** Settles reserved attempts: ARGV[1] = 1 gives their counts back (successes), 0 keeps them (failures). */
 const SETTLE = `
 for _, key in ipairs(KEYS) do
   if tonumber(redis.call('GET', key .. ':inflight') or '0') > 0 then redis.call('DECR', key .. ':inflight') end
@@ -58,25 +47,13 @@ end
 return 1
 `;
 
-/** How long an attempt waits for attempts in flight to settle before it is refused anyway. */
 const BUSY_WAIT_MS = 5_000;
 
-/**
- * Fixed-window counters in Redis, shared by every web process (the rules: src/config/limits.ts).
- * `hit` counts an attempt and refuses it past the limit; `check` refuses without counting and
- * `count` counts without refusing. `reserve` counts first and refuses atomically, for limits that
- * count only failures: the attempt holds its place while it is checked, `release` gives it back when
- * it succeeded and `confirm` keeps it when it failed — so a burst of parallel attempts never checks
- * more than the limit, while an attempt that finds the window full only of others still in flight
- * waits for them to settle instead of being refused. When
- * Redis is unreachable the limiter lets requests through (and logs): signing in must not depend on
- * Redis being up.
- */
+/** `reserve` holds a place while an attempt is checked; unreachable Redis lets requests through: signing in must not depend on it. */
 export function createRateLimiter(redis: Redis, log: Logger, prefix = 'shop:ratelimit') {
   const keyOf = (rule: RateLimitRule, key: string) => `${prefix}:${rule.name}:${key}`;
   const refuse = (ttl: number) => new AppError('too_many_requests', undefined, { retryAfter: Math.max(ttl, 1) });
 
-  /** Adds one; the count after it and the seconds left in the window (null: Redis is unavailable). */
   async function count(rule: RateLimitRule, key: string): Promise<{ count: number; ttl: number } | null> {
     const redisKey = keyOf(rule, key);
     try {

@@ -6,21 +6,11 @@ import { Hono } from 'hono';
 import type { AppEnv } from './context.ts';
 import { NOT_FOUND_MESSAGE } from './errors.ts';
 
-/** Types worth compressing (the build writes `.br`/`.gz` next to them; see vite.config.ts). */
 const COMPRESSIBLE = /\.(js|mjs|css|html|svg|json|txt|ico|webmanifest)$/i;
-/** Source maps (and any compressed copy) are never served, even if a build left one (decision 0031). */
+/** Never served, even if a build left one (decision 0031). */
 const SOURCE_MAP = /\.map(\.(br|gz))?$/i;
 
-/**
- * The built SPA: files from `root` (their brotli or gzip copy when the client takes it), hashed assets
- * cached for a year, and `index.html` for deep links (paths without a file extension), compressed
- * once in memory. A missing `.js` or `.png` is a plain 404, never HTML; so is any source map.
- *
- * A page loaded before a release asks for that release's chunks when it opens another screen: a host
- * that serves the new release only answers 404 and the SPA offers a reload (RouteErrorPage). Keeping
- * the previous release's `assets/` beside the new one for a while spares those visitors the reload
- * (decision 0031).
- */
+/** A missing `.js` or `.png` is a plain 404, never HTML (decision 0031). */
 export function spaRoutes(root: string, config: Record<string, string | undefined>) {
   const app = new Hono<AppEnv>();
   const indexFile = join(root, 'index.html');
@@ -64,7 +54,6 @@ export function spaRoutes(root: string, config: Record<string, string | undefine
   return app;
 }
 
-/** The codings a client accepts (`q=0` refuses one). */
 function acceptedEncodings(header: string | undefined): Set<string> {
   const accepted = new Set<string>();
   for (const part of (header ?? '').split(',')) {

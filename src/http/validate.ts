@@ -2,10 +2,9 @@ import type { Context } from 'hono';
 import * as v from 'valibot';
 import { AppError, type FieldErrors, validationError } from './errors.ts';
 
-/** No form of ours nests deeper than a few levels; 10,000 levels overflowed the stack of every walk over the body. */
+// 10,000 levels overflowed the stack of every walk over the body.
 export const MAX_JSON_DEPTH = 32;
 
-/** The deepest nesting of `[` and `{` in JSON text (outside strings), in one pass before parsing. */
 export function jsonDepth(text: string): number {
   let depth = 0;
   let deepest = 0;
@@ -25,7 +24,6 @@ export function jsonDepth(text: string): number {
   return deepest;
 }
 
-/** Reads a JSON object body: 400 for anything that is not one (malformed, wrong content type, array). */
 export async function readJson(c: Context): Promise<Record<string, unknown>> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/json\b/i.test(type)) {
@@ -45,7 +43,6 @@ export async function readJson(c: Context): Promise<Record<string, unknown>> {
   return body as Record<string, unknown>;
 }
 
-/** Valibot issues → `{ field: [messages] }`, each field keeping its messages in order. */
 export function fieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldErrors {
   const errors: FieldErrors = {};
   for (const issue of issues) {
@@ -55,12 +52,7 @@ export function fieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldError
   return errors;
 }
 
-/**
- * Parses without `abortPipeEarly`, so cross-field checks (`partialCheck`: a confirmation that does not
- * match) run whenever the fields they compare are valid, and are reported together with every other
- * field's errors in one answer. A field's own pipe may then fail more than once (an empty address is
- * also malformed): only its first, most basic message is kept.
- */
+/** Without abortPipeEarly, so cross-field checks report together with every other field; a field keeps only its first message. */
 function parseAll<S extends v.GenericSchema>(schema: S, input: unknown) {
   const result = v.safeParse(schema, withAllKeys(schema, input));
   if (result.success) return result;
@@ -74,19 +66,14 @@ function parseAll<S extends v.GenericSchema>(schema: S, input: unknown) {
   return { ...result, issues };
 }
 
-/** The object entries of a schema, or of the object schema at the head of its pipe. */
 function entriesOf(schema: v.GenericSchema): Record<string, unknown> | undefined {
   const s = schema as { entries?: Record<string, unknown>; pipe?: v.GenericSchema[] };
   return s.entries ?? (s.pipe?.[0] ? entriesOf(s.pipe[0]) : undefined);
 }
 
-/** The keys of each object schema (at the head of its pipe), found once per schema. */
 const schemaKeys = new WeakMap<v.GenericSchema, readonly string[] | null>();
 
-/**
- * A missing key becomes an explicit `undefined`, so each field reports its own Japanese message
- * ("…を入力してください。") instead of valibot's generic English one for absent keys.
- */
+/** A missing key becomes `undefined`, so the field reports its own Japanese message instead of valibot's English one. */
 function withAllKeys(schema: v.GenericSchema, input: unknown): unknown {
   let keys = schemaKeys.get(schema);
   if (keys === undefined) {
@@ -100,17 +87,12 @@ function withAllKeys(schema: v.GenericSchema, input: unknown): unknown {
   return filled;
 }
 
-/**
- * Characters no field may hold: NUL and the other C0 controls but tab, line feed and carriage return,
- * DEL, and lone UTF-16 surrogates (not text; PostgreSQL refuses NUL). With the `u` flag a surrogate
- * range matches only unpaired halves.
- */
+/** C0 controls but tab/LF/CR, DEL and lone surrogates (PostgreSQL refuses NUL). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused
 const FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]|[\ud800-\udfff]/u;
-export const FORBIDDEN_MESSAGE = '使用できない文字（制御文字など）が含まれています。';
+const FORBIDDEN_MESSAGE = '使用できない文字（制御文字など）が含まれています。';
 
-/** The fields (dotted paths) of `input` whose text holds a FORBIDDEN character. */
-export function fieldsWithForbiddenCharacters(input: unknown, path = ''): string[] {
+function fieldsWithForbiddenCharacters(input: unknown, path = ''): string[] {
   if (typeof input === 'string') return FORBIDDEN.test(input) ? [path || '_'] : [];
   if (Array.isArray(input))
     return input.flatMap((item, i) => fieldsWithForbiddenCharacters(item, path ? `${path}.${i}` : String(i)));
@@ -123,7 +105,6 @@ export function fieldsWithForbiddenCharacters(input: unknown, path = ''): string
   return [];
 }
 
-/** Whether any text of `input` (a value or a key, at any depth) holds a FORBIDDEN character. */
 function holdsForbidden(input: unknown): boolean {
   if (typeof input === 'string') return FORBIDDEN.test(input);
   if (Array.isArray(input)) {
@@ -140,13 +121,11 @@ function holdsForbidden(input: unknown): boolean {
 
 /** Every text a client sends passes here first (parseInput, parseInputs, multipart fields): 422 on a forbidden character. */
 export function assertCleanText(input: unknown): void {
-  // Clean input (nearly all of it) is only scanned; the fields are named when something is found.
   if (!holdsForbidden(input)) return;
   const fields = fieldsWithForbiddenCharacters(input);
   if (fields.length) throw validationError(Object.fromEntries(fields.map((field) => [field, [FORBIDDEN_MESSAGE]])));
 }
 
-/** Parses `input` with `schema`, throwing the 422 shape with Japanese messages on failure. */
 export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
   assertCleanText(input);
   const result = parseAll(schema, input);
@@ -154,7 +133,6 @@ export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown)
   return result.output;
 }
 
-/** Parses one input with several schemas, reporting every schema's field errors together. */
 export function parseInputs<A extends v.GenericSchema, B extends v.GenericSchema>(
   input: unknown,
   a: A,
@@ -173,12 +151,10 @@ export async function jsonInput<S extends v.GenericSchema>(c: Context, schema: S
   return parseInput(schema, await readJson(c));
 }
 
-/** The query string (Hono's `c.req.query()`: the first of a repeated name) parsed with `schema`. */
 export function queryInput<S extends v.GenericSchema>(c: Context, schema: S): v.InferOutput<S> {
   return parseInput(schema, c.req.query());
 }
 
-/** Japanese messages for common field rules, shared by every module's schemas. */
 export const rules = {
   requiredString: (label: string, max: number) =>
     v.pipe(
@@ -196,7 +172,6 @@ export const rules = {
       v.email(`${label}の形式が正しくありません。`),
       v.toLowerCase(),
     ),
-  /** A password being checked (sign-in, the current one): only its length is ruled. */
   enteredPassword: (label = 'パスワード') =>
     v.pipe(
       v.string(`${label}を入力してください。`),
@@ -204,10 +179,8 @@ export const rules = {
       v.maxLength(72, `${label}は72文字以内で入力してください。`),
       v.maxBytes(256, `${label}は72文字以内で入力してください。`),
     ),
-  /** A new password: as an entered one, and at least 8 characters. */
   password: (label = 'パスワード') =>
     v.pipe(rules.enteredPassword(label), v.minLength(8, `${label}は8文字以上で入力してください。`)),
-  /** A calendar date YYYY-MM-DD that exists (no 2024-02-30), in the years 2000–9999. */
   date: () =>
     v.pipe(
       v.string('日付は YYYY-MM-DD で入力してください。'),
@@ -221,7 +194,6 @@ export const rules = {
     ),
 };
 
-/** A whole number 1–max written in a query string (at most six digits). */
 const listNumber = (label: string, max: number) =>
   v.pipe(
     v.string(`${label}が正しくありません。`),
@@ -237,7 +209,6 @@ export const paging = {
   per_page: v.optional(listNumber('表示件数', 100), '20'),
 };
 
-/** Runs several checks and reports all their 422 field errors together. */
 export async function collectErrors<T extends unknown[]>(...checks: { [K in keyof T]: () => T[K] | Promise<T[K]> }): Promise<T> {
   const errors: FieldErrors = {};
   const results: unknown[] = [];

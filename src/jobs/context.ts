@@ -5,7 +5,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { FileStore } from '../storage/file-store.ts';
 
 /** An e-mail as a job hands it to the mailer. */
-export interface OutgoingMail {
+interface OutgoingMail {
   to: string;
   subject: string;
   text: string;
@@ -18,7 +18,7 @@ export interface OutgoingMail {
  * What job handlers may ask of the mailer (the mail module's `Mailer` implements it; closing it is the
  * host's business). A port: this layer names no module type.
  */
-export interface MailerPort {
+interface MailerPort {
   send(message: OutgoingMail): Promise<{ messageId: string; file?: string }>;
   /** The Message-ID of the delivery `key`: the same on every attempt, in the sender's domain. */
   messageIdFor(key: string): string;

@@ -2,15 +2,11 @@ import { stringify } from 'csv-stringify/sync';
 import iconv from 'iconv-lite';
 import { jstStamp } from './japan-time.ts';
 
-/** Japanese Excel's "Shift_JIS" is Microsoft's CP932 (Windows-31J): what `shift_jis` means here. */
+/** Japanese Excel's "Shift_JIS" is CP932 (Windows-31J). */
 export const CP932 = 'cp932';
-/** 〓 (geta): the conventional stand-in for a character the encoding cannot hold. */
-export const GETA = '〓';
+const GETA = '〓';
 
-/**
- * Characters that Japanese input methods produce from the JIS table (and macOS from Unicode) whose
- * CP932 form is another code point: mapped before encoding, so 〜 stays a wave and never becomes `?`.
- */
+/** So 〜 stays a wave and never becomes `?`. */
 const CP932_FORMS: Record<string, string> = {
   '\u301c': '\uff5e', // 〜 WAVE DASH → ～
   '\u2212': '\uff0d', // − MINUS SIGN → －
@@ -34,7 +30,6 @@ function fitsCp932(char: string): boolean {
   return known;
 }
 
-/** The characters of `text` (after the CP932 forms) that CP932 cannot hold: emoji, kanji outside it. */
 export function unmappableIn(text: string): string[] {
   const found: string[] = [];
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII fast path
@@ -43,7 +38,6 @@ export function unmappableIn(text: string): string[] {
   return found;
 }
 
-/** `text` in CP932 forms with every character CP932 cannot hold replaced by 〓. */
 export function replaceUnmappable(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII fast path
   if (/^[\x00-\x7f]*$/.test(text)) return text;
@@ -52,10 +46,6 @@ export function replaceUnmappable(text: string): string {
   return out;
 }
 
-/**
- * The download's names: `研修登録_<licence>_<JST stamp>.csv` for one licence (with an ASCII fallback),
- * the generic exporter's `data.csv` otherwise.
- */
 export function downloadNames(licenseName: string | null, at: Date): { utf8: string; ascii: string } {
   if (!licenseName) return { utf8: 'data.csv', ascii: 'data.csv' };
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters never belong in a file name
@@ -64,29 +54,19 @@ export function downloadNames(licenseName: string | null, at: Date): { utf8: str
   return { utf8: `研修登録_${safe}_${time}.csv`, ascii: `training_${time}.csv` };
 }
 
-/** RFC 6266: an ASCII `filename` for old clients, `filename*` (RFC 8187, UTF-8) for the real name. */
 export function contentDisposition(names: { utf8: string; ascii: string }): string {
   if (names.utf8 === names.ascii) return `attachment; filename="${names.ascii}"`;
   const encoded = encodeURIComponent(names.utf8).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${names.ascii}"; filename*=UTF-8''${encoded}`;
 }
 
-/**
- * The CSV dialect of every file we write: comma, CRLF, quotes only where needed, and csv-stringify's
- * `escape_formulas` (OWASP "CSV injection": a cell starting with = + - @ — also full-width — tab or
- * CR is written as text).
- */
-export const CSV_OPTIONS = { record_delimiter: 'windows', quoted_string: false, escape_formulas: true } as const;
+/** OWASP "CSV injection": a cell starting with = + - @ (also full-width), tab or CR is written as text. */
+const CSV_OPTIONS = { record_delimiter: 'windows', quoted_string: false, escape_formulas: true } as const;
 
 // A cell csv-stringify would change: a quote, comma or line break anywhere, or a formula start.
 const NEEDS_CSV_STRINGIFY = /[",\r\n]|^[-=+@\t\uFF1D\uFF0B\uFF0D\uFF20]/;
 
-/**
- * Cells as one CSV record without its line ending, exactly as csv-stringify writes them with
- * CSV_OPTIONS. Cells none of which csv-stringify would quote or escape are joined directly — the same
- * bytes, without its per-cell machinery — and any other record goes through csv-stringify. (Cells are
- * quoted and escaped one by one, so records may also be written in parts joined by commas.)
- */
+/** Cells csv-stringify would not change are joined directly: the same bytes without its per-cell machinery. */
 export function csvRecord(cells: readonly string[]): string {
   for (let c = 0; c < cells.length; c++) {
     if (NEEDS_CSV_STRINGIFY.test(cells[c] as string)) return stringify([cells as string[]], { ...CSV_OPTIONS, eof: false });
@@ -94,12 +74,10 @@ export function csvRecord(cells: readonly string[]): string {
   return cells.join(',');
 }
 
-/** Records as CSV text, each line ending in CRLF (csvRecord). */
 export function csvLines(records: readonly (readonly string[])[]): string {
   let text = '';
   for (const cells of records) text += `${csvRecord(cells)}\r\n`;
   return text;
 }
 
-/** The header line (after a UTF-8 BOM when asked), through csv-stringify. */
 export const csvHeader = (columns: readonly string[], bom: boolean) => stringify([columns as string[]], { ...CSV_OPTIONS, bom });

@@ -3,7 +3,7 @@
  * the answer's message can say which fields to fix: 「入力内容を確認してください。（メールアドレス、パスワード）」.
  * A key missing here is left out of the list (its message is still in `errors`).
  */
-export const FIELD_LABELS: Readonly<Record<string, string>> = {
+const FIELD_LABELS: Readonly<Record<string, string>> = {
   email: 'メールアドレス',
   email_confirmation: 'メールアドレス（確認）',
   last_name: '姓',

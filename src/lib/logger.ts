@@ -14,7 +14,7 @@ export interface Logger {
 }
 
 /** Secrets never reach a log line, wherever they sit in the fields. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'password',
   'new_password',
   'old_password',

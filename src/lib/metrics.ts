@@ -7,7 +7,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
  * shop. Served by GET /metrics (web) and WORKER_METRICS_PORT (worker), both behind METRICS_TOKEN.
  * Names: a `shop_` prefix, `_total`, `_seconds`; labels from small fixed sets, never ids.
  */
-export const registry = new Registry();
+const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
 export const httpRequestDuration = new Histogram({
@@ -40,7 +40,7 @@ export const jobDuration = new Histogram({
   registers: [registry],
 });
 
-/** What every process shares, as the operator watches it (src/modules/health/figures.ts computes it). */
+/** What every process shares, as the operator watches it (src/host/shop-figures.ts computes it). */
 export interface ShopFigures {
   queues: Record<string, { waiting: number; active: number; delayed: number; failed: number }>;
   outbox: { backlog: number; oldestAgeSeconds: number };

@@ -1,10 +1,4 @@
-/**
- * The strength floor of new passwords, one rule for the server (src/modules/accounts/password-policy.ts)
- * and the SPA's meter (web/src/components/password-strength.tsx): zxcvbn-ts with the common and
- * Japanese dictionaries (romanised names and words) and keyboard graphs, the owner's details as user
- * inputs, and a score of at least 2 (docs/decisions/0029-asvs-hardening.md). zxcvbn-ts and its dictionaries are loaded on first use on
- * both sides: they cost start-up time and half a megabyte.
- */
+/** One rule for the server and the SPA's meter (docs/decisions/0029-asvs-hardening.md); loaded on first use: half a megabyte. */
 export const MIN_PASSWORD_SCORE = 2;
 
 export interface PasswordOwnerDetails {
@@ -24,7 +18,6 @@ export type PasswordRater = (password: string, userInputs: string[]) => Password
 
 let loading: Promise<PasswordRater> | undefined;
 
-/** zxcvbn-ts as both sides configure it, loaded once. */
 export function loadPasswordRater(): Promise<PasswordRater> {
   loading ??= Promise.all([
     import('@zxcvbn-ts/core'),
@@ -48,8 +41,7 @@ const KANA: Record<string, string> = Object.fromEntries(
   [...KANA_TABLE.matchAll(/(\S+) (\S+)/g)].map((m) => [m[1] as string, m[2] as string]),
 );
 
-/** Hepburn romaji of a katakana reading (ヤマダ → yamada, キョウコ → kyouko), enough to spot a name in a password. */
-export function romanise(kana: string): string {
+function romanise(kana: string): string {
   // NFKC: ﾔﾏﾀﾞ → ヤマダ; hiragana as typed (やまだ) read as katakana.
   const chars = [...kana.normalize('NFKC').replace(/[\u3041-\u3096]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0x60))];
   let out = '';
@@ -74,10 +66,6 @@ export function romanise(kana: string): string {
 
 const text = (value: unknown) => (typeof value === 'string' ? value.normalize('NFKC').trim().toLowerCase() : '');
 
-/**
- * What zxcvbn should count as guessable for this owner: the e-mail, its local part and the words in
- * it (taro.yamada+shop → taro, yamada, shop), the names, and the kana readings with their romaji.
- */
 export function passwordUserInputs(owner: PasswordOwnerDetails): string[] {
   const email = text(owner.email);
   const local = email.split('@')[0] ?? '';
@@ -94,7 +82,6 @@ export function passwordUserInputs(owner: PasswordOwnerDetails): string[] {
   return [...new Set(inputs.filter((input) => input.length >= 2))];
 }
 
-/** Whether zxcvbn rates `password` at least MIN_PASSWORD_SCORE for its owner. */
 export function strongEnough(rate: PasswordRater, password: string, owner: PasswordOwnerDetails): boolean {
   return rate(password, passwordUserInputs(owner)).score >= MIN_PASSWORD_SCORE;
 }

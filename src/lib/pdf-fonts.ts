@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 
 // Noto Sans JP (SIL Open Font License) shipped by an npm package: no system font is needed. TrueType
-// outlines, which pdfkit subsets: only the glyphs used are embedded (about 10 KB per receipt).
+// outlines, which pdfkit subsets: only the glyphs used are embedded.
 const require = createRequire(import.meta.url);
 let fonts: { regular: Buffer; bold: Buffer } | undefined;
 

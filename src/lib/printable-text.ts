@@ -1,13 +1,7 @@
 import * as v from 'valibot';
 import { drawable } from './pdf-fonts.ts';
 
-/**
- * Characters no printed text may hold (receipts, CSV files): invisible ones (Unicode's default
- * ignorables — zero-width, bidi marks, variation selectors, tags, fillers), the blanks that are not
- * ignorable but print nothing (Hangul fillers U+115F/U+1160/U+3164/U+FFA0, braille blank U+2800),
- * controls and format characters, line and paragraph separators, private-use, unassigned and lone
- * surrogates. A receipt addressed to a blank, or a CSV cell that looks empty, is the harm.
- */
+/** A receipt addressed to a blank, or a CSV cell that looks empty, is the harm. */
 const NEVER_PRINTED =
   /[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\u115f\u1160\u2800\u3164\uffa0]/u;
 const MARK = /\p{M}/u;
@@ -15,17 +9,12 @@ const MARK = /\p{M}/u;
 const MAX_MARKS_PER_CHARACTER = 2;
 
 export interface Unprintable {
-  /** 1-based, counted in characters (code points) of the text as typed. */
   position: number;
   codePoint: number;
   reason: 'character' | 'marks';
 }
 
-/**
- * The first character of `text` that cannot be printed: one of NEVER_PRINTED, the third combining mark
- * on one base character, or one the receipt font has no glyph for (it would print as an empty box).
- * `multiline` texts (descriptions, reasons, notes: never on a PDF) may hold line breaks and tabs.
- */
+/** Also a glyph the receipt font lacks (an empty box). */
 export function firstUnprintable(text: string, multiline = false): Unprintable | null {
   let position = 0;
   let marks = 0;
@@ -46,18 +35,13 @@ export function firstUnprintable(text: string, multiline = false): Unprintable |
 
 const codePointName = (codePoint: number) => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
 
-/** 「宛名の3文字目に使用できない文字（U+200B）が含まれています。」 */
 function unprintableMessage(label: string, found: Unprintable): string {
   return found.reason === 'marks'
     ? `${label}の${found.position}文字目に重ねた記号（${codePointName(found.codePoint)}）が多すぎます。濁点やアクセントなどの記号は1文字に${MAX_MARKS_PER_CHARACTER}つまでです。`
     : `${label}の${found.position}文字目に使用できない文字（${codePointName(found.codePoint)}）が含まれています。`;
 }
 
-/**
- * The one rule for free text that is printed on a PDF or written to a CSV (names, 宛名, 但し書き,
- * licence names and descriptions, reasons and notes): a valibot check, placed before `trim` so the
- * position is that of the text as typed.
- */
+/** Before `trim`, so the position is that of the text as typed. */
 export const printable = (label: string, options: { multiline?: boolean } = {}) =>
   v.check<string, (issue: v.CheckIssue<string>) => string>(
     (text) => firstUnprintable(text, options.multiline) === null,

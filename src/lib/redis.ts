@@ -1,31 +1,14 @@
 import { Redis, type RedisOptions } from 'ioredis';
 
-/** Where Redis is: one URL, a Unix socket (the development fallback), or a primary found through Sentinel. */
 export type RedisTarget = ({ url: string } | { path: string } | SentinelTarget) & { password?: string; db?: number };
 
-export interface SentinelTarget {
+interface SentinelTarget {
   sentinels: { host: string; port: number }[];
-  /** The monitored primary's name (`sentinel monitor <name> …`). */
   name: string;
   sentinelPassword?: string;
 }
 
-/** Says where `target` points, for logs (no passwords). */
-export function describeRedis(target: RedisTarget): string {
-  if ('url' in target) {
-    const url = new URL(target.url);
-    url.password = '';
-    url.username = '';
-    return url.toString();
-  }
-  if ('path' in target) return target.path;
-  return `sentinel ${target.name} via ${target.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`;
-}
-
-/**
- * After a Sentinel failover the old primary may still answer, as a replica: a write there fails with
- * READONLY. Reconnecting (and resending the command) asks the Sentinels for the new primary.
- */
+/** After a failover the old primary answers READONLY: reconnecting asks the Sentinels for the new one. */
 const reconnectOnReadOnly = (error: Error) => (error.message.startsWith('READONLY') ? 2 : false);
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -36,7 +19,6 @@ export const REDIS_MISSING_MESSAGE = [
   'Cannot reach Redis. Install and start it (see above), or set REDIS_URL to a running server.',
 ].join('\n');
 
-/** A connection for requests and producers: fails fast instead of queueing while Redis is down. */
 export function connectRedis(target: RedisTarget, options: RedisOptions = {}): Redis {
   const base: RedisOptions = {
     enableOfflineQueue: false,
@@ -66,18 +48,15 @@ export function connectRedis(target: RedisTarget, options: RedisOptions = {}): R
       ...auth,
     });
   }
-  client.on('error', () => {
-    // Reconnection is automatic; callers see failures on their own commands.
-  });
+  client.on('error', () => {});
   return client;
 }
 
-/** A connection for BullMQ workers: blocking commands, retried for ever (BullMQ requires it). */
+/** Blocking commands, retried for ever (BullMQ requires it). */
 export function connectWorkerRedis(target: RedisTarget): Redis {
   return connectRedis(target, { enableOfflineQueue: true, maxRetriesPerRequest: null });
 }
 
-/** Whether a Redis server answers PING at `target` (one short try). */
 export async function redisAnswers(target: RedisTarget): Promise<boolean> {
   const client = connectRedis(target, { retryStrategy: () => null, connectTimeout: 1_000, lazyConnect: true });
   try {
@@ -90,14 +69,12 @@ export async function redisAnswers(target: RedisTarget): Promise<boolean> {
   }
 }
 
-/** Redis must never evict BullMQ's keys. */
 export async function evictionPolicy(client: Redis): Promise<string | undefined> {
   const info = await client.info('memory');
   return /maxmemory_policy:(\S+)/.exec(info)?.[1];
 }
 
-/** Why a Redis that may evict keys is refused, and how to fix it (Japanese, then English). */
-export function evictionPolicyMessage(policy: string | undefined): string {
+function evictionPolicyMessage(policy: string | undefined): string {
   const shown = policy ?? '(unknown)';
   return [
     `Redis の maxmemory-policy が ${shown} です。ジョブのキーが消されないよう noeviction にしてください:`,
@@ -107,18 +84,15 @@ export function evictionPolicyMessage(policy: string | undefined): string {
   ].join('\n');
 }
 
-/** Throws `evictionPolicyMessage` unless Redis runs with `maxmemory-policy noeviction`. */
 export async function assertNoEviction(client: Redis): Promise<void> {
   const policy = await evictionPolicy(client);
   if (policy !== 'noeviction') throw new RedisPolicyError(evictionPolicyMessage(policy));
 }
 
-/** A Redis that answers but must not be used (start-up refuses it instead of retrying). */
 export class RedisPolicyError extends Error {
   override name = 'RedisPolicyError';
 }
 
-/** Resolves once `client` is connected, or after `ms` (the caller goes on; commands then fail fast and are retried). */
 export function whenReady(client: Redis, ms = 5_000): Promise<boolean> {
   if (client.status === 'ready') return Promise.resolve(true);
   return new Promise((resolve) => {
@@ -135,12 +109,7 @@ export function whenReady(client: Redis, ms = 5_000): Promise<boolean> {
   });
 }
 
-/**
- * Whether at least one replica has every write `client` made so far (waiting up to `timeoutMs`): Redis
- * replication is asynchronous, and a failover promotes a replica that may lack the newest writes — or
- * turns the old primary into a replica that drops them. True without replicas (their number is looked up
- * at most every 10 s, and again after a wait that failed).
- */
+/** Replication is asynchronous and a failover may promote a replica lacking the newest writes. True without replicas. */
 export function replicaWaiter(client: Redis, timeoutMs = 500): () => Promise<boolean> {
   let replicas = 0;
   let checkedAt = 0;

@@ -4,25 +4,13 @@ import Stripe from 'stripe';
 import { parseStripeForm } from './form.ts';
 import { checkoutPage, voucherPage } from './page.ts';
 
-/**
- * A local stand-in for the part of Stripe's API this shop uses: Checkout Sessions (create, retrieve,
- * expire, list), payment intents, refunds (create, list), a hosted payment page (card, delayed konbini payment, cancel)
- * and signed webhooks with retries. The app reaches it only through the real `stripe` SDK.
- *
- * Konbini as Stripe does it: the payment intent waits in `requires_action` with
- * `next_action.konbini_display_details` (payment codes per chain, `hosted_voucher_url`, `expires_at`
- * at 23:59:59 JST `expires_after_days` days on, default 3); a hosted voucher page in Japanese; when
- * the deadline passes unpaid, the payment is canceled and `checkout.session.async_payment_failed` sent.
- */
+/** A local stand-in for the part of Stripe's API this shop uses, reached only through the real `stripe` SDK; konbini as Stripe does it. */
 export interface EmulatorOptions {
-  /** Where browsers reach the emulator (hosted page URLs). */
   publicUrl: string;
   webhookUrl: string;
   webhookSecret: string;
-  /** Delivery attempts per event and the first retry delay (doubled each time). */
   retry?: { attempts: number; delayMs: number };
   apiKey?: string;
-  /** How often lapsed konbini vouchers are looked for (ms; default 1 s). */
   konbiniSweepMs?: number;
 }
 
@@ -50,7 +38,6 @@ const now = () => Math.floor(Date.now() / 1000);
 const digits = (n: number) => Array.from(randomBytes(n), (b) => String(b % 10)).join('');
 const DAY = 24 * 3600;
 const JST = 9 * 3600;
-/** Stripe's konbini deadline: 23:59:59 Japan time, `days` days after `from` (unix seconds). */
 export function konbiniDeadline(from: number, days: number): number {
   const startOfJstDay = Math.floor((from + JST) / DAY) * DAY - JST;
   return startOfJstDay + (days + 1) * DAY - 1;
@@ -59,7 +46,6 @@ export function konbiniDeadline(from: number, days: number): number {
 const error = (status: number, type: string, message: string, extra: Obj = {}) =>
   Response.json({ error: { type, message, ...extra } }, { status });
 
-/** An event as Stripe posts it to a webhook endpoint. */
 export function eventJson(event: Pick<StripeEventRecord, 'id' | 'type' | 'created' | 'object'>) {
   return {
     id: event.id,
@@ -74,7 +60,6 @@ export function eventJson(event: Pick<StripeEventRecord, 'id' | 'type' | 'create
   };
 }
 
-/** Stripe's `created[gt|gte|lt|lte]` filter of list calls. */
 function createdWithin(query: URLSearchParams, created: number): boolean {
   const bound = (op: string) => (query.has(`created[${op}]`) ? Number(query.get(`created[${op}]`)) : undefined);
   const [gt, gte, lt, lte] = ['gt', 'gte', 'lt', 'lte'].map(bound);
@@ -88,10 +73,7 @@ function createdWithin(query: URLSearchParams, created: number): boolean {
   );
 }
 
-/**
- * A Stripe list page: newest first, `limit` (1..100, default 10), cursors `starting_after` and
- * `ending_before`, and `has_more`, so the SDK's auto-pagination walks it as it walks Stripe.
- */
+/** Cursors and `has_more` as Stripe's, so the SDK's auto-pagination walks it as it walks Stripe. */
 function list(requestUrl: string, url: string, items: Obj[]): Response {
   const query = new URL(requestUrl).searchParams;
   const limit = Math.min(Math.max(Number(query.get('limit') ?? 10) || 10, 1), 100);
@@ -140,7 +122,6 @@ export function createStripeEmulator(options: EmulatorOptions) {
     }
   }
 
-  /** Delivers now and retries with back-off until a 2xx or the attempts run out. */
   function deliver(event: StripeEventRecord, attempt = 1): Promise<void> {
     const run = (async () => {
       if (await send(event)) return;
@@ -206,7 +187,6 @@ export function createStripeEmulator(options: EmulatorOptions) {
     return emit('checkout.session.completed', publicSession(session));
   }
 
-  /** What Stripe puts on a konbini payment intent awaiting payment: the voucher's codes, page and deadline. */
   function konbiniNextAction(pi: string, expiresAt: number) {
     // One payment code for every chain and a confirmation number, as in Stripe's test mode.
     const payment_code = digits(12);
@@ -238,7 +218,6 @@ export function createStripeEmulator(options: EmulatorOptions) {
     return emit('checkout.session.async_payment_failed', publicSession(session));
   }
 
-  /** Konbini payments whose deadline has passed unpaid fail, as at Stripe (async_payment_failed). */
   function sweepLapsedKonbini(at = now()) {
     for (const session of sessions.values()) {
       const pi = paymentIntents.get(session.payment_intent ?? '');
@@ -250,7 +229,6 @@ export function createStripeEmulator(options: EmulatorOptions) {
   const sweep = setInterval(() => sweepLapsedKonbini(), options.konbiniSweepMs ?? 1_000);
   sweep.unref();
 
-  /** Moves a pending konbini voucher's deadline into the past (tests, developers) and lets it lapse. */
   function lapseKonbini(session: Session) {
     const pi = paymentIntents.get(session.payment_intent ?? '');
     const details = (pi?.next_action as { konbini_display_details?: { expires_at: number } } | null | undefined)
@@ -262,11 +240,6 @@ export function createStripeEmulator(options: EmulatorOptions) {
     return events[before] ?? null;
   }
 
-  /**
-   * A refund of a payment intent's charge, as Stripe makes it: the whole remaining amount unless
-   * `amount` says less; refused (Stripe's codes) when there is nothing paid or left to refund.
-   * `charge.refunded` follows every refund, full or partial.
-   */
   function createRefund(
     paymentIntentId: string,
     amount?: number,
@@ -313,7 +286,6 @@ export function createStripeEmulator(options: EmulatorOptions) {
     return { refund: refundObject };
   }
 
-  /** A full refund (tests, developers: a refund made in Stripe's dashboard); null when nothing can be refunded. */
   function refund(paymentIntentId: string) {
     const result = createRefund(paymentIntentId);
     return 'refund' in result ? result.refund : null;
@@ -545,20 +517,17 @@ export function createStripeEmulator(options: EmulatorOptions) {
     app,
     sessions,
     events,
-    /** Pays a session as a person would on the hosted page. */
     pay: (sessionId: string, method: 'card' | 'konbini' = 'card') => {
       const session = sessions.get(sessionId);
       if (!session) throw new Error(`no session ${sessionId}`);
       return pay(session, method);
     },
     settleKonbini: (sessionId: string, succeeded: boolean) => settleKonbini(sessions.get(sessionId) as Session, succeeded),
-    /** The konbini deadline passes unpaid: async_payment_failed, as Stripe sends it (null when nothing is pending). */
     lapseKonbini: (sessionId: string) => lapseKonbini(sessions.get(sessionId) as Session),
     paymentIntents,
     expire: (sessionId: string) => expire(sessions.get(sessionId) as Session),
     refund,
     refunds,
-    /** Tampers with a session (tests: an amount that no longer matches ours). */
     patchSession: (sessionId: string, patch: Obj) => Object.assign(sessions.get(sessionId) as Session, patch),
     /** Holds events instead of delivering them, so a test can deliver them in any order, or twice. */
     hold: () => {
@@ -571,7 +540,6 @@ export function createStripeEmulator(options: EmulatorOptions) {
       for (const event of order) for (let i = 0; i < times; i++) await deliver(event);
     },
     deliver: (event: StripeEventRecord) => deliver(event),
-    /** Waits for deliveries under way. */
     settle: async () => {
       while (inFlight.size) await Promise.all([...inFlight]);
     },

@@ -12,7 +12,7 @@ export type SignInFailure = 'password' | 'two_factor' | 'recovery_code';
 const clientOf = (client: SignInClient) => ({ ip: client.ip, user_agent: client.userAgent });
 
 /**
- * Administrators' sign-ins go into the audit log (issue 24 item 8): who, from which address and
+ * Administrators' sign-ins go into the audit log: who, from which address and
  * browser, how. Never the password or a code. Members' sign-ins are not audited (their sessions page
  * shows them); the role is read in the transaction that writes the entry.
  */

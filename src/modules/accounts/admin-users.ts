@@ -10,7 +10,7 @@ import { setPassword } from './passwords.ts';
 import { auditView } from './user-dto.ts';
 import { createUser, endSessions, findUserByEmail, removeAccount, USER_NOT_FOUND } from './users.ts';
 
-/** Creates an administrator, or promotes an existing user; running it twice changes nothing more. */
+/** Running it twice changes nothing more. */
 export async function createOrPromoteAdmin(
   orm: Orm,
   input: { email: string; password: string; lastName?: string; firstName?: string },
@@ -34,7 +34,6 @@ export async function createOrPromoteAdmin(
   });
 }
 
-/** An administrator sets a user's password; every session of that user ends. */
 export async function forcePassword(orm: Orm, actor: Actor, id: string, password: string): Promise<void> {
   await transact(orm.em as Em, async (tx) => {
     const user = await tx.findOne(User, { id });
@@ -47,10 +46,6 @@ export async function forcePassword(orm: Orm, actor: Actor, id: string, password
   });
 }
 
-/**
- * An administrator deletes an account: its sessions end, the account goes; its sales stay, with the
- * buyer's details copied at purchase time (UserDeleted: the sales module empties their user link).
- */
 export async function forceDelete(orm: Orm, actor: Actor, id: string): Promise<void> {
   if (actor.id === id) throw new AppError('forbidden', '自分自身のアカウントは削除できません。');
   await transact(orm.em as Em, async (tx) => {
@@ -63,17 +58,12 @@ export async function forceDelete(orm: Orm, actor: Actor, id: string): Promise<v
   });
 }
 
-/** The shop must keep one administrator: refuses (409) when `tx` would remove the last one. Locks the administrators. */
 async function keepAnAdministrator(tx: Em): Promise<void> {
   const admins = await kysely(tx).selectFrom('users').select('id').where('role', '=', 'admin').forUpdate().execute();
   if (admins.length <= 1) throw new AppError('conflict', '最後の管理者は外せません。先に別の管理者を追加してください。');
 }
 
-/**
- * Grants or revokes administrator rights (audited). An administrator cannot demote themselves, and the
- * last administrator stays one. The user's sessions end, so the new role counts at their next request
- * and the header they see is redrawn on sign-in.
- */
+/** The user's sessions end, so the new role counts at their next request. */
 export async function setRole(orm: Orm, actor: Actor, id: string, role: 'admin' | 'user'): Promise<void> {
   if (actor.id === id && role !== 'admin') throw new AppError('forbidden', '自分自身の管理者権限は外せません。');
   await transact(orm.em as Em, async (tx) => {
@@ -92,10 +82,6 @@ export async function setRole(orm: Orm, actor: Actor, id: string, role: 'admin' 
 
 const ALREADY_VERIFIED = 'このユーザーのメールアドレスは確認済みです。確認メールを再送する必要はありません。';
 
-/**
- * An administrator sends a member whose address is not verified yet a new verification link (the
- * earlier ones stop working). `throttle` may refuse it for the recipient; audited.
- */
 export async function resendVerificationMail(
   orm: Orm,
   actor: Actor,
@@ -118,7 +104,6 @@ export async function resendVerificationMail(
   });
 }
 
-/** A member's mail log (administrators): 404 for nobody. */
 export async function userMails(orm: Orm, id: string, paging: { page: number; per_page: number }) {
   const em = orm.em.fork() as Em;
   if (!(await em.findOne(User, { id }))) throw new AppError('not_found', USER_NOT_FOUND);

@@ -8,7 +8,6 @@ export const AFFILIATIONS = {
   6: 'その他',
 } as const;
 
-export type AffiliationCode = keyof typeof AFFILIATIONS;
 export const AFFILIATION_OTHER = 6;
 
 /** The seed's single-string form: for "other", the other-text in full-width brackets before the name. */

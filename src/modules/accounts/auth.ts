@@ -8,7 +8,7 @@ import { SIGN_IN_CHALLENGE_PATH, type SignInChallenges } from './passkey-challen
 import { hashPassword, verifyPassword } from './password.ts';
 import { generateRecoveryCodes } from './recovery-codes.ts';
 
-export const HOST_COOKIE_PREFIX = '__Host-better-auth';
+const HOST_COOKIE_PREFIX = '__Host-better-auth';
 
 export interface AuthOptions {
   // biome-ignore lint/suspicious/noExplicitAny: better-auth takes an untyped Kysely
@@ -16,39 +16,28 @@ export interface AuthOptions {
   secret: string;
   baseUrl: string;
   secureCookies: boolean;
-  /** Where anonymous passkey sign-in challenges live (Redis); without it, in `verifications`. */
   signInChallenges?: SignInChallenges;
 }
 
-/** The `code` of better-auth's error when an authenticator did not verify its user (PIN, biometrics). */
 export const USER_NOT_VERIFIED = 'USER_NOT_VERIFIED';
 export const NOT_VERIFIED_MESSAGE =
   'この端末のパスキーは、生体認証や PIN による本人確認に対応していないため使えません。本人確認のできる端末でお試しください。';
 
-/**
- * A passkey stands for both factors only with the device's own check of its user (decision 0027):
- * the plugin verifies with `requireUserVerification: false`, so the UV flag is checked here.
- */
+/** The plugin verifies with `requireUserVerification: false`, so the UV flag is checked here (decision 0027). */
 function requireUserVerified(verified: boolean | undefined, status: 'BAD_REQUEST' | 'UNAUTHORIZED') {
   if (!verified) throw new APIError(status, { code: USER_NOT_VERIFIED, message: NOT_VERIFIED_MESSAGE });
 }
 
-/** better-auth's session length and refresh age, which the session reader (session.ts) keeps too. */
 export const SESSION_SECONDS = 7 * 24 * 3600;
-export const REFRESH_AFTER_SECONDS = 24 * 3600;
+const REFRESH_AFTER_SECONDS = 24 * 3600;
 
-/** The issuer an authenticator app shows beside the code. */
-export const TOTP_ISSUER = 'ライセンスストア';
+const TOTP_ISSUER = 'ライセンスストア';
 /** 「この端末を30日間信頼する」 (never for administrators: accounts/sign-in.ts). */
-export const TRUST_DEVICE_SECONDS = 30 * 24 * 3600;
+const TRUST_DEVICE_SECONDS = 30 * 24 * 3600;
 
-/** The timestamp columns of better-auth's tables (snake_case, as stored). */
 const TIMESTAMPS = new Set(['expires_at', 'created_at', 'updated_at', 'locked_until', 'ban_expires']);
 
-/**
- * The shop's Kysely returns timestamps as text; better-auth's plugins compare them with `Date`s
- * (`expiresAt > new Date()` for a trusted device), so its rows get real dates.
- */
+/** better-auth's plugins compare timestamps with `Date`s; the shop's Kysely returns text. */
 const datesForBetterAuth: KyselyPlugin = {
   transformQuery: (args) => args.node,
   async transformResult(args: { result: QueryResult<UnknownRow> }) {
@@ -62,7 +51,6 @@ const datesForBetterAuth: KyselyPlugin = {
   },
 };
 
-/** An anonymous sign-in challenge goes to Redis, not a row per call (passkey-challenges.ts). */
 function challengeHooks(challenges: SignInChallenges | undefined) {
   return {
     verification: {
@@ -76,7 +64,6 @@ function challengeHooks(challenges: SignInChallenges | undefined) {
   };
 }
 
-/** WebAuthn: the relying party is APP_URL's host; only its origin may answer a challenge. */
 function passkeyPlugin(baseUrl: string) {
   return passkey({
     rpID: new URL(baseUrl).hostname,
@@ -106,7 +93,6 @@ function passkeyPlugin(baseUrl: string) {
   });
 }
 
-/** better-auth's tables under the shop's snake_case names (the MikroORM entities create them). */
 const USER_TABLE = {
   modelName: 'users',
   fields: { emailVerified: 'email_verified', createdAt: 'created_at', updatedAt: 'updated_at' },
@@ -146,7 +132,6 @@ const VERIFICATION_TABLE = {
   fields: { expiresAt: 'expires_at', createdAt: 'created_at', updatedAt: 'updated_at' },
 } as const;
 
-/** Roles (better-auth's admin plugin), with its columns under the shop's names. */
 function adminPlugin() {
   return admin({
     defaultRole: 'user',
@@ -158,7 +143,6 @@ function adminPlugin() {
   });
 }
 
-/** TOTP (RFC 6238: SHA-1, 30 s, 6 digits) and 10 one-time recovery codes, behind /api/me/two-factor. */
 function twoFactorPlugin() {
   return twoFactor({
     issuer: TOTP_ISSUER,
@@ -180,10 +164,6 @@ function twoFactorPlugin() {
   });
 }
 
-/**
- * better-auth owns sessions and credentials. Its tables are MikroORM entities (user.entity.ts) so
- * one set of migrations creates them; here their snake_case columns are mapped for better-auth.
- */
 export function createAuth(options: AuthOptions) {
   return betterAuth({
     secret: options.secret,
@@ -199,8 +179,7 @@ export function createAuth(options: AuthOptions) {
       updateAge: REFRESH_AFTER_SECONDS,
       // Never serve the session from a signed cookie: a revoked session or role must take effect at once.
       cookieCache: { enabled: false },
-      // No "fresh session" rule (passkey registration was its only user here): adding a passkey asks
-      // for the password and code instead, which a day-old session cannot stand in for (decision 0027).
+      // No "fresh session" rule: adding a passkey asks for the password and code instead (decision 0027).
       freshAge: 0,
     },
     account: ACCOUNT_TABLE,
@@ -217,9 +196,7 @@ export function createAuth(options: AuthOptions) {
     // Sign-in is rate-limited by our own Redis limiter (accounts/sign-in.ts).
     rateLimit: { enabled: false },
     advanced: {
-      // In production every better-auth cookie is `__Host-`: Secure, Path=/, no Domain, so no sibling
-      // host or plain-HTTP page can set or shadow it (better-auth's own `__Secure-` prefix allows a
-      // Domain). better-auth puts its secure prefix before ours, so that one is off and ours is the prefix.
+      // `__Host-` in production: no sibling host or plain-HTTP page can set or shadow the cookie.
       useSecureCookies: false,
       cookiePrefix: options.secureCookies ? HOST_COOKIE_PREFIX : 'better-auth',
       defaultCookieAttributes: { httpOnly: true, sameSite: 'lax', secure: options.secureCookies },
@@ -231,11 +208,9 @@ export function createAuth(options: AuthOptions) {
 
 export type Auth = ReturnType<typeof createAuth>;
 
-// Request handlers reach better-auth as `c.var.deps.auth`; only this module's routes use it, so the
-// platform's AppDeps does not name it: this module adds it (declaration merging, decision 0012).
+// Only this module's routes use better-auth, so it adds itself to AppDeps (decision 0012).
 declare module '../../http/context.ts' {
   interface ModuleServices {
-    /** better-auth: sign-in, sign-out and two-factor for the accounts module's own routes. */
     auth: Auth;
   }
 }

@@ -4,18 +4,13 @@ import { countAll, db as kysely, millisecondsAgo, now } from '../../db/kysely.ts
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 
-/**
- * Each browser carries a long-lived signed device cookie (`<id>.<HMAC>`): it names the browser, not
- * the member, survives sign-outs and is set at the first sign-in. A sign-in whose device id the
- * account has not seen before (known_devices) mails its owner 新しい端末からのログイン.
- */
-export const DEVICE_COOKIE = 'shop_device';
-/** 400 days: the longest a browser keeps a cookie (Chrome's cap). */
+/** The cookie names the browser, not the member, and survives sign-outs. */
+const DEVICE_COOKIE = 'shop_device';
+/** Chrome's cap. */
 const DEVICE_COOKIE_SECONDS = 400 * 24 * 3600;
 
 const sign = (secret: string, id: string) => createHmac('sha256', secret).update(`device:${id}`).digest('base64url');
 
-/** The device id of a signed cookie value, or null when it is missing or forged. */
 export function readDeviceId(secret: string, value: string | undefined): string | null {
   if (!value) return null;
   const [id, signature] = value.split('.');
@@ -25,7 +20,6 @@ export function readDeviceId(secret: string, value: string | undefined): string 
   return given.length === expected.length && timingSafeEqual(given, expected) ? id : null;
 }
 
-/** The Set-Cookie header that keeps `id` in this browser. */
 export function deviceCookie(secret: string, id: string, secure: boolean): string {
   return [
     `${secure ? '__Host-' : ''}${DEVICE_COOKIE}=${id}.${sign(secret, id)}`,
@@ -41,22 +35,15 @@ export const deviceCookieName = (secure: boolean) => `${secure ? '__Host-' : ''}
 
 export interface SignIn {
   userId: string;
-  /** The new session's token (better-auth's answer). */
   sessionToken: string;
   ip: string;
   userAgent: string | null;
-  /** The id in the browser's device cookie, if it carried a valid one. */
   deviceId: string | null;
 }
 
-/** Accounts registered this long ago or less are not told about their first browser. */
 const NEW_ACCOUNT_HOURS = 24;
 
-/**
- * The browser just recorded is the account's only one and the account is new: its owner signing in
- * for the first time after registering, not news to them. Accounts older than that (those that
- * existed before browsers were recorded among them) are told even of their first one.
- */
+/** A new account's first browser is its owner signing in after registering, not news to them. */
 async function isNewAccountsFirstBrowser(tx: Em, userId: string): Promise<boolean> {
   const row = await kysely(tx)
     .selectNoFrom((eb) =>
@@ -82,13 +69,7 @@ async function isNewAccountsFirstBrowser(tx: Em, userId: string): Promise<boolea
   return Boolean(row?.first);
 }
 
-/**
- * After a successful sign-in (password, or a later second factor): the session records the address
- * the throttles see (better-auth would take any X-Forwarded-For) and its first use, the member their
- * last sign-in, and a browser new
- * to the account is remembered and its owner told (NewDeviceSignIn, in the same transaction). Answers
- * the device id the browser must keep (a new one when it had none).
- */
+/** The session records the address the throttles see (better-auth would take any X-Forwarded-For). */
 export async function noteSignIn(orm: Orm, signIn: SignIn): Promise<{ deviceId: string; isNew: boolean }> {
   const deviceId = signIn.deviceId ?? randomBytes(18).toString('base64url');
   return transact(orm.em as Em, async (tx) => {

@@ -24,13 +24,13 @@ import { accountRoutes } from './routes.ts';
 export { createOrPromoteAdmin } from './admin-users.ts';
 export { AFFILIATIONS, combinedAffiliationName } from './affiliations.ts';
 export { accountAuditLabels } from './audit-labels.ts';
-export { type Auth, createAuth } from './auth.ts';
+export { createAuth } from './auth.ts';
 export { administrators, type Buyer, currentBuyers, findBuyer, setDistribution } from './buyers.ts';
-export { MEMBER_MATCH_CAP, membersMatching } from './member-match.ts';
+export { membersMatching } from './member-match.ts';
 export { redisSignInChallenges } from './passkey-challenges.ts';
 export { newPasswordProblem } from './password-policy.ts';
-export { createSessionReader, type SessionReader } from './session.ts';
-export { createUser, type NewUser } from './users.ts';
+export { createSessionReader } from './session.ts';
+export { createUser } from './users.ts';
 
 /** Demo accounts for an empty development database: loaded only when used, never in production. */
 export const loadDemo = () => import('./demo.ts');

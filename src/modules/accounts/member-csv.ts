@@ -10,8 +10,7 @@ import { type Actor, recordAudit } from '../audit/index.ts';
 import { AFFILIATIONS } from './affiliations.ts';
 import { orderOf, type UserSearch, userWhere } from './user-search.ts';
 
-/** The member CSV's columns, in the order of the administrators' screens. */
-export const MEMBER_CSV_HEADER = [
+const MEMBER_CSV_HEADER = [
   '姓',
   '名',
   'セイ',
@@ -28,7 +27,7 @@ export const MEMBER_CSV_HEADER = [
   '会員ID',
 ] as const;
 
-/** Members read per query: the file streams while memory stays flat. */
+/** The file streams while memory stays flat. */
 const BATCH = 1_000;
 
 interface MemberRow {
@@ -48,7 +47,6 @@ interface MemberRow {
   last_sign_in: string | null;
 }
 
-/** A timestamp as the Japan time the CSV shows (YYYY/MM/DD HH:MM:SS). */
 const jst = (eb: ExpressionBuilder<DB, 'users'>, column: 'users.created_at' | 'users.last_sign_in_at') =>
   eb.fn<string>('to_char', [sql`${eb.ref(column)} at time zone 'Asia/Tokyo'`, sql.lit('YYYY/MM/DD HH24:MI:SS')]);
 
@@ -73,15 +71,7 @@ export type MemberCsvQuery = Pick<UserSearch, 'name' | 'email' | 'affiliations' 
   encoding: 'utf-8' | 'shift_jis';
 };
 
-/**
- * The member CSV of the administrators' user list (its search and order). The members it holds are
- * fixed first — their ids, in the list's order, one query (100,000 ids: a few MB) — and recorded in
- * the audit log with the filters and that count before a byte leaves; their rows are then read and
- * streamed a batch at a time, with no transaction held open while a slow client reads. A member
- * deleted meanwhile is left out. UTF-8 with a BOM, or CP932 (Japanese Excel's "Shift_JIS") with the
- * characters it cannot hold written as 〓; cells that would start a formula are written as text
- * (lib/csv.ts).
- */
+/** The members are fixed and audited before a byte leaves, then streamed in batches with no transaction held open while a slow client reads. */
 export async function openMemberCsv(orm: Orm, actor: Actor, query: MemberCsvQuery, log?: Logger) {
   const db = kysely(orm.em.fork() as Em);
   const ids = await memberIds(db, query);
@@ -109,7 +99,6 @@ export async function openMemberCsv(orm: Orm, actor: Actor, query: MemberCsvQuer
   };
 }
 
-/** The ids of the members the list's search finds, in its order. */
 async function memberIds(db: Db, query: MemberCsvQuery): Promise<string[]> {
   const where = userWhere(query);
   const order = orderOf(query.sort);
@@ -139,7 +128,6 @@ async function memberIds(db: Db, query: MemberCsvQuery): Promise<string[]> {
   return listed?.ids ? listed.ids.split(',') : [];
 }
 
-/** One batch of members' rows (those still there), in any order. */
 function memberRows(db: Db, batch: string[]): Promise<MemberRow[]> {
   if (!batch.length) return Promise.resolve([]);
   return (
@@ -167,7 +155,6 @@ function memberRows(db: Db, batch: string[]): Promise<MemberRow[]> {
   );
 }
 
-/** The file, read a batch at a time as the client takes it. */
 function memberCsvStream(db: Db, ids: string[], cp932: boolean, log: Logger | undefined) {
   const encode = (text: string) => (cp932 ? iconv.encode(replaceUnmappable(text), CP932) : Buffer.from(text, 'utf8'));
   let next = 0;

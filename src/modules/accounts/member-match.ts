@@ -11,7 +11,7 @@ export type UsersAsU = { u: DB['users'] };
  * past this, the search says so and asks for more characters (a name of one character can match
  * tens of thousands of members, and their ids travel as one parameter).
  */
-export const MEMBER_MATCH_CAP = 1_000;
+const MEMBER_MATCH_CAP = 1_000;
 
 /**
  * The members whose current name or フリガナ (the users' own search: any width, hiragana or katakana,

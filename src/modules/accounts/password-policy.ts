@@ -3,21 +3,10 @@ import { validationError } from '../../http/errors.ts';
 import { loadPasswordRater, type PasswordOwnerDetails, strongEnough } from '../../lib/password-strength.ts';
 
 /**
- * New passwords to ASVS 5.0 V6.2 (docs/decisions/0029-asvs-hardening.md). Length (8..72) is ruled by
- * the schemas; this refuses what an attacker tries first:
- *
- * - the 10,000 most common passwords: the head of the frequency-ordered `passwords-common` list that
- *   `@zxcvbn-ts/language-common` 4.1.3 ships (zxcvbn-ts's compilation of leaked-password corpora,
- *   most frequent first), compared without case;
- * - passwords containing the e-mail's local part (3+ characters) or the member's last or first name
- *   (2+ characters; one kanji such as 林 would refuse too much), compared after NFKC and without case,
- *   so a full-width ＴＡＲＯ counts as taro (V6.2.11);
- * - what zxcvbn-ts scores below 2 with the owner's details as user inputs (src/lib/password-strength.ts,
- *   the rule the SPA's meter shares): `passw0rd!`, `P@ssw0rd1`, `qwerty123!`, eight spaces (issue 30).
- *
- * Only new passwords pass here: an existing weak password still signs in until it is changed.
+ * New passwords to ASVS 5.0 V6.2 (docs/decisions/0029-asvs-hardening.md): the 10,000 most common, the
+ * owner's own details (after NFKC, without case), and what zxcvbn-ts scores below 2, as the SPA's meter.
  */
-export const COMMON_PASSWORD_COUNT = 10_000;
+const COMMON_PASSWORD_COUNT = 10_000;
 
 let common: Set<string> | undefined;
 function commonPasswords(): Set<string> {
@@ -29,9 +18,9 @@ const fold = (text: string) => text.normalize('NFKC').toLowerCase();
 
 export const COMMON_PASSWORD_MESSAGE = (label: string) =>
   `${label}はよく使われていて推測されやすいため使用できません。別のパスワードを入力してください。`;
-export const EMAIL_IN_PASSWORD_MESSAGE = (label: string) => `${label}にメールアドレスの一部を含めることはできません。`;
-export const NAME_IN_PASSWORD_MESSAGE = (label: string) => `${label}にお名前（姓・名）を含めることはできません。`;
-export const WEAK_PASSWORD_MESSAGE = (label: string) =>
+const EMAIL_IN_PASSWORD_MESSAGE = (label: string) => `${label}にメールアドレスの一部を含めることはできません。`;
+const NAME_IN_PASSWORD_MESSAGE = (label: string) => `${label}にお名前（姓・名）を含めることはできません。`;
+const WEAK_PASSWORD_MESSAGE = (label: string) =>
   `${label}は単純で推測されやすいため使用できません。関係のない単語を組み合わせる、長くするなどしてください。`;
 
 export function isCommonPassword(password: string): boolean {
@@ -42,8 +31,7 @@ export type PasswordOwner = PasswordOwnerDetails;
 
 const text = (value: unknown) => (typeof value === 'string' ? fold(value.trim()) : '');
 
-/** The message for a password built from its owner's own details, or null. */
-export function personalPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): string | null {
+function personalPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): string | null {
   const folded = fold(password);
   const local = text(owner.email).split('@')[0] ?? '';
   if (local.length >= 3 && folded.includes(local)) return EMAIL_IN_PASSWORD_MESSAGE(label);
@@ -53,21 +41,16 @@ export function personalPasswordProblem(password: string, owner: PasswordOwner, 
   return null;
 }
 
-/** 422-worthy when zxcvbn-ts scores `password` below the floor for its owner: the message, or null. */
-export async function weakPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): Promise<string | null> {
+async function weakPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): Promise<string | null> {
   return strongEnough(await loadPasswordRater(), password, owner) ? null : WEAK_PASSWORD_MESSAGE(label);
 }
 
-/** Every rule of this file, for one new password: the first message, or null. */
 export async function newPasswordProblem(password: string, owner: PasswordOwner, label = 'パスワード'): Promise<string | null> {
   if (isCommonPassword(password)) return COMMON_PASSWORD_MESSAGE(label);
   return personalPasswordProblem(password, owner, label) ?? (await weakPasswordProblem(password, owner, label));
 }
 
-/**
- * 422 on `field` when `password` is built from its owner's details or too weak for them. A password
- * that already fails its own rules (length, common) is left to the schema, so the field gets one message.
- */
+/** A password that already fails its own rules is left to the schema, so the field gets one message. */
 export async function assertPasswordFitsOwner(
   field: string,
   password: unknown,

@@ -11,10 +11,7 @@ import { passkeyNames, removePasskeys } from './two-factor.ts';
 import { clearTwoFactorLock } from './two-factor-lock.ts';
 import { endSessions } from './users.ts';
 
-/**
- * Forgot-password takes one path for every address — an event, whatever the address — and the mail
- * worker decides whether an account exists: the answer's timing says nothing.
- */
+/** One path for every address, so the answer's timing says nothing. */
 export async function requestPasswordReset(orm: Orm, email: string): Promise<void> {
   await transact(orm.em as Em, async (tx) => {
     recordEvent(tx, 'PasswordResetRequested', { email: email.trim().toLowerCase() });
@@ -44,7 +41,6 @@ export async function setPassword(tx: Em, userId: string, password: string) {
   }
 }
 
-/** The member's password hash (their credential account), if they have one. */
 export async function credentialPassword(db: Db, userId: string): Promise<string | null | undefined> {
   const row = await db
     .selectFrom('accounts')
@@ -55,8 +51,7 @@ export async function credentialPassword(db: Db, userId: string): Promise<string
   return row?.password;
 }
 
-/** Why a reset link does not work, as the API's `code` and the message the reset page shows. */
-export const RESET_LINK_PROBLEMS = {
+const RESET_LINK_PROBLEMS = {
   used: {
     code: 'reset_link_used',
     message: 'このリンクは使用済みです。パスワードを再設定するには、もう一度お手続きください。',
@@ -71,13 +66,11 @@ export const RESET_LINK_PROBLEMS = {
   },
 } as const;
 
-/** The 422 of a reset link that does not work: the spec's shape, plus a `code` saying used, expired or unknown. */
 const resetLinkError = (reason: keyof typeof RESET_LINK_PROBLEMS) => {
   const { code, message } = RESET_LINK_PROBLEMS[reason];
   return new AppError('validation', message, { errors: { token: [message] }, details: { code } });
 };
 
-/** A reset link's state before it is used: `{ valid: true }`, or why not. */
 export async function checkResetLink(orm: Orm, token: string) {
   const state = await tokenState(orm.em.fork() as Em, token, 'reset-password');
   return state === 'valid' ? { valid: true as const } : { valid: false as const, ...RESET_LINK_PROBLEMS[state] };
@@ -86,7 +79,6 @@ export async function checkResetLink(orm: Orm, token: string) {
 const RESET_EMAIL_MISMATCH =
   'メールアドレスが、再設定のご案内をお送りしたメールアドレスと一致しません。ご案内メールの宛先のメールアドレスを入力してください。';
 
-/** Resets the password with an e-mailed token (1 hour, once) and ends every session of the account. */
 export async function resetPassword(orm: Orm, input: { email: string; password: string; token: string }): Promise<void> {
   await transact(orm.em as Em, async (tx) => {
     const result = await consumeToken(tx, input.token, 'reset-password');
@@ -108,7 +100,6 @@ export async function resetPassword(orm: Orm, input: { email: string; password: 
   });
 }
 
-/** Changes the password after checking the current one; the member's other sessions end. */
 export async function changePassword(
   orm: Orm,
   userId: string,
@@ -133,7 +124,6 @@ export async function changePassword(
   });
 }
 
-/** Whether `password` is the member's current one (re-authentication before a sensitive change). */
 export async function isCurrentPassword(orm: Orm, userId: string, password: string): Promise<boolean> {
   const current = await credentialPassword(kysely(orm.em.fork() as Em), userId);
   return Boolean(current && (await verifyPassword(current, password)));

@@ -5,7 +5,7 @@ import { validationError } from '../../http/errors.ts';
 import { isCurrentPassword } from './passwords.ts';
 import { noteSignInThrottled } from './sign-in-notice.ts';
 
-export const WRONG_CURRENT_PASSWORD = '現在のパスワードが正しくありません。';
+const WRONG_CURRENT_PASSWORD = '現在のパスワードが正しくありません。';
 
 /**
  * Re-authentication before a sensitive change (e-mail address, password): the member's current

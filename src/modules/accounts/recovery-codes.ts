@@ -4,7 +4,7 @@ import { randomInt } from 'node:crypto';
  * Recovery codes (docs/decisions/0027-two-factor-and-passkeys.md): ten of `XXXXX-XXXXX` from an
  * alphabet without look-alikes — no 0/O, 1/I/L — in capitals, as stored. 31^10 ≈ 2^49.5 each.
  */
-export const RECOVERY_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+const RECOVERY_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const COUNT = 10;
 const LENGTH = 10;
 

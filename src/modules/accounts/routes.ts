@@ -49,10 +49,9 @@ import { profileDto } from './user-dto.ts';
 import { searchUsers } from './user-search.ts';
 import { ADMIN_CANNOT_WITHDRAW, withdraw } from './withdrawal.ts';
 
-/** The caller's network, as the throttles count it (an IPv4 address or an IPv6 /64). */
 const networkOf = (c: Context<AppEnv>) => addressBucket(clientIp(c, c.var.deps.env.trustProxyHeader));
 
-/** A call that sends mail to `recipient`: limited per calling network and per mailbox, whoever asks. */
+/** Limited per calling network and per mailbox, whoever asks. */
 async function limitMail(c: Context<AppEnv>, recipient: string) {
   await c.var.deps.rateLimit.hit(LIMITS.mailRequestsPerAddress, networkOf(c));
   await c.var.deps.rateLimit.hit(LIMITS.mailPerRecipient, recipient.toLowerCase());
@@ -68,7 +67,6 @@ const PASSWORD_FOR_EMAIL_CHANGE = 'メールアドレスを変更するには、
 const SENT_IF_EXISTS =
   'ご入力のメールアドレスに、ご案内のメールを送信しました。届かない場合は、メールアドレスをご確認のうえ再度お試しください。';
 
-/** The seed's sign-in calls, and forgot/reset password. */
 const authRoutes = new Hono<AppEnv>()
   .get('/login', signInDocs.me, async (c) => {
     const user = await currentUser(c);
@@ -111,7 +109,6 @@ const authRoutes = new Hono<AppEnv>()
     });
   });
 
-/** Registration's fields, the password checked against the e-mail and name typed with it, every error at once. */
 async function registrationInput(body: Record<string, unknown>) {
   const [input] = await collectErrors(
     () => parseInputs(body, ProfileInput, PasswordPairInput),
@@ -127,7 +124,6 @@ async function registrationInput(body: Record<string, unknown>) {
   return input;
 }
 
-/** Registration and the e-mail links. */
 const registrationRoutes = new Hono<AppEnv>()
   .post('/users/registration/validate', registrationDocs.validate, async (c) => {
     const input = await registrationInput(await readJson(c));
@@ -164,10 +160,9 @@ const registrationRoutes = new Hono<AppEnv>()
     );
   });
 
-/** User ids are uuids: `/users/registration` can never be taken for a user, whatever the mounting order. */
+/** Uuids: `/users/registration` can never be taken for a user, whatever the mounting order. */
 const USER = ':id{[0-9a-fA-F-]+}';
 
-/** A member's own data (administrators may read and edit anyone's). */
 const userRoutes = new Hono<AppEnv>()
   .get('/users', userDocs.search, requireAdmin, async (c) => {
     const query = queryInput(c, UserSearchQuery);
@@ -303,7 +298,6 @@ const userRoutes = new Hono<AppEnv>()
     return res;
   });
 
-/** The accounts module's API, mounted under /api. */
 export const accountRoutes = new Hono<AppEnv>()
   .route('/', authRoutes)
   .route('/', signInStepRoutes)

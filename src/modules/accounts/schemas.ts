@@ -18,17 +18,11 @@ const affiliation = v.pipe(
   v.maxValue(6, AFFILIATION_MESSAGE),
 );
 
-/**
- * Names end up on receipts (PDF), in the CSV for the training system and in e-mails: printable text
- * only (src/lib/printable-text.ts), checked before trim, so "山田\r\n" is refused rather than silently cut.
- */
+/** Printable text only, checked before trim, so "山田\r\n" is refused rather than silently cut. */
 const name = (label: string, max: number) =>
   v.pipe(v.string(`${label}を入力してください。`), printable(label), rules.requiredString(label, max));
 
-/**
- * フリガナ: optional on the wire (seed clients keep working; the SPA asks for it). Absent: unchanged by
- * an edit; null or empty: none. Normalised to 全角カタカナ (kana.ts) before it is checked.
- */
+/** Optional on the wire (seed clients); absent: unchanged by an edit; null or empty: none. */
 const kana = (label: string) =>
   v.optional(
     v.nullable(
@@ -58,7 +52,6 @@ const profileEntries = {
   distribution: v.optional(v.boolean('配信の希望は「はい」か「いいえ」で選択してください。'), true),
 };
 
-/** The profile fields of registration and edit, with the seed's cross-field rules. */
 export const ProfileInput = v.pipe(
   v.object(profileEntries),
   v.forward(
@@ -92,14 +85,12 @@ export const ProfileInput = v.pipe(
   })),
 );
 
-/** A new password: 8..72 characters and none of the common ones (its owner's details: password-policy.ts). */
 const newPassword = (label = 'パスワード') =>
   v.pipe(
     rules.password(label),
     v.check((password) => !isCommonPassword(password), COMMON_PASSWORD_MESSAGE(label)),
   );
 
-/** A new password and its confirmation. */
 export const PasswordPairInput = v.pipe(
   v.object({
     password: newPassword(),
@@ -117,7 +108,6 @@ export const PasswordPairInput = v.pipe(
 
 export const EmailOnlyInput = v.object({ email: rules.email() });
 
-/** Reset-password fields besides the new password pair (PasswordPairInput). */
 export const ResetTokenInput = v.object({
   email: rules.email(),
   token: v.pipe(
@@ -127,7 +117,6 @@ export const ResetTokenInput = v.object({
   ),
 });
 
-/** A new password and its confirmation, as the password-change calls name them. */
 export const NewPasswordPairInput = v.pipe(
   v.object({
     new_password: newPassword('新しいパスワード'),
@@ -143,25 +132,19 @@ export const NewPasswordPairInput = v.pipe(
   ),
 );
 
-/** The member's own change also needs the current password (with NewPasswordPairInput). */
 export const OldPasswordInput = v.object({
   old_password: rules.enteredPassword('現在のパスワード'),
 });
 
-/** Re-authentication before a member changes their e-mail address (required then, ignored otherwise). */
 export const CurrentPasswordInput = v.object({
   current_password: v.optional(rules.enteredPassword('現在のパスワード')),
 });
 
-/** 退会 (POST /api/users/{id}/withdrawal): the current password. */
 export const WithdrawalInput = v.object({
   password: rules.enteredPassword('現在のパスワード'),
 });
 
-/**
- * The version of the user an edit was loaded from (its `updated_at`), sent with the edit and its
- * validate call: a newer version answers 409. Optional on the wire for older clients; the SPA always sends it.
- */
+/** A newer version answers 409; optional on the wire for older clients. */
 export const EditVersionInput = v.object({
   updated_at: v.optional(
     v.pipe(
@@ -174,7 +157,6 @@ export const EditVersionInput = v.object({
 export type ProfileData = v.InferOutput<typeof ProfileInput>;
 export type RegistrationData = ProfileData & v.InferOutput<typeof PasswordPairInput>;
 
-/** The administrators' user search (query string). */
 export const UserSearchQuery = v.object({
   name: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(50, '氏名は50文字以内で入力してください。'))),
   email: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(254, 'メールアドレスは254文字以内で入力してください。'))),
@@ -191,18 +173,15 @@ export const UserSearchQuery = v.object({
   ),
 });
 
-/** GET /api/users/export.csv: the list's search and order, and the file's encoding. */
 export const UserExportQuery = v.object({
   ...v.omit(UserSearchQuery, ['page', 'per_page']).entries,
   encoding: v.optional(v.picklist(['utf-8', 'shift_jis'], '文字コードは utf-8 か shift_jis を指定してください。'), 'utf-8'),
 });
 
-/** GET /api/users/{id}/mails */
 export const PageQuery = v.object({
   ...paging,
 });
 
-/** PUT /api/users/{id}/role */
 export const RoleInput = v.object({
   role: v.picklist(['admin', 'user'], '権限は admin（管理者）か user（会員）を指定してください。'),
 });
@@ -225,7 +204,6 @@ export const TwoFactorPasswordInput = v.object({ password: rules.enteredPassword
 export const TwoFactorCodeInput = v.object({ code: totpCode });
 export const TwoFactorDisableInput = v.object({ password: rules.enteredPassword(), code: totpCode });
 
-/** The second step of sign-in: a code from the authenticator app, or one of the recovery codes. */
 export const TwoFactorLoginInput = v.pipe(
   v.object({
     code: v.optional(v.union([totpCode, v.literal('')])),
@@ -238,7 +216,6 @@ export const TwoFactorLoginInput = v.pipe(
   ),
 );
 
-/** A WebAuthn response as the browser gives it (checked by @simplewebauthn/server inside better-auth). */
 const PASSKEY_ANSWER = 'パスキーの応答が正しくありません。もう一度お試しください。';
 const webauthnResponse = v.looseObject(
   {
@@ -257,10 +234,6 @@ export const PasskeyRegistrationInput = v.object({
 });
 export const PasskeyLoginInput = v.object({ response: webauthnResponse });
 
-/**
- * Re-authentication before a passkey is added: the current password and, with two-factor on, a code
- * (6 digits) or a recovery code, in `code`. Absent ones are the route's 403 `reauthentication_required`.
- */
 export const PasskeyOptionsInput = v.object({
   password: v.optional(rules.enteredPassword('現在のパスワード')),
   code: v.optional(
@@ -273,7 +246,6 @@ export const PasskeyOptionsInput = v.object({
 });
 
 const LINK_WRONG = 'リンクが正しくありません。';
-/** The mailed link that allows two-factor codes again (two-factor-lock.ts). */
 export const TwoFactorUnlockInput = v.object({
   token: v.pipe(v.string(LINK_WRONG), v.minLength(1, LINK_WRONG), v.maxLength(200, LINK_WRONG)),
 });

@@ -6,19 +6,15 @@ import type { Em, Orm } from '../../db/orm.ts';
 import type { SessionUser } from '../../http/context.ts';
 import { type Auth, SESSION_SECONDS } from './auth.ts';
 
-/**
- * How long a session may live at most, however often it is used, and — administrators only — how
- * long it may lie unused (docs/decisions/0028-session-lifetime.md). Renewal never passes the end.
- */
-export const SESSION_LIFETIME = {
+/** docs/decisions/0028-session-lifetime.md; renewal never passes the end. */
+const SESSION_LIFETIME = {
   memberAbsoluteSeconds: 30 * 24 * 3600,
   adminAbsoluteSeconds: 12 * 3600,
   adminIdleSeconds: 30 * 60,
 } as const;
-/** A session's last use is written at most this often (each write is a change notice). */
-export const ACTIVITY_WRITE_SECONDS = 60;
+/** Each write is a change notice. */
+const ACTIVITY_WRITE_SECONDS = 60;
 
-/** When a session ends: its expiry, its absolute end, and for administrators its idle end (ms). */
 export function sessionEndsAt(session: {
   role: string | null;
   created_at: Date | string;
@@ -36,7 +32,6 @@ export function sessionEndsAt(session: {
   return end;
 }
 
-/** The session check's statement: the session and its user by the cookie's token. */
 const sessionQuery = (em: Em, token: string) =>
   kysely(em)
     .selectFrom('sessions as s')
@@ -74,7 +69,7 @@ interface SessionRow {
   two_factor_enabled: boolean | null;
 }
 
-export function cookieValue(header: string | null, name: string): string | undefined {
+function cookieValue(header: string | null, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
@@ -83,7 +78,6 @@ export function cookieValue(header: string | null, name: string): string | undef
   return undefined;
 }
 
-/** The value of a cookie better-auth signed (`value.HMAC-SHA256`), or undefined when absent or forged. */
 export function signedCookieValue(headers: Headers, name: string, secret: string): string | undefined {
   const raw = cookieValue(headers.get('cookie'), name);
   if (!raw) return undefined;
@@ -101,17 +95,7 @@ export function signedCookieValue(headers: Headers, name: string, secret: string
   return value.slice(0, dot);
 }
 
-/**
- * The signed-in user of a request, read as better-auth writes it — the signed session cookie
- * (`token.HMAC-SHA256`), the `sessions` row and its user — in one query and a synchronous HMAC
- * (no cookie cache: a revoked session or a changed role counts at once). It does what better-auth's
- * getSession does for us, without its per-call machinery, which cost more than the whole sales list
- * at a real shop's size (docs/decisions/0013). A session in use notes its last use and is extended
- * (as getSession would) at most once a minute, never past its absolute end; one past that end, or an
- * administrator's left idle, ends (docs/decisions/0028-session-lifetime.md). With a change feed,
- * the rows stay in memory until a notice says the member's sessions or account changed
- * (docs/decisions/0021); without one, every request reads them.
- */
+/** better-auth's getSession without its per-call machinery (docs/decisions/0013), cached while the change feed is live. */
 export function createSessionReader(orm: Orm, auth: Auth, secret: string, changes?: ChangeFeed) {
   let cookieName: string | undefined;
   const cache = new ChangeCache<SessionRow | undefined>(changes, { max: 20_000, ttlMs: 5 * 60_000 });
@@ -151,8 +135,7 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     if (row.banned && (!row.ban_expires || new Date(row.ban_expires).getTime() > now)) return null;
     const lastActive = new Date(row.last_active_at ?? row.created_at).getTime();
     if (now - lastActive >= ACTIVITY_WRITE_SECONDS * 1000) {
-      // In use: noted (at most once a minute), and renewed as better-auth's getSession would — but
-      // never past the absolute end.
+      // Renewed as getSession would, but never past the absolute end.
       const absolute = row.role === 'admin' ? SESSION_LIFETIME.adminAbsoluteSeconds : SESSION_LIFETIME.memberAbsoluteSeconds;
       await kysely(orm.em.fork() as Em)
         .updateTable('sessions')
@@ -176,4 +159,3 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     };
   };
 }
-export type SessionReader = ReturnType<typeof createSessionReader>;

@@ -29,7 +29,6 @@ import {
 import { clearTwoFactorLock, isTwoFactorLocked, noteTwoFactorLockout, TWO_FACTOR_LOCKED } from './two-factor-lock.ts';
 import { findUserByEmail } from './users.ts';
 
-/** better-auth's error code (or its status) of a refused call. */
 export const codeOf = (error: unknown) =>
   error instanceof APIError ? ((error.body as { code?: string } | undefined)?.code ?? String(error.status)) : undefined;
 
@@ -38,23 +37,16 @@ const errorCode = (error: APIError) => (error.body as { code?: string } | undefi
 const ACCOUNT_UNAVAILABLE = 'このアカウントは利用できません。';
 const WRONG_EMAIL_OR_PASSWORD = 'メールアドレスまたはパスワードが正しくありません。';
 
-/** A session was made: the member as the API shows them, and the cookies to set (better-auth's, the device's). */
 interface SignedIn {
   user: Awaited<ReturnType<typeof getUser>>;
   cookies: string[];
 }
 
-/** The password was right and a second step is due: no session yet, only better-auth's pending cookie. */
 interface SecondStepDue {
   trustDeviceAvailable: boolean;
   cookies: string[];
 }
 
-/**
- * After any successful sign-in (the password, or a second step): the session notes the client's
- * address as the throttles see it, and a browser new to the account is remembered (its device cookie
- * among the outcome's cookies) and its owner mailed; an administrator's sign-in is audited.
- */
 async function signedIn(
   deps: AppDeps,
   client: SignInClient,
@@ -75,18 +67,14 @@ async function signedIn(
   return { user, cookies };
 }
 
-/** Failures count per network and per account, reserved before anything is checked (docs/decisions/0014-throttles.md). */
+/** docs/decisions/0014-throttles.md */
 const reserveGuess = (deps: AppDeps, client: SignInClient, email: string) =>
   deps.rateLimit.reserve([
     [LIMITS.signInFailuresPerAddress, addressBucket(client.ip)],
     [LIMITS.signInFailuresPerAccount, email],
   ]);
 
-/**
- * `POST /api/login`: the e-mail address and password. Only failures count (a shared network signs in
- * all day); an account under attack pauses for everyone. Counted before the password is checked,
- * atomically, and given back on success: a parallel burst checks no more guesses than the limit.
- */
+/** Only failures count, reserved before the password is checked and given back on success: a parallel burst checks no more guesses than the limit. */
 export async function signInWithPassword(
   deps: AppDeps,
   input: v.InferOutput<typeof LoginInput>,
@@ -105,7 +93,6 @@ export async function signInWithPassword(
     // The password was right: it gives its reserved count back, whatever the code step brings.
     await attempt.release();
     if ('twoFactorRedirect' in response && response.twoFactorRedirect) {
-      // No session exists until /api/login/two-factor (or a passkey).
       return { trustDeviceAvailable: !admin, cookies: headers.getSetCookie() };
     }
     return await signedIn(deps, client, { userId: response.user.id, sessionToken: response.token, method: 'password' }, headers);
@@ -114,7 +101,6 @@ export async function signInWithPassword(
   }
 }
 
-/** Settles a refused password sign-in (audit, notice) and gives the error to answer with. */
 async function refusedPassword(
   deps: AppDeps,
   client: SignInClient,
@@ -140,14 +126,9 @@ async function refusedPassword(
 }
 
 const CODE_ALREADY_USED = 'この確認コードは使用済みです。次に表示されるコードを入力してください。';
-/** A code is valid for its 30-second step and one step either side: remembered a little longer. */
 const CODE_MEMORY_SECONDS = 120;
 
-/**
- * Marks `code` used for `userId` (Redis SET NX, shared by every web process): false when it was used
- * already. Redis unavailable: the code is let through (signing in must not depend on Redis), as the
- * throttles do.
- */
+/** Redis unavailable: the code is let through (signing in must not depend on Redis), as the throttles do. */
 async function claimCode(deps: AppDeps, userId: string, code: string) {
   const key = `${deps.queues.mail.opts.prefix ?? 'shop'}:totp-used:${userId}:${code}`;
   const taken = await deps.redis.set(key, '1', 'EX', CODE_MEMORY_SECONDS, 'NX').catch(() => 'OK');
@@ -163,7 +144,6 @@ async function claimCode(deps: AppDeps, userId: string, code: string) {
 
 type SecondFactorInput = v.InferOutput<typeof TwoFactorLoginInput>;
 
-/** `POST /api/login/two-factor`: the second step, a code or a recovery code (passkeys: signInWithPasskey). */
 export async function signInWithSecondFactor(deps: AppDeps, input: SecondFactorInput, client: SignInClient): Promise<SignedIn> {
   const pending = await pendingSignIn(deps.orm, deps.auth, deps.authSecret, client.headers);
   if (!pending) throw new AppError('unauthorized', SIGN_IN_AGAIN);
@@ -171,8 +151,7 @@ export async function signInWithSecondFactor(deps: AppDeps, input: SecondFactorI
   if (await isTwoFactorLocked(deps.orm, pending.id)) {
     throw new AppError('forbidden', TWO_FACTOR_LOCKED, { details: { code: 'two_factor_locked' } });
   }
-  // Codes are guesses like passwords: the same throttles, per account and per network, counted before
-  // the code is checked (a parallel burst checks no more codes than the limit).
+  // Codes are guesses like passwords: the same throttles, counted before the code is checked.
   const attempt = await reserveGuess(deps, client, pending.email);
   // A code signs in once (ASVS V6.5.1): the same code again while it is valid is refused.
   const claim = input.code ? await claimCode(deps, pending.id, input.code) : undefined;
@@ -201,7 +180,6 @@ export async function signInWithSecondFactor(deps: AppDeps, input: SecondFactorI
   }
 }
 
-/** Settles a refused second step (audit, notice, escalation) and gives the error to answer with. */
 async function refusedSecondFactor(
   deps: AppDeps,
   client: SignInClient,
@@ -240,7 +218,6 @@ async function refusedSecondFactor(
 const PASSKEY_SIGN_IN_FAILED =
   'パスキーでログインできませんでした。登録済みのパスキーを選ぶか、パスワードでログインしてください。';
 
-/** `POST /api/login/passkey/options`: a challenge, limited per network (and refused while it is throttled). */
 export async function passkeySignInOptions(deps: AppDeps, client: SignInClient) {
   const network = addressBucket(client.ip);
   await deps.rateLimit.hit(LIMITS.passkeyOptionsPerAddress, network);
@@ -253,7 +230,6 @@ export async function passkeySignInOptions(deps: AppDeps, client: SignInClient) 
   return { options: { ...response, userVerification: 'required' as const }, cookies: headers.getSetCookie() };
 }
 
-/** The sign-in challenge this browser was given (kept in Redis) back as the row the plugin consumes. */
 async function restoreSignInChallenge(deps: AppDeps, headers: Headers) {
   const context = await deps.auth.$context;
   const token = signedCookieValue(headers, context.createAuthCookie(CHALLENGE_COOKIE).name, deps.authSecret);
@@ -262,7 +238,7 @@ async function restoreSignInChallenge(deps: AppDeps, headers: Headers) {
   if (challenge) await context.internalAdapter.createVerificationValue({ identifier: token, ...challenge });
 }
 
-/** `POST /api/login/passkey`: a passkey stands for both factors, so the device must have verified its user. */
+/** A passkey stands for both factors, so the device must have verified its user. */
 export async function signInWithPasskey(deps: AppDeps, response: unknown, client: SignInClient): Promise<SignedIn> {
   const network = addressBucket(client.ip);
   await deps.rateLimit.check(LIMITS.signInFailuresPerAddress, network);

@@ -4,7 +4,7 @@ import { db as kysely, now } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 import type { TokenPurpose } from './entities/account-token.entity.ts';
 
-export const TOKEN_TTL_SECONDS: Record<TokenPurpose, number> = {
+const TOKEN_TTL_SECONDS: Record<TokenPurpose, number> = {
   'verify-email': 24 * 3600,
   'change-email': 24 * 3600,
   'reset-password': 3600,

@@ -6,7 +6,7 @@ import { AppError } from '../../http/errors.ts';
 import { consumeToken, retireTokens, tokenState } from './tokens.ts';
 
 /** Lock-outs in a row (each one a filled failure window: 10 wrong codes) before codes are refused for good. */
-export const LOCKOUTS_BEFORE_LOCK = 3;
+const LOCKOUTS_BEFORE_LOCK = 3;
 
 export const TWO_FACTOR_LOCKED =
   '確認コードの誤りが続いたため、確認コードによるログインを停止しています。登録メールアドレスにお送りしたリンクから停止を解除するか、パスワードを再設定してください。';

@@ -10,13 +10,12 @@ import { verifyPassword } from './password.ts';
 import { canonicalRecoveryCode } from './recovery-codes.ts';
 import { signedCookieValue } from './session.ts';
 
-export const WRONG_PASSWORD = 'パスワードが正しくありません。';
+const WRONG_PASSWORD = 'パスワードが正しくありません。';
 export const WRONG_CODE = '確認コードが正しくありません。認証アプリに表示されている6桁の数字を入力してください。';
 export const WRONG_RECOVERY_CODE = 'リカバリーコードが正しくないか、すでに使用されています。';
 export const SIGN_IN_AGAIN = 'ログインの手続きの有効期限が切れました。もう一度メールアドレスとパスワードでログインしてください。';
 export const ADMIN_CANNOT_DISABLE = '管理者は二段階認証を無効にできません。';
 
-/** 422 on `password` unless it is the member's current password. */
 export async function checkCurrentPassword(orm: Orm, userId: string, password: string): Promise<void> {
   const em = orm.em.fork() as Em;
   const row = await kysely(em)
@@ -29,7 +28,6 @@ export async function checkCurrentPassword(orm: Orm, userId: string, password: s
   if (!hash || !(await verifyPassword(hash, password))) throw validationError({ password: [WRONG_PASSWORD] }, WRONG_PASSWORD);
 }
 
-/** Records the change for the 二段階認証の設定変更 notice (TwoFactorChanged → the mail queue). */
 export async function noteTwoFactorChange(orm: Orm, userId: string, change: EventPayload<'TwoFactorChanged'>['change']) {
   await transact(orm.em as Em, async (tx) => {
     recordEvent(tx, 'TwoFactorChanged', { userId, change });
@@ -42,10 +40,7 @@ export interface PendingSignIn {
   role: string;
 }
 
-/**
- * The account a half-finished sign-in belongs to: the twoFactor plugin's signed `two_factor` cookie
- * names a verification row holding the user id (10 minutes). Null when absent, forged or expired.
- */
+/** Null when the twoFactor plugin's signed cookie is absent, forged or expired. */
 export async function pendingSignIn(orm: Orm, auth: Auth, secret: string, headers: Headers): Promise<PendingSignIn | null> {
   const context = await auth.$context;
   const identifier = signedCookieValue(headers, context.createAuthCookie('two_factor').name, secret);
@@ -56,7 +51,7 @@ export async function pendingSignIn(orm: Orm, auth: Auth, secret: string, header
   return user ? { id: user.id, email: user.email, role: user.role } : null;
 }
 
-/** The request's cookies without the trust-device cookie (administrators always give a code). */
+/** Administrators always give a code. */
 export async function withoutTrustedDevice(auth: Auth, headers: Headers): Promise<Headers> {
   const name = (await auth.$context).createAuthCookie('trust_device').name;
   const copy = new Headers(headers);
@@ -73,7 +68,6 @@ export async function withoutTrustedDevice(auth: Auth, headers: Headers): Promis
   return copy;
 }
 
-/** The member's passkeys, newest first, as the account page lists them. */
 export async function listPasskeys(orm: Orm, userId: string) {
   const rows = await orm.em
     .fork()
@@ -90,7 +84,6 @@ export async function listPasskeys(orm: Orm, userId: string) {
   }));
 }
 
-/** The names of the member's passkeys, as a notice lists them. */
 export async function passkeyNames(tx: Em, userId: string): Promise<string[]> {
   const rows = await kysely(tx)
     .selectFrom('passkeys')
@@ -101,14 +94,13 @@ export async function passkeyNames(tx: Em, userId: string): Promise<string[]> {
   return rows.map((row) => row.name || 'パスキー');
 }
 
-/** Removes every passkey of the member (a password reset: whoever took the account may have added one). */
+/** Whoever took the account may have added one. */
 export async function removePasskeys(tx: Em, userId: string): Promise<string[]> {
   const names = await passkeyNames(tx, userId);
   await kysely(tx).deleteFrom('passkeys').where('user_id', '=', userId).execute();
   return names;
 }
 
-/** Whether the member has enrolled two-factor, and how many recovery codes are left. */
 export async function twoFactorStatus(orm: Orm, auth: Auth, userId: string) {
   const user = await orm.em.fork().findOne(User, { id: userId }, { fields: ['twoFactorEnabled'] });
   const enabled = Boolean(user?.twoFactorEnabled);
@@ -124,11 +116,7 @@ export async function twoFactorStatus(orm: Orm, auth: Auth, userId: string) {
   return { enabled, recovery_codes_remaining: remaining, passkeys: await listPasskeys(orm, userId) };
 }
 
-/**
- * The stored code `typed` stands for: better-auth compares exactly, so the member's spelling is
- * matched against their own codes first. Codes issued before this alphabet (mixed case) are matched
- * without case too. No match: the canonical form, which better-auth will refuse as wrong.
- */
+/** better-auth compares exactly, so the member's spelling is matched against their own codes first. */
 export async function storedRecoveryCode(auth: Auth, userId: string, typed: string): Promise<string> {
   const canonical = canonicalRecoveryCode(typed);
   let stored: string[] = [];

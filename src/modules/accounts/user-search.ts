@@ -15,10 +15,6 @@ export interface UserSearch {
   sort: string;
 }
 
-/**
- * The list's orders: a column and its type, each with the id after it. `kana` is 五十音 (the trigger's
- * kana_sort: members without フリガナ after the others), ascending only.
- */
 export const USER_ORDERS: Record<
   string,
   { column: 'u.created_at' | 'u.email' | 'u.name_key' | 'u.kana_sort'; type: 'timestamptz' | 'text' }
@@ -34,11 +30,7 @@ export const orderOf = (sort: string) => ({
   desc: sort.startsWith('-'),
 });
 
-/**
- * The condition of the administrators' user search (the list and its CSV) on `users as u`: name —
- * 姓, 名, 「姓 名」, 「姓名」 or フリガナ, any width, hiragana or katakana, 異体字 folded (db/like.ts) —,
- * e-mail (partial), affiliation. Null when nothing is asked (no `where` at all).
- */
+/** Null when nothing is asked (no `where` at all). */
 export function userWhere(query: Pick<UserSearch, 'name' | 'email' | 'affiliations'>): Expression<SqlBool> | null {
   const eb = expressionBuilder<UsersAsU, 'u'>();
   const terms: Expression<SqlBool>[] = [];
@@ -51,10 +43,7 @@ export function userWhere(query: Pick<UserSearch, 'name' | 'email' | 'affiliatio
   return terms.length ? eb.and(terms) : null;
 }
 
-/**
- * The administrators' user list: searched (userWhere), paged, sorted; read as plain rows (hydrating
- * entities cost more than the query).
- */
+/** Plain rows: hydrating entities cost more than the query. */
 const userTotals = (changes: ChangeFeed | undefined) =>
   tableCache<{ n: number }[]>(changes, 'user list totals', ['users'], { max: 1_000, ttlMs: 10 * 60_000 });
 
@@ -78,8 +67,7 @@ export async function searchUsers(orm: Orm, query: UserSearch, changes?: ChangeF
   const [count] = await cached(userTotals(changes), JSON.stringify([compiled.sql, compiled.parameters]), () =>
     countQuery.execute(),
   );
-  // The page's ids first — from the order's index alone (created_at, kana_sort), however deep the
-  // page — then the rows of those few.
+  // The page's ids first, from the order's index alone however deep the page.
   const rows = await db
     .with('page', () =>
       users()

@@ -11,7 +11,6 @@ export interface NewUser {
   password: string;
   lastName: string;
   firstName: string;
-  /** 全角カタカナ (already normalised: schemas.ts), or none. */
   lastNameKana?: string | null;
   firstNameKana?: string | null;
   role?: 'admin' | 'user';
@@ -26,10 +25,7 @@ export function findUserByEmail(em: Em, email: string): Promise<User | null> {
   return em.findOne(User, { email: email.trim().toLowerCase() });
 }
 
-/**
- * Creates a user with a credential account inside the caller's transaction; an unverified user
- * also records UserRegistered, so the verification e-mail goes out exactly when the row commits.
- */
+/** An unverified user also records UserRegistered, so the verification e-mail goes out exactly when the row commits. */
 export async function createUser(tx: Em, input: NewUser): Promise<User> {
   const now = new Date();
   const user = tx.create(User, {
@@ -63,26 +59,17 @@ export async function createUser(tx: Em, input: NewUser): Promise<User> {
   return user;
 }
 
-/**
- * A unique index refused the write: MikroORM's exception for what it flushes, node-postgres's error
- * (SQLSTATE 23505) for a Kysely statement (decision 0035).
- */
+/** MikroORM's exception for what it flushes, node-postgres's 23505 for a Kysely statement. */
 export const isUniqueViolation = (error: unknown) =>
   error instanceof UniqueConstraintViolationException || (error as { code?: unknown } | null)?.code === '23505';
 
 export const USER_NOT_FOUND = 'ユーザーが見つかりませんでした。';
 
-/** Every session of `userId` ends (in the caller's transaction). */
 export async function endSessions(tx: Em, userId: string): Promise<void> {
   await kysely(tx).deleteFrom('sessions').where('user_id', '=', userId).execute();
 }
 
-/**
- * Removes an account and its personal data, in the caller's transaction: sessions end at once; the
- * user row goes, and with it (cascading) the sign-in credentials, e-mail tokens and pending address
- * changes. Sales stay with the buyer's details copied at purchase time, for accounting: UserDeleted
- * tells the modules that keep a reference to the user (sales, checkout) to drop it.
- */
+/** Sales stay with the buyer's details copied at purchase time, for accounting (UserDeleted). */
 export async function removeAccount(tx: Em, userId: string, by: 'member' | 'admin'): Promise<void> {
   await endSessions(tx, userId);
   await kysely(tx).deleteFrom('users').where('id', '=', userId).execute();

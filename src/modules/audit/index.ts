@@ -7,7 +7,7 @@ import { AuditLog } from './entities/audit-log.entity.ts';
 import { type AuditLabels, auditVocabulary } from './labels.ts';
 import { auditRoutes } from './routes.ts';
 
-export type { AuditLabels, ValueFormat, ValueText } from './labels.ts';
+export type { AuditLabels } from './labels.ts';
 export { auditEntriesOfSale, type SaleAuditEntry } from './sale-entries.ts';
 export { type Actor, auditedSaleIds, recordAudit } from './service.ts';
 

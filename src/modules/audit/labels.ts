@@ -1,44 +1,25 @@
-/**
- * How the audit log reads to an administrator: Japanese names for actions, record types and fields,
- * and each recorded value as text. The words belong to the modules that record the entries: each
- * module's index.ts exports its AuditLabels, and the host hands them all to the audit module
- * (src/host/modules.ts), which knows no other module. Anything nobody named (an action added later)
- * still reads sensibly: it falls back to its record type and verb, or to its own name.
- */
+/** The words belong to the modules that record the entries; anything nobody named falls back to its record type and verb. */
 
-/** Helpers a module's value format may use, so its values read like every other entry's. */
-export interface ValueText {
-  /** Any JSON value as text: はい/いいえ, numbers with separators, lists joined with 、, objects as key: value. */
+interface ValueText {
   plain(value: unknown): string;
-  /** The first few values, then how many there are in all. */
   list(values: unknown[], format?: (value: unknown) => string): string;
-  /** null, '', [] and absent say nothing. */
   isEmpty(value: unknown): boolean;
   isSecretField(field: string): boolean;
 }
 
-/** How a field's recorded value reads: its word in a table (unknown values as they are), or a function. */
-export type ValueFormat = Readonly<Record<string, string>> | ((value: unknown, text: ValueText) => string);
+type ValueFormat = Readonly<Record<string, string>> | ((value: unknown, text: ValueText) => string);
 
-/** The words one module gives the audit log for the entries it records. */
 export interface AuditLabels {
-  /** Actions, in the order the screen's filter lists them: `{ 'sale.status': '発行状態の更新' }`. */
   actions?: Readonly<Record<string, string>>;
-  /** Record types, in the order the filter lists them: `{ sale: '売上' }`. */
   targets?: Readonly<Record<string, string>>;
-  /** The last part of an action, for actions nobody named: `user.role` → ユーザーの権限の変更. */
   verbs?: Readonly<Record<string, string>>;
-  /** Recorded fields, in the order of the forms. */
   fields?: Readonly<Record<string, string>>;
-  /** Field names that depend on the record: a licence's `name` is its ライセンス名. */
   fieldsByTarget?: Readonly<Record<string, Readonly<Record<string, string>>>>;
-  /** How a field's value reads (a field's words belong to the one module that records it). */
   values?: Readonly<Record<string, ValueFormat>>;
-  /** How a field's value reads on one kind of record, before `values`: a mail's `status` is not a sale's. */
+  /** Before `values`: a mail's `status` is not a sale's. */
   valuesByTarget?: Readonly<Record<string, Readonly<Record<string, ValueFormat>>>>;
 }
 
-/** The composed vocabulary the audit module's service reads entries with. */
 export interface AuditVocabulary {
   actionLabel(action: string): string;
   targetLabel(targetType: string): string;
@@ -49,7 +30,6 @@ export interface AuditVocabulary {
   formatValue(field: string, value: unknown, targetType?: string): string | null;
 }
 
-/** Verbs of any record. */
 const VERBS: Record<string, string> = {
   create: '登録',
   update: '変更',
@@ -62,7 +42,7 @@ const VERBS: Record<string, string> = {
   download: 'ダウンロード',
 };
 
-/** Fields that are never shown, whatever an entry recorded: secrets and what derives from them. */
+/** Secrets and what derives from them. */
 export const isSecretField = (field: string) =>
   /password|passwd|hash|token|secret|salt|credential|cookie|api_?key|(^|_)otp(_|$)/i.test(field);
 
@@ -93,14 +73,12 @@ function list(values: unknown[], format: (value: unknown) => string = plain): st
 
 const text: ValueText = { plain, list, isEmpty, isSecretField };
 
-/** Named keys first, in the order given; the others after them, alphabetically. */
 const byKnownOrder = (known: Record<string, string>) => {
   const order = Object.keys(known);
   const rank = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
   return (a: string, b: string) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
 };
 
-/** The modules' words as one vocabulary, in the order given (the host's: accounts, licences, sales, …). */
 export function auditVocabulary(parts: readonly AuditLabels[]): AuditVocabulary {
   const merge = <K extends keyof AuditLabels>(key: K) => Object.assign({}, ...parts.map((p) => p[key] ?? {}));
   const actions: Record<string, string> = merge('actions');
@@ -120,7 +98,7 @@ export function auditVocabulary(parts: readonly AuditLabels[]): AuditVocabulary 
       valuesByTarget[target] = { ...valuesByTarget[target], ...formats };
     }
   }
-  // Fields in the order of the forms (jsonb keeps keys in its own order): the name first, unknown ones last.
+  // jsonb keeps keys in its own order.
   const order = ['name', ...Object.keys(fields)];
 
   return {
@@ -142,7 +120,6 @@ export function auditVocabulary(parts: readonly AuditLabels[]): AuditVocabulary 
       const rank = order.indexOf(field);
       return rank < 0 ? order.length : rank;
     },
-    /** A recorded value as text for the screen; nothing (null, '', []) is null. */
     formatValue(field, value, targetType) {
       if (isEmpty(value)) return null;
       const format = (targetType ? valuesByTarget[targetType]?.[field] : undefined) ?? values[field];

@@ -14,10 +14,7 @@ export interface Actor {
   email: string;
 }
 
-/**
- * Records an administrator's change; call it inside the transaction that makes the change. The actor
- * is null only for what nobody signed in did (a failed sign-in): the screens and the CSV say 不明.
- */
+/** Inside the transaction that makes the change; actor null only when nobody signed in (shown as 不明). */
 export function recordAudit(
   tx: Em,
   actor: Actor | null,
@@ -45,17 +42,14 @@ export interface AuditRow {
   target_id: string;
   before: unknown;
   after: unknown;
-  /** As PostgreSQL writes it (microseconds kept: the export's keyset goes on from it). */
+  /** Microseconds kept: the export's keyset goes on from it. */
   created_at: string;
-  /** How many sales the entry moved (its `sale_ids`), and the first few: never the whole list. */
   sale_count: number | null;
   first_sale_ids: unknown;
 }
 
-/** Sales an entry names on the screen; the rest are a link away (GET /api/sales?audit_id=…). */
-export const LISTED_SALES = 10;
+const LISTED_SALES = 10;
 
-/** The sales an entry moved, as the screen shows them: how many, the first LISTED_SALES, whether there are more. */
 function salesOf(row: AuditRow) {
   if (row.sale_count === null || row.sale_count === undefined) return null;
   const first = Array.isArray(row.first_sale_ids) ? row.first_sale_ids.map(Number).filter(Number.isSafeInteger) : [];
@@ -79,16 +73,9 @@ export function auditLogDto(words: AuditVocabulary, row: AuditRow) {
   };
 }
 
-export type AuditLogView = ReturnType<typeof auditLogDto>;
-
-/** Queries on the entries as `audit_logs as a`. */
 type Entries = DB & { a: DB['audit_logs'] };
 type EntriesEb = ExpressionBuilder<Entries, 'a'>;
 
-/**
- * The audit log list's filter, on `audit_logs as a`. `actors` are the e-mails the actor filter matched
- * (never empty: no entry matches none). Dates are Japan days, from 00:00 JST, both ends included.
- */
 export function auditFilter(query: AuditFilters, actors: string[] | null) {
   return (eb: EntriesEb): Expression<SqlBool> => {
     const terms: Expression<SqlBool>[] = [];
@@ -102,12 +89,10 @@ export function auditFilter(query: AuditFilters, actors: string[] | null) {
   };
 }
 
-/** Administrators' changes, newest first, with the total (counted up to COUNT_CAP, then `total_capped`). */
 export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: AuditVocabulary) {
   const em = orm.em.fork() as Em;
   const paging = { page: query.page, per_page: query.per_page };
-  // A few administrators make all the entries: the part of an e-mail becomes the addresses it matches
-  // (read from the index), which then find their entries through the index as well.
+  // A few administrators make all the entries: the e-mail part becomes the addresses it matches, read from the index.
   const actors = query.actor ? await distinctValues(em, 'actor_email', query.actor) : null;
   if (actors?.length === 0) return { audit_logs: [], total: 0, total_capped: false, ...paging };
   const filter = auditFilter(query, actors);
@@ -122,9 +107,7 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: Audit
     )
     .select((eb) => countAll(eb).as('n'))
     .executeTakeFirst();
-  // The page's ids first (an index walk however deep the page), then those rows' snapshots. A status
-  // move's `sale_ids` (20,000 of them, for a big one) stay in PostgreSQL: only their count and the
-  // first few leave it.
+  // The page's ids first (an index walk however deep the page); a big move's `sale_ids` stay in PostgreSQL.
   const rows: AuditRow[] = await kysely(em)
     .with('page', (qb) =>
       qb
@@ -139,8 +122,6 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: Audit
     .selectFrom('page')
     .innerJoin('audit_logs as a', 'a.id', 'page.id')
     .select((eb) => {
-      // An entry's `sale_ids`, written into both uses: PostgreSQL inlined the former `cross join lateral
-      // (select … as ids)` into them just so (the same plan).
       const ids = saleIdsOf(eb);
       return [
         ...entryColumns(eb),
@@ -169,18 +150,14 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: Audit
   };
 }
 
-/** `snapshot -> 'sale_ids'` when it is an array, else null. */
 const saleIdsIn = (snapshot: Expression<Json | null>) =>
   sql<Json | null>`case when jsonb_typeof(${snapshot} -> 'sale_ids') = 'array' then ${snapshot} -> 'sale_ids' end`;
 
-/** An entry's `sale_ids` (the sales a status move moved: the same before and after), or null. */
 export const saleIdsOf = (eb: EntriesEb) => eb.fn.coalesce(saleIdsIn(eb.ref('a.after')), saleIdsIn(eb.ref('a.before')));
 
-/** A snapshot without its `sale_ids` (which stay in PostgreSQL). */
-export const withoutSaleIds = (snapshot: Expression<Json | null>) =>
+const withoutSaleIds = (snapshot: Expression<Json | null>) =>
   sql<Json | null>`case when jsonb_typeof(${snapshot}) = 'object' then ${snapshot} - 'sale_ids' else ${snapshot} end`;
 
-/** An entry's own columns as the list and its CSV read them: snapshots without their `sale_ids`. */
 export const entryColumns = (eb: EntriesEb) =>
   [
     'a.id',
@@ -194,10 +171,6 @@ export const entryColumns = (eb: EntriesEb) =>
     'a.created_at',
   ] as const;
 
-/**
- * The sales an audit entry moved (for the sales list's 「この操作の対象の売上」), or null when there is
- * no such entry. An entry that moved none gives [].
- */
 export async function auditedSaleIds(em: Em, auditId: string): Promise<number[] | null> {
   const row = await kysely(em)
     .selectFrom('audit_logs as a')
@@ -209,10 +182,7 @@ export async function auditedSaleIds(em: Em, auditId: string): Promise<number[] 
   return Array.isArray(ids) ? ids.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0) : [];
 }
 
-/**
- * The distinct values of a column that leads an index, one index probe each (a skip scan: cheap while
- * the values are few, however many rows), optionally only those containing `part` (any case).
- */
+/** A skip scan: one index probe per distinct value, cheap while the values are few. */
 export async function distinctValues(em: Em, column: 'action' | 'target_type' | 'actor_email', part?: string): Promise<string[]> {
   const rows = await kysely(em)
     .withRecursive('t(v)', (qb) =>
@@ -241,7 +211,6 @@ export async function distinctValues(em: Em, column: 'action' | 'target_type' | 
   return rows.map((r) => r.v as string);
 }
 
-/** What the screen's filters offer: the actions and record types the log holds, with their Japanese names. */
 export async function auditLogOptions(orm: Orm, words: AuditVocabulary) {
   const em = orm.em.fork() as Em;
   const [actions, targetTypes] = [await distinctValues(em, 'action'), await distinctValues(em, 'target_type')];

@@ -13,10 +13,10 @@ import { processStripeEvent } from './stripe-events.ts';
 
 export const STRIPE_EVENT_NOT_FOUND = 'Stripe イベントが見つかりませんでした。';
 
-export type InboxState = 'received' | 'processed' | 'failed';
+type InboxState = 'received' | 'processed' | 'failed';
 
 /** Japanese names of the Stripe events the shop handles (others are stored and shown by type). */
-export const EVENT_TYPE_LABELS: Record<string, string> = {
+const EVENT_TYPE_LABELS: Record<string, string> = {
   'checkout.session.completed': '決済手続きの完了',
   'checkout.session.async_payment_succeeded': 'コンビニ決済の入金',
   'checkout.session.async_payment_failed': 'コンビニ決済の失敗（期限切れ）',

@@ -19,17 +19,13 @@ import { checkoutRoutes, WEBHOOK_PATH } from './routes.ts';
 export { checkoutAuditLabels } from './audit-labels.ts';
 export { paymentsInboxFigures } from './figures.ts';
 export {
-  dueKonbiniReminders,
-  KONBINI_ORDER_LABEL,
-  KONBINI_REMINDER_HOUR_JST,
-  type KonbiniOrder,
   konbiniOrdersOf,
   konbiniReminders,
 } from './konbini.ts';
-export { PAYMENT_METHOD_LABEL, type PaymentMethod, paymentOfCheckout } from './payment-method.ts';
+export { paymentOfCheckout } from './payment-method.ts';
 export { scheduleNightlyReconciliation } from './reconciliation.ts';
 export { KonbiniVoucherAnswer } from './responses.ts';
-export { createPayments, type Payments } from './stripe.ts';
+export { createPayments } from './stripe.ts';
 export { sweepStripeEvents } from './sweep.ts';
 
 export const checkout = {

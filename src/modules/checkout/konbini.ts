@@ -9,8 +9,7 @@ import { findLicenseForSale } from '../licenses/index.ts';
 import { renderMail, sendOnce } from '../mail/index.ts';
 import { CheckoutSession, type KonbiniStoreCode } from './entities/checkout-session.entity.ts';
 
-/** The chains of Stripe's konbini voucher, in the order Stripe lists them. */
-export const KONBINI_STORES = [
+const KONBINI_STORES = [
   ['familymart', 'ファミリーマート'],
   ['lawson', 'ローソン'],
   ['ministop', 'ミニストップ'],
@@ -21,10 +20,6 @@ const STORE_LABEL = Object.fromEntries(KONBINI_STORES) as Record<KonbiniStoreCod
 
 export type KonbiniVoucher = Pick<CheckoutSession, 'konbiniVoucherUrl' | 'konbiniExpiresAt' | 'konbiniStores'>;
 
-/**
- * The voucher of a konbini payment awaiting the buyer, read from Stripe's payment intent
- * (`next_action.konbini_display_details`); null for anything else (a card, a settled payment).
- */
 export function konbiniVoucherOf(pi: Stripe.PaymentIntent): KonbiniVoucher | null {
   const details = pi.next_action?.type === 'konbini_display_details' ? pi.next_action.konbini_display_details : undefined;
   if (!details) return null;
@@ -39,7 +34,6 @@ export function konbiniVoucherOf(pi: Stripe.PaymentIntent): KonbiniVoucher | nul
   };
 }
 
-/** What the buyer is shown of a voucher (complete page, purchase history): null when there is none. */
 export function voucherView(checkout: KonbiniVoucher) {
   if (!checkout.konbiniExpiresAt) return null;
   return {
@@ -54,17 +48,12 @@ export function voucherView(checkout: KonbiniVoucher) {
   };
 }
 
-/** Member-facing state of a konbini order that is not (yet) a sale. */
-export type KonbiniOrderState = 'awaiting_payment' | 'expired';
-export const KONBINI_ORDER_LABEL: Record<KonbiniOrderState, string> = {
+type KonbiniOrderState = 'awaiting_payment' | 'expired';
+const KONBINI_ORDER_LABEL: Record<KonbiniOrderState, string> = {
   awaiting_payment: 'お支払い待ち',
   expired: '期限切れ',
 };
 
-/**
- * A member's konbini orders that are not sales: awaiting payment (with the voucher) or lapsed
- * unpaid. Paid ones are sales and are listed by the sales module. Newest first.
- */
 export async function konbiniOrdersOf(orm: Orm, userId: string) {
   const em = orm.em.fork() as Em;
   const checkouts = await em.find(
@@ -95,9 +84,7 @@ export async function konbiniOrdersOf(orm: Orm, userId: string) {
     };
   });
 }
-export type KonbiniOrder = Awaited<ReturnType<typeof konbiniOrdersOf>>[number];
 
-/** The buyer gets the payment numbers, the voucher link and the deadline, once per event (`eventId`). */
 export async function mailKonbiniVoucher(ctx: JobContext, eventId: string, checkoutId: string): Promise<JobResult> {
   const checkout = await ctx.em.findOne(CheckoutSession, { id: checkoutId });
   const voucher = checkout ? voucherView(checkout) : null;
@@ -133,7 +120,6 @@ export async function mailKonbiniVoucher(ctx: JobContext, eventId: string, check
 const buyerGreeting = (buyer: { lastName: string; firstName: string }) =>
   `${`${buyer.lastName} ${buyer.firstName}`.trim() || 'お客'} 様`;
 
-/** What the voucher and reminder mails both state: the licence, the amount, the deadline and each store's numbers. */
 function paymentLines(
   licenseName: string,
   amount: number,
@@ -153,21 +139,11 @@ function paymentLines(
   ];
 }
 
-/**
- * The reminder of a pending konbini payment is due from 09:00 Japan time on the day before the
- * deadline's day (in Japan time: a deadline of 11月28日 23:59 is reminded from 11月27日 09:00, not in
- * the night) until the deadline. An order placed on that day or later gets none: its voucher mail is
- * a day old at most.
- */
-export const KONBINI_REMINDER_HOUR_JST = 9;
+/** From 09:00 Japan time on the day before the deadline's day: never in the night. */
+const KONBINI_REMINDER_HOUR_JST = 9;
 
-/**
- * The pending konbini payments whose reminder is due at `now`, each marked as reminded in the same
- * statement (`konbini_reminded_at`): the caller records their events in the same transaction, so a
- * checkout is reminded once, whichever worker sweeps and however often (decision 0007 keys the e-mail
- * by that event). Checkouts locked by another transaction (a webhook settling them) wait for the next sweep.
- */
-export async function dueKonbiniReminders(em: Em, now: Date) {
+/** Marked reminded in the same statement, so a checkout is reminded once whichever worker sweeps; locked rows wait for the next sweep. */
+async function dueKonbiniReminders(em: Em, now: Date) {
   const at = sql<string>`${now.toISOString()}::timestamptz`;
   const rows = await kysely(em)
     .updateTable('checkout_sessions')
@@ -180,7 +156,7 @@ export async function dueKonbiniReminders(em: Em, now: Date) {
         .where('konbini_reminded_at', 'is', null)
         .where('konbini_expires_at', '>', at)
         .where('konbini_expires_at', '<=', sql<string>`${at} + interval '2 days'`)
-        // Japan-calendar arithmetic (the day before the deadline, at the reminder hour), which the builder has no words for.
+        // Japan-calendar arithmetic, which the builder has no words for.
         .where((w) => {
           const dayBefore = sql`((${w.ref('konbini_expires_at')} at time zone 'Asia/Tokyo')::date - 1)`;
           return w.and([
@@ -198,17 +174,11 @@ export async function dueKonbiniReminders(em: Em, now: Date) {
   return rows.map((row) => ({ name: 'KonbiniPaymentReminderDue' as const, payload: { checkoutId: row.id } }));
 }
 
-/**
- * The checkout module's reminders as part of every sweep (docs/decisions/0019-sweeper.md): the
- * sweeper runs on a BullMQ job scheduler every minute on some worker, one at a time (advisory lock),
- * and records the events in its transaction. `clock` is for tests.
- */
 export const konbiniReminders =
   (clock: () => Date = () => new Date()) =>
   (ctx: { em: Em }) =>
     dueKonbiniReminders(ctx.em, clock());
 
-/** The day-before reminder: the deadline, the amount, the numbers and the voucher, unless settled meanwhile. */
 export async function mailKonbiniReminder(ctx: JobContext, eventId: string, checkoutId: string): Promise<JobResult> {
   const checkout = await ctx.em.findOne(CheckoutSession, { id: checkoutId });
   const voucher = checkout ? voucherView(checkout) : null;
@@ -244,7 +214,6 @@ export async function mailKonbiniReminder(ctx: JobContext, eventId: string, chec
   return result === 'sent' ? 'done' : 'skipped';
 }
 
-/** A konbini payment lapsed unpaid (Stripe's async_payment_failed): the buyer is told, once per event. */
 export async function mailKonbiniLapsed(ctx: JobContext, eventId: string, checkoutId: string): Promise<JobResult> {
   const checkout = await ctx.em.findOne(CheckoutSession, { id: checkoutId });
   if (!checkout?.userId || !['payment_failed', 'expired'].includes(checkout.state)) return 'skipped';

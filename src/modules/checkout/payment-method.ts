@@ -1,8 +1,8 @@
 import type { Em } from '../../db/orm.ts';
 import { CheckoutSession } from './entities/checkout-session.entity.ts';
 
-export type PaymentMethod = 'card' | 'konbini';
-export const PAYMENT_METHOD_LABEL: Record<PaymentMethod, string> = { card: 'クレジットカード', konbini: 'コンビニ払い' };
+type PaymentMethod = 'card' | 'konbini';
+const PAYMENT_METHOD_LABEL: Record<PaymentMethod, string> = { card: 'クレジットカード', konbini: 'コンビニ払い' };
 
 /**
  * How a checkout was paid, from our own record (no call to Stripe): a konbini payment is the one that

@@ -12,10 +12,7 @@ import { holdingsOf, saleOfCheckout } from '../sales/index.ts';
 import { CheckoutSession } from './entities/checkout-session.entity.ts';
 import { voucherView } from './konbini.ts';
 
-/**
- * Starts a purchase: a Checkout Session in JPY for the licence's price as stored (never the
- * client's), our ids in client_reference_id and metadata, an idempotency key, and our own record.
- */
+/** The licence's price as stored, never the client's. */
 export async function startCheckout(
   orm: Orm,
   env: Env,
@@ -80,18 +77,13 @@ export async function startCheckout(
   return { url: session.url };
 }
 
-export const ALREADY_PURCHASED = 'このライセンスは購入済みです。';
-export const PAYMENT_PENDING =
+const ALREADY_PURCHASED = 'このライセンスは購入済みです。';
+const PAYMENT_PENDING =
   'このライセンスはコンビニでのお支払いをお待ちしています。お支払い番号（払込票）に沿って、期限までにお支払いください。';
 
-/**
- * A member buys a licence once: 409 `already_purchased` when they hold it (a paid sale not refunded,
- * or a payment completed whose sale the worker is still recording), 409 `payment_pending` while a
- * konbini payment for it awaits them (with the voucher). Runs in startCheckout's transaction under a
- * lock on (member, licence), so two requests at once cannot both pass it.
- */
+/** Under a lock on (member, licence), so two requests at once cannot both pass. */
 async function refuseSecondPurchase(tx: Em, userId: string, licenseId: number): Promise<void> {
-  // SQL as text: an advisory lock (a function called for its effect), which no query builder says.
+  // SQL as text: an advisory lock.
   await sql`select pg_advisory_xact_lock(hashtext(${`checkout:${userId}:${licenseId}`}))`.execute(kysely(tx));
   const [held] = await holdingsOf(tx, userId, licenseId);
   if (held) throw new AppError('conflict', ALREADY_PURCHASED, { details: { code: 'already_purchased' } });
@@ -123,7 +115,6 @@ async function refuseSecondPurchase(tx: Em, userId: string, licenseId: number): 
   }
 }
 
-/** The buyer's view of a checkout: the complete page polls it until the webhook made the sale. */
 export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: string) {
   const em = orm.em.fork() as Em;
   const checkout = await em.findOne(CheckoutSession, { stripeSessionId, userId });
@@ -145,7 +136,6 @@ export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: 
   };
 }
 
-/** UserDeleted → our checkout records keep their payment facts and lose the link to the account. */
 export async function forgetUser(em: Em, userId: string): Promise<'done' | 'skipped'> {
   const changed = await em.fork().nativeUpdate(CheckoutSession, { userId }, { userId: null, updatedAt: new Date() });
   return changed ? 'done' : 'skipped';

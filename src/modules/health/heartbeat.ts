@@ -12,10 +12,10 @@ export interface WorkerBeat {
   at: number;
 }
 
-export const heartbeatKey = (prefix: string) => `${prefix}:health:workers`;
+const heartbeatKey = (prefix: string) => `${prefix}:health:workers`;
 const HEARTBEAT_MS = 5_000;
 /** A worker not heard from for this long is gone (stopped, killed, or cut off from Redis). */
-export const STALE_MS = 4 * HEARTBEAT_MS;
+const STALE_MS = 4 * HEARTBEAT_MS;
 
 export interface WorkerHeartbeat {
   /** Whether this worker's last look at PostgreSQL found it answering. */

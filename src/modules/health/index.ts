@@ -1,4 +1,3 @@
-// The health module: liveness and readiness for load balancers and supervisors, and the workers' heartbeat.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -14,15 +13,12 @@ import { metricsFor, readShopFigures } from '../../lib/metrics.ts';
 import { assertNoEviction, RedisPolicyError } from '../../lib/redis.ts';
 import { recentWorkers } from './heartbeat.ts';
 
-export { recentWorkers, startWorkerHeartbeat, type WorkerBeat, type WorkerHeartbeat } from './heartbeat.ts';
+export { recentWorkers, startWorkerHeartbeat } from './heartbeat.ts';
 export { workersAlive } from './workers-alive.ts';
 
-/** A check answers within this time or counts as failed (a load balancer must not wait for the pool's own timeout). */
+/** A load balancer must not wait for the pool's own timeout. */
 const CHECK_MS = 3_000;
-/**
- * Redis is asked for less long: its answer decides readiness only when it is a wrong configuration, and
- * a load balancer's check times out after its interval (HAProxy: `inter`, often 1 s or less).
- */
+/** Less long: a load balancer's check times out after its interval (HAProxy `inter`, often 1 s or less). */
 const REDIS_CHECK_MS = 250;
 
 async function check(work: () => Promise<void>, ms = CHECK_MS): Promise<{ status: string; error?: unknown }> {
@@ -45,12 +41,7 @@ async function check(work: () => Promise<void>, ms = CHECK_MS): Promise<{ status
 const digest = (value: string) => createHash('sha256').update(value).digest();
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/i;
 
-/**
- * Who may read /readyz's details (instance names `hostname:pid`, pool counters, check messages): the
- * metrics scraper (`Authorization: Bearer $METRICS_TOKEN`) and this host (a loopback client, the
- * address taken as the rate limits take it, so behind TRUST_PROXY_HEADER the proxy's client counts).
- * A request made inside this process (no socket: `app.request()`) is this host too.
- */
+/** The metrics scraper and loopback clients (as the rate limits see the address). */
 function mayReadDetails(c: Context<AppEnv>): boolean {
   const { metricsToken, trustProxyHeader } = c.var.deps.env;
   const authorization = c.req.header('authorization');
@@ -66,15 +57,7 @@ function mayReadDetails(c: Context<AppEnv>): boolean {
   return Boolean(client && isIP(client) && LOOPBACK.test(client));
 }
 
-/**
- * /healthz: the process answers. /readyz: whether a load balancer should send this process requests:
- * 503 while it drains, while PostgreSQL does not answer it, or while its Redis would evict jobs.
- * Redis not answering is reported (`status: "degraded"`) but answers 200: every request works without
- * Redis (events wait in the outbox, rate limits let requests through), and a Redis failover seen by
- * every host at once must not take every host out of the load balancer (docs/decisions/0024-drain.md).
- * It also shows the connection pool's counters and the workers heard from (information, not readiness),
- * to the metrics token and loopback clients only (mayReadDetails).
- */
+/** Redis not answering is `degraded` but 200: a failover seen by every host must not empty the load balancer (docs/decisions/0024-drain.md). */
 const healthRoutes = new Hono<AppEnv>()
   .get('/healthz', (c) => c.json({ status: 'ok' }))
   .get('/readyz', async (c) => {
@@ -100,7 +83,6 @@ const healthRoutes = new Hono<AppEnv>()
     // No worker heard from: this process can serve, but mail, payments and exports wait (`degraded`).
     const degraded = redisCheck.status !== 'ok' || workers?.length === 0;
     const status = !ready ? 'unavailable' : degraded ? 'degraded' : 'ok';
-    // Anyone else learns only what a load balancer needs: the status, with the same code.
     if (!mayReadDetails(c)) return c.json({ status }, ready ? 200 : 503);
     return c.json({ status, checks: { database: database.status, redis: redisCheck.status }, pool, workers }, ready ? 200 : 503);
   })
@@ -111,7 +93,6 @@ const healthRoutes = new Hono<AppEnv>()
     return c.body(page.body, 200, { 'Content-Type': page.contentType, 'Cache-Control': 'no-store' });
   });
 
-/** The operations view's figures (administrators): the same numbers the metrics give, from the same reads. */
 const counts = (...names: string[]) => v.object(Object.fromEntries(names.map((name) => [name, v.number()])));
 const operationsDoc = operation('get', {
   summary: '運用の状況（キュー、アウトボックス、メール、エクスポート）',

@@ -5,7 +5,7 @@ import type { FileStore } from '../../storage/file-store.ts';
 export const MAX_PICTURES = 10;
 export const MAX_PICTURE_BYTES = 5 * 1024 * 1024;
 /** Larger images are refused before decoding (pixel floods): 40 megapixels. */
-export const MAX_PIXELS = 40_000_000;
+const MAX_PIXELS = 40_000_000;
 export const PICTURE_DIRECTORY = '/uploads/licenses';
 
 type Format = 'jpeg' | 'png' | 'webp';
@@ -13,7 +13,7 @@ const EXTENSION: Record<Format, string> = { jpeg: 'jpg', png: 'png', webp: 'webp
 export const CONTENT_TYPE: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
 
 /** The format by the file's own bytes, never by its name or declared type. */
-export function sniffFormat(data: Buffer): Format | null {
+function sniffFormat(data: Buffer): Format | null {
   if (data.length >= 3 && data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff) return 'jpeg';
   if (data.length >= 8 && data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
   if (data.length >= 12 && data.toString('latin1', 0, 4) === 'RIFF' && data.toString('latin1', 8, 12) === 'WEBP') return 'webp';

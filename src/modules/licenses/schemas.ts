@@ -3,8 +3,8 @@ import { validationError } from '../../http/errors.ts';
 import { paging, rules } from '../../http/validate.ts';
 import { printable } from '../../lib/printable-text.ts';
 
-export const PRICE_MIN = 50;
-export const PRICE_MAX = 9_999_999;
+const PRICE_MIN = 50;
+const PRICE_MAX = 9_999_999;
 const PRICE_MESSAGE = `価格は${PRICE_MIN.toLocaleString('ja-JP')}〜${PRICE_MAX.toLocaleString('ja-JP')}円の整数で入力してください。`;
 
 /** The text fields of the licence multipart form (values arrive as strings). */

@@ -7,7 +7,7 @@ import { mailRoutes } from './routes.ts';
 export { japanTime } from '../../lib/japan-time.ts';
 export { mailAuditLabels } from './audit-labels.ts';
 export { renderMail } from './layout.ts';
-export { createMailer, type Mailer, type MailMessage, messageIdFor, SMTP_TIMEOUTS } from './mailer.ts';
+export { createMailer, type Mailer, messageIdFor } from './mailer.ts';
 export { MailPageAnswer } from './responses.ts';
 export {
   CLAIM_LEASE_SECONDS,

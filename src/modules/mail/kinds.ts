@@ -2,7 +2,7 @@
  * Every kind of e-mail the shop sends, with the name an administrator reads in a member's mail log.
  * `sendOnce` takes only these, so a new kind of mail cannot be sent without a Japanese name.
  */
-export const MAIL_KINDS = {
+const MAIL_KINDS = {
   verification: 'メールアドレスの確認',
   'already-registered': '登録済みアドレスへの登録申込のお知らせ',
   'password-reset': 'パスワード再設定のご案内',

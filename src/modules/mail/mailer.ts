@@ -9,42 +9,28 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
-  /** `<…@…>`: every copy of one delivery carries the same (see messageIdFor). */
   messageId?: string;
 }
 
 export interface Mailer {
   send(message: MailMessage): Promise<{ messageId: string; file?: string }>;
-  /** The Message-ID of the delivery `key`: the same on every attempt, in the sender's domain. */
   messageIdFor(key: string): string;
   close(): void;
 }
 
-/**
- * SMTP time limits (ms) unless SMTP_URL's query sets its own (e.g. `?socketTimeout=60000`): a hung
- * server costs half a minute per phase, not nodemailer's default 2 (connect) and 10 (socket) minutes.
- */
-export const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 30_000 } as const;
+/** A hung server costs half a minute per phase, not nodemailer's default minutes; SMTP_URL's query may override. */
+const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 30_000 } as const;
 
-/** The domain of the sender address (`"ライセンスストア" <no-reply@example.jp>` → `example.jp`). */
-export function senderDomain(from: string): string {
+function senderDomain(from: string): string {
   const domain = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1]?.toLowerCase();
   return domain || 'localhost';
 }
 
-/**
- * The Message-ID of a delivery: derived from its key (event id + kind), so a copy sent again after a
- * crash, a retry or an operator's resend is recognisably the same e-mail (mail programs fold them).
- */
+/** Derived from the key, so a copy sent again is recognisably the same e-mail (mail programs fold them). */
 export const messageIdFor = (key: string, from: string): string =>
   `<${createHash('sha256').update(`mail-delivery:${key}`).digest('hex')}@${senderDomain(from)}>`;
 
-/**
- * A development e-mail's file name: time, recipient (readable, `@` kept) and the start of its Message-ID,
- * e.g. `2026-11-22T10-15-00-000Z_demo-member@example.jp_22be36e2.eml`. Anything a file name should not
- * hold becomes `_`.
- */
-export function devMailFileName(at: Date, to: string, messageId: string): string {
+function devMailFileName(at: Date, to: string, messageId: string): string {
   const time = at.toISOString().replace(/[:.]/g, '-');
   const recipient = to.replace(/[^A-Za-z0-9@._+-]/g, '_').slice(0, 120);
   const id = messageId
@@ -54,10 +40,7 @@ export function devMailFileName(at: Date, to: string, messageId: string): string
   return `${time}_${recipient}_${id}.eml`;
 }
 
-/**
- * SMTP_URL set: nodemailer over SMTP. Unset: each e-mail is written as an .eml file under
- * DATA_DIR/mail and its path logged, so development needs no mail server.
- */
+/** Unset SMTP_URL: each e-mail is an .eml file under DATA_DIR/mail, so development needs no mail server. */
 export function createMailer(options: { smtpUrl?: string; from: string; dataDir: string; log: Logger }): Mailer {
   const idFor = (key: string) => messageIdFor(key, options.from);
   if (options.smtpUrl) {

@@ -13,7 +13,6 @@ import { saleDto } from './service.ts';
 
 export const SALE_NOT_FOUND = 'エラー: 売上が見つかりませんでした。';
 
-/** Where a sale's refund stands: none, asked of Stripe (返金手続き中) or confirmed by Stripe's webhook. */
 export type RefundState = 'none' | 'requested' | 'refunded';
 export const REFUND_STATE_LABEL: Record<RefundState, string> = {
   none: '',
@@ -47,14 +46,13 @@ const affiliationLabel = (code: number | null) => (code ? ((AFFILIATIONS as Reco
 
 const actionLabel = (action: string) => (saleAuditLabels.actions as Record<string, string>)[action] ?? action;
 
-/** Which audit actions record a move of `from` → `to`, and how to tell. */
 function describesMove(entry: SaleAuditEntry, from: number, to: number): boolean {
   if (entry.action === 'sale.export.batch') return from === SaleStatus.AwaitingExport && to === SaleStatus.InProgress;
   if (!['sale.status', 'sale.revert', 'sale.export.complete'].includes(entry.action)) return false;
   return Number(entry.before?.status) === from && Number(entry.after?.status) === to;
 }
 
-/** Moves recorded together with their audit entry are a few milliseconds apart (one transaction). */
+/** One transaction: a few milliseconds apart. */
 const SAME_CHANGE_MS = 60_000;
 
 interface HistoryItem {
@@ -67,11 +65,6 @@ interface HistoryItem {
   reason: string | null;
 }
 
-/**
- * The sale's history, oldest first: paid, every status move (sale_status_moves, with who and why from
- * the audit entry recorded with it), the other administrators' actions on it (receipts, the refund
- * request) and the refund Stripe confirmed.
- */
 async function historyOf(em: Em, sale: Sale): Promise<HistoryItem[]> {
   const [moves, entries] = await Promise.all([
     kysely(em)
@@ -121,7 +114,7 @@ async function historyOf(em: Em, sale: Sale): Promise<HistoryItem[]> {
   for (const entry of entries) {
     if (used.has(entry.id)) continue;
     const isMove = ['sale.status', 'sale.revert', 'sale.export.batch', 'sale.export.complete'].includes(entry.action);
-    // A move made before moves were recorded (before issue 22) is known from its audit entry only.
+    // A move made before moves were recorded is known from its audit entry only.
     const from = isMove && entry.before?.status !== undefined ? Number(entry.before.status) : null;
     const to = isMove && entry.after?.status !== undefined ? Number(entry.after.status) : null;
     items.push({
@@ -151,10 +144,7 @@ async function historyOf(em: Em, sale: Sale): Promise<HistoryItem[]> {
   return items.sort((a, b) => a.at.localeCompare(b.at));
 }
 
-/**
- * GET /api/sales/{id} (administrators): everything about one order except how it was paid, which the
- * checkout module knows (the host adds it: src/host/order-detail.ts). `checkoutId` is for the host only.
- */
+/** How it was paid is the checkout module's: the host adds it (src/host/order-detail.ts). */
 export async function saleDetail(orm: Orm, saleId: number) {
   const em = orm.em.fork() as Em;
   const sale = await em.findOne(Sale, { id: saleId });

@@ -17,14 +17,13 @@ import {
 import { salesRoutes } from './routes.ts';
 
 export { saleAuditLabels } from './audit-labels.ts';
-export { REFUND_STATE_LABEL, type RefundState, SALE_NOT_FOUND, saleDetail } from './detail.ts';
-export { SALE_STATUS_LABEL, SaleStatus } from './entities/sale.entity.ts';
+export { saleDetail } from './detail.ts';
+export { SaleStatus } from './entities/sale.entity.ts';
 export { EXPORT_HEADER } from './export/columns.ts';
 // The export's encoder, for the property test that pins its bytes to csv-stringify's (tests/unit/export-encoding.test.ts).
-export { type CsvEncoder, csvEncoder, type ExportEncoding } from './export/encoding.ts';
+export { csvEncoder, type ExportEncoding } from './export/encoding.ts';
 export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export/sweep.ts';
 export { exportFigures } from './export-figures.ts';
-export { type LicenseSalesCount, salesCountsByLicense } from './license-counts.ts';
 export { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN, parseOrderNumber } from './order-number.ts';
 export {
   type SalePayment,
@@ -35,9 +34,7 @@ export {
 } from './payments.ts';
 export { SaleAnswer } from './responses.ts';
 export {
-  type Holding,
   holdingsOf,
-  saleIdForCheckout,
   saleOfCheckout,
   saleOfOrderNumber,
   salesOfUser,

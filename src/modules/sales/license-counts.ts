@@ -22,7 +22,7 @@ const countsCache = (changes: ChangeFeed | undefined) =>
  * indexes only (1,000,000 sales: sales_license_paid_at_index for all, the partial refunded_at index
  * for the few refunded), kept in memory until a sale changes (change notices, decision 0021).
  */
-export function salesCountsByLicense(orm: Orm, changes?: ChangeFeed): Promise<LicenseSalesCount[]> {
+function salesCountsByLicense(orm: Orm, changes?: ChangeFeed): Promise<LicenseSalesCount[]> {
   return cached(countsCache(changes), 'all', async () => {
     const db = kysely(orm.em.fork() as Em);
     const [all, refunded] = await Promise.all([

@@ -7,7 +7,7 @@ import { japanYearMonth } from '../../lib/japan-time.ts';
  * so nothing reads as 1 or 0). Random, not sequential: a number says nothing about how much the shop
  * sells, cannot be guessed from another, and holds no personal data.
  */
-export const ORDER_NUMBER_PREFIX = 'LS';
+const ORDER_NUMBER_PREFIX = 'LS';
 export const ORDER_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const RANDOM_LENGTH = 6;
 

@@ -11,8 +11,7 @@ const positiveInt = (message: string) =>
   );
 const date = rules.date();
 
-/** Filters of the sales list and of the CSV export (query string or JSON). */
-export const SalesQuery = v.object({
+const SalesQuery = v.object({
   license_id: v.optional(
     v.union([v.literal(''), positiveInt('ライセンスが正しくありません。')], 'ライセンスが正しくありません。'),
   ),
@@ -40,7 +39,6 @@ export const SalesQuery = v.object({
   ),
   paid_from: v.optional(v.union([v.literal(''), date], '日付が正しくありません。')),
   paid_to: v.optional(v.union([v.literal(''), date], '日付が正しくありません。')),
-  /** Only the sales an audit entry (a status move) moved: 操作履歴's link to them. */
   audit_id: v.optional(
     v.union(
       [v.literal(''), v.pipe(v.string(), v.trim(), v.toLowerCase(), v.uuid('操作履歴の指定が正しくありません。'))],
@@ -50,14 +48,13 @@ export const SalesQuery = v.object({
   ...paging,
 });
 
-/** A paid-date range the wrong way round finds nothing: it is refused on `paid_to` (422), not answered with 0 rows. */
-export const DATES_REVERSED = '購入日（まで）は購入日（から）と同じか、それより後の日付を指定してください。';
+/** Refused on `paid_to` (422), not answered with 0 rows. */
+const DATES_REVERSED = '購入日（まで）は購入日（から）と同じか、それより後の日付を指定してください。';
 const datesInOrder = (input: { paid_from?: string; paid_to?: string }) =>
   !input.paid_from || !input.paid_to || input.paid_from <= input.paid_to;
 
 type DateRange = { paid_from?: string; paid_to?: string };
 
-/** The check of a schema whose output has paid_from and paid_to: reversed → 422 on `paid_to`. */
 const datesCheck = <T extends DateRange>() =>
   v.rawCheck<T>(({ dataset, addIssue }) => {
     if (!dataset.typed || datesInOrder(dataset.value)) return;
@@ -67,18 +64,14 @@ const datesCheck = <T extends DateRange>() =>
     });
   });
 
-/** `schema` (an object with paid_from and paid_to) with its dates in order. */
-export const withDatesInOrder = <T extends DateRange, S extends v.GenericSchema<unknown, T>>(schema: S) =>
+const withDatesInOrder = <T extends DateRange, S extends v.GenericSchema<unknown, T>>(schema: S) =>
   v.pipe(schema, datesCheck<v.InferOutput<S>>());
 
-/** The list's query as GET /api/sales takes it. */
 export const SalesListQuery = withDatesInOrder(SalesQuery);
 
-/** Paging of a history list. */
 export const PageQuery = v.object({ page: SalesQuery.entries.page, per_page: SalesQuery.entries.per_page });
 
-/** The count the administrator confirmed on screen. */
-export const expectedCount = v.optional(
+const expectedCount = v.optional(
   v.pipe(v.number('件数が正しくありません。'), v.integer('件数が正しくありません。'), v.minValue(0, '件数が正しくありません。')),
 );
 
@@ -88,18 +81,12 @@ const saleIdList = v.pipe(
   v.maxLength(1000, '一度に更新できるのは1,000件までです。'),
 );
 
-/** The list's search, as status moves and exports take it (the licence and status apart). */
 const searchEntries = {
   q: SalesQuery.entries.q,
   paid_from: SalesQuery.entries.paid_from,
   paid_to: SalesQuery.entries.paid_to,
 };
 
-/**
- * POST /api/sales/update: move a licence's sales one step forward (0→1 or 1→2) — exactly `saleIds`,
- * or every sale the list's search (`q`, `paid_from`, `paid_to`) matches — with the count the
- * administrator confirmed.
- */
 export const StatusUpdateInput = v.pipe(
   v.object({
     status: v.picklist(
@@ -121,7 +108,6 @@ export const StatusUpdateInput = v.pipe(
   datesCheck(),
 );
 
-/** POST /api/sales/revert: 差し戻し, one step back, with the reason. */
 export const RevertInput = v.object({
   saleIds: saleIdList,
   reason: v.pipe(
@@ -133,7 +119,6 @@ export const RevertInput = v.object({
   ),
 });
 
-/** GET /api/sales/counts: the list's filters without status. */
 export const CountsQuery = withDatesInOrder(
   v.object({
     license_id: SalesQuery.entries.license_id,
@@ -146,7 +131,6 @@ type FilterFields = Partial<
   Pick<v.InferOutput<typeof SalesQuery>, 'license_id' | 'status' | 'q' | 'paid_from' | 'paid_to' | 'audit_id'>
 >;
 
-/** The query's filters as the service takes them (empty fields are no filter). */
 export const toFilter = (query: FilterFields) => ({
   licenseId: typeof query.license_id === 'number' ? query.license_id : undefined,
   status: typeof query.status === 'number' ? query.status : undefined,
@@ -157,7 +141,6 @@ export const toFilter = (query: FilterFields) => ({
   auditId: query.audit_id || undefined,
 });
 
-/** POST /api/exports and GET /api/exports/preflight */
 const flag = (message: string) =>
   v.optional(
     v.union(

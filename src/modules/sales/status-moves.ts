@@ -6,14 +6,9 @@ import { recordEvent, transact } from '../../events/outbox.ts';
 import type { SaleStatus } from './entities/sale.entity.ts';
 import { SaleStatusMove, SaleStatusMoveSale } from './entities/status-move.entity.ts';
 
-/** How many sales one registration-mail job handles: a move of 660,000 sales is 1,320 small jobs. */
-export const MAIL_CHUNK = 500;
+const MAIL_CHUNK = 500;
 
-/**
- * Records that `saleIds` (already updated, in this transaction) moved `from` → `to`, and the one
- * SaleStatusChanged event about it: the move's id and count, a few hundred bytes however many sales.
- * The ids go to `sale_status_move_sales` in one statement with one parameter.
- */
+/** One event of a few hundred bytes however many sales. */
 export async function recordStatusMove(
   tx: Em,
   move: { from: SaleStatus; to: SaleStatus; actorId: string; saleIds: readonly number[] },
@@ -54,11 +49,7 @@ export async function recordStatusMove(
   return id;
 }
 
-/**
- * A move to 登録済み → its registration mails as jobs of MAIL_CHUNK sales each (RegistrationMailsDue,
- * each naming the first sale id of its page). Once per move: the plan is marked in the same
- * transaction as the jobs' events, so a retried job plans nothing twice.
- */
+/** The plan is marked in the same transaction as the jobs' events, so a retried job plans nothing twice. */
 export async function planRegistrationMails(em: Em, moveId: string): Promise<'done' | 'skipped'> {
   return transact(em, async (tx) => {
     const claimed = await tx.nativeUpdate(SaleStatusMove, { id: moveId, mailsPlannedAt: null }, { mailsPlannedAt: new Date() });
@@ -88,7 +79,6 @@ export async function planRegistrationMails(em: Em, moveId: string): Promise<'do
   });
 }
 
-/** One page of a move's sales: MAIL_CHUNK of them from `fromSaleId` on, in id order. */
 export async function moveSalesPage(em: Em, moveId: string, fromSaleId: number): Promise<number[]> {
   const rows = await em.find(
     SaleStatusMoveSale,

@@ -11,16 +11,8 @@ import { licenseNames } from '../licenses/index.ts';
 import { includedTax } from './receipt-pdf.ts';
 import { type SalesEb, salesFilter } from './service.ts';
 
-/**
- * 売上集計 (docs/decisions/0033-sales-summary.md). A period is whole Japan days, both ends included,
- * as the sales list's paid_from / paid_to. Over the period:
- * - count / amount / tax: the sales paid in it (refunded later or not), tax included; `tax` is the sum
- *   of each sale's 消費税 as its 領収書 prints it (includedTax, rounded down per receipt);
- * - refunded_count / refunded_amount / refunded_tax: the sales refunded in it (by refunded_at), whenever
- *   they were paid;
- * - net_amount = amount − refunded_amount (純売上), net_tax likewise.
- */
-export const MAX_SUMMARY_DAYS = 366;
+/** 売上集計: see docs/decisions/0033-sales-summary.md for what each figure counts. */
+const MAX_SUMMARY_DAYS = 366;
 
 const day = (label: string) =>
   v.optional(v.union([v.literal(''), rules.date()], `${label}は YYYY-MM-DD の形式の正しい日付で入力してください。`), '');
@@ -30,21 +22,18 @@ const daysBetween = (from: string, to: string) => (Date.parse(`${to}T00:00:00Z`)
 
 const periodEntries = { from: day('開始日'), to: day('終了日') };
 
-/** The period's own rules, reported on `to`: not reversed, and at most MAX_SUMMARY_DAYS days. */
 const inOrder = (q: { from: string; to: string }) => !q.from || !q.to || q.from <= q.to;
 const notTooLong = (q: { from: string; to: string }) =>
   !q.from || !q.to || q.from > q.to || daysBetween(q.from, q.to) <= MAX_SUMMARY_DAYS;
 const REVERSED = '終了日は開始日と同じか、それより後の日付を指定してください。';
 const TOO_LONG = `集計期間は${MAX_SUMMARY_DAYS}日以内で指定してください。`;
 
-/** GET /api/sales/summary: `from` and `to` (YYYY-MM-DD, Japan days); either may be left out (periodOf). */
 export const SummaryQuery = v.pipe(
   v.object(periodEntries),
   v.forward(v.check(inOrder, REVERSED), ['to']),
   v.forward(v.check(notTooLong, TOO_LONG), ['to']),
 );
 
-/** GET /api/sales/summary.csv: SummaryQuery and the file's encoding (UTF-8 with BOM, or CP932). */
 export const SummaryEncodingQuery = v.object({
   encoding: v.optional(v.picklist(['utf-8', 'shift_jis'], '文字コードは utf-8 か shift_jis を指定してください。'), 'utf-8'),
 });
@@ -59,10 +48,6 @@ const lastDayOfMonth = (date: string) => {
   return new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
 };
 
-/**
- * The period asked for, with the defaults filled in: no dates → this month in Japan (1st to its last
- * day); only `from` → to the end of from's month; only `to` → from the 1st of to's month.
- */
 export function periodOf(query: { from?: string; to?: string }, now = new Date()): Period {
   if (query.from && query.to) return { from: query.from, to: query.to };
   if (query.from) return { from: query.from, to: lastDayOfMonth(query.from) };
@@ -71,7 +56,7 @@ export function periodOf(query: { from?: string; to?: string }, now = new Date()
   return { from: `${today.slice(0, 8)}01`, to: lastDayOfMonth(today) };
 }
 
-export interface LicenseTotals {
+interface LicenseTotals {
   license_id: number;
   name: string;
   count: number;
@@ -102,15 +87,10 @@ interface GroupRow {
   name: string;
 }
 
-/** Per licence and price: how many sales, and the licence's name as the sales recorded it. */
 const groupColumns = (eb: SalesEb) =>
   ['s.license_id', 's.amount', countAll(eb).as('n'), eb.fn.max('s.license_name').as('name')] as const;
 
-/**
- * The totals of a period. Two grouped range scans — sales by paid_at (sales_paid_at_index), sales by
- * refunded_at (sales_refunded_at_index, refunded sales only) — grouped by licence and price, so each
- * sale's tax is computed by the receipts' own function, once per price.
- */
+/** Grouped by licence and price, so each sale's tax is computed by the receipts' own function, once per price. */
 export async function salesSummary(orm: Orm, period: Period): Promise<SalesSummary> {
   const em = orm.em.fork() as Em;
   const paid: GroupRow[] = await kysely(em)
@@ -201,19 +181,14 @@ const CSV_COLUMNS = [
   '純売上',
 ] as const;
 
-/** 2026-11 for a whole calendar month, else 2026-11-01_2026-11-15. */
-export function periodLabel(period: Period): string {
+function periodLabel(period: Period): string {
   const wholeMonth =
     period.from.endsWith('-01') && period.to.slice(0, 7) === period.from.slice(0, 7) && period.to === lastDayOfMonth(period.to);
   return wholeMonth ? period.from.slice(0, 7) : `${period.from}_${period.to}`;
 }
 
-/**
- * The summary as CSV text (the shop's dialect: comma, CRLF, formula cells as text): one row per
- * licence, then 合計. Amounts are written as plain integers — a negative 純売上 stays a number — and
- * the texts go through csvRecord.
- */
-export function summaryCsv(summary: SalesSummary, bom: boolean): string {
+/** Amounts as plain integers, so a negative 純売上 stays a number. */
+function summaryCsv(summary: SalesSummary, bom: boolean): string {
   const row = (text: string[], numbers: number[]) => `${csvRecord(text)},${numbers.join(',')}\r\n`;
   let out = csvHeader(CSV_COLUMNS, bom);
   for (const l of summary.by_license) {
@@ -229,10 +204,6 @@ export function summaryCsv(summary: SalesSummary, bom: boolean): string {
   return out;
 }
 
-/**
- * GET /api/sales/summary.csv: the file (UTF-8 with BOM, or CP932 with 〓 for what it cannot hold),
- * its name (売上集計_2026-11.csv) and the download audited.
- */
 export async function summaryDownload(orm: Orm, actor: Actor, period: Period, encoding: 'utf-8' | 'shift_jis') {
   const summary = await salesSummary(orm, period);
   const cp932 = encoding === 'shift_jis';

@@ -19,7 +19,7 @@ export function NotFoundPage() {
  * "Failed to fetch dynamically imported module", Firefox: "error loading dynamically imported module",
  * Safari: "Importing a module script failed", Vite: "Unable to preload CSS").
  */
-export function isChunkLoadError(error: unknown): boolean {
+function isChunkLoadError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   return /dynamically imported module|importing a module script failed|unable to preload css/i.test(error.message);
 }

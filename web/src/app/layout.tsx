@@ -11,7 +11,7 @@ import { RouteAnnouncer } from './route-focus';
 import { type RouteMeta, type RouteType, showsNavigation } from './route-meta';
 
 /** The deepest matched route's metadata. */
-export function useRouteMeta(): RouteMeta | undefined {
+function useRouteMeta(): RouteMeta | undefined {
   const matches = useMatches();
   for (let i = matches.length - 1; i >= 0; i--) {
     const handle = matches[i]?.handle as RouteMeta | undefined;

@@ -12,7 +12,7 @@ interface NavItem {
   server?: boolean;
 }
 
-export function navItems(type: RouteType, userId: string | undefined): NavItem[] {
+function navItems(type: RouteType, userId: string | undefined): NavItem[] {
   if (type === 'administrator') return ADMIN_NAV.map(({ label, to, server }) => ({ label, to, server }));
   if (type === 'endUser') {
     return [
@@ -25,7 +25,7 @@ export function navItems(type: RouteType, userId: string | undefined): NavItem[]
 }
 
 /** Logs out (seed §4): the call completes, the state resets, then /logout. */
-export function useLogout() {
+function useLogout() {
   const navigate = useNavigate();
   return async () => {
     try {

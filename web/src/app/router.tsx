@@ -7,7 +7,7 @@ import { publicRoutes } from './routes/public';
 import { meta } from './routes/route-helpers';
 
 /** Every screen with its route type and isMenu metadata (seed §2). Later features add their routes under routes/. */
-export const routes: RouteObject[] = [
+const routes: RouteObject[] = [
   {
     element: <Layout />,
     errorElement: <RouteErrorPage />,

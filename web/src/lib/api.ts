@@ -28,9 +28,9 @@ export class ApiError extends Error {
 export const INVALID_INPUT_MESSAGE = '不正な値が入力されました。';
 
 /** The shop answered 5xx (or a proxy in front of it did): the shop is down for now, not the member's line. */
-export const UNAVAILABLE_MESSAGE = 'ただいまサービスを利用できません。しばらくしてからもう一度お試しください。';
+const UNAVAILABLE_MESSAGE = 'ただいまサービスを利用できません。しばらくしてからもう一度お試しください。';
 /** The browser knows it is offline. */
-export const OFFLINE_MESSAGE = 'インターネットに接続されていません。接続を確認してから、もう一度お試しください。';
+const OFFLINE_MESSAGE = 'インターネットに接続されていません。接続を確認してから、もう一度お試しください。';
 /** The request never got an answer while the browser thinks it is online (a dropped connection, or the shop unreachable). */
 export const NETWORK_MESSAGE = '通信できませんでした。インターネット接続を確認するか、しばらくしてからもう一度お試しください。';
 

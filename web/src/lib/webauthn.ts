@@ -9,8 +9,8 @@ type PkcStatics = {
   parseRequestOptionsFromJSON?: (json: unknown) => PublicKeyCredentialRequestOptions;
 };
 
-export const UNSUPPORTED = 'お使いのブラウザはパスキーに対応していません。最新のブラウザでお試しください。';
-export const CANCELLED = 'パスキーの操作が取り消されたか、時間切れになりました。もう一度お試しください。';
+const UNSUPPORTED = 'お使いのブラウザはパスキーに対応していません。最新のブラウザでお試しください。';
+const CANCELLED = 'パスキーの操作が取り消されたか、時間切れになりました。もう一度お試しください。';
 
 function statics(): PkcStatics | null {
   const pkc = (globalThis as { PublicKeyCredential?: PkcStatics }).PublicKeyCredential;

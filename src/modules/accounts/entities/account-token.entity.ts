@@ -8,7 +8,7 @@ export type TokenPurpose = 'verify-email' | 'reset-password' | 'change-email' | 
  * A single-use, expiring token sent by e-mail. Only its SHA-256 is stored; `used_at` is set
  * atomically when it is consumed, so a link works once.
  */
-export const AccountTokenSchema = defineEntity({
+const AccountTokenSchema = defineEntity({
   name: 'AccountToken',
   tableName: 'account_tokens',
   properties: {

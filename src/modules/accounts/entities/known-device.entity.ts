@@ -2,10 +2,10 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { User } from './user.entity.ts';
 
 /**
- * A browser an account has signed in from, by the id in its signed device cookie (device.ts). A
+ * A browser an account has signed in from, by the id in its signed device cookie (devices.ts). A
  * sign-in from a browser not listed for the account mails 新しい端末からのログイン.
  */
-export const KnownDeviceSchema = defineEntity({
+const KnownDeviceSchema = defineEntity({
   name: 'KnownDevice',
   tableName: 'known_devices',
   properties: {

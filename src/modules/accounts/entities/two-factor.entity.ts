@@ -6,7 +6,7 @@ import { User } from './user.entity.ts';
  * `two_factors`, fields mapped in auth.ts): both encrypted with AUTH_SECRET. `verified` stays false
  * between setup and the first correct code; the plugin's own lockout counts failures here too.
  */
-export const TwoFactorSchema = defineEntity({
+const TwoFactorSchema = defineEntity({
   name: 'TwoFactor',
   tableName: 'two_factors',
   properties: {
@@ -23,7 +23,7 @@ export class TwoFactor extends TwoFactorSchema.class {}
 TwoFactorSchema.setClass(TwoFactor);
 
 /** A WebAuthn credential (passkey), written by better-auth's passkey plugin (model `passkeys`). */
-export const PasskeySchema = defineEntity({
+const PasskeySchema = defineEntity({
   name: 'Passkey',
   tableName: 'passkeys',
   properties: {
@@ -48,7 +48,7 @@ PasskeySchema.setClass(Passkey);
  * a row the account's sign-in failure window was filled at the code step, and since when codes are
  * refused (after the third) until the owner follows the mailed unlock link or resets the password.
  */
-export const TwoFactorLockSchema = defineEntity({
+const TwoFactorLockSchema = defineEntity({
   name: 'TwoFactorLock',
   tableName: 'two_factor_locks',
   properties: {

@@ -2,11 +2,8 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt, updatedAt } from '../../../db/columns.ts';
 import { nameKeyColumn } from '../../../db/like.ts';
 
-/**
- * The member or administrator. better-auth reads and writes this table too (model `users`,
- * snake_case fields mapped in auth.ts); MikroORM owns its schema and migrations.
- */
-export const UserSchema = defineEntity({
+/** better-auth reads and writes this table too; MikroORM owns its schema and migrations. */
+const UserSchema = defineEntity({
   name: 'User',
   tableName: 'users',
   uniques: [
@@ -15,8 +12,7 @@ export const UserSchema = defineEntity({
       expression: 'create unique index "users_email_lower_unique" on "users" (lower("email"))',
     },
   ],
-  // The administrators' list: newest first, or in 五十音 order; names, フリガナ and e-mails anywhere in
-  // the text (pg_trgm). docs/decisions/0032-kana-and-name-folding.md
+  // docs/decisions/0032-kana-and-name-folding.md
   indexes: [
     { name: 'users_created_at_index', expression: 'create index "users_created_at_index" on "users" ("created_at", "id")' },
     {
@@ -48,30 +44,24 @@ export const UserSchema = defineEntity({
     // 全角カタカナ (accounts/kana.ts); null when the member has not given it (seed clients, older accounts).
     lastNameKana: p.string().length(50).fieldName('last_name_kana').nullable(),
     firstNameKana: p.string().length(50).fieldName('first_name_kana').nullable(),
-    // 姓名 normalised (see db/like.ts), kept by PostgreSQL: the 姓 order (name_key).
     nameKey: p.text().fieldName('name_key').generated(nameKeyColumn('last_name', 'first_name')).nullable(),
     firstKey: p.text().fieldName('first_key').generated(nameKeyColumn('first_name')).nullable(),
-    // Kept by the trigger users_name_keys (migration 20261126030000) from the names and フリガナ, whoever
-    // writes them: what the name search matches (db/like.ts searchKey) and the 五十音 order.
+    // Kept by the trigger users_name_keys (migration 20261126030000), whoever writes the names.
     searchKey: p.text().fieldName('search_key').nullable(),
-    // Its one- and two-character pieces: searches shorter than a trigram (db/like.ts).
     searchGrams: p.array().fieldName('search_grams').nullable(),
     kanaSort: p.text().fieldName('kana_sort').collation('C').nullable(),
-    // Set at each successful sign-in (devices.ts noteSignIn).
     lastSignInAt: p.datetime().fieldName('last_sign_in_at').nullable(),
     // 1 自衛隊 … 6 その他 (see affiliations.ts); null for administrators created by the CLI.
     affiliation: p.smallint().nullable(),
     affiliationName: p.string().length(100).fieldName('affiliation_name').default(''),
     affiliationOther: p.string().length(100).fieldName('affiliation_other').nullable(),
     distribution: p.boolean().default(true),
-    // A new address waiting for its owner to follow the confirmation link.
     pendingEmail: p.string().length(254).fieldName('pending_email').nullable(),
     image: p.text().nullable(),
     role: p.string().length(20).default('user'),
     banned: p.boolean().nullable().default(false),
     banReason: p.text().fieldName('ban_reason').nullable(),
     banExpires: p.datetime().fieldName('ban_expires').nullable(),
-    // better-auth's twoFactor plugin: true once a TOTP code has confirmed the setup.
     twoFactorEnabled: p.boolean().fieldName('two_factor_enabled').default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -80,7 +70,7 @@ export const UserSchema = defineEntity({
 export class User extends UserSchema.class {}
 UserSchema.setClass(User);
 
-export const SessionSchema = defineEntity({
+const SessionSchema = defineEntity({
   name: 'Session',
   tableName: 'sessions',
   properties: {
@@ -100,7 +90,7 @@ export const SessionSchema = defineEntity({
 export class Session extends SessionSchema.class {}
 SessionSchema.setClass(Session);
 
-export const AccountSchema = defineEntity({
+const AccountSchema = defineEntity({
   name: 'Account',
   tableName: 'accounts',
   properties: {
@@ -122,7 +112,7 @@ export const AccountSchema = defineEntity({
 export class Account extends AccountSchema.class {}
 AccountSchema.setClass(Account);
 
-export const VerificationSchema = defineEntity({
+const VerificationSchema = defineEntity({
   name: 'Verification',
   tableName: 'verifications',
   properties: {

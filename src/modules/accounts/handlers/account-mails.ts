@@ -7,7 +7,7 @@ import { findUserByEmail } from '../users.ts';
 
 const greeting = (user: User) => `${`${user.lastName} ${user.firstName}`.trim() || 'お客'} 様`;
 const UNVERIFIED_GREETING = 'お客様';
-/** A reset link carries the address it was sent to (as Laravel's do): the form starts filled in. */
+/** As Laravel's do: the form starts filled in. */
 const resetLink = (ctx: JobContext, token: string, email: string) =>
   `${ctx.env.appUrl}/reset-password/${token}?email=${encodeURIComponent(email)}`;
 const done = (result: 'sent' | 'skipped') => (result === 'sent' ? 'done' : 'skipped');
@@ -38,15 +38,12 @@ async function sendVerification(ctx: JobContext, eventId: string, userId: string
   return done(result);
 }
 
-/** UserRegistered → the verification e-mail. */
 export const onUserRegistered: EventHandler<'UserRegistered'> = (ctx, event) =>
   sendVerification(ctx, event.id, event.payload.userId);
 
-/** VerificationEmailRequested → a fresh verification e-mail (earlier links stop working). */
 export const onVerificationEmailRequested: EventHandler<'VerificationEmailRequested'> = (ctx, event) =>
   sendVerification(ctx, event.id, event.payload.userId);
 
-/** RegistrationAttempted → tell the owner their address is already registered, with a reset link. */
 export const onRegistrationAttempted: EventHandler<'RegistrationAttempted'> = async (ctx, event) => {
   const user = await loadUser(ctx, event.payload.userId);
   if (!user) return 'skipped';
@@ -71,7 +68,6 @@ export const onRegistrationAttempted: EventHandler<'RegistrationAttempted'> = as
   return done(result);
 };
 
-/** PasswordResetRequested → the reset link (1 hour, once). */
 export const onPasswordResetRequested: EventHandler<'PasswordResetRequested'> = async (ctx, event) => {
   const { userId, email } = event.payload;
   const user = userId ? await loadUser(ctx, userId) : email ? await findUserByEmail(ctx.em, email) : null;
@@ -94,7 +90,6 @@ export const onPasswordResetRequested: EventHandler<'PasswordResetRequested'> = 
   return done(result);
 };
 
-/** EmailChangeRequested → a confirmation link to the new address, and a notice to the old one. */
 export const onEmailChangeRequested: EventHandler<'EmailChangeRequested'> = async (ctx, event) => {
   const user = await loadUser(ctx, event.payload.userId);
   if (!user) return 'skipped';
@@ -129,7 +124,6 @@ export const onEmailChangeRequested: EventHandler<'EmailChangeRequested'> = asyn
   return confirm === 'sent' || notice === 'sent' ? 'done' : 'skipped';
 };
 
-/** SignInThrottled → tell the owner that sign-in to their account is paused after repeated failures. */
 export const onSignInThrottled: EventHandler<'SignInThrottled'> = async (ctx, event) => {
   const user = await loadUser(ctx, event.payload.userId);
   if (!user) return 'skipped';
@@ -151,7 +145,6 @@ export const onSignInThrottled: EventHandler<'SignInThrottled'> = async (ctx, ev
   return done(result);
 };
 
-/** EmailChangeAttempted → tell the owner of a taken address that someone tried to move an account to it. */
 export const onEmailChangeAttempted: EventHandler<'EmailChangeAttempted'> = async (ctx, event) => {
   const user = await loadUser(ctx, event.payload.userId);
   if (!user) return 'skipped';
@@ -170,7 +163,6 @@ export const onEmailChangeAttempted: EventHandler<'EmailChangeAttempted'> = asyn
   return done(result);
 };
 
-/** EmailChangedByAdmin → the new address learns it is now the sign-in address; the old one that it changed. */
 export const onEmailChangedByAdmin: EventHandler<'EmailChangedByAdmin'> = async (ctx, event) => {
   const user = await loadUser(ctx, event.payload.userId);
   if (!user) return 'skipped';
@@ -202,10 +194,7 @@ export const onEmailChangedByAdmin: EventHandler<'EmailChangedByAdmin'> = async 
   return toNew === 'sent' || toOld === 'sent' ? 'done' : 'skipped';
 };
 
-/**
- * MemberWithdrew → the goodbye e-mail, to the address captured before the account was deleted (the
- * account is gone: the mail log keeps it under nobody).
- */
+/** The account is gone: the mail log keeps it under nobody. */
 export const onMemberWithdrew: EventHandler<'MemberWithdrew'> = async (ctx, event) => {
   const { email, name } = event.payload;
   const result = await sendOnce(ctx, `${event.id}:withdrawal`, 'withdrawal', null, {
@@ -231,10 +220,6 @@ const PASSWORD_CHANGED_BY = {
   admin: 'お客様のアカウントのパスワードが、管理者によって変更されました。',
 } as const;
 
-/**
- * What became of the passkeys: a reset removed them all (the notice names them); after a change they
- * still sign in, so the member sees which exist and where to remove one they do not know.
- */
 function passkeyParagraphs(by: 'member' | 'reset', names: string[]): string[] {
   const list = names.map((name) => `「${name}」`).join('、');
   if (by === 'reset') {
@@ -249,7 +234,7 @@ function passkeyParagraphs(by: 'member' | 'reset', names: string[]): string[] {
     : [];
 }
 
-/** PasswordChanged → 「パスワード変更のお知らせ」 (a change, a reset or an administrator's, V6.3.7). */
+/** V6.3.7 */
 export const onPasswordChanged: EventHandler<'PasswordChanged'> = async (ctx, event) => {
   const user = await loadUser(ctx, event.payload.userId);
   if (!user) return 'skipped';
@@ -286,7 +271,6 @@ export const onPasswordChanged: EventHandler<'PasswordChanged'> = async (ctx, ev
   return done(result);
 };
 
-/** NewDeviceSignIn → 「新しい端末からのログイン」: when (JST), browser and OS, address, and where to end it. */
 export const onNewDeviceSignIn: EventHandler<'NewDeviceSignIn'> = async (ctx, event) => {
   const user = await loadUser(ctx, event.payload.userId);
   if (!user) return 'skipped';
@@ -318,7 +302,6 @@ const TWO_FACTOR_CHANGES = {
   'passkey-removed': 'パスキーを削除しました。',
 } as const;
 
-/** TwoFactorChanged → 二段階認証の設定変更 notice, with the time of the change in Japan time. */
 export const onTwoFactorChanged: EventHandler<'TwoFactorChanged'> = async (ctx, event) => {
   const user = await loadUser(ctx, event.payload.userId);
   if (!user) return 'skipped';

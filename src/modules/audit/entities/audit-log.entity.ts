@@ -2,7 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt } from '../../../db/columns.ts';
 
 /** Who did what to which record, and when: written in the transaction of every administrator change. */
-export const AuditLogSchema = defineEntity({
+const AuditLogSchema = defineEntity({
   name: 'AuditLog',
   tableName: 'audit_logs',
   // Read newest first: whole, per action, per record (the user page) or per actor; the distinct actions,

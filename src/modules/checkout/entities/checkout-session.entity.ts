@@ -1,20 +1,14 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt, updatedAt } from '../../../db/columns.ts';
 
-/** A konbini voucher's code at one chain (Stripe's `konbini_display_details.stores.<chain>`). */
 export interface KonbiniStoreCode {
   store: 'familymart' | 'lawson' | 'ministop' | 'seicomart';
   paymentCode: string;
   confirmationNumber: string | null;
 }
 
-/**
- * Our record of a Stripe Checkout Session. `state`: open → complete (paid), awaiting_payment
- * (konbini, not yet paid), expired, payment_failed (konbini: the deadline passed unpaid), or flagged
- * (Stripe's amount or currency did not match what we asked for: never fulfilled). A konbini payment
- * keeps the voucher Stripe issued (page, deadline, codes per chain) while it is pending and after.
- */
-export const CheckoutSessionSchema = defineEntity({
+/** `flagged`: Stripe's amount or currency did not match what we asked for, never fulfilled. */
+const CheckoutSessionSchema = defineEntity({
   name: 'CheckoutSession',
   tableName: 'checkout_sessions',
   indexes: [
@@ -23,7 +17,6 @@ export const CheckoutSessionSchema = defineEntity({
       expression:
         'create index "checkout_sessions_konbini_reminder_index" on "checkout_sessions" ("konbini_expires_at") where "state" = \'awaiting_payment\' and "konbini_reminded_at" is null',
     },
-    // お支払い待ち and lapsed konbini payments, by deadline (the administrators' list).
     {
       name: 'checkout_sessions_konbini_index',
       expression:
@@ -59,12 +52,8 @@ export const CheckoutSessionSchema = defineEntity({
 export class CheckoutSession extends CheckoutSessionSchema.class {}
 CheckoutSessionSchema.setClass(CheckoutSession);
 
-/**
- * The payments inbox: every verified Stripe event, stored once by its id. State: received (not yet
- * processed), processed (`processedAt`, with its `outcome`), failed (`failedAt` and `lastError` of the
- * latest failed attempt, still retried by the queue and replayable by an operator).
- */
-export const StripeEventSchema = defineEntity({
+/** Every verified Stripe event, stored once by its id; a failed one is still retried and replayable. */
+const StripeEventSchema = defineEntity({
   name: 'StripeEvent',
   tableName: 'stripe_events',
   indexes: [
@@ -91,7 +80,6 @@ export const StripeEventSchema = defineEntity({
     attempts: p.integer().default(0),
     failedAt: p.datetime().fieldName('failed_at').nullable(),
     lastError: p.text().fieldName('last_error').nullable(),
-    // The Checkout Session the event is about (for the inbox and reconciliation links).
     stripeSessionId: p.string().length(255).fieldName('stripe_session_id').nullable().index('stripe_events_session_index'),
   },
 });

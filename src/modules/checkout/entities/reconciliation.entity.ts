@@ -7,7 +7,7 @@ import { createdAt } from '../../../db/columns.ts';
  * state: queued → running → done | failed. A run with findings, or failed, is mailed to the administrators
  * (`notified`) and shown on the admin menu until acknowledged (確認済み).
  */
-export const ReconciliationRunSchema = defineEntity({
+const ReconciliationRunSchema = defineEntity({
   name: 'ReconciliationRun',
   tableName: 'reconciliation_runs',
   indexes: [
@@ -46,7 +46,7 @@ ReconciliationRunSchema.setClass(ReconciliationRun);
  * A difference one run found. kind: paid_without_sale, sale_without_payment, amount_mismatch,
  * refund_not_recorded. Ids point at Stripe's objects, our sale and the inbox event to replay.
  */
-export const PaymentFindingSchema = defineEntity({
+const PaymentFindingSchema = defineEntity({
   name: 'PaymentFinding',
   tableName: 'payment_findings',
   properties: {

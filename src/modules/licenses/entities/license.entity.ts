@@ -2,7 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt } from '../../../db/columns.ts';
 
 /** A training licence on sale. `price` is whole yen, tax included. */
-export const LicenseSchema = defineEntity({
+const LicenseSchema = defineEntity({
   name: 'License',
   tableName: 'licenses',
   indexes: [{ name: 'licenses_sort_order_index', properties: ['sortOrder', 'id'] }],
@@ -29,7 +29,7 @@ export class License extends LicenseSchema.class {}
 LicenseSchema.setClass(License);
 
 /** A stored, re-encoded picture of a licence, in display order. Files live under DATA_DIR/uploads. */
-export const LicensePictureSchema = defineEntity({
+const LicensePictureSchema = defineEntity({
   name: 'LicensePicture',
   tableName: 'license_pictures',
   properties: {

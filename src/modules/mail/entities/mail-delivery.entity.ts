@@ -3,17 +3,10 @@ import { createdAt } from '../../../db/columns.ts';
 
 export type MailStatus = 'sending' | 'sent' | 'failed';
 
-/**
- * One row per e-mail that must go out, and the member's mail log. The unique key (event id + kind)
- * makes a job that runs twice, or two workers racing, claim one delivery; every copy that may go out
- * carries the Message-ID derived from that key. A temporary failure stays on record for the next
- * attempt, a permanent one (`permanent`) until an operator resends: see mail/service.ts and
- * docs/decisions/0007-exactly-once-mail.md.
- */
-export const MailDeliverySchema = defineEntity({
+/** The unique key (event id + kind) makes racing workers claim one delivery (docs/decisions/0007-exactly-once-mail.md). */
+const MailDeliverySchema = defineEntity({
   name: 'MailDelivery',
   tableName: 'mail_deliveries',
-  // A member's mail log, newest first.
   indexes: [
     {
       name: 'mail_deliveries_user_id_index',
@@ -25,7 +18,6 @@ export const MailDeliverySchema = defineEntity({
       expression:
         'create index "mail_deliveries_about_index" on "mail_deliveries" ("about", "created_at") where "about" is not null',
     },
-    // Failed (or unsent) mails newest first: the failed-mail view.
     {
       name: 'mail_deliveries_unsent_index',
       expression:
@@ -36,7 +28,6 @@ export const MailDeliverySchema = defineEntity({
     id: p.uuid().primary(),
     key: p.string().length(200).unique('mail_deliveries_key_unique'),
     template: p.string().length(64),
-    // The member the e-mail is for (a plain id: the accounts module owns users); null when there is none.
     userId: p.string().length(255).fieldName('user_id').nullable(),
     recipient: p.string().length(254),
     // What the mail is about, as its sender names it (`sale:16`, `checkout:<uuid>`); null: nothing in particular.
@@ -50,7 +41,6 @@ export const MailDeliverySchema = defineEntity({
     failedAt: p.datetime().fieldName('failed_at').nullable(),
     // When a worker last claimed it for sending: a claim younger than the lease is left alone.
     claimedAt: p.datetime().fieldName('claimed_at').nullable(),
-    // The server refused it for good (SMTP 5xx): not retried until an operator resends it.
     permanent: p.boolean().default(false),
     // The event whose job sends it ({ id, name, occurredAt, payload }), for an operator's resend.
     event: p.json<Record<string, unknown>>().nullable(),

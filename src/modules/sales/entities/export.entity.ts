@@ -6,7 +6,7 @@ import { createdAt } from '../../../db/columns.ts';
  * export (`batch`) froze its sales at creation (export_sales) and moved them 出力待ち → 処理中 in the
  * same transaction; completing it (`completedAt`) moves them to 登録済み.
  */
-export const ExportSchema = defineEntity({
+const ExportSchema = defineEntity({
   name: 'Export',
   tableName: 'exports',
   indexes: [{ name: 'exports_created_at_index', properties: ['createdAt'] }],
@@ -42,7 +42,7 @@ export class Export extends ExportSchema.class {}
 ExportSchema.setClass(Export);
 
 /** The sales a batch export froze when it was created, in file order. */
-export const ExportSaleSchema = defineEntity({
+const ExportSaleSchema = defineEntity({
   name: 'ExportSale',
   tableName: 'export_sales',
   properties: {

@@ -18,7 +18,7 @@ export const DEFAULT_PROVISO = 'ライセンス代として';
  * on the PDF says 「再発行」 (an administrator's 控え does not count). `paymentMethod` is Stripe's
  * payment method type, read once when known.
  */
-export const SaleReceiptSchema = defineEntity({
+const SaleReceiptSchema = defineEntity({
   name: 'SaleReceipt',
   tableName: 'sale_receipts',
   properties: {

@@ -2,33 +2,21 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt, updatedAt } from '../../../db/columns.ts';
 import { nameKeyColumn } from '../../../db/like.ts';
 
-/**
- * A sale's fulfilment state, by name. The seed fixes its numbers (0 出力待ち, 1 処理中, 2 登録済み) in
- * the API and the CSV: this is the one place they are written down. TypeScript and SQL name the
- * states (`SaleStatus.InProgress`, bound as a parameter), never the bare numbers.
- */
+/** The seed fixes the numbers in the API and the CSV: this is the one place they are written down. */
 export const SaleStatus = { AwaitingExport: 0, InProgress: 1, Registered: 2 } as const;
 export type SaleStatus = (typeof SaleStatus)[keyof typeof SaleStatus];
 export const SALE_STATUSES: readonly SaleStatus[] = [SaleStatus.AwaitingExport, SaleStatus.InProgress, SaleStatus.Registered];
-export const isSaleStatus = (value: unknown): value is SaleStatus => SALE_STATUSES.includes(value as SaleStatus);
 
-/** The back office's word for each state (the member's words are MEMBER_SALE_STATE in service.ts). */
 export const SALE_STATUS_LABEL: Record<SaleStatus, string> = {
   [SaleStatus.AwaitingExport]: '出力待ち',
   [SaleStatus.InProgress]: '処理中',
   [SaleStatus.Registered]: '登録済み',
 };
 
-/**
- * One paid Checkout Session. The buyer's details are copied at purchase time and stay when the
- * account is deleted (UserDeleted empties `userId`), for accounting. `userId` and `licenseId` name
- * other modules' records by id only: no relation, no foreign key across modules.
- */
-export const SaleSchema = defineEntity({
+/** Buyer details are copied at purchase and stay when the account is deleted; other modules' ids without foreign keys. */
+const SaleSchema = defineEntity({
   name: 'Sale',
   tableName: 'sales',
-  // The administrators' list is newest first, whole or per licence or status; names and e-mails are
-  // searched anywhere in the text (pg_trgm).
   indexes: [
     { name: 'sales_paid_at_index', expression: 'create index "sales_paid_at_index" on "sales" ("paid_at" desc, "id" desc)' },
     {
@@ -79,8 +67,7 @@ export const SaleSchema = defineEntity({
   ],
   properties: {
     id: p.integer().primary().autoincrement(),
-    // `LS-2611-7K3Q9M` (order-number.ts). Nullable in the schema only: every sale has one (see the
-    // migration 20261126010000 for why NOT NULL waits for a later release).
+    // Nullable in the schema only (migration 20261126010000 says why NOT NULL waits).
     orderNumber: p.string().length(14).fieldName('order_number').nullable(),
     userId: p.string().length(255).fieldName('user_id').nullable().index('sales_user_id_index'),
     buyerLastName: p.string().length(50).fieldName('buyer_last_name'),
@@ -107,7 +94,6 @@ export const SaleSchema = defineEntity({
     receiptUrl: p.text().fieldName('receipt_url').nullable(),
     paidAt: p.datetime().fieldName('paid_at'),
     refundedAt: p.datetime().fieldName('refunded_at').nullable(),
-    /** The buyer's account is gone: `withdrew` (退会) or `deleted` (by an administrator); null while it exists, or unknown. */
     buyerGone: p.string().length(16).fieldName('buyer_gone').$type<'withdrew' | 'deleted'>().nullable(),
     // A full refund asked of Stripe from the back office (返金手続き中 until charge.refunded sets refundedAt).
     refundRequestedAt: p.datetime().fieldName('refund_requested_at').nullable(),

@@ -8,7 +8,7 @@ import type { SaleStatus } from './sale.entity.ts';
  * move and its count, never the sales: whoever needs them pages through `sale_status_move_sales`.
  * `mailsPlannedAt` marks that the registration mails of a move to 登録済み were split into jobs.
  */
-export const SaleStatusMoveSchema = defineEntity({
+const SaleStatusMoveSchema = defineEntity({
   name: 'SaleStatusMove',
   tableName: 'sale_status_moves',
   properties: {
@@ -25,7 +25,7 @@ export class SaleStatusMove extends SaleStatusMoveSchema.class {}
 SaleStatusMoveSchema.setClass(SaleStatusMove);
 
 /** The sales of a move, in id order (the key pages through them). */
-export const SaleStatusMoveSaleSchema = defineEntity({
+const SaleStatusMoveSaleSchema = defineEntity({
   name: 'SaleStatusMoveSale',
   tableName: 'sale_status_move_sales',
   // The moves of one sale (the order detail's history).

@@ -1,5 +1,3 @@
-// The build of an export's file by the `exports` worker: query stream → encoder → file, with its
-// progress and heartbeat saved as it goes, and its outcome recorded.
 import { db, now } from '../../../db/kysely.ts';
 import type { Em } from '../../../db/orm.ts';
 import { AppError } from '../../../http/errors.ts';
@@ -11,18 +9,11 @@ import { csvEncoder, type ExportEncoding, exportContentType } from './encoding.t
 import { exportFileKey, openExportFile } from './file.ts';
 import { type ExportSource, records, spanOf } from './query.ts';
 
-/** Rows written between two saves of an export's progress. */
 const PROGRESS_EVERY = 20_000;
-/** How often a running export's job says it is alive (the sweeper fails one that stops). */
+/** The sweeper fails an export whose job stops saying it is alive. */
 const HEARTBEAT_MS = 1_000;
 
-/**
- * Builds the CSV of an export: rows read in keyset batches (memory stays flat), the members' current
- * details looked up per batch, written one CSV chunk per batch in csv-stringify's dialect (comma, CRLF,
- * formula cells as text; lib/csv.ts) streamed into the file store — UTF-8 with BOM, or CP932 — and
- * hashed; the store makes it visible only once complete. Progress (rows written) is saved as it goes.
- * A finished export is not built again; a failed or interrupted one is rebuilt from its frozen set.
- */
+/** Keyset batches keep memory flat; the store makes the file visible only once complete. */
 export async function buildExport(
   em: Em,
   files: FileStore,
@@ -100,12 +91,7 @@ export async function buildExport(
   return 'done';
 }
 
-/**
- * An attempt failed for a reason a later one may not meet (the store unwritable, PostgreSQL gone): the
- * export waits for BullMQ's retry as `queued`, with the reason and time, in a statement of its own
- * (the caller rethrows). It is not `failed`: 再実行 would race the retry, and the screen would say the
- * export is over. Only the job given up (workers/index.ts → markExportFailed) fails it.
- */
+/** Not `failed`: 再実行 would race BullMQ's retry; only the job given up fails it. */
 async function recordFailedAttempt(em: Em, exportId: string, error: unknown, log?: Logger) {
   const reason = `CSVを作成できませんでした: ${error instanceof Error ? error.message : String(error)}`.slice(0, 2000);
   log?.warn('export attempt failed; the job will be retried', { export: exportId, error: reason });

@@ -1,10 +1,6 @@
 import { JST_OFFSET_SECONDS } from '../../../lib/japan-time.ts';
-// The training system's CSV layout (fixed by the seed): its columns, the 購入日時 cell, and a page of
-// records on its way from the query stream to the encoder.
 
-/** The columns the seed's training system reads, in its order. */
 export const EXPORT_HEADER = ['メールアドレス', '姓', '名', '言語', 'グループ', '所属', '所属名', 'ライセンス名', '購入日時'];
-/** The field a column's cell comes from, as the preflight names it (else the column's header). */
 export const FIELD_OF_COLUMN = [
   'email',
   'last_name',
@@ -17,7 +13,6 @@ export const FIELD_OF_COLUMN = [
   null,
 ] as const;
 
-/** The last cell of a record, 購入日時, with the line's CRLF: always 21 ASCII bytes, never quoted. */
 export const DATE_LINE_BYTES = 21;
 
 const SLASH = 0x2f;
@@ -32,11 +27,7 @@ const twoDigits = (chunk: Buffer, at: number, n: number) => {
   chunk[at + 1] = ZERO + (n % 10);
 };
 
-/**
- * 購入日時 as the training system reads it — `2026/11/22 15:30:00` in Japan time — with the line's
- * CRLF, written into `chunk` at `at` from the sale's Unix seconds, with no string and no Date per row.
- * Returns the offset after it. (The civil date is H. Hinnant's days-to-civil algorithm.)
- */
+/** No string and no Date per row (the civil date is H. Hinnant's days-to-civil algorithm). */
 export function writeJstLine(chunk: Buffer, at: number, seconds: number): number {
   const local = seconds + JST_OFFSET_SECONDS;
   const days = Math.floor(local / 86400);
@@ -73,17 +64,12 @@ export function writeJstLine(chunk: Buffer, at: number, seconds: number): number
   return at + DATE_LINE_BYTES;
 }
 
-/** The 購入日時 cell of a sale paid at `seconds` (Unix time): `2026/11/22 15:30:00`, Japan time. */
 export function jstCell(seconds: number): string {
   const line = Buffer.allocUnsafe(DATE_LINE_BYTES);
   writeJstLine(line, 0, seconds);
   return line.toString('latin1', 0, DATE_LINE_BYTES - 2);
 }
 
-/**
- * A page of records: per sale its buyer (as the reader's `person` made it: their cells, or those cells
- * already encoded), licence name and purchase time (Unix seconds, whole: the CSV shows seconds).
- */
 export interface RecordBatch<P> {
   ids: number[];
   people: P[];

@@ -1,5 +1,3 @@
-// Encoders: the export's records as bytes, UTF-8 with a BOM or CP932 (Shift_JIS), in csv-stringify's
-// dialect (lib/csv.ts: comma, CRLF, quotes only where needed, formula cells as text).
 import iconv from 'iconv-lite';
 import { AppError } from '../../../http/errors.ts';
 import { CP932, csvHeader, csvRecord, replaceUnmappable, toCp932Forms, unmappableIn } from '../../../lib/csv.ts';
@@ -7,16 +5,12 @@ import { DATE_LINE_BYTES, EXPORT_HEADER, type RecordBatch, writeJstLine } from '
 
 export type ExportEncoding = 'utf-8' | 'shift_jis';
 
-/** Licence names encoded once per export run; past this many the cache starts again (memory stays bounded). */
+/** Past this many the cache starts again: memory stays bounded. */
 const MAX_CACHED_LICENCES = 200_000;
 
 export const exportContentType = (encoding: string) => `text/csv; charset=${encoding === 'shift_jis' ? 'Shift_JIS' : 'UTF-8'}`;
 
-/**
- * A cell as the file's encoding holds it: UTF-8 as it is; CP932 in its CP932 forms, with 〓 for what
- * CP932 cannot hold when the administrator chose that, or else the export refused.
- */
-export function cellWriter(cp932: boolean, replace: boolean): (text: string, saleId: number) => string {
+function cellWriter(cp932: boolean, replace: boolean): (text: string, saleId: number) => string {
   if (!cp932) return (text) => text;
   if (replace) return replaceUnmappable;
   return (text, saleId) => {
@@ -31,26 +25,14 @@ export function cellWriter(cp932: boolean, replace: boolean): (text: string, sal
   };
 }
 
-/** Writes one export's file as bytes, page by page (one encoder per run: it keeps the licence names it has encoded). */
 export interface CsvEncoder {
-  /** The header line (after the BOM in UTF-8). */
   header(): Buffer;
-  /**
-   * A buyer's cells (メールアドレス to 所属名) as the start of a record, comma included, encoded: made
-   * once per member and run, and copied for each of their sales.
-   */
+  /** Made once per member and run, and copied for each of their sales. */
   person(cells: readonly string[], saleId: number): Buffer;
-  /** A page of records (each buyer already made by `person`) as one chunk of the file. */
   page(batch: RecordBatch<Buffer>): Buffer;
 }
 
-/**
- * The encoder of an export: records written through csvRecord (cells csv-stringify would leave alone
- * are joined directly, any other record goes through csv-stringify), each buyer's cells and each
- * licence name encoded once per run and their bytes copied for every sale; 購入日時 is ASCII in both
- * encodings and written straight into the page. A Shift_JIS export whose cell CP932 cannot hold throws
- * an AppError (validation) unless `replaceUnmappable` asks for 〓.
- */
+/** Each buyer's cells and licence name encoded once per run, their bytes copied for every sale. */
 export function csvEncoder(encoding: ExportEncoding, replaceUnmappable: boolean): CsvEncoder {
   const cp932 = encoding === 'shift_jis';
   const encode = (text: string) => (cp932 ? iconv.encode(text, CP932) : Buffer.from(text, 'utf8'));

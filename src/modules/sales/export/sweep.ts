@@ -1,5 +1,3 @@
-// Exports whose job died or gave up: failed with a Japanese reason, their unfinished writes discarded,
-// and those still queued past the grace period requested again (the sweeper's part of the sales module).
 import { db, millisecondsAgo, now } from '../../../db/kysely.ts';
 import type { Em } from '../../../db/orm.ts';
 import type { Logger } from '../../../lib/logger.ts';
@@ -8,9 +6,8 @@ import { discardUnfinished } from './file.ts';
 
 export const EXPORT_INTERRUPTED =
   'CSVの作成が途中で止まりました（処理していたワーカーが停止しました）。「再実行」で作り直してください。';
-export const EXPORT_GAVE_UP = 'CSVの作成を何度か試みましたが完了できませんでした。「再実行」で作り直してください。';
+const EXPORT_GAVE_UP = 'CSVの作成を何度か試みましたが完了できませんでした。「再実行」で作り直してください。';
 
-/** What the sweeper hands a module: the transaction, the file store, and a way to act after commit. */
 interface SweepContextOfExports {
   em: Em;
   files: FileStore;
@@ -19,10 +16,6 @@ interface SweepContextOfExports {
   afterCommit(work: () => Promise<unknown>): Promise<void>;
 }
 
-/**
- * The job of an export failed for good (its tries spent, or stalled past BullMQ's limit): a queued or
- * running export becomes failed with a Japanese reason, and its unfinished writes go (after commit).
- */
 export async function markExportFailed(
   ctx: Pick<SweepContextOfExports, 'em' | 'files' | 'afterCommit'>,
   exportId: string,
@@ -37,12 +30,7 @@ export async function markExportFailed(
   await ctx.afterCommit(() => discardUnfinished(ctx.files, (id) => id === exportId));
 }
 
-/**
- * The sales module's part of a sweep: a running export whose job has not said it is alive for
- * `graceMs` is failed (its worker died); unfinished writes of exports not running in a live job are
- * discarded (after the sweep commits); exports still queued after `graceMs` need their
- * ExportRequested delivered (again).
- */
+/** A running export whose job stopped saying it is alive is failed; exports still queued are delivered again. */
 export async function sweepExports(ctx: SweepContextOfExports) {
   const exports = db(ctx.em);
   const stale = await exports

@@ -15,7 +15,7 @@ export const onExportRequested: EventHandler<'ExportRequested'> = (ctx, event) =
   buildExport(ctx.em, ctx.files, ctx.env.exportGroupName, event.payload.exportId, ctx.log);
 
 /** The member's purchase history with the receipt dialog of `saleId` open (web/src/features/purchase). */
-export const receiptPageUrl = (appUrl: string, userId: string, saleId: number) =>
+const receiptPageUrl = (appUrl: string, userId: string, saleId: number) =>
   `${appUrl}/users/${encodeURIComponent(userId)}?receipt=${saleId}`;
 
 /** SalePaid → the receipt e-mail. */

@@ -5,7 +5,7 @@ import { useEffect } from 'react';
  * rows can be drawn as cards, each value under its name (styles.css), with no page of its own
  * having to change. Cells spanning several columns keep no name.
  */
-export function labelTableCells(root: ParentNode) {
+function labelTableCells(root: ParentNode) {
   for (const table of root.querySelectorAll<HTMLTableElement>('table.table')) {
     const names = [...table.querySelectorAll('thead tr:last-child th')].map((th) => th.textContent?.trim() ?? '');
     if (names.length === 0) continue;

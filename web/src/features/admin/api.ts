@@ -30,7 +30,7 @@ export interface FlaggedRun {
   error: string | null;
 }
 
-export const FLAGGED_RUNS = '/api/payments/reconciliations?unacknowledged=true&per_page=10';
+const FLAGGED_RUNS = '/api/payments/reconciliations?unacknowledged=true&per_page=10';
 
 export function useFlaggedRuns() {
   return useSWR<{ reconciliations: FlaggedRun[]; total: number }>(FLAGGED_RUNS);

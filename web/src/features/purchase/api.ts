@@ -47,17 +47,6 @@ export interface CheckoutStatus {
   konbini: KonbiniVoucher | null;
 }
 
-/** What the signed-in member holds or is paying for, per licence (GET /api/me/holdings). */
-export interface Holding {
-  license_id: number;
-  state: 'purchased' | 'payment_pending';
-  sale_id: number | null;
-  order_number: string | null;
-  purchased_at: string | null;
-  voucher_url: string | null;
-  expires_at: string | null;
-}
-
 export interface LicenseSummary {
   license: { id: number; name: string; price: number; description: string; pictures: { thumbnail_url: string }[] };
 }

@@ -4,7 +4,7 @@ const PAGE = /^cs_(test|live)_[A-Za-z0-9]+$/;
 const TOKEN = /^[A-Za-z0-9_\-.~%=+]+$/;
 
 /** The configured checkout origin (Stripe's, or the emulator's in development). */
-export const checkoutOrigin = () => readConfig().checkoutOrigin ?? 'https://checkout.stripe.com';
+const checkoutOrigin = () => readConfig().checkoutOrigin ?? 'https://checkout.stripe.com';
 
 /** `https://checkout.stripe.com/c/pay/cs_…#token` → `/licenses/checkout/https/cs_…/token` (seed §2). */
 export function checkoutRoute(url: string): string | null {

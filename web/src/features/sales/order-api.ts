@@ -11,7 +11,7 @@ export interface OrderBuyer {
   affiliation_other: string | null;
 }
 
-export interface OrderHistoryItem {
+interface OrderHistoryItem {
   at: string;
   kind: 'paid' | 'move' | 'audit' | 'refund_requested' | 'refunded';
   label: string;
@@ -34,9 +34,9 @@ export interface OrderMail {
   created_at: string;
 }
 
-export type RefundState = 'none' | 'requested' | 'refunded';
+type RefundState = 'none' | 'requested' | 'refunded';
 
-export interface OrderRefund {
+interface OrderRefund {
   state: RefundState;
   state_label: string;
   requested_at: string | null;

@@ -1,7 +1,7 @@
 import useSWR from 'swr';
 
 /** One licence's line of 売上集計 (GET /api/sales/summary). */
-export interface LicenseTotals {
+interface LicenseTotals {
   license_id: number;
   name: string;
   count: number;
@@ -29,7 +29,7 @@ export interface SalesSummary {
   by_license: LicenseTotals[];
 }
 
-export const summaryQuery = (period: { from: string; to: string }) =>
+const summaryQuery = (period: { from: string; to: string }) =>
   new URLSearchParams({ from: period.from, to: period.to }).toString();
 
 export const useSalesSummary = (period: { from: string; to: string }) =>

@@ -97,7 +97,7 @@ export function profilePayload(values: ProfileValues) {
  * What the form shows is the field's message under the field and, at the top, what to fix — the
  * server's 422 summary, 「入力内容を確認してください。（その他の所属）」.
  */
-export function checkAffiliationLocally(values: ProfileValues): ApiError | null {
+function checkAffiliationLocally(values: ProfileValues): ApiError | null {
   if (values.affiliations === AFFILIATION_OTHER && values.affiliation_other.trim() === '') {
     const errors = { affiliation_other: 'その他の所属を入力してください' };
     return new ApiError(422, checkInputMessage(Object.keys(errors)), errors, {

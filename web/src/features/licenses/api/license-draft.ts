@@ -42,7 +42,7 @@ export const emptyDraft = (): LicenseDraft => ({
   pictures: [],
 });
 
-export function draftOf(license: License): LicenseDraft {
+function draftOf(license: License): LicenseDraft {
   return {
     id: license.id,
     updatedAt: license.updated_at,

@@ -1,6 +1,6 @@
 import useSWR from 'swr';
 
-export interface LicensePicture {
+interface LicensePicture {
   filename: string;
   url: string;
   thumbnail_url: string;

@@ -3,7 +3,7 @@ import { formatLongDate, formatMonthDayTime } from '../../../lib/japan-time';
 import type { Holding } from '../api/licenses';
 
 /** 「2026年11月25日に購入済み」 (the date in Japan time). */
-export const purchasedLabel = (holding: Holding) =>
+const purchasedLabel = (holding: Holding) =>
   holding.purchased_at ? `${formatLongDate(holding.purchased_at)}に購入済み` : '購入済み';
 
 /** The short mark on a catalogue card (nothing for a licence the member neither holds nor is paying for). */
