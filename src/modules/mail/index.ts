@@ -7,7 +7,7 @@ import { mailRoutes } from './routes.ts';
 export { mailAuditLabels } from './audit-labels.ts';
 export { japanTime, renderMail } from './layout.ts';
 export { createMailer, type Mailer, type MailMessage, messageIdFor, SMTP_TIMEOUTS } from './mailer.ts';
-export { MailPageAnswer } from './responses.ts';
+export { MailAnswer, MailPageAnswer } from './responses.ts';
 export {
   CLAIM_LEASE_SECONDS,
   isPermanentSmtpError,
