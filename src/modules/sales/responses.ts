@@ -56,7 +56,7 @@ const ExportAnswer = v.pipe(
     id: v.string(),
     state: v.picklist(['queued', 'running', 'done', 'failed']),
     batch: v.boolean(),
-    row_count: v.nullable(v.number()),
+    row_count: v.number(),
     total_rows: v.nullable(v.number()),
     encoding: v.picklist(['utf-8', 'shift_jis']),
     replace_unmappable: v.boolean(),

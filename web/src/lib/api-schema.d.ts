@@ -424,7 +424,7 @@ export interface components {
       replace_unmappable: boolean;
       requested_by: string | null;
       retrying: boolean;
-      row_count: number | null;
+      row_count: number;
       sha256: string | null;
       /** @enum {string} */
       state: "queued" | "running" | "done" | "failed";
