@@ -4850,7 +4850,8 @@ export interface operations {
                 license_id: number;
                 license_name: string;
                 licenseId: number;
-                member_state: string;
+                /** @enum {string} */
+                member_state: "paid" | "in_progress" | "registered" | "refunded";
                 member_state_label: string;
                 order_number: string | null;
                 /** Format: date-time */
