@@ -559,7 +559,8 @@ export interface components {
       sales_checked: number;
       sessions_checked: number;
       started_at: string | null;
-      state: string;
+      /** @enum {string} */
+      state: "queued" | "running" | "done" | "failed";
       state_label: string;
       trigger: string;
       trigger_label: string;
