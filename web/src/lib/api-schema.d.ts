@@ -611,7 +611,8 @@ export interface components {
       last_name_kana: string | null;
       last_sign_in_at: string | null;
       pending_email?: string | null;
-      role: string;
+      /** @enum {string} */
+      role: "admin" | "user";
       two_factor_enabled: boolean;
       /** Format: date-time */
       updated_at?: string;

@@ -5,7 +5,7 @@ import { FormAlert } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
-import { api } from '../../../lib/api';
+import { type Answer, api } from '../../../lib/api';
 import { fetchCurrentUser, useAuth } from '../../../lib/auth-store';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type EditDraft, editDraft } from '../api/drafts';
@@ -133,7 +133,7 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
   const save = () =>
     run(() =>
       watchingForConflict(async () => {
-        const res = await api<{ message: string; user: Member }>(`/api/users/${id}`, {
+        const res = await api<Answer<'/api/users/{id}', 'put'>>(`/api/users/${id}`, {
           method: 'PUT',
           body: asksPassword
             ? { ...editPayload(draft), current_password: currentPassword, ...(asksCode ? { code } : {}) }
@@ -150,7 +150,7 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
   // Back to the form, filled with what is saved now (this draft was made from an older version).
   const loadLatest = () =>
     run(async () => {
-      await mutate(`/api/users/${id}`, api<{ user: Member }>(`/api/users/${id}`), { revalidate: false });
+      await mutate(`/api/users/${id}`, api<Answer<'/api/users/{id}'>>(`/api/users/${id}`), { revalidate: false });
       editDraft.clear(id);
       navigate(`${base}/${id}/edit`, { replace: true });
     });
