@@ -6,7 +6,7 @@ import { FormAlert, Info, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { useConfirm } from '../../../components/ui/use-confirm';
-import { type Answer, api } from '../../../lib/api';
+import { api, type Schema } from '../../../lib/api';
 import { useAuth } from '../../../lib/auth-store';
 import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
@@ -38,9 +38,7 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
   const resendVerification = () => {
     if (!data) return;
     void run(async () => {
-      const res = await api<Answer<'/api/users/{id}/verification-mail', 'post'>>(`/api/users/${data.user.id}/verification-mail`, {
-        method: 'POST',
-      });
+      const res = await api<Schema<'Message'>>(`/api/users/${data.user.id}/verification-mail`, { method: 'POST' });
       setNotice(res.message);
       setWatchMailsUntil(Date.now() + WATCH_MAILS_MS);
       await refreshUserHistory(data.user.id);
@@ -73,10 +71,7 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
     );
     if (!yes) return;
     void run(async () => {
-      const res = await api<Answer<'/api/users/{id}/role', 'put'>>(`/api/users/${data.user.id}/role`, {
-        method: 'PUT',
-        body: { role },
-      });
+      const res = await api<Schema<'Message'>>(`/api/users/${data.user.id}/role`, { method: 'PUT', body: { role } });
       setNotice(res.message);
       await Promise.all([reload(), refreshUserHistory(data.user.id)]);
     });
@@ -174,10 +169,7 @@ export function AdminUserPasswordPage() {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     await run(async () => {
-      const res = await api<Answer<'/api/users/{id}/password/force', 'put'>>(`/api/users/${id}/password/force`, {
-        method: 'PUT',
-        body: values,
-      });
+      const res = await api<Schema<'Message'>>(`/api/users/${id}/password/force`, { method: 'PUT', body: values });
       navigate(`/admin/users/${id}`, { state: { message: res.message } });
     });
   };
@@ -218,7 +210,7 @@ export function AdminUserDeletePage() {
   const { busy, message, errors, run } = useFormSubmit();
   const remove = () =>
     run(async () => {
-      const res = await api<Answer<'/api/users/{id}/force', 'delete'>>(`/api/users/${id}/force`, { method: 'DELETE' });
+      const res = await api<Schema<'Message'>>(`/api/users/${id}/force`, { method: 'DELETE' });
       await mutate((key) => typeof key === 'string' && key.startsWith('/api/users'), undefined, { revalidate: true });
       navigate('/admin/users', { replace: true, state: { message: res.message } });
     });
