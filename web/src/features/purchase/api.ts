@@ -6,6 +6,19 @@ export type KonbiniVoucher = Schema<'KonbiniVoucher'>;
 /** GET /api/checkout/sessions/{id}: the complete page waits on it for the sale. */
 export type CheckoutStatus = Answer<'/api/checkout/sessions/{id}'>;
 
+const SETTLED = new Set(['complete', 'expired', 'payment_failed', 'flagged', 'failed']);
+
+/** The complete page waits for the webhook to make the sale; a konbini payment may take days, watched more calmly. */
+export const useCheckoutStatus = (sessionId: string | null) =>
+  useSWR<CheckoutStatus>(sessionId ? `/api/checkout/sessions/${encodeURIComponent(sessionId)}` : null, {
+    refreshInterval: (latest) =>
+      latest && SETTLED.has(latest.state) && (latest.state !== 'complete' || latest.sale_id)
+        ? 0
+        : latest?.state === 'awaiting_payment' && latest.konbini
+          ? 15_000
+          : 2000,
+  });
+
 export const useLicenseSummary = (id: string | undefined) =>
   useSWR<Answer<'/api/licenses/{id}'>>(id ? `/api/licenses/${id}` : null);
 export const useSales = (userId: string | undefined) =>

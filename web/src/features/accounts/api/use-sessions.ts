@@ -1,9 +1,7 @@
 import useSWR from 'swr';
 import { type Answer, api } from '../../../lib/api';
 
-/** One place the member is signed in (GET /api/me/sessions). */
-export type MemberSession = Answer<'/api/me/sessions'>['sessions'][number];
-
+/** Where the member is signed in (GET /api/me/sessions). */
 export function useSessions(enabled: boolean) {
   return useSWR<Answer<'/api/me/sessions'>>(enabled ? '/api/me/sessions' : null);
 }
