@@ -25,7 +25,13 @@ const historyDoc = operation('get', {
   path: { id: pathIds.uuid },
   answers: {
     200: v.object({
-      sales: v.array(v.object({ ...SaleAnswer.entries, member_state: v.string(), member_state_label: v.string() })),
+      sales: v.array(
+        v.object({
+          ...SaleAnswer.entries,
+          member_state: v.picklist(['paid', 'in_progress', 'registered', 'refunded']),
+          member_state_label: v.string(),
+        }),
+      ),
       konbini_orders: v.array(KonbiniOrder),
     }),
   },

@@ -2,10 +2,10 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { AppEnv, AppModule } from '../http/context.ts';
 import { requireAdmin } from '../http/guards.ts';
-import { operation, pathIds } from '../http/openapi.ts';
+import { operation, pathIds, timestamp } from '../http/openapi.ts';
 import { NUMERIC_ID } from '../http/path-ids.ts';
 import { paymentOfCheckout } from '../modules/checkout/index.ts';
-import { SaleAnswer, saleDetail } from '../modules/sales/index.ts';
+import { SaleDetailAnswer, saleDetail } from '../modules/sales/index.ts';
 
 const detailDoc = operation('get', {
   summary: '注文の詳細（購入者、履歴、領収書、メール、支払い方法）',
@@ -14,12 +14,12 @@ const detailDoc = operation('get', {
   path: { id: pathIds.number },
   answers: {
     200: v.object({
-      sale: v.looseObject({
-        ...SaleAnswer.entries,
-        payment_method: v.nullable(v.string()),
+      sale: v.object({
+        ...SaleDetailAnswer.entries,
+        payment_method: v.nullable(v.picklist(['card', 'konbini'])),
         payment_method_label: v.string(),
-        konbini_expires_at: v.nullable(v.string()),
-        ordered_at: v.nullable(v.string()),
+        konbini_expires_at: v.nullable(timestamp()),
+        ordered_at: v.nullable(timestamp()),
       }),
     }),
   },

@@ -14,7 +14,7 @@ const UserAnswer = v.pipe(
     affiliation_name: v.string(),
     affiliation_other: v.nullable(v.string()),
     distribution: v.boolean(),
-    role: v.string(),
+    role: v.picklist(['admin', 'user']),
     email_verified: v.boolean(),
     two_factor_enabled: v.boolean(),
     last_sign_in_at: v.nullable(timestamp()),

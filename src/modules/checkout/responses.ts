@@ -59,7 +59,7 @@ const Run = v.pipe(
     trigger_label: v.string(),
     requested_by: nullableText,
     days: v.number(),
-    state: v.string(),
+    state: v.picklist(['queued', 'running', 'done', 'failed']),
     state_label: v.string(),
     created_at: timestamp(),
     started_at: nullableTime,

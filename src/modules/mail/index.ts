@@ -8,7 +8,7 @@ export { japanTime } from '../../lib/japan-time.ts';
 export { mailAuditLabels } from './audit-labels.ts';
 export { renderMail } from './layout.ts';
 export { createMailer, type Mailer, messageIdFor } from './mailer.ts';
-export { MailPageAnswer } from './responses.ts';
+export { MailAnswer, MailPageAnswer } from './responses.ts';
 export {
   CLAIM_LEASE_SECONDS,
   isPermanentSmtpError,

@@ -3,14 +3,14 @@ import { operation, pageEntries, pathIds, timestamp } from '../../http/openapi.t
 import { MailsQuery } from './schemas.ts';
 
 /** One e-mail the shop sent or tried to send (a member's history, the failed-mail view). */
-const MailAnswer = v.pipe(
+export const MailAnswer = v.pipe(
   v.object({
     id: v.string(),
     kind: v.string(),
     kind_label: v.string(),
     recipient: v.string(),
     subject: v.string(),
-    status: v.string(),
+    status: v.picklist(['sending', 'sent', 'failed']),
     permanent: v.boolean(),
     sent_at: v.nullable(timestamp()),
     failed_at: v.nullable(timestamp()),

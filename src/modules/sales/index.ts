@@ -32,7 +32,7 @@ export {
   salePaymentsOfSessions,
   salePaymentsSince,
 } from './payments.ts';
-export { SaleAnswer } from './responses.ts';
+export { SaleAnswer, SaleDetailAnswer } from './responses.ts';
 export {
   holdingsOf,
   saleOfCheckout,

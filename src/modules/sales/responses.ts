@@ -1,5 +1,7 @@
 import * as v from 'valibot';
 import { operation, pageEntries, pathIds, timestamp } from '../../http/openapi.ts';
+import { MailAnswer } from '../mail/index.ts';
+import { ADDRESSEE_KINDS, HONORIFICS } from './entities/receipt.entity.ts';
 import { AddresseeInput } from './receipt.ts';
 import { RefundInput } from './refund.ts';
 import {
@@ -16,6 +18,9 @@ import { SummaryEncodingQuery, SummaryQuery } from './summary.ts';
 const nullableText = v.nullable(v.string());
 const nullableTime = v.nullable(timestamp());
 
+/** 0 出力待ち, 1 処理中, 2 登録済み: the words come with the answers (`status_label`, the counts' `statuses`). */
+const SaleStatusAnswer = v.picklist([0, 1, 2]);
+
 /** A sale as the back office sees it (saleDto); `status` 0 出力待ち, 1 処理中, 2 登録済み. */
 export const SaleAnswer = v.pipe(
   v.object({
@@ -25,7 +30,7 @@ export const SaleAnswer = v.pipe(
     license_name: v.string(),
     amount: v.number(),
     currency: v.string(),
-    status: v.picklist([0, 1, 2]),
+    status: SaleStatusAnswer,
     status_label: v.string(),
     paid_at: timestamp(),
     refunded_at: nullableTime,
@@ -51,9 +56,9 @@ const ExportAnswer = v.pipe(
     id: v.string(),
     state: v.picklist(['queued', 'running', 'done', 'failed']),
     batch: v.boolean(),
-    row_count: v.nullable(v.number()),
+    row_count: v.number(),
     total_rows: v.nullable(v.number()),
-    encoding: v.string(),
+    encoding: v.picklist(['utf-8', 'shift_jis']),
     replace_unmappable: v.boolean(),
     filters: v.record(v.string(), v.unknown()),
     license_name: nullableText,
@@ -95,7 +100,7 @@ const SummaryAnswer = v.object({
 
 /** 領収書: what has been issued and what the member may choose (receiptDto). */
 const ReceiptAnswer = v.pipe(
-  v.looseObject({
+  v.object({
     sale_id: v.number(),
     order_number: nullableText,
     receipt_number: v.string(),
@@ -103,20 +108,70 @@ const ReceiptAnswer = v.pipe(
     issued: v.boolean(),
     issue_count: v.number(),
     first_issued_at: nullableTime,
-    addressee_kind: nullableText,
+    addressee_kind: v.nullable(v.picklist(ADDRESSEE_KINDS)),
     addressee: nullableText,
     addressee_text: nullableText,
-    honorific: nullableText,
+    honorific: v.nullable(v.picklist(HONORIFICS)),
     proviso: v.string(),
     default_proviso: v.string(),
-    options: v.array(v.unknown()),
-    honorifics: v.array(v.string()),
+    options: v.array(v.object({ value: v.picklist(['name', 'organisation']), label: v.string() })),
+    honorifics: v.array(v.picklist(HONORIFICS)),
     payment_method: nullableText,
     konbini: v.boolean(),
     copy_only: v.boolean(),
   }),
   v.metadata({ ref: 'Receipt' }),
 );
+
+const RefundAnswer = v.object({
+  state: v.picklist(['none', 'requested', 'refunded']),
+  state_label: v.string(),
+  requested_at: nullableTime,
+  requested_by: nullableText,
+  reason: nullableText,
+  refunded_at: nullableTime,
+});
+
+const buyer = {
+  last_name: v.string(),
+  first_name: v.string(),
+  email: v.string(),
+  affiliation: v.nullable(v.number()),
+  affiliation_label: v.string(),
+  affiliation_name: v.string(),
+  affiliation_other: nullableText,
+};
+
+/** GET /api/sales/{id}: the order detail (saleDetail); the host adds how it was paid. */
+export const SaleDetailAnswer = v.object({
+  ...SaleAnswer.entries,
+  tax: v.number(),
+  stripe_session_id: v.string(),
+  stripe_payment_intent_id: nullableText,
+  exported: v.boolean(),
+  refund: RefundAnswer,
+  buyer_at_purchase: v.object(buyer),
+  buyer_now: v.nullable(v.object({ id: v.string(), ...buyer })),
+  receipt: v.object({
+    issue_count: v.number(),
+    first_issued_at: nullableTime,
+    last_issued_at: nullableTime,
+    addressee: nullableText,
+    proviso: nullableText,
+  }),
+  history: v.array(
+    v.object({
+      at: timestamp(),
+      kind: v.picklist(['paid', 'move', 'audit', 'refund_requested', 'refunded']),
+      label: v.string(),
+      from_status: v.nullable(v.number()),
+      to_status: v.nullable(v.number()),
+      actor_email: nullableText,
+      reason: nullableText,
+    }),
+  ),
+  mails: v.array(MailAnswer),
+});
 
 const csv = { media: 'text/csv', description: 'CSV ファイル' };
 const SALES = ['売上'];
@@ -150,7 +205,9 @@ export const salesDocs = {
     tags: SALES,
     access: 'admin',
     query: CountsQuery,
-    answers: { 200: v.object({ counts }) },
+    answers: {
+      200: v.object({ counts, statuses: v.array(v.object({ value: SaleStatusAnswer, label: v.string() })) }),
+    },
   }),
   licenseCounts: operation('get', {
     summary: 'ライセンスごとの売上件数',
@@ -199,14 +256,7 @@ export const salesDocs = {
     answers: {
       200: v.object({
         sale: SaleAnswer,
-        refund: v.object({
-          state: v.string(),
-          state_label: v.string(),
-          requested_at: nullableTime,
-          requested_by: nullableText,
-          reason: nullableText,
-          refunded_at: nullableTime,
-        }),
+        refund: RefundAnswer,
         message: v.string(),
       }),
     },
@@ -234,7 +284,20 @@ export const exportDocs = {
     tags: EXPORTS,
     access: 'admin',
     query: PreflightQuery,
-    answers: { 200: v.looseObject({ problems: v.array(v.looseObject({ sale_id: v.number() })), total: v.number() }) },
+    answers: {
+      200: v.object({
+        problems: v.array(
+          v.object({
+            sale_id: v.number(),
+            order_number: nullableText,
+            field: v.string(),
+            text: v.string(),
+            characters: v.array(v.string()),
+          }),
+        ),
+        total: v.number(),
+      }),
+    },
   }),
   create: operation('post', {
     summary: 'CSV エクスポートを依頼する',

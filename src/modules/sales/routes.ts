@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, queryInput } from '../../http/validate.ts';
+import { SALE_STATUS_LABEL, SALE_STATUSES } from './entities/sale.entity.ts';
 import { exportRoutes } from './export-routes.ts';
 import { licenseCountRoutes } from './license-counts.ts';
 import { receiptRoutes } from './receipt-routes.ts';
@@ -20,7 +21,8 @@ const saleRoutes = new Hono<AppEnv>()
   })
   .get('/sales/counts', salesDocs.counts, requireAdmin, async (c) => {
     const query = queryInput(c, CountsQuery);
-    return c.json({ counts: await salesCounts(c.var.deps.orm, toFilter(query)) });
+    const statuses = SALE_STATUSES.map((value) => ({ value, label: SALE_STATUS_LABEL[value] }));
+    return c.json({ counts: await salesCounts(c.var.deps.orm, toFilter(query)), statuses });
   })
   .post('/sales/update', salesDocs.update, requireAdmin, async (c) => {
     const input = await jsonInput(c, StatusUpdateInput);

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { api } from '../lib/api';
+import { type Answer, api } from '../lib/api';
 import { useFormSubmit } from '../lib/use-form-submit';
 import { FormAlert, Notice } from './ui/form-alert';
 import { TextInput } from './ui/text-input';
@@ -12,7 +12,10 @@ export function ResendVerification({ initialEmail = '' }: { initialEmail?: strin
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     await run(async () => {
-      const res = await api<{ message: string }>('/api/users/registration/resend', { method: 'POST', body: { email } });
+      const res = await api<Answer<'/api/users/registration/resend', 'post'>>('/api/users/registration/resend', {
+        method: 'POST',
+        body: { email },
+      });
       setSent(res.message);
     });
   };

@@ -1,17 +1,9 @@
 import { useSyncExternalStore } from 'react';
 import { CHECK_INPUT } from '../../../src/lib/field-labels';
-import { ApiError, api, type FieldErrors } from './api';
+import { type Answer, ApiError, api, type FieldErrors, type Schema } from './api';
 
-export interface CurrentUser {
-  id: string;
-  email: string;
-  last_name: string;
-  first_name: string;
-  role: 'admin' | 'user' | string;
-  email_verified: boolean;
-  /** TOTP enrolled: administrators must be before they may use the back office. */
-  two_factor_enabled?: boolean;
-}
+/** The signed-in user as the sign-in answers give them (`two_factor_enabled`: administrators must be). */
+export type CurrentUser = Schema<'User'>;
 
 /** The password was right and the account asks for a second factor (POST /api/login/two-factor). */
 export interface TwoFactorChallenge {
@@ -64,22 +56,19 @@ export const authState = () => state;
 
 /** Asks the server who is signed in, and updates the cache. */
 export async function fetchCurrentUser(): Promise<CurrentUser | null> {
-  const { users } = await api<{ users: CurrentUser[] }>('/api/login');
+  const { users } = await api<Schema<'SignIn'>>('/api/login');
   setState({ ...state, users });
   return users[0] ?? null;
 }
 
 export async function login(email: string, password: string): Promise<CurrentUser | TwoFactorChallenge | null> {
   try {
-    const answer = await api<{ users?: CurrentUser[]; two_factor_required?: boolean; trust_device_available?: boolean }>(
-      '/api/login',
-      { method: 'POST', body: { email, password } },
-    );
-    if (answer.two_factor_required) {
+    const answer = await api<Answer<'/api/login', 'post'>>('/api/login', { method: 'POST', body: { email, password } });
+    if ('two_factor_required' in answer) {
       setState({ ...empty });
       return { twoFactor: true, trustDeviceAvailable: Boolean(answer.trust_device_available) };
     }
-    const users = answer.users ?? [];
+    const users = answer.users;
     setState({ ...empty, users });
     return users[0] ?? null;
   } catch (error) {
@@ -94,7 +83,7 @@ export async function login(email: string, password: string): Promise<CurrentUse
 /** The second step of a sign-in (a code or a recovery code), or a passkey sign-in: the seed's answer. */
 export async function completeSignIn(path: string, body: unknown): Promise<CurrentUser | null> {
   try {
-    const { users } = await api<{ users: CurrentUser[] }>(path, { method: 'POST', body });
+    const { users } = await api<Schema<'SignIn'>>(path, { method: 'POST', body });
     setState({ ...empty, users });
     return users[0] ?? null;
   } catch (error) {

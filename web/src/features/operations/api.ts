@@ -1,16 +1,9 @@
 import useSWR from 'swr';
+import type { Answer } from '../../lib/api';
 
 /** GET /api/operations: the same figures the Prometheus gauges give (README "Metrics"). */
-export interface Operations {
-  queues: Record<string, { waiting: number; active: number; delayed: number; failed: number }>;
-  outbox: { backlog: number; oldest_age_seconds: number };
-  payments_inbox: { unprocessed: number; failed: number };
-  mail: { failed: number; retrying: number; pending: number; stuck: number };
-  exports: { queued: number; running: number; retrying: number; failed: number };
-  sweeper: { last_run_at: string | null; redriven: number };
-  workers: { fresh: number };
-}
+export type Operations = Answer<'/api/operations'>['operations'];
 
 export function useOperations() {
-  return useSWR<{ operations: Operations }>('/api/operations', { refreshInterval: 10_000 });
+  return useSWR<Answer<'/api/operations'>>('/api/operations', { refreshInterval: 10_000 });
 }

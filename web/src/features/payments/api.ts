@@ -1,74 +1,9 @@
 import useSWR from 'swr';
+import { type Answer, api, type RequestBody, type Schema } from '../../lib/api';
 
-export interface InboxEvent {
-  id: string;
-  type: string;
-  type_label: string;
-  state: 'received' | 'processed' | 'failed';
-  received_at: string;
-  processed_at: string | null;
-  failed_at: string | null;
-  attempts: number;
-  outcome: string | null;
-  outcome_label: string | null;
-  error: string | null;
-  stripe_session_id: string | null;
-  /** 注文番号 of the sale this event's Checkout Session made. */
-  order_number: string | null;
-  /** The amount of the event's Checkout Session (ours; Stripe's for a session we never made). */
-  amount: number | null;
-  currency: string | null;
-  /** The member who paid, as they are now; null when unknown or deleted (`buyer_deleted`). */
-  buyer: { user_id: string; name: string; email: string } | null;
-  buyer_deleted: boolean;
-  /** That sale's id: the row links to its order detail (/admin/sales/{id}). */
-  sale_id?: number | null;
-}
-
-export interface Reconciliation {
-  id: string;
-  trigger: string;
-  trigger_label: string;
-  requested_by: string | null;
-  days: number;
-  state: 'queued' | 'running' | 'done' | 'failed';
-  state_label: string;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  sessions_checked: number;
-  sales_checked: number;
-  refunds_checked: number;
-  findings: number;
-  /** Findings not yet marked 確認済み one by one. */
-  open_findings: number;
-  error: string | null;
-  /** Differences or a failure not yet marked 確認済み (shown on the admin menu). */
-  needs_attention: boolean;
-  acknowledged_at: string | null;
-  acknowledged_by: string | null;
-}
-
-export interface Finding {
-  id: string;
-  kind: string;
-  kind_label: string;
-  stripe_session_id: string | null;
-  payment_intent_id: string | null;
-  sale_id: number | null;
-  sale_order_number: string | null;
-  sale_user_id: string | null;
-  sale_buyer_email: string | null;
-  event_id: string | null;
-  stripe_amount: number | null;
-  stripe_currency: string | null;
-  our_amount: number | null;
-  our_currency: string | null;
-  detail: string;
-  acknowledged_at: string | null;
-  acknowledged_by: string | null;
-  acknowledgement_note: string | null;
-}
+export type InboxEvent = Schema<'PaymentEvent'>;
+export type Reconciliation = Schema<'Reconciliation'>;
+export type Finding = Answer<'/api/payments/reconciliations/{id}'>['findings'][number];
 
 export const EVENT_STATES = [
   { value: 'received', label: '未処理' },
@@ -92,20 +27,29 @@ export function useInbox(params: URLSearchParams) {
     const value = params.get(key);
     if (value) query.set(key, value);
   }
-  return useSWR<{ events: InboxEvent[]; total: number; page: number; per_page: number }>(`/api/payments/events?${query}`);
+  return useSWR<Answer<'/api/payments/events'>>(`/api/payments/events?${query}`);
 }
 
 /** Runs, polled while one is queued or running. */
 export function useReconciliations(page: number) {
-  return useSWR<{ reconciliations: Reconciliation[]; total: number; page: number; per_page: number }>(
-    `/api/payments/reconciliations?page=${page}&per_page=5`,
-    {
-      refreshInterval: (latest) =>
-        latest?.reconciliations.some((run) => run.state === 'queued' || run.state === 'running') ? 1_500 : 0,
-    },
-  );
+  return useSWR<Answer<'/api/payments/reconciliations'>>(`/api/payments/reconciliations?page=${page}&per_page=5`, {
+    refreshInterval: (latest) =>
+      latest?.reconciliations.some((run) => run.state === 'queued' || run.state === 'running') ? 1_500 : 0,
+  });
 }
 
 export function useReconciliation(id: string | null) {
-  return useSWR<{ reconciliation: Reconciliation; findings: Finding[] }>(id ? `/api/payments/reconciliations/${id}` : null);
+  return useSWR<Answer<'/api/payments/reconciliations/{id}'>>(id ? `/api/payments/reconciliations/${id}` : null);
 }
+
+/** 再処理: the event as it stands after the replay. */
+export const replayEvent = (id: string) =>
+  api<Answer<'/api/payments/events/{id}/replay', 'post'>>(`/api/payments/events/${id}/replay`, { method: 'POST' });
+/** 照合する: a run over the last `days` days (queued; the list polls it). */
+export const startReconciliation = (body: RequestBody<'/api/payments/reconciliations', 'post'>) =>
+  api<Answer<'/api/payments/reconciliations', 'post'>>('/api/payments/reconciliations', { method: 'POST', body });
+export const acknowledgeFinding = (id: string, body: RequestBody<'/api/payments/findings/{id}/acknowledge', 'post'>) =>
+  api<Answer<'/api/payments/findings/{id}/acknowledge', 'post'>>(`/api/payments/findings/${id}/acknowledge`, {
+    method: 'POST',
+    body,
+  });

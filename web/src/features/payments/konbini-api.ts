@@ -1,31 +1,9 @@
 import useSWR from 'swr';
+import type { Answer } from '../../lib/api';
 
-export type KonbiniListState = 'awaiting' | 'lapsed';
-
-export interface KonbiniPayment {
-  checkout_id: string;
-  state: KonbiniListState;
-  state_label: string;
-  amount: number;
-  currency: string;
-  ordered_at: string;
-  expires_at: string;
-  /** When it lapsed (Stripe's notice, or the deadline when none has come yet). */
-  lapsed_at: string | null;
-  license_id: number;
-  license_name: string;
-  user_id: string | null;
-  user: { last_name: string; first_name: string; email: string } | null;
-}
-
-export interface KonbiniPage {
-  konbini_payments: KonbiniPayment[];
-  state: KonbiniListState;
-  total: number;
-  totals: Record<KonbiniListState, number>;
-  page: number;
-  per_page: number;
-}
+type KonbiniPage = Answer<'/api/payments/pending-konbini'>;
+export type KonbiniListState = KonbiniPage['state'];
+export type KonbiniPayment = KonbiniPage['konbini_payments'][number];
 
 /** GET /api/payments/pending-konbini: konbini payments awaited, or lapsed unpaid. */
 export const usePendingKonbini = (state: KonbiniListState, page: number) =>

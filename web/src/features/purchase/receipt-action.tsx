@@ -1,16 +1,11 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import { ApiError } from '../../lib/api';
+import { ApiError, type Schema } from '../../lib/api';
 import { ReceiptDialogBody } from './components/receipt-dialog-body';
 import { downloadReceipt, receiptNumberOf } from './receipt-api';
 import './receipt.css';
 
 /** What the action needs of a row of the purchase history. */
-export interface ReceiptSale {
-  id: number;
-  license_name: string;
-  paid_at?: string | null;
-  refunded_at: string | null;
-}
+export type ReceiptSale = Pick<Schema<'Sale'>, 'id' | 'license_name' | 'refunded_at'> & { paid_at?: string | null };
 
 /**
  * The administrators' view of a member's receipt: the 控え only, marked as such on the PDF, never

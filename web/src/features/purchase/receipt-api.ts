@@ -1,25 +1,16 @@
-import { ApiError, networkError } from '../../lib/api';
+import useSWR from 'swr';
+import { type Answer, ApiError, api, networkError, type RequestBody } from '../../lib/api';
 
-export type AddresseeKind = 'name' | 'organisation' | 'custom';
-export type Honorific = '様' | '御中';
+/** 領収書: what has been issued and what the member may choose. */
+export type ReceiptState = Answer<'/api/sales/{id}/receipt-addressee'>;
+export type AddresseeKind = NonNullable<ReceiptState['addressee_kind']>;
+export type Honorific = ReceiptState['honorifics'][number];
 
-export interface ReceiptState {
-  sale_id: number;
-  receipt_number: string;
-  license_name: string;
-  issued: boolean;
-  issue_count: number;
-  addressee_kind: AddresseeKind | null;
-  addressee: string | null;
-  addressee_text: string | null;
-  honorific: Honorific | null;
-  proviso: string;
-  default_proviso: string;
-  options: { value: Exclude<AddresseeKind, 'custom'>; label: string }[];
-  honorifics: Honorific[];
-  konbini: boolean;
-  copy_only: boolean;
-}
+export const useReceiptState = (saleId: number) => useSWR<ReceiptState>(`/api/sales/${saleId}/receipt-addressee`);
+
+/** Chooses the addressee (and the proviso) before the first issue. */
+export const chooseAddressee = (saleId: number, body: RequestBody<'/api/sales/{id}/receipt-addressee', 'put'>) =>
+  api<Answer<'/api/sales/{id}/receipt-addressee', 'put'>>(`/api/sales/${saleId}/receipt-addressee`, { method: 'PUT', body });
 
 /**
  * Fetches the PDF and saves it under its Japanese name. Fetched, not navigated to: a refusal (refunded,

@@ -9,7 +9,7 @@ let registration: (ProfileValues & PasswordValues) | null = null;
 /** A profile edit and the version of the user it was loaded from (`updated_at`). */
 export interface EditDraft {
   values: ProfileValues;
-  updatedAt: string;
+  updatedAt: string | undefined;
 }
 const edits = new Map<string, EditDraft>();
 

@@ -1,5 +1,5 @@
 import { checkInputMessage } from '../../../../../src/lib/field-labels';
-import { ApiError, api, INVALID_INPUT_MESSAGE } from '../../../lib/api';
+import { ApiError, api, INVALID_INPUT_MESSAGE, type Schema } from '../../../lib/api';
 
 export const AFFILIATIONS: { value: string; label: string }[] = [
   { value: '1', label: '自衛隊' },
@@ -14,26 +14,8 @@ export const AFFILIATION_OTHER = '6';
 export const affiliationLabel = (code: number | string | null | undefined) =>
   AFFILIATIONS.find((a) => a.value === String(code ?? ''))?.label ?? '未設定';
 
-export interface Member {
-  id: string;
-  email: string;
-  last_name: string;
-  first_name: string;
-  /** 全角カタカナ; null for members who have not given it yet. */
-  last_name_kana: string | null;
-  first_name_kana: string | null;
-  affiliations: number | null;
-  affiliation_name: string;
-  affiliation_other: string | null;
-  distribution: boolean;
-  role: string;
-  email_verified: boolean;
-  pending_email?: string | null;
-  /** The last successful sign-in (ISO), or null. */
-  last_sign_in_at?: string | null;
-  /** The version an edit sends back: saving over a newer one answers 409. */
-  updated_at: string;
-}
+/** A member or administrator as the API shows them. */
+export type Member = Schema<'User'>;
 
 /** What the profile form holds (strings, as inputs give them). */
 export interface ProfileValues {

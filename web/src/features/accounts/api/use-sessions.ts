@@ -1,17 +1,11 @@
 import useSWR from 'swr';
+import { type Answer, api } from '../../../lib/api';
 
-/** One place the member is signed in (GET /api/me/sessions). */
-export interface MemberSession {
-  id: string;
-  current: boolean;
-  created_at: string;
-  last_active_at: string;
-  ip: string | null;
-  user_agent: string | null;
-  /** 「Chrome（Windows）」 */
-  device: string;
-}
-
+/** Where the member is signed in (GET /api/me/sessions). */
 export function useSessions(enabled: boolean) {
-  return useSWR<{ sessions: MemberSession[] }>(enabled ? '/api/me/sessions' : null);
+  return useSWR<Answer<'/api/me/sessions'>>(enabled ? '/api/me/sessions' : null);
 }
+
+/** Signs out one session (`/api/me/sessions/{id}`) or every other one (`/api/me/sessions`). */
+export const endSessions = (path: `/api/me/sessions${string}`) =>
+  api<Answer<'/api/me/sessions', 'delete'>>(path, { method: 'DELETE' });

@@ -1,16 +1,9 @@
 import { useState } from 'react';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { useConfirm } from '../../../components/ui/use-confirm';
-import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-
-export interface Passkey {
-  id: string;
-  name: string;
-  created_at: string | null;
-  synced: boolean;
-}
+import { deletePasskey, type Passkey } from '../api/security';
 
 /** The member's passkeys, each with 「削除」 (asked first): on the security page and the password page. */
 export function PasskeyList({ passkeys, onChanged }: { passkeys: Passkey[]; onChanged: () => void }) {
@@ -27,7 +20,7 @@ export function PasskeyList({ passkeys, onChanged }: { passkeys: Passkey[]; onCh
     });
     if (!yes) return;
     await run(async () => {
-      const res = await api<{ message: string }>(`/api/me/passkeys/${passkey.id}`, { method: 'DELETE' });
+      const res = await deletePasskey(passkey.id);
       setDone(res.message);
       onChanged();
     });

@@ -2,8 +2,8 @@ import { useState } from 'react';
 import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
 import { FormAlert } from '../../../components/ui/form-alert';
 import { TextInput } from '../../../components/ui/text-input';
-import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
+import { passkeyOptions } from '../api/security';
 
 /**
  * Before a passkey is added: the current password and, with two-factor on, a code from the app or a
@@ -25,7 +25,7 @@ export function PasskeyReauthDialog({
   const { busy, message, errors, run } = useFormSubmit();
   const submit = async () => {
     const body = twoFactor ? { password, code } : { password };
-    const answer = await run(() => api<{ options: unknown }>('/api/me/passkeys/options', { method: 'POST', body }));
+    const answer = await run(() => passkeyOptions(body));
     if (answer) onVerified(answer.options);
   };
   return (

@@ -2,10 +2,10 @@ import { type FormEvent, useRef, useState } from 'react';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
-import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { createPasskey, passkeysSupported } from '../../../lib/webauthn';
-import { type Passkey, PasskeyList } from './passkey-list';
+import { addPasskey, type Passkey } from '../api/security';
+import { PasskeyList } from './passkey-list';
 import { PasskeyReauthDialog } from './passkey-reauth-dialog';
 
 /** The security page's passkeys: the list, and registration after the password (and code) is given again. */
@@ -46,7 +46,7 @@ export function PasskeySection({
         setFailure(error instanceof Error ? error.message : 'パスキーを登録できませんでした。');
         return;
       }
-      const res = await api<{ message: string }>('/api/me/passkeys', { method: 'POST', body: { response, name } });
+      const res = await addPasskey(response, name);
       setName('');
       setDone(res.message);
       onChanged();

@@ -1,13 +1,13 @@
-import useSWR from 'swr';
 import { LoadError } from '../../../components/ui/load-state';
-import { type Passkey, PasskeyList } from './passkey-list';
+import { usePasskeys } from '../api/security';
+import { PasskeyList } from './passkey-list';
 
 /**
  * On the password change screen: a new password leaves the passkeys signing in, so the member sees
  * which exist and removes one they do not know (someone who had the account may have added it).
  */
 export function PasswordPasskeys() {
-  const { data, error, mutate } = useSWR<{ passkeys: Passkey[] }>('/api/me/passkeys');
+  const { data, error, mutate } = usePasskeys();
   if (error) return <LoadError error={error} onRetry={() => void mutate()} />;
   if (!data) return null;
   return (

@@ -1,15 +1,18 @@
 import { useEffect, useState } from 'react';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
-import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { useSessions } from '../api/use-sessions';
+import { endSessions, useSessions } from '../api/use-sessions';
+
+/** A time the server may not know (a session from before it recorded one). */
+const when = (iso: string | null) => (iso ? formatDateTime(iso) : '不明');
 
 /**
  * ログイン中の端末 on the member's own page: where they are signed in, and ending those sessions
  * (one, or every one but this browser). The mail 新しい端末からのログイン links here (#sessions).
  */
+
 export function SessionList() {
   const { data, error, isLoading, mutate } = useSessions(true);
   const { busy, message, errors, run } = useFormSubmit();
@@ -19,10 +22,10 @@ export function SessionList() {
     if (data && window.location.hash === '#sessions') document.getElementById('sessions')?.scrollIntoView();
   }, [data]);
 
-  const end = (path: string) =>
+  const end = (path: `/api/me/sessions${string}`) =>
     run(async () => {
       setDone('');
-      const res = await api<{ message: string }>(path, { method: 'DELETE' });
+      const res = await endSessions(path);
       setDone(res.message);
       await mutate();
     });
@@ -48,7 +51,7 @@ export function SessionList() {
                     {session.current ? <span className="tag">この端末</span> : null}
                   </p>
                   <p className="small">
-                    最終利用 {formatDateTime(session.last_active_at)}（日本時間）／ログイン {formatDateTime(session.created_at)}
+                    最終利用 {when(session.last_active_at)}（日本時間）／ログイン {when(session.created_at)}
                     <br />
                     IPアドレス {session.ip ?? '不明'}
                   </p>

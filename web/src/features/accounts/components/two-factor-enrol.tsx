@@ -4,13 +4,10 @@ import { FormAlert } from '../../../components/ui/form-alert';
 import { Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
-import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
+import { enableTwoFactor, setupTwoFactor, type TwoFactorSetup } from '../api/security';
 
-interface Setup {
-  totp_uri: string;
-  secret: string;
-}
+type Setup = TwoFactorSetup;
 
 /** A phone (touch first, or a phone's browser): its authenticator app opens from an `otpauth://` link; a QR code cannot be scanned by the phone showing it. */
 const onPhone = () =>
@@ -23,7 +20,7 @@ function PasswordStep({ onSetup }: { onSetup: (setup: Setup) => void }) {
   const start = async (event: FormEvent) => {
     event.preventDefault();
     await run(async () => {
-      onSetup(await api<Setup>('/api/me/two-factor/setup', { method: 'POST', body: { password } }));
+      onSetup(await setupTwoFactor({ password }));
       setPassword('');
     });
   };
@@ -92,7 +89,7 @@ function CodeStep({ setup, onEnabled }: { setup: Setup; onEnabled: (codes: strin
   const enable = async (event: FormEvent) => {
     event.preventDefault();
     await run(async () => {
-      const res = await api<{ recovery_codes: string[] }>('/api/me/two-factor/enable', { method: 'POST', body: { code } });
+      const res = await enableTwoFactor({ code });
       onEnabled(res.recovery_codes);
     });
   };

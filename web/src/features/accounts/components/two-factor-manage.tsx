@@ -2,8 +2,8 @@ import { type FormEvent, useState } from 'react';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
-import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
+import { disableTwoFactor, renewRecoveryCodes } from '../api/security';
 
 /** A new set of recovery codes (the old set stops working), behind the current password. */
 function RenewCodes({ onCodes }: { onCodes: (codes: string[]) => void }) {
@@ -12,10 +12,7 @@ function RenewCodes({ onCodes }: { onCodes: (codes: string[]) => void }) {
   const regenerate = async (event: FormEvent) => {
     event.preventDefault();
     await run(async () => {
-      const res = await api<{ recovery_codes: string[] }>('/api/me/two-factor/recovery-codes', {
-        method: 'POST',
-        body: { password },
-      });
+      const res = await renewRecoveryCodes({ password });
       setPassword('');
       onCodes(res.recovery_codes);
     });
@@ -51,7 +48,7 @@ function DisableTwoFactor({ onDisabled }: { onDisabled: (message: string) => voi
   const disable = async (event: FormEvent) => {
     event.preventDefault();
     await run(async () => {
-      const res = await api<{ message: string }>('/api/me/two-factor', { method: 'DELETE', body: { password, code } });
+      const res = await disableTwoFactor({ password, code });
       setPassword('');
       setCode('');
       onDisabled(res.message);

@@ -5,7 +5,7 @@ import { PasswordPair } from '../../../components/password-pair';
 import { FormAlert, Info, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
-import { api } from '../../../lib/api';
+import { api, type Schema } from '../../../lib/api';
 import { useAuth } from '../../../lib/auth-store';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { nameWithKana } from '../api/profile';
@@ -64,7 +64,7 @@ export function AdminUserPasswordPage() {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     await run(async () => {
-      const res = await api<{ message: string }>(`/api/users/${id}/password/force`, { method: 'PUT', body: values });
+      const res = await api<Schema<'Message'>>(`/api/users/${id}/password/force`, { method: 'PUT', body: values });
       navigate(`/admin/users/${id}`, { state: { message: res.message } });
     });
   };
@@ -105,7 +105,7 @@ export function AdminUserDeletePage() {
   const { busy, message, errors, run } = useFormSubmit();
   const remove = () =>
     run(async () => {
-      const res = await api<{ message: string }>(`/api/users/${id}/force`, { method: 'DELETE' });
+      const res = await api<Schema<'Message'>>(`/api/users/${id}/force`, { method: 'DELETE' });
       await mutate((key) => typeof key === 'string' && key.startsWith('/api/users'), undefined, { revalidate: true });
       navigate('/admin/users', { replace: true, state: { message: res.message } });
     });

@@ -3,8 +3,8 @@ import { Link, useSearchParams } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
-import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
+import { forgotPassword } from '../api/links';
 
 export function ForgotPasswordPage() {
   // From a used or expired reset link (?email=): the address is already known.
@@ -13,9 +13,7 @@ export function ForgotPasswordPage() {
   const { busy, message, errors, run } = useFormSubmit();
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    await run(async () =>
-      setSent((await api<{ message: string }>('/api/forgot-password', { method: 'POST', body: { email } })).message),
-    );
+    await run(async () => setSent((await forgotPassword({ email })).message));
   };
   return (
     <section className="card narrow">

@@ -2,10 +2,10 @@ import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { FormAlert } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
-import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { registrationDraft } from '../api/drafts';
 import { profilePayload } from '../api/profile';
+import { register } from '../api/use-member';
 import { ProfileSummary } from '../components/profile-summary';
 
 export function RegistrationConfirmPage() {
@@ -22,10 +22,7 @@ export function RegistrationConfirmPage() {
   const submit = () =>
     run(async () => {
       const { password, password_confirmation, ...values } = draft;
-      await api('/api/users/registration', {
-        method: 'POST',
-        body: { ...profilePayload(values), password, password_confirmation },
-      });
+      await register({ ...profilePayload(values), password, password_confirmation });
       registrationDraft.clear();
       navigate('/users/registration/complete', { replace: true, state: { email: values.email } });
     });

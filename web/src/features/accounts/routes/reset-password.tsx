@@ -1,16 +1,13 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
-import useSWR from 'swr';
 import { PasswordPair } from '../../../components/password-pair';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
-import { ApiError, api } from '../../../lib/api';
+import { ApiError } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-
-/** GET /api/reset-password/{token}: whether the link still works, and if not why (used, expired, unknown). */
-type LinkState = { valid: true } | { valid: false; code: string; message: string };
+import { resetPassword, useResetLink } from '../api/links';
 
 /** A link that no longer works: what happened, and a new one in one step (the address is already known). */
 function DeadLink({ message, email }: { message: string; email: string }) {
@@ -39,17 +36,14 @@ export function ResetPasswordPage() {
   const [done, setDone] = useState('');
   const { busy, message, errors, run } = useFormSubmit();
   // Asked once when the page opens: a dead link says so before the member chooses a password.
-  const link = useSWR<LinkState>(token ? `/api/reset-password/${encodeURIComponent(token)}` : null, {
-    revalidateIfStale: false,
-    revalidateOnReconnect: false,
-  });
+  const link = useResetLink(token);
   const [failure, setFailure] = useState<{ code: string; message: string } | null>(null);
   const set = (field: keyof typeof values) => (value: string) => setValues({ ...values, [field]: value });
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     await run(async () => {
       try {
-        setDone((await api<{ message: string }>('/api/reset-password', { method: 'POST', body: { ...values, token } })).message);
+        setDone((await resetPassword({ ...values, token })).message);
       } catch (error) {
         // Used or expired meanwhile (another tab, a mail scanner): the same page as on opening.
         const code = error instanceof ApiError ? (error.body as { code?: string } | undefined)?.code : undefined;

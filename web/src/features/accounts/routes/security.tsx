@@ -1,27 +1,20 @@
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import useSWR from 'swr';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { fetchCurrentUser, useAuth } from '../../../lib/auth-store';
 import { homeOf } from '../../../lib/user-home';
-import type { Passkey } from '../components/passkey-list';
+import { useTwoFactorStatus } from '../api/security';
 import { PasskeySection } from '../components/passkey-section';
 import { RecoveryCodes } from '../components/recovery-codes';
 import { TwoFactorEnrol } from '../components/two-factor-enrol';
 import { TwoFactorManage } from '../components/two-factor-manage';
-
-interface Status {
-  enabled: boolean;
-  recovery_codes_remaining: number | null;
-  passkeys: Passkey[];
-}
 
 /** /account/security: 二段階認証 (TOTP, recovery codes) and passkeys. Administrators are sent here until they enrol. */
 export function SecurityPage() {
   const enrol = useSearchParams()[0].get('enrol') === '1';
   const { users } = useAuth();
   const me = users[0];
-  const { data, error, isLoading, mutate } = useSWR<Status>('/api/me/two-factor');
+  const { data, error, isLoading, mutate } = useTwoFactorStatus();
   const [codes, setCodes] = useState<string[] | null>(null);
   const isAdmin = me?.role === 'admin';
 

@@ -1,13 +1,11 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import useSWR from 'swr';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { Loading } from '../../../components/ui/load-state';
-import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
+import { unlockTwoFactor, useUnlockLink } from '../api/links';
 
 /** GET /api/two-factor/unlock/{token}: whether the mailed link still works, and if not why. */
-type LinkState = { state: 'valid' | 'used' | 'expired' | 'invalid'; message: string | null };
 
 /**
  * The link mailed after three two-factor lock-outs in a row. Opening it changes nothing (a mail
@@ -17,13 +15,10 @@ export function TwoFactorUnlockPage() {
   const { token = '' } = useParams();
   const [done, setDone] = useState('');
   const { busy, message, errors, run } = useFormSubmit();
-  const link = useSWR<LinkState>(token ? `/api/two-factor/unlock/${encodeURIComponent(token)}` : null, {
-    revalidateIfStale: false,
-    revalidateOnReconnect: false,
-  });
+  const link = useUnlockLink(token);
   const unlock = () =>
     run(async () => {
-      setDone((await api<{ message: string }>('/api/two-factor/unlock', { method: 'POST', body: { token } })).message);
+      setDone((await unlockTwoFactor({ token })).message);
     });
   const dead = link.data && link.data.state !== 'valid' ? link.data.message : null;
   return (

@@ -5,7 +5,7 @@ import { FormAlert } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
-import { api, type FieldErrors } from '../../../lib/api';
+import { type Answer, api, type FieldErrors } from '../../../lib/api';
 import { fetchCurrentUser, useAuth } from '../../../lib/auth-store';
 import { formFields } from '../../../lib/form-fields';
 import { useFormSubmit } from '../../../lib/use-form-submit';
@@ -180,7 +180,7 @@ export function UserEditConfirmPage({ base = '/users' }: { base?: string }) {
   // Back to the form, filled with what is saved now (this draft was made from an older version).
   const loadLatest = () =>
     run(async () => {
-      await mutate(`/api/users/${id}`, api<{ user: Member }>(`/api/users/${id}`), { revalidate: false });
+      await mutate(`/api/users/${id}`, api<Answer<'/api/users/{id}'>>(`/api/users/${id}`), { revalidate: false });
       editDraft.clear(id);
       navigate(`${base}/${id}/edit`, { replace: true });
     });

@@ -4,9 +4,9 @@ import { PasswordPair } from '../../../components/password-pair';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
-import { api } from '../../../lib/api';
 import { useAuth } from '../../../lib/auth-store';
 import { useFormSubmit } from '../../../lib/use-form-submit';
+import { changePassword } from '../api/use-member';
 import { PasswordPasskeys } from '../components/password-passkeys';
 
 const empty = { old_password: '', new_password: '', new_password_confirmation: '' };
@@ -21,7 +21,7 @@ export function UserPasswordPage() {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     await run(async () => {
-      const res = await api<{ message: string }>(`/api/users/${id}/password`, { method: 'PUT', body: values });
+      const res = await changePassword(id, values);
       setValues(empty);
       setDone(res.message);
     });

@@ -4,10 +4,9 @@ import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
-import { api } from '../../../lib/api';
 import { fetchCurrentUser } from '../../../lib/auth-store';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { useMember } from '../api/use-member';
+import { useMember, withdraw } from '../api/use-member';
 
 /** What 退会 erases and what it keeps, as the personal-information law (APPI) expects a member to be told. */
 function WhatHappens() {
@@ -74,7 +73,7 @@ export function WithdrawPage() {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     await run(async () => {
-      const res = await api<{ message: string }>(`/api/users/${id}/withdrawal`, { method: 'POST', body: { password } });
+      const res = await withdraw(id, { password });
       setPassword('');
       setDone(res.message);
       // The session is gone: the header and the page cache forget the member.

@@ -2,10 +2,9 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
-import { api } from '../../../lib/api';
 import { formatJapanTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { type FlaggedRun, useFlaggedRuns, useMailSummary } from '../api';
+import { acknowledgeRun, type FlaggedRun, useFlaggedRuns, useMailSummary } from '../api';
 
 /**
  * What the app hands the menu: every admin screen (the side menu's list, web/src/app/admin-nav.ts),
@@ -91,10 +90,7 @@ function FlaggedRuns() {
   const mark = (run: FlaggedRun) => {
     setNotice('');
     void acknowledge.run(async () => {
-      const { message } = await api<{ message: string }>(`/api/payments/reconciliations/${run.id}/acknowledge`, {
-        method: 'POST',
-        body: {},
-      });
+      const { message } = await acknowledgeRun(run.id, {});
       setNotice(message);
       await mutate();
     });

@@ -1,41 +1,9 @@
 import useSWR from 'swr';
+import type { Answer, Schema } from '../../../lib/api';
 
+export type AuditEntry = Schema<'AuditEntry'>;
 /** One changed field of an entry, as the server words it (values are display text; null is nothing). */
-export interface AuditChange {
-  field: string;
-  label: string;
-  before: string | null;
-  after: string | null;
-}
-
-export interface AuditEntry {
-  id: string;
-  actor_id: string | null;
-  actor_email: string | null;
-  action: string;
-  action_label: string;
-  target_type: string;
-  target_label: string;
-  target_id: string;
-  changes: AuditChange[];
-  /** The sales a status move moved: how many, the first few ids, whether there are more (never all of them). */
-  sales: { count: number; first_ids: number[]; more: boolean } | null;
-  created_at: string;
-}
-
-export interface AuditLogPage {
-  audit_logs: AuditEntry[];
-  total: number;
-  /** More than `total` match: the list says 「10,000件以上」. */
-  total_capped?: boolean;
-  page: number;
-  per_page: number;
-}
-
-export interface AuditLogOptions {
-  actions: { action: string; label: string }[];
-  target_types: { target_type: string; label: string }[];
-}
+export type AuditChange = AuditEntry['changes'][number];
 
 /** The filters the screen keeps in its URL, named as the API takes them. */
 export const AUDIT_FILTERS = ['actor', 'action', 'target_type', 'target_id', 'from', 'to'] as const;
@@ -63,11 +31,11 @@ export function auditCsvUrl(params: URLSearchParams, encoding: 'utf-8' | 'shift_
 }
 
 export function useAuditLogs(params: URLSearchParams) {
-  return useSWR<AuditLogPage>(`/api/audit-logs?${auditQuery(params)}`);
+  return useSWR<Answer<'/api/audit-logs'>>(`/api/audit-logs?${auditQuery(params)}`);
 }
 
 export function useAuditLogOptions() {
-  return useSWR<AuditLogOptions>('/api/audit-logs/options');
+  return useSWR<Answer<'/api/audit-logs/options'>>('/api/audit-logs/options');
 }
 
 /** The licence-issue screen showing only the sales an entry moved (all of them, page by page). */

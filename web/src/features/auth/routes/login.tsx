@@ -4,7 +4,7 @@ import { ResendVerification } from '../../../components/resend-verification';
 import { FormAlert } from '../../../components/ui/form-alert';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
-import { api } from '../../../lib/api';
+import { type Answer, api } from '../../../lib/api';
 import { clearAuthMessages, completeSignIn, login, useAuth } from '../../../lib/auth-store';
 import { formFields } from '../../../lib/form-fields';
 import { passkeysSupported, signWithPasskey } from '../../../lib/webauthn';
@@ -60,7 +60,9 @@ export function LoginPage() {
   const signInWithPasskey = () =>
     signIn.attempt(
       async () => {
-        const { options } = await api<{ options: unknown }>('/api/login/passkey/options', { method: 'POST' });
+        const { options } = await api<Answer<'/api/login/passkey/options', 'post'>>('/api/login/passkey/options', {
+          method: 'POST',
+        });
         const response = await signWithPasskey(options);
         signIn.signedIn(await completeSignIn('/api/login/passkey', { response }));
       },

@@ -1,8 +1,7 @@
 import { mutate } from 'swr';
-import { api } from '../../../lib/api';
 import { authState } from '../../../lib/auth-store';
 import { deleteAllDrafts, deleteDraft, peekDraft, readDraft, type StoredPictureRef, writeDraft } from './draft-store';
-import type { License } from './licenses';
+import { fetchLicense, type License } from './licenses';
 
 /** A picture in the admin form: one already stored, or a new file chosen in the browser. */
 export type DraftPicture =
@@ -61,7 +60,7 @@ function draftOf(license: License): LicenseDraft {
 
 /** The licence as stored now, never a cached copy (the cache is refreshed with it). */
 export async function latestDraft(id: string): Promise<LicenseDraft> {
-  const data = await api<{ license: License }>(`/api/licenses/${id}`);
+  const data = await fetchLicense(id);
   void mutate(`/api/licenses/${id}`, data, { revalidate: false });
   return draftOf(data.license);
 }

@@ -1,37 +1,8 @@
 import useSWR from 'swr';
+import { type Answer, api, type RequestBody, type Schema } from '../../../lib/api';
 
-interface LicensePicture {
-  filename: string;
-  url: string;
-  thumbnail_url: string;
-  width: number;
-  height: number;
-  original_name: string | null;
-}
-
-export interface License {
-  id: number;
-  name: string;
-  description: string;
-  price: number;
-  published: boolean;
-  /** The display order set by the administrators (the catalogue's order, smallest first). */
-  sort_order: number;
-  created_at: string;
-  updated_at: string;
-  picture_directory: string;
-  pictures_pathes: string[];
-  pictures: LicensePicture[];
-  /** Administrators only: false once anyone started to buy it (DELETE then answers 409). */
-  deletable?: boolean;
-}
-
-export interface LicensePage {
-  licenses: License[];
-  total: number;
-  page: number;
-  per_page: number;
-}
+export type License = Schema<'License'>;
+export type LicensePage = Answer<'/api/licenses'>;
 
 /** `position`: the administrators' display order, which the catalogue follows. */
 export function useLicenses(page: number, perPage = 20, sort = 'position') {
@@ -39,35 +10,44 @@ export function useLicenses(page: number, perPage = 20, sort = 'position') {
 }
 
 export function useLicense(id: string | undefined) {
-  return useSWR<{ license: License }>(id ? `/api/licenses/${id}` : null);
+  return useSWR<Answer<'/api/licenses/{id}'>>(id ? `/api/licenses/${id}` : null);
 }
 
 /** What the signed-in member holds or is paying for, per licence (GET /api/me/holdings). */
-export interface Holding {
-  license_id: number;
-  state: 'purchased' | 'payment_pending';
-  sale_id: number | null;
-  order_number: string | null;
-  purchased_at: string | null;
-  voucher_url: string | null;
-  expires_at: string | null;
-}
+export type Holding = Answer<'/api/me/holdings'>['holdings'][number];
 
 /**
  * The member's holdings, fetched apart from the catalogue (which is cached and shared by every
  * member) and only for a signed-in member: 購入済み / コンビニ支払い待ち instead of the buy button.
  */
 export function useHoldings(userId: string | undefined) {
-  const { data, error, isLoading } = useSWR<{ holdings: Holding[] }>(userId ? '/api/me/holdings' : null);
+  const { data, error, isLoading } = useSWR<Answer<'/api/me/holdings'>>(userId ? '/api/me/holdings' : null);
   const byLicense = new Map((data?.holdings ?? []).map((holding) => [holding.license_id, holding]));
   return { byLicense, error, isLoading: Boolean(userId) && isLoading };
 }
 
 /** Sales per licence for the administrators' list (standing and refunded; licences without sales are absent). */
 export function useSalesCounts() {
-  const { data, error, isLoading } = useSWR<{ counts: { license_id: number; count: number; refunded_count: number }[] }>(
-    '/api/sales/license-counts',
-  );
+  const { data, error, isLoading } = useSWR<Answer<'/api/sales/license-counts'>>('/api/sales/license-counts');
   const byLicense = new Map((data?.counts ?? []).map((row) => [row.license_id, row]));
   return { byLicense, error, isLoading };
 }
+
+/** 上へ・下へ: the licences' ids in their new order. */
+export const moveLicense = (id: number, body: RequestBody<'/api/licenses/{id}/move', 'post'>) =>
+  api<Answer<'/api/licenses/{id}/move', 'post'>>(`/api/licenses/${id}/move`, { method: 'POST', body });
+export const setPublished = (id: number, body: RequestBody<'/api/licenses/{id}/published', 'put'>) =>
+  api<Answer<'/api/licenses/{id}/published', 'put'>>(`/api/licenses/${id}/published`, { method: 'PUT', body });
+export const deleteLicense = (id: number) =>
+  api<Answer<'/api/licenses/{id}', 'delete'>>(`/api/licenses/${id}`, { method: 'DELETE' });
+/** The licence as stored now (no cached copy). */
+export const fetchLicense = (id: string) => api<Answer<'/api/licenses/{id}'>>(`/api/licenses/${id}`);
+/** Saves the form (multipart: the pictures with it): a new licence, or changes to `id`. */
+export const saveLicense = (id: string | undefined, form: FormData) =>
+  api<Answer<'/api/licenses/create', 'post'>>(id ? `/api/licenses/${id}` : '/api/licenses/create', {
+    method: 'POST',
+    body: form,
+  });
+/** Checks the form as saving would, saving nothing (422 with the fields, 409 when overtaken). */
+export const validateLicense = (id: string | undefined, form: FormData) =>
+  api<void>(id ? `/api/licenses/${id}/validate` : '/api/licenses/create/validate', { method: 'POST', body: form });

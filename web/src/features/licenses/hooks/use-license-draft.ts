@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'react';
 import { type NavigationType, useLocation, useNavigate, useNavigationType } from 'react-router';
-import { ApiError, api } from '../../../lib/api';
+import { ApiError } from '../../../lib/api';
 import { poppedSinceLoad } from '../../../lib/history-pop';
 import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { emptyDraft, type LicenseDraft, type LicenseFormState, latestDraft, licenseDrafts } from '../api/license-draft';
+import { fetchLicense } from '../api/licenses';
 
 // A 'POP' without a popstate since the load is the page load itself; how the page was loaded then
 // tells a reload from a typed address or a link from outside (lib/history-pop.ts listens from start-up).
@@ -74,7 +75,7 @@ export function useLicenseDraft(id: string | undefined) {
   const checkStillCurrent = async (kept: LicenseDraft) => {
     if (!id || !kept.updatedAt) return;
     try {
-      const { license } = await api<{ license: { updated_at: string } }>(`/api/licenses/${id}`);
+      const { license } = await fetchLicense(id);
       if (license.updated_at !== kept.updatedAt) view.setStale(true);
     } catch {
       // Saving will tell (404, 409); nothing to add here.

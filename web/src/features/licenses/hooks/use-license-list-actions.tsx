@@ -1,8 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useConfirm } from '../../../components/ui/use-confirm';
-import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import type { License, LicensePage } from '../api/licenses';
+import { type License, type LicensePage, moveLicense, setPublished } from '../api/licenses';
 import { moveButtonId } from '../components/license-table';
 
 /**
@@ -27,7 +26,7 @@ export function useLicenseListActions({
   const move = (license: License, direction: 'up' | 'down') => {
     setNotice('');
     void action.run(async () => {
-      const { ids } = await api<{ ids: number[] }>(`/api/licenses/${license.id}/move`, { method: 'POST', body: { direction } });
+      const { ids } = await moveLicense(license.id, { direction });
       const place = ids.indexOf(license.id) + 1;
       const page = Math.floor((place - 1) / (data?.per_page ?? 20)) + 1;
       setNotice(`「${license.name}」を${place}番目にしました。`);
@@ -56,10 +55,7 @@ export function useLicenseListActions({
     if (!published && !(await confirm(hide))) return;
     setNotice('');
     void action.run(async () => {
-      const { message } = await api<{ message: string }>(`/api/licenses/${license.id}/published`, {
-        method: 'PUT',
-        body: { published },
-      });
+      const { message } = await setPublished(license.id, { published });
       setNotice(message);
       await mutate();
     });

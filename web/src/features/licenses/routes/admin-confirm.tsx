@@ -4,10 +4,10 @@ import { mutate } from 'swr';
 import { FormAlert } from '../../../components/ui/form-alert';
 import { Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
-import { ApiError, api } from '../../../lib/api';
+import { ApiError } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type LicenseDraft, type LicenseFormState, licenseDrafts, normalizePrice, toFormData } from '../api/license-draft';
-import type { License } from '../api/licenses';
+import { saveLicense } from '../api/licenses';
 import { LicenseView } from '../components/license-view';
 import { StaleEdit } from '../components/stale-edit';
 
@@ -58,10 +58,7 @@ export function AdminLicenseConfirmPage() {
   const save = () =>
     run(async () => {
       try {
-        const res = await api<{ license: License; message: string }>(id ? `/api/licenses/${id}` : '/api/licenses/create', {
-          method: 'POST',
-          body: toFormData(draft),
-        });
+        const res = await saveLicense(id, toFormData(draft));
         await mutate((k) => typeof k === 'string' && k.startsWith('/api/licenses'), undefined, { revalidate: true });
         navigate(`/admin/licenses/${res.license.id}`, { replace: true, state: { message: res.message } });
         // Saved: the draft has served (after leaving, so the preview never shows a revoked picture).

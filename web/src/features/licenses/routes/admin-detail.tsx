@@ -3,10 +3,9 @@ import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { useConfirm } from '../../../components/ui/use-confirm';
-import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { useLicense } from '../api/licenses';
+import { deleteLicense, useLicense } from '../api/licenses';
 import { LicenseView } from '../components/license-view';
 
 /** /admin/licenses/{id} */
@@ -27,7 +26,7 @@ export function AdminLicenseDetailPage() {
     });
     if (!yes) return;
     void run(async () => {
-      const res = await api<{ message: string }>(`/api/licenses/${data.license.id}`, { method: 'DELETE' });
+      const res = await deleteLicense(data.license.id);
       navigate('/admin/licenses', { state: { message: res.message } });
     });
   };

@@ -4,8 +4,9 @@ import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { useConfirm } from '../../../components/ui/use-confirm';
-import { ApiError, api } from '../../../lib/api';
+import { ApiError } from '../../../lib/api';
 import { emptyDraft, latestDraft, licenseDrafts, toFormData } from '../api/license-draft';
+import { validateLicense } from '../api/licenses';
 import { DraftWaiting } from '../components/draft-waiting';
 import { LicenseFormFields } from '../components/license-form-fields';
 import { StaleEdit } from '../components/stale-edit';
@@ -75,10 +76,7 @@ export function AdminLicenseFormPage() {
     if (!draft) return;
     await run(async () => {
       try {
-        await api(id ? `/api/licenses/${id}/validate` : '/api/licenses/create/validate', {
-          method: 'POST',
-          body: toFormData(draft),
-        });
+        await validateLicense(id, toFormData(draft));
       } catch (error) {
         if (error instanceof ApiError && error.status === 409) form.setStale(true);
         throw error;

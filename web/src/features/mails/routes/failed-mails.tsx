@@ -4,9 +4,8 @@ import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { PagedTable, pageOf } from '../../../components/ui/paged-table';
 import { usePageParam } from '../../../components/ui/pager';
 import { useConfirm } from '../../../components/ui/use-confirm';
-import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { type FailedMail, type MailView, useFailedMails, useMailWorkers } from '../api';
+import { type FailedMail, type MailView, resendMail, useFailedMails, useMailWorkers } from '../api';
 import { FailedMailTable } from '../components/failed-mail-table';
 
 const viewOf = (params: URLSearchParams): MailView => (params.get('status') === 'stuck' ? 'stuck' : 'failed');
@@ -29,7 +28,7 @@ function useResend(refresh: () => Promise<unknown>) {
     if (!yes) return;
     setNotice('');
     void resend.run(async () => {
-      const { message } = await api<{ message: string }>(`/api/mails/${mail.id}/resend`, { method: 'POST' });
+      const { message } = await resendMail(mail.id);
       setNotice(message);
       await refresh();
     });

@@ -3,10 +3,9 @@ import { Link } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { TextInput } from '../../../components/ui/text-input';
-import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { type Finding, useReconciliation } from '../api';
+import { acknowledgeFinding, type Finding, useReconciliation } from '../api';
 import { money } from './money';
 
 /** One run's findings, each with where to look and its 確認済み. */
@@ -101,10 +100,7 @@ function FindingAcknowledgement({ finding, onChanged }: { finding: Finding; onCh
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {
-      const answer = await api<{ message: string }>(`/api/payments/findings/${finding.id}/acknowledge`, {
-        method: 'POST',
-        body: { note },
-      });
+      const answer = await acknowledgeFinding(finding.id, { note });
       setNotice(answer.message);
       onChanged();
     });

@@ -4,11 +4,10 @@ import { FormAlert, Info, Notice } from '../../../components/ui/form-alert';
 import { PagedTable, pageOf } from '../../../components/ui/paged-table';
 import { usePageParam } from '../../../components/ui/pager';
 import { useConfirm } from '../../../components/ui/use-confirm';
-import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/japan-time';
 import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { EVENT_FILTERS, type InboxEvent, useInbox } from '../api';
+import { EVENT_FILTERS, type InboxEvent, replayEvent, useInbox } from '../api';
 import { type InboxFilters, InboxSearch, NO_FILTERS } from './inbox-search';
 import { InboxTable } from './inbox-table';
 
@@ -31,7 +30,7 @@ function useReplay(refresh: () => Promise<unknown>) {
     if (!yes) return;
     setNotice('');
     void replay.run(async () => {
-      const { event: after } = await api<{ event: InboxEvent }>(`/api/payments/events/${event.id}/replay`, { method: 'POST' });
+      const { event: after } = await replayEvent(event.id);
       setNotice(
         after.state === 'failed'
           ? `再実行しましたが失敗しました：${after.error ?? '原因不明'}`

@@ -3,10 +3,9 @@ import { useSearchParams } from 'react-router';
 import { FormAlert, Info } from '../../../components/ui/form-alert';
 import { PagedTable, pageOf } from '../../../components/ui/paged-table';
 import { TextInput } from '../../../components/ui/text-input';
-import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { type Reconciliation, useReconciliations } from '../api';
+import { type Reconciliation, startReconciliation, useReconciliations } from '../api';
 import { Findings } from './findings';
 
 const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -29,7 +28,7 @@ export function ReconciliationSection() {
   const start = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {
-      await api('/api/payments/reconciliations', { method: 'POST', body: { days: Number(days) } });
+      await startReconciliation({ days: Number(days) });
       setPage(1);
       setOpened(null);
       await runs.mutate();

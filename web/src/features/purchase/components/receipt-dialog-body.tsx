@@ -1,9 +1,8 @@
-import useSWR from 'swr';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { Loading } from '../../../components/ui/load-state';
 import { ApiError } from '../../../lib/api';
 import { type ReceiptIssue, useReceiptIssue } from '../hooks/use-receipt-issue';
-import type { ReceiptState } from '../receipt-api';
+import { type ReceiptState, useReceiptState } from '../receipt-api';
 import { AddresseeForm } from './addressee-form';
 import { KonbiniNote } from './konbini-note';
 
@@ -34,7 +33,7 @@ function IssuedReceipt({ data, receipt }: { data: ReceiptState; receipt: Receipt
 
 /** The receipt dialog's content: the first issue's form, or the issued receipt. */
 export function ReceiptDialogBody({ saleId }: { saleId: number }) {
-  const { data, error, isLoading, mutate } = useSWR<ReceiptState>(`/api/sales/${saleId}/receipt-addressee`);
+  const { data, error, isLoading, mutate } = useReceiptState(saleId);
   const receipt = useReceiptIssue(saleId, data, mutate);
   if (isLoading) return <Loading />;
   if (error || !data) {

@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { ApiError, api } from '../../../lib/api';
+import { ApiError } from '../../../lib/api';
 import { focusAfterFailedSubmit } from '../../../lib/use-form-submit';
-import type { AddresseeKind, Honorific, ReceiptState } from '../receipt-api';
+import { type AddresseeKind, chooseAddressee, type Honorific, type ReceiptState } from '../receipt-api';
 import type { ReceiptFieldErrors, ReceiptIssue } from './use-receipt-issue';
 
 interface Choice {
@@ -54,13 +54,12 @@ export function useAddresseeForm(saleId: number, data: ReceiptState, receipt: Re
 
   const save = async () => {
     const { selected, typed, honorific: chosen, proviso: provisoText } = values;
-    await api(`/api/sales/${saleId}/receipt-addressee`, {
-      method: 'PUT',
-      body: {
-        addressee: selected,
-        ...(selected === 'custom' ? { addressee_text: typed, honorific: chosen } : {}),
-        proviso: provisoText,
-      },
+    // submit() has already refused a form with no choice (missingOf).
+    if (!selected) return;
+    await chooseAddressee(saleId, {
+      addressee: selected,
+      ...(selected === 'custom' ? { addressee_text: typed, honorific: chosen } : {}),
+      proviso: provisoText,
     });
   };
   const submit = async (event: FormEvent) => {

@@ -1,11 +1,8 @@
 import { Link, useParams, useSearchParams } from 'react-router';
-import useSWR from 'swr';
 import { LoadError } from '../../../components/ui/load-state';
 import { useAuth } from '../../../lib/auth-store';
-import type { CheckoutStatus } from '../api';
+import { type CheckoutStatus, useCheckoutStatus } from '../api';
 import { KonbiniVoucherDetails } from '../konbini-voucher';
-
-const SETTLED = new Set(['complete', 'expired', 'payment_failed', 'flagged', 'failed']);
 
 function Completed({ orderNumber }: { orderNumber: string | null | undefined }) {
   return (
@@ -76,15 +73,7 @@ export function PurchaseCompletePage() {
   const { id } = useParams();
   const sessionId = useSearchParams()[0].get('session_id');
   const { users } = useAuth();
-  const { data, error } = useSWR<CheckoutStatus>(sessionId ? `/api/checkout/sessions/${encodeURIComponent(sessionId)}` : null, {
-    // A konbini payment may take days: its page keeps watching, more calmly, for the payment.
-    refreshInterval: (latest) =>
-      latest && SETTLED.has(latest.state) && (latest.state !== 'complete' || latest.sale_id)
-        ? 0
-        : latest?.state === 'awaiting_payment' && latest.konbini
-          ? 15_000
-          : 2000,
-  });
+  const { data, error } = useCheckoutStatus(sessionId);
   const history = users[0] ? `/users/${users[0].id}` : '/login';
 
   const body = !sessionId ? (

@@ -5,11 +5,11 @@ import { CheckboxField } from '../../../components/ui/checkbox-field';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
-import { ApiError, api } from '../../../lib/api';
+import { ApiError } from '../../../lib/api';
 import { useAuth } from '../../../lib/auth-store';
 import { formatPrice } from '../../../lib/format';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { useLicenseSummary } from '../api';
+import { startCheckout, useLicenseSummary } from '../api';
 import { checkoutRoute } from '../checkout-url';
 
 const seller = legal.items.find((item) => item.term === '販売事業者')?.detail ?? '';
@@ -86,10 +86,7 @@ export function ProcedurePage() {
     run(async () => {
       let url: string;
       try {
-        ({ url } = await api<{ url: string }>('/api/licenses/stripe', {
-          method: 'POST',
-          body: { licenseId: Number(id), distribution },
-        }));
+        ({ url } = await startCheckout({ licenseId: Number(id), distribution }));
       } catch (error) {
         const second = secondPurchaseOf(error);
         if (!second) throw error;

@@ -1,9 +1,10 @@
 import { useId, useState } from 'react';
 import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
-import { api, type FieldErrors } from '../../../lib/api';
+import type { FieldErrors } from '../../../lib/api';
 import { formatPrice } from '../../../lib/format';
 import { useFormSubmit } from '../../../lib/use-form-submit';
+import { refundSale } from '../api';
 import type { OrderDetail } from '../order-api';
 import { jst } from './order-facts';
 
@@ -162,10 +163,7 @@ export function RefundSection({ sale, onChanged }: { sale: OrderDetail; onChange
 
   const confirm = () => {
     void run(async () => {
-      const res = await api<{ message: string }>(`/api/sales/${sale.id}/refund`, {
-        method: 'POST',
-        body: { reason, confirm_exported: sale.exported ? told : false },
-      });
+      const res = await refundSale(sale.id, { reason, confirm_exported: sale.exported ? told : false });
       setOpen(false);
       setReason('');
       setTold(false);

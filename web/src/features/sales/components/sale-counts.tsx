@@ -1,13 +1,13 @@
-import type { SaleCounts } from '../api';
+import { type SaleCounts, SaleStatus, type SaleStatusLabels, statusLabel } from '../api';
 
 export const count = (n: number) => `${n.toLocaleString('ja-JP')}件`;
 
 /** 出力待ち・処理中・登録済み・返金済み of the search. */
-export function SaleCountList({ counts }: { counts: SaleCounts }) {
+export function SaleCountList({ counts, statuses }: { counts: SaleCounts; statuses: SaleStatusLabels }) {
   const rows = [
-    ['出力待ち', counts.awaiting],
-    ['処理中', counts.in_progress],
-    ['登録済み', counts.registered],
+    [statusLabel(statuses, SaleStatus.AwaitingExport), counts.awaiting],
+    [statusLabel(statuses, SaleStatus.InProgress), counts.in_progress],
+    [statusLabel(statuses, SaleStatus.Registered), counts.registered],
     ['返金済み', counts.refunded],
   ] as const;
   return (

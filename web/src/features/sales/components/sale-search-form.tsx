@@ -2,7 +2,7 @@ import type { FormEvent } from 'react';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { asSelect, formFields } from '../../../lib/form-fields';
-import { SALE_STATUS_OPTIONS } from '../api';
+import { type SaleStatusLabels, saleStatusOptions } from '../api';
 
 export const SALE_FILTERS = ['license_id', 'status', 'q', 'paid_from', 'paid_to'] as const;
 export type SaleFilters = Record<(typeof SALE_FILTERS)[number], string>;
@@ -20,12 +20,14 @@ export function SaleSearchForm({
   form,
   onChange,
   licenses,
+  statuses,
   queryErrors,
   onSubmit,
 }: {
   form: SaleFilters;
   onChange: (form: SaleFilters) => void;
   licenses: { id: number; name: string }[];
+  statuses: SaleStatusLabels | undefined;
   queryErrors: Record<string, string> | null;
   onSubmit: (event: FormEvent) => void;
 }) {
@@ -38,7 +40,7 @@ export function SaleSearchForm({
           placeholder="すべて"
           options={licenses.map((l) => ({ value: String(l.id), label: l.name }))}
         />
-        <SelectField {...asSelect(field('status'))} placeholder="すべて" options={SALE_STATUS_OPTIONS} />
+        <SelectField {...asSelect(field('status'))} placeholder="すべて" options={saleStatusOptions(statuses)} />
         <TextInput {...field('q')} />
         <TextInput {...field('paid_from')} type="date" />
         <TextInput {...field('paid_to')} type="date" />

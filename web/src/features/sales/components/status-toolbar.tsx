@@ -1,4 +1,4 @@
-import { SaleStatus } from '../api';
+import { SaleStatus, type SaleStatusLabels, statusLabel } from '../api';
 import { count } from './sale-counts';
 
 type Move = typeof SaleStatus.InProgress | typeof SaleStatus.Registered;
@@ -6,19 +6,21 @@ type Move = typeof SaleStatus.InProgress | typeof SaleStatus.Registered;
 /** One move's button: the selected sales of its status when any are selected, else every such sale of the search. */
 function MoveButton({
   to,
+  label,
   selectedCount,
   matching,
   disabled,
   onMove,
 }: {
   to: Move;
+  label: (status: SaleStatus) => string;
   selectedCount: number;
   matching: number;
   disabled: boolean;
   onMove: (to: Move, scope: 'selected' | 'search') => void;
 }) {
-  const target = to === SaleStatus.InProgress ? '処理中' : '登録済み';
-  const from = to === SaleStatus.InProgress ? '出力待ち' : '処理中';
+  const target = label(to);
+  const from = label(to === SaleStatus.InProgress ? SaleStatus.AwaitingExport : SaleStatus.InProgress);
   return selectedCount ? (
     <button type="button" className="button" disabled={disabled} onClick={() => onMove(to, 'selected')}>
       選択した{count(selectedCount)}を{target}にする
@@ -33,6 +35,7 @@ function MoveButton({
 
 /** 処理中にする・登録済みにする・差し戻す for the selection or the whole search. */
 export function StatusToolbar({
+  statuses,
   licenseChosen,
   busy,
   selectedCount,
@@ -41,6 +44,8 @@ export function StatusToolbar({
   onMove,
   onRevert,
 }: {
+  /** The server's words for the states: the move buttons wait for them (they come with the counts). */
+  statuses: SaleStatusLabels | undefined;
   licenseChosen: boolean;
   busy: boolean;
   selectedCount: (status: SaleStatus) => number;
@@ -50,22 +55,29 @@ export function StatusToolbar({
   onRevert: () => void;
 }) {
   const disabled = !licenseChosen || busy;
+  const label = (status: SaleStatus) => statusLabel(statuses, status);
   return (
     <div className="actions toolbar">
-      <MoveButton
-        to={SaleStatus.InProgress}
-        selectedCount={selectedCount(SaleStatus.AwaitingExport)}
-        matching={matching(SaleStatus.AwaitingExport)}
-        disabled={disabled}
-        onMove={onMove}
-      />
-      <MoveButton
-        to={SaleStatus.Registered}
-        selectedCount={selectedCount(SaleStatus.InProgress)}
-        matching={matching(SaleStatus.InProgress)}
-        disabled={disabled}
-        onMove={onMove}
-      />
+      {statuses ? (
+        <>
+          <MoveButton
+            to={SaleStatus.InProgress}
+            label={label}
+            selectedCount={selectedCount(SaleStatus.AwaitingExport)}
+            matching={matching(SaleStatus.AwaitingExport)}
+            disabled={disabled}
+            onMove={onMove}
+          />
+          <MoveButton
+            to={SaleStatus.Registered}
+            label={label}
+            selectedCount={selectedCount(SaleStatus.InProgress)}
+            matching={matching(SaleStatus.InProgress)}
+            disabled={disabled}
+            onMove={onMove}
+          />
+        </>
+      ) : null}
       <button type="button" className="button" disabled={busy || revertable === 0} onClick={onRevert}>
         選択した{count(revertable)}を差し戻す
       </button>

@@ -1,12 +1,19 @@
 import { useState } from 'react';
 import { type ConfirmRequest, useConfirm } from '../../../components/ui/use-confirm';
-import { api } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { type ExportState, type Unmappable, useExportHistory } from '../api';
+import {
+  completeExport,
+  type ExportState,
+  exportPreflight,
+  requestExport,
+  retryExport,
+  type Unmappable,
+  useExportHistory,
+} from '../api';
 import { count } from '../components/sale-counts';
 
-export type Encoding = 'utf-8' | 'shift_jis';
+export type Encoding = ExportState['encoding'];
 
 /** The confirmation of an export: which sales it writes and, for a batch, which it moves. */
 function createConfirmation(batch: boolean, awaiting: number, writes: number, file: string): ConfirmRequest {
@@ -95,7 +102,7 @@ export function useExportActions({
     };
     await run(async () => {
       try {
-        await api('/api/exports', { method: 'POST', body });
+        await requestExport(body);
         setProblems(null);
         setNotice(batch ? 'CSVの作成を始めました。対象の売上は「処理中」になりました。' : 'CSVの作成を始めました。');
         setPage(1);
@@ -108,7 +115,7 @@ export function useExportActions({
   const start = async (encoding: Encoding) => {
     if (encoding === 'shift_jis') {
       const query = new URLSearchParams({ ...filters, batch: String(batch) });
-      const found = await run(() => api<{ problems: Unmappable[]; total: number }>(`/api/exports/preflight?${query.toString()}`));
+      const found = await run(() => exportPreflight(query));
       if (!found) return;
       if (found.total > 0) {
         setProblems({ list: found.problems, total: found.total });
@@ -120,10 +127,10 @@ export function useExportActions({
   };
 
   /** A POST answered with a message: 登録済みにする (which moves sales) or 再実行. */
-  const post = (path: string, movesSales: boolean) =>
+  const post = (call: () => Promise<{ message: string }>, movesSales: boolean) =>
     run(async () => {
       try {
-        const res = await api<{ message: string }>(path, { method: 'POST' });
+        const res = await call();
         setNotice(res.message);
       } finally {
         await after(movesSales);
@@ -131,9 +138,9 @@ export function useExportActions({
     });
   const complete = async (row: ExportState) => {
     if (!(await confirm(completeConfirmation(row, row.open_count ?? row.total_rows ?? 0)))) return;
-    await post(`/api/exports/${row.id}/complete`, true);
+    await post(() => completeExport(row.id), true);
   };
-  const retry = (row: ExportState) => void post(`/api/exports/${row.id}/retry`, false);
+  const retry = (row: ExportState) => void post(() => retryExport(row.id), false);
 
   return { ...submit, history, setPage, problems, setProblems, notice, dialog, create, start, complete, retry };
 }

@@ -1,8 +1,15 @@
 import { type FormEvent, useState } from 'react';
 import { firstFew, useConfirm } from '../../../components/ui/use-confirm';
-import { api } from '../../../lib/api';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { type AdminSale, type SaleCounts, SaleStatus } from '../api';
+import {
+  type AdminSale,
+  advanceSales,
+  revertSales,
+  type SaleCounts,
+  SaleStatus,
+  type SaleStatusLabels,
+  statusLabel,
+} from '../api';
 import { count } from '../components/sale-counts';
 
 type Move = typeof SaleStatus.InProgress | typeof SaleStatus.Registered;
@@ -10,8 +17,7 @@ type Scope = 'selected' | 'search';
 
 const saleName = (sale: AdminSale) =>
   `${sale.order_number ?? `売上ID ${sale.id}`}（${sale.user.last_name} ${sale.user.first_name}）`;
-const statusName = (to: Move) => (to === SaleStatus.InProgress ? '処理中' : '登録済み');
-const fromName = (to: Move) => (to === SaleStatus.InProgress ? '出力待ち' : '処理中');
+const fromOf = (to: Move) => (to === SaleStatus.InProgress ? SaleStatus.AwaitingExport : SaleStatus.InProgress);
 
 /** What the confirmation says it will move. */
 function MoveBody({
@@ -20,24 +26,26 @@ function MoveBody({
   n,
   picked,
   license,
+  label,
 }: {
+  label: (status: SaleStatus) => string;
   to: Move;
   scope: Scope;
   n: number;
   picked: AdminSale[];
   license?: string;
 }) {
-  const what = scope === 'selected' ? `選択した${count(n)}` : `検索結果の「${fromName(to)}」${count(n)}すべて`;
+  const what = scope === 'selected' ? `選択した${count(n)}` : `検索結果の「${label(fromOf(to))}」${count(n)}すべて`;
   return (
     <>
       <p>
-        {what}を「{statusName(to)}」にします。
+        {what}を「{label(to)}」にします。
       </p>
       {scope === 'selected' ? (
         <p className="small">対象：{firstFew(picked.map(saleName))}</p>
       ) : (
         <p className="small">
-          対象：{license ? `「${license}」の` : ''}検索条件に合う「{fromName(to)}
+          対象：{license ? `「${license}」の` : ''}検索条件に合う「{label(fromOf(to))}
           」の売上（返金済みを除く）
         </p>
       )}
@@ -73,12 +81,14 @@ export function useSaleSelection() {
 export function useSaleMoves({
   params,
   counts,
+  statuses,
   licenseName,
   selection,
   refresh,
 }: {
   params: URLSearchParams;
   counts: SaleCounts | undefined;
+  statuses: SaleStatusLabels | undefined;
   licenseName: string | undefined;
   selection: ReturnType<typeof useSaleSelection>;
   refresh: () => Promise<void>;
@@ -90,6 +100,7 @@ export function useSaleMoves({
   const { confirm, dialog } = useConfirm();
   const licenseId = params.get('license_id');
   const matching = (from: SaleStatus) => matchingCount(params, counts, from);
+  const label = (status: SaleStatus) => statusLabel(statuses, status);
 
   const advance = async (to: Move, scope: Scope) => {
     const picked = selection.chosen(to === SaleStatus.InProgress ? SaleStatus.AwaitingExport : SaleStatus.InProgress);
@@ -99,9 +110,9 @@ export function useSaleMoves({
         ? ids.length
         : matching(to === SaleStatus.InProgress ? SaleStatus.AwaitingExport : SaleStatus.InProgress);
     const yes = await confirm({
-      title: `売上を「${statusName(to)}」にします`,
-      confirmLabel: `${count(n)}を${statusName(to)}にする`,
-      body: <MoveBody to={to} scope={scope} n={n} picked={picked} license={licenseName} />,
+      title: `売上を「${label(to)}」にします`,
+      confirmLabel: `${count(n)}を${label(to)}にする`,
+      body: <MoveBody label={label} to={to} scope={scope} n={n} picked={picked} license={licenseName} />,
     });
     if (!yes) return;
     const search = {
@@ -111,14 +122,11 @@ export function useSaleMoves({
     };
     void submit.run(async () => {
       try {
-        const res = await api<{ message: string }>('/api/sales/update', {
-          method: 'POST',
-          body: {
-            status: to,
-            licenseId: Number(licenseId),
-            expected_count: n,
-            ...(scope === 'selected' ? { saleIds: ids } : search),
-          },
+        const res = await advanceSales({
+          status: to,
+          licenseId: Number(licenseId),
+          expected_count: n,
+          ...(scope === 'selected' ? { saleIds: ids } : search),
         });
         setNotice(res.message);
         selection.clear();
@@ -132,10 +140,7 @@ export function useSaleMoves({
     event.preventDefault();
     if (!reverting) return;
     void submit.run(async () => {
-      const res = await api<{ message: string }>('/api/sales/revert', {
-        method: 'POST',
-        body: { saleIds: reverting.map((s) => s.id), reason },
-      });
+      const res = await revertSales({ saleIds: reverting.map((s) => s.id), reason });
       setNotice(res.message);
       setReverting(null);
       setReason('');

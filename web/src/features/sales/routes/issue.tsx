@@ -6,7 +6,15 @@ import { PagedTable, pageOf } from '../../../components/ui/paged-table';
 import { usePageParam } from '../../../components/ui/pager';
 import { ApiError } from '../../../lib/api';
 import { withParams } from '../../../lib/search-params';
-import { type AdminSale, type SaleCounts, SaleStatus, useLicenseOptions, useSaleCounts, useSalesSearch } from '../api';
+import {
+  type AdminSale,
+  type SaleCounts,
+  SaleStatus,
+  type SaleStatusLabels,
+  useLicenseOptions,
+  useSaleCounts,
+  useSalesSearch,
+} from '../api';
 import { ExportPanel } from '../components/export-panel';
 import { IssueSalesTable } from '../components/issue-sales-table';
 import { RevertForm } from '../components/revert-form';
@@ -100,10 +108,12 @@ function SalesResults({
 
 /** The move buttons and, once asked for, the 差し戻し form. */
 function SaleMoveActions({
+  statuses,
   licenseChosen,
   selection,
   moves,
 }: {
+  statuses: SaleStatusLabels | undefined;
   licenseChosen: boolean;
   selection: ReturnType<typeof useSaleSelection>;
   moves: ReturnType<typeof useSaleMoves>;
@@ -111,6 +121,7 @@ function SaleMoveActions({
   return (
     <>
       <StatusToolbar
+        statuses={statuses}
         licenseChosen={licenseChosen}
         busy={moves.busy}
         selectedCount={(status) => selection.chosen(status).length}
@@ -156,6 +167,7 @@ export function IssuePage() {
   const moves = useSaleMoves({
     params,
     counts: counts.data?.counts,
+    statuses: counts.data?.statuses,
     licenseName: licenses.data?.licenses.find((l) => String(l.id) === licenseId)?.name,
     selection,
     refresh,
@@ -179,11 +191,12 @@ export function IssuePage() {
         form={form}
         onChange={setForm}
         licenses={licenses.data?.licenses ?? []}
+        statuses={counts.data?.statuses}
         queryErrors={queryErrors}
         onSubmit={search}
       />
-      {c ? <SaleCountList counts={c} /> : null}
-      <SaleMoveActions licenseChosen={Boolean(licenseId)} selection={selection} moves={moves} />
+      {c && counts.data ? <SaleCountList counts={c} statuses={counts.data.statuses} /> : null}
+      <SaleMoveActions statuses={counts.data?.statuses} licenseChosen={Boolean(licenseId)} selection={selection} moves={moves} />
       <SalesResults
         search={{ data, error, isLoading, mutate }}
         queryErrors={queryErrors}
