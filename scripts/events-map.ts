@@ -124,7 +124,7 @@ const FLOWS: Flow[] = [
       {
         label: 'POST /api/sales/{id}/refund',
         say: '`POST /api/sales/{id}/refund`: decided and audited in sales, then asked of checkout (PaymentsPort.refundPayment) and so of Stripe',
-        route: { file: 'src/modules/sales/refund-routes.ts', calls: ['requestRefund'] },
+        route: { file: 'src/modules/sales/refund.ts', calls: ['requestRefund'] },
         ports: [{ file: 'src/modules/checkout/stripe.ts', name: 'refundPayment' }],
       },
       { ...WEBHOOK, say: 'Stripe refunds and sends `charge.refunded` to the webhook, stored in the inbox' },

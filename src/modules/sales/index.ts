@@ -4,9 +4,9 @@ import { Export, ExportSale } from './entities/export.entity.ts';
 import { SaleReceipt } from './entities/receipt.entity.ts';
 import { Sale } from './entities/sale.entity.ts';
 import { SaleStatusMove, SaleStatusMoveSale } from './entities/status-move.entity.ts';
+import { onExportRequested } from './export/build.ts';
 import {
   onCheckoutPaid,
-  onExportRequested,
   onPaymentRefunded,
   onRegistrationMailsDue,
   onSalePaid,
@@ -17,15 +17,15 @@ import {
 import { salesRoutes } from './routes.ts';
 
 export { saleAuditLabels } from './audit-labels.ts';
-export { REFUND_STATE_LABEL, type RefundState, SALE_NOT_FOUND, saleDetail } from './detail.ts';
+export { saleDetail } from './detail.ts';
 export { SALE_STATUS_LABEL, SaleStatus } from './entities/sale.entity.ts';
-export { EXPORT_HEADER } from './export/columns.ts';
 // The export's encoder, for the property test that pins its bytes to csv-stringify's (tests/unit/export-encoding.test.ts).
-export { type CsvEncoder, csvEncoder, type ExportEncoding } from './export/encoding.ts';
+export { type CsvEncoder, csvEncoder, EXPORT_HEADER, type ExportEncoding } from './export/csv.ts';
 export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export/sweep.ts';
 export { exportFigures } from './export-figures.ts';
 export { type LicenseSalesCount, salesCountsByLicense } from './license-counts.ts';
-export { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN, parseOrderNumber } from './order-number.ts';
+export { salesOfUser } from './member-history.ts';
+export { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN } from './order-number.ts';
 export {
   type SalePayment,
   salePaymentsOfIds,
@@ -33,15 +33,10 @@ export {
   salePaymentsOfSessions,
   salePaymentsSince,
 } from './payments.ts';
+export { type Holding, holdingsOf, saleIdForCheckout, saleOfCheckout, saleOfOrderNumber } from './record-sale.ts';
+export { REFUND_STATE_LABEL, type RefundState, SALE_NOT_FOUND } from './refund.ts';
 export { SaleAnswer } from './responses.ts';
-export {
-  type Holding,
-  holdingsOf,
-  saleIdForCheckout,
-  saleOfCheckout,
-  saleOfOrderNumber,
-  salesOfUser,
-} from './service.ts';
+export { parseOrderNumber } from './sales-filter.ts';
 
 export const sales = {
   name: 'sales',

@@ -1,12 +1,12 @@
 import * as v from 'valibot';
 import { operation, pageEntries, pathIds, timestamp } from '../../http/openapi.ts';
 import { AddresseeInput } from './receipt.ts';
-import { RefundInput } from './refund.ts';
 import {
   CountsQuery,
   ExportInput,
   PageQuery,
   PreflightQuery,
+  RefundInput,
   RevertInput,
   SalesListQuery,
   StatusUpdateInput,

@@ -192,3 +192,15 @@ export const ExportInput = withDatesInOrder(
 );
 
 export const PreflightQuery = withDatesInOrder(v.object({ ...filterEntries, batch: flag('一括処理の指定が正しくありません。') }));
+
+/** POST /api/sales/{id}/refund: why (1..200 characters, audited) and, for an exported sale, the confirmation. */
+export const RefundInput = v.object({
+  reason: v.pipe(
+    v.string('返金の理由を入力してください。'),
+    printable('返金の理由', { multiline: true }),
+    v.trim(),
+    v.minLength(1, '返金の理由を入力してください。'),
+    v.check((text: string) => [...text].length <= 200, '返金の理由は200文字以内で入力してください。'),
+  ),
+  confirm_exported: v.optional(v.boolean('研修管理システムへの連絡の確認は true か false で指定してください。'), false),
+});

@@ -12,7 +12,7 @@ export type SaleStatus = (typeof SaleStatus)[keyof typeof SaleStatus];
 export const SALE_STATUSES: readonly SaleStatus[] = [SaleStatus.AwaitingExport, SaleStatus.InProgress, SaleStatus.Registered];
 export const isSaleStatus = (value: unknown): value is SaleStatus => SALE_STATUSES.includes(value as SaleStatus);
 
-/** The back office's word for each state (the member's words are MEMBER_SALE_STATE in service.ts). */
+/** The back office's word for each state (the member's words are MEMBER_SALE_STATE in member-history.ts). */
 export const SALE_STATUS_LABEL: Record<SaleStatus, string> = {
   [SaleStatus.AwaitingExport]: '出力待ち',
   [SaleStatus.InProgress]: '処理中',

@@ -4,9 +4,9 @@ import { sql } from 'kysely';
 import { countAll, db as kysely } from '../../../db/kysely.ts';
 import type { Em } from '../../../db/orm.ts';
 import { currentBuyers } from '../../accounts/index.ts';
-import { oneOfIds, type SalesFilter, salesFilter } from '../service.ts';
-import type { RecordBatch } from './columns.ts';
-import { type BuyerDetails, buyerCells } from './rows.ts';
+import { oneOfIds, type SalesFilter, salesFilter } from '../sales-filter.ts';
+import type { RecordBatch } from './csv.ts';
+import { type BuyerDetails, buyerCells } from './csv.ts';
 
 /** Sales per page of an export (about; see rangesOf), and at most per page. */
 const BATCH = 5_000;
@@ -199,6 +199,60 @@ class MembersMet<P> {
   }
 }
 
+/** A page's people: the members as they are now (met before in this run, or looked up), else the sale's snapshot. */
+async function withPeople<P>(
+  em: Em,
+  page: SalesPage,
+  known: MembersMet<P>,
+  groupName: string,
+  person: (cells: string[], saleId: number) => P,
+): Promise<RecordBatch<P>> {
+  const { ids, userIds, userKeys } = page;
+  const people = new Array<P>(ids.length);
+  // Sales whose member this run has not met yet, and sales whose member is gone (null).
+  let pending: number[] = [];
+  const unknown = new Set<string>();
+  for (let i = 0; i < ids.length; i++) {
+    const userId = userIds[i] ?? null;
+    const known_ = userId === null ? null : known.get(userKeys[i] as number, userId);
+    if (known_ === undefined) {
+      pending.push(i);
+      unknown.add(userId as string);
+    } else if (known_ === null) pending.push(i);
+    else people[i] = known_;
+  }
+  if (unknown.size) {
+    if (known.size + unknown.size > MAX_CACHED_BUYERS) known.clear();
+    const found = await currentBuyers(em, [...unknown]);
+    const gone: number[] = [];
+    for (const i of pending) {
+      const userId = userIds[i] ?? null;
+      let known_ = userId === null ? null : known.get(userKeys[i] as number, userId);
+      if (known_ === undefined) {
+        const buyer = found.get(userId as string);
+        known_ = buyer ? person(buyerCells(buyer, groupName), ids[i] as number) : null;
+        known.set(userKeys[i] as number, userId as string, known_);
+      }
+      if (known_ === null) gone.push(i);
+      else people[i] = known_;
+    }
+    pending = gone;
+  }
+  if (pending.length) {
+    const snapshots = await snapshotsOf(
+      em,
+      pending.map((i) => ids[i] as number),
+      groupName,
+    );
+    for (const i of pending) {
+      const cells = snapshots.get(ids[i] as number);
+      if (!cells) throw new Error(`sale ${ids[i]} vanished during the export`);
+      people[i] = person(cells, ids[i] as number);
+    }
+  }
+  return { ids: page.ids, people, licenseNames: page.licenseNames, paidAt: page.paidAt };
+}
+
 /**
  * The export's records, page by page: the member's current details while the account exists, the
  * purchase-time snapshot once it is deleted. Each member is looked up (and made into a `person`, e.g.
@@ -216,55 +270,9 @@ export async function* records<P>(
   // Pages, and the members they bring, are read side by side (a member met in two pages at once may
   // be looked up twice, harmlessly).
   const read = async (range: IdRange): Promise<RecordBatch<P> & { range: IdRange }> => ({
-    ...(await withPeople(await pageOf(em, source, range))),
+    ...(await withPeople(em, await pageOf(em, source, range), known, groupName, person)),
     range,
   });
-  const withPeople = async (page: SalesPage): Promise<RecordBatch<P>> => {
-    const { ids, userIds, userKeys } = page;
-    const people = new Array<P>(ids.length);
-    // Sales whose member this run has not met yet, and sales whose member is gone (null).
-    let pending: number[] = [];
-    const unknown = new Set<string>();
-    for (let i = 0; i < ids.length; i++) {
-      const userId = userIds[i] ?? null;
-      const known_ = userId === null ? null : known.get(userKeys[i] as number, userId);
-      if (known_ === undefined) {
-        pending.push(i);
-        unknown.add(userId as string);
-      } else if (known_ === null) pending.push(i);
-      else people[i] = known_;
-    }
-    if (unknown.size) {
-      if (known.size + unknown.size > MAX_CACHED_BUYERS) known.clear();
-      const found = await currentBuyers(em, [...unknown]);
-      const gone: number[] = [];
-      for (const i of pending) {
-        const userId = userIds[i] ?? null;
-        let known_ = userId === null ? null : known.get(userKeys[i] as number, userId);
-        if (known_ === undefined) {
-          const buyer = found.get(userId as string);
-          known_ = buyer ? person(buyerCells(buyer, groupName), ids[i] as number) : null;
-          known.set(userKeys[i] as number, userId as string, known_);
-        }
-        if (known_ === null) gone.push(i);
-        else people[i] = known_;
-      }
-      pending = gone;
-    }
-    if (pending.length) {
-      const snapshots = await snapshotsOf(
-        em,
-        pending.map((i) => ids[i] as number),
-        groupName,
-      );
-      for (const i of pending) {
-        const cells = snapshots.get(ids[i] as number);
-        if (!cells) throw new Error(`sale ${ids[i]} vanished during the export`);
-        people[i] = person(cells, ids[i] as number);
-      }
-    }
-    return { ids: page.ids, people, licenseNames: page.licenseNames, paidAt: page.paidAt };
-  };
   const ranges = rangesOf(span);
   const inFlight: Promise<RecordBatch<P> & { range: IdRange }>[] = [];
   const more = () => {
