@@ -7,7 +7,7 @@ export type MailStatus = 'sending' | 'sent' | 'failed';
  * One row per e-mail that must go out, and the member's mail log. The unique key (event id + kind)
  * makes a job that runs twice, or two workers racing, claim one delivery; every copy that may go out
  * carries the Message-ID derived from that key. A temporary failure stays on record for the next
- * attempt, a permanent one (`permanent`) until an operator resends: see mail/service.ts and
+ * attempt, a permanent one (`permanent`) until an operator resends: see mail/send.ts and
  * docs/decisions/0007-exactly-once-mail.md.
  */
 export const MailDeliverySchema = defineEntity({
