@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { operation, pageEntries, pathIds, timestamp } from '../../http/openapi.ts';
-import { AddresseeInput } from './receipt.ts';
 import {
+  AddresseeInput,
   CountsQuery,
   ExportInput,
   PageQuery,
