@@ -17,8 +17,8 @@ import { HIDDEN_LICENSE_FLAG } from './stripe-events.ts';
 export const RECONCILIATION_DAYS = 7;
 export const RUN_NOT_FOUND = '照合の記録が見つかりませんでした。';
 /** The nightly run: 03:00 Japan time, one job per night however many workers run (BullMQ job scheduler). */
-export const NIGHTLY_SCHEDULER_ID = 'nightly-payment-reconciliation';
-export const NIGHTLY_PATTERN = '0 3 * * *';
+const NIGHTLY_SCHEDULER_ID = 'nightly-payment-reconciliation';
+const NIGHTLY_PATTERN = '0 3 * * *';
 
 export type FindingKind = 'paid_without_sale' | 'sale_without_payment' | 'amount_mismatch' | 'refund_not_recorded';
 

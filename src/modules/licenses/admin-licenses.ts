@@ -23,10 +23,9 @@ import {
 } from './images.ts';
 import { type LicenseFieldsData, type PictureSlot, pictureOrder } from './schemas.ts';
 
-export const STALE_EDIT =
-  '他の管理者がこのライセンスを先に更新しました。最新の内容を読み込み直してから、もう一度変更してください。';
+const STALE_EDIT = '他の管理者がこのライセンスを先に更新しました。最新の内容を読み込み直してから、もう一度変更してください。';
 
-export async function processUploads(files: UploadedFile[]): Promise<ProcessedPicture[]> {
+async function processUploads(files: UploadedFile[]): Promise<ProcessedPicture[]> {
   const processed: ProcessedPicture[] = [];
   const errors: Record<string, string[]> = {};
   for (const [index, file] of files.entries()) {

@@ -12,7 +12,7 @@ export const LICENSE_NOT_FOUND = 'エラー: ライセンスが見つかりま�
 type PictureRow = Pick<LicensePicture, 'fileName' | 'thumbnailName' | 'width' | 'height' | 'originalName'>;
 
 /** The licence at the API edge, with the seed's `picture_directory` and `pictures_pathes`. */
-export function licenseDto(
+function licenseDto(
   license: Pick<License, 'id' | 'name' | 'description' | 'price' | 'published' | 'sortOrder'> & {
     /** An entity's Date, or a row's timestamp text. */
     createdAt: Date | string;

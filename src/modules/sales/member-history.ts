@@ -6,7 +6,7 @@ import { type SaleView, saleDto } from './record-sale.ts';
  * How a member reads a sale's state: what it means for them, never the back office's 出力待ち/処理中
  * (a sale exists only once paid, so every state starts from お支払い済み).
  */
-export const MEMBER_SALE_STATE = {
+const MEMBER_SALE_STATE = {
   paid: 'お支払い済み（登録準備中）',
   in_progress: '登録手続き中',
   registered: '登録完了',
@@ -14,7 +14,7 @@ export const MEMBER_SALE_STATE = {
 } as const;
 export type MemberSaleState = keyof typeof MEMBER_SALE_STATE;
 
-export function memberSaleState(sale: Pick<SaleView, 'status' | 'refundedAt'>): MemberSaleState {
+function memberSaleState(sale: Pick<SaleView, 'status' | 'refundedAt'>): MemberSaleState {
   if (sale.refundedAt) return 'refunded';
   if (sale.status === SaleStatus.Registered) return 'registered';
   return sale.status === SaleStatus.InProgress ? 'in_progress' : 'paid';

@@ -9,7 +9,7 @@ import { SALE_STATUS_LABEL, Sale, SaleStatus } from './entities/sale.entity.ts';
 import { newOrderNumber } from './order-number.ts';
 import { parseOrderNumber } from './sales-filter.ts';
 
-export class SaleNotYetRecorded extends Error {}
+class SaleNotYetRecorded extends Error {}
 
 /** A new order number drawn this many times at most (a clash is one in a billion a month). */
 const ORDER_NUMBER_ATTEMPTS = 5;

@@ -51,17 +51,17 @@ export async function wasExported(em: Em, sale: Pick<Sale, 'id' | 'status' | 'ba
 
 export type RefundRequest = v.InferOutput<typeof RefundInput>;
 
-export const ALREADY_REFUNDED = 'この売上は返金済みです。';
-export const NO_PAYMENT_INTENT =
+const ALREADY_REFUNDED = 'この売上は返金済みです。';
+const NO_PAYMENT_INTENT =
   'この売上には Stripe の支払い（PaymentIntent）の記録がないため、管理画面から返金できません。Stripe のダッシュボードで返金してください。';
-export const CONFIRM_EXPORTED =
+const CONFIRM_EXPORTED =
   'この売上は研修管理システム向けに出力済みです。返金する場合は、研修管理システムからの登録の取り消しを連絡することを確認してください。';
-export const STRIPE_UNAVAILABLE = '決済サービスに接続できませんでした。時間をおいて再度お試しください。';
-export const STRIPE_REFUSED =
+const STRIPE_UNAVAILABLE = '決済サービスに接続できませんでした。時間をおいて再度お試しください。';
+const STRIPE_REFUSED =
   'Stripe が返金を受け付けませんでした。この支払いは返金できない状態の可能性があります。Stripe のダッシュボードで支払いの状態を確認してください。';
 
 /** The idempotency key of a sale's full refund: asking twice (a double click, a retry) refunds once. */
-export const refundKey = (saleId: number) => `refund-sale-${saleId}`;
+const refundKey = (saleId: number) => `refund-sale-${saleId}`;
 
 /**
  * A full refund of the sale's PaymentIntent, asked of Stripe from the back office. Decide and record
@@ -72,7 +72,7 @@ export const refundKey = (saleId: number) => `refund-sale-${saleId}`;
  * same idempotency key (nothing is refunded twice; a request cut short by a crash is completed).
  * Stripe unreachable → 503 and the request is withdrawn; Stripe refusing → 409, withdrawn as well.
  */
-export async function requestRefund(
+async function requestRefund(
   deps: { orm: Orm; payments: PaymentsPort; log: Logger },
   actor: Actor,
   saleId: number,

@@ -59,11 +59,8 @@ export type SalesWhereFilter = SalesFilter & { exportable?: boolean };
 export const oneOfIds = (ref: Expression<number>, ids: readonly number[]) =>
   sql<SqlBool>`${ref} = any(string_to_array(${ids.join(',')}, ',')::bigint[])`;
 
-/**
- * The conditions of the administrators' sales list, of status moves by search, of the counts, the
- * summary and the export, on `sales as s` — none when the filter says nothing. salesFilter ANDs them.
- */
-export function salesConditions(eb: SalesEb, filter: SalesWhereFilter): Expression<SqlBool>[] {
+/** The conditions of every reader of the list's search on `sales as s`: none when the filter says nothing. */
+function salesConditions(eb: SalesEb, filter: SalesWhereFilter): Expression<SqlBool>[] {
   const clauses: Expression<SqlBool>[] = [];
   if (filter.licenseId) clauses.push(eb('s.license_id', '=', filter.licenseId));
   if (filter.status !== undefined) {
@@ -110,10 +107,7 @@ export function salesConditions(eb: SalesEb, filter: SalesWhereFilter): Expressi
   return clauses;
 }
 
-/**
- * The typed filter of the administrators' sales list, of status moves by search, of the counts, the
- * summary and the export: `.where(salesFilter(filter))` on `sales as s` (issue 22: no SQL text).
- */
+/** salesConditions ANDed, for `.where(salesFilter(filter))` on `sales as s`. */
 export function salesFilter(filter: SalesWhereFilter) {
   return (eb: SalesEb): Expression<SqlBool> => eb.and(salesConditions(eb, filter));
 }

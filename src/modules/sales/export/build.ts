@@ -27,7 +27,7 @@ const HEARTBEAT_MS = 1_000;
  * hashed; the store makes it visible only once complete. Progress (rows written) is saved as it goes.
  * A finished export is not built again; a failed or interrupted one is rebuilt from its frozen set.
  */
-export async function buildExport(
+async function buildExport(
   em: Em,
   files: FileStore,
   groupName: string,
@@ -132,12 +132,12 @@ const EXPORT_KEY = /^exports\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
 /** The file store key of an export's file: keyed by the export, so a failure and the sweeper find its unfinished write. */
-export const exportFileKey = (exportId: string) => `${EXPORTS}${exportId}.csv`;
+const exportFileKey = (exportId: string) => `${EXPORTS}${exportId}.csv`;
 /** The file store key of a finished export's file (rows written before the file store hold only its name). */
 export const keyOfExportFile = (fileName: string) => (fileName.includes('/') ? fileName : `${EXPORTS}${fileName}`);
 
 /** A file being written into the store. */
-export interface ExportFile {
+interface ExportFile {
   /** Hashes and writes one chunk, waiting while the store is behind (memory stays flat). */
   write(bytes: Buffer): Promise<void>;
   /** Ends the file and waits until the store holds it whole: its SHA-256 (hex). */
@@ -151,7 +151,7 @@ export interface ExportFile {
  * the store's `put` consumes, and the hash is taken on the same chunks. The store makes the file
  * visible only once it is complete.
  */
-export function openExportFile(files: FileStore, key: string, contentType: string): ExportFile {
+function openExportFile(files: FileStore, key: string, contentType: string): ExportFile {
   const hash = createHash('sha256');
   const out = new PassThrough({ highWaterMark: WRITE_BUFFER_BYTES });
   const stored = files.put(key, out, { contentType });

@@ -1,13 +1,10 @@
-// Row mapping: a sale's buyer → the first seven cells of its record (the rest, ライセンス名 and
-// 購入日時, come straight from the sale: columns.ts).
+// The training system's CSV (layout fixed by the seed): its columns, a buyer's cells, the 購入日時 cell
+// and the encoder that writes a page of records as bytes.
 import iconv from 'iconv-lite';
 import { AppError } from '../../../http/errors.ts';
 import { CP932, csvHeader, csvRecord, replaceUnmappable, toCp932Forms, unmappableIn } from '../../../lib/csv.ts';
 import { JST_OFFSET_SECONDS } from '../../../lib/japan-time.ts';
 import { AFFILIATIONS, type Buyer, combinedAffiliationName } from '../../accounts/index.ts';
-
-// The training system's CSV layout (fixed by the seed): its columns, the 購入日時 cell, and a page of
-// records on its way from the query stream to the encoder.
 
 /** The columns the seed's training system reads, in its order. */
 export const EXPORT_HEADER = ['メールアドレス', '姓', '名', '言語', 'グループ', '所属', '所属名', 'ライセンス名', '購入日時'];
@@ -25,7 +22,7 @@ export const FIELD_OF_COLUMN = [
 ] as const;
 
 /** The last cell of a record, 購入日時, with the line's CRLF: always 21 ASCII bytes, never quoted. */
-export const DATE_LINE_BYTES = 21;
+const DATE_LINE_BYTES = 21;
 
 const SLASH = 0x2f;
 const SPACE = 0x20;
@@ -44,7 +41,7 @@ const twoDigits = (chunk: Buffer, at: number, n: number) => {
  * CRLF, written into `chunk` at `at` from the sale's Unix seconds, with no string and no Date per row.
  * Returns the offset after it. (The civil date is H. Hinnant's days-to-civil algorithm.)
  */
-export function writeJstLine(chunk: Buffer, at: number, seconds: number): number {
+function writeJstLine(chunk: Buffer, at: number, seconds: number): number {
   const local = seconds + JST_OFFSET_SECONDS;
   const days = Math.floor(local / 86400);
   let rest = local - days * 86400;
@@ -128,7 +125,7 @@ export const exportContentType = (encoding: string) => `text/csv; charset=${enco
  * A cell as the file's encoding holds it: UTF-8 as it is; CP932 in its CP932 forms, with 〓 for what
  * CP932 cannot hold when the administrator chose that, or else the export refused.
  */
-export function cellWriter(cp932: boolean, replace: boolean): (text: string, saleId: number) => string {
+function cellWriter(cp932: boolean, replace: boolean): (text: string, saleId: number) => string {
   if (!cp932) return (text) => text;
   if (replace) return replaceUnmappable;
   return (text, saleId) => {

@@ -1,5 +1,5 @@
-// The export's service functions: request (a plain export or a batch), history, download, 登録済み
-// (complete) and 再実行 (retry). The file itself is built by the worker (build.ts).
+// The export's requests: its preflight, a plain export or a batch, history, download, 登録済み
+// (complete) and 再実行 (retry). The worker builds the file (build.ts).
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { countAll, db, now } from '../../../db/kysely.ts';
@@ -285,7 +285,7 @@ export interface Unmappable {
 }
 
 /** Every cell that CP932 cannot hold, with its sale and field (the screen shows them before a Shift_JIS export). */
-export async function findUnmappable(
+async function findUnmappable(
   em: Em,
   source: ExportSource,
   groupName: string,
@@ -327,7 +327,7 @@ export async function preflight(orm: Orm, filter: SalesFilter, batch: boolean, g
   return { problems, total };
 }
 
-export function unmappableError(found: { problems: Unmappable[]; total: number }) {
+function unmappableError(found: { problems: Unmappable[]; total: number }) {
   const first = found.problems
     .slice(0, 3)
     .map((p) => `売上ID ${p.sale_id} の「${p.characters.join('')}」`)
