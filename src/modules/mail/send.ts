@@ -78,10 +78,8 @@ export class MailInFlightError extends Error {
 }
 
 /**
- * A refusal for good: the server answered 5xx (nodemailer's `responseCode >= 500`) to the recipient
- * (RCPT TO) or to the message (DATA). A 5xx to our greeting, sign-in or sender address says the
- * server or our settings are wrong for every e-mail — an operator fixes that — so it is retried like
- * any other failure.
+ * A refusal for good: 5xx to the recipient (RCPT TO) or the message (DATA). A 5xx to anything else
+ * means our settings are wrong for every e-mail, so it is retried like any other failure.
  */
 export function isPermanentSmtpError(error: unknown): boolean {
   const e = error as { responseCode?: unknown; command?: unknown } | null;

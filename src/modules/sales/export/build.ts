@@ -21,11 +21,8 @@ const PROGRESS_EVERY = 20_000;
 const HEARTBEAT_MS = 1_000;
 
 /**
- * Builds the CSV of an export: rows read in keyset batches (memory stays flat), the members' current
- * details looked up per batch, written one CSV chunk per batch in csv-stringify's dialect (comma, CRLF,
- * formula cells as text; lib/csv.ts) streamed into the file store — UTF-8 with BOM, or CP932 — and
- * hashed; the store makes it visible only once complete. Progress (rows written) is saved as it goes.
- * A finished export is not built again; a failed or interrupted one is rebuilt from its frozen set.
+ * Builds the CSV of an export, page by page into the file store (visible only once complete), hashed,
+ * its progress saved as it goes. A finished export is not built again; a failed one is rebuilt.
  */
 async function buildExport(
   em: Em,

@@ -70,11 +70,8 @@ function* rangesOf(span: Span): Generator<IdRange> {
 }
 
 /**
- * One page of an export's sales in an id range (at most PAGE_LIMIT; the rest of a crowded range is
- * read after it): a batch's frozen sales, or the sales its filters match. PostgreSQL hands the page
- * over as one JSON value of four column arrays (one string to decode and one JSON.parse per 5,000
- * rows), and only the columns every row needs: the buyer's details come from the accounts module,
- * the purchase-time snapshot only where the member is gone.
+ * One page of an export's sales in an id range (at most PAGE_LIMIT), as one JSON value of column
+ * arrays: one string to decode per page rather than an object per row.
  */
 async function pageOf(em: Em, source: ExportSource, range: IdRange): Promise<SalesPage> {
   const db = kysely(em);
@@ -97,9 +94,7 @@ async function pageOf(em: Em, source: ExportSource, range: IdRange): Promise<Sal
           .where('s.id', '<=', range.upTo)
           .orderBy('s.id')
           .limit(PAGE_LIMIT);
-  // 購入日時 as whole Unix seconds (floor: the CSV shows seconds, as PostgreSQL's own text cut would):
-  // a number per row rather than a timestamp string, which the encoder writes as Japan time
-  // (columns.ts) with no string and no Date (a tenth of the export's time at 660,000 rows).
+  // 購入日時 as whole Unix seconds, which the encoder writes as Japan time with no string or Date per row.
   const result = await db
     .selectFrom(page.as('p'))
     .select((eb) =>
@@ -169,10 +164,8 @@ interface Met<P> {
 }
 
 /**
- * The members an export run has met, found by the page's user key (PostgreSQL's `hashtext` of the id)
- * and then compared by id. Each page's ids are new strings (from its JSON), and a Map keyed by them
- * hashes every one in V8's runtime: a fifth of the export's time at 660,000 rows. A number key is
- * hashed inline. Keys may collide (two members, one hashtext): each key holds a chain, compared by id.
+ * The members an export run has met, keyed by the page's number (`hashtext` of the id: V8 hashes a
+ * number inline, a fresh string not) and compared by id, since two members may share a key.
  */
 class MembersMet<P> {
   #byKey = new Map<number, Met<P>>();
