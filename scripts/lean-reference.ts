@@ -4,8 +4,8 @@
  * `GET /api/licenses` (a member's catalogue) and `GET /api/sales` (the administrators' sales list) by
  * sending PostgreSQL the very statements the shop sends for them with its caches off (SHOP_CACHES=off):
  * the session check of src/modules/accounts/session.ts, then the catalogue's one statement
- * (src/modules/licenses/service.ts) or the sales list's count, page and buyers as they are now
- * (src/modules/sales/service.ts, currentBuyers of src/modules/accounts/buyers.ts),
+ * (src/modules/licenses/catalogue.ts) or the sales list's count, page and buyers as they are now
+ * (src/modules/sales/sales-list.ts, currentBuyers of src/modules/accounts/buyers.ts),
  * as the shop sends them (its Kysely statements' text with bound parameters), and answering
  * byte for byte the shop's JSON. `npm run bench` checks the bodies are identical before it measures.
  *

@@ -55,7 +55,7 @@ async function migrateLocked(env: Env, orm: Orm, log: Logger) {
 }
 
 /** How often a process that cannot reach PostgreSQL or Redis at start tries again (and says so). */
-export const START_RETRY_MS = 2_000;
+const START_RETRY_MS = 2_000;
 
 /**
  * Tries `attempt` until it succeeds, logging each failure: a process started before its database or
@@ -116,28 +116,18 @@ export async function boot(env: Env, options: BootOptions): Promise<Runtime> {
   }
 }
 
+type Closer = () => Promise<unknown> | unknown;
+
 async function assemble(
   env: Env,
   options: BootOptions,
   log: Logger,
   orm: Orm,
   target: RedisTarget,
-  closers: (() => Promise<unknown> | unknown)[],
+  closers: Closer[],
   _child: ChildProcess | undefined,
 ): Promise<Runtime> {
-  const redis: Redis = connectRedis(target);
-  closers.push(() => redis.quit().catch(() => redis.disconnect()));
-  // Start only once Redis answers, and never on a Redis that may evict jobs (README, SPEC §2).
-  // (Each try itself waits START_RETRY_MS for the connection, so no pause in between.)
-  await untilReachable(
-    'Redis',
-    log,
-    async () => {
-      if (!(await whenReady(redis, START_RETRY_MS))) throw new Error(`no answer from Redis (${redis.status})`);
-    },
-    0,
-  );
-  await assertNoEviction(redis);
+  const redis = await readyRedis(target, log, closers);
   const prefix = options.queuePrefix ?? 'shop';
   const queues: Queues = createQueues(redis, prefix);
   // The shop-wide gauges of /metrics (and of a worker's metrics port) read what every process shares.
@@ -152,69 +142,19 @@ async function assemble(
     signInChallenges: redisSignInChallenges(redis, prefix),
   });
   const payments = createPayments(env, authSecret);
-  let stripeEmulator: StripeEmulator | undefined;
-  if (payments.builtInEmulator && options.mode !== 'worker') {
-    const { createStripeEmulator } = await import('../dev/stripe-emulator/emulator.ts');
-    stripeEmulator = createStripeEmulator({
-      publicUrl: env.appUrl,
-      webhookUrl: `${env.appUrl}/api/stripe/webhook`,
-      webhookSecret: payments.webhookSecret,
-    });
-    const emulator = stripeEmulator;
-    closers.push(() => emulator.close());
-  }
+  const stripeEmulator = await startEmulator(env, options, payments, closers);
   const files = await createFileStore(env, log.child({ component: 'file-store' }));
   closers.push(() => files.close());
   const mailer = createMailer({ smtpUrl: env.smtpUrl, from: env.mailFrom, dataDir: env.dataDir, log });
   closers.push(() => mailer.close());
-  const relay = new OutboxRelay(
-    orm,
-    queues,
-    log.child({ component: 'outbox-relay' }),
-    options.relayIntervalMs,
-    replicaWaiter(redis),
-  );
-  relay.start();
-  closers.push(() => relay.stop());
+  const relay = startRelay(orm, queues, log, options, redis, closers);
 
-  let workers: Workers | undefined;
-  if (options.mode !== 'web') {
-    const workerRedis = connectWorkerRedis(target);
-    workers = startWorkers(
-      workerRedis,
-      { orm, env, mailer, authSecret, stripe: payments.stripe, files, log: log.child({ component: 'worker' }) },
-      prefix,
-    );
-    closers.push(() => workerRedis.quit().catch(() => workerRedis.disconnect()));
-    closers.push(() => workers?.close());
-    const heartbeat = startWorkerHeartbeat({ orm, redis, prefix, log: log.child({ component: 'worker' }), id: env.instanceId });
-    closers.push(() => heartbeat.stop());
-    if (env.workerMetricsPort) {
-      const { serveWorkerMetrics } = await import('./worker-metrics.ts');
-      const server = await serveWorkerMetrics(env.workerMetricsPort, env.metricsToken, log);
-      closers.push(() => new Promise((done) => server.close(done)));
-    }
-    // Every worker registers the nightly payment reconciliation; BullMQ makes one job per night.
-    await scheduleNightlyReconciliation(queues.payments).catch((error) =>
-      log.warn('could not schedule the nightly payment reconciliation', { error: String(error) }),
-    );
-  }
+  const workers =
+    options.mode === 'web'
+      ? undefined
+      : await startWorkerSide(target, { orm, env, mailer, authSecret, payments, files, log, redis, prefix, queues }, closers);
 
-  // Web processes keep sessions, list totals and the catalogue in memory, current through change
-  // notices (not on embedded PGlite: one connection, nothing to save; not with SHOP_CACHES=off, a
-  // diagnostics setting under which every request queries).
-  let changes: ChangeFeed | undefined;
-  if (options.mode !== 'worker' && env.databaseDirectUrl && env.caches) {
-    const notifier = db(orm.em.fork() as Em);
-    const feed = new ChangeFeed(env.databaseDirectUrl, log.child({ component: 'change-notices' }), (channel, payload) =>
-      notifier.selectNoFrom((eb) => eb.fn('pg_notify', [eb.val(channel), eb.val(payload)]).as('sent')).execute(),
-    );
-    await feed.start();
-    closers.push(() => feed.stop());
-    changes = feed;
-  } else if (options.mode !== 'worker' && !env.caches) {
-    log.warn('SHOP_CACHES=off: in-process caches bypassed, every request queries (diagnostics only)');
-  }
+  const changes = await startChangeFeed(env, options, orm, log, closers);
 
   const deps: AppDeps = {
     env,
@@ -235,7 +175,6 @@ async function assemble(
     webRoot: options.webRoot,
     drain: new Drain(),
   };
-  let stopped: Promise<void> | undefined;
   return {
     deps,
     relay,
@@ -251,19 +190,149 @@ async function assemble(
       stripe: payments.stripe,
       files,
     }),
-    stop() {
-      stopped ??= (async () => {
-        for (const close of closers.reverse()) {
-          const started = Date.now();
-          try {
-            await close();
-            log.debug('closed', { what: close.toString().slice(0, 60), ms: Date.now() - started });
-          } catch (error) {
-            log.warn('error while closing', { error: String(error) });
-          }
-        }
-      })();
-      return stopped;
-    },
+    stop: stopper(closers, log),
   };
+}
+
+/** The shop's Redis, once it answers, and never one that may evict jobs (README, SPEC §2). */
+async function readyRedis(target: RedisTarget, log: Logger, closers: Closer[]): Promise<Redis> {
+  const redis: Redis = connectRedis(target);
+  closers.push(() => redis.quit().catch(() => redis.disconnect()));
+  // (Each try itself waits START_RETRY_MS for the connection, so no pause in between.)
+  await untilReachable(
+    'Redis',
+    log,
+    async () => {
+      if (!(await whenReady(redis, START_RETRY_MS))) throw new Error(`no answer from Redis (${redis.status})`);
+    },
+    0,
+  );
+  await assertNoEviction(redis);
+  return redis;
+}
+
+async function startEmulator(
+  env: Env,
+  options: BootOptions,
+  payments: ReturnType<typeof createPayments>,
+  closers: Closer[],
+): Promise<StripeEmulator | undefined> {
+  if (!payments.builtInEmulator || options.mode === 'worker') return undefined;
+  const { createStripeEmulator } = await import('../dev/stripe-emulator/emulator.ts');
+  const emulator = createStripeEmulator({
+    publicUrl: env.appUrl,
+    webhookUrl: `${env.appUrl}/api/stripe/webhook`,
+    webhookSecret: payments.webhookSecret,
+  });
+  closers.push(() => emulator.close());
+  return emulator;
+}
+
+/** The jobs' workers, their heartbeat and metrics port, and the nightly reconciliation's schedule. */
+async function startWorkerSide(
+  target: RedisTarget,
+  {
+    orm,
+    env,
+    mailer,
+    authSecret,
+    payments,
+    files,
+    log,
+    redis,
+    prefix,
+    queues,
+  }: {
+    orm: Orm;
+    env: Env;
+    mailer: ReturnType<typeof createMailer>;
+    authSecret: string;
+    payments: ReturnType<typeof createPayments>;
+    files: Awaited<ReturnType<typeof createFileStore>>;
+    log: Logger;
+    redis: Redis;
+    prefix: string;
+    queues: Queues;
+  },
+  closers: Closer[],
+): Promise<Workers> {
+  const workerRedis = connectWorkerRedis(target);
+  const workers = startWorkers(
+    workerRedis,
+    { orm, env, mailer, authSecret, stripe: payments.stripe, files, log: log.child({ component: 'worker' }) },
+    prefix,
+  );
+  closers.push(() => workerRedis.quit().catch(() => workerRedis.disconnect()));
+  closers.push(() => workers?.close());
+  const heartbeat = startWorkerHeartbeat({ orm, redis, prefix, log: log.child({ component: 'worker' }), id: env.instanceId });
+  closers.push(() => heartbeat.stop());
+  if (env.workerMetricsPort) {
+    const { serveWorkerMetrics } = await import('./worker-metrics.ts');
+    const server = await serveWorkerMetrics(env.workerMetricsPort, env.metricsToken, log);
+    closers.push(() => new Promise((done) => server.close(done)));
+  }
+  // Every worker registers the nightly payment reconciliation; BullMQ makes one job per night.
+  await scheduleNightlyReconciliation(queues.payments).catch((error) =>
+    log.warn('could not schedule the nightly payment reconciliation', { error: String(error) }),
+  );
+  return workers;
+}
+
+/**
+ * Web processes keep sessions, list totals and the catalogue in memory, current through change
+ * notices (not on embedded PGlite: one connection, nothing to save; not with SHOP_CACHES=off, a
+ * diagnostics setting under which every request queries).
+ */
+async function startChangeFeed(
+  env: Env,
+  options: BootOptions,
+  orm: Orm,
+  log: Logger,
+  closers: Closer[],
+): Promise<ChangeFeed | undefined> {
+  if (options.mode !== 'worker' && env.databaseDirectUrl && env.caches) {
+    const notifier = db(orm.em.fork() as Em);
+    const feed = new ChangeFeed(env.databaseDirectUrl, log.child({ component: 'change-notices' }), (channel, payload) =>
+      notifier.selectNoFrom((eb) => eb.fn('pg_notify', [eb.val(channel), eb.val(payload)]).as('sent')).execute(),
+    );
+    await feed.start();
+    closers.push(() => feed.stop());
+    return feed;
+  }
+  if (options.mode !== 'worker' && !env.caches) {
+    log.warn('SHOP_CACHES=off: in-process caches bypassed, every request queries (diagnostics only)');
+  }
+  return undefined;
+}
+
+/** Closes what boot opened, newest first, once however often it is called. */
+function stopper(closers: Closer[], log: Logger): () => Promise<void> {
+  let stopped: Promise<void> | undefined;
+  return () => {
+    stopped ??= (async () => {
+      for (const close of closers.reverse()) {
+        const started = Date.now();
+        try {
+          await close();
+          log.debug('closed', { what: close.toString().slice(0, 60), ms: Date.now() - started });
+        } catch (error) {
+          log.warn('error while closing', { error: String(error) });
+        }
+      }
+    })();
+    return stopped;
+  };
+}
+
+function startRelay(orm: Orm, queues: Queues, log: Logger, options: BootOptions, redis: Redis, closers: Closer[]) {
+  const relay = new OutboxRelay(
+    orm,
+    queues,
+    log.child({ component: 'outbox-relay' }),
+    options.relayIntervalMs,
+    replicaWaiter(redis),
+  );
+  relay.start();
+  closers.push(() => relay.stop());
+  return relay;
 }

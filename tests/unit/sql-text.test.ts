@@ -16,7 +16,7 @@ const MARKED: Record<string, number> = {
   'src/db/online-migration.ts': 1,
   'src/db/orm.ts': 5,
   'src/events/sweeper.ts': 1,
-  'src/modules/checkout/reconciliation.ts': 1,
+  'src/modules/checkout/reconciliation-runs.ts': 1,
   'src/modules/checkout/service.ts': 1,
 };
 

@@ -6,13 +6,13 @@ import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, queryInput } from '../../http/validate.ts';
 import { acknowledgeFinding, FINDING_NOT_FOUND } from './finding-acknowledgements.ts';
 import { listStripeEvents, replayStripeEvent, STRIPE_EVENT_NOT_FOUND, stripeEventDetail } from './inbox.ts';
+import { RUN_NOT_FOUND } from './reconciliation.ts';
 import {
   acknowledgeReconciliation,
   listReconciliations,
-  RUN_NOT_FOUND,
   reconciliationDetail,
   requestReconciliation,
-} from './reconciliation.ts';
+} from './reconciliation-runs.ts';
 import { paymentDocs } from './responses.ts';
 import { AcknowledgeInput, EventId, EventsQuery, FindingAcknowledgeInput, ReconcileInput, RunId, RunsQuery } from './schemas.ts';
 

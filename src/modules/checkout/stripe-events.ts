@@ -185,14 +185,9 @@ async function reconcile(ctx: Ctx, eventId: string, options: { replay?: boolean 
   return outcome === 'already processed' ? 'skipped' : 'done';
 }
 
-/** A session's event applied to our checkout (locked): paid, awaiting a konbini payment, failed, expired or flagged. */
-async function applySession(
-  tx: Em,
-  log: Logger,
-  { eventId, event, paid, receiptUrl, voucher }: Reading,
-  session: SessionObject,
-): Promise<{ result: string; checkout: CheckoutSession | null }> {
-  const checkout = await tx.findOne(
+/** Our checkout of a session (by the session's id, or the checkout id it carries), locked. */
+const lockedCheckoutOf = (tx: Em, session: SessionObject) =>
+  tx.findOne(
     CheckoutSession,
     {
       $or: [
@@ -202,6 +197,15 @@ async function applySession(
     },
     { lockMode: LockMode.PESSIMISTIC_WRITE },
   );
+
+/** A session's event applied to our checkout (locked): paid, awaiting a konbini payment, failed, expired or flagged. */
+async function applySession(
+  tx: Em,
+  log: Logger,
+  { eventId, event, paid, receiptUrl, voucher }: Reading,
+  session: SessionObject,
+): Promise<{ result: string; checkout: CheckoutSession | null }> {
+  const checkout = await lockedCheckoutOf(tx, session);
   if (!checkout) return { result: 'unknown session', checkout };
   if (session.amount_total !== checkout.amount || session.currency !== checkout.currency) {
     if (checkout.state !== 'complete') {

@@ -1,8 +1,8 @@
 import sharp from 'sharp';
 import type { Orm } from '../../db/orm.ts';
 import type { FileStore } from '../../storage/file-store.ts';
+import { createLicense } from './admin-licenses.ts';
 import { License } from './entities/license.entity.ts';
-import { createLicense } from './service.ts';
 
 const DEMO = [
   {

@@ -3,9 +3,10 @@ import type { AppModule } from '../../http/context.ts';
 import { License, LicensePicture } from './entities/license.entity.ts';
 import { LICENSE_UPLOAD_LIMIT, LICENSE_UPLOAD_PATH, licenseRoutes, uploadRoutes } from './routes.ts';
 
+export { createLicense } from './admin-licenses.ts';
 export { licenseAuditLabels } from './audit-labels.ts';
+export { findLicenseForSale, LICENSE_NOT_FOUND, noteCheckoutStarted } from './catalogue.ts';
 export { licenseNames } from './names.ts';
-export { createLicense, findLicenseForSale, LICENSE_NOT_FOUND, noteCheckoutStarted } from './service.ts';
 
 /** Demo licences for an empty development database: loaded only when used, never in production. */
 export const loadDemo = () => import('./demo.ts');

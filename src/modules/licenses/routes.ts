@@ -7,21 +7,19 @@ import { isAdmin, requireAdmin, requireUser, signedInUser } from '../../http/gua
 import { indexed, readMultipart } from '../../http/multipart.ts';
 import { isNumericId } from '../../http/path-ids.ts';
 import { collectErrors, jsonInput, parseInput, parseInputs, queryInput } from '../../http/validate.ts';
-import { CONTENT_TYPE, MAX_PICTURE_BYTES, MAX_PICTURES, pictureKey, STORED_NAME } from './images.ts';
-import { licenseDocs } from './responses.ts';
-import { LicenseFields, ListQuery, MoveInput, OrderInput, PublishedInput, UpdatedAtField } from './schemas.ts';
 import {
   createLicense,
   deleteLicense,
-  getLicense,
-  LICENSE_NOT_FOUND,
-  listLicenses,
   moveLicense,
   orderLicenses,
   setLicensePublished,
   updateLicense,
   validateLicense,
-} from './service.ts';
+} from './admin-licenses.ts';
+import { getLicense, LICENSE_NOT_FOUND, listLicenses } from './catalogue.ts';
+import { CONTENT_TYPE, MAX_PICTURE_BYTES, MAX_PICTURES, pictureKey, STORED_NAME } from './images.ts';
+import { licenseDocs } from './responses.ts';
+import { LicenseFields, ListQuery, MoveInput, OrderInput, PublishedInput, UpdatedAtField } from './schemas.ts';
 
 /** Upload routes may carry ten 5 MB pictures; every other API body stays under 1 MB (app.ts). */
 export const LICENSE_UPLOAD_PATH = /^\/api\/licenses\/(create|\d+)(\/validate)?$/;

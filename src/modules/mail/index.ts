@@ -6,17 +6,9 @@ import { mailRoutes } from './routes.ts';
 
 export { japanTime } from '../../lib/japan-time.ts';
 export { mailAuditLabels } from './audit-labels.ts';
-export { renderMail } from './layout.ts';
+export { listMails, mailFigures, mailsAbout } from './mail-log.ts';
 export { createMailer, type Mailer, messageIdFor } from './mailer.ts';
 export { MailAnswer, MailPageAnswer } from './responses.ts';
-export {
-  CLAIM_LEASE_SECONDS,
-  isPermanentSmtpError,
-  listMails,
-  MailInFlightError,
-  mailFigures,
-  mailsAbout,
-  sendOnce,
-} from './service.ts';
+export { CLAIM_LEASE_SECONDS, isPermanentSmtpError, MailInFlightError, renderMail, sendOnce } from './send.ts';
 
 export const mail = { name: 'mail', api: mailRoutes, entities: [MailDelivery] } satisfies AppModule;

@@ -4,9 +4,10 @@ import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { queryInput } from '../../http/validate.ts';
 import { workersAlive } from '../health/index.ts';
+import { listMailsByStatus, mailSummary } from './mail-log.ts';
+import { MAIL_NOT_FOUND, resendMail } from './resend.ts';
 import { mailDocs } from './responses.ts';
 import { MailsQuery } from './schemas.ts';
-import { listMailsByStatus, MAIL_NOT_FOUND, mailSummary, resendMail } from './service.ts';
 
 /** Delivery ids are uuids: no other path under /mails can be taken for one, in any mounting order. */
 const MAIL = ':id{[0-9a-f-]+}';

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { AppError } from '../../http/errors.ts';
@@ -9,38 +8,8 @@ import { saleAuditLabels } from './audit-labels.ts';
 import { SaleReceipt } from './entities/receipt.entity.ts';
 import { SALE_STATUS_LABEL, Sale, SaleStatus } from './entities/sale.entity.ts';
 import { includedTax } from './receipt-pdf.ts';
-import { saleDto } from './service.ts';
-
-export const SALE_NOT_FOUND = 'エラー: 売上が見つかりませんでした。';
-
-export type RefundState = 'none' | 'requested' | 'refunded';
-export const REFUND_STATE_LABEL: Record<RefundState, string> = {
-  none: '',
-  requested: '返金手続き中',
-  refunded: '返金済み',
-};
-
-export const refundStateOf = (sale: Pick<Sale, 'refundedAt' | 'refundRequestedAt'>): RefundState =>
-  sale.refundedAt ? 'refunded' : sale.refundRequestedAt ? 'requested' : 'none';
-
-/**
- * Whether the training system may already hold the sale: it left 出力待ち (処理中 or 登録済み, also
- * after a 差し戻し back to 出力待ち from a batch) or an export batch froze it.
- */
-export async function wasExported(em: Em, sale: Pick<Sale, 'id' | 'status' | 'batchId'>): Promise<boolean> {
-  if (sale.status !== SaleStatus.AwaitingExport || sale.batchId) return true;
-  const row = await kysely(em)
-    .selectNoFrom((eb) =>
-      eb
-        .or([
-          eb.exists(eb.selectFrom('export_sales').select(sql.lit(1).as('one')).where('sale_id', '=', sale.id)),
-          eb.exists(eb.selectFrom('sale_status_move_sales').select(sql.lit(1).as('one')).where('sale_id', '=', sale.id)),
-        ])
-        .as('exported'),
-    )
-    .executeTakeFirst();
-  return Boolean(row?.exported);
-}
+import { saleDto } from './record-sale.ts';
+import { REFUND_STATE_LABEL, refundStateOf, SALE_NOT_FOUND, wasExported } from './refund.ts';
 
 const affiliationLabel = (code: number | null) => (code ? ((AFFILIATIONS as Record<number, string>)[code] ?? '') : '');
 

@@ -6,8 +6,16 @@ import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, queryInput } from '../../http/validate.ts';
 import { workersAlive } from '../health/index.ts';
-import { preflight } from './export/preflight.ts';
-import { completeBatch, exportDto, getExport, listExports, openDownload, requestExport, retryExport } from './export/service.ts';
+import {
+  completeBatch,
+  exportDto,
+  getExport,
+  listExports,
+  openDownload,
+  preflight,
+  requestExport,
+  retryExport,
+} from './export/request.ts';
 import { exportDocs } from './responses.ts';
 import { ExportInput, PageQuery, PreflightQuery, toFilter } from './schemas.ts';
 import { withOrderNumbers } from './with-order-numbers.ts';

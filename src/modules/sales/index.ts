@@ -4,9 +4,9 @@ import { Export, ExportSale } from './entities/export.entity.ts';
 import { SaleReceipt } from './entities/receipt.entity.ts';
 import { Sale } from './entities/sale.entity.ts';
 import { SaleStatusMove, SaleStatusMoveSale } from './entities/status-move.entity.ts';
+import { onExportRequested } from './export/build.ts';
 import {
   onCheckoutPaid,
-  onExportRequested,
   onPaymentRefunded,
   onRegistrationMailsDue,
   onSalePaid,
@@ -19,12 +19,12 @@ import { salesRoutes } from './routes.ts';
 export { saleAuditLabels } from './audit-labels.ts';
 export { saleDetail } from './detail.ts';
 export { SaleStatus } from './entities/sale.entity.ts';
-export { EXPORT_HEADER } from './export/columns.ts';
 // The export's encoder, for the property test that pins its bytes to csv-stringify's (tests/unit/export-encoding.test.ts).
-export { csvEncoder, type ExportEncoding } from './export/encoding.ts';
+export { csvEncoder, EXPORT_HEADER, type ExportEncoding } from './export/csv.ts';
 export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export/sweep.ts';
 export { exportFigures } from './export-figures.ts';
-export { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN, parseOrderNumber } from './order-number.ts';
+export { salesOfUser } from './member-history.ts';
+export { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN } from './order-number.ts';
 export {
   type SalePayment,
   salePaymentsOfIds,
@@ -32,13 +32,9 @@ export {
   salePaymentsOfSessions,
   salePaymentsSince,
 } from './payments.ts';
+export { holdingsOf, saleOfCheckout, saleOfOrderNumber } from './record-sale.ts';
 export { SaleAnswer, SaleDetailAnswer } from './responses.ts';
-export {
-  holdingsOf,
-  saleOfCheckout,
-  saleOfOrderNumber,
-  salesOfUser,
-} from './service.ts';
+export { parseOrderNumber } from './sales-filter.ts';
 
 export const sales = {
   name: 'sales',

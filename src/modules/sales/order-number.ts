@@ -20,18 +20,3 @@ export function newOrderNumber(paidAt: Date): string {
   for (let i = 0; i < RANDOM_LENGTH; i++) random += ORDER_ALPHABET[randomInt(ORDER_ALPHABET.length)];
   return `${ORDER_NUMBER_PREFIX}-${japanYearMonth(paidAt)}-${random}`;
 }
-
-/**
- * What a person typed, read as an order number: any case and width, hyphens, spaces or none, and
- * Crockford's look-alikes (O → 0, I/L → 1). Null when it cannot be one.
- */
-export function parseOrderNumber(text: string): string | null {
-  const compact = text
-    .normalize('NFKC')
-    .toUpperCase()
-    .replace(/[\s\-‐-―ー－]/g, '');
-  if (!/^LS\d{4}[0-9A-Z]{6}$/.test(compact)) return null;
-  const random = compact.slice(6).replace(/O/g, '0').replace(/[IL]/g, '1');
-  if (/U/.test(random)) return null;
-  return `${compact.slice(0, 2)}-${compact.slice(2, 6)}-${random}`;
-}

@@ -50,7 +50,7 @@ export const receiptNumber = (saleId: number) => `R-${String(saleId).padStart(8,
 
 const PAYMENT_METHOD_LABEL: Record<string, string> = { card: 'クレジットカード', konbini: 'コンビニ払い' };
 
-export const paymentMethodLabel = (type: string | null) => (type ? (PAYMENT_METHOD_LABEL[type] ?? null) : null);
+const paymentMethodLabel = (type: string | null) => (type ? (PAYMENT_METHOD_LABEL[type] ?? null) : null);
 
 const yen = (n: number) => `¥${n.toLocaleString('ja-JP')}`;
 
@@ -58,14 +58,15 @@ const INK = '#1a1a1a';
 const MUTED = '#555555';
 const RULE = '#999999';
 
+type Doc = PDFKit.PDFDocument;
+/** The printable area's left edge, width and right edge. */
+type Frame = { left: number; width: number; right: number };
+
 /** The receipt as an A4 PDF with its Japanese text embedded (subset font). */
 export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   const { regular, bold } = pdfFonts();
   const copy = content.copy ?? null;
   const reissue = !copy && content.issueCount > 1;
-  const unissued = copy !== null && content.issueCount === 0;
-  const tax = includedTax(content.amount);
-  const rate = receiptIssuer.taxRatePercent;
   const doc = new PDFDocument({
     size: 'A4',
     margin: 56,
@@ -85,12 +86,22 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   });
   doc.registerFont('regular', regular);
   doc.registerFont('bold', bold);
-
-  const left = 56;
   const width = doc.page.width - 112;
-  const right = left + width;
+  const frame: Frame = { left: 56, width, right: 56 + width };
+  drawHeading(doc, frame, content);
+  drawAmount(doc, frame, content);
+  drawBreakdown(doc, frame, content);
+  drawPaymentAndIssuer(doc, frame, content);
+  drawNotes(doc, frame, content);
+  doc.end();
+  return done;
+}
 
-  // Heading, with the re-issue mark top right.
+/** Heading, with the re-issue or 控え mark top right, the receipt number and the issue date. */
+function drawHeading(doc: Doc, { left, width, right }: Frame, content: ReceiptContent) {
+  const copy = content.copy ?? null;
+  const reissue = !copy && content.issueCount > 1;
+  const unissued = copy !== null && content.issueCount === 0;
   doc.fillColor(INK).font('bold').fontSize(28).text('領 収 書', left, 64, { width, align: 'center', characterSpacing: 4 });
   if (reissue || copy) {
     const mark = copy ? '控え' : `再発行（${content.issueCount}回目）`;
@@ -106,8 +117,11 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   doc.fillColor(INK).font('regular').fontSize(10);
   doc.text(`領収書番号　${content.receiptNumber}`, left, 118, { width, align: 'right' });
   doc.text(`発行日　${unissued ? '未発行' : japanDate(content.issuedAt)}`, left, doc.y + 2, { width, align: 'right' });
+}
 
-  // Addressee.
+/** Addressee, the amount box and the proviso. */
+function drawAmount(doc: Doc, { left, width, right }: Frame, content: ReceiptContent) {
+  const rate = receiptIssuer.taxRatePercent;
   doc
     .font('bold')
     .fontSize(18)
@@ -119,8 +133,6 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
     .moveTo(left, underline)
     .lineTo(left + width * 0.65, underline)
     .stroke();
-
-  // Amount.
   const boxTop = underline + 28;
   doc.lineWidth(1.5).strokeColor(INK).rect(left, boxTop, width, 64).stroke();
   doc
@@ -135,13 +147,15 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
     .font('regular')
     .fontSize(12)
     .text('（税込）', right - 130, boxTop + 25, { width: 110, align: 'right' });
-
   doc.font('regular').fontSize(12);
   doc.text(`但し　${content.proviso}`, left, boxTop + 84, { width });
-  doc.text(`うち消費税（${rate}%）${yen(tax)}`, left, doc.y + 4, { width });
+  doc.text(`うち消費税（${rate}%）${yen(includedTax(content.amount))}`, left, doc.y + 4, { width });
   doc.text('上記正に領収いたしました。', left, doc.y + 4, { width });
+}
 
-  // 内訳 (one line: every licence carries the standard rate).
+/** 内訳 (one line: every licence carries the standard rate). */
+function drawBreakdown(doc: Doc, { left, width, right }: Frame, content: ReceiptContent) {
+  const rate = receiptIssuer.taxRatePercent;
   let y = doc.y + 24;
   doc.font('bold').fontSize(11).text('内訳', left, y);
   y = doc.y + 4;
@@ -160,10 +174,13 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   row(['品目', '税率', '金額（税込）'], 'bold');
   row([content.licenseName, `${rate}%`, yen(content.amount)], 'regular');
   row([`${rate}%対象 合計`, '', yen(content.amount)], 'regular');
-  row([`うち消費税（${rate}%）`, '', yen(tax)], 'regular');
+  row([`うち消費税（${rate}%）`, '', yen(includedTax(content.amount))], 'regular');
+  doc.y = y;
+}
 
-  // Payment.
-  y += 18;
+/** The payment's facts, then the issuer lower right. */
+function drawPaymentAndIssuer(doc: Doc, { left, width }: Frame, content: ReceiptContent) {
+  let y = doc.y + 18;
   doc.font('regular').fontSize(10).fillColor(INK);
   const facts: [string, string][] = [['お支払日', japanDate(content.paidAt)]];
   if (content.orderNumber) facts.unshift(['注文番号', content.orderNumber]);
@@ -174,8 +191,6 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
     doc.fillColor(INK).text(detail, left + 96, y, { width: width - 96 });
     y = doc.y + 4;
   }
-
-  // Issuer, lower right.
   const issuerLeft = left + width * 0.5;
   const issuerWidth = width * 0.5;
   y += 24;
@@ -184,8 +199,13 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   doc.text(receiptIssuer.address, issuerLeft, doc.y + 4, { width: issuerWidth });
   doc.text(receiptIssuer.contact, issuerLeft, doc.y + 2, { width: issuerWidth });
   doc.text(`登録番号　${receiptIssuer.registrationNumber}`, issuerLeft, doc.y + 2, { width: issuerWidth });
+}
 
-  // Notes, ending at the bottom margin (text below it would start a second page).
+/** Notes, ending at the bottom margin (text below it would start a second page). */
+function drawNotes(doc: Doc, { left, width }: Frame, content: ReceiptContent) {
+  const copy = content.copy ?? null;
+  const reissue = !copy && content.issueCount > 1;
+  const unissued = copy !== null && content.issueCount === 0;
   const notes = ['この領収書は電子的に発行したものです。'];
   if (content.paymentMethod === 'konbini') {
     notes.push(
@@ -208,7 +228,4 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   const notesText = notes.join('\n');
   const notesTop = doc.page.height - 56 - doc.heightOfString(notesText, { width }) - 4;
   doc.text(notesText, left, notesTop, { width });
-
-  doc.end();
-  return done;
 }

@@ -5,8 +5,9 @@ import { requireUser, signedInUser } from '../../http/guards.ts';
 import { NUMERIC_ID } from '../../http/path-ids.ts';
 import { jsonInput } from '../../http/validate.ts';
 import { contentDisposition } from '../../lib/csv.ts';
-import { AddresseeInput, chooseAddressee, issueReceipt, receiptState } from './receipt.ts';
+import { chooseAddressee, issueReceipt, receiptState } from './receipt.ts';
 import { receiptDocs } from './responses.ts';
+import { AddresseeInput } from './schemas.ts';
 
 const SALE = `/sales/${NUMERIC_ID}`;
 

@@ -1,5 +1,4 @@
 import { LockMode } from '@mikro-orm/core';
-import * as v from 'valibot';
 import { now as dbNow, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
@@ -7,83 +6,12 @@ import type { PaymentsPort, SessionUser } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { isAdmin } from '../../http/guards.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { firstUnprintable, printable } from '../../lib/printable-text.ts';
+import { firstUnprintable } from '../../lib/printable-text.ts';
 import { recordAudit } from '../audit/index.ts';
-import {
-  ADDRESSEE_KINDS,
-  type AddresseeKind,
-  DEFAULT_PROVISO,
-  HONORIFICS,
-  type Honorific,
-  SaleReceipt,
-} from './entities/receipt.entity.ts';
+import { type AddresseeKind, DEFAULT_PROVISO, HONORIFICS, type Honorific, SaleReceipt } from './entities/receipt.entity.ts';
 import { Sale } from './entities/sale.entity.ts';
 import { receiptNumber, renderReceiptPdf } from './receipt-pdf.ts';
-
-/** A typed 宛名 that already ends in its honorific (「〇〇病院 総務課 御中」): text and honorific apart. */
-const WITH_HONORIFIC = /^(.*?)[\s\u3000]*(様|御中)$/su;
-const ENDS_IN_TONO = /殿$/u;
-
-const printedText = (label: string, max: number) =>
-  v.pipe(
-    v.string(`${label}は文字列で入力してください。`),
-    printable(label),
-    v.trim(),
-    v.minLength(1, `${label}を入力してください。`),
-    v.check((text: string) => [...text].length <= max, `${label}は${max}文字以内で入力してください。`),
-  );
-
-/**
- * PUT /api/sales/{id}/receipt-addressee: `addressee` is `name` (氏名 様), `organisation` (所属名 御中)
- * or `custom` (the typed `addressee_text`, 1..60 characters, with `honorific` 様 or 御中); `proviso`
- * (但し書き, 1..40 characters) may go with any of them, default 「ライセンス代として」.
- */
-export const AddresseeInput = v.pipe(
-  v.object({
-    addressee: v.picklist(ADDRESSEE_KINDS, '宛名は「氏名」「所属」「宛名を入力する」のいずれかを選んでください。'),
-    addressee_text: v.optional(
-      v.nullable(
-        v.pipe(
-          printedText('宛名', 60),
-          v.check(
-            (text: string) => !ENDS_IN_TONO.test(text),
-            '宛名に「殿」は付けずに入力し、敬称は「様」か「御中」から選んでください。',
-          ),
-        ),
-      ),
-    ),
-    honorific: v.optional(v.nullable(v.picklist(HONORIFICS, '敬称は「様」か「御中」から選んでください。'))),
-    proviso: v.optional(v.nullable(printedText('但し書き', 40))),
-  }),
-  v.forward(
-    v.partialCheck(
-      [['addressee'], ['addressee_text']],
-      (input) => input.addressee !== 'custom' || Boolean(input.addressee_text),
-      '宛名を入力してください。',
-    ),
-    ['addressee_text'],
-  ),
-  v.forward(
-    v.partialCheck(
-      [['addressee'], ['addressee_text'], ['honorific']],
-      (input) => {
-        const typed = input.addressee === 'custom' && input.addressee_text ? WITH_HONORIFIC.exec(input.addressee_text) : null;
-        return !typed || (Boolean(typed[1]) && (!input.honorific || input.honorific === typed[2]));
-      },
-      '宛名の末尾の敬称と、選んだ敬称が異なります。宛名は敬称を付けずに入力してください。',
-    ),
-    ['addressee_text'],
-  ),
-  // An API client may type the honorific into the 宛名 (「〇〇病院 総務課 御中」) or leave it out: the
-  // typed one is used, else 御中 — a typed 宛名 is most often an office (SPEC §10 names no honorific).
-  v.transform((input) => {
-    if (input.addressee !== 'custom' || !input.addressee_text) return input;
-    const typed = WITH_HONORIFIC.exec(input.addressee_text);
-    if (typed) return { ...input, addressee_text: typed[1] as string, honorific: typed[2] as Honorific };
-    return { ...input, honorific: input.honorific ?? ('御中' as Honorific) };
-  }),
-);
-export type AddresseeChoice = v.InferOutput<typeof AddresseeInput>;
+import type { AddresseeChoice } from './schemas.ts';
 
 const NOT_FOUND = '領収書を発行するご購入が見つかりませんでした。';
 const REFUNDED = '返金済みのご購入のため、領収書は発行できません。';
@@ -103,7 +31,7 @@ const asPrinted = (text: string) =>
   [...text.replace(/[\r\n\t\u2028\u2029]+/g, ' ')].filter((character) => firstUnprintable(character) === null).join('');
 
 /** The addressees of the buyer's own details, as printed: the name with 様, the organisation with 御中. */
-export function addresseeOptions(sale: Sale): { value: Exclude<AddresseeKind, 'custom'>; label: string }[] {
+function addresseeOptions(sale: Sale): { value: Exclude<AddresseeKind, 'custom'>; label: string }[] {
   const options: { value: Exclude<AddresseeKind, 'custom'>; label: string }[] = [];
   const name = asPrinted(`${sale.buyerLastName} ${sale.buyerFirstName}`).trim();
   if (name) options.push({ value: 'name', label: `${name} 様` });
@@ -132,11 +60,7 @@ async function receiptSale(em: Em, user: SessionUser, saleId: number): Promise<S
   return sale;
 }
 
-/**
- * An administrator looking at another member's sale reads it only: a 控え that issues nothing. The
- * admin screens ask for the 控え explicitly (`copy`), so an administrator's own purchase opened there
- * is not issued either.
- */
+/** An administrator reads another member's sale as a 控え that issues nothing (also their own, with `copy`). */
 const readsCopy = (user: SessionUser, sale: Sale, copy = false) => isAdmin(user) && (copy || sale.userId !== user.id);
 
 function receiptDto(sale: Sale, receipt: SaleReceipt | null, copy: boolean, paymentMethod: string | null) {
@@ -253,17 +177,9 @@ export interface IssuedReceipt {
 }
 
 /**
- * GET /api/sales/{id}/receipt. The member's download issues the receipt (the first fixes the
- * addressee and 但し書き; later ones say 再発行); an administrator gets the 控え (readCopy), also with
- * `?copy=1` for their own purchase.
- *
- * No PDF is rendered inside a database transaction (STYLE.md 12), yet concurrent issues must count
- * one each and every PDF must carry its own number: the PDF is rendered from the state read without a
- * lock, as issue `n + 1`, and then recorded by one conditional UPDATE that only succeeds while the
- * count is still `n` (and, for a first issue, the choice is still the one printed). When another
- * issue was recorded first, the state is read again and the PDF rendered again with the new number.
- * A render that fails is never counted; five issues at once count five (each retry is caused by
- * another issue's success, so the last of five renders at most five times).
+ * GET /api/sales/{id}/receipt: the member's download issues the receipt (later ones say 再発行); an
+ * administrator gets the 控え. Rendered outside any transaction as issue `n + 1`, then recorded only
+ * while the count is still `n`, else rendered again (docs/decisions/0016-receipt-pdf.md).
  */
 export async function issueReceipt(
   deps: { orm: Orm; payments: PaymentsPort; log: Logger },
@@ -301,53 +217,8 @@ export async function issueReceipt(
       saleId: sale.id,
       orderNumber: sale.orderNumber ?? null,
     });
-    const chosen = receipt;
-    const recorded = await transact(deps.orm.em as Em, async (tx) => {
-      const issued = await kysely(tx)
-        .updateTable('sale_receipts')
-        .set((eb) => ({
-          issue_count: eb('issue_count', '+', 1),
-          last_issued_at: now,
-          first_issued_at: eb.fn.coalesce('first_issued_at', eb.val(firstIssuedAt)),
-          addressee: eb.fn.coalesce('addressee', eb.val(addressee)),
-          payment_method: eb.fn.coalesce('payment_method', eb.val(method)),
-          updated_at: dbNow(),
-        }))
-        .where('sale_id', '=', saleId)
-        .where('issue_count', '=', seen)
-        // The first issue only with the addressee the member chose (not one changed since it was read).
-        .where((eb) =>
-          eb.or([
-            eb('issue_count', '>', 0),
-            eb.and([
-              eb('addressee_kind', '=', chosen.addresseeKind),
-              eb('addressee_text', 'is not distinct from', chosen.addresseeText ?? null),
-              eb('honorific', 'is not distinct from', chosen.honorific ?? null),
-              eb('proviso', 'is not distinct from', chosen.proviso ?? null),
-            ]),
-          ]),
-        )
-        .returning('issue_count')
-        .executeTakeFirst();
-      if (!issued) return false;
-      recordAudit(
-        tx,
-        { id: user.id, email: user.email },
-        {
-          action: seen === 0 ? 'sale.receipt' : 'sale.receipt.reissue',
-          targetType: 'sale',
-          targetId: sale.id,
-          before: { issue_count: seen },
-          after: {
-            issue_count: seen + 1,
-            receipt_number: number,
-            addressee,
-            proviso: chosen.proviso ?? DEFAULT_PROVISO,
-          },
-        },
-      );
-      return true;
-    });
+    const issue = { seen, now, firstIssuedAt, addressee, method, number };
+    const recorded = await recordIssue(deps.orm, user, sale, receipt, issue);
     if (recorded) return { pdf, receiptNumber: number, issueCount: seen + 1, copy: false };
     // Another issue (or a new choice) was recorded meanwhile: read it and render again.
     em.clear();
@@ -355,6 +226,80 @@ export async function issueReceipt(
     if (!receipt) throw new AppError('conflict', CHOOSE_FIRST);
   }
   throw new AppError('unavailable', BUSY);
+}
+
+/**
+ * Records issue `seen + 1` if the receipt is still at `seen` (and, for a first issue, still the
+ * choice printed): false when another issue or a new choice came first.
+ */
+async function recordIssue(
+  orm: Orm,
+  user: SessionUser,
+  sale: Sale,
+  chosen: SaleReceipt,
+  {
+    seen,
+    now,
+    firstIssuedAt,
+    addressee,
+    method,
+    number,
+  }: {
+    seen: number;
+    now: Date;
+    firstIssuedAt: Date;
+    addressee: string;
+    method: string | null;
+    number: string;
+  },
+): Promise<boolean> {
+  const saleId = sale.id;
+  return transact(orm.em as Em, async (tx) => {
+    const issued = await kysely(tx)
+      .updateTable('sale_receipts')
+      .set((eb) => ({
+        issue_count: eb('issue_count', '+', 1),
+        last_issued_at: now,
+        first_issued_at: eb.fn.coalesce('first_issued_at', eb.val(firstIssuedAt)),
+        addressee: eb.fn.coalesce('addressee', eb.val(addressee)),
+        payment_method: eb.fn.coalesce('payment_method', eb.val(method)),
+        updated_at: dbNow(),
+      }))
+      .where('sale_id', '=', saleId)
+      .where('issue_count', '=', seen)
+      // The first issue only with the addressee the member chose (not one changed since it was read).
+      .where((eb) =>
+        eb.or([
+          eb('issue_count', '>', 0),
+          eb.and([
+            eb('addressee_kind', '=', chosen.addresseeKind),
+            eb('addressee_text', 'is not distinct from', chosen.addresseeText ?? null),
+            eb('honorific', 'is not distinct from', chosen.honorific ?? null),
+            eb('proviso', 'is not distinct from', chosen.proviso ?? null),
+          ]),
+        ]),
+      )
+      .returning('issue_count')
+      .executeTakeFirst();
+    if (!issued) return false;
+    recordAudit(
+      tx,
+      { id: user.id, email: user.email },
+      {
+        action: seen === 0 ? 'sale.receipt' : 'sale.receipt.reissue',
+        targetType: 'sale',
+        targetId: sale.id,
+        before: { issue_count: seen },
+        after: {
+          issue_count: seen + 1,
+          receipt_number: number,
+          addressee,
+          proviso: chosen.proviso ?? DEFAULT_PROVISO,
+        },
+      },
+    );
+    return true;
+  });
 }
 
 /**

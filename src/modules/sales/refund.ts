@@ -1,28 +1,54 @@
 import { LockMode } from '@mikro-orm/core';
-import * as v from 'valibot';
+import { Hono } from 'hono';
+import { sql } from 'kysely';
+import type * as v from 'valibot';
 import { now as dbNow, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
-import type { PaymentsPort } from '../../http/context.ts';
+import type { AppEnv, PaymentsPort } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
+import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { NUMERIC_ID } from '../../http/path-ids.ts';
+import { jsonInput } from '../../http/validate.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { printable } from '../../lib/printable-text.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
-import { REFUND_STATE_LABEL, refundStateOf, SALE_NOT_FOUND, wasExported } from './detail.ts';
-import { Sale } from './entities/sale.entity.ts';
-import { saleDto } from './service.ts';
+import { Sale, SaleStatus } from './entities/sale.entity.ts';
+import { saleDto } from './record-sale.ts';
+import { salesDocs } from './responses.ts';
+import { RefundInput } from './schemas.ts';
 
-/** POST /api/sales/{id}/refund: why (1..200 characters, audited) and, for an exported sale, the confirmation. */
-export const RefundInput = v.object({
-  reason: v.pipe(
-    v.string('返金の理由を入力してください。'),
-    printable('返金の理由', { multiline: true }),
-    v.trim(),
-    v.minLength(1, '返金の理由を入力してください。'),
-    v.check((text: string) => [...text].length <= 200, '返金の理由は200文字以内で入力してください。'),
-  ),
-  confirm_exported: v.optional(v.boolean('研修管理システムへの連絡の確認は true か false で指定してください。'), false),
-});
+export const SALE_NOT_FOUND = 'エラー: 売上が見つかりませんでした。';
+
+/** Where a sale's refund stands: none, asked of Stripe (返金手続き中) or confirmed by Stripe's webhook. */
+export type RefundState = 'none' | 'requested' | 'refunded';
+export const REFUND_STATE_LABEL: Record<RefundState, string> = {
+  none: '',
+  requested: '返金手続き中',
+  refunded: '返金済み',
+};
+
+export const refundStateOf = (sale: Pick<Sale, 'refundedAt' | 'refundRequestedAt'>): RefundState =>
+  sale.refundedAt ? 'refunded' : sale.refundRequestedAt ? 'requested' : 'none';
+
+/**
+ * Whether the training system may already hold the sale: it left 出力待ち (処理中 or 登録済み, also
+ * after a 差し戻し back to 出力待ち from a batch) or an export batch froze it.
+ */
+export async function wasExported(em: Em, sale: Pick<Sale, 'id' | 'status' | 'batchId'>): Promise<boolean> {
+  if (sale.status !== SaleStatus.AwaitingExport || sale.batchId) return true;
+  const row = await kysely(em)
+    .selectNoFrom((eb) =>
+      eb
+        .or([
+          eb.exists(eb.selectFrom('export_sales').select(sql.lit(1).as('one')).where('sale_id', '=', sale.id)),
+          eb.exists(eb.selectFrom('sale_status_move_sales').select(sql.lit(1).as('one')).where('sale_id', '=', sale.id)),
+        ])
+        .as('exported'),
+    )
+    .executeTakeFirst();
+  return Boolean(row?.exported);
+}
+
 export type RefundRequest = v.InferOutput<typeof RefundInput>;
 
 const ALREADY_REFUNDED = 'この売上は返金済みです。';
@@ -46,7 +72,7 @@ const refundKey = (saleId: number) => `refund-sale-${saleId}`;
  * same idempotency key (nothing is refunded twice; a request cut short by a crash is completed).
  * Stripe unreachable → 503 and the request is withdrawn; Stripe refusing → 409, withdrawn as well.
  */
-export async function requestRefund(
+async function requestRefund(
   deps: { orm: Orm; payments: PaymentsPort; log: Logger },
   actor: Actor,
   saleId: number,
@@ -147,3 +173,13 @@ async function withdraw(orm: Orm, actor: Actor, saleId: number, requestedAt: Dat
     });
   });
 }
+
+/** POST /api/sales/{id}/refund (administrators): a full refund asked of Stripe. GET /api/sales/{id} is the host's. */
+export const refundRoutes = new Hono<AppEnv>().post(`/sales/${NUMERIC_ID}/refund`, salesDocs.refund, requireAdmin, async (c) => {
+  const input = await jsonInput(c, RefundInput);
+  const user = signedInUser(c);
+  const { orm, payments } = c.var.deps;
+  return c.json(
+    await requestRefund({ orm, payments, log: c.var.log }, { id: user.id, email: user.email }, Number(c.req.param('id')), input),
+  );
+});

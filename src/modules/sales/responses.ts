@@ -2,13 +2,13 @@ import * as v from 'valibot';
 import { operation, pageEntries, pathIds, timestamp } from '../../http/openapi.ts';
 import { MailAnswer } from '../mail/index.ts';
 import { ADDRESSEE_KINDS, HONORIFICS } from './entities/receipt.entity.ts';
-import { AddresseeInput } from './receipt.ts';
-import { RefundInput } from './refund.ts';
 import {
+  AddresseeInput,
   CountsQuery,
   ExportInput,
   PageQuery,
   PreflightQuery,
+  RefundInput,
   RevertInput,
   SalesListQuery,
   StatusUpdateInput,

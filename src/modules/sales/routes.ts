@@ -6,10 +6,11 @@ import { SALE_STATUS_LABEL, SALE_STATUSES } from './entities/sale.entity.ts';
 import { exportRoutes } from './export-routes.ts';
 import { licenseCountRoutes } from './license-counts.ts';
 import { receiptRoutes } from './receipt-routes.ts';
-import { refundRoutes } from './refund-routes.ts';
+import { refundRoutes } from './refund.ts';
 import { salesDocs } from './responses.ts';
+import { listSales, salesCounts } from './sales-list.ts';
 import { CountsQuery, RevertInput, SalesListQuery, StatusUpdateInput, toFilter } from './schemas.ts';
-import { advanceStatus, listSales, revertStatus, salesCounts } from './service.ts';
+import { advanceStatus, revertStatus } from './status-moves.ts';
 import { summaryRoutes } from './summary-routes.ts';
 
 const saleRoutes = new Hono<AppEnv>()

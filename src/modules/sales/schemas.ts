@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { paging, rules } from '../../http/validate.ts';
 import { printable } from '../../lib/printable-text.ts';
+import { ADDRESSEE_KINDS, HONORIFICS, type Honorific } from './entities/receipt.entity.ts';
 import { SALE_STATUSES, SaleStatus } from './entities/sale.entity.ts';
 
 const positiveInt = (message: string) =>
@@ -175,3 +176,80 @@ export const ExportInput = withDatesInOrder(
 );
 
 export const PreflightQuery = withDatesInOrder(v.object({ ...filterEntries, batch: flag('一括処理の指定が正しくありません。') }));
+
+/** POST /api/sales/{id}/refund: why (1..200 characters, audited) and, for an exported sale, the confirmation. */
+export const RefundInput = v.object({
+  reason: v.pipe(
+    v.string('返金の理由を入力してください。'),
+    printable('返金の理由', { multiline: true }),
+    v.trim(),
+    v.minLength(1, '返金の理由を入力してください。'),
+    v.check((text: string) => [...text].length <= 200, '返金の理由は200文字以内で入力してください。'),
+  ),
+  confirm_exported: v.optional(v.boolean('研修管理システムへの連絡の確認は true か false で指定してください。'), false),
+});
+
+/** A typed 宛名 that already ends in its honorific (「〇〇病院 総務課 御中」): text and honorific apart. */
+const WITH_HONORIFIC = /^(.*?)[\s\u3000]*(様|御中)$/su;
+const ENDS_IN_TONO = /殿$/u;
+
+const printedText = (label: string, max: number) =>
+  v.pipe(
+    v.string(`${label}は文字列で入力してください。`),
+    printable(label),
+    v.trim(),
+    v.minLength(1, `${label}を入力してください。`),
+    v.check((text: string) => [...text].length <= max, `${label}は${max}文字以内で入力してください。`),
+  );
+
+/**
+ * PUT /api/sales/{id}/receipt-addressee: `addressee` is `name` (氏名 様), `organisation` (所属名 御中)
+ * or `custom` (the typed `addressee_text`, 1..60 characters, with `honorific` 様 or 御中); `proviso`
+ * (但し書き, 1..40 characters) may go with any of them, default 「ライセンス代として」.
+ */
+export const AddresseeInput = v.pipe(
+  v.object({
+    addressee: v.picklist(ADDRESSEE_KINDS, '宛名は「氏名」「所属」「宛名を入力する」のいずれかを選んでください。'),
+    addressee_text: v.optional(
+      v.nullable(
+        v.pipe(
+          printedText('宛名', 60),
+          v.check(
+            (text: string) => !ENDS_IN_TONO.test(text),
+            '宛名に「殿」は付けずに入力し、敬称は「様」か「御中」から選んでください。',
+          ),
+        ),
+      ),
+    ),
+    honorific: v.optional(v.nullable(v.picklist(HONORIFICS, '敬称は「様」か「御中」から選んでください。'))),
+    proviso: v.optional(v.nullable(printedText('但し書き', 40))),
+  }),
+  v.forward(
+    v.partialCheck(
+      [['addressee'], ['addressee_text']],
+      (input) => input.addressee !== 'custom' || Boolean(input.addressee_text),
+      '宛名を入力してください。',
+    ),
+    ['addressee_text'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['addressee'], ['addressee_text'], ['honorific']],
+      (input) => {
+        const typed = input.addressee === 'custom' && input.addressee_text ? WITH_HONORIFIC.exec(input.addressee_text) : null;
+        return !typed || (Boolean(typed[1]) && (!input.honorific || input.honorific === typed[2]));
+      },
+      '宛名の末尾の敬称と、選んだ敬称が異なります。宛名は敬称を付けずに入力してください。',
+    ),
+    ['addressee_text'],
+  ),
+  // An API client may type the honorific into the 宛名 (「〇〇病院 総務課 御中」) or leave it out: the
+  // typed one is used, else 御中 — a typed 宛名 is most often an office (SPEC §10 names no honorific).
+  v.transform((input) => {
+    if (input.addressee !== 'custom' || !input.addressee_text) return input;
+    const typed = WITH_HONORIFIC.exec(input.addressee_text);
+    if (typed) return { ...input, addressee_text: typed[1] as string, honorific: typed[2] as Honorific };
+    return { ...input, honorific: input.honorific ?? ('御中' as Honorific) };
+  }),
+);
+export type AddresseeChoice = v.InferOutput<typeof AddresseeInput>;

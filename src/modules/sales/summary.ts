@@ -9,7 +9,7 @@ import { japanDay } from '../../lib/japan-time.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { licenseNames } from '../licenses/index.ts';
 import { includedTax } from './receipt-pdf.ts';
-import { type SalesEb, salesFilter } from './service.ts';
+import { type SalesEb, salesFilter } from './sales-filter.ts';
 
 /** 売上集計: see docs/decisions/0033-sales-summary.md for what each figure counts. */
 const MAX_SUMMARY_DAYS = 366;

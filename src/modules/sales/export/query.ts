@@ -4,9 +4,9 @@ import { sql } from 'kysely';
 import { countAll, db as kysely } from '../../../db/kysely.ts';
 import type { Em } from '../../../db/orm.ts';
 import { currentBuyers } from '../../accounts/index.ts';
-import { oneOfIds, type SalesFilter, salesFilter } from '../service.ts';
-import type { RecordBatch } from './columns.ts';
-import { type BuyerDetails, buyerCells } from './rows.ts';
+import { oneOfIds, type SalesFilter, salesFilter } from '../sales-filter.ts';
+import type { RecordBatch } from './csv.ts';
+import { type BuyerDetails, buyerCells } from './csv.ts';
 
 /** Sales per page of an export (about; see rangesOf), and at most per page. */
 const BATCH = 5_000;
@@ -70,11 +70,8 @@ function* rangesOf(span: Span): Generator<IdRange> {
 }
 
 /**
- * One page of an export's sales in an id range (at most PAGE_LIMIT; the rest of a crowded range is
- * read after it): a batch's frozen sales, or the sales its filters match. PostgreSQL hands the page
- * over as one JSON value of four column arrays (one string to decode and one JSON.parse per 5,000
- * rows), and only the columns every row needs: the buyer's details come from the accounts module,
- * the purchase-time snapshot only where the member is gone.
+ * One page of an export's sales in an id range (at most PAGE_LIMIT), as one JSON value of column
+ * arrays: one string to decode per page rather than an object per row.
  */
 async function pageOf(em: Em, source: ExportSource, range: IdRange): Promise<SalesPage> {
   const db = kysely(em);
@@ -97,9 +94,7 @@ async function pageOf(em: Em, source: ExportSource, range: IdRange): Promise<Sal
           .where('s.id', '<=', range.upTo)
           .orderBy('s.id')
           .limit(PAGE_LIMIT);
-  // 購入日時 as whole Unix seconds (floor: the CSV shows seconds, as PostgreSQL's own text cut would):
-  // a number per row rather than a timestamp string, which the encoder writes as Japan time
-  // (columns.ts) with no string and no Date (a tenth of the export's time at 660,000 rows).
+  // 購入日時 as whole Unix seconds, which the encoder writes as Japan time with no string or Date per row.
   const result = await db
     .selectFrom(page.as('p'))
     .select((eb) =>
@@ -169,10 +164,8 @@ interface Met<P> {
 }
 
 /**
- * The members an export run has met, found by the page's user key (PostgreSQL's `hashtext` of the id)
- * and then compared by id. Each page's ids are new strings (from its JSON), and a Map keyed by them
- * hashes every one in V8's runtime: a fifth of the export's time at 660,000 rows. A number key is
- * hashed inline. Keys may collide (two members, one hashtext): each key holds a chain, compared by id.
+ * The members an export run has met, keyed by the page's number (`hashtext` of the id: V8 hashes a
+ * number inline, a fresh string not) and compared by id, since two members may share a key.
  */
 class MembersMet<P> {
   #byKey = new Map<number, Met<P>>();
@@ -199,6 +192,60 @@ class MembersMet<P> {
   }
 }
 
+/** A page's people: the members as they are now (met before in this run, or looked up), else the sale's snapshot. */
+async function withPeople<P>(
+  em: Em,
+  page: SalesPage,
+  known: MembersMet<P>,
+  groupName: string,
+  person: (cells: string[], saleId: number) => P,
+): Promise<RecordBatch<P>> {
+  const { ids, userIds, userKeys } = page;
+  const people = new Array<P>(ids.length);
+  // Sales whose member this run has not met yet, and sales whose member is gone (null).
+  let pending: number[] = [];
+  const unknown = new Set<string>();
+  for (let i = 0; i < ids.length; i++) {
+    const userId = userIds[i] ?? null;
+    const known_ = userId === null ? null : known.get(userKeys[i] as number, userId);
+    if (known_ === undefined) {
+      pending.push(i);
+      unknown.add(userId as string);
+    } else if (known_ === null) pending.push(i);
+    else people[i] = known_;
+  }
+  if (unknown.size) {
+    if (known.size + unknown.size > MAX_CACHED_BUYERS) known.clear();
+    const found = await currentBuyers(em, [...unknown]);
+    const gone: number[] = [];
+    for (const i of pending) {
+      const userId = userIds[i] ?? null;
+      let known_ = userId === null ? null : known.get(userKeys[i] as number, userId);
+      if (known_ === undefined) {
+        const buyer = found.get(userId as string);
+        known_ = buyer ? person(buyerCells(buyer, groupName), ids[i] as number) : null;
+        known.set(userKeys[i] as number, userId as string, known_);
+      }
+      if (known_ === null) gone.push(i);
+      else people[i] = known_;
+    }
+    pending = gone;
+  }
+  if (pending.length) {
+    const snapshots = await snapshotsOf(
+      em,
+      pending.map((i) => ids[i] as number),
+      groupName,
+    );
+    for (const i of pending) {
+      const cells = snapshots.get(ids[i] as number);
+      if (!cells) throw new Error(`sale ${ids[i]} vanished during the export`);
+      people[i] = person(cells, ids[i] as number);
+    }
+  }
+  return { ids: page.ids, people, licenseNames: page.licenseNames, paidAt: page.paidAt };
+}
+
 /**
  * The export's records, page by page: the member's current details while the account exists, the
  * purchase-time snapshot once it is deleted. Each member is looked up (and made into a `person`, e.g.
@@ -216,55 +263,9 @@ export async function* records<P>(
   // Pages, and the members they bring, are read side by side (a member met in two pages at once may
   // be looked up twice, harmlessly).
   const read = async (range: IdRange): Promise<RecordBatch<P> & { range: IdRange }> => ({
-    ...(await withPeople(await pageOf(em, source, range))),
+    ...(await withPeople(em, await pageOf(em, source, range), known, groupName, person)),
     range,
   });
-  const withPeople = async (page: SalesPage): Promise<RecordBatch<P>> => {
-    const { ids, userIds, userKeys } = page;
-    const people = new Array<P>(ids.length);
-    // Sales whose member this run has not met yet, and sales whose member is gone (null).
-    let pending: number[] = [];
-    const unknown = new Set<string>();
-    for (let i = 0; i < ids.length; i++) {
-      const userId = userIds[i] ?? null;
-      const known_ = userId === null ? null : known.get(userKeys[i] as number, userId);
-      if (known_ === undefined) {
-        pending.push(i);
-        unknown.add(userId as string);
-      } else if (known_ === null) pending.push(i);
-      else people[i] = known_;
-    }
-    if (unknown.size) {
-      if (known.size + unknown.size > MAX_CACHED_BUYERS) known.clear();
-      const found = await currentBuyers(em, [...unknown]);
-      const gone: number[] = [];
-      for (const i of pending) {
-        const userId = userIds[i] ?? null;
-        let known_ = userId === null ? null : known.get(userKeys[i] as number, userId);
-        if (known_ === undefined) {
-          const buyer = found.get(userId as string);
-          known_ = buyer ? person(buyerCells(buyer, groupName), ids[i] as number) : null;
-          known.set(userKeys[i] as number, userId as string, known_);
-        }
-        if (known_ === null) gone.push(i);
-        else people[i] = known_;
-      }
-      pending = gone;
-    }
-    if (pending.length) {
-      const snapshots = await snapshotsOf(
-        em,
-        pending.map((i) => ids[i] as number),
-        groupName,
-      );
-      for (const i of pending) {
-        const cells = snapshots.get(ids[i] as number);
-        if (!cells) throw new Error(`sale ${ids[i]} vanished during the export`);
-        people[i] = person(cells, ids[i] as number);
-      }
-    }
-    return { ids: page.ids, people, licenseNames: page.licenseNames, paidAt: page.paidAt };
-  };
   const ranges = rangesOf(span);
   const inFlight: Promise<RecordBatch<P> & { range: IdRange }>[] = [];
   const more = () => {

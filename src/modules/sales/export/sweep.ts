@@ -2,7 +2,7 @@ import { db, millisecondsAgo, now } from '../../../db/kysely.ts';
 import type { Em } from '../../../db/orm.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { FileStore } from '../../../storage/file-store.ts';
-import { discardUnfinished } from './file.ts';
+import { discardUnfinished } from './build.ts';
 
 export const EXPORT_INTERRUPTED =
   'CSVの作成が途中で止まりました（処理していたワーカーが停止しました）。「再実行」で作り直してください。';

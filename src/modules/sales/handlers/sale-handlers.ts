@@ -1,18 +1,13 @@
 import type { EventHandler, JobContext, JobResult } from '../../../jobs/context.ts';
 import { japanTime, renderMail, sendOnce } from '../../mail/index.ts';
 import { Sale, SaleStatus } from '../entities/sale.entity.ts';
-import { buildExport } from '../export/build.ts';
-import { forgetUser, markRefunded, recordSale } from '../service.ts';
+import { forgetUser, markRefunded, recordSale } from '../record-sale.ts';
 import { moveSalesPage, planRegistrationMails } from '../status-moves.ts';
 
 export const onCheckoutPaid: EventHandler<'CheckoutPaid'> = (ctx, event) => recordSale(ctx.em, event.payload);
 export const onPaymentRefunded: EventHandler<'PaymentRefunded'> = (ctx, event) => markRefunded(ctx.em, event.payload);
 export const onUserDeleted: EventHandler<'UserDeleted'> = (ctx, event) =>
   forgetUser(ctx.em, event.payload.userId, event.payload.by);
-
-/** ExportRequested → the CSV file (idempotent: a finished export is not built again). */
-export const onExportRequested: EventHandler<'ExportRequested'> = (ctx, event) =>
-  buildExport(ctx.em, ctx.files, ctx.env.exportGroupName, event.payload.exportId, ctx.log);
 
 /** The member's purchase history with the receipt dialog of `saleId` open (web/src/features/purchase). */
 const receiptPageUrl = (appUrl: string, userId: string, saleId: number) =>

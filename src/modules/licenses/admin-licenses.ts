@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { sql } from 'kysely';
-import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
-import { countAll, db as kysely, now } from '../../db/kysely.ts';
+import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -11,225 +10,22 @@ import { collectErrors } from '../../http/validate.ts';
 import type { FileStore } from '../../storage/file-store.ts';
 import type { Actor } from '../audit/index.ts';
 import { recordAudit } from '../audit/index.ts';
+import { getLicense, LICENSE_NOT_FOUND } from './catalogue.ts';
 import { License, LicensePicture } from './entities/license.entity.ts';
 import {
   ImageRejected,
   MAX_PICTURES,
-  PICTURE_DIRECTORY,
   type ProcessedPicture,
   processPicture,
   removePictures,
   type StoredPicture,
   storePictures,
 } from './images.ts';
-import { type LicenseFieldsData, type ListQueryData, type PictureSlot, pictureOrder } from './schemas.ts';
+import { type LicenseFieldsData, type PictureSlot, pictureOrder } from './schemas.ts';
 
-export const LICENSE_NOT_FOUND = 'エラー: ライセンスが見つかりませんでした。';
-export const STALE_EDIT =
-  '他の管理者がこのライセンスを先に更新しました。最新の内容を読み込み直してから、もう一度変更してください。';
+const STALE_EDIT = '他の管理者がこのライセンスを先に更新しました。最新の内容を読み込み直してから、もう一度変更してください。';
 
-type PictureRow = Pick<LicensePicture, 'fileName' | 'thumbnailName' | 'width' | 'height' | 'originalName'>;
-
-/** The licence at the API edge, with the seed's `picture_directory` and `pictures_pathes`. */
-export function licenseDto(
-  license: Pick<License, 'id' | 'name' | 'description' | 'price' | 'published' | 'sortOrder'> & {
-    /** An entity's Date, or a row's timestamp text. */
-    createdAt: Date | string;
-    updatedAt: Date | string;
-  },
-  pictures: PictureRow[],
-) {
-  return {
-    id: license.id,
-    name: license.name,
-    description: license.description,
-    price: license.price,
-    published: license.published,
-    // The display order set by the administrators (smallest first): the catalogue's order.
-    sort_order: license.sortOrder,
-    created_at: new Date(license.createdAt).toISOString(),
-    updated_at: new Date(license.updatedAt).toISOString(),
-    picture_directory: PICTURE_DIRECTORY,
-    pictures_pathes: pictures.map((p) => `${PICTURE_DIRECTORY}/${p.fileName}`),
-    pictures: pictures.map((p) => ({
-      filename: p.fileName,
-      url: `${PICTURE_DIRECTORY}/${p.fileName}`,
-      thumbnail_url: `${PICTURE_DIRECTORY}/${p.thumbnailName}`,
-      width: p.width,
-      height: p.height,
-      original_name: p.originalName,
-    })),
-  };
-}
-export type LicenseDto = ReturnType<typeof licenseDto>;
-
-type SortColumn = 'sort_order' | 'id' | 'name' | 'price' | 'updated_at';
-const SORT_COLUMNS: Record<string, SortColumn> = {
-  position: 'sort_order',
-  id: 'id',
-  name: 'name',
-  price: 'price',
-  updated_at: 'updated_at',
-};
-
-/** A picture as the catalogue's statement gives it (json_build_object). */
-interface PictureJson {
-  file_name: string;
-  thumbnail_name: string;
-  width: number;
-  height: number;
-  original_name: string | null;
-}
-
-const cataloguePages = (changes: ChangeFeed | undefined) =>
-  tableCache<Awaited<ReturnType<typeof readLicenses>>>(changes, 'catalogue pages', ['licenses', 'license_pictures'], {
-    max: 500,
-    ttlMs: 10 * 60_000,
-  });
-
-/**
- * The catalogue (members: 公開 licences only) or the administrators' list (all), since every
- * signed-in member's first screen asks for it: kept in memory until the licences or their pictures
- * change (change notices, docs/decisions/0021).
- */
-export function listLicenses(
-  orm: Orm,
-  query: ListQueryData,
-  options: { includeHidden: boolean } = { includeHidden: false },
-  changes?: ChangeFeed,
-) {
-  return cached(cataloguePages(changes), JSON.stringify([query, options.includeHidden]), () => readLicenses(orm, query, options));
-}
-
-/**
- * One statement for the page, its total and every picture of its licences, read as rows (no entities
- * to build). The id breaks ties; when the sort is the id itself it must not override its direction.
- */
-function catalogueQuery(
-  em: Em,
-  { column, direction, includeHidden }: { column: SortColumn; direction: 'asc' | 'desc'; includeHidden: boolean },
-  limit: number,
-  offset: number,
-) {
-  return kysely(em)
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('licenses as l')
-        .select((s) => [
-          'l.id',
-          'l.name',
-          'l.description',
-          'l.price',
-          'l.published',
-          'l.sort_order',
-          'l.created_at',
-          'l.updated_at',
-          s.fn.countAll<string>().over().as('total'),
-        ])
-        .$if(!includeHidden, (qb) => qb.where((w) => w.ref('l.published')))
-        .orderBy(`l.${column}`, direction)
-        .$if(column !== 'id', (qb) => qb.orderBy('l.id', 'asc'))
-        .limit(limit)
-        .offset(offset)
-        .as('page'),
-    )
-    .selectAll('page')
-    .select((eb) =>
-      eb
-        .selectFrom('license_pictures as p')
-        .select((s) =>
-          s.fn
-            .coalesce(
-              s.fn
-                .agg<PictureJson[]>('json_agg', [
-                  s.fn('json_build_object', [
-                    sql.lit('file_name'),
-                    s.ref('p.file_name'),
-                    sql.lit('thumbnail_name'),
-                    s.ref('p.thumbnail_name'),
-                    sql.lit('width'),
-                    s.ref('p.width'),
-                    sql.lit('height'),
-                    s.ref('p.height'),
-                    sql.lit('original_name'),
-                    s.ref('p.original_name'),
-                  ]),
-                ])
-                .orderBy('p.position'),
-              sql<PictureJson[]>`'[]'::json`,
-            )
-            .as('pictures'),
-        )
-        .whereRef('p.license_id', '=', 'page.id')
-        .$asScalar()
-        .as('pictures'),
-    )
-    .orderBy(`page.${column}`, direction)
-    .$if(column !== 'id', (qb) => qb.orderBy('page.id', 'asc'));
-}
-
-async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHidden: boolean }) {
-  const direction = query.sort.startsWith('-') ? 'desc' : 'asc';
-  const column = SORT_COLUMNS[query.sort.replace(/^-/, '')] ?? 'id';
-  const offset = (query.page - 1) * query.per_page;
-  const em = orm.em.fork() as Em;
-  const rows = await catalogueQuery(
-    em,
-    { column, direction, includeHidden: options.includeHidden },
-    query.per_page,
-    offset,
-  ).execute();
-  let total = Number(rows[0]?.total ?? 0);
-  if (rows.length === 0 && offset > 0) {
-    const count = await kysely(em)
-      .selectFrom('licenses')
-      .select((eb) => countAll(eb).as('total'))
-      .$if(!options.includeHidden, (qb) => qb.where((w) => w.ref('published')))
-      .executeTakeFirst();
-    total = count?.total ?? 0;
-  }
-  return {
-    licenses: rows.map((row) =>
-      licenseDto(
-        {
-          id: row.id,
-          name: row.name,
-          description: row.description,
-          price: row.price,
-          published: row.published,
-          sortOrder: row.sort_order,
-          createdAt: row.created_at,
-          updatedAt: row.updated_at,
-        },
-        (row.pictures ?? []).map((p) => ({
-          fileName: p.file_name,
-          thumbnailName: p.thumbnail_name,
-          width: p.width,
-          height: p.height,
-          originalName: p.original_name,
-        })),
-      ),
-    ),
-    total,
-    page: query.page,
-    per_page: query.per_page,
-  };
-}
-
-export async function getLicense(
-  orm: Orm,
-  id: number,
-  options: { includeHidden: boolean; withDeletable?: boolean } = { includeHidden: true },
-): Promise<LicenseDto & { deletable?: boolean }> {
-  const license = await orm.em.fork().findOne(License, { id }, { populate: ['pictures'] });
-  if (!license || (!license.published && !options.includeHidden)) throw new AppError('not_found', LICENSE_NOT_FOUND);
-  const dto = licenseDto(license, license.pictures.getItems());
-  // Administrators are told whether 削除する can succeed: not once anyone started to buy it (409).
-  return options.withDeletable ? { ...dto, deletable: license.checkoutStartedAt == null } : dto;
-}
-
-/** Decodes and re-encodes every new picture; an unusable one answers 422 naming it. */
-export async function processUploads(files: UploadedFile[]): Promise<ProcessedPicture[]> {
+async function processUploads(files: UploadedFile[]): Promise<ProcessedPicture[]> {
   const processed: ProcessedPicture[] = [];
   const errors: Record<string, string[]> = {};
   for (const [index, file] of files.entries()) {
@@ -497,27 +293,6 @@ export async function moveLicense(orm: Orm, actor: Actor, id: number, direction:
     next[to] = id;
     return next;
   });
-}
-
-/** What a purchase needs of a licence: its name, its price as stored (never the client's), whether it is on sale. */
-export async function findLicenseForSale(
-  tx: Em,
-  id: number,
-): Promise<{ id: number; name: string; price: number; published: boolean } | null> {
-  // Read in the caller's transaction, from the table: the price charged is the one committed now, never
-  // a cached copy (docs/decisions/0023-pooler-and-change-feed.md).
-  const license = await tx.findOne(License, { id }, { refresh: true });
-  return license ? { id: license.id, name: license.name, price: license.price, published: license.published } : null;
-}
-
-/** A purchase of the licence starts (in the caller's transaction): from now on it can be hidden, not deleted. */
-export async function noteCheckoutStarted(tx: Em, id: number): Promise<void> {
-  await kysely(tx)
-    .updateTable('licenses')
-    .set({ checkout_started_at: now() })
-    .where('id', '=', id)
-    .where('checkout_started_at', 'is', null)
-    .execute();
 }
 
 /** Removes a licence nobody ever started to buy, with its pictures (files too); otherwise 409. Audited. */

@@ -1,23 +1,23 @@
-// The export's service functions: request (a plain export or a batch), history, download, 登録済み
-// (complete) and 再実行 (retry). The file itself is built by the worker (build.ts).
+// The export's requests: its preflight, a plain export or a batch, history, download, 登録済み
+// (complete) and 再実行 (retry). The worker builds the file (build.ts).
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { countAll, db, now } from '../../../db/kysely.ts';
 import type { Em, Orm } from '../../../db/orm.ts';
 import { recordEvent, transact } from '../../../events/outbox.ts';
 import { AppError, validationError } from '../../../http/errors.ts';
-import { contentDisposition, downloadNames } from '../../../lib/csv.ts';
+import { contentDisposition, downloadNames, unmappableIn } from '../../../lib/csv.ts';
 import type { Logger } from '../../../lib/logger.ts';
 import type { FileStore } from '../../../storage/file-store.ts';
 import { type Actor, recordAudit } from '../../audit/index.ts';
 import { findLicenseForSale } from '../../licenses/index.ts';
 import { Export } from '../entities/export.entity.ts';
 import { SaleStatus } from '../entities/sale.entity.ts';
-import { countChanged, resolveSearch, type SalesFilter, salesFilter } from '../service.ts';
-import { recordStatusMove } from '../status-moves.ts';
-import { type ExportEncoding, exportContentType } from './encoding.ts';
-import { keyOfExportFile } from './file.ts';
-import { findUnmappable, unmappableError } from './preflight.ts';
+import { resolveSearch, type SalesFilter, salesFilter } from '../sales-filter.ts';
+import { countChanged, recordStatusMove } from '../status-moves.ts';
+import { keyOfExportFile } from './build.ts';
+import { EXPORT_HEADER, type ExportEncoding, exportContentType, FIELD_OF_COLUMN, jstCell } from './csv.ts';
+import { type ExportSource, records, spanOf } from './query.ts';
 
 const EXPORT_NOT_FOUND = 'エクスポートが見つかりませんでした。';
 
@@ -97,38 +97,7 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
       rowCount: 0,
       createdAt: new Date(),
     });
-    if (request.batch) {
-      await tx.flush();
-      const where = salesFilter(await resolveSearch(tx, { ...filter, status: SaleStatus.AwaitingExport }));
-      const frozen = await db(tx)
-        .with('moved', (q) =>
-          q
-            .updateTable('sales as s')
-            .set({ status: SaleStatus.InProgress, batch_id: created.id, updated_at: now() })
-            .where(where)
-            .where('s.refunded_at', 'is', null)
-            .where('s.batch_id', 'is', null)
-            .returning('s.id'),
-        )
-        .insertInto('export_sales')
-        .columns(['export_id', 'sale_id'])
-        .expression((eb) => eb.selectFrom('moved').select([eb.cast<string>(eb.val(created.id), 'uuid').as('export_id'), 'id']))
-        .returning('sale_id')
-        .execute();
-      if (request.expectedCount !== undefined && frozen.length !== request.expectedCount) {
-        throw countChanged(frozen.length, request.expectedCount);
-      }
-      if (frozen.length === 0) throw validationError({ batch: ['この条件に「出力待ち」の売上はありません。'] });
-      created.totalRows = frozen.length;
-      const saleIds = frozen.map((r) => r.sale_id).sort((a, b) => a - b);
-      await recordStatusMove(tx, {
-        from: SaleStatus.AwaitingExport,
-        to: SaleStatus.InProgress,
-        actorId: actor.id,
-        saleIds,
-      });
-      moved = saleIds;
-    }
+    if (request.batch) moved = await freezeBatch(tx, created, filter, actor, request.expectedCount);
     recordEvent(tx, 'ExportRequested', { exportId: created.id });
     recordAudit(tx, actor, {
       action: request.batch ? 'sale.export.batch' : 'sale.export',
@@ -147,6 +116,33 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
     return created;
   });
   return exportDto(row);
+}
+
+/** A batch export's sales move to 処理中 with it, in its transaction: their ids, sorted (409 when the confirmed count changed). */
+async function freezeBatch(tx: Em, created: Export, filter: SalesFilter, actor: Actor, expectedCount?: number) {
+  await tx.flush();
+  const where = salesFilter(await resolveSearch(tx, { ...filter, status: SaleStatus.AwaitingExport }));
+  const frozen = await db(tx)
+    .with('moved', (q) =>
+      q
+        .updateTable('sales as s')
+        .set({ status: SaleStatus.InProgress, batch_id: created.id, updated_at: now() })
+        .where(where)
+        .where('s.refunded_at', 'is', null)
+        .where('s.batch_id', 'is', null)
+        .returning('s.id'),
+    )
+    .insertInto('export_sales')
+    .columns(['export_id', 'sale_id'])
+    .expression((eb) => eb.selectFrom('moved').select([eb.cast<string>(eb.val(created.id), 'uuid').as('export_id'), 'id']))
+    .returning('sale_id')
+    .execute();
+  if (expectedCount !== undefined && frozen.length !== expectedCount) throw countChanged(frozen.length, expectedCount);
+  if (frozen.length === 0) throw validationError({ batch: ['この条件に「出力待ち」の売上はありません。'] });
+  created.totalRows = frozen.length;
+  const saleIds = frozen.map((r) => r.sale_id).sort((a, b) => a - b);
+  await recordStatusMove(tx, { from: SaleStatus.AwaitingExport, to: SaleStatus.InProgress, actorId: actor.id, saleIds });
+  return saleIds;
 }
 
 export async function getExport(orm: Orm, id: string) {
@@ -279,4 +275,69 @@ export async function retryExport(orm: Orm, actor: Actor, id: string) {
     });
     return exportDto(row);
   });
+}
+
+export interface Unmappable {
+  sale_id: number;
+  field: string;
+  text: string;
+  characters: string[];
+}
+
+/** Every cell that CP932 cannot hold, with its sale and field (the screen shows them before a Shift_JIS export). */
+async function findUnmappable(
+  em: Em,
+  source: ExportSource,
+  groupName: string,
+  limit = 200,
+): Promise<{ problems: Unmappable[]; total: number }> {
+  const problems: Unmappable[] = [];
+  let total = 0;
+  // A member's cells are checked once; each of their sales is listed.
+  const check = (cells: string[]) => cells.map((text) => ({ text, characters: unmappableIn(text) }));
+  for await (const batch of records(em, source, await spanOf(em, source), groupName, check)) {
+    batch.ids.forEach((saleId, i) => {
+      const licenseName = batch.licenseNames[i] ?? '';
+      const cells = [
+        ...(batch.people[i] ?? []),
+        { text: licenseName, characters: unmappableIn(licenseName) },
+        { text: jstCell(batch.paidAt[i] ?? 0), characters: [] as string[] },
+      ];
+      cells.forEach(({ text, characters }, column) => {
+        if (!characters.length) return;
+        total++;
+        if (problems.length < limit) {
+          problems.push({ sale_id: saleId, field: FIELD_OF_COLUMN[column] ?? EXPORT_HEADER[column] ?? '', text, characters });
+        }
+      });
+    });
+  }
+  return { problems, total };
+}
+
+/** GET /api/exports/preflight: what a Shift_JIS (CP932) export of these sales could not hold. */
+export async function preflight(orm: Orm, filter: SalesFilter, batch: boolean, groupName: string) {
+  const em = orm.em.fork() as Em;
+  // A batch would hold the 出力待ち sales of the search.
+  const { problems, total } = await findUnmappable(
+    em,
+    { filter: await resolveSearch(em, batch ? { ...filter, status: SaleStatus.AwaitingExport } : filter) },
+    groupName,
+  );
+  return { problems, total };
+}
+
+function unmappableError(found: { problems: Unmappable[]; total: number }) {
+  const first = found.problems
+    .slice(0, 3)
+    .map((p) => `売上ID ${p.sale_id} の「${p.characters.join('')}」`)
+    .join('、');
+  return validationError(
+    {
+      encoding: [
+        `Shift_JIS（CP932）で表せない文字が${found.total}か所あります（${first}など）。UTF-8で作成するか、〓に置き換えて作成してください。`,
+      ],
+    },
+    'Shift_JIS（CP932）で表せない文字があります。',
+  );
 }
