@@ -14,7 +14,7 @@ import { Drain } from '../http/drain.ts';
 import { createRateLimiter } from '../http/rate-limit.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
-import { shopFiguresFrom } from '../lib/metrics.ts';
+import { countJobsOf, shopFiguresFrom } from '../lib/metrics.ts';
 import { assertNoEviction, connectRedis, connectWorkerRedis, type RedisTarget, replicaWaiter, whenReady } from '../lib/redis.ts';
 import { createAuth, createSessionReader, redisSignInChallenges } from '../modules/accounts/index.ts';
 import { createPayments, scheduleNightlyReconciliation } from '../modules/checkout/index.ts';
@@ -23,7 +23,7 @@ import { createMailer, type Mailer } from '../modules/mail/index.ts';
 import { createFileStore } from '../storage/open-store.ts';
 import { entities, migrateShop } from './modules.ts';
 import { resolveRedis } from './redis.ts';
-import { shopFigures } from './shop-figures.ts';
+import { shopFigureSources } from './shop-figures.ts';
 
 export type Mode = 'all' | 'web' | 'worker';
 
@@ -141,7 +141,8 @@ async function assemble(
   const prefix = options.queuePrefix ?? 'shop';
   const queues: Queues = createQueues(redis, prefix);
   // The shop-wide gauges of /metrics (and of a worker's metrics port) read what every process shares.
-  shopFiguresFrom(() => shopFigures(orm, redis, queues));
+  shopFiguresFrom(shopFigureSources(orm, redis, queues));
+  countJobsOf(Object.keys(queues));
   closers.push(() => closeQueues(queues));
   const authSecret = authSecretFor(env);
   const auth = createAuth({
