@@ -304,3 +304,26 @@ describe('one request id from the request to the job', () => {
     expect(JSON.stringify(line)).not.toContain('metrics-admin@example.jp');
   });
 });
+
+describe('probes in the log', () => {
+  it('logs /healthz, /readyz and /metrics at debug (not at info), any other request at info', async () => {
+    const ids = ['probe-healthz-0001', 'probe-readyz-00001', 'probe-metrics-0001', 'probe-other-000001'];
+    await t.app.request('/healthz', { headers: { 'x-request-id': ids[0] as string } });
+    await t.app.request('/readyz', { headers: { 'x-request-id': ids[1] as string } });
+    await t.app.request('/metrics', { headers: { 'x-request-id': ids[2] as string, authorization: `Bearer ${TOKEN}` } });
+    await t.app.request('/api/licenses', { headers: { 'x-request-id': ids[3] as string } });
+    const logged = (id: string) => lines.some((l) => l.msg === 'request' && l.requestId === id);
+    expect(ids.map(logged)).toEqual([false, false, false, true]);
+
+    const debugLines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n')) if (line.trim()) debugLines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const app = createApp({ ...t.runtime.deps, log: createLogger('debug', {}, sink) });
+    await app.request('/readyz');
+    expect(debugLines.find((l) => l.msg === 'request' && l.path === '/readyz')).toMatchObject({ level: 'debug', status: 200 });
+  });
+});
