@@ -167,8 +167,19 @@ export function parseEnv(source: Record<string, string | undefined>) {
     if (missing.length > 0) {
       throw new EnvError(missing.map((key) => `${key}: NODE_ENV=production では必須です (required in production)`));
     }
+    if (raw.APP_URL !== undefined && !secureEnough(raw.APP_URL)) {
+      throw new EnvError([
+        'APP_URL: NODE_ENV=production では https:// の URL にしてください。Cookie はすべて Secure 属性付きのため、http:// ではブラウザがサインインの Cookie を保存しません (production cookies are Secure: browsers drop them over http://; use https://, or localhost for a local trial)',
+      ]);
+    }
   }
   return raw;
+}
+
+/** https://, or plain http:// on the machine itself (a local trial of production mode). */
+function secureEnough(appUrl: string): boolean {
+  const url = new URL(appUrl);
+  return url.protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
 }
 
 function resolveEnv(raw: ReturnType<typeof parseEnv>) {
