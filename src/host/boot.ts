@@ -15,7 +15,16 @@ import { createRateLimiter } from '../http/rate-limit.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { countJobsOf, shopFiguresFrom } from '../lib/metrics.ts';
-import { assertNoEviction, connectRedis, connectWorkerRedis, type RedisTarget, replicaWaiter, whenReady } from '../lib/redis.ts';
+import {
+  assertNoEviction,
+  connectRedis,
+  connectWorkerRedis,
+  describeRedis,
+  type RedisTarget,
+  replicaWaiter,
+  watchRedisOutages,
+  whenReady,
+} from '../lib/redis.ts';
 import { createAuth, createSessionReader, redisSignInChallenges } from '../modules/accounts/index.ts';
 import { createPayments, scheduleNightlyReconciliation } from '../modules/checkout/index.ts';
 import { startWorkerHeartbeat } from '../modules/health/index.ts';
@@ -126,6 +135,7 @@ async function assemble(
   _child: ChildProcess | undefined,
 ): Promise<Runtime> {
   const redis: Redis = connectRedis(target);
+  watchRedisOutages(redis, log, { component: 'redis', address: describeRedis(target) });
   closers.push(() => redis.quit().catch(() => redis.disconnect()));
   // Start only once Redis answers, and never on a Redis that may evict jobs (README, SPEC §2).
   // (Each try itself waits START_RETRY_MS for the connection, so no pause in between.)
@@ -181,6 +191,7 @@ async function assemble(
   let workers: Workers | undefined;
   if (options.mode !== 'web') {
     const workerRedis = connectWorkerRedis(target);
+    watchRedisOutages(workerRedis, log, { component: 'worker', address: describeRedis(target) });
     workers = startWorkers(
       workerRedis,
       { orm, env, mailer, authSecret, stripe: payments.stripe, files, log: log.child({ component: 'worker' }) },

@@ -1,6 +1,8 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { forgetShopFigures } from '../../src/lib/metrics.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { TestClient } from '../support/http-client.ts';
@@ -18,6 +20,14 @@ let workerPort: number;
 /** The metrics page before any job ran, from the web app and from the worker's port. */
 const before: { web: string; worker: string } = { web: '', worker: '' };
 
+/** Every log line the runtime wrote, parsed. */
+const lines: Record<string, unknown>[] = [];
+const sink = new Writable({
+  write(chunk, _encoding, done) {
+    for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+    done();
+  },
+});
 const TOKEN = 'metrics-token-for-the-outage-test';
 const auth = { authorization: `Bearer ${TOKEN}` };
 const scrape = async () => {
@@ -41,6 +51,7 @@ beforeAll(async () => {
     smtpUrl: smtp.url,
     redisUrl: redis.url,
     env: { METRICS_TOKEN: TOKEN, WORKER_METRICS_PORT: String(workerPort) },
+    log: createLogger('info', { instance: 'outage-test', mode: 'all' }, sink),
   });
   before.web = await scrape();
   before.worker = await (await fetch(`http://127.0.0.1:${workerPort}/metrics`, { headers: auth })).text();
@@ -68,6 +79,8 @@ it('exports the job counters at 0 for every queue before any job ran, and both s
 });
 
 it('keeps requests working while Redis is down and delivers the waiting e-mail once it is back', async () => {
+  const outageStart = lines.length;
+  const downAt = Date.now();
   await redis.stop();
 
   // Requests still succeed: sign-in (its rate limiter lets requests through) and a change with an event.
@@ -115,6 +128,7 @@ it('keeps requests working while Redis is down and delivers the waiting e-mail o
   expect(during).not.toMatch(/^shop_queue_jobs\{/m);
 
   await redis.start();
+  const upAt = Date.now();
   const mail = await smtp.waitFor(smtp.to(email), 30_000);
   expect(mail.subject).toContain('メールアドレスの確認');
   // Its event acknowledged and no job left: a second copy would be here by now.
@@ -122,4 +136,25 @@ it('keeps requests working while Redis is down and delivers the waiting e-mail o
   expect(smtp.messages.filter(smtp.to(email))).toHaveLength(1);
   expect((await t.app.request('/readyz')).status).toBe(200);
   expect(sample(await scrape(), 'shop_metrics_source_up{source="redis"}')).toBe(1);
+
+  // The outage in the log: per connection one warn line per 10 s at most, naming the address, then
+  // one info line; no error lines for what ioredis and BullMQ retry on their own.
+  await eventually(
+    async () => lines.slice(outageStart).filter((l) => l.msg === 'Redis reachable again').length === 2,
+    10_000,
+    'both connections logged as back',
+  );
+  const outage = lines.slice(outageStart);
+  expect(outage.filter((l) => l.level === 'error')).toEqual([]);
+  const allowed = Math.floor((upAt - downAt) / 10_000) + 1;
+  for (const component of ['redis', 'worker']) {
+    const warned = outage.filter((l) => l.msg === 'Redis unreachable; retrying' && l.component === component);
+    expect(warned.length).toBeGreaterThanOrEqual(1);
+    expect(warned.length).toBeLessThanOrEqual(allowed);
+    expect(warned[0]).toMatchObject({ level: 'warn', address: redis.url.replace(/\/?$/, '') });
+    const back = outage.filter((l) => l.msg === 'Redis reachable again' && l.component === component);
+    expect(back).toHaveLength(1);
+    expect(back[0]?.level).toBe('info');
+  }
+  expect(outage.some((l) => String(l.msg).includes('worker error'))).toBe(false);
 }, 60_000);
