@@ -105,6 +105,16 @@ const EnvSchema = v.object({
   SENTRY_ENVIRONMENT: optional(v.string()),
   DATA_DIR: optional(v.string()),
   AUTH_SECRET: optional(v.pipe(v.string(), v.minLength(32, '32 文字以上にしてください (at least 32 characters)'))),
+  /** Secrets still accepted after a rotation, newest first (docs/decisions/0043-secret-rotation.md). */
+  AUTH_PREVIOUS_SECRETS: optional(
+    v.pipe(
+      v.string(),
+      v.check(
+        (value) => value.split(',').every((secret) => secret.trim().length >= 32),
+        'カンマ区切りで、どれも 32 文字以上にしてください (comma-separated, each at least 32 characters)',
+      ),
+    ),
+  ),
   TRUST_PROXY_HEADER: optional(
     v.pipe(v.string(), v.toLowerCase(), v.regex(/^[a-z0-9-]+$/, 'ヘッダー名を指定してください (a header name)')),
   ),
@@ -235,6 +245,10 @@ function resolveEnv(raw: ReturnType<typeof parseEnv>) {
     },
     dataDir,
     authSecret: raw.AUTH_SECRET,
+    authPreviousSecrets: (raw.AUTH_PREVIOUS_SECRETS ?? '')
+      .split(',')
+      .map((secret) => secret.trim())
+      .filter(Boolean),
     trustProxyHeader: raw.TRUST_PROXY_HEADER,
     logLevel: raw.LOG_LEVEL,
     /** In-process caches kept current by change notices (SHOP_CACHES=off: none, for measurements). */

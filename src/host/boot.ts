@@ -25,6 +25,7 @@ import {
   watchRedisOutages,
   whenReady,
 } from '../lib/redis.ts';
+import { acceptPreviousSecrets } from '../lib/secrets.ts';
 import { createAuth, createSessionReader, redisSignInChallenges } from '../modules/accounts/index.ts';
 import { createPayments, scheduleNightlyReconciliation } from '../modules/checkout/index.ts';
 import { startWorkerHeartbeat } from '../modules/health/index.ts';
@@ -155,6 +156,7 @@ async function assemble(
   countJobsOf(Object.keys(queues));
   closers.push(() => closeQueues(queues));
   const authSecret = authSecretFor(env);
+  acceptPreviousSecrets(authSecret, env.authPreviousSecrets);
   const auth = createAuth({
     db: orm.em.fork().getKysely() as never,
     secret: authSecret,

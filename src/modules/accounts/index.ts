@@ -29,6 +29,7 @@ export { administrators, type Buyer, currentBuyers, findBuyer, setDistribution }
 export { MEMBER_MATCH_CAP, membersMatching } from './member-match.ts';
 export { redisSignInChallenges } from './passkey-challenges.ts';
 export { newPasswordProblem } from './password-policy.ts';
+export { reencryptTwoFactorSecrets } from './secret-rotation.ts';
 export { createSessionReader, type SessionReader } from './session.ts';
 export { createUser, type NewUser } from './users.ts';
 

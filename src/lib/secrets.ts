@@ -1,0 +1,52 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * AUTH_SECRET rotation (docs/decisions/0043-secret-rotation.md): what was signed or encrypted under a
+ * secret listed in AUTH_PREVIOUS_SECRETS is still accepted, while everything new is made under
+ * AUTH_SECRET. Boot registers the previous secrets against the current one, so the code that checks a
+ * signature needs only the secret it already has.
+ */
+const previousOf = new Map<string, readonly string[]>();
+
+export function acceptPreviousSecrets(current: string, previous: readonly string[]): void {
+  previousOf.set(
+    current,
+    previous.filter((secret) => secret !== current),
+  );
+}
+
+/** The secrets a signature may have been made with: the current one first. */
+export function acceptedSecrets(current: string): readonly string[] {
+  return [current, ...(previousOf.get(current) ?? [])];
+}
+
+/** Whether `signature` is HMAC-SHA256 of `data` under any accepted secret (`encode` as the signer wrote it). */
+export function signedByAny(
+  current: string,
+  data: string,
+  signature: Buffer,
+  expected: (secret: string, data: string) => Buffer = (secret, d) => createHmac('sha256', secret).update(d).digest(),
+): boolean {
+  return acceptedSecrets(current).some((secret) => {
+    const wanted = expected(secret, data);
+    return wanted.length === signature.length && timingSafeEqual(wanted, signature);
+  });
+}
+
+/** A stable version number for a secret (better-auth's `$ba$<version>$` envelopes name the key by it). */
+export function secretVersion(secret: string): number {
+  return createHash('sha256').update(secret).digest().readUInt32BE(0) >>> 1;
+}
+
+/**
+ * better-auth's own rotation: `secrets` (the current first) decrypt the envelopes made under each, and
+ * the legacy secret decrypts what was encrypted before envelopes (bare hex): made under the oldest
+ * secret still listed, since only envelopes are written once this runs.
+ */
+export function betterAuthSecrets(current: string): { secrets: { version: number; value: string }[]; legacy: string } {
+  const all = acceptedSecrets(current);
+  return {
+    secrets: all.map((value) => ({ version: secretVersion(value), value })),
+    legacy: all[all.length - 1] ?? current,
+  };
+}
