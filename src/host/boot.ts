@@ -103,6 +103,12 @@ function openDatabaseWhenReachable(env: Env, log: Logger): Promise<Orm> {
   });
 }
 
+/** A connection whose outages are logged once per 10 s (src/lib/redis.ts). */
+function watched(client: Redis, target: RedisTarget, log: Logger, component: string): Redis {
+  watchRedisOutages(client, log, { component, address: describeRedis(target) });
+  return client;
+}
+
 /** Builds the process: database (migrated), Redis, queues, auth, relay and, per mode, the workers. */
 export async function boot(env: Env, options: BootOptions): Promise<Runtime> {
   const log = options.log ?? createLogger(env.logLevel, { instance: env.instanceId, mode: options.mode });
@@ -135,8 +141,7 @@ async function assemble(
   closers: (() => Promise<unknown> | unknown)[],
   _child: ChildProcess | undefined,
 ): Promise<Runtime> {
-  const redis: Redis = connectRedis(target);
-  watchRedisOutages(redis, log, { component: 'redis', address: describeRedis(target) });
+  const redis: Redis = watched(connectRedis(target), target, log, 'redis');
   closers.push(() => redis.quit().catch(() => redis.disconnect()));
   // Start only once Redis answers, and never on a Redis that may evict jobs (README, SPEC §2).
   // (Each try itself waits START_RETRY_MS for the connection, so no pause in between.)
@@ -155,8 +160,7 @@ async function assemble(
   shopFiguresFrom(shopFigureSources(orm, redis, queues));
   countJobsOf(Object.keys(queues));
   closers.push(() => closeQueues(queues));
-  const authSecret = authSecretFor(env);
-  acceptPreviousSecrets(authSecret, env.authPreviousSecrets);
+  const authSecret = acceptPreviousSecrets(authSecretFor(env), env.authPreviousSecrets);
   const auth = createAuth({
     db: orm.em.fork().getKysely() as never,
     secret: authSecret,
@@ -192,8 +196,7 @@ async function assemble(
 
   let workers: Workers | undefined;
   if (options.mode !== 'web') {
-    const workerRedis = connectWorkerRedis(target);
-    watchRedisOutages(workerRedis, log, { component: 'worker', address: describeRedis(target) });
+    const workerRedis = watched(connectWorkerRedis(target), target, log, 'worker');
     workers = startWorkers(
       workerRedis,
       { orm, env, mailer, authSecret, stripe: payments.stripe, files, log: log.child({ component: 'worker' }) },

@@ -8,11 +8,13 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
  */
 const previousOf = new Map<string, readonly string[]>();
 
-export function acceptPreviousSecrets(current: string, previous: readonly string[]): void {
+/** Registers `previous` as accepted beside `current`, and returns `current`. */
+export function acceptPreviousSecrets(current: string, previous: readonly string[]): string {
   previousOf.set(
     current,
     previous.filter((secret) => secret !== current),
   );
+  return current;
 }
 
 /** The secrets a signature may have been made with: the current one first. */

@@ -166,8 +166,11 @@ describe('GET /metrics', () => {
     const admin = new TestClient(t.app, '10.61.0.2');
     await admin.login('metrics-admin@example.jp', 'metrics-admin-pass-123');
     const completedBefore = sample(await metrics(), 'shop_jobs_completed_total{queue="exports"}') ?? 0;
+    let exportId = '';
     try {
-      expect((await admin.post('/api/exports', {})).status).toBe(202);
+      const requested = await admin.post('/api/exports', {});
+      expect(requested.status).toBe(202);
+      exportId = (await requested.json()).export.id;
       await eventually(
         async () => {
           const text = await metrics();
@@ -195,6 +198,13 @@ describe('GET /metrics', () => {
       'the export built',
     );
     expect(await metrics()).toMatch(/shop_job_duration_seconds_count\{queue="exports",outcome="done"\} [1-9]/);
+    // Which process built it: in the log and on the export.
+    expect(lines.find((l) => l.msg === 'export started' && l.export === exportId)).toMatchObject({
+      level: 'info',
+      instance: 'metrics-test-1',
+    });
+    const built = await (await admin.get(`/api/exports/${exportId}`)).json();
+    expect(built.export.worker_instance).toBe('metrics-test-1');
   });
 
   it('the worker serves its own metrics on WORKER_METRICS_PORT, with the same token rule', async () => {

@@ -11,6 +11,15 @@ import { csvEncoder, type ExportEncoding, exportContentType } from './encoding.t
 import { exportFileKey, openExportFile } from './file.ts';
 import { type ExportSource, records, spanOf } from './query.ts';
 
+/** Which process starts the build, and whether an earlier attempt left it `running` (died or stalled). */
+function logStart(row: Export, log: Logger | undefined, instance: string | undefined) {
+  if (row.state === 'running') {
+    log?.warn('export resumed after a stalled attempt', { export: row.id, instance, previousInstance: row.workerInstance });
+  } else {
+    log?.info('export started', { export: row.id, instance });
+  }
+}
+
 /** Rows written between two saves of an export's progress. */
 const PROGRESS_EVERY = 20_000;
 /** How often a running export's job says it is alive (the sweeper fails one that stops). */
@@ -29,9 +38,11 @@ export async function buildExport(
   groupName: string,
   exportId: string,
   log?: Logger,
+  instance?: string,
 ): Promise<'done' | 'skipped'> {
   const row = await em.findOne(Export, { id: exportId });
   if (!row || row.state === 'done') return 'skipped';
+  logStart(row, log, instance);
   // A plain export's name search finds the members as they are when the file is built (as the list does).
   const source: ExportSource = row.batch ? { batchId: row.id } : { filter: await resolveSearch(em, row.filters as SalesFilter) };
   // The sales it holds from now on (a batch's were frozen at its creation).
@@ -47,6 +58,7 @@ export async function buildExport(
       started_at: now(),
       heartbeat_at: now(),
       finished_at: null,
+      worker_instance: instance ?? null,
     })
     .where('id', '=', exportId)
     .execute();

@@ -12,7 +12,7 @@ export const onUserDeleted: EventHandler<'UserDeleted'> = (ctx, event) =>
 
 /** ExportRequested → the CSV file (idempotent: a finished export is not built again). */
 export const onExportRequested: EventHandler<'ExportRequested'> = (ctx, event) =>
-  buildExport(ctx.em, ctx.files, ctx.env.exportGroupName, event.payload.exportId, ctx.log);
+  buildExport(ctx.em, ctx.files, ctx.env.exportGroupName, event.payload.exportId, ctx.log, ctx.env.instanceId);
 
 /** The member's purchase history with the receipt dialog of `saleId` open (web/src/features/purchase). */
 export const receiptPageUrl = (appUrl: string, userId: string, saleId: number) =>

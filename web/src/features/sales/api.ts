@@ -78,6 +78,8 @@ export interface ExportState {
   finished_at: string | null;
   completed_at: string | null;
   completed_by: string | null;
+  /** The process (INSTANCE_ID) that runs or last ran the build. */
+  worker_instance: string | null;
   /** A batch's sales still 処理中 (null when not a batch): with none, 「登録済みにする」 is not offered. */
   open_count: number | null;
   file_name: string;
