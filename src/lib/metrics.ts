@@ -57,7 +57,7 @@ export interface PostgresFigures {
   outbox: { backlog: number; oldestAgeSeconds: number };
   paymentsInbox: { unprocessed: number; failed: number };
   mail: { failed: number; retrying: number; pending: number; stuck: number };
-  exports: { queued: number; running: number; retrying: number; failed: number };
+  exports: { queued: number; running: number; retrying: number; failed: number; runningOn: string[] };
 }
 
 /** The shop-wide figures only Redis knows. */

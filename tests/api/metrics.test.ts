@@ -205,6 +205,15 @@ describe('GET /metrics', () => {
     });
     const built = await (await admin.get(`/api/exports/${exportId}`)).json();
     expect(built.export.worker_instance).toBe('metrics-test-1');
+    // While one runs, 運用状況 names the process building it.
+    const em = t.runtime.deps.orm.em.fork();
+    await em.execute(`update exports set state = 'running', heartbeat_at = now() where id = ?`, [exportId]);
+    try {
+      const ops = await (await admin.get('/api/operations')).json();
+      expect(ops.operations.exports).toMatchObject({ running: 1, running_on: ['metrics-test-1'] });
+    } finally {
+      await em.execute(`update exports set state = 'done' where id = ?`, [exportId]);
+    }
   });
 
   it('the worker serves its own metrics on WORKER_METRICS_PORT, with the same token rule', async () => {

@@ -6,7 +6,8 @@ export interface Operations {
   outbox: { backlog: number; oldest_age_seconds: number };
   payments_inbox: { unprocessed: number; failed: number };
   mail: { failed: number; retrying: number; pending: number; stuck: number };
-  exports: { queued: number; running: number; retrying: number; failed: number };
+  /** running_on: the processes (INSTANCE_ID) building exports now. */
+  exports: { queued: number; running: number; retrying: number; failed: number; running_on: string[] };
   sweeper: { last_run_at: string | null; redriven: number };
   workers: { fresh: number };
 }

@@ -88,7 +88,12 @@ function rows(o: Operations): { heading: string; items: Row[] }[] {
       heading: '研修管理システム用CSV',
       items: [
         { label: '作成待ち', value: `${o.exports.queued}件`, to: '/admin/licenses/issue' },
-        { label: '作成中', value: `${o.exports.running}件` },
+        {
+          label: '作成中',
+          value: o.exports.running_on.length
+            ? `${o.exports.running}件（${o.exports.running_on.join('、')}）`
+            : `${o.exports.running}件`,
+        },
         { label: '失敗して再試行中', value: `${o.exports.retrying}件`, attention: o.exports.retrying > 0 },
         { label: '作成に失敗', value: `${o.exports.failed}件`, attention: o.exports.failed > 0 },
       ],
