@@ -1,12 +1,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import * as Sentry from '@sentry/node';
-import { createApp } from './app.ts';
 import { EnvError, env as readEnv } from './config/env.ts';
-import { isEmbedded } from './db/orm.ts';
-import { boot, type Mode } from './host/boot.ts';
-import { createHttpServer, type HttpServer } from './http/drain.ts';
+import type { Mode } from './host/boot.ts';
+import type { HttpServer } from './http/drain.ts';
+import { buildInfo } from './lib/build-info.ts';
 import { createLogger } from './lib/logger.ts';
 
 const mode = (process.argv[2] ?? 'all') as Mode;
@@ -27,6 +25,10 @@ try {
 }
 
 const log = createLogger(env.logLevel, { instance: env.instanceId, mode });
+// The first line comes before the module graph loads (seconds on a busy host), so a start is seen at once.
+log.info('starting', { ...buildInfo(), pid: process.pid });
+const Sentry = await import('@sentry/node');
+const { boot } = await import('./host/boot.ts');
 process.on('unhandledRejection', (reason) => {
   log.error('unhandled rejection', { error: reason });
   Sentry.captureException(reason);
@@ -52,11 +54,13 @@ if (mode !== 'worker' && !env.isProduction) {
   const { seedDemo } = await import('./dev/demo.ts');
   await seedDemo(runtime.deps.orm, env.databaseDirectUrl, runtime.deps.files, log);
 }
+const { isEmbedded } = await import('./db/orm.ts');
 if (isEmbedded(env)) log.info('using embedded PostgreSQL (PGlite); set DATABASE_URL for a server', { dataDir: env.dataDir });
 
 let http: HttpServer | undefined;
 if (mode !== 'worker') {
   if (!existsSync(webRoot)) log.warn('dist/web is missing: run `npm run build` to serve the SPA');
+  const [{ createApp }, { createHttpServer }] = await Promise.all([import('./app.ts'), import('./http/drain.ts')]);
   http = createHttpServer(createApp(runtime.deps).fetch, runtime.deps.drain);
   http.server.listen(env.port, () => log.info('listening', { url: env.appUrl, port: env.port }));
 }

@@ -7,6 +7,7 @@ import { acknowledgeEvent } from '../src/events/outbox.ts';
 import { closeQueues, createQueues } from '../src/events/queues.ts';
 import { type GiveUps, Sweeper, type SweeperHandle, type SweepSource, startSweeper } from '../src/events/sweeper.ts';
 import { jobsCompleted, jobsFailed } from '../src/lib/metrics.ts';
+import { reportRedisError } from '../src/lib/redis.ts';
 import { konbiniReminders, sweepStripeEvents } from '../src/modules/checkout/index.ts';
 import { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from '../src/modules/sales/index.ts';
 import { createEventWorker, type WorkerServices } from './event-worker.ts';
@@ -97,7 +98,9 @@ export function startWorkers(connection: Redis, services: WorkerServices, prefix
         log.warn('could not record a job given up', { queue, job: job.id, error: String(e) }),
       );
     });
-    worker.on('error', (error) => log.error('worker error', { queue, error: error.message }));
+    worker.on('error', (error) =>
+      reportRedisError(connection, error, (e) => log.error('worker error', { queue, error: e.message })),
+    );
   }
 
   /**

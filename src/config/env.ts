@@ -4,10 +4,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as v from 'valibot';
 
-/**
- * The only reader of process.env. Every variable of SPEC §2 is parsed here once, at start-up;
- * a bad value stops the process with a message that names every bad variable.
- */
+/** The only reader of process.env: parsed once at start-up; a bad value names every bad variable. */
 
 const urlWith = (protocols: string[]) =>
   v.pipe(
@@ -105,15 +102,21 @@ const EnvSchema = v.object({
   SENTRY_ENVIRONMENT: optional(v.string()),
   DATA_DIR: optional(v.string()),
   AUTH_SECRET: optional(v.pipe(v.string(), v.minLength(32, '32 文字以上にしてください (at least 32 characters)'))),
+  /** Secrets still accepted after a rotation, newest first (docs/decisions/0043-secret-rotation.md). */
+  AUTH_PREVIOUS_SECRETS: optional(
+    v.pipe(
+      v.string(),
+      v.check(
+        (value) => value.split(',').every((secret) => secret.trim().length >= 32),
+        'カンマ区切りで、どれも 32 文字以上にしてください (comma-separated, each at least 32 characters)',
+      ),
+    ),
+  ),
   TRUST_PROXY_HEADER: optional(
     v.pipe(v.string(), v.toLowerCase(), v.regex(/^[a-z0-9-]+$/, 'ヘッダー名を指定してください (a header name)')),
   ),
   LOG_LEVEL: v.optional(v.picklist(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
-  /**
-   * Diagnostics: `off` starts a web process without its change feed, so every in-process cache
-   * (sessions, list totals, the catalogue) is bypassed and every request queries (the bench's
-   * side-by-side figures; docs/decisions/0037-lean-requests.md).
-   */
+  /** Diagnostics: `off` bypasses every in-process cache (the bench's caches-off figures). */
   SHOP_CACHES: v.optional(v.picklist(['on', 'off'], 'on か off を指定してください (on or off)'), 'on'),
   /** The sweeper (docs/decisions/0019-sweeper.md): work missing this long is re-driven; how often it looks. */
   SWEEP_GRACE_SECONDS: v.optional(seconds, '300'),
@@ -167,8 +170,19 @@ export function parseEnv(source: Record<string, string | undefined>) {
     if (missing.length > 0) {
       throw new EnvError(missing.map((key) => `${key}: NODE_ENV=production では必須です (required in production)`));
     }
+    if (raw.APP_URL !== undefined && !secureEnough(raw.APP_URL)) {
+      throw new EnvError([
+        'APP_URL: NODE_ENV=production では https:// の URL にしてください。Cookie はすべて Secure 属性付きのため、http:// ではブラウザがサインインの Cookie を保存しません (production cookies are Secure: browsers drop them over http://; use https://, or localhost for a local trial)',
+      ]);
+    }
   }
   return raw;
+}
+
+/** https://, or plain http:// on the machine itself (a local trial of production mode). */
+function secureEnough(appUrl: string): boolean {
+  const url = new URL(appUrl);
+  return url.protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
 }
 
 function resolveEnv(raw: ReturnType<typeof parseEnv>) {
@@ -224,6 +238,10 @@ function resolveEnv(raw: ReturnType<typeof parseEnv>) {
     },
     dataDir,
     authSecret: raw.AUTH_SECRET,
+    authPreviousSecrets: (raw.AUTH_PREVIOUS_SECRETS ?? '')
+      .split(',')
+      .map((secret) => secret.trim())
+      .filter(Boolean),
     trustProxyHeader: raw.TRUST_PROXY_HEADER,
     logLevel: raw.LOG_LEVEL,
     /** In-process caches kept current by change notices (SHOP_CACHES=off: none, for measurements). */

@@ -104,6 +104,7 @@ export interface Exports {
   started_at: Timestamp | null;
   state: Generated<string>;
   total_rows: number | null;
+  worker_instance: string | null;
 }
 
 export interface ExportSales {

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { jsonb, db as kysely, millisecondsAgo } from '../db/kysely.ts';
 import type { Em, Orm } from '../db/orm.ts';
 import type { Logger } from '../lib/logger.ts';
+import { reportRedisError } from '../lib/redis.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import {
   type DomainEvent,
@@ -248,7 +249,9 @@ export function startSweeper(
   const queue = new Queue(SWEEP_QUEUE, { connection, prefix, defaultJobOptions: { removeOnComplete: 100, removeOnFail: 100 } });
   queue.on('error', () => undefined);
   const worker = new Worker(SWEEP_QUEUE, async () => sweeper.run(), { connection, prefix, concurrency: 1 });
-  worker.on('error', (error) => log.warn('sweeper worker error', { error: error.message }));
+  worker.on('error', (error) =>
+    reportRedisError(connection, error, (e) => log.warn('sweeper worker error', { error: e.message })),
+  );
   worker.on('failed', (_job, error) => log.warn('sweep failed', { error: error.message }));
   let registering = false;
   const register = async () => {

@@ -14,8 +14,18 @@ import { Drain } from '../http/drain.ts';
 import { createRateLimiter } from '../http/rate-limit.ts';
 import type { JobContext } from '../jobs/context.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
-import { shopFiguresFrom } from '../lib/metrics.ts';
-import { assertNoEviction, connectRedis, connectWorkerRedis, type RedisTarget, replicaWaiter, whenReady } from '../lib/redis.ts';
+import { countJobsOf, shopFiguresFrom } from '../lib/metrics.ts';
+import {
+  assertNoEviction,
+  connectRedis,
+  connectWorkerRedis,
+  describeRedis,
+  type RedisTarget,
+  replicaWaiter,
+  watchRedisOutages,
+  whenReady,
+} from '../lib/redis.ts';
+import { acceptPreviousSecrets } from '../lib/secrets.ts';
 import { createAuth, createSessionReader, redisSignInChallenges } from '../modules/accounts/index.ts';
 import { createPayments, scheduleNightlyReconciliation } from '../modules/checkout/index.ts';
 import { startWorkerHeartbeat } from '../modules/health/index.ts';
@@ -23,7 +33,7 @@ import { createMailer, type Mailer } from '../modules/mail/index.ts';
 import { createFileStore } from '../storage/open-store.ts';
 import { entities, migrateShop } from './modules.ts';
 import { resolveRedis } from './redis.ts';
-import { shopFigures } from './shop-figures.ts';
+import { shopFigureSources } from './shop-figures.ts';
 
 export type Mode = 'all' | 'web' | 'worker';
 
@@ -93,6 +103,12 @@ function openDatabaseWhenReachable(env: Env, log: Logger): Promise<Orm> {
   });
 }
 
+/** A connection whose outages are logged once per 10 s (src/lib/redis.ts). */
+function watched(client: Redis, target: RedisTarget, log: Logger, component: string): Redis {
+  watchRedisOutages(client, log, { component, address: describeRedis(target) });
+  return client;
+}
+
 /** Builds the process: database (migrated), Redis, queues, auth, relay and, per mode, the workers. */
 export async function boot(env: Env, options: BootOptions): Promise<Runtime> {
   const log = options.log ?? createLogger(env.logLevel, { instance: env.instanceId, mode: options.mode });
@@ -131,9 +147,10 @@ async function assemble(
   const prefix = options.queuePrefix ?? 'shop';
   const queues: Queues = createQueues(redis, prefix);
   // The shop-wide gauges of /metrics (and of a worker's metrics port) read what every process shares.
-  shopFiguresFrom(() => shopFigures(orm, redis, queues));
+  shopFiguresFrom(shopFigureSources(orm, redis, queues));
+  countJobsOf(Object.keys(queues));
   closers.push(() => closeQueues(queues));
-  const authSecret = authSecretFor(env);
+  const authSecret = acceptPreviousSecrets(authSecretFor(env), env.authPreviousSecrets);
   const auth = createAuth({
     db: orm.em.fork().getKysely() as never,
     secret: authSecret,
@@ -196,7 +213,7 @@ async function assemble(
 
 /** The shop's Redis, once it answers, and never one that may evict jobs (README, SPEC §2). */
 async function readyRedis(target: RedisTarget, log: Logger, closers: Closer[]): Promise<Redis> {
-  const redis: Redis = connectRedis(target);
+  const redis: Redis = watched(connectRedis(target), target, log, 'redis');
   closers.push(() => redis.quit().catch(() => redis.disconnect()));
   // (Each try itself waits START_RETRY_MS for the connection, so no pause in between.)
   await untilReachable(
@@ -256,7 +273,7 @@ async function startWorkerSide(
   },
   closers: Closer[],
 ): Promise<Workers> {
-  const workerRedis = connectWorkerRedis(target);
+  const workerRedis = watched(connectWorkerRedis(target), target, log, 'worker');
   const workers = startWorkers(
     workerRedis,
     { orm, env, mailer, authSecret, stripe: payments.stripe, files, log: log.child({ component: 'worker' }) },

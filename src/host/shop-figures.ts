@@ -3,7 +3,7 @@ import type { Em, Orm } from '../db/orm.ts';
 import { outboxFigures } from '../events/outbox.ts';
 import type { Queues } from '../events/queues.ts';
 import { sweeperRunKey } from '../events/sweeper.ts';
-import type { ShopFigures } from '../lib/metrics.ts';
+import type { FigureSources, PostgresFigures, RedisFigures } from '../lib/metrics.ts';
 import { paymentsInboxFigures } from '../modules/checkout/index.ts';
 import { recentWorkers } from '../modules/health/index.ts';
 import { mailFigures } from '../modules/mail/index.ts';
@@ -12,16 +12,26 @@ import { exportFigures } from '../modules/sales/index.ts';
 /**
  * The shop's backlog as one operator sees it, whichever process is asked: queue depths from Redis,
  * everything that must survive Redis losing its data (outbox, payments inbox, mail, exports) from
- * PostgreSQL. The metrics' shop-wide gauges and the administrators' operations view both read this.
+ * PostgreSQL, read apart so that a Redis outage leaves the PostgreSQL figures in the scrape.
  */
-export async function shopFigures(orm: Orm, redis: Redis, queues: Queues): Promise<ShopFigures> {
+export function shopFigureSources(orm: Orm, redis: Redis, queues: Queues): FigureSources {
+  return { postgres: () => postgresFigures(orm), redis: () => redisFigures(redis, queues) };
+}
+
+async function postgresFigures(orm: Orm): Promise<PostgresFigures> {
   const em = orm.em.fork() as Em;
-  const prefix = queues.mail.opts.prefix ?? 'bull';
-  const [outbox, paymentsInbox, mail, exports, sweeper, workers, queueCounts] = await Promise.all([
+  const [outbox, paymentsInbox, mail, exports] = await Promise.all([
     outboxFigures(em),
     paymentsInboxFigures(em),
     mailFigures(em),
     exportFigures(em),
+  ]);
+  return { outbox, paymentsInbox, mail, exports };
+}
+
+async function redisFigures(redis: Redis, queues: Queues): Promise<RedisFigures> {
+  const prefix = queues.mail.opts.prefix ?? 'bull';
+  const [sweeper, workers, queueCounts] = await Promise.all([
     redis.get(sweeperRunKey(prefix)),
     recentWorkers(redis, prefix),
     Promise.all(
@@ -42,10 +52,6 @@ export async function shopFigures(orm: Orm, redis: Redis, queues: Queues): Promi
   const lastRun = sweeper ? (JSON.parse(sweeper) as { at: number; redriven: number }) : undefined;
   return {
     queues: Object.fromEntries(queueCounts),
-    outbox,
-    paymentsInbox,
-    mail,
-    exports,
     sweeper: { lastRunAt: lastRun?.at ?? null, redriven: lastRun?.redriven ?? 0 },
     workers: { fresh: workers.length },
   };

@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
+import { signedByAny } from '../lib/secrets.ts';
 import { AppError } from './errors.ts';
 
 const CSRF_COOKIE = 'XSRF-TOKEN';
@@ -17,14 +18,14 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function csrf(secret: string, options: { secure: boolean; exempt: (path: string) => boolean; sessionCookie: string }) {
   const bindingOf = (sessionValue: string | undefined) =>
     sessionValue ? createHash('sha256').update(sessionValue).digest('base64url') : '';
-  const sign = (binding: string, nonce: string) =>
-    createHmac('sha256', secret).update(`csrf:${binding}:${nonce}`).digest('base64url');
+  const signWith = (key: string, binding: string, nonce: string) =>
+    createHmac('sha256', key).update(`csrf:${binding}:${nonce}`).digest('base64url');
+  const sign = (binding: string, nonce: string) => signWith(secret, binding, nonce);
+  // A token made under a previous secret (AUTH_PREVIOUS_SECRETS) still passes.
   const isGenuine = (token: string, binding: string) => {
     const [nonce, mac] = token.split('.');
     if (!nonce || !mac) return false;
-    const expected = Buffer.from(sign(binding, nonce));
-    const given = Buffer.from(mac);
-    return expected.length === given.length && timingSafeEqual(expected, given);
+    return signedByAny(secret, nonce, Buffer.from(mac), (key, n) => Buffer.from(signWith(key, binding, n)));
   };
   const setToken = (c: Context, binding: string) => {
     const nonce = randomBytes(24).toString('base64url');

@@ -42,14 +42,19 @@ export function requestContext(deps: AppDeps): Layer {
   };
 }
 
-/** Each request's duration in the metrics (by route pattern) and one log line. */
+/** Probes a load balancer or Prometheus sends every few seconds: logged at debug, not as traffic. */
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Each request's duration in the metrics (by route pattern) and one log line (debug for probes). */
 export const requestLog: Layer = async (c, next) => {
   const started = performance.now();
   await next();
   const seconds = (performance.now() - started) / 1000;
   observeRequest(c, seconds);
   // The logger masks the tokens of e-mailed links in every text field, the path included (lib/logger.ts).
-  c.get('log').info('request', { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(seconds * 1000) });
+  const fields = { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(seconds * 1000) };
+  if (PROBES.has(c.req.path)) c.get('log').debug('request', fields);
+  else c.get('log').info('request', fields);
 };
 
 /**

@@ -1,12 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
-/**
- * Prometheus metrics (prom-client): one registry per process with the default process metrics, the
- * HTTP and job figures this process observes, and the shop-wide gauges computed at scrape time from
- * what every process shares (`ShopFigures`, cached a few seconds), so that one scrape sees the whole
- * shop. Served by GET /metrics (web) and WORKER_METRICS_PORT (worker), both behind METRICS_TOKEN.
- * Names: a `shop_` prefix, `_total`, `_seconds`; labels from small fixed sets, never ids.
- */
+/** Prometheus metrics (prom-client): this process's figures and the shop-wide gauges read at scrape time (decision 0026). */
 const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
@@ -40,31 +34,57 @@ export const jobDuration = new Histogram({
   registers: [registry],
 });
 
-/** What every process shares, as the operator watches it (src/host/shop-figures.ts computes it). */
-export interface ShopFigures {
-  queues: Record<string, { waiting: number; active: number; delayed: number; failed: number }>;
+/** The job counters at 0 from a process's start, so that `increase()` counts its first job. */
+export function countJobsOf(queues: readonly string[]): void {
+  for (const queue of queues) {
+    jobsCompleted.inc({ queue }, 0);
+    for (const final of ['true', 'false']) jobsFailed.inc({ queue, final }, 0);
+  }
+}
+
+/** The shop-wide figures PostgreSQL holds (they outlive anything Redis loses). */
+export interface PostgresFigures {
   outbox: { backlog: number; oldestAgeSeconds: number };
   paymentsInbox: { unprocessed: number; failed: number };
   mail: { failed: number; retrying: number; pending: number; stuck: number };
-  exports: { queued: number; running: number; retrying: number; failed: number };
+  exports: { queued: number; running: number; retrying: number; failed: number; runningOn: string[] };
+}
+
+/** The shop-wide figures only Redis knows. */
+export interface RedisFigures {
+  queues: Record<string, { waiting: number; active: number; delayed: number; failed: number }>;
   sweeper: { lastRunAt: number | null; redriven: number };
   workers: { fresh: number };
 }
 
+/** What every process shares, as the operator watches it (src/host/shop-figures.ts computes it). */
+export type ShopFigures = PostgresFigures & RedisFigures;
+
+/** Where each part of the figures is read; one source failing leaves the other's figures in the scrape. */
+export interface FigureSources {
+  postgres: () => Promise<PostgresFigures>;
+  redis: () => Promise<RedisFigures>;
+}
+type SourceName = keyof FigureSources;
+type Read = { [S in SourceName]: Promise<Awaited<ReturnType<FigureSources[S]>> | undefined> };
+
 const CACHE_MS = 5_000;
-let source: (() => Promise<ShopFigures>) | undefined;
-let cached: { at: number; figures: Promise<ShopFigures | undefined> } | undefined;
+/** A scrape must answer even when a source hangs (Prometheus's own timeout is 10 s by default). */
+const READ_TIMEOUT_MS = 3_000;
+let sources: FigureSources | undefined;
+let cached: { at: number; read: Read } | undefined;
 
 /** Sets where the shop-wide gauges come from (boot does it once per process). */
-export function shopFiguresFrom(read: () => Promise<ShopFigures>): void {
-  source = read;
+export function shopFiguresFrom(from: FigureSources): void {
+  sources = from;
   cached = undefined;
 }
 
 /** The figures read afresh (the operations view): the same reads as the gauges. */
-export function readShopFigures(): Promise<ShopFigures> {
-  if (!source) return Promise.reject(new Error('shop figures are not wired (boot sets them)'));
-  return source();
+export async function readShopFigures(): Promise<ShopFigures> {
+  if (!sources) throw new Error('shop figures are not wired (boot sets them)');
+  const [postgres, redis] = await Promise.all([sources.postgres(), sources.redis()]);
+  return { ...postgres, ...redis };
 }
 
 /** Forgets the cached figures: the next scrape reads them afresh (tests, and after a change an operator made). */
@@ -72,21 +92,34 @@ export function forgetShopFigures(): void {
   cached = undefined;
 }
 
-function figures(): Promise<ShopFigures | undefined> {
-  if (!source) return Promise.resolve(undefined);
-  if (!cached || Date.now() - cached.at > CACHE_MS) {
-    const read = source;
-    // A scrape while PostgreSQL or Redis is down still answers: the gauges are left out.
-    cached = { at: Date.now(), figures: read().catch(() => undefined) };
-  }
-  return cached.figures;
+function withinTimeout<T>(read: () => Promise<T>): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), READ_TIMEOUT_MS);
+  });
+  const result = read().catch(() => undefined);
+  return Promise.race([result, timeout]).finally(() => clearTimeout(timer));
 }
 
-function shopGauge<L extends string>(
+function figures(): Read | undefined {
+  if (!sources) return undefined;
+  if (!cached || Date.now() - cached.at > CACHE_MS) {
+    const from = sources;
+    cached = { at: Date.now(), read: { postgres: withinTimeout(from.postgres), redis: withinTimeout(from.redis) } };
+  }
+  return cached.read;
+}
+
+/**
+ * A gauge computed at scrape time from one source. When that source cannot be read the gauge has no
+ * sample at all (never 0): `remove()` without labels also drops a label-less gauge's series.
+ */
+function shopGauge<L extends string, S extends SourceName>(
   name: string,
   help: string,
   labelNames: readonly L[],
-  set: (gauge: Gauge<L>, figures: ShopFigures) => void,
+  from: S,
+  set: (gauge: Gauge<L>, figures: Awaited<ReturnType<FigureSources[S]>>) => void,
 ) {
   return new Gauge<L>({
     name,
@@ -95,37 +128,62 @@ function shopGauge<L extends string>(
     registers: [registry],
     async collect() {
       this.reset();
-      const current = await figures();
-      if (current) set(this, current);
+      const current = await figures()?.[from];
+      if (current) set(this, current as Awaited<ReturnType<FigureSources[S]>>);
+      else if (labelNames.length === 0) (this as Gauge).remove();
     },
   });
 }
 
-shopGauge('shop_queue_jobs', 'BullMQ jobs by queue and state', ['queue', 'state'], (g, f) => {
+new Gauge({
+  name: 'shop_metrics_source_up',
+  help: 'Whether this process could read the source of the shop-wide figures at this scrape (1) or not (0)',
+  labelNames: ['source'] as const,
+  registers: [registry],
+  async collect() {
+    const read = figures();
+    for (const source of ['postgres', 'redis'] as const) {
+      this.set({ source }, (await read?.[source]) ? 1 : 0);
+    }
+  },
+});
+
+shopGauge('shop_queue_jobs', 'BullMQ jobs by queue and state', ['queue', 'state'], 'redis', (g, f) => {
   for (const [queue, counts] of Object.entries(f.queues)) {
     for (const [state, n] of Object.entries(counts)) g.set({ queue, state }, n);
   }
 });
-shopGauge('shop_outbox_backlog', 'Domain events recorded but not yet published to the queues', [], (g, f) =>
+shopGauge('shop_outbox_backlog', 'Domain events recorded but not yet published to the queues', [], 'postgres', (g, f) =>
   g.set(f.outbox.backlog),
 );
-shopGauge('shop_outbox_oldest_unpublished_age_seconds', 'Age of the oldest unpublished outbox event (0: none)', [], (g, f) =>
-  g.set(f.outbox.oldestAgeSeconds),
+shopGauge(
+  'shop_outbox_oldest_unpublished_age_seconds',
+  'Age of the oldest unpublished outbox event (0: none)',
+  [],
+  'postgres',
+  (g, f) => g.set(f.outbox.oldestAgeSeconds),
 );
-shopGauge('shop_payments_inbox_events', 'Stripe events received and not processed, by state', ['state'], (g, f) => {
+shopGauge('shop_payments_inbox_events', 'Stripe events received and not processed, by state', ['state'], 'postgres', (g, f) => {
   g.set({ state: 'unprocessed' }, f.paymentsInbox.unprocessed);
   g.set({ state: 'failed' }, f.paymentsInbox.failed);
 });
-shopGauge('shop_mail_deliveries', 'E-mails not sent, by state (failed: for good, until resent)', ['state'], (g, f) => {
-  g.set({ state: 'failed' }, f.mail.failed);
-  g.set({ state: 'retrying' }, f.mail.retrying);
-  g.set({ state: 'pending' }, f.mail.pending);
-  g.set({ state: 'stuck' }, f.mail.stuck);
-});
+shopGauge(
+  'shop_mail_deliveries',
+  'E-mails not sent, by state (failed: for good, until resent)',
+  ['state'],
+  'postgres',
+  (g, f) => {
+    g.set({ state: 'failed' }, f.mail.failed);
+    g.set({ state: 'retrying' }, f.mail.retrying);
+    g.set({ state: 'pending' }, f.mail.pending);
+    g.set({ state: 'stuck' }, f.mail.stuck);
+  },
+);
 shopGauge(
   'shop_exports',
   'CSV exports by state (retrying: queued or running again after a failed attempt)',
   ['state'],
+  'postgres',
   (g, f) => {
     g.set({ state: 'queued' }, f.exports.queued);
     g.set({ state: 'running' }, f.exports.running);
@@ -133,11 +191,13 @@ shopGauge(
     g.set({ state: 'failed' }, f.exports.failed);
   },
 );
-shopGauge('shop_sweeper_last_run_timestamp_seconds', 'When the sweeper last ran (Unix time; 0: not yet)', [], (g, f) =>
+shopGauge('shop_sweeper_last_run_timestamp_seconds', 'When the sweeper last ran (Unix time; 0: not yet)', [], 'redis', (g, f) =>
   g.set(f.sweeper.lastRunAt ? f.sweeper.lastRunAt / 1000 : 0),
 );
-shopGauge('shop_sweeper_last_run_redriven_jobs', 'Jobs the last sweeper run re-drove', [], (g, f) => g.set(f.sweeper.redriven));
-shopGauge('shop_workers_fresh', 'Worker processes whose heartbeat is fresh', [], (g, f) => g.set(f.workers.fresh));
+shopGauge('shop_sweeper_last_run_redriven_jobs', 'Jobs the last sweeper run re-drove', [], 'redis', (g, f) =>
+  g.set(f.sweeper.redriven),
+);
+shopGauge('shop_workers_fresh', 'Worker processes whose heartbeat is fresh', [], 'redis', (g, f) => g.set(f.workers.fresh));
 
 /**
  * The metrics page for a request's `Authorization` header: undefined (answer 404) when no token is

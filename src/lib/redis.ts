@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from './logger.ts';
 
 export type RedisTarget = ({ url: string } | { path: string } | SentinelTarget) & { password?: string; db?: number };
 
@@ -52,7 +53,65 @@ export function connectRedis(target: RedisTarget, options: RedisOptions = {}): R
   return client;
 }
 
-/** Blocking commands, retried for ever (BullMQ requires it). */
+/** Says where `target` points, for logs (no passwords). */
+export function describeRedis(target: RedisTarget): string {
+  if ('url' in target) {
+    const url = new URL(target.url);
+    url.password = '';
+    url.username = '';
+    return url.toString();
+  }
+  if ('path' in target) return target.path;
+  return `sentinel ${target.name} via ${target.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`;
+}
+
+/** How often, at most, one connection's outage is logged again while it lasts. */
+const OUTAGE_LOG_EVERY_MS = 10_000;
+const outageReporters = new WeakMap<Redis, (error: Error) => void>();
+
+/**
+ * Logs a connection's outage as an on-call wants it: one warn line ("Redis unreachable; retrying",
+ * with the address tried) when it starts and at most one per `everyMs` while it lasts, one info line
+ * when it answers again. ioredis and BullMQ retry on their own and report every failed try (several a
+ * second, a Sentinel answering included), which is no reason to page anyone.
+ */
+export function watchRedisOutages(
+  client: Redis,
+  log: Logger,
+  fields: { component: string; address: string },
+  everyMs = OUTAGE_LOG_EVERY_MS,
+): void {
+  let downSince: number | undefined;
+  let warnedAt = 0;
+  const failed = (error: Error) => {
+    const now = Date.now();
+    downSince ??= now;
+    if (warnedAt !== 0 && now - warnedAt < everyMs) return;
+    warnedAt = now;
+    log.warn('Redis unreachable; retrying', {
+      ...fields,
+      error: error.message,
+      downSeconds: Math.round((now - downSince) / 1000),
+    });
+  };
+  client.on('error', failed);
+  client.on('ready', () => {
+    if (downSince === undefined) return;
+    log.info('Redis reachable again', { ...fields, downSeconds: Math.round((Date.now() - downSince) / 1000) });
+    downSince = undefined;
+    warnedAt = 0;
+  });
+  outageReporters.set(client, failed);
+}
+
+/** An error a user of `client` saw (a BullMQ worker's `error` event): into the connection's outage log when watched. */
+export function reportRedisError(client: Redis, error: Error, otherwise: (error: Error) => void): void {
+  const report = outageReporters.get(client);
+  if (report) report(error);
+  else otherwise(error);
+}
+
+/** A connection for BullMQ workers: blocking commands, retried for ever (BullMQ requires it). */
 export function connectWorkerRedis(target: RedisTarget): Redis {
   return connectRedis(target, { enableOfflineQueue: true, maxRetriesPerRequest: null });
 }

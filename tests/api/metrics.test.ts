@@ -166,8 +166,11 @@ describe('GET /metrics', () => {
     const admin = new TestClient(t.app, '10.61.0.2');
     await admin.login('metrics-admin@example.jp', 'metrics-admin-pass-123');
     const completedBefore = sample(await metrics(), 'shop_jobs_completed_total{queue="exports"}') ?? 0;
+    let exportId = '';
     try {
-      expect((await admin.post('/api/exports', {})).status).toBe(202);
+      const requested = await admin.post('/api/exports', {});
+      expect(requested.status).toBe(202);
+      exportId = (await requested.json()).export.id;
       await eventually(
         async () => {
           const text = await metrics();
@@ -195,6 +198,22 @@ describe('GET /metrics', () => {
       'the export built',
     );
     expect(await metrics()).toMatch(/shop_job_duration_seconds_count\{queue="exports",outcome="done"\} [1-9]/);
+    // Which process built it: in the log and on the export.
+    expect(lines.find((l) => l.msg === 'export started' && l.export === exportId)).toMatchObject({
+      level: 'info',
+      instance: 'metrics-test-1',
+    });
+    const built = await (await admin.get(`/api/exports/${exportId}`)).json();
+    expect(built.export.worker_instance).toBe('metrics-test-1');
+    // While one runs, 運用状況 names the process building it.
+    const em = t.runtime.deps.orm.em.fork();
+    await em.execute(`update exports set state = 'running', heartbeat_at = now() where id = ?`, [exportId]);
+    try {
+      const ops = await (await admin.get('/api/operations')).json();
+      expect(ops.operations.exports).toMatchObject({ running: 1, running_on: ['metrics-test-1'] });
+    } finally {
+      await em.execute(`update exports set state = 'done' where id = ?`, [exportId]);
+    }
   });
 
   it('the worker serves its own metrics on WORKER_METRICS_PORT, with the same token rule', async () => {
@@ -302,5 +321,28 @@ describe('one request id from the request to the job', () => {
     const line = lines.find((l) => l.msg === 'request' && l.requestId === 'whoami-request-0001');
     expect(line?.userId).toBe(me?.id);
     expect(JSON.stringify(line)).not.toContain('metrics-admin@example.jp');
+  });
+});
+
+describe('probes in the log', () => {
+  it('logs /healthz, /readyz and /metrics at debug (not at info), any other request at info', async () => {
+    const ids = ['probe-healthz-0001', 'probe-readyz-00001', 'probe-metrics-0001', 'probe-other-000001'];
+    await t.app.request('/healthz', { headers: { 'x-request-id': ids[0] as string } });
+    await t.app.request('/readyz', { headers: { 'x-request-id': ids[1] as string } });
+    await t.app.request('/metrics', { headers: { 'x-request-id': ids[2] as string, authorization: `Bearer ${TOKEN}` } });
+    await t.app.request('/api/licenses', { headers: { 'x-request-id': ids[3] as string } });
+    const logged = (id: string) => lines.some((l) => l.msg === 'request' && l.requestId === id);
+    expect(ids.map(logged)).toEqual([false, false, false, true]);
+
+    const debugLines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n')) if (line.trim()) debugLines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const app = createApp({ ...t.runtime.deps, log: createLogger('debug', {}, sink) });
+    await app.request('/readyz');
+    expect(debugLines.find((l) => l.msg === 'request' && l.path === '/readyz')).toMatchObject({ level: 'debug', status: 200 });
   });
 });

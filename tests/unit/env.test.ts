@@ -61,6 +61,34 @@ describe('environment', () => {
     }
   });
 
+  it('refuses production with an http:// APP_URL other than localhost, naming APP_URL and why', () => {
+    const production = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/shop',
+      AUTH_SECRET: 'x'.repeat(40),
+      SMTP_URL: 'smtp://mail:25',
+      STRIPE_SECRET_KEY: 'sk_live_abc',
+      STRIPE_WEBHOOK_SECRET: 'whsec_abc',
+    };
+    try {
+      loadEnv({ ...production, APP_URL: 'http://shop.example.jp' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(EnvError);
+      const problems = (error as EnvError).problems;
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/^APP_URL: /);
+      expect(problems[0]).toContain('https://');
+      expect(problems[0]).toContain('Secure');
+    }
+    expect(loadEnv({ ...production, APP_URL: 'https://shop.example.jp' }).appUrl).toBe('https://shop.example.jp');
+    for (const local of ['http://localhost:3000', 'http://127.0.0.1:8080', 'http://[::1]:3000']) {
+      expect(loadEnv({ ...production, APP_URL: local }).appUrl).toBe(local);
+    }
+    // Outside production, http:// anywhere is fine (a development machine on the LAN).
+    expect(loadEnv({ APP_URL: 'http://shop.lan:3000' }).appUrl).toBe('http://shop.lan:3000');
+  });
+
   it('accepts a complete production environment', () => {
     const env = loadEnv({
       NODE_ENV: 'production',

@@ -1,8 +1,12 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { forgetShopFigures } from '../../src/lib/metrics.ts';
 import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
 import { TestClient } from '../support/http-client.ts';
+import { freePort } from '../support/ports.ts';
 import { startPrivateRedis } from '../support/redis-server.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { settled } from '../support/settle.ts';
@@ -12,11 +16,45 @@ import { eventually } from '../support/wait.ts';
 let smtp: TestSmtp;
 let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
 let t: TestRuntime;
+let workerPort: number;
+/** The metrics page before any job ran, from the web app and from the worker's port. */
+const before: { web: string; worker: string } = { web: '', worker: '' };
+
+/** Every log line the runtime wrote, parsed. */
+const lines: Record<string, unknown>[] = [];
+const sink = new Writable({
+  write(chunk, _encoding, done) {
+    for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+    done();
+  },
+});
+const TOKEN = 'metrics-token-for-the-outage-test';
+const auth = { authorization: `Bearer ${TOKEN}` };
+const scrape = async () => {
+  forgetShopFigures();
+  const res = await t.app.request('/metrics', { headers: auth });
+  expect(res.status).toBe(200);
+  return res.text();
+};
+/** The value of one sample, e.g. `shop_outbox_backlog`; undefined when the series is absent. */
+const sample = (text: string, series: string): number | undefined => {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+};
 
 beforeAll(async () => {
   smtp = await startSmtp();
   redis = await startPrivateRedis();
-  t = await startTestRuntime({ mode: 'all', smtpUrl: smtp.url, redisUrl: redis.url });
+  workerPort = await freePort();
+  t = await startTestRuntime({
+    mode: 'all',
+    smtpUrl: smtp.url,
+    redisUrl: redis.url,
+    env: { METRICS_TOKEN: TOKEN, WORKER_METRICS_PORT: String(workerPort) },
+    log: createLogger('info', { instance: 'outage-test', mode: 'all' }, sink),
+  });
+  before.web = await scrape();
+  before.worker = await (await fetch(`http://127.0.0.1:${workerPort}/metrics`, { headers: auth })).text();
   await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'admin@example.jp', password: 'admin-pass-123' });
 });
 afterAll(async () => {
@@ -26,7 +64,23 @@ afterAll(async () => {
   await smtp?.close();
 });
 
+it('exports the job counters at 0 for every queue before any job ran, and both sources as up', () => {
+  for (const text of [before.web, before.worker]) {
+    for (const queue of ['mail', 'payments', 'exports']) {
+      expect(sample(text, `shop_jobs_completed_total{queue="${queue}"}`)).toBe(0);
+      expect(sample(text, `shop_jobs_failed_total{queue="${queue}",final="true"}`)).toBe(0);
+      expect(sample(text, `shop_jobs_failed_total{queue="${queue}",final="false"}`)).toBe(0);
+    }
+    expect(sample(text, 'shop_metrics_source_up{source="postgres"}')).toBe(1);
+    expect(sample(text, 'shop_metrics_source_up{source="redis"}')).toBe(1);
+    expect(sample(text, 'shop_outbox_backlog')).toBe(0);
+    expect(sample(text, 'shop_workers_fresh')).toBeGreaterThanOrEqual(0);
+  }
+});
+
 it('keeps requests working while Redis is down and delivers the waiting e-mail once it is back', async () => {
+  const outageStart = lines.length;
+  const downAt = Date.now();
   await redis.stop();
 
   // Requests still succeed: sign-in (its rate limiter lets requests through) and a change with an event.
@@ -61,11 +115,46 @@ it('keeps requests working while Redis is down and delivers the waiting e-mail o
   expect(waiting[0]?.n).toBe(1);
   expect(smtp.messages.some(smtp.to(email))).toBe(false);
 
+  // The scrape tells the truth: the outbox from PostgreSQL, nothing of what only Redis knows (never 0).
+  const during = await scrape();
+  expect(sample(during, 'shop_metrics_source_up{source="postgres"}')).toBe(1);
+  expect(sample(during, 'shop_metrics_source_up{source="redis"}')).toBe(0);
+  expect(sample(during, 'shop_outbox_backlog')).toBeGreaterThan(0);
+  expect(sample(during, 'shop_outbox_oldest_unpublished_age_seconds')).toBeGreaterThanOrEqual(0);
+  expect(sample(during, 'shop_mail_deliveries{state="failed"}')).toBe(0);
+  for (const series of ['shop_workers_fresh', 'shop_sweeper_last_run_timestamp_seconds', 'shop_sweeper_last_run_redriven_jobs']) {
+    expect(sample(during, series)).toBeUndefined();
+  }
+  expect(during).not.toMatch(/^shop_queue_jobs\{/m);
+
   await redis.start();
+  const upAt = Date.now();
   const mail = await smtp.waitFor(smtp.to(email), 30_000);
   expect(mail.subject).toContain('メールアドレスの確認');
   // Its event acknowledged and no job left: a second copy would be here by now.
   await settled(t.runtime.deps, 'the delivery after the outage', { since });
   expect(smtp.messages.filter(smtp.to(email))).toHaveLength(1);
   expect((await t.app.request('/readyz')).status).toBe(200);
+  expect(sample(await scrape(), 'shop_metrics_source_up{source="redis"}')).toBe(1);
+
+  // The outage in the log: per connection one warn line per 10 s at most, naming the address, then
+  // one info line; no error lines for what ioredis and BullMQ retry on their own.
+  await eventually(
+    async () => lines.slice(outageStart).filter((l) => l.msg === 'Redis reachable again').length === 2,
+    10_000,
+    'both connections logged as back',
+  );
+  const outage = lines.slice(outageStart);
+  expect(outage.filter((l) => l.level === 'error')).toEqual([]);
+  const allowed = Math.floor((upAt - downAt) / 10_000) + 1;
+  for (const component of ['redis', 'worker']) {
+    const warned = outage.filter((l) => l.msg === 'Redis unreachable; retrying' && l.component === component);
+    expect(warned.length).toBeGreaterThanOrEqual(1);
+    expect(warned.length).toBeLessThanOrEqual(allowed);
+    expect(warned[0]).toMatchObject({ level: 'warn', address: redis.url.replace(/\/?$/, '') });
+    const back = outage.filter((l) => l.msg === 'Redis reachable again' && l.component === component);
+    expect(back).toHaveLength(1);
+    expect(back[0]?.level).toBe('info');
+  }
+  expect(outage.some((l) => String(l.msg).includes('worker error'))).toBe(false);
 }, 60_000);

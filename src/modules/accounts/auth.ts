@@ -4,6 +4,7 @@ import { betterAuth } from 'better-auth';
 import { APIError } from 'better-auth/api';
 import { admin, twoFactor } from 'better-auth/plugins';
 import type { Kysely, KyselyPlugin, QueryResult, UnknownRow } from 'kysely';
+import { betterAuthSecrets } from '../../lib/secrets.ts';
 import { SIGN_IN_CHALLENGE_PATH, type SignInChallenges } from './passkey-challenges.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { generateRecoveryCodes } from './recovery-codes.ts';
@@ -165,8 +166,11 @@ function twoFactorPlugin() {
 }
 
 export function createAuth(options: AuthOptions) {
+  const { secrets, legacy } = betterAuthSecrets(options.secret);
   return betterAuth({
-    secret: options.secret,
+    // Encrypted two-factor secrets and recovery codes: made under the first, read under any (rotation).
+    secrets,
+    secret: legacy,
     baseURL: options.baseUrl,
     basePath: '/api/auth',
     trustedOrigins: [options.baseUrl],

@@ -1,8 +1,9 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { countAll, db as kysely, millisecondsAgo, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
+import { signedByAny } from '../../lib/secrets.ts';
 
 /** The cookie names the browser, not the member, and survives sign-outs. */
 const DEVICE_COOKIE = 'shop_device';
@@ -15,9 +16,7 @@ export function readDeviceId(secret: string, value: string | undefined): string 
   if (!value) return null;
   const [id, signature] = value.split('.');
   if (!id || !signature || !/^[A-Za-z0-9_-]{16,64}$/.test(id)) return null;
-  const expected = Buffer.from(sign(secret, id));
-  const given = Buffer.from(signature);
-  return given.length === expected.length && timingSafeEqual(given, expected) ? id : null;
+  return signedByAny(secret, id, Buffer.from(signature), (s, d) => Buffer.from(sign(s, d))) ? id : null;
 }
 
 export function deviceCookie(secret: string, id: string, secure: boolean): string {

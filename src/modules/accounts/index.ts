@@ -29,6 +29,7 @@ export { administrators, type Buyer, currentBuyers, findBuyer, setDistribution }
 export { membersMatching } from './member-match.ts';
 export { redisSignInChallenges } from './passkey-challenges.ts';
 export { newPasswordProblem } from './password-policy.ts';
+export { reencryptTwoFactorSecrets } from './secret-rotation.ts';
 export { createSessionReader } from './session.ts';
 export { createUser } from './users.ts';
 

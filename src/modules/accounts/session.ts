@@ -1,9 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
 import { ChangeCache, type ChangeFeed } from '../../db/changes.ts';
 import { now as dbNow, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { SessionUser } from '../../http/context.ts';
+import { signedByAny } from '../../lib/secrets.ts';
 import { type Auth, SESSION_SECONDS } from './auth.ts';
 
 /** docs/decisions/0028-session-lifetime.md; renewal never passes the end. */
@@ -90,8 +90,7 @@ export function signedCookieValue(headers: Headers, name: string, secret: string
   const dot = value.lastIndexOf('.');
   if (dot < 1) return undefined;
   const signature = Buffer.from(value.slice(dot + 1), 'base64');
-  const expected = createHmac('sha256', secret).update(value.slice(0, dot)).digest();
-  if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return undefined;
+  if (!signedByAny(secret, value.slice(0, dot), signature)) return undefined;
   return value.slice(0, dot);
 }
 
@@ -116,8 +115,7 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     if (dot < 1) return null;
     const token = value.slice(0, dot);
     const signature = Buffer.from(value.slice(dot + 1), 'base64');
-    const expected = createHmac('sha256', secret).update(token).digest();
-    if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return null;
+    if (!signedByAny(secret, token, signature)) return null;
     const row = await cache.get(token, async () => {
       const found = await sessionQuery(orm.em.fork() as Em, token).executeTakeFirst();
       return found satisfies SessionRow | undefined;

@@ -14,6 +14,7 @@ import type { User } from './entities/user.entity.ts';
 import { CHALLENGE_COOKIE, redisSignInChallenges } from './passkey-challenges.ts';
 import { getUser } from './profile.ts';
 import type { LoginInput, TwoFactorLoginInput } from './schemas.ts';
+import { reencryptTwoFactorSecrets } from './secret-rotation.ts';
 import { signedCookieValue } from './session.ts';
 import type { SignInClient } from './sign-in-client.ts';
 import { noteSignInThrottled } from './sign-in-notice.ts';
@@ -173,6 +174,10 @@ export async function signInWithSecondFactor(deps: AppDeps, input: SecondFactorI
     await attempt.release();
     await transact(deps.orm.em as Em, (tx) => clearTwoFactorLock(tx, pending.id));
     const userId = result.response.user.id;
+    // Made under a previous AUTH_SECRET: under the current one from now on (decision 0043).
+    await reencryptTwoFactorSecrets(deps.orm, deps.authSecret, userId).catch((error) =>
+      deps.log.warn('could not re-encrypt a two-factor secret', { error: String(error) }),
+    );
     const method = input.code ? 'two_factor' : 'recovery_code';
     return await signedIn(deps, client, { userId, sessionToken: result.response.token ?? '', method }, result.headers);
   } catch (error) {

@@ -105,7 +105,7 @@ const operationsDoc = operation('get', {
         outbox: counts('backlog', 'oldest_age_seconds'),
         payments_inbox: counts('unprocessed', 'failed'),
         mail: counts('failed', 'retrying', 'pending', 'stuck'),
-        exports: counts('queued', 'running', 'retrying', 'failed'),
+        exports: v.object({ ...counts('queued', 'running', 'retrying', 'failed').entries, running_on: v.array(v.string()) }),
         sweeper: v.object({ last_run_at: v.nullable(v.pipe(v.string(), v.isoTimestamp())), redriven: v.number() }),
         workers: counts('fresh'),
       }),
@@ -121,7 +121,13 @@ const healthApi = new Hono<AppEnv>().get('/operations', operationsDoc, requireAd
       outbox: { backlog: f.outbox.backlog, oldest_age_seconds: f.outbox.oldestAgeSeconds },
       payments_inbox: f.paymentsInbox,
       mail: f.mail,
-      exports: f.exports,
+      exports: {
+        queued: f.exports.queued,
+        running: f.exports.running,
+        retrying: f.exports.retrying,
+        failed: f.exports.failed,
+        running_on: f.exports.runningOn,
+      },
       sweeper: {
         last_run_at: f.sweeper.lastRunAt ? new Date(f.sweeper.lastRunAt).toISOString() : null,
         redriven: f.sweeper.redriven,

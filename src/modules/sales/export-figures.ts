@@ -6,7 +6,9 @@ import type { Em } from '../../db/orm.ts';
  * CSV exports waiting, being built, retrying after a failed attempt (queued or running again with the
  * last failure's reason kept) and failed for good (they stay until an administrator runs them again).
  */
-export async function exportFigures(em: Em): Promise<{ queued: number; running: number; retrying: number; failed: number }> {
+export async function exportFigures(
+  em: Em,
+): Promise<{ queued: number; running: number; retrying: number; failed: number; runningOn: string[] }> {
   const row = await kysely(em)
     .selectFrom('exports')
     .select((eb) => {
@@ -16,9 +18,25 @@ export async function exportFigures(em: Em): Promise<{ queued: number; running: 
         counted(eb('state', '=', 'running')).as('running'),
         counted(eb.and([eb('state', 'in', ['queued', 'running']), eb('last_error', 'is not', null)])).as('retrying'),
         counted(eb('state', '=', 'failed')).as('failed'),
+        // The processes (INSTANCE_ID) building exports now, for the operations screen.
+        eb.fn
+          .coalesce(
+            eb.fn
+              .agg<string[]>('array_agg', [eb.ref('worker_instance')])
+              .distinct()
+              .filterWhere(eb.and([eb('state', '=', 'running'), eb('worker_instance', 'is not', null)])),
+            eb.val<string[]>([]),
+          )
+          .as('running_on'),
       ];
     })
     .where('state', 'in', ['queued', 'running', 'failed'])
     .executeTakeFirst();
-  return { queued: row?.queued ?? 0, running: row?.running ?? 0, retrying: row?.retrying ?? 0, failed: row?.failed ?? 0 };
+  return {
+    queued: row?.queued ?? 0,
+    running: row?.running ?? 0,
+    retrying: row?.retrying ?? 0,
+    failed: row?.failed ?? 0,
+    runningOn: (row?.running_on ?? []).toSorted(),
+  };
 }

@@ -72,6 +72,8 @@ const ExportAnswer = v.pipe(
     finished_at: nullableTime,
     completed_at: nullableTime,
     completed_by: nullableText,
+    /** The process (INSTANCE_ID) that runs or last ran the build. */
+    worker_instance: nullableText,
     open_count: v.nullable(v.number()),
     file_name: v.string(),
     download_url: nullableText,

@@ -429,6 +429,7 @@ export interface components {
       /** @enum {string} */
       state: "queued" | "running" | "done" | "failed";
       total_rows: number | null;
+      worker_instance: string | null;
     };
     KonbiniVoucher: {
       /** Format: date-time */
@@ -3268,6 +3269,7 @@ export interface operations {
                 queued: number;
                 retrying: number;
                 running: number;
+                running_on: string[];
               };
               mail: {
                 failed: number;

@@ -34,6 +34,8 @@ const ExportSchema = defineEntity({
     finishedAt: p.datetime().fieldName('finished_at').nullable(),
     /** Refreshed by the job while it builds the file: a running export without one lately has no live job. */
     heartbeatAt: p.datetime().fieldName('heartbeat_at').nullable(),
+    /** The process (INSTANCE_ID) that runs or last ran the build. */
+    workerInstance: p.string().length(255).fieldName('worker_instance').nullable(),
     completedAt: p.datetime().fieldName('completed_at').nullable(),
     completedBy: p.string().length(254).fieldName('completed_by').nullable(),
   },

@@ -15,6 +15,16 @@ import { resolveSearch, type SalesFilter } from '../sales-filter.ts';
 import { csvEncoder, type ExportEncoding, exportContentType } from './csv.ts';
 import { type ExportSource, records, spanOf } from './query.ts';
 
+/** Which process starts the build, and whether an earlier attempt left it `running` (died or stalled). */
+function logStart(row: Export, log: Logger | undefined, instance: string | undefined) {
+  if (row.state === 'running') {
+    log?.warn('export resumed after a stalled attempt', { export: row.id, instance, previousInstance: row.workerInstance });
+  } else {
+    log?.info('export started', { export: row.id, instance });
+  }
+}
+
+/** Rows written between two saves of an export's progress. */
 const PROGRESS_EVERY = 20_000;
 /** The sweeper fails an export whose job stops saying it is alive. */
 const HEARTBEAT_MS = 1_000;
@@ -26,9 +36,11 @@ async function buildExport(
   groupName: string,
   exportId: string,
   log?: Logger,
+  instance?: string,
 ): Promise<'done' | 'skipped'> {
   const row = await em.findOne(Export, { id: exportId });
   if (!row || row.state === 'done') return 'skipped';
+  logStart(row, log, instance);
   // A plain export's name search finds the members as they are when the file is built (as the list does).
   const source: ExportSource = row.batch ? { batchId: row.id } : { filter: await resolveSearch(em, row.filters as SalesFilter) };
   // The sales it holds from now on (a batch's were frozen at its creation).
@@ -44,6 +56,7 @@ async function buildExport(
       started_at: now(),
       heartbeat_at: now(),
       finished_at: null,
+      worker_instance: instance ?? null,
     })
     .where('id', '=', exportId)
     .execute();

@@ -43,6 +43,7 @@ export function exportDto(row: Export, openCount?: number) {
     finished_at: row.finishedAt ? row.finishedAt.toISOString() : null,
     completed_at: row.completedAt ? row.completedAt.toISOString() : null,
     completed_by: row.completedBy ?? null,
+    worker_instance: row.workerInstance ?? null,
     // A batch's sales still 処理中 (null when not counted): with none, 「登録済みにする」 has nothing to do.
     open_count: openCount ?? null,
     file_name: downloadNames(row.licenseName ?? null, row.createdAt).utf8,

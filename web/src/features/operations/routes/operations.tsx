@@ -22,7 +22,10 @@ interface Row {
   to?: string;
 }
 
-function rows(o: Operations): { heading: string; items: Row[] }[] {
+type Section = { heading: string; items: Row[] };
+
+/** Whether the workers run and the outbox drains. */
+function processRows(o: Operations): Section[] {
   const outboxOld = o.outbox.oldest_age_seconds >= 300;
   return [
     {
@@ -53,6 +56,12 @@ function rows(o: Operations): { heading: string; items: Row[] }[] {
         },
       ],
     },
+  ];
+}
+
+function rows(o: Operations): Section[] {
+  return [
+    ...processRows(o),
     {
       heading: 'メール',
       items: [
@@ -88,7 +97,12 @@ function rows(o: Operations): { heading: string; items: Row[] }[] {
       heading: '研修管理システム用CSV',
       items: [
         { label: '作成待ち', value: `${o.exports.queued}件`, to: '/admin/licenses/issue' },
-        { label: '作成中', value: `${o.exports.running}件` },
+        {
+          label: '作成中',
+          value: o.exports.running_on.length
+            ? `${o.exports.running}件（${o.exports.running_on.join('、')}）`
+            : `${o.exports.running}件`,
+        },
         { label: '失敗して再試行中', value: `${o.exports.retrying}件`, attention: o.exports.retrying > 0 },
         { label: '作成に失敗', value: `${o.exports.failed}件`, attention: o.exports.failed > 0 },
       ],

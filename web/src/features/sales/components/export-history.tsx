@@ -27,6 +27,14 @@ function StateCell({ row }: { row: ExportState }) {
           <span className="field-message">{row.error}</span>
         </>
       ) : null}
+      {row.state === 'running' && row.worker_instance ? (
+        <>
+          <br />
+          <span className="small" style={{ overflowWrap: 'anywhere' }}>
+            処理中のワーカー：{row.worker_instance}
+          </span>
+        </>
+      ) : null}
       {row.last_error && (row.retrying || row.state === 'failed') ? (
         <>
           <br />
