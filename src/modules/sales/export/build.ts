@@ -196,4 +196,4 @@ export async function discardUnfinished(
 
 /** ExportRequested → the CSV file (idempotent: a finished export is not built again). */
 export const onExportRequested: EventHandler<'ExportRequested'> = (ctx, event) =>
-  buildExport(ctx.em, ctx.files, ctx.env.exportGroupName, event.payload.exportId, ctx.log);
+  buildExport(ctx.em, ctx.files, ctx.env.exportGroupName, event.payload.exportId, ctx.log, ctx.env.instanceId);
