@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import * as Sentry from '@sentry/node';
 import { createApp } from './app.ts';
 import { EnvError, env as readEnv } from './config/env.ts';
 import { isEmbedded } from './db/orm.ts';
 import { boot, type Mode } from './host/boot.ts';
 import { createHttpServer, type HttpServer } from './http/drain.ts';
+import { flushErrorReports, reportError } from './lib/error-reporting.ts';
 import { createLogger } from './lib/logger.ts';
 
 const mode = (process.argv[2] ?? 'all') as Mode;
@@ -29,13 +29,13 @@ try {
 const log = createLogger(env.logLevel, { instance: env.instanceId, mode });
 process.on('unhandledRejection', (reason) => {
   log.error('unhandled rejection', { error: reason });
-  Sentry.captureException(reason);
+  reportError(reason);
 });
 process.on('uncaughtException', (error) => {
   // The process state is unknown after this: report, flush, and let the supervisor restart us.
   log.error('uncaught exception', { error });
-  Sentry.captureException(error);
-  void Sentry.close(2_000).finally(() => process.exit(1));
+  reportError(error);
+  void flushErrorReports(2_000).finally(() => process.exit(1));
 });
 
 const webRoot = resolve(import.meta.dirname, '../dist/web');
@@ -92,7 +92,7 @@ async function shutdown(signal: string) {
   }
   await jobsDone;
   await runtime.stop();
-  await Sentry.close(2_000);
+  await flushErrorReports(2_000);
   log.info('stopped');
   process.exit(0);
 }

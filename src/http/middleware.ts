@@ -1,7 +1,7 @@
-import * as Sentry from '@sentry/node';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ChangeFeed } from '../db/changes.ts';
+import { errorReporter } from '../lib/error-reporting.ts';
 import { type RequestContext, SAFE_REQUEST_ID, withRequestContext } from '../lib/request-context.ts';
 import type { AppDeps, AppEnv } from './context.ts';
 import { AppError } from './errors.ts';
@@ -17,7 +17,7 @@ type Layer = MiddlewareHandler<AppEnv>;
  */
 export function requestContext(deps: AppDeps): Layer {
   // Sentry is initialised (src/instrument.ts, `node --import`) before the app is built, or not at all.
-  const sentry = Sentry.getClient() !== undefined;
+  const sentry = errorReporter();
   return (c, next) => {
     const given = c.req.header('x-request-id');
     const id = given && SAFE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
@@ -31,10 +31,10 @@ export function requestContext(deps: AppDeps): Layer {
       c.res.headers.set('X-Request-Id', id);
     };
     if (!sentry) return withRequestContext(context, answer);
-    const trace = Sentry.getTraceData();
+    const trace = sentry.getTraceData();
     context.trace = { sentryTrace: trace['sentry-trace'], baggage: trace.baggage };
     return withRequestContext(context, () =>
-      Sentry.withIsolationScope((scope) => {
+      sentry.withIsolationScope((scope) => {
         scope.setTag('request_id', id);
         return answer();
       }),
