@@ -1,6 +1,5 @@
-import PDFDocument from 'pdfkit';
 import { japanDate } from '../../lib/japan-time.ts';
-import { pdfFonts } from '../../lib/pdf-fonts.ts';
+import { pdfDocumentClass, pdfFonts } from '../../lib/pdf-fonts.ts';
 import { QUALIFIED_INVOICE_NUMBER, receiptIssuer } from '../../site-settings.ts';
 
 // The issuer's registration number is what makes the receipt a 適格簡易請求書: refuse to start without one
@@ -66,7 +65,7 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   const unissued = copy !== null && content.issueCount === 0;
   const tax = includedTax(content.amount);
   const rate = receiptIssuer.taxRatePercent;
-  const doc = new PDFDocument({
+  const doc = new (pdfDocumentClass())({
     size: 'A4',
     margin: 56,
     lang: 'ja-JP',
