@@ -1,10 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { EntityClass, Options } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
-import { PgliteDriver } from '@mikro-orm/pglite';
 import { MikroORM, PostgreSqlDriver, type SqlEntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { Env } from '../config/env.ts';
@@ -135,6 +133,16 @@ export async function poolStats(orm: Orm): Promise<{ total: number; idle: number
  * MikroORM on PostgreSQL (DATABASE_URL) or, when it is unset, on embedded PGlite under DATA_DIR.
  * `entities` is the explicit list the host collects from the modules (src/host/modules.ts).
  */
+/** PGlite and its MikroORM driver, loaded only for an embedded database (no DATABASE_URL). */
+let embedded: { PgliteDriver: typeof import('@mikro-orm/pglite').PgliteDriver; pg_trgm: unknown } | undefined;
+async function loadEmbedded() {
+  const [{ PgliteDriver }, { pg_trgm }] = await Promise.all([
+    import('@mikro-orm/pglite'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+  ]);
+  embedded ??= { PgliteDriver, pg_trgm };
+}
+
 export function ormConfig(
   env: DbEnv,
   entities: readonly EntityClass[],
@@ -171,6 +179,8 @@ export function ormConfig(
       ...overrides,
     } as Options;
   }
+  if (!embedded) throw new Error('embedded PGlite is opened through initOrm');
+  const { PgliteDriver, pg_trgm } = embedded;
   const dir = join(env.dataDir, 'pgdata');
   mkdirSync(env.dataDir, { recursive: true });
   // pg_trgm (the search indexes) is a contrib extension PGlite loads on request.
@@ -183,6 +193,7 @@ export async function initOrm(
   overrides: Partial<Options> = {},
   limits: PoolLimits = {},
 ): Promise<Orm> {
+  if (!env.databaseUrl) await loadEmbedded();
   return (await MikroORM.init(ormConfig(env, entities, overrides, limits))) as Orm;
 }
 

@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
 const LAZY = [
+  '@electric-sql/pglite',
+  '@mikro-orm/pglite',
   '@sentry/node',
   '@aws-sdk/client-s3',
   '@aws-sdk/lib-storage',
