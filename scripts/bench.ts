@@ -13,6 +13,10 @@
  * sales list; the bodies are compared byte for byte first. The ratio is reported, with no target since
  * decision 0039 withdrew the ≥ 0.9 goal. BENCH_ONLY=lean measures only these;
  * BENCH_ONLY=export only the export against COPY.
+ *
+ * Start-up (issue 32 item 4, scripts/start-up.ts): exec to /readyz 200 of a web process and to a
+ * worker's metrics port, the minimum of 3 starts each, ≤ 2.5 s; measured first, before any load.
+ * BENCH_ONLY=start-up measures only these, on a database that is only migrated (no seeding).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
@@ -28,6 +32,7 @@ import { createOrPromoteAdmin } from '../src/modules/accounts/index.ts';
 import { totp } from '../tests/support/two-factor.ts';
 import { measureFirstPage } from './first-page-js.ts';
 import { lighthouseScores } from './lighthouse.ts';
+import { startUpFigures } from './start-up.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const PG = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -48,6 +53,8 @@ const TARGETS = {
 const ONLY_LEAN = process.env.BENCH_ONLY === 'lean';
 /** BENCH_ONLY=export: only the export against COPY (one web and one worker process, no load). */
 const ONLY_EXPORT = process.env.BENCH_ONLY === 'export';
+/** BENCH_ONLY=start-up: only the start-up times, on a migrated, empty database. */
+const ONLY_START_UP = process.env.BENCH_ONLY === 'start-up';
 /** Interleaved rounds of the lean-request figures; each ratio is the median of the rounds' ratios. */
 const LEAN_ROUNDS = Number(process.env.BENCH_LEAN_ROUNDS ?? 9);
 /** Seconds of each lean-request run: short runs, many rounds, so a neighbour's burst of load touches few. */
@@ -480,8 +487,23 @@ async function exportFigures(
   ];
 }
 
+/** A migrated database with nothing in it (BENCH_ONLY=start-up). */
+async function migrateOnly() {
+  await sql(PG, `create database ${dbName}`);
+  const orm = await openDatabase(loadEnv({ DATABASE_URL: dbUrl.toString() }));
+  await migrate(orm);
+  await orm.close(true);
+}
+
+function printVerdicts(verdicts: Verdict[]) {
+  console.log('\n| figure | value | target | met |\n|---|---|---|---|');
+  for (const v of verdicts) console.log(`| ${v.figure} | ${v.ratio} | ${v.target} | ${v.met ? 'yes' : 'NO'} |`);
+  for (const v of verdicts) report({ kind: 'target', ...v });
+}
+
 async function main() {
-  if (!reuse) await seed();
+  if (ONLY_START_UP && !reuse) await migrateOnly();
+  else if (!reuse) await seed();
   const [webPort, helloPort, leanPort, referencePort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   // The bench's own Redis db (13), emptied: an earlier run's rate-limit counters (sign-ins, two-factor
   // set-ups of the bench administrator) would refuse this run's sign-in with 429.
@@ -504,6 +526,15 @@ async function main() {
   const base = `http://127.0.0.1:${webPort}`;
   const leanBase = `http://127.0.0.1:${leanPort}`;
   const referenceBase = `http://127.0.0.1:${referencePort}`;
+  // Start-up first, while nothing else of the bench runs.
+  const startUp = ONLY_LEAN || ONLY_EXPORT ? [] : await startUpFigures(env);
+  for (const figure of startUp) report({ kind: 'start-up', ...figure });
+  const startUpVerdicts: Verdict[] = startUp.map(({ runs: _runs, cpuMs: _cpuMs, ...verdict }) => verdict);
+  if (ONLY_START_UP) {
+    printVerdicts(startUpVerdicts);
+    process.exitCode = startUpVerdicts.every((v) => v.met) ? 0 : 1;
+    return;
+  }
   if (ONLY_EXPORT) {
     await start(['src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `${base}/healthz`);
     const { cookie, csrfCookie } = await signInAdmin(base);
@@ -604,6 +635,7 @@ async function main() {
   const exportVerdicts = await exportFigures(base, auth, csrfCookie, worker);
 
   const verdicts: Verdict[] = [
+    ...startUpVerdicts,
     ...leanVerdicts,
     ...Object.keys(targets)
       .filter((name) => name.startsWith('users:') || name.startsWith('sales:'))

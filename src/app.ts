@@ -1,5 +1,4 @@
 import { ConnectionException, DriverException } from '@mikro-orm/core';
-import * as Sentry from '@sentry/node';
 import { type Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
@@ -11,6 +10,7 @@ import { AppError, errorResponse, NOT_FOUND_MESSAGE } from './http/errors.ts';
 import { apiAnswers, apiBodyLimit, closeAfterRefusedBody, requestContext, requestLog } from './http/middleware.ts';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard.ts';
 import { spaRoutes } from './http/spa.ts';
+import { reportError } from './lib/error-reporting.ts';
 
 const JSON_BODY_LIMIT = 1024 * 1024;
 /** The built-in Stripe emulator's own paths (development without keys): its API, hosted page, controls. */
@@ -101,7 +101,7 @@ function handleError(error: unknown, c: Context<AppEnv>): Response {
     return errorResponse(c, new AppError('unavailable'));
   }
   c.var.log?.error('unhandled error', { error });
-  Sentry.captureException(error);
+  reportError(error);
   return c.json({ message: 'サーバーでエラーが発生しました。時間をおいて再度お試しください。' }, 500);
 }
 

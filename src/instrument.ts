@@ -1,11 +1,13 @@
-import * as Sentry from '@sentry/node';
 import { EnvError, env } from './config/env.ts';
+import { setErrorReporter } from './lib/error-reporting.ts';
 import { maskTokens, maskTokensDeep } from './lib/mask-tokens.ts';
 
-// Loaded with `node --import` before anything else, so Sentry can instrument what follows.
+// Loaded with `node --import` before anything else, so Sentry can instrument what follows. Without a
+// DSN the SDK is not even loaded (src/lib/error-reporting.ts).
 try {
   const { sentry } = env();
   if (sentry.dsn) {
+    const Sentry = await import('@sentry/node');
     Sentry.init({
       dsn: sentry.dsn,
       environment: sentry.environment,
@@ -20,6 +22,7 @@ try {
         return maskTokensDeep(event);
       },
     });
+    setErrorReporter(Sentry);
   }
 } catch (error) {
   if (!(error instanceof EnvError)) throw error;

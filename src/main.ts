@@ -5,6 +5,7 @@ import { EnvError, env as readEnv } from './config/env.ts';
 import type { Mode } from './host/boot.ts';
 import type { HttpServer } from './http/drain.ts';
 import { buildInfo } from './lib/build-info.ts';
+import { flushErrorReports, reportError } from './lib/error-reporting.ts';
 import { createLogger } from './lib/logger.ts';
 
 const mode = (process.argv[2] ?? 'all') as Mode;
@@ -27,17 +28,16 @@ try {
 const log = createLogger(env.logLevel, { instance: env.instanceId, mode });
 // The first line comes before the module graph loads (seconds on a busy host), so a start is seen at once.
 log.info('starting', { ...buildInfo(), pid: process.pid });
-const Sentry = await import('@sentry/node');
 const { boot } = await import('./host/boot.ts');
 process.on('unhandledRejection', (reason) => {
   log.error('unhandled rejection', { error: reason });
-  Sentry.captureException(reason);
+  reportError(reason);
 });
 process.on('uncaughtException', (error) => {
   // The process state is unknown after this: report, flush, and let the supervisor restart us.
   log.error('uncaught exception', { error });
-  Sentry.captureException(error);
-  void Sentry.close(2_000).finally(() => process.exit(1));
+  reportError(error);
+  void flushErrorReports(2_000).finally(() => process.exit(1));
 });
 
 const webRoot = resolve(import.meta.dirname, '../dist/web');
@@ -96,7 +96,7 @@ async function shutdown(signal: string) {
   }
   await jobsDone;
   await runtime.stop();
-  await Sentry.close(2_000);
+  await flushErrorReports(2_000);
   log.info('stopped');
   process.exit(0);
 }

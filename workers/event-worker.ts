@@ -1,4 +1,3 @@
-import * as Sentry from '@sentry/node';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Em, Orm } from '../src/db/orm.ts';
@@ -7,6 +6,7 @@ import { cappedBackoff } from '../src/events/queues.ts';
 import type { JobOrigin } from '../src/events/relay.ts';
 import type { JobContext, JobResult } from '../src/jobs/context.ts';
 import { isPermanent } from '../src/jobs/errors.ts';
+import { errorReporter } from '../src/lib/error-reporting.ts';
 import { jobDuration } from '../src/lib/metrics.ts';
 import { SAFE_REQUEST_ID, withRequestContext } from '../src/lib/request-context.ts';
 import { handlerFor } from './handlers.ts';
@@ -48,15 +48,18 @@ export function createEventWorker(
       const started = performance.now();
       let outcome = 'failed';
       try {
+        const sentry = errorReporter();
         const result = await withRequestContext({ requestId: origin.requestId, trace: origin.trace }, () =>
-          Sentry.withIsolationScope((scope) => {
-            if (origin.requestId) scope.setTag('request_id', origin.requestId);
-            scope.setTag('queue', queue);
-            scope.setTag('job_id', String(job.id));
-            return Sentry.continueTrace({ sentryTrace: origin.trace?.sentryTrace, baggage: origin.trace?.baggage }, () =>
-              Sentry.startSpan({ name: `${queue} ${job.name}`, op: 'queue.process' }, () => run(job)),
-            );
-          }),
+          !sentry
+            ? run(job)
+            : sentry.withIsolationScope((scope) => {
+                if (origin.requestId) scope.setTag('request_id', origin.requestId);
+                scope.setTag('queue', queue);
+                scope.setTag('job_id', String(job.id));
+                return sentry.continueTrace({ sentryTrace: origin.trace?.sentryTrace, baggage: origin.trace?.baggage }, () =>
+                  sentry.startSpan({ name: `${queue} ${job.name}`, op: 'queue.process' }, () => run(job)),
+                );
+              }),
         );
         outcome = result;
         return result;

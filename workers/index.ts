@@ -1,4 +1,3 @@
-import * as Sentry from '@sentry/node';
 import { type Job, UnrecoverableError, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Em } from '../src/db/orm.ts';
@@ -6,6 +5,7 @@ import { type DomainEvent, parseEvent, type QueueName } from '../src/events/cont
 import { acknowledgeEvent } from '../src/events/outbox.ts';
 import { closeQueues, createQueues } from '../src/events/queues.ts';
 import { type GiveUps, Sweeper, type SweeperHandle, type SweepSource, startSweeper } from '../src/events/sweeper.ts';
+import { errorReporter } from '../src/lib/error-reporting.ts';
 import { jobsCompleted, jobsFailed } from '../src/lib/metrics.ts';
 import { reportRedisError } from '../src/lib/redis.ts';
 import { konbiniReminders, sweepStripeEvents } from '../src/modules/checkout/index.ts';
@@ -87,11 +87,11 @@ export function startWorkers(connection: Redis, services: WorkerServices, prefix
       }
       // Given up: an operator has to act (the ids say on what); Sentry hears of it when a DSN is set.
       log.error('job given up', fields);
-      Sentry.withScope((scope) => {
+      errorReporter()?.withScope((scope) => {
         scope.setTags({ queue, job_id: String(job?.id), event: String(job?.name) });
         if (typeof requestId === 'string') scope.setTag('request_id', requestId);
         scope.setContext('job', fields);
-        Sentry.captureMessage(`job given up: ${queue} ${job?.name} ${job?.id}: ${error.message}`, 'error');
+        errorReporter()?.captureMessage(`job given up: ${queue} ${job?.name} ${job?.id}: ${error.message}`, 'error');
       });
       if (!job) return;
       void giveUp(queue, job, error).catch((e) =>

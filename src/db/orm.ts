@@ -1,10 +1,8 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { EntityClass, Options } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
-import { PgliteDriver } from '@mikro-orm/pglite';
 import { MikroORM, PostgreSqlDriver, type SqlEntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { Env } from '../config/env.ts';
@@ -44,10 +42,7 @@ interface PgPoolLike {
 // Not `rollback to` a savepoint: the transaction goes on after that one.
 const TRANSACTION_CONTROL = /^\s*(begin|start\s+transaction|commit|end|abort|rollback(?!\s+to\b))\b/i;
 
-/**
- * Kysely releases a connection only after its BEGIN/COMMIT/ROLLBACK succeeded, so a dead connection stays
- * checked out for ever; releasing it with the error here makes pg-pool destroy it.
- */
+/** A dead connection released with its error, so pg-pool destroys it (Kysely would keep it checked out). */
 export function guardPool(pool: PgPoolLike): void {
   pool.on('connect', (client) => {
     const query = client.query.bind(client);
@@ -114,6 +109,16 @@ export async function poolStats(orm: Orm): Promise<{ total: number; idle: number
   return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount };
 }
 
+/** PGlite and its MikroORM driver, loaded only for an embedded database (no DATABASE_URL). */
+let embedded: { PgliteDriver: typeof import('@mikro-orm/pglite').PgliteDriver; pg_trgm: unknown } | undefined;
+async function loadEmbedded() {
+  const [{ PgliteDriver }, { pg_trgm }] = await Promise.all([
+    import('@mikro-orm/pglite'),
+    import('@electric-sql/pglite/contrib/pg_trgm'),
+  ]);
+  embedded ??= { PgliteDriver, pg_trgm };
+}
+
 export function ormConfig(
   env: DbEnv,
   entities: readonly EntityClass[],
@@ -148,6 +153,8 @@ export function ormConfig(
       ...overrides,
     } as Options;
   }
+  if (!embedded) throw new Error('embedded PGlite is opened through initOrm');
+  const { PgliteDriver, pg_trgm } = embedded;
   const dir = join(env.dataDir, 'pgdata');
   mkdirSync(env.dataDir, { recursive: true });
   return { ...common, driver: PgliteDriver, dbName: dir, driverOptions: { extensions: { pg_trgm } }, ...overrides } as Options;
@@ -159,6 +166,7 @@ export async function initOrm(
   overrides: Partial<Options> = {},
   limits: PoolLimits = {},
 ): Promise<Orm> {
+  if (!env.databaseUrl) await loadEmbedded();
   return (await MikroORM.init(ormConfig(env, entities, overrides, limits))) as Orm;
 }
 
@@ -211,6 +219,7 @@ export interface MigrateOptions {
 export async function migrate(orm: Orm, options: MigrateOptions = {}): Promise<string[]> {
   const attempts = options.attempts ?? 30;
   const before = new Set((await orm.migrator.getExecuted()).map((m) => m.name));
+  if (schemaIsCurrent(orm, before)) return [];
   for (let attempt = 1; ; attempt++) {
     try {
       await orm.migrator.up();
@@ -227,6 +236,13 @@ export async function migrate(orm: Orm, options: MigrateOptions = {}): Promise<s
     }
   }
   return (await orm.migrator.getExecuted()).map((m) => m.name).filter((name) => !before.has(name));
+}
+
+/** Every file of migrations/ already applied (the migrator would import them all to find nothing to do). */
+function schemaIsCurrent(orm: Orm, executed: Set<string>): boolean {
+  if (orm.config.get('migrations').migrationsList) return false;
+  const files = readdirSync(migrationsPath).filter((file) => /^[^.].*(?<!\.d)\.ts$/.test(file));
+  return files.every((file) => executed.has(file.replace(/\.ts$/, '')));
 }
 
 export function isEmbedded(env: Pick<Env, 'databaseUrl'>): boolean {

@@ -1,7 +1,7 @@
-import * as Sentry from '@sentry/node';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ChangeFeed } from '../db/changes.ts';
+import { errorReporter } from '../lib/error-reporting.ts';
 import { type RequestContext, SAFE_REQUEST_ID, withRequestContext } from '../lib/request-context.ts';
 import type { AppDeps, AppEnv } from './context.ts';
 import { AppError } from './errors.ts';
@@ -9,15 +9,10 @@ import { observeRequest } from './metrics.ts';
 
 type Layer = MiddlewareHandler<AppEnv>;
 
-/**
- * One request id from the browser to the job (src/lib/request-context.ts): the client's `X-Request-Id`
- * when safe, else a new one; echoed, on every log line, stored with the events the request records and
- * carried into their jobs (with Sentry on, tagged on its events and continuing its trace). Hono's own
- * `requestId` accepts ids ours refuses (shorter than 8) and refuses `.` and `:`, which ours accept.
- */
+/** One request id from the browser to the job (decision 0026); not Hono's `requestId`, whose rule for a client's id differs. */
 export function requestContext(deps: AppDeps): Layer {
   // Sentry is initialised (src/instrument.ts, `node --import`) before the app is built, or not at all.
-  const sentry = Sentry.getClient() !== undefined;
+  const sentry = errorReporter();
   return (c, next) => {
     const given = c.req.header('x-request-id');
     const id = given && SAFE_REQUEST_ID.test(given) ? given : crypto.randomUUID();
@@ -31,10 +26,10 @@ export function requestContext(deps: AppDeps): Layer {
       c.res.headers.set('X-Request-Id', id);
     };
     if (!sentry) return withRequestContext(context, answer);
-    const trace = Sentry.getTraceData();
+    const trace = sentry.getTraceData();
     context.trace = { sentryTrace: trace['sentry-trace'], baggage: trace.baggage };
     return withRequestContext(context, () =>
-      Sentry.withIsolationScope((scope) => {
+      sentry.withIsolationScope((scope) => {
         scope.setTag('request_id', id);
         return answer();
       }),
@@ -57,21 +52,14 @@ export const requestLog: Layer = async (c, next) => {
   else c.get('log').info('request', fields);
 };
 
-/**
- * An error answered before the whole body was read (413, 401 on a big upload, an 11th file…): the rest
- * of the body is still on the wire, so the connection cannot carry another request.
- */
+/** An answer given before the whole body was read: the rest is still on the wire, so the connection closes. */
 export const closeAfterRefusedBody: Layer = async (c, next) => {
   await next();
   const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;
   if (hasBody && c.res.status >= 400) c.res.headers.set('Connection', 'close');
 };
 
-/**
- * The API's answers: never cached (`no-store`, the one Cache-Control under /api), and a request that
- * may have changed data answers once this process's caches have heard of it, so the client's next
- * request never sees what it just changed as it was.
- */
+/** The API's answers: `no-store`, and a change answers once this process's caches have heard of it. */
 export function apiAnswers(changes: ChangeFeed | undefined): Layer {
   return async (c, next) => {
     await next();

@@ -1,12 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { HonoAdapter } from '@bull-board/hono';
-import { serveStatic } from '@hono/node-server/serve-static';
 import { type Context, Hono } from 'hono';
-import { jobLabel, queueLabel } from '../events/labels.ts';
 import type { Queues } from '../events/queues.ts';
 import { site } from '../site-settings.ts';
 import type { AppEnv } from './context.ts';
@@ -19,32 +14,6 @@ const QUEUE_DASHBOARD_TITLE = 'ジョブキュー';
 const OWN_SCRIPT = '/shop/dashboard.js';
 const OWN_STYLE = '/shop/dashboard.css';
 const LOCALE_FILE = '/static/locales/ja-JP/messages.json';
-const BACK_TO_ADMIN = { text: '管理メニューへ戻る', url: '/admin' } as const;
-const TO_OPERATIONS = { text: '運用状況（滞りの件数）', url: '/admin/operations' } as const;
-
-/** At least 4.5:1 (WCAG AA) on its cards, sidebar and tabs, in both themes. */
-const READABLE_THEME = {
-  light: {
-    'muted-foreground': '#4f5a64',
-    destructive: '#b3261e',
-    'sidebar-state-selected-foreground': '#0a5a51',
-    'status-failed': '#c62828',
-    'status-completed': '#15803d',
-    'status-waiting': '#b45309',
-    'status-waiting-children': '#c2410c',
-    'status-prioritized': '#a21caf',
-  },
-  dark: {
-    'muted-foreground': '#a9b3c0',
-    destructive: '#f2857e',
-    'status-failed': '#f08080',
-    'status-completed': '#5fc482',
-    'status-prioritized': '#d68ee0',
-    'status-active': '#7ea5e6',
-    'status-delayed': '#a890e6',
-  },
-};
-
 export interface QueueDashboardOptions {
   appOrigin: string;
   /** A member's browser gets the SPA, whose /admin guard shows its own 403 page. */
@@ -53,26 +22,6 @@ export interface QueueDashboardOptions {
 
 /** Read-only (docs/decisions/0017-queue-dashboard-read-only.md); its API calls cannot echo our CSRF header, so this guard accepts unsafe requests only from this origin. */
 export function queueDashboard(queues: Queues, { appOrigin, spa }: QueueDashboardOptions) {
-  const adapter = new HonoAdapter(serveStatic);
-  adapter.setBasePath(QUEUE_DASHBOARD_PATH);
-  createBullBoard({
-    queues: Object.values(queues).map((queue) => {
-      const adapter = new BullMQAdapter(queue, { readOnlyMode: true, displayName: queueLabel(queue.name) });
-      // A job's name is the event it carries: shown in the administrator's words (events/labels.ts).
-      adapter.setFormatter('name', (job: { name?: string }) => jobLabel(job.name ?? ''));
-      return adapter;
-    }),
-    serverAdapter: adapter,
-    options: {
-      uiConfig: {
-        boardTitle: QUEUE_DASHBOARD_TITLE,
-        locale: { lng: 'ja-JP' },
-        miscLinks: [BACK_TO_ADMIN, TO_OPERATIONS],
-        hideDocsLink: true,
-        theme: READABLE_THEME,
-      },
-    },
-  });
   const app = new Hono<AppEnv>();
   app.use('*', async (c, next) => {
     const user = await currentUser(c);
@@ -97,7 +46,14 @@ export function queueDashboard(queues: Queues, { appOrigin, spa }: QueueDashboar
   app.get(OWN_SCRIPT, (c) => c.body(QUEUE_DASHBOARD_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8' }));
   app.get(OWN_STYLE, (c) => c.body(QUEUE_DASHBOARD_STYLE, 200, { 'content-type': 'text/css; charset=utf-8' }));
   app.get(LOCALE_FILE, (c) => c.json(japaneseMessages()));
-  app.route('/', adapter.registerPlugin() as unknown as Hono<AppEnv>);
+  // bull-board (its UI, API and their libraries) is loaded on the first administrator's request.
+  let board: Promise<Hono> | undefined;
+  app.all('*', async (c) => {
+    board ??= import('./queue-board.ts').then(({ createQueueBoard }) =>
+      new Hono().route(QUEUE_DASHBOARD_PATH, createQueueBoard(queues, QUEUE_DASHBOARD_PATH, QUEUE_DASHBOARD_TITLE)),
+    );
+    return (await board).fetch(c.req.raw, c.env);
+  });
   return app;
 }
 

@@ -1,11 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import PDFDocument from 'pdfkit';
+import type PDFKitDocument from 'pdfkit';
 
 // Noto Sans JP (SIL Open Font License) shipped by an npm package: no system font is needed. TrueType
 // outlines, which pdfkit subsets: only the glyphs used are embedded.
 const require = createRequire(import.meta.url);
 let fonts: { regular: Buffer; bold: Buffer } | undefined;
+let pdfDocument: typeof PDFKitDocument | undefined;
+
+/**
+ * pdfkit (and fontkit) on first use: most requests and jobs print nothing. Its CommonJS build, so that
+ * the text validators asking `drawable` stay synchronous.
+ */
+export function pdfDocumentClass(): typeof PDFKitDocument {
+  pdfDocument ??= require('pdfkit') as typeof PDFKitDocument;
+  return pdfDocument;
+}
 
 /** The fonts every PDF of the shop prints with, read once. */
 export function pdfFonts(): { regular: Buffer; bold: Buffer } {
@@ -24,7 +34,7 @@ let drawableByBoth: GlyphTest | undefined;
  * not show that object, so it is reached here once (fontkit is pdfkit's dependency, not ours).
  */
 function glyphTest(data: Buffer): GlyphTest {
-  const doc = new PDFDocument({ autoFirstPage: false });
+  const doc = new (pdfDocumentClass())({ autoFirstPage: false });
   doc.font(data);
   const font = (doc as unknown as { _font: { font: { hasGlyphForCodePoint(codePoint: number): boolean } } })._font.font;
   return (codePoint) => font.hasGlyphForCodePoint(codePoint);

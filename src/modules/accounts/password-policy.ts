@@ -1,4 +1,5 @@
-import { dictionary } from '@zxcvbn-ts/language-common';
+import { createRequire } from 'node:module';
+import type { dictionary as CommonDictionary } from '@zxcvbn-ts/language-common';
 import { validationError } from '../../http/errors.ts';
 import { loadPasswordRater, type PasswordOwnerDetails, strongEnough } from '../../lib/password-strength.ts';
 
@@ -9,8 +10,14 @@ import { loadPasswordRater, type PasswordOwnerDetails, strongEnough } from '../.
 const COMMON_PASSWORD_COUNT = 10_000;
 
 let common: Set<string> | undefined;
+/** Required (not imported) on the first check, synchronously for the schemas: the list is large. */
 function commonPasswords(): Set<string> {
-  common ??= new Set(dictionary['passwords-common'].slice(0, COMMON_PASSWORD_COUNT).map((p) => p.toLowerCase()));
+  if (!common) {
+    const { dictionary } = createRequire(import.meta.url)('@zxcvbn-ts/language-common') as {
+      dictionary: typeof CommonDictionary;
+    };
+    common = new Set(dictionary['passwords-common'].slice(0, COMMON_PASSWORD_COUNT).map((p) => p.toLowerCase()));
+  }
   return common;
 }
 

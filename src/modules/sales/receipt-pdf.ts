@@ -1,10 +1,8 @@
-import PDFDocument from 'pdfkit';
 import { japanDate } from '../../lib/japan-time.ts';
-import { pdfFonts } from '../../lib/pdf-fonts.ts';
+import { pdfDocumentClass, pdfFonts } from '../../lib/pdf-fonts.ts';
 import { QUALIFIED_INVOICE_NUMBER, receiptIssuer } from '../../site-settings.ts';
 
-// The issuer's registration number is what makes the receipt a 適格簡易請求書: refuse to start without one
-// of the right shape rather than print a wrong one.
+// Without a well-formed registration number the receipt is no 適格簡易請求書: refuse to start.
 if (!QUALIFIED_INVOICE_NUMBER.test(receiptIssuer.registrationNumber)) {
   throw new Error(
     `src/site-settings.ts: receiptIssuer.registrationNumber must be 「T」 and 13 digits (適格請求書発行事業者の登録番号), got ${JSON.stringify(receiptIssuer.registrationNumber)}`,
@@ -28,19 +26,13 @@ export interface ReceiptContent {
   firstIssuedAt: Date;
   paymentMethod: string | null;
   saleId: number;
-  /**
-   * An administrator's 控え: marked as such, not a receipt; `issueCount` is then the member's count so
-   * far (0: not issued yet) and `issuedAt` their last issue.
-   */
+  /** An administrator's 控え: `issueCount` is then the member's count so far, `issuedAt` their last issue. */
   copy?: { printedAt: Date };
   /** The sale's 注文番号 (`LS-2611-7K3Q9M`). */
   orderNumber: string | null;
 }
 
-/**
- * The consumption tax inside a tax-included amount at `ratePercent`, rounded down to the yen once for
- * the whole receipt (適格簡易請求書: one rounding per receipt and rate): ¥11,000 → ¥1,000, ¥9,999 → ¥908.
- */
+/** The tax inside a tax-included amount, rounded down once per receipt and rate (適格簡易請求書). */
 export function includedTax(amount: number, ratePercent: number = receiptIssuer.taxRatePercent): number {
   return Math.floor((amount * ratePercent) / (100 + ratePercent));
 }
@@ -67,7 +59,7 @@ export function renderReceiptPdf(content: ReceiptContent): Promise<Buffer> {
   const { regular, bold } = pdfFonts();
   const copy = content.copy ?? null;
   const reissue = !copy && content.issueCount > 1;
-  const doc = new PDFDocument({
+  const doc = new (pdfDocumentClass())({
     size: 'A4',
     margin: 56,
     lang: 'ja-JP',
