@@ -1,3 +1,4 @@
+import type Stripe from 'stripe';
 import type { Em } from '../../db/orm.ts';
 import { currentBuyers } from '../accounts/index.ts';
 import { CheckoutSession } from './entities/checkout-session.entity.ts';
@@ -38,9 +39,8 @@ export async function inboxPayments(em: Em, stripeSessionIds: readonly string[])
 }
 
 /** Stripe's own amount on a Checkout Session event (for a session this shop has no record of). */
-export function payloadAmount(payload: Record<string, unknown>): { amount: number; currency: string } | null {
-  const object = (payload.data as { object?: { object?: string; amount_total?: unknown; currency?: unknown } } | undefined)
-    ?.object;
-  if (object?.object !== 'checkout.session' || typeof object.amount_total !== 'number') return null;
-  return { amount: object.amount_total, currency: typeof object.currency === 'string' ? object.currency : 'jpy' };
+export function payloadAmount(payload: Stripe.Event): { amount: number; currency: string } | null {
+  const object = payload.data.object;
+  if (object.object !== 'checkout.session' || typeof object.amount_total !== 'number') return null;
+  return { amount: object.amount_total, currency: object.currency ?? 'jpy' };
 }

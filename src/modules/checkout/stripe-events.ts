@@ -151,7 +151,7 @@ async function readEvent(ctx: Ctx, eventId: string, event: Stripe.Event): Promis
 async function reconcile(ctx: Ctx, eventId: string, options: { replay?: boolean }): Promise<'done' | 'skipped'> {
   const row = await ctx.em.findOne(StripeEvent, { id: eventId });
   if (!row || (row.processedAt && !options.replay)) return 'skipped';
-  const reading = await readEvent(ctx, eventId, row.payload as unknown as Stripe.Event);
+  const reading = await readEvent(ctx, eventId, row.payload);
   const { event, session, refundOf } = reading;
 
   const outcome = await transact(ctx.em, async (tx) => {

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import type Stripe from 'stripe';
 import { createdAt, updatedAt } from '../../../db/columns.ts';
 
 export interface KonbiniStoreCode {
@@ -70,7 +71,7 @@ const StripeEventSchema = defineEntity({
   properties: {
     id: p.string().length(255).primary(),
     type: p.string().length(100),
-    payload: p.json<Record<string, unknown>>(),
+    payload: p.json<Stripe.Event>(),
     receivedAt: p
       .datetime()
       .fieldName('received_at')
