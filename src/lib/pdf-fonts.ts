@@ -29,14 +29,11 @@ export function pdfFonts(): { regular: Buffer; bold: Buffer } {
 type GlyphTest = (codePoint: number) => boolean;
 let drawableByBoth: GlyphTest | undefined;
 
-/**
- * pdfkit opens a font with fontkit, whose parsed font answers whether it has a glyph; pdfkit's types do
- * not show that object, so it is reached here once (fontkit is pdfkit's dependency, not ours).
- */
+/** fontkit (pdfkit's font parser, loaded with it) answers whether a font has a glyph. */
 function glyphTest(data: Buffer): GlyphTest {
-  const doc = new (pdfDocumentClass())({ autoFirstPage: false });
-  doc.font(data);
-  const font = (doc as unknown as { _font: { font: { hasGlyphForCodePoint(codePoint: number): boolean } } })._font.font;
+  const { create } = require('fontkit') as typeof import('fontkit');
+  const font = create(data);
+  if (!('hasGlyphForCodePoint' in font)) throw new Error('a font collection is not a receipt font');
   return (codePoint) => font.hasGlyphForCodePoint(codePoint);
 }
 
