@@ -62,5 +62,5 @@ export function createQueueBoard(queues: Queues, basePath: string, title: string
       },
     },
   });
-  return adapter.registerPlugin() as unknown as Hono;
+  return adapter.registerPlugin();
 }
