@@ -7,7 +7,7 @@ import { apiDocsRoutes } from './http/api-docs.ts';
 import type { AppDeps, AppEnv, AppModule } from './http/context.ts';
 import { csrf } from './http/csrf.ts';
 import { AppError, errorResponse, NOT_FOUND_MESSAGE } from './http/errors.ts';
-import { apiAnswers, apiBodyLimit, closeAfterRefusedBody, requestContext, requestLog } from './http/middleware.ts';
+import { apiAnswers, apiBodyLimit, closeAfterRefusedBody, requestContext, requestLog, resignCookies } from './http/middleware.ts';
 import { QUEUE_DASHBOARD_PATH, queueDashboard } from './http/queue-dashboard.ts';
 import { spaRoutes } from './http/spa.ts';
 import { reportError } from './lib/error-reporting.ts';
@@ -62,6 +62,8 @@ export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModu
   app.use('/api/*', apiAnswers(deps.changes));
   app.use('/api/*', apiBodyLimit(uploads, JSON_BODY_LIMIT));
   app.use(verify);
+  // After the CSRF check, whose token is bound to the session cookie as the browser holds it.
+  app.use('/api/*', resignCookies(deps.authSecret));
 
   app.get('/api/csrf-token', issue);
   for (const module of modules) {

@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { ChangeFeed } from '../db/changes.ts';
 import { errorReporter } from '../lib/error-reporting.ts';
 import { type RequestContext, SAFE_REQUEST_ID, withRequestContext } from '../lib/request-context.ts';
+import { resignedCookieHeader } from '../lib/secrets.ts';
 import type { AppDeps, AppEnv } from './context.ts';
 import { AppError } from './errors.ts';
 import { observeRequest } from './metrics.ts';
@@ -34,6 +35,16 @@ export function requestContext(deps: AppDeps): Layer {
         return answer();
       }),
     );
+  };
+}
+
+/** Cookies a previous AUTH_SECRET signed reach better-auth signed under the current one (decision 0043). */
+export function resignCookies(secret: string): Layer {
+  return async (c, next) => {
+    const header = c.req.raw.headers.get('cookie');
+    const resigned = header ? resignedCookieHeader(header, secret) : undefined;
+    if (resigned) c.req.raw.headers.set('cookie', resigned);
+    await next();
   };
 }
 

@@ -57,9 +57,6 @@ export interface RedisFigures {
   workers: { fresh: number };
 }
 
-/** What every process shares, as the operator watches it (src/host/shop-figures.ts computes it). */
-export type ShopFigures = PostgresFigures & RedisFigures;
-
 /** Where each part of the figures is read; one source failing leaves the other's figures in the scrape. */
 export interface FigureSources {
   postgres: () => Promise<PostgresFigures>;
@@ -80,11 +77,11 @@ export function shopFiguresFrom(from: FigureSources): void {
   cached = undefined;
 }
 
-/** The figures read afresh (the operations view): the same reads as the gauges. */
-export async function readShopFigures(): Promise<ShopFigures> {
+/** The figures read afresh (the operations view): the same reads as the gauges; Redis's part is absent while it cannot be read. */
+export async function readShopFigures(): Promise<PostgresFigures & { redis?: RedisFigures }> {
   if (!sources) throw new Error('shop figures are not wired (boot sets them)');
-  const [postgres, redis] = await Promise.all([sources.postgres(), sources.redis()]);
-  return { ...postgres, ...redis };
+  const [postgres, redis] = await Promise.all([sources.postgres(), withinTimeout(sources.redis)]);
+  return { ...postgres, redis };
 }
 
 /** Forgets the cached figures: the next scrape reads them afresh (tests, and after a change an operator made). */

@@ -13,7 +13,7 @@ export function acceptPreviousSecrets(current: string, previous: readonly string
 }
 
 /** The secrets a signature may have been made with: the current one first. */
-function acceptedSecrets(current: string): readonly string[] {
+export function acceptedSecrets(current: string): readonly string[] {
   return [current, ...(previousOf.get(current) ?? [])];
 }
 
@@ -42,4 +42,40 @@ export function betterAuthSecrets(current: string): { secrets: { version: number
     secrets: all.map((value) => ({ version: secretVersion(value), value })),
     legacy: all[all.length - 1] ?? current,
   };
+}
+
+const sign = (secret: string, data: string) => createHmac('sha256', secret).update(data).digest('base64');
+
+/** A cookie value as better-auth's `setSignedCookie` writes it. */
+export const signedCookie = (data: string, secret: string) => encodeURIComponent(`${data}.${sign(secret, data)}`);
+
+/**
+ * The Cookie header with every `value.signature` cookie a previous secret signed signed again under
+ * `current` (undefined: nothing to change), so better-auth's own checks, which know one secret only,
+ * accept it: the trusted-device cookie and the session cookie on its endpoints.
+ */
+export function resignedCookieHeader(header: string, current: string): string | undefined {
+  const previous = previousOf.get(current);
+  if (!previous?.length) return undefined;
+  let changed = false;
+  const parts = header.split(';').map((part) => {
+    const eq = part.indexOf('=');
+    let value: string;
+    try {
+      value = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      return part;
+    }
+    const dot = value.lastIndexOf('.');
+    if (eq < 1 || dot < 1) return part;
+    const data = value.slice(0, dot);
+    const signature = Buffer.from(value.slice(dot + 1), 'base64');
+    const fresh = sign(current, data);
+    // Already current, or signed by no accepted secret (better-auth then refuses it as before).
+    if (signature.length !== 32 || timingSafeEqual(Buffer.from(fresh, 'base64'), signature)) return part;
+    if (!signedByAny(current, data, signature)) return part;
+    changed = true;
+    return `${part.slice(0, eq).trim()}=${signedCookie(data, current)}`;
+  });
+  return changed ? parts.join('; ') : undefined;
 }

@@ -216,6 +216,35 @@ describe('GET /metrics', () => {
     }
   });
 
+  it('an export left running by a process that died is resumed, and the log names both processes', async () => {
+    const exportsWorker = t.runtime.workers?.workers.find((w) => w.name === 'exports');
+    await exportsWorker?.pause();
+    const admin = new TestClient(t.app, '10.61.0.3');
+    await admin.login('metrics-admin@example.jp', 'metrics-admin-pass-123');
+    const em = t.runtime.deps.orm.em.fork();
+    let exportId = '';
+    try {
+      const requested = await admin.post('/api/exports', {});
+      expect(requested.status).toBe(202);
+      exportId = (await requested.json()).export.id;
+      // As a worker killed mid-build leaves it: running, named, its job handed back to the queue.
+      await em.execute(`update exports set state = 'running', worker_instance = 'gone-worker' where id = ?`, [exportId]);
+    } finally {
+      exportsWorker?.resume();
+    }
+    await eventually(
+      async () => (await (await admin.get(`/api/exports/${exportId}`)).json()).export.state === 'done',
+      20_000,
+      'the export resumed and built',
+    );
+    expect(lines.find((l) => l.msg === 'export resumed after a stalled attempt' && l.export === exportId)).toMatchObject({
+      level: 'warn',
+      instance: 'metrics-test-1',
+      previousInstance: 'gone-worker',
+    });
+    expect(lines.some((l) => l.msg === 'export started' && l.export === exportId)).toBe(false);
+  });
+
   it('the worker serves its own metrics on WORKER_METRICS_PORT, with the same token rule', async () => {
     const url = `http://127.0.0.1:${workerPort}/metrics`;
     expect((await fetch(url)).status).toBe(404);

@@ -60,6 +60,12 @@ it('after a restart with a new AUTH_SECRET and the old one in AUTH_PREVIOUS_SECR
   const otherBrowser = new TestClient(before.app, '10.77.0.2');
   expect((await otherBrowser.login(other, PASSWORD)).status).toBe(200);
   const { secret: otherSecret } = await enrolTwoFactor(otherBrowser, other, PASSWORD);
+  // A member's browser trusted for two-factor sign-in (better-auth signs that cookie itself).
+  const trusted = new TestClient(before.app, '10.77.0.6');
+  await trusted.post('/api/login', { email, password: PASSWORD });
+  const trust = await trusted.post('/api/login/two-factor', { code: await freshCode(secret), trust_device: true });
+  expect(trust.status).toBe(200);
+  await trusted.post('/api/logout');
   await browser.get('/api/csrf-token');
   const oldCsrf = browser.cookies.get('XSRF-TOKEN');
   expect(oldCsrf).toBeDefined();
@@ -79,8 +85,17 @@ it('after a restart with a new AUTH_SECRET and the old one in AUTH_PREVIOUS_SECR
   expect((await me.json()).users[0]?.email).toBe(email);
   expect(resumed.cookies.get('XSRF-TOKEN')).toBe(oldCsrf);
   // An unsafe request (sign-out) with the token the old secret signed: not refused as forged (419).
+  const stolenCopy = sameBrowser(resumed, restarted.app);
   const logout = await resumed.post('/api/logout');
   expect(logout.status).toBeLessThan(300);
+  // better-auth's sign-out found the session the old secret signed, and ended it.
+  expect((await (await stolenCopy.get('/api/login')).json()).users).toEqual([]);
+
+  // The trusted browser is still trusted: password alone signs in.
+  const stillTrusted = sameBrowser(trusted, restarted.app);
+  const quick = await stillTrusted.post('/api/login', { email, password: PASSWORD });
+  expect(quick.status).toBe(200);
+  expect(await quick.json()).not.toMatchObject({ two_factor_required: true });
 
   // A two-factor sign-in with the enrolment made under the old secret.
   const fresh = new TestClient(restarted.app, '10.77.0.3');

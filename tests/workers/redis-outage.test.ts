@@ -126,6 +126,12 @@ it('keeps requests working while Redis is down and delivers the waiting e-mail o
     expect(sample(during, series)).toBeUndefined();
   }
   expect(during).not.toMatch(/^shop_queue_jobs\{/m);
+  // 運用状況 answers too: PostgreSQL's figures, and plainly no Redis figures.
+  const ops = await client.get('/api/operations');
+  expect(ops.status).toBe(200);
+  const { operations } = await ops.json();
+  expect(operations).toMatchObject({ redis_available: false, queues: null, workers: null, sweeper: null });
+  expect(operations.outbox.backlog).toBeGreaterThan(0);
 
   await redis.start();
   const upAt = Date.now();

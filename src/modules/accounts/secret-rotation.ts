@@ -1,7 +1,10 @@
+import { createHmac } from 'node:crypto';
 import { parseEnvelope, symmetricDecrypt, symmetricEncrypt } from 'better-auth/crypto';
 import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
-import { betterAuthSecrets, secretVersion } from '../../lib/secrets.ts';
+import { acceptedSecrets, betterAuthSecrets, secretVersion, signedCookie } from '../../lib/secrets.ts';
+import type { Auth } from './auth.ts';
+import { signedCookieValue } from './session.ts';
 
 type SecretConfig = { keys: Map<number, string>; currentVersion: number; legacySecret: string };
 
@@ -55,4 +58,32 @@ export async function reencryptTwoFactorSecrets(
     }
   }
   return { reencrypted: done, unreadable };
+}
+
+const trustToken = (secret: string, userId: string, identifier: string) =>
+  createHmac('sha256', secret).update(`${userId}!${identifier}`).digest('base64url');
+
+/**
+ * better-auth's trusted-device cookie holds an HMAC of the member and the trust record under the
+ * secret of its day, which better-auth checks under AUTH_SECRET alone: one made under a previous
+ * secret is made again under AUTH_SECRET before sign-in reads it (a copy of `headers`, or `headers`).
+ */
+export async function trustedDeviceUnderCurrentSecret(orm: Orm, auth: Auth, current: string, headers: Headers): Promise<Headers> {
+  const name = (await auth.$context).createAuthCookie('trust_device').name;
+  const [token, identifier] = signedCookieValue(headers, name, current)?.split('!') ?? [];
+  if (!token || !identifier) return headers;
+  const record = await kysely(orm.em.fork() as Em)
+    .selectFrom('verifications')
+    .select('value')
+    .where('identifier', '=', identifier)
+    .executeTakeFirst();
+  if (!record) return headers;
+  const [latest, ...previous] = acceptedSecrets(current);
+  if (!latest || trustToken(latest, record.value, identifier) === token) return headers;
+  if (!previous.some((secret) => trustToken(secret, record.value, identifier) === token)) return headers;
+  const renewed = `${name}=${signedCookie(`${trustToken(current, record.value, identifier)}!${identifier}`, current)}`;
+  const copy = new Headers(headers);
+  const others = (headers.get('cookie') ?? '').split(';').filter((part) => part.split('=')[0]?.trim() !== name);
+  copy.set('cookie', [...others.map((p) => p.trim()), renewed].join('; '));
+  return copy;
 }

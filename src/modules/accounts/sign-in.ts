@@ -14,7 +14,7 @@ import type { User } from './entities/user.entity.ts';
 import { CHALLENGE_COOKIE, redisSignInChallenges } from './passkey-challenges.ts';
 import { getUser } from './profile.ts';
 import type { LoginInput, TwoFactorLoginInput } from './schemas.ts';
-import { reencryptTwoFactorSecrets } from './secret-rotation.ts';
+import { reencryptTwoFactorSecrets, trustedDeviceUnderCurrentSecret } from './secret-rotation.ts';
 import { signedCookieValue } from './session.ts';
 import type { SignInClient } from './sign-in-client.ts';
 import { noteSignInThrottled } from './sign-in-notice.ts';
@@ -88,7 +88,9 @@ export async function signInWithPassword(
   try {
     const { headers, response } = await deps.auth.api.signInEmail({
       body: { email: input.email, password: input.password, rememberMe: true },
-      headers: admin ? await withoutTrustedDevice(deps.auth, client.headers) : client.headers,
+      headers: admin
+        ? await withoutTrustedDevice(deps.auth, client.headers)
+        : await trustedDeviceUnderCurrentSecret(deps.orm, deps.auth, deps.authSecret, client.headers),
       returnHeaders: true,
     });
     // The password was right: it gives its reserved count back, whatever the code step brings.

@@ -101,13 +101,15 @@ const operationsDoc = operation('get', {
   answers: {
     200: v.object({
       operations: v.object({
-        queues: v.record(v.string(), counts('waiting', 'active', 'delayed', 'failed')),
+        /** False while Redis cannot be read: the queue, sweeper and worker figures are then null. */
+        redis_available: v.boolean(),
+        queues: v.nullable(v.record(v.string(), counts('waiting', 'active', 'delayed', 'failed'))),
         outbox: counts('backlog', 'oldest_age_seconds'),
         payments_inbox: counts('unprocessed', 'failed'),
         mail: counts('failed', 'retrying', 'pending', 'stuck'),
         exports: v.object({ ...counts('queued', 'running', 'retrying', 'failed').entries, running_on: v.array(v.string()) }),
-        sweeper: v.object({ last_run_at: v.nullable(v.pipe(v.string(), v.isoTimestamp())), redriven: v.number() }),
-        workers: counts('fresh'),
+        sweeper: v.nullable(v.object({ last_run_at: v.nullable(v.pipe(v.string(), v.isoTimestamp())), redriven: v.number() })),
+        workers: v.nullable(counts('fresh')),
       }),
     }),
   },
@@ -115,9 +117,11 @@ const operationsDoc = operation('get', {
 
 const healthApi = new Hono<AppEnv>().get('/operations', operationsDoc, requireAdmin, async (c) => {
   const f = await readShopFigures();
+  const r = f.redis;
   return c.json({
     operations: {
-      queues: f.queues,
+      redis_available: r !== undefined,
+      queues: r?.queues ?? null,
       outbox: { backlog: f.outbox.backlog, oldest_age_seconds: f.outbox.oldestAgeSeconds },
       payments_inbox: f.paymentsInbox,
       mail: f.mail,
@@ -128,11 +132,13 @@ const healthApi = new Hono<AppEnv>().get('/operations', operationsDoc, requireAd
         failed: f.exports.failed,
         running_on: f.exports.runningOn,
       },
-      sweeper: {
-        last_run_at: f.sweeper.lastRunAt ? new Date(f.sweeper.lastRunAt).toISOString() : null,
-        redriven: f.sweeper.redriven,
-      },
-      workers: { fresh: f.workers.fresh },
+      sweeper: r
+        ? {
+            last_run_at: r.sweeper.lastRunAt ? new Date(r.sweeper.lastRunAt).toISOString() : null,
+            redriven: r.sweeper.redriven,
+          }
+        : null,
+      workers: r ? { fresh: r.workers.fresh } : null,
     },
   });
 });

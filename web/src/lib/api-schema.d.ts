@@ -3292,14 +3292,15 @@ export interface operations {
                   failed: number;
                   waiting: number;
                 };
-              };
-              sweeper: {
+              } | null;
+              redis_available: boolean;
+              sweeper: ({
                 last_run_at: string | null;
                 redriven: number;
-              };
+              }) | null;
               workers: {
                 fresh: number;
-              };
+              } | null;
             };
           };
         };

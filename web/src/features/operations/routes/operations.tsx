@@ -24,27 +24,32 @@ interface Row {
 
 type Section = { heading: string; items: Row[] };
 
+const REDIS_DOWN: Row = { label: 'Redis', value: '接続できないため表示できません', attention: true };
+
+/** Who runs the work: known only through Redis. */
+function workerRows(o: Operations): Row[] {
+  if (!o.workers || !o.sweeper) return [REDIS_DOWN];
+  return [
+    {
+      label: '動いているワーカー',
+      value: o.workers.fresh === 0 ? '0台（動いていません）' : `${o.workers.fresh}台`,
+      attention: o.workers.fresh === 0,
+    },
+    {
+      label: '取りこぼしの見直し（スイーパー）の最終実行',
+      value: o.sweeper.last_run_at
+        ? `${formatDateTime(o.sweeper.last_run_at)}（やり直したジョブ ${o.sweeper.redriven}件）`
+        : 'まだ実行されていません',
+      attention: !o.sweeper.last_run_at,
+    },
+  ];
+}
+
 /** Whether the workers run and the outbox drains. */
 function processRows(o: Operations): Section[] {
   const outboxOld = o.outbox.oldest_age_seconds >= 300;
   return [
-    {
-      heading: '処理担当（ワーカー）',
-      items: [
-        {
-          label: '動いているワーカー',
-          value: o.workers.fresh === 0 ? '0台（動いていません）' : `${o.workers.fresh}台`,
-          attention: o.workers.fresh === 0,
-        },
-        {
-          label: '取りこぼしの見直し（スイーパー）の最終実行',
-          value: o.sweeper.last_run_at
-            ? `${formatDateTime(o.sweeper.last_run_at)}（やり直したジョブ ${o.sweeper.redriven}件）`
-            : 'まだ実行されていません',
-          attention: !o.sweeper.last_run_at,
-        },
-      ],
-    },
+    { heading: '処理担当（ワーカー）', items: workerRows(o) },
     {
       heading: '送り出し待ちのイベント',
       items: [
@@ -109,10 +114,12 @@ function rows(o: Operations): Section[] {
     },
     {
       heading: 'ジョブキュー',
-      items: Object.entries(o.queues).map(([name, q]) => ({
-        label: queueLabel(name),
-        value: `待機 ${q.waiting}件・実行中 ${q.active}件・予約 ${q.delayed}件・失敗 ${q.failed}件`,
-      })),
+      items: o.queues
+        ? Object.entries(o.queues).map(([name, q]) => ({
+            label: queueLabel(name),
+            value: `待機 ${q.waiting}件・実行中 ${q.active}件・予約 ${q.delayed}件・失敗 ${q.failed}件`,
+          }))
+        : [REDIS_DOWN],
     },
   ];
 }
