@@ -155,6 +155,10 @@ describe('payments inbox', () => {
     const body = await bad.json();
     expect(body.message).toBe('不正な値が入力されました。');
     expect(Object.keys(body.errors).sort()).toEqual(['from', 'per_page', 'state']);
+    // A reversed period says why, as the other screens do (not 0 rows in silence).
+    const reversed = await admin.get('/api/payments/events?from=2026-11-02&to=2026-11-01');
+    expect(reversed.status).toBe(422);
+    expect((await reversed.json()).errors).toEqual({ to: ['終了日は開始日と同じか、それより後の日付を指定してください。'] });
     const missing = await admin.post('/api/payments/events/evt_missing/replay', {});
     expect(missing.status).toBe(404);
     expect((await missing.json()).message).toBe('Stripe イベントが見つかりませんでした。');
