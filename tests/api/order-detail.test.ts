@@ -162,7 +162,7 @@ describe('GET /api/sales/{id}', () => {
     expect((await buyer.client.get(`/api/sales/${saleId}`)).status).toBe(403);
     const missing = await admin.get('/api/sales/999999999');
     expect(missing.status).toBe(404);
-    expect((await missing.json()).message).toBe('エラー: 売上が見つかりませんでした。');
+    expect((await missing.json()).message).toBe('この注文（売上）は見つかりませんでした。');
     // The inbox row of its session names the sale, for the link to this page.
     const inbox = await (await admin.get(`/api/payments/events?session=${sessionId}`)).json();
     expect(inbox.events.length).toBeGreaterThan(0);
