@@ -145,5 +145,11 @@ it('with no worker running, an export waiting says 「処理担当（ワーカ�
   await warning.waitFor();
   await page.getByText('待機中').waitFor();
   expect(await axeViolations(page)).toEqual([]);
+  // 管理メニュー and 決済の受信箱 say so too.
+  for (const path of ['/admin', '/admin/payments']) {
+    await page.goto(`${webOnly.baseUrl}${path}`);
+    await page.getByRole('alert').filter({ hasText: '処理担当（ワーカー）が動いていません。' }).waitFor();
+    expect(await axeViolations(page), path).toEqual([]);
+  }
   await page.close();
 }, 90_000);

@@ -30,7 +30,10 @@ export const AuditLogQuery = v.pipe(
     ...FILTERS,
     ...paging,
   }),
-  v.forward(v.check((q) => datesInOrder(q), DATES_REVERSED), ['to']),
+  v.forward(
+    v.check((q) => datesInOrder(q), DATES_REVERSED),
+    ['to'],
+  ),
 );
 
 export type AuditLogQuery = v.InferOutput<typeof AuditLogQuery>;
@@ -41,7 +44,10 @@ export const AuditExportQuery = v.pipe(
     ...FILTERS,
     encoding: v.optional(v.picklist(['utf-8', 'shift_jis'], '文字コードは「utf-8」か「shift_jis」で指定してください。'), 'utf-8'),
   }),
-  v.forward(v.check((q) => datesInOrder(q), DATES_REVERSED), ['to']),
+  v.forward(
+    v.check((q) => datesInOrder(q), DATES_REVERSED),
+    ['to'],
+  ),
 );
 
 export type AuditExportQuery = v.InferOutput<typeof AuditExportQuery>;

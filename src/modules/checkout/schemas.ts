@@ -44,7 +44,10 @@ export const EventsQuery = v.pipe(
     to: optionalDate,
     ...paging,
   }),
-  v.forward(v.check((q) => datesInOrder(q), DATES_REVERSED), ['to']),
+  v.forward(
+    v.check((q) => datesInOrder(q), DATES_REVERSED),
+    ['to'],
+  ),
 );
 export const RunsQuery = v.object({
   ...paging,

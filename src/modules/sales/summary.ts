@@ -28,7 +28,10 @@ const TOO_LONG = `集計期間は${MAX_SUMMARY_DAYS}日以内で指定してく�
 
 export const SummaryQuery = v.pipe(
   v.object(periodEntries),
-  v.forward(v.check((q) => datesInOrder(q), DATES_REVERSED), ['to']),
+  v.forward(
+    v.check((q) => datesInOrder(q), DATES_REVERSED),
+    ['to'],
+  ),
   v.forward(v.check(notTooLong, TOO_LONG), ['to']),
 );
 

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { FormAlert, Info, Notice } from '../../../components/ui/form-alert';
+import { NoWorkerAlert } from '../../../components/ui/no-worker-alert';
 import { PagedTable, pageOf } from '../../../components/ui/paged-table';
 import { usePageParam } from '../../../components/ui/pager';
 import { useConfirm } from '../../../components/ui/use-confirm';
@@ -72,6 +73,9 @@ export function InboxSection() {
         onSubmit={search}
         onClear={clear}
       />
+      {data?.workers_alive === false ? (
+        <NoWorkerAlert waiting="受け取った決済の通知はワーカーが処理します（売上の記録もそれまで行われません）。" />
+      ) : null}
       {replay.notice ? <Notice>{replay.notice}</Notice> : null}
       <FormAlert message={replay.message} errors={replay.errors} />
       <PagedTable
