@@ -1,5 +1,6 @@
 import type { AuditLabels } from '../audit/index.ts';
 import { AFFILIATIONS } from './affiliations.ts';
+import { describeUserAgent } from './user-agent.ts';
 
 /** How the audit log names what administrators do to accounts (the host hands these to the audit module). */
 export const accountAuditLabels = {
@@ -39,6 +40,7 @@ export const accountAuditLabels = {
     affiliations: AFFILIATIONS,
     affiliation: AFFILIATIONS,
     distribution: (v) => (v ? '受け取る' : '受け取らない'),
+    user_agent: (v) => describeUserAgent(typeof v === 'string' ? v : null),
     role: { admin: '管理者', user: '一般会員' },
     sign_in_method: {
       password: 'パスワードのみ',
