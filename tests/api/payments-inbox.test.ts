@@ -283,6 +283,8 @@ describe('reconciliation', () => {
     const mismatch = findings.find((f) => f.stripe_session_id === changed.sessionId) as Finding;
     expect(mismatch.detail).toContain('¥100');
     expect(mismatch.detail).toContain('¥8,800');
+    // The sale by its order number, never 「売上 #id」.
+    expect(mismatch.detail).toMatch(/注文番号 LS-\d{4}-[0-9A-Z]{6}/);
     expect(mismatch.sale_id).toBeGreaterThan(0);
     expect(mismatch.sale_user_id).toBeTruthy();
 
