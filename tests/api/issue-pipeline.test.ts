@@ -281,6 +281,11 @@ describe('export batches', () => {
     expect(file?.headers.get('content-disposition')).toContain("filename*=UTF-8''");
     const lines = bytes.subarray(3).toString('utf8').split('\r\n').filter(Boolean);
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['batch-a@example.jp', 'batch-b@example.jp']);
+    // The log names the licence, not its id.
+    const logged = await (await admin.get(`/api/audit-logs?action=sale.export.batch&target_id=${done.id}`)).json();
+    const filters = logged.audit_logs[0].changes.find((c: { field: string }) => c.field === 'filters');
+    expect(filters.after).toContain('ライセンス: BLS-batch');
+    expect(filters.after).not.toContain('ライセンスID');
 
     // Nothing left to freeze: the second batch is refused; the sales stay in their one batch.
     const again = await admin.post('/api/exports', { license_id: bls, batch: true });
@@ -605,7 +610,9 @@ describe('an export whose job keeps failing', () => {
     const shown = await (await admin.get(`/api/exports/${id}`)).json();
     expect(shown.export).toMatchObject({ state: 'queued', retrying: true, download_url: null, error: null });
     // In Japanese, without the server's path (the log keeps the error itself).
-    expect(shown.export.last_error).toBe('CSVを作成できませんでした。保存先に書き込む権限がありません。詳しくはサーバーのログをご確認ください。');
+    expect(shown.export.last_error).toBe(
+      'CSVを作成できませんでした。保存先に書き込む権限がありません。詳しくはサーバーのログをご確認ください。',
+    );
     expect(Date.now() - Date.parse(shown.export.last_error_at)).toBeLessThan(60_000);
     const listed = (await (await admin.get('/api/exports')).json()).exports.find((e: { id: string }) => e.id === id);
     expect(listed).toMatchObject({ retrying: true, last_error: shown.export.last_error });
