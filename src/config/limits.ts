@@ -18,7 +18,7 @@ export const LIMITS = {
   /** Each receipt is a PDF rendered inside a transaction and an audit row. */
   receiptsPerMember: { name: 'receipt-member', limit: 30, windowSeconds: hours(1) },
   /** Each file holds every member's personal data. */
-  memberCsvPerAdmin: { name: 'member-csv-admin', limit: 10, windowSeconds: hours(1) },
+  memberCsvPerAdmin: { name: 'member-csv-admin', limit: 10, windowSeconds: hours(1), what: '会員CSVのダウンロード' },
   checkoutsPerMember: { name: 'checkout-member', limit: 10, windowSeconds: minutes(10) },
-  auditExportsPerAdmin: { name: 'audit-export-admin', limit: 20, windowSeconds: hours(1) },
+  auditExportsPerAdmin: { name: 'audit-export-admin', limit: 20, windowSeconds: hours(1), what: '操作履歴CSVのダウンロード' },
 } as const satisfies Record<string, RateLimitRule>;

@@ -97,6 +97,39 @@ export const QUEUE_DASHBOARD_SCRIPT = `(() => {
     for (const el of document.querySelectorAll('a[aria-label]:not([role])')) {
       if ((el.innerText || '').trim()) el.removeAttribute('aria-label');
     }
+    // axe's best practices: a logo's alt repeating its link's words, one h1, headings one level at a time,
+    // no empty column header, popups inside a landmark.
+    for (const img of document.querySelectorAll('img[alt]')) {
+      const alt = img.getAttribute('alt').trim();
+      const around = img.closest('a, button');
+      if (alt && around && (around.innerText || '').includes(alt)) img.setAttribute('alt', '');
+    }
+    const header = document.querySelector('header');
+    if (header && !header.querySelector('[data-shop-title]')) {
+      const h1 = document.createElement('h1');
+      h1.setAttribute('data-shop-title', '');
+      h1.className = 'shop-visually-hidden';
+      h1.textContent = 'ジョブキュー';
+      header.prepend(h1);
+    }
+    let previous = 0;
+    for (const heading of document.querySelectorAll('h1, h2, h3, h4, h5, h6')) {
+      if (!heading.hasAttribute('data-shop-level')) heading.setAttribute('data-shop-level', heading.tagName.slice(1));
+      const own = Number(heading.getAttribute('data-shop-level'));
+      const level = Math.min(own, previous + 1);
+      if (level === own) heading.removeAttribute('aria-level');
+      else if (heading.getAttribute('aria-level') !== String(level)) heading.setAttribute('aria-level', String(level));
+      previous = level;
+    }
+    for (const th of document.querySelectorAll('th:not([role])')) {
+      if (!(th.innerText || '').trim() && !th.getAttribute('aria-label')) th.setAttribute('role', 'cell');
+    }
+    for (const el of document.body.children) {
+      if (el.id === 'root' || ['SCRIPT', 'STYLE'].includes(el.tagName) || el.getAttribute('role')) continue;
+      if (!(el.innerText || '').trim()) continue;
+      el.setAttribute('role', 'region');
+      el.setAttribute('aria-label', 'ポップアップ');
+    }
     // The way back to the back office: a labelled link at the start of the header's actions.
     const actions = document.querySelector('header ul');
     if (actions && !actions.querySelector('[data-shop-back]')) {
@@ -145,6 +178,10 @@ a.shop-back {
 a.shop-back::before { content: '←' / ''; }
 a.shop-back:hover { text-decoration: underline; }
 a.shop-back:focus-visible { outline: 3px solid var(--ring, #2563eb); outline-offset: 2px; }
+.shop-visually-hidden {
+  position: absolute !important; width: 1px; height: 1px; padding: 0; margin: -1px;
+  overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0;
+}
 [class*="nullValue"] { color: var(--muted-foreground) !important; }
 /* bull-board hides the word on narrow screens, leaving a bare number as the link's text. */
 [class*="schedulersLabel"] { display: inline !important; }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { japanTime } from '../lib/japan-time.ts';
 import type { Logger } from '../lib/logger.ts';
 import { AppError } from './errors.ts';
 
@@ -6,6 +7,17 @@ export interface RateLimitRule {
   name: string;
   limit: number;
   windowSeconds: number;
+  /** What is limited, in the words of the refusal (「会員CSVのダウンロード」): it then states the limit and when it resets. */
+  what?: string;
+}
+
+const inWords = (seconds: number) => (seconds % 3600 === 0 ? `${seconds / 3600}時間` : `${Math.round(seconds / 60)}分`);
+
+/** 「会員CSVのダウンロードは1時間に10回までです。2026年11月28日 12:05（日本時間）以降にもう一度お試しください。」 */
+function refusalOf(rule: RateLimitRule, ttl: number): string | undefined {
+  if (!rule.what) return undefined;
+  const reset = japanTime(new Date(Date.now() + ttl * 1000));
+  return `${rule.what}は${inWords(rule.windowSeconds)}に${rule.limit}回までです。${reset}以降にもう一度お試しください。`;
 }
 
 export interface Reservation {
@@ -52,7 +64,8 @@ const BUSY_WAIT_MS = 5_000;
 /** `reserve` holds a place while an attempt is checked; unreachable Redis lets requests through: signing in must not depend on it. */
 export function createRateLimiter(redis: Redis, log: Logger, prefix = 'shop:ratelimit') {
   const keyOf = (rule: RateLimitRule, key: string) => `${prefix}:${rule.name}:${key}`;
-  const refuse = (ttl: number) => new AppError('too_many_requests', undefined, { retryAfter: Math.max(ttl, 1) });
+  const refuse = (ttl: number, rule?: RateLimitRule) =>
+    new AppError('too_many_requests', rule && refusalOf(rule, ttl), { retryAfter: Math.max(ttl, 1) });
 
   async function count(rule: RateLimitRule, key: string): Promise<{ count: number; ttl: number } | null> {
     const redisKey = keyOf(rule, key);
@@ -106,7 +119,7 @@ export function createRateLimiter(redis: Redis, log: Logger, prefix = 'shop:rate
     reserve,
     async hit(rule: RateLimitRule, key: string): Promise<void> {
       const now = await count(rule, key);
-      if (now && now.count > rule.limit) throw refuse(now.ttl);
+      if (now && now.count > rule.limit) throw refuse(now.ttl, rule);
     },
     async check(rule: RateLimitRule, key: string): Promise<void> {
       const redisKey = keyOf(rule, key);

@@ -204,6 +204,10 @@ const listNumber = (label: string, max: number) =>
   );
 
 /** The one page/per_page rule of every list (page 1–100,000, default 1; per_page 1–100, default 20): spread into a query schema. */
+/** One rule for a period's two ends (both optional, Japan days as YYYY-MM-DD): the end not before the start. */
+export const datesInOrder = (q: { from?: string; to?: string }) => !q.from || !q.to || q.from <= q.to;
+export const DATES_REVERSED = '終了日は開始日と同じか、それより後の日付を指定してください。';
+
 export const paging = {
   page: v.optional(listNumber('ページ番号', 100_000), '1'),
   per_page: v.optional(listNumber('表示件数', 100), '20'),

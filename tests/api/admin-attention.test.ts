@@ -223,7 +223,8 @@ describe('reconciliation findings reach the administrators', () => {
       expect(text).toContain('支払い済みなのに売上がない');
       expect(text).toContain('金額・通貨の不一致');
       expect(text).toContain(`Checkout Session ${lost}`);
-      expect(text).toMatch(/売上 #\d+/);
+      expect(text).toMatch(/売上ID \d+/);
+      expect(text).not.toContain('売上 #');
       expect(text).toContain('対応のしかた');
       expect(text).toContain(`${shop.baseUrl}/admin/payments`);
     }

@@ -281,6 +281,11 @@ describe('export batches', () => {
     expect(file?.headers.get('content-disposition')).toContain("filename*=UTF-8''");
     const lines = bytes.subarray(3).toString('utf8').split('\r\n').filter(Boolean);
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['batch-a@example.jp', 'batch-b@example.jp']);
+    // The log names the licence, not its id.
+    const logged = await (await admin.get(`/api/audit-logs?action=sale.export.batch&target_id=${done.id}`)).json();
+    const filters = logged.audit_logs[0].changes.find((c: { field: string }) => c.field === 'filters');
+    expect(filters.after).toContain('ライセンス: BLS-batch');
+    expect(filters.after).not.toContain('ライセンスID');
 
     // Nothing left to freeze: the second batch is refused; the sales stay in their one batch.
     const again = await admin.post('/api/exports', { license_id: bls, batch: true });
@@ -596,19 +601,28 @@ describe('an export whose job keeps failing', () => {
       close: () => undefined,
     };
     const { log, lines } = capturingLogger();
+    const exportFigures = async () => (await (await admin.get('/api/operations')).json()).operations.exports;
+    const before = await exportFigures();
     for (let attempt = 1; attempt <= 3; attempt++) {
       // BullMQ retries what the handler throws.
       await expect(handlers.ExportRequested({ ...ctx, files: unwritable, log }, event)).rejects.toThrow('EACCES');
     }
     const shown = await (await admin.get(`/api/exports/${id}`)).json();
     expect(shown.export).toMatchObject({ state: 'queued', retrying: true, download_url: null, error: null });
-    expect(shown.export.last_error).toBe("CSVを作成できませんでした: EACCES: permission denied, open 'exports/x.csv'");
+    // In Japanese, without the server's path (the log keeps the error itself).
+    expect(shown.export.last_error).toBe(
+      'CSVを作成できませんでした。保存先に書き込む権限がありません。詳しくはサーバーのログをご確認ください。',
+    );
     expect(Date.now() - Date.parse(shown.export.last_error_at)).toBeLessThan(60_000);
     const listed = (await (await admin.get('/api/exports')).json()).exports.find((e: { id: string }) => e.id === id);
     expect(listed).toMatchObject({ retrying: true, last_error: shown.export.last_error });
+    // 運用状況 counts it once: retrying, no longer also waiting.
+    const after = await exportFigures();
+    expect(after).toMatchObject({ queued: before.queued - 1, retrying: before.retrying + 1 });
     // Each failed attempt is a warning naming the export.
     const warnings = lines.filter((l) => l.level === 'warn' && l.fields.export === id);
     expect(warnings).toHaveLength(3);
+    expect(String(warnings[0]?.fields.error)).toContain('EACCES');
     // It is not over: 再実行 would race the retry.
     expect((await admin.post(`/api/exports/${id}/retry`, {})).status).toBe(409);
 

@@ -296,6 +296,11 @@ describe('GET /api/users/export.csv', () => {
       actor_id: adminId,
       after: { name: '藤', sort: 'kana', encoding: 'utf-8', rows: 2 },
     });
+    // The log says the order in words, not `kana`.
+    const logged = await (await admin.get('/api/audit-logs?action=user.export')).json();
+    expect(logged.audit_logs[0].changes).toContainEqual(
+      expect.objectContaining({ label: '並び順', after: 'フリガナ順（五十音）' }),
+    );
   });
 
   it('writes every member across batches in the list order, and CP932 when asked', async () => {
@@ -334,6 +339,12 @@ describe('GET /api/users/export.csv', () => {
     }
     const refused = await admin.get('/api/users/export.csv');
     expect(refused.status).toBe(429);
+    // It says the limit and when it resets (Japan time), not 「試行回数」.
+    const { message } = await refused.json();
+    expect(message).toMatch(
+      /^会員CSVのダウンロードは1時間に10回までです。\d{4}年\d{1,2}月\d{1,2}日 \d{1,2}:\d{2}（日本時間）以降にもう一度お試しください。$/,
+    );
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3000);
     const after = await t.runtime.deps.orm.em
       .fork()
       .execute<{ n: number }[]>("select count(*)::int as n from audit_logs where action = 'user.export'");

@@ -202,6 +202,8 @@ describe('administrator sign-ins in the audit log', () => {
       expect.arrayContaining([
         { field: 'sign_in_method', label: 'ログイン方法', before: null, after: 'パスワードと確認コード' },
         { field: 'ip', label: 'IPアドレス', before: null, after: '198.51.100.7' },
+        // The browser as people name it, not the raw User-Agent.
+        { field: 'user_agent', label: 'ブラウザ', before: null, after: 'Chrome（不明なOS）' },
       ]),
     );
   });

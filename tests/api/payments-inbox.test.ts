@@ -155,6 +155,10 @@ describe('payments inbox', () => {
     const body = await bad.json();
     expect(body.message).toBe('不正な値が入力されました。');
     expect(Object.keys(body.errors).sort()).toEqual(['from', 'per_page', 'state']);
+    // A reversed period says why, as the other screens do (not 0 rows in silence).
+    const reversed = await admin.get('/api/payments/events?from=2026-11-02&to=2026-11-01');
+    expect(reversed.status).toBe(422);
+    expect((await reversed.json()).errors).toEqual({ to: ['終了日は開始日と同じか、それより後の日付を指定してください。'] });
     const missing = await admin.post('/api/payments/events/evt_missing/replay', {});
     expect(missing.status).toBe(404);
     expect((await missing.json()).message).toBe('Stripe イベントが見つかりませんでした。');
@@ -279,6 +283,8 @@ describe('reconciliation', () => {
     const mismatch = findings.find((f) => f.stripe_session_id === changed.sessionId) as Finding;
     expect(mismatch.detail).toContain('¥100');
     expect(mismatch.detail).toContain('¥8,800');
+    // The sale by its order number, never 「売上 #id」.
+    expect(mismatch.detail).toMatch(/注文番号 LS-\d{4}-[0-9A-Z]{6}/);
     expect(mismatch.sale_id).toBeGreaterThan(0);
     expect(mismatch.sale_user_id).toBeTruthy();
 

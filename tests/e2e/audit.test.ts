@@ -88,6 +88,10 @@ it('an administrator changes a user, then finds the change in 操作履歴 with 
   await expect.poll(() => rows.first().textContent()).toContain('ユーザー情報の変更');
   expect(await rows.nth(1).textContent()).toContain('管理者のログイン');
   expect(await rows.nth(1).textContent()).toContain('パスワードと確認コード');
+  // A sign-in is what happened, not a change from nothing; the browser as people name it.
+  expect(await rows.nth(1).textContent()).not.toContain('変更前');
+  expect(await rows.nth(1).textContent()).toContain('Chrome（Linux）');
+  expect(await rows.nth(1).textContent()).not.toContain('Mozilla/5.0');
   expect(await rows.nth(3).textContent()).toContain('other-admin@example.jp');
   await accessible(page, 'the whole log');
 

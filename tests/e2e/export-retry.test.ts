@@ -108,7 +108,8 @@ it('an export whose folder is unwritable says 「作成に失敗しています�
     await page.getByRole('button', { name: 'CSVを作成する' }).click();
     await confirmInDialog(page);
     await page.getByText('作成に失敗しています（再試行中）').waitFor({ timeout: 15_000 });
-    await page.getByText(/理由：CSVを作成できませんでした: E[A-Z]+/).waitFor();
+    await page.getByText('理由：CSVを作成できませんでした。保存先のフォルダを用意できませんでした。', { exact: false }).waitFor();
+    expect(await page.getByText(/EEXIST|mkdir/).count()).toBe(0);
     expect(await page.getByText('作成中', { exact: true }).count()).toBe(0);
     // Not over: no 再実行 while the job retries.
     expect(await page.getByRole('button', { name: '再実行' }).count()).toBe(0);
@@ -144,5 +145,11 @@ it('with no worker running, an export waiting says 「処理担当（ワーカ�
   await warning.waitFor();
   await page.getByText('待機中').waitFor();
   expect(await axeViolations(page)).toEqual([]);
+  // 管理メニュー and 決済の受信箱 say so too.
+  for (const path of ['/admin', '/admin/payments']) {
+    await page.goto(`${webOnly.baseUrl}${path}`);
+    await page.getByRole('alert').filter({ hasText: '処理担当（ワーカー）が動いていません。' }).waitFor();
+    expect(await axeViolations(page), path).toEqual([]);
+  }
   await page.close();
 }, 90_000);

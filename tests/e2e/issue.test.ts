@@ -158,3 +158,32 @@ it('a reversed date range says what to fix; the search label says what it matche
   expect(await axeViolations(page)).toEqual([]);
   await page.close();
 }, 60_000);
+
+it('a batch completed from the toolbar leaves 作成履歴 at once: its 「登録済みにする」 goes without a reload', async () => {
+  const license = await aLicense(app.runtime.deps.orm, { name: 'ICLS講習', price: 5_500 });
+  await aSale(app.runtime.deps.orm, license, { lastName: '佐藤', firstName: '三郎', email: 'sato@example.jp', amount: 5_500 });
+  const page = await browser.newPage();
+  await page.goto(`${app.baseUrl}/login`);
+  await page.getByLabel('メールアドレス').fill('issue-admin@example.jp');
+  await page.getByLabel('パスワード').fill('issue-admin-pass');
+  await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, 'issue-admin@example.jp');
+  await page.waitForURL('**/admin');
+  await page.goto(`${app.baseUrl}/admin/licenses/issue?license_id=${license}`);
+  await page.getByText('sato@example.jp').waitFor();
+  await page.getByRole('checkbox', { name: /一括処理/ }).check();
+  await page.getByRole('button', { name: 'CSVを作成する' }).click();
+  await confirmInDialog(page);
+  const complete = page.getByRole('button', { name: '登録済みにする', exact: true });
+  await complete.waitFor({ timeout: 15_000 });
+  await page.getByRole('button', { name: '検索結果の処理中1件をすべて登録済みにする' }).click();
+  await confirmInDialog(page);
+  await page.getByText('1件の状態を更新しました。').waitFor();
+  await complete.waitFor({ state: 'detached', timeout: 5_000 });
+  await page
+    .getByText(/・登録済み（\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}）/)
+    .first()
+    .waitFor();
+  expect(await axeViolations(page)).toEqual([]);
+  await page.close();
+}, 90_000);

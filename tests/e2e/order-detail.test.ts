@@ -146,6 +146,18 @@ it('an administrator opens an order from the sales list and refunds it through t
   await page.close();
 });
 
+it('an order that does not exist says so, with the way back to the sales list and the admin menu only (axe-clean)', async () => {
+  const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
+  await signIn(page);
+  await page.goto(`${shop.baseUrl}/admin/sales/999999`);
+  await page.getByText('この注文は見つかりませんでした。').waitFor();
+  expect(await page.getByText('エラー:').count()).toBe(0);
+  expect(await page.getByRole('link', { name: '売上の一覧へ' }).count()).toBe(1);
+  expect(await page.getByRole('link', { name: '会員情報・購入履歴へ' }).count()).toBe(0);
+  await accessible(page, '注文が見つからない');
+  await page.close();
+});
+
 it('お支払い待ち: the awaited konbini payment with its deadline and member, reached from the admin menu (375 px, axe-clean)', async () => {
   const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
   await signIn(page);

@@ -138,7 +138,7 @@ describe('the queue dashboard in Chromium', () => {
       await menus.click();
       expect(await page.getByRole('menuitem').allTextContents()).toEqual(['並び順']);
       await page.keyboard.press('Escape');
-      expect(await axeViolations(page)).toEqual([]);
+      expect(await axeViolations(page, { defaults: true })).toEqual([]);
       if (colorScheme === 'light') await page.screenshot({ path: 'test-results/queue-dashboard.png', fullPage: true });
 
       // A failed job: shown with its error, and nothing to retry or delete it with.
@@ -146,7 +146,7 @@ describe('the queue dashboard in Chromium', () => {
       await page.getByText('bad event', { exact: false }).first().waitFor();
       expect(await namedWrites(page)).toBe(0);
       expect(await buttonsOutsideJobDetails(page)).toEqual([]);
-      expect(await axeViolations(page)).toEqual([]);
+      expect(await axeViolations(page, { defaults: true })).toEqual([]);
       if (colorScheme === 'light') await page.screenshot({ path: 'test-results/queue-dashboard-failed.png', fullPage: true });
 
       // The payments queue's nightly job scheduler: its template can be read, not edited, run or removed.
@@ -154,7 +154,7 @@ describe('the queue dashboard in Chromium', () => {
       await page.getByRole('table').getByRole('link', { name: '決済' }).first().waitFor();
       await page.getByRole('table').getByText('決済の照合').waitFor();
       expect(new Set(await buttonsOutsideJobDetails(page))).toEqual(new Set(['ジョブテンプレート']));
-      expect(await axeViolations(page)).toEqual([]);
+      expect(await axeViolations(page, { defaults: true })).toEqual([]);
 
       expect(await problems()).toEqual([]);
       await context.close();
@@ -181,7 +181,7 @@ describe('the queue dashboard in Chromium', () => {
       for (const [path, shown] of states) {
         await page.goto(`${app.baseUrl}${path}`);
         await page.getByRole('main').getByText(shown).first().waitFor();
-        expect(await axeViolations(page), `${path} at ${width} px`).toEqual([]);
+        expect(await axeViolations(page, { defaults: true }), `${path} at ${width} px`).toEqual([]);
         // In Japanese: 「予約」 for a job scheduled for later, and no code name outside a job's raw data.
         const text = await page.evaluate(() => {
           const copy = document.body.cloneNode(true) as HTMLElement;
@@ -202,11 +202,11 @@ describe('the queue dashboard in Chromium', () => {
     await page.goto(`${app.baseUrl}/admin/queues`);
     await page.getByRole('button', { name: '表示の設定' }).click();
     await page.getByRole('dialog').waitFor();
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await axeViolations(page, { defaults: true })).toEqual([]);
     await page.keyboard.press('Escape');
     await page.getByRole('button', { name: 'ほかの管理画面（管理メニュー・運用状況）' }).click();
     await page.getByRole('menuitem', { name: '運用状況（滞りの件数）' }).waitFor();
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await axeViolations(page, { defaults: true })).toEqual([]);
     await page.keyboard.press('Escape');
     expect(await problems()).toEqual([]);
     await context.close();
@@ -255,7 +255,7 @@ describe('the queue dashboard in Chromium', () => {
     // The broken job above failed in the mail queue: the queue figures say so.
     await page.getByRole('region', { name: 'ジョブキュー' }).getByText('失敗 1件').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await axeViolations(page, { defaults: true })).toEqual([]);
     expect(await problems()).toEqual([]);
     await context.close();
   });
@@ -271,7 +271,7 @@ describe('the queue dashboard in Chromium', () => {
     // The SPA's own error page: its header, and its ways on from there.
     expect(await page.getByRole('link', { name: 'ライセンスストア' }).count()).toBe(1);
     expect(await page.getByRole('navigation', { name: 'ほかのページへ' }).getByRole('link').count()).toBeGreaterThan(0);
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await axeViolations(page, { defaults: true })).toEqual([]);
     await page.screenshot({ path: 'test-results/queue-dashboard-member.png', fullPage: true });
     await context.close();
   });

@@ -1,5 +1,6 @@
 import type { AuditLabels } from '../audit/index.ts';
 import { AFFILIATIONS } from './affiliations.ts';
+import { describeUserAgent } from './user-agent.ts';
 
 /** How the audit log names what administrators do to accounts (the host hands these to the audit module). */
 export const accountAuditLabels = {
@@ -39,6 +40,16 @@ export const accountAuditLabels = {
     affiliations: AFFILIATIONS,
     affiliation: AFFILIATIONS,
     distribution: (v) => (v ? '受け取る' : '受け取らない'),
+    sort: {
+      '-created_at': '登録の新しい順',
+      created_at: '登録の古い順',
+      kana: 'フリガナ順（五十音）',
+      name: '姓の順',
+      '-name': '姓の逆順',
+      email: 'メールアドレス順',
+      '-email': 'メールアドレスの逆順',
+    },
+    user_agent: (v) => describeUserAgent(typeof v === 'string' ? v : null),
     role: { admin: '管理者', user: '一般会員' },
     sign_in_method: {
       password: 'パスワードのみ',

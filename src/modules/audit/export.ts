@@ -22,11 +22,13 @@ const BATCH = 1_000;
 
 /** One entry as a CSV record, in the screen's words: what changed reads 「項目: 前 → 後」. */
 function record(entry: ReturnType<typeof auditLogDto>): string[] {
-  const changes = entry.changes.map((change) => {
-    if (change.before === null) return `${change.label}: ${change.after ?? ''}`;
-    if (change.after === null) return `${change.label}: ${change.before}（削除）`;
-    return `${change.label}: ${change.before} → ${change.after}`;
-  });
+  // A creation, a deletion or an event (a sign-in) is what it held: 「項目: 値」.
+  const record = entry.changes.every((c) => c.before === null) || entry.changes.every((c) => c.after === null);
+  const changes = entry.changes.map((change) =>
+    record
+      ? `${change.label}: ${change.after ?? change.before ?? ''}`
+      : `${change.label}: ${change.before ?? '（なし）'} → ${change.after ?? '（なし）'}`,
+  );
   return [
     japanDateTime(entry.created_at),
     entry.actor_email ?? '不明',

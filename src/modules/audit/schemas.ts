@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { paging, rules } from '../../http/validate.ts';
+import { DATES_REVERSED, datesInOrder, paging, rules } from '../../http/validate.ts';
 
 const optionalText = (label: string, max: number, pattern?: RegExp) =>
   v.optional(
@@ -23,8 +23,6 @@ const FILTERS = {
   from: day('開始日'),
   to: day('終了日'),
 };
-const REVERSED = '終了日は開始日と同じか、それより後の日付を指定してください。';
-const inOrder = (q: { from: string; to: string }) => !q.from || !q.to || q.from <= q.to;
 
 /** GET /api/audit-logs. */
 export const AuditLogQuery = v.pipe(
@@ -33,7 +31,7 @@ export const AuditLogQuery = v.pipe(
     ...paging,
   }),
   v.forward(
-    v.check((q) => inOrder(q), REVERSED),
+    v.check((q) => datesInOrder(q), DATES_REVERSED),
     ['to'],
   ),
 );
@@ -47,7 +45,7 @@ export const AuditExportQuery = v.pipe(
     encoding: v.optional(v.picklist(['utf-8', 'shift_jis'], '文字コードは「utf-8」か「shift_jis」で指定してください。'), 'utf-8'),
   }),
   v.forward(
-    v.check((q) => inOrder(q), REVERSED),
+    v.check((q) => datesInOrder(q), DATES_REVERSED),
     ['to'],
   ),
 );

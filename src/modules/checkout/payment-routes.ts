@@ -4,6 +4,7 @@ import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireAdmin, signedInUser } from '../../http/guards.ts';
 import { jsonInput, queryInput } from '../../http/validate.ts';
+import { workersAlive } from '../health/index.ts';
 import { acknowledgeFinding, FINDING_NOT_FOUND } from './finding-acknowledgements.ts';
 import { listStripeEvents, replayStripeEvent, STRIPE_EVENT_NOT_FOUND, stripeEventDetail } from './inbox.ts';
 import { RUN_NOT_FOUND } from './reconciliation.ts';
@@ -28,7 +29,12 @@ export const paymentRoutes = new Hono<AppEnv>()
       from: query.from || undefined,
       to: query.to || undefined,
     };
-    return c.json(await listStripeEvents(c.var.deps.orm, filter, query.page, query.per_page));
+    const [page, alive] = await Promise.all([
+      listStripeEvents(c.var.deps.orm, filter, query.page, query.per_page),
+      workersAlive(c.var.deps),
+    ]);
+    // Received events are processed by a worker: the screen warns when none is running.
+    return c.json({ ...page, workers_alive: alive });
   })
   .get('/payments/events/:id', paymentDocs.event, requireAdmin, async (c) => {
     const id = c.req.param('id');

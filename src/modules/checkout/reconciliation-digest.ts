@@ -16,7 +16,7 @@ function findingLine(finding: PaymentFinding): string {
   const label = FINDING_LABELS[finding.kind as FindingKind] ?? finding.kind;
   const refs = [
     finding.stripeSessionId ? `Checkout Session ${finding.stripeSessionId}` : null,
-    finding.saleId ? `売上 #${finding.saleId}` : null,
+    finding.saleId ? `売上ID ${finding.saleId}` : null,
   ].filter(Boolean);
   return `・${label}：${refs.join('／') || '（参照なし）'}`;
 }

@@ -164,6 +164,9 @@ type FindingInput = Omit<
   'id' | 'runId' | 'createdAt' | 'acknowledgedAt' | 'acknowledgedBy' | 'acknowledgementNote'
 >;
 
+/** How an administrator finds the sale: its order number (older sales have none: the id, said to be one). */
+const saleName = (sale: SalePayment) => (sale.orderNumber ? `注文番号 ${sale.orderNumber}` : `売上ID ${sale.id}`);
+
 const yen = (amount: number | null | undefined, currency: string | null | undefined) =>
   currency === 'jpy' ? `¥${Number(amount ?? 0).toLocaleString('ja-JP')}` : `${amount ?? '—'} ${currency ?? ''}`.trim();
 
@@ -213,8 +216,8 @@ async function compare(em: Em, stripe: Stripe, days: number) {
         ourAmount: sale.amount,
         ourCurrency: sale.currency,
         detail: session
-          ? `売上 #${sale.id} の Checkout Session は Stripe で未払い（${session.payment_status}）です。`
-          : `売上 #${sale.id} の Checkout Session が Stripe に見つかりません。`,
+          ? `${saleName(sale)} の Checkout Session は Stripe で未払い（${session.payment_status}）です。`
+          : `${saleName(sale)} の Checkout Session が Stripe に見つかりません。`,
       });
     } else if (sale.amount !== session.amount_total || sale.currency !== session.currency) {
       findings.push(mismatch(session, sale));
@@ -241,7 +244,7 @@ async function compare(em: Em, stripe: Stripe, days: number) {
       stripeCurrency: refund.currency,
       ourAmount: sale.amount,
       ourCurrency: sale.currency,
-      detail: `Stripe では ${yen(refund.amount, refund.currency)} が返金済みですが、売上 #${sale.id} は返金になっていません。`,
+      detail: `Stripe では ${yen(refund.amount, refund.currency)} が返金済みですが、${saleName(sale)} は返金になっていません。`,
     });
   }
   return { findings, sessionsChecked, salesChecked: recent.length, refundsChecked };
@@ -258,7 +261,7 @@ function mismatch(session: Stripe.Checkout.Session, sale: SalePayment): FindingI
     stripeCurrency: session.currency,
     ourAmount: sale.amount,
     ourCurrency: sale.currency,
-    detail: `Stripe の支払いは ${yen(session.amount_total, session.currency)}、売上 #${sale.id} は ${yen(sale.amount, sale.currency)} です。`,
+    detail: `Stripe の支払いは ${yen(session.amount_total, session.currency)}、${saleName(sale)} は ${yen(sale.amount, sale.currency)} です。`,
   };
 }
 

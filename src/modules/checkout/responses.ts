@@ -164,7 +164,7 @@ export const paymentDocs = {
     tags: PAYMENTS,
     access: 'admin',
     query: EventsQuery,
-    answers: { 200: v.object({ events: v.array(InboxEvent), ...pageEntries }) },
+    answers: { 200: v.object({ events: v.array(InboxEvent), ...pageEntries, workers_alive: v.nullable(v.boolean()) }) },
   }),
   event: operation('get', {
     summary: 'Stripe イベントの詳細（受信した本文つき）',

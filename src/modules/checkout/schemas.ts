@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { paging, rules } from '../../http/validate.ts';
+import { DATES_REVERSED, datesInOrder, paging, rules } from '../../http/validate.ts';
 import { printable } from '../../lib/printable-text.ts';
 import { parseOrderNumber } from '../sales/index.ts';
 import { RECONCILIATION_DAYS } from './reconciliation.ts';
@@ -16,33 +16,39 @@ export const StartInput = v.object({
 
 const optionalDate = v.optional(v.union([v.literal(''), rules.date()], '日付が正しくありません。'));
 
-export const EventsQuery = v.object({
-  type: v.optional(
-    v.pipe(
-      v.string('種類が正しくありません。'),
-      v.maxLength(100, '種類が正しくありません。'),
-      v.regex(/^[a-z0-9_.]*$/, '種類が正しくありません。'),
+export const EventsQuery = v.pipe(
+  v.object({
+    type: v.optional(
+      v.pipe(
+        v.string('種類が正しくありません。'),
+        v.maxLength(100, '種類が正しくありません。'),
+        v.regex(/^[a-z0-9_.]*$/, '種類が正しくありません。'),
+      ),
     ),
-  ),
-  state: v.optional(v.picklist(['', 'received', 'processed', 'failed'], '状態が正しくありません。')),
-  session: v.optional(
-    v.pipe(
-      v.string('Checkout Session が正しくありません。'),
-      v.regex(/^[A-Za-z0-9_]{0,255}$/, 'Checkout Session が正しくありません。'),
+    state: v.optional(v.picklist(['', 'received', 'processed', 'failed'], '状態が正しくありません。')),
+    session: v.optional(
+      v.pipe(
+        v.string('Checkout Session が正しくありません。'),
+        v.regex(/^[A-Za-z0-9_]{0,255}$/, 'Checkout Session が正しくありません。'),
+      ),
     ),
-  ),
-  order_number: v.optional(
-    v.pipe(
-      v.string('注文番号が正しくありません。'),
-      v.trim(),
-      v.maxLength(30, '注文番号は「LS-2611-7K3Q9M」の形で入力してください。'),
-      v.check((text) => text === '' || parseOrderNumber(text) !== null, '注文番号は「LS-2611-7K3Q9M」の形で入力してください。'),
+    order_number: v.optional(
+      v.pipe(
+        v.string('注文番号が正しくありません。'),
+        v.trim(),
+        v.maxLength(30, '注文番号は「LS-2611-7K3Q9M」の形で入力してください。'),
+        v.check((text) => text === '' || parseOrderNumber(text) !== null, '注文番号は「LS-2611-7K3Q9M」の形で入力してください。'),
+      ),
     ),
+    from: optionalDate,
+    to: optionalDate,
+    ...paging,
+  }),
+  v.forward(
+    v.check((q) => datesInOrder(q), DATES_REVERSED),
+    ['to'],
   ),
-  from: optionalDate,
-  to: optionalDate,
-  ...paging,
-});
+);
 export const RunsQuery = v.object({
   ...paging,
   unacknowledged: v.optional(v.picklist(['', 'true', 'false'], '絞り込みの指定が正しくありません。'), ''),

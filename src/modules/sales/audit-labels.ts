@@ -3,6 +3,7 @@ import { SALE_STATUS_LABEL } from './entities/sale.entity.ts';
 
 /** The sales search's filters as an entry recorded them (both spellings the API has taken). */
 const FILTER_FIELDS: Record<string, string> = {
+  license: 'ライセンス',
   licenseId: 'ライセンス',
   license_id: 'ライセンス',
   status: '状態',
@@ -75,7 +76,7 @@ export const saleAuditLabels = {
         .map(([key, value]) => {
           const label = FILTER_FIELDS[key] ?? key;
           const shown = key === 'status' ? status(value, text.plain) : text.plain(value);
-          return `${label}: ${key.startsWith('license') ? `ライセンスID ${shown}` : shown}`;
+          return `${label}: ${key === 'licenseId' || key === 'license_id' ? `ライセンスID ${shown}` : shown}`;
         });
       return parts.length ? parts.join('、') : 'すべて';
     },

@@ -110,7 +110,15 @@ async function historyOf(em: Em, sale: Sale): Promise<HistoryItem[]> {
       reason: null,
     });
   }
-  return items.sort((a, b) => a.at.localeCompare(b.at));
+  return items.sort(inOrderOfEvents);
+}
+
+const RANK: Record<HistoryItem['kind'], number> = { paid: 0, move: 1, audit: 1, refund_requested: 2, refunded: 3 };
+
+/** By time; within one second by what must come first (Stripe's time of a refund is to the second). */
+function inOrderOfEvents(a: HistoryItem, b: HistoryItem): number {
+  const second = (at: string) => Math.floor(Date.parse(at) / 1000);
+  return second(a.at) - second(b.at) || RANK[a.kind] - RANK[b.kind] || a.at.localeCompare(b.at);
 }
 
 /** How it was paid is the checkout module's: the host adds it (src/host/order-detail.ts). */

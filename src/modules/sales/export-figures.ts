@@ -3,8 +3,8 @@ import { db as kysely } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 
 /**
- * CSV exports waiting, being built, retrying after a failed attempt (queued or running again with the
- * last failure's reason kept) and failed for good (they stay until an administrator runs them again).
+ * CSV exports waiting, being built, waiting again after a failed attempt (the last failure's reason
+ * kept) and failed for good (they stay until an administrator runs them again).
  */
 export async function exportFigures(
   em: Em,
@@ -14,9 +14,10 @@ export async function exportFigures(
     .select((eb) => {
       const counted = (where: Expression<SqlBool>) => eb.cast<number>(eb.fn.countAll().filterWhere(where), 'integer');
       return [
-        counted(eb('state', '=', 'queued')).as('queued'),
+        // Each export in one figure: a retry waiting is `retrying`, not also `queued`.
+        counted(eb.and([eb('state', '=', 'queued'), eb('last_error', 'is', null)])).as('queued'),
         counted(eb('state', '=', 'running')).as('running'),
-        counted(eb.and([eb('state', 'in', ['queued', 'running']), eb('last_error', 'is not', null)])).as('retrying'),
+        counted(eb.and([eb('state', '=', 'queued'), eb('last_error', 'is not', null)])).as('retrying'),
         counted(eb('state', '=', 'failed')).as('failed'),
         // The processes (INSTANCE_ID) building exports now, for the operations screen.
         eb.fn

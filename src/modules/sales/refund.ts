@@ -17,7 +17,7 @@ import { saleDto } from './record-sale.ts';
 import { salesDocs } from './responses.ts';
 import { RefundInput } from './schemas.ts';
 
-export const SALE_NOT_FOUND = 'エラー: 売上が見つかりませんでした。';
+export const SALE_NOT_FOUND = 'この注文（売上）は見つかりませんでした。';
 
 /** Where a sale's refund stands: none, asked of Stripe (返金手続き中) or confirmed by Stripe's webhook. */
 export type RefundState = 'none' | 'requested' | 'refunded';

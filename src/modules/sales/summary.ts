@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { countAll, japanDayAfter, japanDayStart, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
-import { rules } from '../../http/validate.ts';
+import { DATES_REVERSED, datesInOrder, rules } from '../../http/validate.ts';
 import { CP932, contentDisposition, csvHeader, csvRecord, replaceUnmappable } from '../../lib/csv.ts';
 import { japanDay } from '../../lib/japan-time.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
@@ -22,15 +22,16 @@ const daysBetween = (from: string, to: string) => (Date.parse(`${to}T00:00:00Z`)
 
 const periodEntries = { from: day('開始日'), to: day('終了日') };
 
-const inOrder = (q: { from: string; to: string }) => !q.from || !q.to || q.from <= q.to;
 const notTooLong = (q: { from: string; to: string }) =>
   !q.from || !q.to || q.from > q.to || daysBetween(q.from, q.to) <= MAX_SUMMARY_DAYS;
-const REVERSED = '終了日は開始日と同じか、それより後の日付を指定してください。';
 const TOO_LONG = `集計期間は${MAX_SUMMARY_DAYS}日以内で指定してください。`;
 
 export const SummaryQuery = v.pipe(
   v.object(periodEntries),
-  v.forward(v.check(inOrder, REVERSED), ['to']),
+  v.forward(
+    v.check((q) => datesInOrder(q), DATES_REVERSED),
+    ['to'],
+  ),
   v.forward(v.check(notTooLong, TOO_LONG), ['to']),
 );
 

@@ -3348,6 +3348,7 @@ export interface operations {
             page: number;
             per_page: number;
             total: number;
+            workers_alive: boolean | null;
           };
         };
       };

@@ -110,10 +110,26 @@ async function buildExport(
   return 'done';
 }
 
+const REASONS: Record<string, string> = {
+  ENOSPC: '保存先の容量が足りません。',
+  EACCES: '保存先に書き込む権限がありません。',
+  EPERM: '保存先に書き込む権限がありません。',
+  EEXIST: '保存先のフォルダを用意できませんでした。',
+  ENOENT: '保存先のフォルダが見つかりませんでした。',
+  EROFS: '保存先が読み取り専用です。',
+};
+
+/** What an administrator reads: the cause in Japanese, never a server path (the log keeps the error itself). */
+function failureReason(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const cause = typeof code === 'string' && REASONS[code] ? REASONS[code] : '一時的な障害が起きました。';
+  return `CSVを作成できませんでした。${cause}詳しくはサーバーのログをご確認ください。`;
+}
+
 /** Not `failed`: 再実行 would race BullMQ's retry; only the job given up fails it. */
 async function recordFailedAttempt(em: Em, exportId: string, error: unknown, log?: Logger) {
-  const reason = `CSVを作成できませんでした: ${error instanceof Error ? error.message : String(error)}`.slice(0, 2000);
-  log?.warn('export attempt failed; the job will be retried', { export: exportId, error: reason });
+  const reason = failureReason(error);
+  log?.warn('export attempt failed; the job will be retried', { export: exportId, error: String(error) });
   try {
     await db(em.fork())
       .updateTable('exports')

@@ -105,7 +105,8 @@ export async function requestExport(orm: Orm, actor: Actor, request: ExportReque
       targetType: 'export',
       targetId: created.id,
       after: {
-        filters: filter,
+        // The licence by its name, as the administrator chose it (not its id).
+        filters: license ? { ...filter, licenseId: undefined, license: license.name } : filter,
         encoding: request.encoding,
         batch: request.batch,
         replace_unmappable: request.replaceUnmappable,

@@ -1,12 +1,25 @@
-import { Link } from 'react-router';
+import { Link, useLocation } from 'react-router';
 import { useAuth } from '../../lib/auth-store';
 
 /**
  * Where to go from a page that cannot be shown: the catalogue and the member's own page when signed
- * in (the back office for an administrator), the sign-in page otherwise.
+ * in (the back office for an administrator), the sign-in page otherwise; from a back-office page,
+ * the back office only.
  */
 export function WayOn() {
   const user = useAuth().users[0];
+  const inBackOffice = useLocation().pathname.startsWith('/admin');
+  if (user && user.role === 'admin' && inBackOffice) {
+    return (
+      <nav aria-label="ほかのページへ" className="way-on">
+        <ul>
+          <li>
+            <Link to="/admin">管理メニューへ</Link>
+          </li>
+        </ul>
+      </nav>
+    );
+  }
   return (
     <nav aria-label="ほかのページへ" className="way-on">
       <ul>

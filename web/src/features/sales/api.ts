@@ -1,4 +1,4 @@
-import useSWR from 'swr';
+import useSWR, { mutate } from 'swr';
 
 import { type Answer, api, type RequestBody, type Schema } from '../../lib/api';
 
@@ -62,6 +62,9 @@ export const refundSale = (id: number, body: RequestBody<'/api/sales/{id}/refund
 /** Before a Shift_JIS export: the cells CP932 cannot hold. */
 export const exportPreflight = (query: URLSearchParams) =>
   api<Answer<'/api/exports/preflight'>>(`/api/exports/preflight?${query.toString()}`);
+/** Every page of 作成履歴 read again: a status move can finish a batch (its 登録済みにする then goes). */
+export const refreshExportHistory = () => mutate((key) => typeof key === 'string' && key.startsWith('/api/exports?'));
+
 export const requestExport = (body: RequestBody<'/api/exports', 'post'>) =>
   api<Answer<'/api/exports', 'post'>>('/api/exports', { method: 'POST', body });
 export const completeExport = (id: string) =>

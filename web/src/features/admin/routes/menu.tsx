@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
+import { NoWorkerAlert } from '../../../components/ui/no-worker-alert';
 import { formatJapanTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { acknowledgeRun, type FlaggedRun, useFlaggedRuns, useMailSummary } from '../api';
@@ -61,24 +62,27 @@ function MailCounts() {
   if (isLoading) return <Loading label="メールの送信状況を読み込んでいます…" />;
   if (error) return <LoadError error={error} onRetry={() => void mutate()} />;
   if (!data) return null;
-  const { failed_for_good: failed, stuck, lease_seconds: lease } = data.summary;
+  const { failed_for_good: failed, stuck, lease_seconds: lease, workers_alive: alive } = data.summary;
   return (
-    <dl className="counts">
-      <div>
-        <dt>
-          <Link to="/admin/mails">送信に失敗したメール</Link>
-          <span className="small">（宛先が拒否・未再送）</span>
-        </dt>
-        <dd>{failed.toLocaleString('ja-JP')}件</dd>
-      </div>
-      <div>
-        <dt>
-          <Link to="/admin/mails?status=stuck">送信中のまま止まっているメール</Link>
-          <span className="small">（{Math.round(lease / 60)}分以上）</span>
-        </dt>
-        <dd>{stuck.toLocaleString('ja-JP')}件</dd>
-      </div>
-    </dl>
+    <>
+      {alive === false ? <NoWorkerAlert waiting="メールの送信、決済の通知の処理、CSVの作成は止まっています。" /> : null}
+      <dl className="counts">
+        <div>
+          <dt>
+            <Link to="/admin/mails">送信に失敗したメール</Link>
+            <span className="small">（宛先が拒否・未再送）</span>
+          </dt>
+          <dd>{failed.toLocaleString('ja-JP')}件</dd>
+        </div>
+        <div>
+          <dt>
+            <Link to="/admin/mails?status=stuck">送信中のまま止まっているメール</Link>
+            <span className="small">（{Math.round(lease / 60)}分以上）</span>
+          </dt>
+          <dd>{stuck.toLocaleString('ja-JP')}件</dd>
+        </div>
+      </dl>
+    </>
   );
 }
 

@@ -14,9 +14,24 @@ function Value({ text }: { text: string | null }) {
   );
 }
 
+/** A creation, a deletion or an event (a sign-in): what it held, 「項目: 値」, not a change from nothing. */
+function RecordList({ changes }: { changes: AuditChange[] }) {
+  return (
+    <ul className="audit-changes">
+      {changes.map((change) => (
+        <li key={change.field}>
+          <span className="audit-field">{change.label}</span>
+          <Value text={change.after ?? change.before} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** An entry's changed fields: 「名: 花子 → 春子」, one per line. */
 export function ChangeList({ changes }: { changes: AuditChange[] }) {
   if (changes.length === 0) return <span className="audit-none">—</span>;
+  if (changes.every((c) => c.before === null) || changes.every((c) => c.after === null)) return <RecordList changes={changes} />;
   return (
     <ul className="audit-changes">
       {changes.map((change) => (

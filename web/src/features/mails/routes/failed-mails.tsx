@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
+import { NoWorkerAlert } from '../../../components/ui/no-worker-alert';
 import { PagedTable, pageOf } from '../../../components/ui/paged-table';
 import { usePageParam } from '../../../components/ui/pager';
 import { useConfirm } from '../../../components/ui/use-confirm';
@@ -34,17 +35,6 @@ function useResend(refresh: () => Promise<unknown>) {
     });
   };
   return { ...resend, notice, dialog, send };
-}
-
-function NoWorkerAlert() {
-  return (
-    <div className="alert" role="alert">
-      <p>処理担当（ワーカー）が動いていません。</p>
-      <p className="small">
-        メールはワーカーが送ります。再送信したメールも、ワーカーが動き出すまで送られません。続くときはシステムの担当者に連絡してください。
-      </p>
-    </div>
-  );
 }
 
 /**
@@ -82,7 +72,9 @@ export function FailedMailsPage() {
             '通常は自動で送り直されます。残り続ける場合は、ワーカーが動いているか確かめてから再送信してください。'}
         </p>
       ) : null}
-      {workers.data?.summary.workers_alive === false ? <NoWorkerAlert /> : null}
+      {workers.data?.summary.workers_alive === false ? (
+        <NoWorkerAlert waiting="メールはワーカーが送ります。再送信したメールも、まだ送られません。" />
+      ) : null}
       {resend.notice ? <Notice>{resend.notice}</Notice> : null}
       <FormAlert message={resend.message} errors={resend.errors} />
       <PagedTable

@@ -1,6 +1,7 @@
 import type { FormEvent } from 'react';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
+import type { FieldErrors } from '../../../lib/api';
 import { asSelect, formFields } from '../../../lib/form-fields';
 import { type EVENT_FILTERS, EVENT_STATES, EVENT_TYPES } from '../api';
 
@@ -21,16 +22,18 @@ export function InboxSearch({
   form,
   onChange,
   filtered,
+  invalid,
   onSubmit,
   onClear,
 }: {
   form: InboxFilters;
   onChange: (form: InboxFilters) => void;
   filtered: boolean;
+  invalid: FieldErrors;
   onSubmit: (event: FormEvent) => void;
   onClear: () => void;
 }) {
-  const field = formFields(form, onChange, {}, LABELS);
+  const field = formFields(form, onChange, invalid, LABELS);
   return (
     <form className="search search-rows" onSubmit={onSubmit}>
       <div className="field-row">

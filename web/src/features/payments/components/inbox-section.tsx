@@ -1,9 +1,11 @@
 import { type FormEvent, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { FormAlert, Info, Notice } from '../../../components/ui/form-alert';
+import { NoWorkerAlert } from '../../../components/ui/no-worker-alert';
 import { PagedTable, pageOf } from '../../../components/ui/paged-table';
 import { usePageParam } from '../../../components/ui/pager';
 import { useConfirm } from '../../../components/ui/use-confirm';
+import { ApiError } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/japan-time';
 import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
@@ -50,6 +52,8 @@ export function InboxSection() {
   const { data, error, isLoading, mutate } = useInbox(params);
   const replay = useReplay(mutate);
   const filtered = EVENT_FILTERS.some((f) => params.get(f));
+  // A search the server refuses (an end before the start) says why beside the field, with no 再読み込み.
+  const refused = error instanceof ApiError && error.status === 422;
   const search = (event: FormEvent) => {
     event.preventDefault();
     setParams(withParams(new URLSearchParams(), { ...form, page: '' }));
@@ -61,14 +65,24 @@ export function InboxSection() {
   return (
     <section className="subsection" id="inbox" aria-labelledby="inbox-heading">
       <h2 id="inbox-heading">Stripe イベント</h2>
-      <InboxSearch form={form} onChange={setForm} filtered={filtered} onSubmit={search} onClear={clear} />
+      <InboxSearch
+        form={form}
+        onChange={setForm}
+        filtered={filtered}
+        invalid={refused ? error.errors : {}}
+        onSubmit={search}
+        onClear={clear}
+      />
+      {data?.workers_alive === false ? (
+        <NoWorkerAlert waiting="受け取った決済の通知はワーカーが処理します（売上の記録もそれまで行われません）。" />
+      ) : null}
       {replay.notice ? <Notice>{replay.notice}</Notice> : null}
       <FormAlert message={replay.message} errors={replay.errors} />
       <PagedTable
         list={pageOf(data, (d) => d.events)}
         isLoading={isLoading}
         error={error}
-        onRetry={() => void mutate()}
+        onRetry={refused ? undefined : () => void mutate()}
         empty={<Info>{filtered ? '条件に合うイベントはありません。' : 'Stripe からのイベントはまだ届いていません。'}</Info>}
         pagerLabel="受信したイベントのページ送り"
         onPage={setPage}

@@ -1,21 +1,11 @@
 import { useState } from 'react';
 import { CheckboxField } from '../../../components/ui/checkbox-field';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
+import { NoWorkerAlert } from '../../../components/ui/no-worker-alert';
 import { type Encoding, useExportActions } from '../hooks/use-export-actions';
 import { ExportHistoryList } from './export-history';
 import { count } from './sale-counts';
 import { UnmappableAlert } from './unmappable-alert';
-
-function NoWorkerAlert() {
-  return (
-    <div className="alert" role="alert">
-      <p>処理担当（ワーカー）が動いていません。</p>
-      <p className="small">
-        CSVはワーカーが作成します。ワーカーが動き出すと作成が始まります。続くときはシステムの担当者に連絡してください。
-      </p>
-    </div>
-  );
-}
 
 /** 文字コード, 一括処理 and 「CSVを作成する」. */
 function ExportControls({
@@ -101,7 +91,7 @@ export function ExportPanel({
       ) : null}
       {actions.notice ? <Notice>{actions.notice}</Notice> : null}
       {/* Exports are built by a worker process: while one waits and none answers, say so (not 待機中 for ever). */}
-      {running && history.data?.workers_alive === false ? <NoWorkerAlert /> : null}
+      {running && history.data?.workers_alive === false ? <NoWorkerAlert waiting="CSVはワーカーが作成します。" /> : null}
       <FormAlert message={actions.message} errors={actions.errors} />
       <ExportControls
         encoding={encoding}

@@ -172,8 +172,7 @@ export function OrderMails({ sale }: { sale: OrderDetail }) {
         <p>この注文について送信したメールはありません。</p>
       ) : (
         <div className="table-wrap">
-          <table className="table">
-            <caption className="visually-hidden">この注文について送信したメール</caption>
+          <table className="table" aria-labelledby="mails-heading">
             <thead>
               <tr>
                 <th scope="col">日時</th>

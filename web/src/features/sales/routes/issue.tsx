@@ -8,6 +8,7 @@ import { ApiError } from '../../../lib/api';
 import { withParams } from '../../../lib/search-params';
 import {
   type AdminSale,
+  refreshExportHistory,
   type SaleCounts,
   SaleStatus,
   type SaleStatusLabels,
@@ -161,7 +162,7 @@ export function IssuePage() {
   // A search the API refuses: its messages are shown at the fields, not as a failed load.
   const queryErrors = error instanceof ApiError && error.status === 422 ? error.errors : null;
   const refresh = async () => {
-    await Promise.all([mutate(), counts.mutate()]);
+    await Promise.all([mutate(), counts.mutate(), refreshExportHistory()]);
   };
   const selection = useSaleSelection();
   const moves = useSaleMoves({

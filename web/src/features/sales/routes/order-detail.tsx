@@ -1,5 +1,6 @@
 import { Link, useParams } from 'react-router';
 import { LoadError, Loading } from '../../../components/ui/load-state';
+import { ApiError } from '../../../lib/api';
 import { OrderBuyers, OrderFacts, OrderHistory, OrderMails, OrderReceipt } from '../components/order-facts';
 import { RefundSection } from '../components/refund-section';
 import { type OrderDetail, useOrderDetail } from '../order-api';
@@ -20,9 +21,30 @@ export function OrderDetailPage() {
         {sale?.order_number ? <span className="order-detail-number">注文番号 {sale.order_number}</span> : null}
       </h1>
       {isLoading ? <Loading label="注文を読み込んでいます…" /> : null}
-      {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
+      {error instanceof ApiError && error.status === 404 ? <OrderNotFound /> : null}
+      {error && !(error instanceof ApiError && error.status === 404) ? (
+        <LoadError error={error} onRetry={() => void mutate()} />
+      ) : null}
       {sale ? <OrderBody sale={sale} onChanged={() => void mutate()} /> : null}
     </section>
+  );
+}
+
+function OrderNotFound() {
+  return (
+    <>
+      <div className="alert" role="alert">
+        <p>この注文は見つかりませんでした。URL が正しいかご確認ください。</p>
+      </div>
+      <ul className="way-on">
+        <li>
+          <Link to="/admin/licenses/issue">売上の一覧へ</Link>
+        </li>
+        <li>
+          <Link to="/admin">管理メニューへ</Link>
+        </li>
+      </ul>
+    </>
   );
 }
 
