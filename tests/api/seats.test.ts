@@ -184,5 +184,8 @@ describe('admin form: seats and sale period', () => {
     });
     expect(reversed.status).toBe(422);
     expect((await reversed.json()).errors.sale_ends_at[0]).toBe('販売終了日時は販売開始日時より後の日時を入力してください。');
+    const nested = await admin.request('POST', '/api/licenses/create', { json: { name: { text: 'x' }, price: 5500 } });
+    expect(nested.status).toBe(422);
+    expect((await nested.json()).errors.name[0]).toBe('文字列か数値で入力してください。');
   });
 });

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError, validationError } from '../../http/errors.ts';
 import { isAdmin, requireAdmin, requireUser, signedInUser } from '../../http/guards.ts';
 import { indexed, readMultipart } from '../../http/multipart.ts';
 import { isNumericId } from '../../http/path-ids.ts';
@@ -45,7 +45,8 @@ async function readLicenseJson(c: Context<AppEnv>) {
   const fields: Record<string, string> = {};
   for (const [name, value] of Object.entries(body)) {
     if (name === 'filenames' || name === 'order') continue;
-    fields[name] = value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    if (typeof value === 'object' && value !== null) throw validationError({ [name]: ['文字列か数値で入力してください。'] });
+    fields[name] = value === null ? '' : String(value);
   }
   const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
   const order = list(body.order);
