@@ -17,6 +17,7 @@ export const LIMITS = {
   passwordChangesPerMember: { name: 'password-change', limit: 10, windowSeconds: minutes(15) },
   /** Each receipt is a PDF rendered inside a transaction and an audit row. */
   receiptsPerMember: { name: 'receipt-member', limit: 30, windowSeconds: hours(1) },
+  quotationsPerMember: { name: 'quotation-member', limit: 10, windowSeconds: hours(1) },
   /** Each file holds every member's personal data. */
   memberCsvPerAdmin: { name: 'member-csv-admin', limit: 10, windowSeconds: hours(1), what: '会員CSVのダウンロード' },
   checkoutsPerMember: { name: 'checkout-member', limit: 10, windowSeconds: minutes(10) },

@@ -68,6 +68,7 @@ export interface CheckoutSessions {
   currency: string;
   distribution: Generated<boolean>;
   flag_reason: string | null;
+  hold_until: Timestamp | null;
   id: string;
   konbini_expires_at: Timestamp | null;
   konbini_reminded_at: Timestamp | null;
@@ -135,6 +136,7 @@ export interface LicensePictures {
 }
 
 export interface Licenses {
+  capacity: number | null;
   checkout_started_at: Timestamp | null;
   created_at: Timestamp;
   description: Generated<string>;
@@ -142,6 +144,8 @@ export interface Licenses {
   name: string;
   price: number;
   published: Generated<boolean>;
+  sale_ends_at: Timestamp | null;
+  sale_starts_at: Timestamp | null;
   sort_order: Generated<number>;
   updated_at: Timestamp;
 }
@@ -211,6 +215,17 @@ export interface PaymentFindings {
   stripe_amount: number | null;
   stripe_currency: string | null;
   stripe_session_id: string | null;
+}
+
+export interface Quotations {
+  amount: number;
+  expires_at: Timestamp;
+  id: Generated<number>;
+  issued_at: Timestamp;
+  license_id: number;
+  license_name: string;
+  quotation_number: string;
+  user_id: string | null;
 }
 
 export interface ReconciliationRuns {
@@ -392,6 +407,7 @@ export interface DB {
   outbox_events: OutboxEvents;
   passkeys: Passkeys;
   payment_findings: PaymentFindings;
+  quotations: Quotations;
   reconciliation_runs: ReconciliationRuns;
   sale_receipts: SaleReceipts;
   sale_status_move_sales: SaleStatusMoveSales;

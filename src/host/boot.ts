@@ -27,7 +27,7 @@ import {
 } from '../lib/redis.ts';
 import { acceptPreviousSecrets } from '../lib/secrets.ts';
 import { createAuth, createSessionReader, redisSignInChallenges } from '../modules/accounts/index.ts';
-import { createPayments, scheduleNightlyReconciliation } from '../modules/checkout/index.ts';
+import { createPayments, scheduleNightlyReconciliation, seatsTaken } from '../modules/checkout/index.ts';
 import { startWorkerHeartbeat } from '../modules/health/index.ts';
 import { createMailer, type Mailer } from '../modules/mail/index.ts';
 import { createFileStore } from '../storage/open-store.ts';
@@ -187,6 +187,7 @@ async function assemble(
     authSecret,
     payments,
     stripe: payments.stripe,
+    seatsTaken,
     files,
     stripeEmulator,
     webRoot: options.webRoot,

@@ -59,6 +59,8 @@ interface Operation {
   body?: v.GenericSchema;
   /** Its fields are read by busboy, not one valibot schema. */
   multipart?: Record<string, unknown>;
+  /** The same fields also taken as a JSON object (no files). */
+  multipartJson?: Record<string, unknown>;
   raw?: string;
   query?: v.GenericSchema;
   path?: Record<string, v.GenericSchema>;
@@ -159,7 +161,13 @@ function operationSpec(op: Operation, method: string): DescribeRouteOptions {
   const requestBody = op.body
     ? { required: true, content: { 'application/json': { schema: resolver(op.body, { typeMode: 'input' }) } } }
     : op.multipart
-      ? { required: true, content: { 'multipart/form-data': { schema: op.multipart } } }
+      ? {
+          required: true,
+          content: {
+            'multipart/form-data': { schema: op.multipart },
+            ...(op.multipartJson ? { 'application/json': { schema: op.multipartJson } } : {}),
+          },
+        }
       : op.raw
         ? { required: true, content: { [op.raw]: { schema: { type: 'string' } } } }
         : undefined;

@@ -69,3 +69,24 @@ export function japanTime(at: Date | string): string {
 
 /** 20261122-1530 (file names). */
 export const jstStamp = (at: Date): string => isoMinute.format(at).replace(/[-:]/g, '').replace(' ', '-');
+
+const monthDayTime = format('ja-JP', { month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', hourCycle: 'h23' });
+
+/** 12月1日 0:00 (sale periods in messages). */
+export const japanMonthDayTime = (at: Date): string => monthDayTime.format(at);
+
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/;
+
+/** `2026-12-01T00:00` as Japan time, or ISO with an offset; null otherwise (2月30日 too). */
+export function parseJapanTime(text: string): Date | null {
+  const local = LOCAL.exec(text);
+  if (!local) {
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text)) return null;
+    const at = new Date(text);
+    return Number.isNaN(at.getTime()) ? null : at;
+  }
+  const [year, month, day, hour, minute, second] = local.slice(1).map((part) => Number(part ?? 0)) as number[];
+  const wall = new Date(Date.UTC(year as number, (month as number) - 1, day, hour, minute, second));
+  if (wall.getUTCDate() !== day || wall.getUTCHours() !== hour || wall.getUTCMinutes() !== minute) return null;
+  return new Date(wall.getTime() - JST_OFFSET_SECONDS * 1000);
+}

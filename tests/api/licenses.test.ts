@@ -68,7 +68,8 @@ describe('licence create and read', () => {
 
     const res = await member.get(`/api/licenses/${license.id}`);
     expect(res.status).toBe(200);
-    expect((await res.json()).license).toEqual(license);
+    // The detail adds the sale state now (no seat limit, no sale period: on sale).
+    expect((await res.json()).license).toEqual({ ...license, sale_state: 'on_sale', remaining_seats: null });
     const list = await (await member.get('/api/licenses')).json();
     expect(list).toMatchObject({ page: 1, per_page: 20 });
     expect(list.licenses.some((l: { id: number }) => l.id === license.id)).toBe(true);
@@ -215,8 +216,11 @@ describe('bad input', () => {
     expect(served.includes(Buffer.from('<script>'))).toBe(false);
   });
 
-  it('answers 400 for a body that is not multipart', async () => {
-    const res = await admin.post('/api/licenses/create', { name: 'x', price: 1000 });
+  it('answers 400 for a body that is neither multipart nor JSON', async () => {
+    const res = await admin.request('POST', '/api/licenses/create', {
+      body: 'name=x&price=1000',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(400);
   });
 });

@@ -224,6 +224,7 @@ export function createStripeEmulator(options: EmulatorOptions) {
       const details = (pi?.next_action as { konbini_display_details?: { expires_at: number } } | null | undefined)
         ?.konbini_display_details;
       if (pi?.status === 'requires_action' && details && details.expires_at < at) settleKonbini(session, false);
+      if (session.status === 'open' && Number(session.expires_at) <= at) expire(session);
     }
   }
   const sweep = setInterval(() => sweepLapsedKonbini(), options.konbiniSweepMs ?? 1_000);
@@ -341,6 +342,12 @@ export function createStripeEmulator(options: EmulatorOptions) {
       if (typeof params[param] !== 'string')
         return error(400, 'invalid_request_error', `Missing required param: ${param}.`, { param });
     }
+    const expiresAt = params.expires_at === undefined ? now() + 24 * 3600 : Number(params.expires_at);
+    if (!Number.isInteger(expiresAt) || expiresAt < now() + 30 * 60 - 5 || expiresAt > now() + 24 * 3600) {
+      return error(400, 'invalid_request_error', 'expires_at must be between 30 minutes and 24 hours from now.', {
+        param: 'expires_at',
+      });
+    }
     const sessionId = id('cs');
     const session: Session = {
       id: sessionId,
@@ -370,7 +377,7 @@ export function createStripeEmulator(options: EmulatorOptions) {
       cancel_url: String(params.cancel_url),
       payment_intent: null,
       created: now(),
-      expires_at: now() + 24 * 3600,
+      expires_at: expiresAt,
       livemode: false,
       line_items_name: item.price_data.product_data?.name ?? '',
       url: `${options.publicUrl}/c/pay/${sessionId}#${randomBytes(24).toString('base64url')}`,

@@ -25,6 +25,7 @@ export {
 export { paymentOfCheckout } from './payment-method.ts';
 export { scheduleNightlyReconciliation } from './reconciliation.ts';
 export { KonbiniVoucherAnswer } from './responses.ts';
+export { seatsTaken } from './service.ts';
 export { createPayments } from './stripe.ts';
 export { sweepStripeEvents } from './sweep.ts';
 

@@ -7,8 +7,15 @@ import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { setDistribution } from '../accounts/index.ts';
-import { findLicenseForSale, LICENSE_NOT_FOUND, noteCheckoutStarted } from '../licenses/index.ts';
-import { holdingsOf, saleOfCheckout } from '../sales/index.ts';
+import {
+  findLicenseForSale,
+  LICENSE_NOT_FOUND,
+  noteCheckoutStarted,
+  notOnSaleMessage,
+  periodState,
+  SOLD_OUT_MESSAGE,
+} from '../licenses/index.ts';
+import { holdingsOf, saleOfCheckout, seatsSold } from '../sales/index.ts';
 import { CheckoutSession } from './entities/checkout-session.entity.ts';
 import { voucherView } from './konbini.ts';
 
@@ -22,12 +29,16 @@ export async function startCheckout(
 ): Promise<{ url: string }> {
   const em = orm.em.fork() as Em;
   const checkoutId = randomUUID();
+  const { expiresAt, holdUntil } = holdTimes();
   const license = await transact(em, async (tx) => {
-    const license = await findLicenseForSale(tx, input.licenseId);
+    // Locked: purchases of one licence count its seats one after another (decision 0047).
+    const license = await findLicenseForSale(tx, input.licenseId, { lock: true });
     if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
     if (!license.published) throw validationError({ licenseId: ['このライセンスは現在販売していません。'] });
     await refuseSecondPurchase(tx, buyer.id, license.id);
+    await refuseOutsideTerms(tx, buyer.id, license);
     tx.create(CheckoutSession, {
+      holdUntil,
       id: checkoutId,
       userId: buyer.id,
       licenseId: license.id,
@@ -55,6 +66,7 @@ export async function startCheckout(
         customer_email: buyer.email,
         metadata: { checkoutId, userId: buyer.id, licenseId: String(license.id) },
         locale: 'ja',
+        expires_at: Math.floor(expiresAt.getTime() / 1000),
         success_url: `${env.appUrl}/licenses/${license.id}/complete?session_id={CHECKOUT_SESSION_ID}`,
         cancel_url: `${env.appUrl}/licenses/${license.id}/procedure?canceled=1`,
       },
@@ -75,6 +87,22 @@ export async function startCheckout(
     .execute();
   if (!session.url) throw new AppError('unavailable', '決済ページを準備できませんでした。時間をおいて再度お試しください。');
   return { url: session.url };
+}
+
+async function refuseOutsideTerms(
+  tx: Em,
+  userId: string,
+  license: NonNullable<Awaited<ReturnType<typeof findLicenseForSale>>>,
+): Promise<void> {
+  const at = new Date();
+  if (periodState(license, at) !== 'on_sale') {
+    throw new AppError('conflict', notOnSaleMessage(license, at), { details: { code: 'not_on_sale' } });
+  }
+  if (license.capacity === null) return;
+  const taken = await seatsTaken(tx, [license.id], { exceptOpenOf: userId });
+  if ((taken.get(license.id) ?? 0) >= license.capacity) {
+    throw new AppError('conflict', SOLD_OUT_MESSAGE, { details: { code: 'sold_out' } });
+  }
 }
 
 const ALREADY_PURCHASED = 'このライセンスは購入済みです。';
@@ -139,4 +167,53 @@ export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: 
 export async function forgetUser(em: Em, userId: string): Promise<'done' | 'skipped'> {
   const changed = await em.fork().nativeUpdate(CheckoutSession, { userId }, { userId: null, updatedAt: new Date() });
   return changed ? 'done' : 'skipped';
+}
+
+const CARD_SESSION_MINUTES = 31;
+/** For a payment at a session's last second whose webhook is late. */
+const WEBHOOK_GRACE_MS = 5 * 60_000;
+const LEGACY_HOLD_MS = 24 * 3600_000;
+
+function holdTimes(at = new Date()) {
+  const expiresAt = new Date(at.getTime() + CARD_SESSION_MINUTES * 60_000);
+  return { expiresAt, holdUntil: new Date(expiresAt.getTime() + WEBHOOK_GRACE_MS) };
+}
+
+/** Standing sales plus checkouts open, awaiting payment, or paid and not yet a sale (decision 0047). */
+export async function seatsTaken(
+  em: Em,
+  licenseIds: number[],
+  options: { exceptOpenOf?: string } = {},
+): Promise<Map<number, number>> {
+  if (!licenseIds.length) return new Map();
+  const at = new Date();
+  const now = at.toISOString();
+  const legacy = new Date(at.getTime() - LEGACY_HOLD_MS).toISOString();
+  const holding = await kysely(em)
+    .selectFrom('checkout_sessions')
+    .select(['id', 'license_id', 'state'])
+    .where('license_id', 'in', licenseIds)
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('state', '=', 'open'),
+          eb.or([eb('hold_until', '>', now), eb.and([eb('hold_until', 'is', null), eb('created_at', '>', legacy)])]),
+          ...(options.exceptOpenOf ? [eb('user_id', 'is distinct from', options.exceptOpenOf)] : []),
+        ]),
+        eb.and([
+          eb('state', '=', 'awaiting_payment'),
+          eb.or([eb('konbini_expires_at', 'is', null), eb('konbini_expires_at', '>', now)]),
+        ]),
+        eb('state', '=', 'complete'),
+      ]),
+    )
+    .execute();
+  const paid = holding.filter((row) => row.state === 'complete').map((row) => row.id);
+  const { sold, recorded } = await seatsSold(em, licenseIds, paid);
+  const taken = new Map(sold);
+  for (const row of holding) {
+    if (row.state === 'complete' && recorded.has(row.id)) continue;
+    taken.set(row.license_id, (taken.get(row.license_id) ?? 0) + 1);
+  }
+  return taken;
 }

@@ -51,8 +51,26 @@ const snapshot = (license: License, pictures: { fileName: string }[]) => ({
   description: license.description,
   price: license.price,
   published: license.published,
+  capacity: license.capacity ?? null,
+  sale_starts_at: license.saleStartsAt?.toISOString() ?? null,
+  sale_ends_at: license.saleEndsAt?.toISOString() ?? null,
   pictures: pictures.map((p) => p.fileName),
 });
+
+type Period = { saleStartsAt?: Date | null; saleEndsAt?: Date | null };
+
+function splitTerms(fields: LicenseFieldsData) {
+  const { capacity, sale_starts_at, sale_ends_at, published, ...text } = fields;
+  return { text, published, terms: { capacity, saleStartsAt: sale_starts_at, saleEndsAt: sale_ends_at } };
+}
+
+function checkSalePeriod(given: Period, stored: Period = {}) {
+  const starts = given.saleStartsAt === undefined ? stored.saleStartsAt : given.saleStartsAt;
+  const ends = given.saleEndsAt === undefined ? stored.saleEndsAt : given.saleEndsAt;
+  if (starts && ends && starts >= ends) {
+    throw validationError({ sale_ends_at: ['販売終了日時は販売開始日時より後の日時を入力してください。'] });
+  }
+}
 
 /**
  * Validates a create (`id` null: nothing stored can be kept) or an edit — kept pictures, the picture
@@ -61,7 +79,7 @@ const snapshot = (license: License, pictures: { fileName: string }[]) => ({
 export async function validateLicense(
   orm: Orm,
   id: number | null,
-  pictures: { keep: string[]; order?: string[]; updatedAt?: string },
+  pictures: { keep: string[]; order?: string[]; updatedAt?: string; period?: Period },
   files: UploadedFile[],
 ): Promise<void> {
   const { keep, order, updatedAt } = pictures;
@@ -72,6 +90,7 @@ export async function validateLicense(
     if (updatedAt && !isSameInstant(license.updatedAt, updatedAt)) throw new AppError('conflict', STALE_EDIT);
   }
   await collectErrors(
+    () => checkSalePeriod(pictures.period ?? {}, license ?? {}),
     () => license && checkKept(license, keep),
     () => pictureOrder(order, keep, files.length),
     () => checkCount(keep.length + files.length),
@@ -103,12 +122,22 @@ export async function createLicense(
   order?: string[],
 ) {
   checkCount(files.length);
+  const { text, published, terms } = splitTerms(fields);
+  checkSalePeriod(terms);
   const slots = pictureOrder(order, [], files.length);
   const stored = newInOrder(slots, await storePictures(store, await processUploads(files)));
   try {
     const license = await transact(orm.em as Em, async (tx) => {
       const now = new Date();
-      const license = tx.create(License, { ...fields, published: fields.published ?? true, createdAt: now, updatedAt: now });
+      const license = tx.create(License, {
+        ...text,
+        capacity: terms.capacity ?? null,
+        saleStartsAt: terms.saleStartsAt ?? null,
+        saleEndsAt: terms.saleEndsAt ?? null,
+        published: published ?? true,
+        createdAt: now,
+        updatedAt: now,
+      });
       for (const [position, picture] of stored.entries()) {
         tx.create(LicensePicture, { id: randomUUID(), license, position, ...picture, createdAt: now });
       }
@@ -170,8 +199,10 @@ export async function updateLicense(
           arranged.push(picture);
         }
       }
-      const { published, ...fields } = input.fields;
-      Object.assign(license, fields, { updatedAt: now });
+      const { text, published, terms } = splitTerms(input.fields);
+      checkSalePeriod(terms, license);
+      const changed = Object.fromEntries(Object.entries(terms).filter(([, value]) => value !== undefined));
+      Object.assign(license, text, changed, { updatedAt: now });
       if (published !== undefined) setPublished(tx, license, published);
       recordAudit(tx, actor, {
         action: 'license.update',

@@ -1,8 +1,10 @@
+import { LockMode } from '@mikro-orm/core';
 import { sql } from 'kysely';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
 import { countAll, db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { AppError } from '../../http/errors.ts';
+import { japanMonthDayTime } from '../../lib/japan-time.ts';
 import { License, type LicensePicture } from './entities/license.entity.ts';
 import { PICTURE_DIRECTORY } from './images.ts';
 import type { ListQueryData } from './schemas.ts';
@@ -13,10 +15,12 @@ type PictureRow = Pick<LicensePicture, 'fileName' | 'thumbnailName' | 'width' | 
 
 /** The licence at the API edge, with the seed's `picture_directory` and `pictures_pathes`. */
 function licenseDto(
-  license: Pick<License, 'id' | 'name' | 'description' | 'price' | 'published' | 'sortOrder'> & {
+  license: Pick<License, 'id' | 'name' | 'description' | 'price' | 'published' | 'sortOrder' | 'capacity'> & {
     /** An entity's Date, or a row's timestamp text. */
     createdAt: Date | string;
     updatedAt: Date | string;
+    saleStartsAt?: Date | string | null;
+    saleEndsAt?: Date | string | null;
   },
   pictures: PictureRow[],
 ) {
@@ -28,6 +32,9 @@ function licenseDto(
     published: license.published,
     // The display order set by the administrators (smallest first): the catalogue's order.
     sort_order: license.sortOrder,
+    capacity: license.capacity ?? null,
+    sale_starts_at: license.saleStartsAt ? new Date(license.saleStartsAt).toISOString() : null,
+    sale_ends_at: license.saleEndsAt ? new Date(license.saleEndsAt).toISOString() : null,
     created_at: new Date(license.createdAt).toISOString(),
     updated_at: new Date(license.updatedAt).toISOString(),
     picture_directory: PICTURE_DIRECTORY,
@@ -103,6 +110,9 @@ function catalogueQuery(
           'l.price',
           'l.published',
           'l.sort_order',
+          'l.capacity',
+          'l.sale_starts_at',
+          'l.sale_ends_at',
           'l.created_at',
           'l.updated_at',
           s.fn.countAll<string>().over().as('total'),
@@ -179,6 +189,9 @@ async function readLicenses(orm: Orm, query: ListQueryData, options: { includeHi
           price: row.price,
           published: row.published,
           sortOrder: row.sort_order,
+          capacity: row.capacity,
+          saleStartsAt: row.sale_starts_at,
+          saleEndsAt: row.sale_ends_at,
           createdAt: row.created_at,
           updatedAt: row.updated_at,
         },
@@ -209,16 +222,26 @@ export async function getLicense(
   return options.withDeletable ? { ...dto, deletable: license.checkoutStartedAt == null } : dto;
 }
 
-/** Decodes and re-encodes every new picture; an unusable one answers 422 naming it. */
 /** What a purchase needs of a licence: its name, its price as stored (never the client's), whether it is on sale. */
-export async function findLicenseForSale(
-  tx: Em,
-  id: number,
-): Promise<{ id: number; name: string; price: number; published: boolean } | null> {
+export async function findLicenseForSale(tx: Em, id: number, options: { lock?: boolean } = {}) {
   // Read in the caller's transaction, from the table: the price charged is the one committed now, never
   // a cached copy (docs/decisions/0023-pooler-and-change-feed.md).
-  const license = await tx.findOne(License, { id }, { refresh: true });
-  return license ? { id: license.id, name: license.name, price: license.price, published: license.published } : null;
+  const license = await tx.findOne(
+    License,
+    { id },
+    { refresh: true, ...(options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) },
+  );
+  return license
+    ? {
+        id: license.id,
+        name: license.name,
+        price: license.price,
+        published: license.published,
+        capacity: license.capacity ?? null,
+        saleStartsAt: license.saleStartsAt ?? null,
+        saleEndsAt: license.saleEndsAt ?? null,
+      }
+    : null;
 }
 
 /** A purchase of the licence starts (in the caller's transaction): from now on it can be hidden, not deleted. */
@@ -229,4 +252,73 @@ export async function noteCheckoutStarted(tx: Em, id: number): Promise<void> {
     .where('id', '=', id)
     .where('checkout_started_at', 'is', null)
     .execute();
+}
+
+/** A port: checkout counts seats, and licences may import neither it nor sales (decision 0047). */
+export type SeatsTaken = (em: Em, licenseIds: number[], options?: { exceptOpenOf?: string }) => Promise<Map<number, number>>;
+
+declare module '../../http/context.ts' {
+  interface ModuleServices {
+    seatsTaken: SeatsTaken;
+  }
+}
+
+type SaleState = 'on_sale' | 'before_sale' | 'sale_ended' | 'sold_out';
+
+interface SaleTerms {
+  capacity: number | null;
+  saleStartsAt: Date | null;
+  saleEndsAt: Date | null;
+}
+
+export function periodState(terms: SaleTerms, at: Date): 'before_sale' | 'sale_ended' | 'on_sale' {
+  if (terms.saleStartsAt && at < terms.saleStartsAt) return 'before_sale';
+  if (terms.saleEndsAt && at >= terms.saleEndsAt) return 'sale_ended';
+  return 'on_sale';
+}
+
+export function availability(terms: SaleTerms, taken: number, at: Date) {
+  const remaining = terms.capacity === null ? null : Math.max(terms.capacity - taken, 0);
+  const period = periodState(terms, at);
+  return {
+    sale_state: (period === 'on_sale' && remaining === 0 ? 'sold_out' : period) as SaleState,
+    remaining_seats: remaining,
+  };
+}
+
+export function notOnSaleMessage(terms: SaleTerms, at: Date): string {
+  return periodState(terms, at) === 'before_sale' && terms.saleStartsAt
+    ? `このライセンスは${japanMonthDayTime(terms.saleStartsAt)}（日本時間）から販売します。`
+    : 'このライセンスの販売期間は終了しました。';
+}
+
+export const SOLD_OUT_MESSAGE = 'このライセンスは満席のため、現在お申し込みいただけません。';
+
+interface WithTerms {
+  id: number;
+  capacity: number | null;
+  sale_starts_at: string | null;
+  sale_ends_at: string | null;
+}
+
+/** Seats read fresh, never from the cached page: a checkout changes them without touching the licence. */
+export async function withAvailability<T extends WithTerms>(
+  deps: { orm: Orm; seatsTaken: SeatsTaken },
+  licenses: T[],
+): Promise<(T & ReturnType<typeof availability>)[]> {
+  const limited = licenses.filter((l) => l.capacity !== null).map((l) => l.id);
+  const taken = limited.length ? await deps.seatsTaken(deps.orm.em.fork() as Em, limited) : new Map<number, number>();
+  const at = new Date();
+  return licenses.map((license) => ({
+    ...license,
+    ...availability(
+      {
+        capacity: license.capacity,
+        saleStartsAt: license.sale_starts_at ? new Date(license.sale_starts_at) : null,
+        saleEndsAt: license.sale_ends_at ? new Date(license.sale_ends_at) : null,
+      },
+      taken.get(license.id) ?? 0,
+      at,
+    ),
+  }));
 }

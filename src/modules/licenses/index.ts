@@ -5,7 +5,14 @@ import { LICENSE_UPLOAD_LIMIT, LICENSE_UPLOAD_PATH, licenseRoutes, uploadRoutes 
 
 export { createLicense } from './admin-licenses.ts';
 export { licenseAuditLabels } from './audit-labels.ts';
-export { findLicenseForSale, LICENSE_NOT_FOUND, noteCheckoutStarted } from './catalogue.ts';
+export {
+  findLicenseForSale,
+  LICENSE_NOT_FOUND,
+  noteCheckoutStarted,
+  notOnSaleMessage,
+  periodState,
+  SOLD_OUT_MESSAGE,
+} from './catalogue.ts';
 export { licenseNames } from './names.ts';
 
 /** Demo licences for an empty development database: loaded only when used, never in production. */

@@ -11,6 +11,11 @@ const LicenseAnswer = v.pipe(
     price: v.number(),
     published: v.boolean(),
     sort_order: v.number(),
+    capacity: v.nullable(v.number()),
+    sale_starts_at: v.nullable(timestamp()),
+    sale_ends_at: v.nullable(timestamp()),
+    sale_state: v.optional(v.picklist(['on_sale', 'before_sale', 'sale_ended', 'sold_out'])),
+    remaining_seats: v.optional(v.nullable(v.number())),
     created_at: timestamp(),
     updated_at: timestamp(),
     picture_directory: v.string(),
@@ -32,7 +37,15 @@ const LicenseAnswer = v.pipe(
 );
 
 const LicenseFormAnswer = v.object({
-  license: v.object({ name: v.string(), description: v.string(), price: v.number(), published: v.optional(v.boolean()) }),
+  license: v.object({
+    name: v.string(),
+    description: v.string(),
+    price: v.number(),
+    published: v.optional(v.boolean()),
+    capacity: v.optional(v.nullable(v.number())),
+    sale_starts_at: v.optional(v.nullable(timestamp())),
+    sale_ends_at: v.optional(v.nullable(timestamp())),
+  }),
 });
 const IdsAnswer = v.object({ ids: v.array(v.number()), message: v.string() });
 
@@ -54,6 +67,19 @@ function licenseForm(edit: boolean) {
   };
 }
 
+function licenseJson(edit: boolean) {
+  const fields = inputJsonSchema(edit ? v.object({ ...LicenseFields.entries, ...UpdatedAtField.entries }) : LicenseFields);
+  return {
+    ...fields,
+    type: 'object',
+    properties: {
+      ...fields.properties,
+      filenames: { type: 'array', items: { type: 'string' }, description: '残す保存済み画像のファイル名（表示順）' },
+      order: { type: 'array', items: { type: 'string' }, description: '画像の並び順（stored:ファイル名）' },
+    },
+  };
+}
+
 const TAGS = ['ライセンス'];
 const license = { id: pathIds.number };
 
@@ -70,6 +96,7 @@ export const licenseDocs = {
     tags: TAGS,
     access: 'admin',
     multipart: licenseForm(false),
+    multipartJson: licenseJson(false),
     answers: { 200: LicenseFormAnswer },
   }),
   create: operation('post', {
@@ -77,6 +104,7 @@ export const licenseDocs = {
     tags: TAGS,
     access: 'admin',
     multipart: licenseForm(false),
+    multipartJson: licenseJson(false),
     answers: { 201: v.object({ license: LicenseAnswer, message: v.string() }) },
   }),
   order: operation('put', {
@@ -124,6 +152,7 @@ export const licenseDocs = {
     access: 'admin',
     path: license,
     multipart: licenseForm(true),
+    multipartJson: licenseJson(true),
     answers: { 200: LicenseFormAnswer },
     errors: [409],
   }),
@@ -133,6 +162,7 @@ export const licenseDocs = {
     access: 'admin',
     path: license,
     multipart: licenseForm(true),
+    multipartJson: licenseJson(true),
     answers: { 200: v.object({ license: LicenseAnswer, message: v.string() }) },
     errors: [409],
   }),

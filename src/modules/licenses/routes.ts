@@ -2,11 +2,12 @@ import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError, validationError } from '../../http/errors.ts';
 import { isAdmin, requireAdmin, requireUser, signedInUser } from '../../http/guards.ts';
 import { indexed, readMultipart } from '../../http/multipart.ts';
 import { isNumericId } from '../../http/path-ids.ts';
-import { collectErrors, jsonInput, parseInput, parseInputs, queryInput } from '../../http/validate.ts';
+import { collectErrors, jsonInput, parseInput, parseInputs, queryInput, readJson } from '../../http/validate.ts';
+import { parseJapanTime } from '../../lib/japan-time.ts';
 import {
   createLicense,
   deleteLicense,
@@ -16,10 +17,18 @@ import {
   updateLicense,
   validateLicense,
 } from './admin-licenses.ts';
-import { getLicense, LICENSE_NOT_FOUND, listLicenses } from './catalogue.ts';
+import { getLicense, LICENSE_NOT_FOUND, listLicenses, withAvailability } from './catalogue.ts';
 import { CONTENT_TYPE, MAX_PICTURE_BYTES, MAX_PICTURES, pictureKey, STORED_NAME } from './images.ts';
 import { licenseDocs } from './responses.ts';
-import { LicenseFields, ListQuery, MoveInput, OrderInput, PublishedInput, UpdatedAtField } from './schemas.ts';
+import {
+  LicenseFields,
+  type LicenseFieldsData,
+  ListQuery,
+  MoveInput,
+  OrderInput,
+  PublishedInput,
+  UpdatedAtField,
+} from './schemas.ts';
 
 /** Upload routes may carry ten 5 MB pictures; every other API body stays under 1 MB (app.ts). */
 export const LICENSE_UPLOAD_PATH = /^\/api\/licenses\/(create|\d+)(\/validate)?$/;
@@ -31,7 +40,21 @@ function licenseId(c: Context<AppEnv>): number {
   return Number(raw);
 }
 
+async function readLicenseJson(c: Context<AppEnv>) {
+  const body = await readJson(c);
+  const fields: Record<string, string> = {};
+  for (const [name, value] of Object.entries(body)) {
+    if (name === 'filenames' || name === 'order') continue;
+    if (typeof value === 'object' && value !== null) throw validationError({ [name]: ['文字列か数値で入力してください。'] });
+    fields[name] = value === null ? '' : String(value);
+  }
+  const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
+  const order = list(body.order);
+  return { fields, keep: list(body.filenames), uploads: [], order: order.length ? order : undefined };
+}
+
 async function readLicenseForm(c: Context<AppEnv>) {
+  if (/^application\/json\b/i.test(c.req.header('content-type') ?? '')) return readLicenseJson(c);
   const { fields, files } = await readMultipart(c, { maxFiles: MAX_PICTURES, maxFileBytes: MAX_PICTURE_BYTES });
   const keep = indexed(Object.entries(fields), 'filenames').filter((name) => name !== '');
   const uploads = indexed(
@@ -42,6 +65,21 @@ async function readLicenseForm(c: Context<AppEnv>) {
   const order = indexed(Object.entries(fields), 'order').filter((entry) => entry !== '');
   return { fields, keep, uploads, order: order.length ? order : undefined };
 }
+
+const periodOf = (fields: Record<string, string>) => ({
+  saleStartsAt: fields.sale_starts_at === undefined ? undefined : parseJapanTime(fields.sale_starts_at.trim()),
+  saleEndsAt: fields.sale_ends_at === undefined ? undefined : parseJapanTime(fields.sale_ends_at.trim()),
+});
+
+const formAnswer = (input: LicenseFieldsData) => ({
+  name: input.name,
+  description: input.description,
+  price: input.price,
+  published: input.published,
+  capacity: input.capacity,
+  sale_starts_at: input.sale_starts_at?.toISOString() ?? input.sale_starts_at,
+  sale_ends_at: input.sale_ends_at?.toISOString() ?? input.sale_ends_at,
+});
 
 const actorOf = (c: Context<AppEnv>) => {
   const user = signedInUser(c);
@@ -55,16 +93,17 @@ export const licenseRoutes = new Hono<AppEnv>()
   .get('/licenses', licenseDocs.list, requireUser, async (c) => {
     const query = queryInput(c, ListQuery);
     // c.get, not c.var (which copies every variable into a new object): every member's first screen.
-    const { orm, changes } = c.get('deps');
-    return c.json(await listLicenses(orm, query, { includeHidden: isAdmin(signedInUser(c)) }, changes));
+    const deps = c.get('deps');
+    const page = await listLicenses(deps.orm, query, { includeHidden: isAdmin(signedInUser(c)) }, deps.changes);
+    return c.json({ ...page, licenses: await withAvailability(deps, page.licenses) });
   })
   .post('/licenses/create/validate', licenseDocs.validateCreate, requireAdmin, async (c) => {
     const form = await readLicenseForm(c);
     const [fields] = await collectErrors(
       () => parseInput(LicenseFields, form.fields),
-      () => validateLicense(c.var.deps.orm, null, { keep: [], order: form.order }, form.uploads),
+      () => validateLicense(c.var.deps.orm, null, { keep: [], order: form.order, period: periodOf(form.fields) }, form.uploads),
     );
-    return c.json({ license: fields });
+    return c.json({ license: formAnswer(fields) });
   })
   .post('/licenses/create', licenseDocs.create, requireAdmin, async (c) => {
     const form = await readLicenseForm(c);
@@ -92,14 +131,14 @@ export const licenseRoutes = new Hono<AppEnv>()
       message: license.published ? `「${license.name}」を公開しました。` : `「${license.name}」を非公開にしました。`,
     });
   })
-  .get(`/licenses/${LICENSE}`, licenseDocs.show, requireUser, async (c) =>
-    c.json({
-      license: await getLicense(c.var.deps.orm, licenseId(c), {
-        includeHidden: isAdmin(signedInUser(c)),
-        withDeletable: isAdmin(signedInUser(c)),
-      }),
-    }),
-  )
+  .get(`/licenses/${LICENSE}`, licenseDocs.show, requireUser, async (c) => {
+    const license = await getLicense(c.var.deps.orm, licenseId(c), {
+      includeHidden: isAdmin(signedInUser(c)),
+      withDeletable: isAdmin(signedInUser(c)),
+    });
+    const [shown] = await withAvailability(c.var.deps, [license]);
+    return c.json({ license: shown });
+  })
   .delete(`/licenses/${LICENSE}`, licenseDocs.remove, requireAdmin, async (c) => {
     await deleteLicense(c.var.deps.orm, c.var.deps.files, actorOf(c), licenseId(c));
     return c.json({ message: 'ライセンスを削除しました。' });
@@ -113,13 +152,11 @@ export const licenseRoutes = new Hono<AppEnv>()
         validateLicense(
           c.var.deps.orm,
           id,
-          { keep: form.keep, order: form.order, updatedAt: form.fields.updated_at },
+          { keep: form.keep, order: form.order, updatedAt: form.fields.updated_at, period: periodOf(form.fields) },
           form.uploads,
         ),
     );
-    return c.json({
-      license: { name: input.name, description: input.description, price: input.price, published: input.published },
-    });
+    return c.json({ license: formAnswer(input) });
   })
   .post(`/licenses/${LICENSE}`, licenseDocs.edit, requireAdmin, async (c) => {
     const id = licenseId(c);
@@ -131,7 +168,15 @@ export const licenseRoutes = new Hono<AppEnv>()
       actorOf(c),
       id,
       {
-        fields: { name: input.name, description: input.description, price: input.price, published: input.published },
+        fields: {
+          name: input.name,
+          description: input.description,
+          price: input.price,
+          published: input.published,
+          capacity: input.capacity,
+          sale_starts_at: input.sale_starts_at,
+          sale_ends_at: input.sale_ends_at,
+        },
         updatedAt: input.updated_at,
         keep: form.keep,
         order: form.order,

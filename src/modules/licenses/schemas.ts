@@ -1,11 +1,29 @@
 import * as v from 'valibot';
 import { validationError } from '../../http/errors.ts';
 import { paging, rules } from '../../http/validate.ts';
+import { parseJapanTime } from '../../lib/japan-time.ts';
 import { printable } from '../../lib/printable-text.ts';
 
 const PRICE_MIN = 50;
 const PRICE_MAX = 9_999_999;
 const PRICE_MESSAGE = `価格は${PRICE_MIN.toLocaleString('ja-JP')}〜${PRICE_MAX.toLocaleString('ja-JP')}円の整数で入力してください。`;
+
+const CAPACITY_MAX = 100_000;
+const CAPACITY_MESSAGE = `定員は1〜${CAPACITY_MAX.toLocaleString('ja-JP')}の整数で入力してください（空欄は定員なし）。`;
+
+/** Typed in Japan time; empty: none; omitted on an edit: unchanged. */
+const japanTimeField = (label: string) =>
+  v.optional(
+    v.pipe(
+      v.string(`${label}は文字列で入力してください。`),
+      v.trim(),
+      v.check(
+        (text) => text === '' || parseJapanTime(text) !== null,
+        `${label}は「2026-12-01T00:00」（日本時間）の形式で、実在する日時を入力してください。`,
+      ),
+      v.transform((text) => (text === '' ? null : (parseJapanTime(text) as Date))),
+    ),
+  );
 
 /** The text fields of the licence multipart form (values arrive as strings). */
 export const LicenseFields = v.object({
@@ -33,6 +51,19 @@ export const LicenseFields = v.object({
     v.minValue(PRICE_MIN, PRICE_MESSAGE),
     v.maxValue(PRICE_MAX, PRICE_MESSAGE),
   ),
+  capacity: v.optional(
+    v.pipe(
+      v.string(CAPACITY_MESSAGE),
+      v.transform((text) => text.normalize('NFKC').replace(/[,\s席名人]/g, '')),
+      v.check(
+        (text) => text === '' || (/^\d{1,6}$/.test(text) && Number(text) >= 1 && Number(text) <= CAPACITY_MAX),
+        CAPACITY_MESSAGE,
+      ),
+      v.transform((text) => (text === '' ? null : Number(text))),
+    ),
+  ),
+  sale_starts_at: japanTimeField('販売開始日時'),
+  sale_ends_at: japanTimeField('販売終了日時'),
   /** 公開 ("true") or 非公開 ("false"); omitted: on sale when created, unchanged when edited. */
   published: v.optional(
     v.pipe(

@@ -32,7 +32,7 @@ export {
   salePaymentsOfSessions,
   salePaymentsSince,
 } from './payments.ts';
-export { holdingsOf, saleOfCheckout, saleOfOrderNumber } from './record-sale.ts';
+export { holdingsOf, saleOfCheckout, saleOfOrderNumber, seatsSold } from './record-sale.ts';
 export { SaleAnswer, SaleDetailAnswer } from './responses.ts';
 export { parseOrderNumber } from './sales-filter.ts';
 

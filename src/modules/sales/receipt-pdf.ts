@@ -44,7 +44,7 @@ const PAYMENT_METHOD_LABEL: Record<string, string> = { card: 'クレジットカ
 
 const paymentMethodLabel = (type: string | null) => (type ? (PAYMENT_METHOD_LABEL[type] ?? null) : null);
 
-const yen = (n: number) => `¥${n.toLocaleString('ja-JP')}`;
+export const yen = (n: number) => `¥${n.toLocaleString('ja-JP')}`;
 
 const INK = '#1a1a1a';
 const MUTED = '#555555';

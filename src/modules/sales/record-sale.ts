@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { db as kysely } from '../../db/kysely.ts';
+import { countAll, db as kysely } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
@@ -188,5 +188,35 @@ export async function saleOfOrderNumber(em: Em, text: string): Promise<{ id: num
 export async function forgetUser(em: Em, userId: string, by?: 'member' | 'admin'): Promise<'done' | 'skipped'> {
   const buyerGone = by === 'member' ? 'withdrew' : by === 'admin' ? 'deleted' : null;
   const changed = await em.fork().nativeUpdate(Sale, { userId }, { userId: null, buyerGone, updatedAt: new Date() });
-  return changed ? 'done' : 'skipped';
+  const quoted = await kysely(em)
+    .updateTable('quotations')
+    .set({ user_id: null })
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return changed || quoted.numUpdatedRows > 0n ? 'done' : 'skipped';
+}
+
+/** Standing sales (a refund frees its seat), and which of `checkoutIds` are already sales. */
+export async function seatsSold(
+  em: Em,
+  licenseIds: number[],
+  checkoutIds: string[] = [],
+): Promise<{ sold: Map<number, number>; recorded: Set<string> }> {
+  if (!licenseIds.length) return { sold: new Map(), recorded: new Set() };
+  // One after another: `em` may be the caller's transaction, a single connection.
+  const db = kysely(em);
+  const counts = await db
+    .selectFrom('sales')
+    .select((eb) => ['license_id', countAll(eb).as('n')])
+    .where('license_id', 'in', licenseIds)
+    .where('refunded_at', 'is', null)
+    .groupBy('license_id')
+    .execute();
+  const recorded = checkoutIds.length
+    ? await db.selectFrom('sales').select('checkout_session_id').where('checkout_session_id', 'in', checkoutIds).execute()
+    : [];
+  return {
+    sold: new Map(counts.map((row) => [row.license_id, Number(row.n)])),
+    recorded: new Set(recorded.map((row) => String(row.checkout_session_id))),
+  };
 }

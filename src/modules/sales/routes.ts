@@ -5,6 +5,7 @@ import { jsonInput, queryInput } from '../../http/validate.ts';
 import { SALE_STATUS_LABEL, SALE_STATUSES } from './entities/sale.entity.ts';
 import { exportRoutes } from './export-routes.ts';
 import { licenseCountRoutes } from './license-counts.ts';
+import { quotationRoutes } from './quotation.ts';
 import { receiptRoutes } from './receipt-routes.ts';
 import { refundRoutes } from './refund.ts';
 import { salesDocs } from './responses.ts';
@@ -63,4 +64,5 @@ export const salesRoutes = new Hono<AppEnv>()
   .route('/', saleRoutes)
   .route('/', exportRoutes)
   .route('/', receiptRoutes)
+  .route('/', quotationRoutes)
   .route('/', refundRoutes);

@@ -253,3 +253,18 @@ export const AddresseeInput = v.pipe(
   }),
 );
 export type AddresseeChoice = v.InferOutput<typeof AddresseeInput>;
+
+/** GET /api/licenses/{id}/quotation: the typed 宛名 (1..60 characters, no 殿) and 様 or 御中. */
+export const QuotationQuery = v.object({
+  addressee: v.optional(
+    v.pipe(
+      printedText('宛名', 60),
+      v.check(
+        (text: string) => !ENDS_IN_TONO.test(text) && !WITH_HONORIFIC.test(text),
+        '宛名は敬称を付けずに入力し、敬称は「様」か「御中」から選んでください。',
+      ),
+    ),
+    '',
+  ),
+  honorific: v.picklist(HONORIFICS, '敬称は「様」か「御中」から選んでください。'),
+});

@@ -86,6 +86,10 @@ export interface paths {
     /** ライセンスを公開・非公開にする */
     put: operations["putApiLicensesByIdPublished"];
   };
+  "/api/licenses/{id}/quotation": {
+    /** 御見積書の PDF（ライセンス1点、税込価格、有効期限30日） */
+    get: operations["getApiLicensesByIdQuotation"];
+  };
   "/api/licenses/{id}/validate": {
     /** ライセンス編集の入力を確認する */
     post: operations["postApiLicensesByIdValidate"];
@@ -443,6 +447,7 @@ export interface components {
       url: string | null;
     };
     License: {
+      capacity: number | null;
       /** Format: date-time */
       created_at: string;
       deletable?: boolean;
@@ -461,6 +466,11 @@ export interface components {
       pictures_pathes: string[];
       price: number;
       published: boolean;
+      remaining_seats?: number | null;
+      sale_ends_at: string | null;
+      sale_starts_at: string | null;
+      /** @enum {string} */
+      sale_state?: "on_sale" | "before_sale" | "sale_ended" | "sold_out";
       sort_order: number;
       /** Format: date-time */
       updated_at: string;
@@ -1421,13 +1431,33 @@ export interface operations {
     };
     requestBody: {
       content: {
+        "application/json": {
+          capacity?: string;
+          /** @default */
+          description?: string;
+          /** @description 残す保存済み画像のファイル名（表示順） */
+          filenames?: string[];
+          name: string;
+          /** @description 画像の並び順（stored:ファイル名） */
+          order?: string[];
+          price: string;
+          /** @enum {string} */
+          published?: "true" | "false" | "1" | "0" | "on" | "off";
+          sale_ends_at?: string;
+          sale_starts_at?: string;
+          /** Format: date-time */
+          updated_at: string;
+        };
         "multipart/form-data": {
+          capacity?: string;
           /** @default */
           description?: string;
           name: string;
           price: string;
           /** @enum {string} */
           published?: "true" | "false" | "1" | "0" | "on" | "off";
+          sale_ends_at?: string;
+          sale_starts_at?: string;
           /** Format: date-time */
           updated_at: string;
         };
@@ -1706,6 +1736,60 @@ export interface operations {
       };
     };
   };
+  /** 御見積書の PDF（ライセンス1点、税込価格、有効期限30日） */
+  getApiLicensesByIdQuotation: {
+    parameters: {
+      query: {
+        addressee?: string;
+        honorific: "様" | "御中";
+      };
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description 御見積書の PDF */
+      200: {
+        headers: {
+          /** @description 見積番号 */
+          "X-Quotation-Number"?: string;
+        };
+        content: {
+          "application/pdf": string;
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 試行回数が多すぎます（Retry-After 秒後に再試行できます）。 */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   /** ライセンス編集の入力を確認する */
   postApiLicensesByIdValidate: {
     parameters: {
@@ -1715,13 +1799,33 @@ export interface operations {
     };
     requestBody: {
       content: {
+        "application/json": {
+          capacity?: string;
+          /** @default */
+          description?: string;
+          /** @description 残す保存済み画像のファイル名（表示順） */
+          filenames?: string[];
+          name: string;
+          /** @description 画像の並び順（stored:ファイル名） */
+          order?: string[];
+          price: string;
+          /** @enum {string} */
+          published?: "true" | "false" | "1" | "0" | "on" | "off";
+          sale_ends_at?: string;
+          sale_starts_at?: string;
+          /** Format: date-time */
+          updated_at: string;
+        };
         "multipart/form-data": {
+          capacity?: string;
           /** @default */
           description?: string;
           name: string;
           price: string;
           /** @enum {string} */
           published?: "true" | "false" | "1" | "0" | "on" | "off";
+          sale_ends_at?: string;
+          sale_starts_at?: string;
           /** Format: date-time */
           updated_at: string;
         };
@@ -1733,10 +1837,13 @@ export interface operations {
         content: {
           "application/json": {
             license: {
+              capacity?: number | null;
               description: string;
               name: string;
               price: number;
               published?: boolean;
+              sale_ends_at?: string | null;
+              sale_starts_at?: string | null;
             };
           };
         };
@@ -1801,13 +1908,31 @@ export interface operations {
   postApiLicensesCreate: {
     requestBody: {
       content: {
+        "application/json": {
+          capacity?: string;
+          /** @default */
+          description?: string;
+          /** @description 残す保存済み画像のファイル名（表示順） */
+          filenames?: string[];
+          name: string;
+          /** @description 画像の並び順（stored:ファイル名） */
+          order?: string[];
+          price: string;
+          /** @enum {string} */
+          published?: "true" | "false" | "1" | "0" | "on" | "off";
+          sale_ends_at?: string;
+          sale_starts_at?: string;
+        };
         "multipart/form-data": {
+          capacity?: string;
           /** @default */
           description?: string;
           name: string;
           price: string;
           /** @enum {string} */
           published?: "true" | "false" | "1" | "0" | "on" | "off";
+          sale_ends_at?: string;
+          sale_starts_at?: string;
         };
       };
     };
@@ -1869,13 +1994,31 @@ export interface operations {
   postApiLicensesCreateValidate: {
     requestBody: {
       content: {
+        "application/json": {
+          capacity?: string;
+          /** @default */
+          description?: string;
+          /** @description 残す保存済み画像のファイル名（表示順） */
+          filenames?: string[];
+          name: string;
+          /** @description 画像の並び順（stored:ファイル名） */
+          order?: string[];
+          price: string;
+          /** @enum {string} */
+          published?: "true" | "false" | "1" | "0" | "on" | "off";
+          sale_ends_at?: string;
+          sale_starts_at?: string;
+        };
         "multipart/form-data": {
+          capacity?: string;
           /** @default */
           description?: string;
           name: string;
           price: string;
           /** @enum {string} */
           published?: "true" | "false" | "1" | "0" | "on" | "off";
+          sale_ends_at?: string;
+          sale_starts_at?: string;
         };
       };
     };
@@ -1885,10 +2028,13 @@ export interface operations {
         content: {
           "application/json": {
             license: {
+              capacity?: number | null;
               description: string;
               name: string;
               price: number;
               published?: boolean;
+              sale_ends_at?: string | null;
+              sale_starts_at?: string | null;
             };
           };
         };

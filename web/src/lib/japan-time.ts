@@ -52,3 +52,18 @@ export function japanMonth(back = 0, now = new Date()): string {
 
 /** 2026/03/10 09:05（日本時間）: where the page does not already say its times are Japan time. */
 export const formatJapanTime = (iso: string) => `${formatDateTime(iso)}（日本時間）`;
+
+const monthDay = new Intl.DateTimeFormat('ja-JP', { timeZone: TOKYO, month: 'long', day: 'numeric' });
+/** 12月1日 */
+export const formatMonthDay = (iso: string) => monthDay.format(new Date(iso));
+
+const localInput = new Intl.DateTimeFormat('sv-SE', {
+  timeZone: TOKYO,
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+});
+/** 2026-12-01T00:00: an instant as a datetime-local field shows it in Japan time (the server reads it so). */
+export const japanLocalInput = (iso: string | null) => (iso ? localInput.format(new Date(iso)).replace(' ', 'T') : '');

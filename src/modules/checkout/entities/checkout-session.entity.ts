@@ -46,6 +46,7 @@ const CheckoutSessionSchema = defineEntity({
     konbiniStores: p.json<KonbiniStoreCode[]>().fieldName('konbini_stores').nullable(),
     // The reminder mail the day before the deadline was put on record (once per checkout).
     konbiniRemindedAt: p.datetime().fieldName('konbini_reminded_at').nullable(),
+    holdUntil: p.datetime().fieldName('hold_until').nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -17,6 +17,9 @@ const LicenseSchema = defineEntity({
     sortOrder: p.integer().fieldName('sort_order').defaultRaw("nextval('licenses_sort_order_seq')"),
     // Set when a purchase of it first started: from then on it can only be hidden, never deleted.
     checkoutStartedAt: p.datetime().fieldName('checkout_started_at').nullable(),
+    capacity: p.integer().nullable(),
+    saleStartsAt: p.datetime().fieldName('sale_starts_at').nullable(),
+    saleEndsAt: p.datetime().fieldName('sale_ends_at').nullable(),
     createdAt: createdAt(),
     updatedAt: p
       .datetime()

@@ -21,6 +21,8 @@ export const useCheckoutStatus = (sessionId: string | null) =>
 
 export const useLicenseSummary = (id: string | undefined) =>
   useSWR<Answer<'/api/licenses/{id}'>>(id ? `/api/licenses/${id}` : null);
+/** 購入済み / お支払い待ち per licence, for the procedure page's state on load. */
+export const useHoldings = (userId: string | undefined) => useSWR<Answer<'/api/me/holdings'>>(userId ? '/api/me/holdings' : null);
 export const useSales = (userId: string | undefined) =>
   useSWR<Answer<'/api/sales/user/{id}'>>(userId ? `/api/sales/user/${userId}` : null);
 

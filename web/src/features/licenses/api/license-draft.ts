@@ -1,5 +1,6 @@
 import { mutate } from 'swr';
 import { authState } from '../../../lib/auth-store';
+import { japanLocalInput } from '../../../lib/japan-time';
 import { deleteAllDrafts, deleteDraft, peekDraft, readDraft, type StoredPictureRef, writeDraft } from './draft-store';
 import { fetchLicense, type License } from './licenses';
 
@@ -16,6 +17,10 @@ export interface LicenseDraft {
   price: string;
   /** 公開 (members see and buy it) or 非公開. */
   published: boolean;
+  /** 定員 (empty: none) and the sale period as datetime-local text in Japan time (empty: open). */
+  capacity: string;
+  saleStartsAt: string;
+  saleEndsAt: string;
   /** In display order: stored and new pictures mixed as the administrator arranged them. */
   pictures: DraftPicture[];
 }
@@ -38,6 +43,9 @@ export const emptyDraft = (): LicenseDraft => ({
   description: '',
   price: '',
   published: true,
+  capacity: '',
+  saleStartsAt: '',
+  saleEndsAt: '',
   pictures: [],
 });
 
@@ -49,6 +57,9 @@ function draftOf(license: License): LicenseDraft {
     description: license.description,
     price: String(license.price),
     published: license.published,
+    capacity: license.capacity === null ? '' : String(license.capacity),
+    saleStartsAt: japanLocalInput(license.sale_starts_at),
+    saleEndsAt: japanLocalInput(license.sale_ends_at),
     pictures: license.pictures.map((p) => ({
       kind: 'stored',
       filename: p.filename,
@@ -154,6 +165,10 @@ export function toFormData(draft: LicenseDraft): FormData {
   data.append('description', draft.description);
   data.append('price', normalizePrice(draft.price));
   data.append('published', draft.published ? 'true' : 'false');
+  // Older drafts kept in the browser have none of these: sent empty, as the form shows them.
+  data.append('capacity', draft.capacity ?? '');
+  data.append('sale_starts_at', draft.saleStartsAt ?? '');
+  data.append('sale_ends_at', draft.saleEndsAt ?? '');
   if (draft.updatedAt) data.append('updated_at', draft.updatedAt);
   let kept = 0;
   let added = 0;

@@ -9,6 +9,9 @@ const LABELS = {
   name: 'ライセンス名（100文字まで）',
   description: '説明（5,000文字まで）',
   price: '価格（円・税込、50〜9,999,999）',
+  capacity: '定員（席数。空欄は定員なし）',
+  sale_starts_at: '販売開始日時（日本時間。空欄は公開中ずっと）',
+  sale_ends_at: '販売終了日時（日本時間。この日時以降は購入不可）',
 };
 
 /** The pictures' messages: the files, their names and their order, as one line under the editor. */
@@ -29,8 +32,16 @@ export function LicenseFormFields({
   onChange: (draft: LicenseDraft) => void;
 }) {
   const field = formFields(
-    { name: draft.name, description: draft.description, price: draft.price },
-    (text) => onChange({ ...draft, ...text }),
+    {
+      name: draft.name,
+      description: draft.description,
+      price: draft.price,
+      capacity: draft.capacity ?? '',
+      sale_starts_at: draft.saleStartsAt ?? '',
+      sale_ends_at: draft.saleEndsAt ?? '',
+    },
+    ({ sale_starts_at, sale_ends_at, ...text }) =>
+      onChange({ ...draft, ...text, saleStartsAt: sale_starts_at, saleEndsAt: sale_ends_at }),
     errors,
     LABELS,
   );
@@ -58,6 +69,9 @@ export function LicenseFormFields({
         ) : null}
       </div>
       <TextInput {...field('price')} type="text" required />
+      <TextInput {...field('capacity')} type="text" />
+      <TextInput {...field('sale_starts_at')} type="datetime-local" />
+      <TextInput {...field('sale_ends_at')} type="datetime-local" />
       <CheckboxField
         label="公開する（会員の一覧に表示し、購入できるようにする）"
         name="published"

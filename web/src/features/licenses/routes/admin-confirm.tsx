@@ -18,6 +18,16 @@ function DraftPreview({ draft }: { draft: LicenseDraft }) {
       <p>
         公開設定：<strong>{draft.published ? '公開（会員に表示し、購入できる）' : '非公開（会員には表示しない）'}</strong>
       </p>
+      <p>
+        定員：<strong>{draft.capacity ? `${draft.capacity}席` : '定員なし'}</strong>
+      </p>
+      <p>
+        販売期間（日本時間）：
+        <strong>
+          {draft.saleStartsAt ? draft.saleStartsAt.replace('T', ' ') : '指定なし'} 〜{' '}
+          {draft.saleEndsAt ? draft.saleEndsAt.replace('T', ' ') : '指定なし'}
+        </strong>
+      </p>
       <div className="preview">
         <LicenseView
           name={draft.name}

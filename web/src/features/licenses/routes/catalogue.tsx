@@ -1,5 +1,6 @@
 import { useDeferredValue } from 'react';
 import { Link } from 'react-router';
+import { SaleBadge } from '../../../components/sale-state';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager, usePageParam } from '../../../components/ui/pager';
 import { useAuth } from '../../../lib/auth-store';
@@ -68,6 +69,7 @@ export function CataloguePage() {
                   )}
                   <span className="card-name">{license.name}</span>
                   <span className="card-price">{formatPrice(license.price)}</span>
+                  <SaleBadge terms={license} />
                   <HoldingBadge holding={holdings.byLicense.get(license.id)} />
                 </Link>
               </li>

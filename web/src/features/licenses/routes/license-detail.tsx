@@ -1,4 +1,6 @@
 import { Link, useParams } from 'react-router';
+import { QuotationForm } from '../../../components/quotation-form';
+import { onSale, SaleBadge, SaleStateNotice } from '../../../components/sale-state';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { useAuth } from '../../../lib/auth-store';
 import { useHoldings, useLicense } from '../api/licenses';
@@ -29,15 +31,19 @@ export function LicenseDetailPage() {
             description={data.license.description}
             pictures={data.license.pictures.map((p, i) => ({ url: p.url, alt: `${data.license.name}の画像${i + 1}` }))}
           />
+          <SaleBadge terms={data.license} />
           {holding ? (
             <HoldingState holding={holding} historyUrl={me ? `/users/${me.id}` : '/login'} />
-          ) : holdings.isLoading ? null : (
+          ) : holdings.isLoading ? null : onSale(data.license) ? (
             <div className="actions">
               <Link to={`/licenses/${data.license.id}/procedure`} className="button primary">
                 購入手続きへ進む
               </Link>
             </div>
+          ) : (
+            <SaleStateNotice terms={data.license} />
           )}
+          {me && me.role !== 'admin' && !holding ? <QuotationForm licenseId={data.license.id} /> : null}
         </>
       ) : null}
       <p className="small">

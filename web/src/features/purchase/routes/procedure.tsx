@@ -1,31 +1,53 @@
 import { useState } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { legal, purchaseTerms } from '../../../../../src/site-settings';
+import { QuotationForm } from '../../../components/quotation-form';
+import { onSale, SaleStateNotice } from '../../../components/sale-state';
 import { CheckboxField } from '../../../components/ui/checkbox-field';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
-import { ApiError } from '../../../lib/api';
+import { type Answer, ApiError } from '../../../lib/api';
 import { useAuth } from '../../../lib/auth-store';
 import { formatPrice } from '../../../lib/format';
 import { useFormSubmit } from '../../../lib/use-form-submit';
-import { startCheckout, useLicenseSummary } from '../api';
+import { startCheckout, useHoldings, useLicenseSummary } from '../api';
 import { checkoutRoute } from '../checkout-url';
 
 const seller = legal.items.find((item) => item.term === '販売事業者')?.detail ?? '';
 
-/** POST /api/licenses/stripe's 409 for a licence the member holds or is paying for at a konbini. */
+/** POST /api/licenses/stripe's 409: held, being paid for, no seat left, or outside the sale period. */
 interface SecondPurchase {
-  code: 'already_purchased' | 'payment_pending';
+  code: 'already_purchased' | 'payment_pending' | 'sold_out' | 'not_on_sale';
   message: string;
   voucher_url?: string | null;
 }
+const REFUSALS = new Set(['already_purchased', 'payment_pending', 'sold_out', 'not_on_sale']);
 
 const secondPurchaseOf = (error: unknown): SecondPurchase | null => {
   if (!(error instanceof ApiError) || error.status !== 409) return null;
   const body = error.body as Partial<SecondPurchase> | undefined;
-  return body?.code === 'already_purchased' || body?.code === 'payment_pending' ? (body as SecondPurchase) : null;
+  return body?.code && REFUSALS.has(body.code) ? (body as SecondPurchase) : null;
 };
+
+type Holding = Answer<'/api/me/holdings'>['holdings'][number];
+
+/** Known on load: the licence is held or being paid for (購入済み / お支払い待ち). */
+function HeldNotice({ holding, historyPath }: { holding: Holding; historyPath: string }) {
+  return (
+    <div className="notice" role="status">
+      <p>
+        <strong>{holding.state === 'purchased' ? '購入済み' : 'お支払い待ち'}</strong>
+      </p>
+      <p className="small">
+        {holding.state === 'purchased'
+          ? 'このライセンスはご購入済みのため、もう一度購入する必要はありません。'
+          : 'このライセンスはお支払いをお待ちしています。お支払い番号に沿って期限までにお支払いください。'}
+        <Link to={historyPath}>購入履歴を見る</Link>
+      </p>
+    </div>
+  );
+}
 
 /** What is bought, for how much, how and from whom (特定商取引法). */
 function PurchaseSummary({ license }: { license: { name: string; price: number } }) {
@@ -81,6 +103,11 @@ export function ProcedurePage() {
   const { busy, message, errors, run } = useFormSubmit();
   const [refused, setRefused] = useState<SecondPurchase | null>(null);
   const me = useAuth().users[0];
+  const holdings = useHoldings(me && me.role !== 'admin' ? me.id : undefined);
+  const holding = holdings.data?.holdings.find((h) => h.license_id === Number(id));
+  const historyPath = me ? `/users/${me.id}` : '/login';
+  // Decided on load: nothing to pay for while held, awaiting payment, full or outside the period.
+  const blocked = Boolean(holding) || (data ? !onSale(data.license) : false) || (Boolean(me) && holdings.isLoading);
 
   const proceed = () =>
     run(async () => {
@@ -110,6 +137,7 @@ export function ProcedurePage() {
             以下の内容をご確認のうえ、「お支払いへ進む」を押してください。決済代行会社（Stripe）のお支払いページに移動します。
           </p>
           <PurchaseSummary license={data.license} />
+          {holding ? <HeldNotice holding={holding} historyPath={historyPath} /> : <SaleStateNotice terms={data.license} />}
           <CheckboxField
             label="新しいトレーニングやライセンスのご案内をメールで受け取る"
             name="distribution"
@@ -122,15 +150,21 @@ export function ProcedurePage() {
             の内容に同意したものとみなします。
           </p>
           <FormAlert message={message} errors={errors} />
-          {refused ? <SecondPurchaseNotice refused={refused} historyPath={me ? `/users/${me.id}` : '/login'} /> : null}
+          {refused ? <SecondPurchaseNotice refused={refused} historyPath={historyPath} /> : null}
           <div className="actions">
             <Link to={`/licenses/${id}`} className="button">
               戻る
             </Link>
-            <button type="button" className="button primary" onClick={() => void proceed()} disabled={busy || Boolean(refused)}>
+            <button
+              type="button"
+              className="button primary"
+              onClick={() => void proceed()}
+              disabled={busy || blocked || Boolean(refused)}
+            >
               お支払いへ進む
             </button>
           </div>
+          {holding ? null : <QuotationForm licenseId={data.license.id} />}
         </>
       ) : null}
       <LoadingOverlay show={busy} label="お支払いページを準備しています" />
