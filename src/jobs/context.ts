@@ -12,6 +12,7 @@ interface OutgoingMail {
   html: string;
   /** `<…@…>`: every copy of one delivery carries the same (see messageIdFor). */
   messageId?: string;
+  headers?: Record<string, string>;
 }
 
 /**

@@ -134,7 +134,7 @@ describe('the dashboard an administrator gets', () => {
     const api = await admin.get('/admin/queues/api/queues');
     expect(api.status).toBe(200);
     const listed = (await api.json()).queues as { name: string; readOnlyMode: boolean; allowRetries: boolean }[];
-    expect(listed.map((q) => q.name).sort()).toEqual(['exports', 'mail', 'payments']);
+    expect(listed.map((q) => q.name).sort()).toEqual(['announcements', 'exports', 'mail', 'payments']);
     for (const queue of listed) expect(queue).toMatchObject({ readOnlyMode: true, allowRetries: false });
   });
 

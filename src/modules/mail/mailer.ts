@@ -10,6 +10,8 @@ export interface MailMessage {
   text: string;
   html: string;
   messageId?: string;
+  /** Extra header lines (List-Unsubscribe on announcements). */
+  headers?: Record<string, string>;
 }
 
 export interface Mailer {
