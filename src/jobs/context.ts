@@ -13,6 +13,7 @@ interface OutgoingMail {
   /** `<…@…>`: every copy of one delivery carries the same (see messageIdFor). */
   messageId?: string;
   headers?: Record<string, string>;
+  bulk?: boolean;
 }
 
 /**

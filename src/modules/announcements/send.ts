@@ -15,6 +15,7 @@ const BATCH_SECONDS = 10;
 const MAX_ATTEMPTS = 5;
 
 type Db = ReturnType<typeof kysely>;
+type Member = Awaited<ReturnType<typeof announcementRecipients>>[number];
 
 /** Takes the members to mail, once: one row each, by a single insert … select. */
 async function start(em: Em, id: string): Promise<void> {
@@ -37,16 +38,19 @@ async function start(em: Em, id: string): Promise<void> {
   });
 }
 
+/** Recipients claimed at once: their details come in one query; a kill leaves them to be claimed again after the lease. */
+const CHUNK = 20;
+
 /**
- * Claims one recipient just before its mail: pending, or claimed by an attempt taken for dead (older
- * than the job lock). The announcement must still be sending: a cancel stops the next claim.
+ * Claims up to `limit` recipients just before their mails: pending, or claimed by an attempt taken for
+ * dead (older than the job lock). The announcement must still be sending: a cancel stops the next claim.
  */
-async function claimOne(db: Db, id: string, leaseMs: number) {
+async function claim(db: Db, id: string, leaseMs: number, limit: number) {
   return db
     .updateTable('announcement_recipients')
     .set((eb) => ({ status: 'sending', claimed_at: now(), attempts: eb('attempts', '+', 1) }))
     .where('announcement_id', '=', id)
-    .where('user_id', '=', (eb) =>
+    .where('user_id', 'in', (eb) =>
       eb
         .selectFrom('announcement_recipients')
         .select('user_id')
@@ -61,13 +65,13 @@ async function claimOne(db: Db, id: string, leaseMs: number) {
           ]),
         )
         .orderBy('user_id')
-        .limit(1)
+        .limit(limit)
         .forUpdate()
         .skipLocked(),
     )
     .where((eb) => eb.exists(eb.selectFrom('announcements').select('id').where('id', '=', id).where('state', '=', 'sending')))
     .returning(['user_id', 'attempts'])
-    .executeTakeFirst();
+    .execute();
 }
 
 const mark = (
@@ -95,8 +99,8 @@ async function sendTo(
   id: string,
   draft: AnnouncementDraft,
   claim: { user_id: string; attempts: number },
+  member: Member | undefined,
 ) {
-  const [member] = await announcementRecipients(ctx.em, [claim.user_id]);
   // Opted out, unverified, banned or gone since the send began.
   if (!member) return mark(db, id, claim.user_id, { status: 'skipped' });
   const mail = composeAnnouncement(
@@ -108,6 +112,7 @@ async function sendTo(
     await ctx.mailer.send({
       to: member.email,
       ...mail,
+      bulk: true,
       messageId: ctx.mailer.messageIdFor(`announcement:${id}:${claim.user_id}`),
     });
   } catch (error) {
@@ -157,8 +162,8 @@ export const onAnnouncementDue: EventHandler<'AnnouncementRequested' | 'Announce
   const leaseMs = ctx.env.jobLockMs;
   const began = Date.now();
   for (let sent = 0; sent < size; ) {
-    const claim = await claimOne(db, id, leaseMs);
-    if (!claim) {
+    const claims = await claim(db, id, leaseMs, Math.min(CHUNK, size - sent));
+    if (!claims.length) {
       const left = await remaining(db, id);
       // A dead attempt's claim: wait until it may be taken over, within this job's time.
       if (left.pending === 0 && left.inFlightMs !== null && Date.now() - began < BATCH_SECONDS * 1000) {
@@ -167,9 +172,19 @@ export const onAnnouncementDue: EventHandler<'AnnouncementRequested' | 'Announce
       }
       break;
     }
-    await sleep(Math.max(0, began + (sent * 60_000) / rate - Date.now()));
-    await sendTo(ctx, db, id, draft, claim);
-    sent++;
+    const members = new Map(
+      (
+        await announcementRecipients(
+          ctx.em,
+          claims.map((c) => c.user_id),
+        )
+      ).map((m) => [m.id, m]),
+    );
+    for (const one of claims) {
+      await sleep(Math.max(0, began + (sent * 60_000) / rate - Date.now()));
+      await sendTo(ctx, db, id, draft, one, members.get(one.user_id));
+      sent++;
+    }
   }
   return next(ctx.em, id, batch);
 };
