@@ -127,6 +127,7 @@ describe('the dashboard an administrator gets', () => {
       mail: 'メール',
       payments: '決済',
       exports: 'CSV出力',
+      announcements: 'お知らせ配信',
     });
   });
 
