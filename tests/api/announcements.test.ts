@@ -192,7 +192,7 @@ describe('お知らせ配信', () => {
       10_000,
       'the mail in flight to finish',
     );
-    expect(settled.cancelled).toBeGreaterThan(0);
+    expect(settled.cancelled, JSON.stringify(settled)).toBeGreaterThan(0);
     expect(settled.sent).toBeLessThan(settled.total);
     expect(mailsWith('中止するお知らせ')).toHaveLength(settled.sent);
     expect((await admin.post(`/api/announcements/${id}/cancel`)).status).toBe(409);

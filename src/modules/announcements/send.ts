@@ -129,6 +129,9 @@ async function sendTo(
   return mark(db, id, claim.user_id, { status: 'sent', sent_at: now() });
 }
 
+const cancelled = async (db: Db, id: string) =>
+  (await db.selectFrom('announcements').select('state').where('id', '=', id).executeTakeFirst())?.state === 'cancelled';
+
 /** When nothing is left to claim: finished, or a claim of a dead attempt still within its lease (ms to wait). */
 async function remaining(db: Db, id: string): Promise<{ pending: number; inFlightMs: number | null }> {
   const row = await db
@@ -182,6 +185,16 @@ export const onAnnouncementDue: EventHandler<'AnnouncementRequested' | 'Announce
     );
     for (const one of claims) {
       await sleep(Math.max(0, began + (sent * 60_000) / rate - Date.now()));
+      // A cancel stops the next mail, not only the next claim.
+      if (await cancelled(db, id)) {
+        await db
+          .updateTable('announcement_recipients')
+          .set({ status: 'cancelled', claimed_at: null })
+          .where('announcement_id', '=', id)
+          .where('status', '=', 'sending')
+          .execute();
+        return 'done';
+      }
       await sendTo(ctx, db, id, draft, one, members.get(one.user_id));
       sent++;
     }
