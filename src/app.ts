@@ -22,13 +22,16 @@ const EMULATOR_PATH = /^\/(v1|c\/pay|_emulator|receipts)\//;
  */
 export function createApp(deps: AppDeps, modules: readonly AppModule[] = appModules) {
   const app = new Hono<AppEnv>();
-  const csrfExempt = new Set(modules.flatMap((m) => m.csrfExempt ?? []));
+  const exempt = modules.flatMap((m) => m.csrfExempt ?? []);
+  const csrfExempt = new Set(exempt.filter((path) => typeof path === 'string'));
+  const exemptPatterns = exempt.filter((path) => path instanceof RegExp);
   const uploads = modules.flatMap((m) => m.uploads ?? []);
   const { issue, verify } = csrf(deps.authSecret, {
     secure: deps.env.isProduction,
     sessionCookie: deps.sessionCookie,
     exempt: (path) =>
       csrfExempt.has(path) ||
+      exemptPatterns.some((pattern) => pattern.test(path)) ||
       path.startsWith(`${QUEUE_DASHBOARD_PATH}/`) ||
       (deps.stripeEmulator !== undefined && EMULATOR_PATH.test(path)),
   });

@@ -72,6 +72,9 @@ export function createEventWorker(
       concurrency,
       prefix,
       autorun: true,
+      // A killed worker's job is taken over once its lock runs out (JOB_LOCK_SECONDS).
+      lockDuration: services.env.jobLockMs,
+      stalledInterval: services.env.jobLockMs,
       settings: { backoffStrategy: cappedBackoff(options.maxRetryDelayMs ?? services.env.jobRetryMaxDelayMs) },
     },
   );

@@ -8,6 +8,7 @@ import {
 } from '../src/events/contracts.ts';
 import { type EventHandler, type EventHandlers, inTurn } from '../src/jobs/context.ts';
 import { accounts } from '../src/modules/accounts/index.ts';
+import { announcements } from '../src/modules/announcements/index.ts';
 import { checkout } from '../src/modules/checkout/index.ts';
 import { sales } from '../src/modules/sales/index.ts';
 
@@ -19,6 +20,7 @@ export type HandlerMap = { [N in RoutedEvent]: EventHandler<N> };
 
 export const handlers: HandlerMap = {
   ...accounts.handlers,
+  ...announcements.handlers,
   ...checkout.handlers,
   ...sales.handlers,
   // Both modules keep a reference to the user.

@@ -13,9 +13,9 @@ import { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from '../src/modul
 import { createEventWorker, type WorkerServices } from './event-worker.ts';
 import { missingHandlers } from './handlers.ts';
 
-const QUEUES: readonly QueueName[] = ['mail', 'payments', 'exports'];
-/** Payments run one at a time, so a refund normally follows the sale it refunds. */
-const CONCURRENCY: Partial<Record<QueueName, number>> = { payments: 1, exports: 1 };
+const QUEUES: readonly QueueName[] = ['mail', 'payments', 'exports', 'announcements'];
+/** Payments run one at a time, so a refund normally follows the sale it refunds; announcements, to keep their pace. */
+const CONCURRENCY: Partial<Record<QueueName, number>> = { payments: 1, exports: 1, announcements: 1 };
 
 /** What modules add to a sweep: their own missing effects and clean-up. */
 const SWEEP_SOURCES: SweepSource[] = [sweepExports, sweepStripeEvents, konbiniReminders()];

@@ -131,6 +131,18 @@ const EnvSchema = v.object({
     ),
     '300',
   ),
+  /** How long a job's lock lives without renewal before another worker takes the job as stalled (BullMQ's lockDuration). */
+  JOB_LOCK_SECONDS: v.optional(seconds, '30'),
+  /** お知らせ配信: at most this many announcement e-mails a minute (docs/decisions/0048). */
+  ANNOUNCEMENT_RATE_PER_MINUTE: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[1-9]\d{0,5}$/, '1〜100000 の整数を指定してください (integer 1-100000)'),
+      v.transform(Number),
+      v.maxValue(100_000, '1〜100000 の整数を指定してください (integer 1-100000)'),
+    ),
+    '600',
+  ),
 });
 
 export type Env = ReturnType<typeof resolveEnv>;
@@ -248,6 +260,8 @@ function resolveEnv(raw: ReturnType<typeof parseEnv>) {
     caches: raw.SHOP_CACHES === 'on',
     sweep: { graceMs: raw.SWEEP_GRACE_SECONDS * 1_000, everyMs: raw.SWEEP_EVERY_SECONDS * 1_000 },
     jobRetryMaxDelayMs: raw.JOB_RETRY_MAX_DELAY_SECONDS * 1_000,
+    jobLockMs: raw.JOB_LOCK_SECONDS * 1_000,
+    announcementRatePerMinute: raw.ANNOUNCEMENT_RATE_PER_MINUTE,
   };
 }
 

@@ -50,6 +50,31 @@ export interface AccountTokens {
   user_id: string;
 }
 
+export interface AnnouncementRecipients {
+  announcement_id: string;
+  attempts: Generated<number>;
+  claimed_at: Timestamp | null;
+  error: string | null;
+  sent_at: Timestamp | null;
+  status: Generated<string>;
+  user_id: string;
+}
+
+export interface Announcements {
+  batch: Generated<number>;
+  body: string;
+  cancelled_at: Timestamp | null;
+  created_at: Timestamp;
+  created_by: string | null;
+  created_by_email: string | null;
+  finished_at: Timestamp | null;
+  id: string;
+  license_id: number | null;
+  started_at: Timestamp | null;
+  state: Generated<string>;
+  subject: string;
+}
+
 export interface AuditLogs {
   action: string;
   actor_email: string | null;
@@ -80,6 +105,14 @@ export interface CheckoutSessions {
   stripe_session_id: string | null;
   updated_at: Timestamp;
   user_id: string | null;
+}
+
+export interface ConsentChanges {
+  created_at: Timestamp;
+  distribution: boolean;
+  id: string;
+  source: string;
+  user_id: string;
 }
 
 export interface Exports {
@@ -354,6 +387,12 @@ export interface TwoFactors {
   verified: Generated<boolean>;
 }
 
+export interface UnsubscribeTokens {
+  created_at: Generated<Timestamp>;
+  token: string;
+  user_id: string;
+}
+
 export interface Users {
   affiliation: number | null;
   affiliation_name: Generated<string>;
@@ -396,8 +435,11 @@ export interface Verifications {
 export interface DB {
   account_tokens: AccountTokens;
   accounts: Accounts;
+  announcement_recipients: AnnouncementRecipients;
+  announcements: Announcements;
   audit_logs: AuditLogs;
   checkout_sessions: CheckoutSessions;
+  consent_changes: ConsentChanges;
   export_sales: ExportSales;
   exports: Exports;
   known_devices: KnownDevices;
@@ -417,6 +459,7 @@ export interface DB {
   stripe_events: StripeEvents;
   two_factor_locks: TwoFactorLocks;
   two_factors: TwoFactors;
+  unsubscribe_tokens: UnsubscribeTokens;
   users: Users;
   verifications: Verifications;
 }

@@ -58,6 +58,16 @@ export const eventPayloads = {
   ExportRequested: v.object({ exportId: id }),
   ReconciliationRequested: v.object({ trigger: v.picklist(['manual', 'schedule']), runId: v.optional(id) }),
   ReconciliationFlagged: v.object({ runId: id, outcome: v.picklist(['findings', 'failed']) }),
+  AnnouncementRequested: v.object({ announcementId: id }),
+  /** The next batch of an announcement's mails (each job sends one batch, then records the next). */
+  AnnouncementBatchDue: v.object({ announcementId: id, batch: v.number() }),
+  /** A draft, not yet stored: its text travels with the event to the administrator's own address. */
+  AnnouncementTestRequested: v.object({
+    userId: id,
+    subject: v.string(),
+    body: v.string(),
+    licenseId: v.nullable(v.number()),
+  }),
 } as const;
 
 export type EventName = keyof typeof eventPayloads;
@@ -71,7 +81,7 @@ export interface DomainEvent<N extends EventName = EventName> {
   payload: EventPayload<N>;
 }
 
-export const queueNames = ['mail', 'payments', 'exports'] as const;
+export const queueNames = ['mail', 'payments', 'exports', 'announcements'] as const;
 export type QueueName = (typeof queueNames)[number];
 
 /** An event that no consumer needs yet routes nowhere and is simply marked published. */
@@ -104,6 +114,9 @@ export const eventRoutes = {
   ExportRequested: ['exports'],
   ReconciliationRequested: ['payments'],
   ReconciliationFlagged: ['mail'],
+  AnnouncementRequested: ['announcements'],
+  AnnouncementBatchDue: ['announcements'],
+  AnnouncementTestRequested: ['mail'],
 } as const satisfies Record<EventName, readonly QueueName[]>;
 
 export type RoutedEvent = { [N in EventName]: (typeof eventRoutes)[N] extends readonly [] ? never : N }[EventName];

@@ -9,6 +9,7 @@ export const queueLabels: Record<QueueName, string> = {
   mail: 'メール',
   payments: '決済',
   exports: 'CSV出力',
+  announcements: 'お知らせ配信',
 };
 
 /** A job's name is the event it carries (the relay enqueues `event.name`). */
@@ -41,6 +42,9 @@ export const eventLabels: Record<EventName, string> = {
   ExportRequested: '研修管理システム用CSVの作成',
   ReconciliationRequested: '決済の照合',
   ReconciliationFlagged: '照合結果のお知らせ',
+  AnnouncementRequested: 'お知らせ配信の開始',
+  AnnouncementBatchDue: 'お知らせ配信（続き）',
+  AnnouncementTestRequested: 'お知らせのテスト送信',
 };
 
 /** Jobs that carry no event: the sweeper's own schedule. */

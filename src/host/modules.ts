@@ -3,6 +3,7 @@ import { type DbEnv, initOrm, type MigrateOptions, migrate, type Orm, withMigrat
 import { OutboxEvent } from '../events/outbox-event.entity.ts';
 import type { AppModule } from '../http/context.ts';
 import { accountAuditLabels, accounts } from '../modules/accounts/index.ts';
+import { announcementAuditLabels, announcements } from '../modules/announcements/index.ts';
 import { auditModule } from '../modules/audit/index.ts';
 import { checkout, checkoutAuditLabels } from '../modules/checkout/index.ts';
 import { health } from '../modules/health/index.ts';
@@ -16,7 +17,14 @@ import { orderDetail } from './order-detail.ts';
  * What each module calls the entries it records in the audit log, handed to the audit module (which
  * knows no other module). This order is the order of the log's filters and of an entry's fields.
  */
-const auditLabels = [accountAuditLabels, licenseAuditLabels, saleAuditLabels, checkoutAuditLabels, mailAuditLabels];
+const auditLabels = [
+  accountAuditLabels,
+  licenseAuditLabels,
+  saleAuditLabels,
+  checkoutAuditLabels,
+  mailAuditLabels,
+  announcementAuditLabels,
+];
 
 /** Every module of the shop, as the host mounts them. Their order carries no meaning (tests reverse it). */
 export const appModules: readonly AppModule[] = [
@@ -25,6 +33,7 @@ export const appModules: readonly AppModule[] = [
   checkout,
   sales,
   mail,
+  announcements,
   auditModule(auditLabels),
   health,
   memberHistory,

@@ -93,5 +93,6 @@ export interface AppModule {
   entities: readonly EntityClass[];
   handlers?: EventHandlers;
   uploads?: readonly UploadRoute[];
-  csrfExempt?: readonly string[];
+  /** Exact paths, or a pattern for a path with a token in it (the unsubscribe link). */
+  csrfExempt?: readonly (string | RegExp)[];
 }

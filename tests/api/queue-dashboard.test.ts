@@ -127,6 +127,7 @@ describe('the dashboard an administrator gets', () => {
       mail: 'メール',
       payments: '決済',
       exports: 'CSV出力',
+      announcements: 'お知らせ配信',
     });
   });
 
@@ -134,7 +135,7 @@ describe('the dashboard an administrator gets', () => {
     const api = await admin.get('/admin/queues/api/queues');
     expect(api.status).toBe(200);
     const listed = (await api.json()).queues as { name: string; readOnlyMode: boolean; allowRetries: boolean }[];
-    expect(listed.map((q) => q.name).sort()).toEqual(['exports', 'mail', 'payments']);
+    expect(listed.map((q) => q.name).sort()).toEqual(['announcements', 'exports', 'mail', 'payments']);
     for (const queue of listed) expect(queue).toMatchObject({ readOnlyMode: true, allowRetries: false });
   });
 

@@ -190,7 +190,7 @@ describe('the queue dashboard in Chromium', () => {
         });
         if (path === '/admin/queues' || path.includes('?status=')) expect(text).toContain('予約');
         expect(text).not.toMatch(/遅延|failedジョブ/);
-        const codeNames = ['mail', 'payments', 'exports', ...eventNames];
+        const codeNames = ['mail', 'payments', 'exports', 'announcements', ...eventNames];
         expect(
           text.split(/\s+/).filter((word) => codeNames.includes(word)),
           `${path}`,

@@ -297,6 +297,8 @@ export interface ManyMembers {
   firstNameKana?: EachText<string | null>;
   affiliation?: Each<number | null>;
   affiliationName?: EachText<string>;
+  distribution?: boolean;
+  emailVerified?: boolean;
   createdAt?: Timeline;
 }
 
@@ -331,7 +333,7 @@ export async function manyMembers(target: Target, o: ManyMembers): Promise<void>
       series(db, o.from ?? 1, o.to).select([
         (o.id === undefined ? sql`gen_random_uuid()::text` : text(o.id)).as('id'),
         text(o.email ?? `member-${tag}-{n}@example.jp`).as('email'),
-        sql`true`.as('email_verified'),
+        sql`${o.emailVerified ?? true}::boolean`.as('email_verified'),
         text(o.name ?? '').as('name'),
         text(o.lastName ?? '山田').as('last_name'),
         text(o.firstName ?? '{n}').as('first_name'),
@@ -339,7 +341,7 @@ export async function manyMembers(target: Target, o: ManyMembers): Promise<void>
         text(o.firstNameKana ?? null).as('first_name_kana'),
         integer(o.affiliation === undefined ? 4 : o.affiliation).as('affiliation'),
         text(o.affiliationName ?? '〇〇消防局').as('affiliation_name'),
-        sql`true`.as('distribution'),
+        sql`${o.distribution ?? true}::boolean`.as('distribution'),
         sql`'user'`.as('role'),
         sql`false`.as('banned'),
         sql`false`.as('two_factor_enabled'),

@@ -7,7 +7,7 @@ describe('the administrator’s words for queues and jobs', () => {
   it('has a distinct Japanese label for every event and queue', () => {
     for (const name of eventNames) expect(jobLabel(name), name).toMatch(/[ぁ-んァ-ヶ一-龠]/);
     expect(new Set(Object.values(eventLabels)).size).toBe(eventNames.length);
-    expect(queueNames.map(queueLabel)).toEqual(['メール', '決済', 'CSV出力']);
+    expect(queueNames.map(queueLabel)).toEqual(['メール', '決済', 'CSV出力', 'お知らせ配信']);
     expect(jobLabel('SalePaid')).toBe('購入の記録');
   });
 

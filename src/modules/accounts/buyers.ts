@@ -1,4 +1,4 @@
-import { now as dbNow, db as kysely } from '../../db/kysely.ts';
+import { db as kysely } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 import { User } from './entities/user.entity.ts';
 
@@ -53,8 +53,3 @@ export async function currentBuyers(em: Em, userIds: readonly string[]): Promise
 }
 
 export type Buyer = NonNullable<Awaited<ReturnType<typeof findBuyer>>>;
-
-/** The purchase screen's distribution opt-in is the member's current choice: saved in the caller's transaction. */
-export async function setDistribution(tx: Em, userId: string, distribution: boolean): Promise<void> {
-  await kysely(tx).updateTable('users').set({ distribution, updated_at: dbNow() }).where('id', '=', userId).execute();
-}

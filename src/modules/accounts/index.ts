@@ -1,6 +1,7 @@
 // The accounts module's public surface: what the host and other modules may use.
 import type { AppModule } from '../../http/context.ts';
 import { AccountToken } from './entities/account-token.entity.ts';
+import { ConsentChange, UnsubscribeToken } from './entities/consent.entity.ts';
 import { KnownDevice } from './entities/known-device.entity.ts';
 import { Passkey, TwoFactor, TwoFactorLock } from './entities/two-factor.entity.ts';
 import { Account, Session, User, Verification } from './entities/user.entity.ts';
@@ -20,12 +21,14 @@ import {
 } from './handlers/account-mails.ts';
 import { onTwoFactorLocked } from './handlers/two-factor-lock-mail.ts';
 import { accountRoutes } from './routes.ts';
+import { UNSUBSCRIBE_PATH, unsubscribeRoutes } from './unsubscribe-routes.ts';
 
 export { createOrPromoteAdmin } from './admin-users.ts';
 export { AFFILIATIONS, combinedAffiliationName } from './affiliations.ts';
 export { accountAuditLabels } from './audit-labels.ts';
 export { createAuth } from './auth.ts';
-export { administrators, type Buyer, currentBuyers, findBuyer, setDistribution } from './buyers.ts';
+export { administrators, type Buyer, currentBuyers, findBuyer } from './buyers.ts';
+export { announcementAudience, announcementRecipients, consentHistory, setDistribution, testRecipient } from './consent.ts';
 export { membersMatching } from './member-match.ts';
 export { redisSignInChallenges } from './passkey-challenges.ts';
 export { newPasswordProblem } from './password-policy.ts';
@@ -39,7 +42,21 @@ export const loadDemo = () => import('./demo.ts');
 export const accounts = {
   name: 'accounts',
   api: accountRoutes,
-  entities: [User, Session, Account, Verification, AccountToken, KnownDevice, TwoFactor, Passkey, TwoFactorLock],
+  root: unsubscribeRoutes,
+  csrfExempt: [UNSUBSCRIBE_PATH],
+  entities: [
+    User,
+    Session,
+    Account,
+    Verification,
+    AccountToken,
+    KnownDevice,
+    TwoFactor,
+    Passkey,
+    TwoFactorLock,
+    ConsentChange,
+    UnsubscribeToken,
+  ],
   handlers: {
     UserRegistered: onUserRegistered,
     RegistrationAttempted: onRegistrationAttempted,

@@ -4,6 +4,7 @@ import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
+import { recordConsent } from './consent.ts';
 import { User } from './entities/user.entity.ts';
 import type { ProfileData } from './schemas.ts';
 import { consumeToken } from './tokens.ts';
@@ -56,6 +57,8 @@ export async function updateProfile(
     if (!user) throw new AppError('not_found', USER_NOT_FOUND);
     assertVersion(user, input.updated_at);
     const before = auditView(user);
+    const distribution = input.distribution ?? user.distribution;
+    if (distribution !== user.distribution) recordConsent(tx, user.id, distribution, byAdmin ? 'admin' : 'profile');
     if (byAdmin) {
       const oldEmail = user.email;
       // An administrator's edit applies at once (the address is theirs to vouch for) and is audited.
@@ -72,7 +75,7 @@ export async function updateProfile(
         affiliation: input.affiliations,
         affiliationName: input.affiliation_name,
         affiliationOther: input.affiliation_other,
-        distribution: input.distribution,
+        distribution,
         updatedAt: new Date(),
       });
       recordAudit(tx, byAdmin, { action: 'user.update', targetType: 'user', targetId: user.id, before, after: auditView(user) });
@@ -87,7 +90,7 @@ export async function updateProfile(
     user.affiliation = input.affiliations;
     user.affiliationName = input.affiliation_name;
     user.affiliationOther = input.affiliation_other;
-    user.distribution = input.distribution;
+    user.distribution = distribution;
     user.updatedAt = new Date();
     if (input.email === user.email) {
       user.pendingEmail = null;

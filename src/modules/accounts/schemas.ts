@@ -49,7 +49,8 @@ const profileEntries = {
   affiliation_other: v.optional(
     v.nullable(v.pipe(v.string('その他の所属は文字列で入力してください。'), printable('その他の所属'), v.trim())),
   ),
-  distribution: v.optional(v.boolean('配信の希望は「はい」か「いいえ」で選択してください。'), true),
+  // Left out: registration asks it (checked by default), a profile edit keeps the member's choice.
+  distribution: v.optional(v.boolean('配信の希望は「はい」か「いいえ」で選択してください。')),
 };
 
 export const ProfileInput = v.pipe(

@@ -57,7 +57,7 @@ export function profileDto(input: ProfileData) {
     affiliations: input.affiliations,
     affiliation_name: input.affiliation_name,
     affiliation_other: input.affiliation_other,
-    distribution: input.distribution,
+    distribution: input.distribution ?? true,
   };
 }
 

@@ -3,6 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { db as kysely } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 import { recordEvent } from '../../events/outbox.ts';
+import { recordConsent } from './consent.ts';
 import { Account, User } from './entities/user.entity.ts';
 import { hashPassword } from './password.ts';
 
@@ -55,6 +56,7 @@ export async function createUser(tx: Em, input: NewUser): Promise<User> {
     createdAt: now,
     updatedAt: now,
   });
+  recordConsent(tx, user.id, user.distribution, 'registration');
   if (!user.emailVerified) recordEvent(tx, 'UserRegistered', { userId: user.id });
   return user;
 }

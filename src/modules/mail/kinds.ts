@@ -24,6 +24,7 @@ const MAIL_KINDS = {
   'konbini-reminder': 'コンビニ払いのお支払い期限のお知らせ（前日）',
   'konbini-lapsed': 'コンビニ払いの支払期限切れのお知らせ',
   'reconciliation-digest': '決済の照合結果のお知らせ（管理者宛）',
+  'announcement-test': 'お知らせ配信のテスト送信（管理者宛）',
 } as const satisfies Record<string, string>;
 
 export type MailKind = keyof typeof MAIL_KINDS;

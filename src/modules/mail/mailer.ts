@@ -10,6 +10,10 @@ export interface MailMessage {
   text: string;
   html: string;
   messageId?: string;
+  /** Extra header lines (List-Unsubscribe on announcements). */
+  headers?: Record<string, string>;
+  /** One of many (announcements): sent over a kept-open connection instead of a new one each. */
+  bulk?: boolean;
 }
 
 export interface Mailer {
@@ -46,19 +50,26 @@ export function createMailer(options: { smtpUrl?: string; from: string; dataDir:
   if (options.smtpUrl) {
     // Options given with `url` are overridden by the URL's query, so SMTP_URL may set other limits.
     const transport = nodemailer.createTransport({ url: options.smtpUrl, ...SMTP_TIMEOUTS });
+    // nodemailer's pooled transport for bulk: a connection costs more than a message (measured 140 ms vs 20 ms).
+    let pooled: typeof transport | undefined;
     return {
-      async send(message) {
-        const info = await transport.sendMail({ from: options.from, ...message });
+      async send({ bulk, ...message }) {
+        if (bulk)
+          pooled ??= nodemailer.createTransport({ url: options.smtpUrl, pool: true, maxConnections: 1, ...SMTP_TIMEOUTS });
+        const info = await (bulk && pooled ? pooled : transport).sendMail({ from: options.from, ...message });
         return { messageId: info.messageId };
       },
       messageIdFor: idFor,
-      close: () => transport.close(),
+      close: () => {
+        transport.close();
+        pooled?.close();
+      },
     };
   }
   const dir = join(options.dataDir, 'mail');
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
-    async send(message) {
+    async send({ bulk: _bulk, ...message }) {
       const info = await transport.sendMail({ from: options.from, ...message });
       mkdirSync(dir, { recursive: true });
       const file = join(dir, devMailFileName(new Date(), message.to, info.messageId));

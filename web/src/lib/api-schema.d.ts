@@ -2,6 +2,28 @@
 
 
 export interface paths {
+  "/api/announcements": {
+    /** お知らせ配信の一覧 */
+    get: operations["getApiAnnouncements"];
+    /** お知らせを配信する（配信を希望した会員全員へ） */
+    post: operations["postApiAnnouncements"];
+  };
+  "/api/announcements/{id}": {
+    /** お知らせ配信の進み具合 */
+    get: operations["getApiAnnouncementsById"];
+  };
+  "/api/announcements/{id}/cancel": {
+    /** お知らせ配信を中止する */
+    post: operations["postApiAnnouncementsByIdCancel"];
+  };
+  "/api/announcements/preview": {
+    /** お知らせのプレビュー（会員に届く文面） */
+    post: operations["postApiAnnouncementsPreview"];
+  };
+  "/api/announcements/test": {
+    /** お知らせを自分宛てにテスト送信する */
+    post: operations["postApiAnnouncementsTest"];
+  };
   "/api/audit-logs": {
     /** 操作履歴 */
     get: operations["getApiAuditLogs"];
@@ -378,6 +400,26 @@ export type webhooks = Record<string, never>;
 
 export interface components {
   schemas: {
+    Announcement: {
+      body: string;
+      cancelled: number;
+      cancelled_at: string | null;
+      /** Format: date-time */
+      created_at: string;
+      created_by_email: string | null;
+      failed: number;
+      finished_at: string | null;
+      id: string;
+      license_id: number | null;
+      pending: number;
+      sent: number;
+      skipped: number;
+      started_at: string | null;
+      /** @enum {string} */
+      state: "queued" | "sending" | "done" | "cancelled";
+      subject: string;
+      total: number;
+    };
     AuditEntry: {
       action: string;
       action_label: string;
@@ -648,6 +690,344 @@ export type external = Record<string, never>;
 
 export interface operations {
 
+  /** お知らせ配信の一覧 */
+  getApiAnnouncements: {
+    parameters: {
+      query?: {
+        page?: string;
+        per_page?: string;
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            announcements: components["schemas"]["Announcement"][];
+            page: number;
+            per_page: number;
+            total: number;
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** お知らせを配信する（配信を希望した会員全員へ） */
+  postApiAnnouncements: {
+    requestBody: {
+      content: {
+        "application/json": {
+          body: string;
+          license_id?: number | null;
+          subject: string;
+        };
+      };
+    };
+    responses: {
+      /** @description 受け付けました。 */
+      202: {
+        content: {
+          "application/json": {
+            id: string;
+          };
+        };
+      };
+      /** @description 本文の形式が正しくありません（JSON でない、入れ子が深すぎるなど）。 */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** お知らせ配信の進み具合 */
+  getApiAnnouncementsById: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Announcement"];
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** お知らせ配信を中止する */
+  postApiAnnouncementsByIdCancel: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": components["schemas"]["Announcement"];
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 他の操作と競合しました（code で理由を示すことがあります）。 */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** お知らせのプレビュー（会員に届く文面） */
+  postApiAnnouncementsPreview: {
+    requestBody: {
+      content: {
+        "application/json": {
+          body: string;
+          license_id?: number | null;
+          subject: string;
+        };
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            list_unsubscribe: string;
+            subject: string;
+            text: string;
+          };
+        };
+      };
+      /** @description 本文の形式が正しくありません（JSON でない、入れ子が深すぎるなど）。 */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** お知らせを自分宛てにテスト送信する */
+  postApiAnnouncementsTest: {
+    requestBody: {
+      content: {
+        "application/json": {
+          body: string;
+          license_id?: number | null;
+          subject: string;
+        };
+      };
+    };
+    responses: {
+      /** @description 受け付けました。 */
+      202: {
+        content: {
+          "application/json": {
+            message: string;
+          };
+        };
+      };
+      /** @description 本文の形式が正しくありません（JSON でない、入れ子が深すぎるなど）。 */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   /** 操作履歴 */
   getApiAuditLogs: {
     parameters: {
@@ -5301,7 +5681,6 @@ export interface operations {
           affiliation_name: string;
           affiliation_other?: string | null;
           affiliations: number;
-          /** @default true */
           distribution?: boolean;
           /** Format: email */
           email: string;
@@ -5406,7 +5785,6 @@ export interface operations {
           affiliation_name: string;
           affiliation_other?: string | null;
           affiliations: number;
-          /** @default true */
           distribution?: boolean;
           /** Format: email */
           email: string;
@@ -6077,7 +6455,6 @@ export interface operations {
           affiliation_name: string;
           affiliation_other?: string | null;
           affiliations: number;
-          /** @default true */
           distribution?: boolean;
           /** Format: email */
           email: string;
@@ -6201,7 +6578,6 @@ export interface operations {
           affiliation_name: string;
           affiliation_other?: string | null;
           affiliations: number;
-          /** @default true */
           distribution?: boolean;
           /** Format: email */
           email: string;

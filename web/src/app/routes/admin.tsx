@@ -60,6 +60,14 @@ export const adminRoutes: RouteObject[] = [
         lazy: later(adminUsers, (m) => <m.AdminUserDeletePage />),
       },
       {
+        path: 'announcements',
+        handle: meta('administrator', false, 'お知らせ配信'),
+        lazy: later(
+          () => import('../../features/announcements/routes/announcements'),
+          (m) => <m.AnnouncementsPage />,
+        ),
+      },
+      {
         path: 'licenses',
         handle: meta('administrator', false, 'ライセンス一覧'),
         lazy: later(

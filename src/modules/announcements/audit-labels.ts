@@ -1,0 +1,13 @@
+import type { AuditLabels } from '../audit/index.ts';
+
+const STATE: Record<string, string> = { queued: '送信待ち', sending: '送信中', done: '送信完了', cancelled: '中止' };
+
+/** How the audit log names what administrators do to announcements. */
+export const announcementAuditLabels = {
+  actions: { 'announcement.create': 'お知らせの配信', 'announcement.cancel': 'お知らせ配信の中止' },
+  targets: { announcement: 'お知らせ' },
+  fieldsByTarget: {
+    announcement: { subject: '件名', license_id: 'ご案内するライセンス', body_length: '本文の文字数', state: '配信状態' },
+  },
+  valuesByTarget: { announcement: { state: STATE } },
+} satisfies AuditLabels;

@@ -1,0 +1,55 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../../http/context.ts';
+import { AppError } from '../../http/errors.ts';
+import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { jsonInput, queryInput } from '../../http/validate.ts';
+import { announcementDocs } from './responses.ts';
+import { AnnouncementInput, AnnouncementsQuery } from './schemas.ts';
+import {
+  ANNOUNCEMENT_NOT_FOUND,
+  announcementProgress,
+  cancelAnnouncement,
+  createAnnouncement,
+  listAnnouncements,
+  previewAnnouncement,
+  requestTestSend,
+} from './service.ts';
+
+const ID = ':id{[0-9a-f-]+}';
+const announcementId = (raw: string) => {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(raw)) {
+    throw new AppError('not_found', ANNOUNCEMENT_NOT_FOUND);
+  }
+  return raw;
+};
+const actorOf = (c: Parameters<typeof signedInUser>[0]) => {
+  const user = signedInUser(c);
+  return { id: user.id, email: user.email };
+};
+
+/** お知らせ配信 (administrators): compose, preview, test to oneself, send to every member who asked, watch, cancel. */
+export const announcementRoutes = new Hono<AppEnv>()
+  .get('/announcements', announcementDocs.list, requireAdmin, async (c) =>
+    c.json(await listAnnouncements(c.var.deps.orm, queryInput(c, AnnouncementsQuery))),
+  )
+  .post('/announcements', announcementDocs.create, requireAdmin, async (c) => {
+    const input = await jsonInput(c, AnnouncementInput);
+    return c.json({ id: await createAnnouncement(c.var.deps.orm, actorOf(c), input) }, 202);
+  })
+  .post('/announcements/preview', announcementDocs.preview, requireAdmin, async (c) => {
+    const input = await jsonInput(c, AnnouncementInput);
+    const { appUrl, mailFrom } = c.var.deps.env;
+    return c.json(await previewAnnouncement(c.var.deps.orm, input, { appUrl, mailFrom }));
+  })
+  .post('/announcements/test', announcementDocs.test, requireAdmin, async (c) => {
+    const input = await jsonInput(c, AnnouncementInput);
+    const actor = actorOf(c);
+    await requestTestSend(c.var.deps.orm, actor, input);
+    return c.json({ message: `${actor.email} 宛てにテスト送信します。まもなく届きます。` }, 202);
+  })
+  .get(`/announcements/${ID}`, announcementDocs.show, requireAdmin, async (c) =>
+    c.json(await announcementProgress(c.var.deps.orm, announcementId(c.req.param('id')))),
+  )
+  .post(`/announcements/${ID}/cancel`, announcementDocs.cancel, requireAdmin, async (c) =>
+    c.json(await cancelAnnouncement(c.var.deps.orm, actorOf(c), announcementId(c.req.param('id')))),
+  );
