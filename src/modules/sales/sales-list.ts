@@ -37,10 +37,6 @@ const listTotals = (changes: ChangeFeed | undefined) =>
 const pageStarts = (changes: ChangeFeed | undefined) =>
   tableCache<number>(changes, 'sales list page starts', ['sales'], { max: 10_000, ttlMs: 10 * 60_000 });
 
-/** The pages an administrator looks at again (paging back, a refresh), kept until the sales change. */
-const pages = (changes: ChangeFeed | undefined) =>
-  tableCache<SaleView[]>(changes, 'sales list pages', ['sales'], { max: 500, ttlMs: 10 * 60_000 });
-
 /** The administrators' sales list, newest first, with the total (capped at COUNT_CAP, `total_capped`). */
 export async function listSales(orm: Orm, asked: SalesFilter, page: number, perPage: number, feed?: ChangeFeed) {
   const filter = await resolveSearch(orm, asked);
@@ -64,34 +60,11 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
       .select((eb) => countAll(eb).as('n'))
       .executeTakeFirst(),
   );
-  const pageKey = JSON.stringify([question, page, perPage]);
-  const sales = await cached(pages(changes), pageKey, () => readPage(em, where, page, perPage, pageKey, changes));
-  const n = count?.n ?? 0;
-  return {
-    sales: await withCurrentBuyers(em, sales, feed),
-    total: Math.min(n, cap),
-    total_capped: n > cap,
-    // The name search reached MEMBER_MATCH_CAP members: the screen asks for a longer name.
-    members_capped: filter.membersCapped ?? false,
-    page,
-    per_page: perPage,
-  };
-}
-
-/**
- * The page's ids first — an index-only walk however deep the page — then the rows of those 20. A
- * deeper page's first sale is remembered until the sales change: from there the page is a keyset
- * walk of 20 entries, not of every entry before it.
- */
-async function readPage(
-  em: Em,
-  where: Expression<SqlBool> | undefined,
-  page: number,
-  perPage: number,
-  pageKey: string,
-  changes: ChangeFeed | undefined,
-): Promise<SaleView[]> {
+  // The page's ids first — an index-only walk however deep the page — then the rows of those 20. A
+  // deeper page's first sale is remembered until the sales change: from there the page is a keyset
+  // walk of 20 entries, not of every entry before it.
   const firstOfPage = page > 1 ? pageStarts(changes) : undefined;
+  const pageKey = JSON.stringify([question, page, perPage]);
   const start = firstOfPage?.peek(pageKey);
   const since = firstOfPage?.since() ?? 0;
   const sales: SaleView[] = await kysely(em)
@@ -122,7 +95,16 @@ async function readPage(
     .execute();
   const first = sales[0]?.id;
   if (start === undefined && first !== undefined) firstOfPage?.set(pageKey, first, since);
-  return sales;
+  const n = count?.n ?? 0;
+  return {
+    sales: await withCurrentBuyers(em, sales, feed),
+    total: Math.min(n, cap),
+    total_capped: n > cap,
+    // The name search reached MEMBER_MATCH_CAP members: the screen asks for a longer name.
+    members_capped: filter.membersCapped ?? false,
+    page,
+    per_page: perPage,
+  };
 }
 
 /**
