@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db as kysely } from '../../src/db/kysely.ts';
 import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
+
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -26,9 +26,7 @@ afterAll(async () => {
 });
 
 async function member(email: string) {
-  return transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email, password: PASSWORD, lastName: '制限', firstName: '花子', emailVerified: true }),
-  );
+  return aMember(t.runtime.deps.orm, { email, password: PASSWORD, lastName: '制限', firstName: '花子', emailVerified: true });
 }
 
 const redisKey = (rule: string, key: string) => `${t.prefix}:ratelimit:${rule}:${key}`;

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { settled } from '../support/settle.ts';
@@ -14,9 +13,7 @@ let smtp: TestSmtp;
 const FIREFOX_MAC = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14.6; rv:132.0) Gecko/20100101 Firefox/132.0';
 
 async function member(email: string, password = 'member-pass-123') {
-  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email, password, lastName: '通知', firstName: '次郎', emailVerified: true }),
-  );
+  const user = await aMember(t.runtime.deps.orm, { email, password, lastName: '通知', firstName: '次郎', emailVerified: true });
   return user.id;
 }
 

@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db as kyselyOf, now } from '../../src/db/kysely.ts';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
 import type { Logger } from '../../src/lib/logger.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { freePort } from '../support/ports.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -81,17 +80,15 @@ afterAll(async () => {
 const db = () => shop.runtime.deps.orm.em.fork();
 
 async function newMember(email: string, verified = true) {
-  return transact(shop.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'member-pass-123',
-      lastName: '注意',
-      firstName: `花子${++seq}`,
-      emailVerified: verified,
-      affiliation: 2,
-      affiliationName: '〇〇病院',
-    }),
-  );
+  return aMember(shop.runtime.deps.orm, {
+    email,
+    password: 'member-pass-123',
+    lastName: '注意',
+    firstName: `花子${++seq}`,
+    emailVerified: verified,
+    affiliation: 2,
+    affiliationName: '〇〇病院',
+  });
 }
 
 const summary = async () => {

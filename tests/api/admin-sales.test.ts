@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import type { SaleStatus } from '../../src/modules/sales/index.ts';
 import { handlers } from '../../workers/handlers.ts';
-import { aLicense, aSale } from '../support/factories.ts';
+import { aLicense, aMember, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -47,15 +45,13 @@ beforeAll(async () => {
   smtp = await startSmtp();
   t = await startTestRuntime({ mode: 'all', smtpUrl: smtp.url, env: { EXPORT_GROUP_NAME: '〇〇研修グループ' } });
   await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'sales-admin@example.jp', password: 'sales-admin-123' });
-  await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email: 'member@example.jp',
-      password: 'member-pass-123',
-      lastName: 'm',
-      firstName: 'm',
-      emailVerified: true,
-    }),
-  );
+  await aMember(t.runtime.deps.orm, {
+    email: 'member@example.jp',
+    password: 'member-pass-123',
+    lastName: 'm',
+    firstName: 'm',
+    emailVerified: true,
+  });
   licenseA = await aLicense(t.runtime.deps.orm, { name: 'BLS', price: 11_000 });
   licenseB = await aLicense(t.runtime.deps.orm, { name: 'ACLS', price: 22_000 });
   // 2026-04-01 00:30 JST is 2026-03-31 15:30 UTC.

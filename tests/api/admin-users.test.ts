@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { aLicense, aMember, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -210,15 +208,13 @@ describe('administrator changes', () => {
 
 describe('PUT /api/users/{id}/role', () => {
   it('grants and revokes administrator rights, audited; never demotes oneself or the last administrator', async () => {
-    const member = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, {
-        email: 'promote-me@example.jp',
-        password: 'promote-pass-1',
-        lastName: '昇格',
-        firstName: '候補',
-        emailVerified: true,
-      }),
-    );
+    const member = await aMember(t.runtime.deps.orm, {
+      email: 'promote-me@example.jp',
+      password: 'promote-pass-1',
+      lastName: '昇格',
+      firstName: '候補',
+      emailVerified: true,
+    });
     const memberClient = new TestClient(t.app, '10.51.0.9');
     await memberClient.login('promote-me@example.jp', 'promote-pass-1');
     expect((await memberClient.put(`/api/users/${member.id}/role`, { role: 'admin' })).status).toBe(403);
@@ -248,16 +244,14 @@ describe('PUT /api/users/{id}/role', () => {
 
   it('keeps an administrator when two demote each other at once', async () => {
     const make = (email: string) =>
-      transact(t.runtime.deps.orm.em as Em, (tx) =>
-        createUser(tx, {
-          email,
-          password: 'mutual-pass-1',
-          lastName: '相互',
-          firstName: '管理',
-          emailVerified: true,
-          role: 'admin',
-        }),
-      );
+      aMember(t.runtime.deps.orm, {
+        email,
+        password: 'mutual-pass-1',
+        lastName: '相互',
+        firstName: '管理',
+        emailVerified: true,
+        role: 'admin',
+      });
     const a = await make('mutual-a@example.jp');
     const b = await make('mutual-b@example.jp');
     const em = t.runtime.deps.orm.em.fork();

@@ -2,11 +2,10 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db, millisecondsAgo, now } from '../../src/db/kysely.ts';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { maskTokens } from '../../src/lib/mask-tokens.ts';
-import { createAuth, createOrPromoteAdmin, createUser, newPasswordProblem } from '../../src/modules/accounts/index.ts';
+import { createAuth, createOrPromoteAdmin, newPasswordProblem } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -34,17 +33,15 @@ afterAll(async () => t?.stop());
 /** A verified member with a password that passes every rule, signed in from an address of their own. */
 async function member(lastName = '防災', firstName = '花子') {
   const email = `asvs-${++seq}-${Date.now()}@example.jp`;
-  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'quiet-meadow-7319',
-      lastName,
-      firstName,
-      emailVerified: true,
-      affiliation: 4,
-      affiliationName: '〇〇消防',
-    }),
-  );
+  const user = await aMember(t.runtime.deps.orm, {
+    email,
+    password: 'quiet-meadow-7319',
+    lastName,
+    firstName,
+    emailVerified: true,
+    affiliation: 4,
+    affiliationName: '〇〇消防',
+  });
   const client = new TestClient(t.app, `10.77.1.${seq}`);
   expect((await client.login(email, 'quiet-meadow-7319')).status).toBe(200);
   return { id: user.id, email, client };
@@ -148,9 +145,13 @@ describe('passwords to ASVS V6.2', () => {
 
   it('refuses them at the member’s change and an administrator’s forced change; an old weak password still signs in', async () => {
     const email = `weak-${Date.now()}@example.jp`;
-    const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, { email, password: 'password', lastName: '古田', firstName: '弱子', emailVerified: true }),
-    );
+    const user = await aMember(t.runtime.deps.orm, {
+      email,
+      password: 'password',
+      lastName: '古田',
+      firstName: '弱子',
+      emailVerified: true,
+    });
     // Existing weak passwords keep working until changed.
     const m = new TestClient(t.app, '10.77.2.5');
     expect((await m.login(email, 'password')).status).toBe(200);
@@ -330,9 +331,13 @@ describe('/readyz details', () => {
 describe('the session cookie in production', () => {
   it('is __Host-: Secure, Path=/, no Domain (and the CSRF cookie is Secure, Path=/, no Domain)', async () => {
     const email = `host-${Date.now()}@example.jp`;
-    await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, { email, password: 'granite-willow-6610', lastName: '本番', firstName: '確認', emailVerified: true }),
-    );
+    await aMember(t.runtime.deps.orm, {
+      email,
+      password: 'granite-willow-6610',
+      lastName: '本番',
+      firstName: '確認',
+      emailVerified: true,
+    });
     const auth = createAuth({
       db: t.runtime.deps.orm.em.fork().getKysely() as never,
       secret: 'x'.repeat(40),

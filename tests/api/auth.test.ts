@@ -1,11 +1,10 @@
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
 import type { AppEnv } from '../../src/http/context.ts';
 import { AppError, errorResponse } from '../../src/http/errors.ts';
 import { requireAdmin, requireSelfOrAdmin, requireUser } from '../../src/http/guards.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -27,13 +26,15 @@ const profileOf = (email: string) => ({
 beforeAll(async () => {
   t = await startTestRuntime();
   await createOrPromoteAdmin(t.runtime.deps.orm, ADMIN);
-  const member = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { ...MEMBER, lastName: '山田', firstName: '花子', emailVerified: true }),
-  );
+  const member = await aMember(t.runtime.deps.orm, { ...MEMBER, lastName: '山田', firstName: '花子', emailVerified: true });
   memberId = member.id;
-  await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email: 'unverified@example.jp', password: 'unverified-123', lastName: '未確認', firstName: '太郎' }),
-  );
+  await aMember(t.runtime.deps.orm, {
+    email: 'unverified@example.jp',
+    password: 'unverified-123',
+    lastName: '未確認',
+    firstName: '太郎',
+    emailVerified: false,
+  });
 });
 afterAll(async () => t?.stop());
 
@@ -119,15 +120,13 @@ describe('GET/POST /api/login, POST /api/logout', () => {
   });
 
   it('pauses an account after 10 failures from any number of addresses, even for the right password, and tells its owner once', async () => {
-    const victim = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, {
-        email: 'victim@example.jp',
-        password: 'victim-pass-123',
-        lastName: '被害',
-        firstName: '者',
-        emailVerified: true,
-      }),
-    );
+    const victim = await aMember(t.runtime.deps.orm, {
+      email: 'victim@example.jp',
+      password: 'victim-pass-123',
+      lastName: '被害',
+      firstName: '者',
+      emailVerified: true,
+    });
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
       statuses.push((await new TestClient(t.app, `192.0.2.${10 + (i % 5)}`).login('victim@example.jp', `guess-${i}`)).status);
@@ -243,9 +242,13 @@ describe('admin:create', () => {
 
   it('keeps e-mails unique whatever their case', async () => {
     await expect(
-      transact(t.runtime.deps.orm.em as Em, (tx) =>
-        createUser(tx, { email: 'ADMIN@example.jp', password: 'another-123', lastName: 'x', firstName: 'y' }),
-      ),
+      aMember(t.runtime.deps.orm, {
+        email: 'ADMIN@example.jp',
+        password: 'another-123',
+        lastName: 'x',
+        firstName: 'y',
+        emailVerified: false,
+      }),
     ).rejects.toThrow();
   });
 });

@@ -1,11 +1,11 @@
 import { Client, Pool } from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Em, guardPool } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { guardPool } from '../../src/db/orm.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { recentWorkers } from '../../src/modules/health/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { TEST_PG_URL } from '../support/env.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
@@ -145,9 +145,13 @@ it('destroys connections that died inside open transactions, twice, and works ag
 
   // Jobs flow: a new member's verification e-mail goes out through the relay and the mail worker.
   const email = `pool-${Date.now()}@example.jp`;
-  await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email, password: 'member-pass-123', lastName: '高橋', firstName: '三郎' }),
-  );
+  await aMember(t.runtime.deps.orm, {
+    email,
+    password: 'member-pass-123',
+    lastName: '高橋',
+    firstName: '三郎',
+    emailVerified: false,
+  });
   const mail = await smtp.waitFor(smtp.to(email), 20_000);
   expect(mail.subject).toContain('メールアドレスの確認');
 
@@ -163,9 +167,13 @@ it('a job running while its connection is terminated succeeds on retry, and the 
   // Terminate while the relay and the worker are busy with a batch of e-mails.
   const emails = Array.from({ length: 8 }, (_, i) => `burst-${i}-${Date.now()}@example.jp`);
   for (const email of emails) {
-    await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, { email, password: 'member-pass-123', lastName: '佐藤', firstName: '花子' }),
-    );
+    await aMember(t.runtime.deps.orm, {
+      email,
+      password: 'member-pass-123',
+      lastName: '佐藤',
+      firstName: '花子',
+      emailVerified: false,
+    });
   }
   await terminateAppBackends();
   await terminateAppBackends();
@@ -178,17 +186,15 @@ it('payments paid while the backends are terminated twice still become one sale 
   const buyers: { client: TestClient; email: string; sessionId: string }[] = [];
   for (let i = 0; i < 4; i++) {
     const email = `pool-buyer${i}-${Date.now()}@example.jp`;
-    await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, {
-        email,
-        password: 'buyer-pass-123',
-        lastName: '購入',
-        firstName: `太郎${i}`,
-        emailVerified: true,
-        affiliation: 4,
-        affiliationName: '〇〇消防',
-      }),
-    );
+    await aMember(t.runtime.deps.orm, {
+      email,
+      password: 'buyer-pass-123',
+      lastName: '購入',
+      firstName: `太郎${i}`,
+      emailVerified: true,
+      affiliation: 4,
+      affiliationName: '〇〇消防',
+    });
     const client = new TestClient(t.app, `10.30.0.${i + 1}`);
     expect((await client.login(email, 'buyer-pass-123')).status).toBe(200);
     const res = await client.post('/api/licenses/stripe', { licenseId, distribution: true });

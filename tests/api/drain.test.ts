@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
+import { aMemberIn } from '../support/factories.ts';
 import { startHaproxy } from '../support/haproxy.ts';
 import { TestClient } from '../support/http-client.ts';
 import { freePort } from '../support/ports.ts';
@@ -43,7 +43,7 @@ beforeAll(async () => {
   onCleanup(() => t.stop());
   await transact(t.runtime.deps.orm.em as Em, async (tx) => {
     for (let i = 0; i < MEMBERS; i++) {
-      await createUser(tx, { email: member(i), password: PASSWORD, lastName: '水野', firstName: '流', emailVerified: true });
+      await aMemberIn(tx, { email: member(i), password: PASSWORD, lastName: '水野', firstName: '流', emailVerified: true });
     }
   });
   await t.runtime.stop();

@@ -1,8 +1,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestServer } from '../support/server.ts';
 
@@ -15,15 +14,13 @@ beforeAll(async () => {
   app = await startTestServer({ mode: 'web' });
   await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'hostile-admin@example.jp', password: 'hostile-admin-1' });
   memberId = (
-    await transact(app.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, {
-        email: 'hostile-member@example.jp',
-        password: 'hostile-member-1',
-        lastName: '会員',
-        firstName: '一',
-        emailVerified: true,
-      }),
-    )
+    await aMember(app.runtime.deps.orm, {
+      email: 'hostile-member@example.jp',
+      password: 'hostile-member-1',
+      lastName: '会員',
+      firstName: '一',
+      emailVerified: true,
+    })
   ).id;
   admin = new TestClient(app.app, '10.90.0.1');
   await admin.login('hostile-admin@example.jp', 'hostile-admin-1');

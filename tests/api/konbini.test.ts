@@ -1,12 +1,11 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
 import { Sweeper } from '../../src/events/sweeper.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { konbiniReminders } from '../../src/modules/checkout/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -41,17 +40,15 @@ afterAll(async () => {
 
 async function member() {
   const email = `konbini${++seq}-${Date.now()}@example.jp`;
-  const user = await transact(shop.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'buyer-pass-123',
-      lastName: '払込',
-      firstName: `花子${seq}`,
-      emailVerified: true,
-      affiliation: 5,
-      affiliationName: '〇〇病院',
-    }),
-  );
+  const user = await aMember(shop.runtime.deps.orm, {
+    email,
+    password: 'buyer-pass-123',
+    lastName: '払込',
+    firstName: `花子${seq}`,
+    emailVerified: true,
+    affiliation: 5,
+    affiliationName: '〇〇病院',
+  });
   const client = new TestClient(shop.app, `10.30.0.${seq}`);
   expect((await client.login(email, 'buyer-pass-123')).status).toBe(200);
   return { client, id: user.id, email };

@@ -2,9 +2,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { htmlPage, jpegWithGps, pixelFloodPng, png, svgWithScript, webp } from '../support/images.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -18,15 +17,13 @@ beforeAll(async () => {
   t = await startTestRuntime();
   await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'admin@example.jp', password: 'admin-pass-123' });
   await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'admin2@example.jp', password: 'admin-pass-123' });
-  await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email: 'member@example.jp',
-      password: 'member-pass-123',
-      lastName: '会員',
-      firstName: '一郎',
-      emailVerified: true,
-    }),
-  );
+  await aMember(t.runtime.deps.orm, {
+    email: 'member@example.jp',
+    password: 'member-pass-123',
+    lastName: '会員',
+    firstName: '一郎',
+    emailVerified: true,
+  });
   admin = new TestClient(t.app, '10.1.0.1');
   await admin.login('admin@example.jp', 'admin-pass-123');
   member = new TestClient(t.app, '10.1.0.2');

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
 import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aMember, aMemberIn } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { settled } from '../support/settle.ts';
@@ -32,17 +33,19 @@ const linkIn = (text: string | undefined, path: string) => {
   return match[1];
 };
 
-async function registerAndVerify(email = unique('member'), password = 'password-123') {
-  const res = await client().post('/api/users/registration', { ...valid(email), password, password_confirmation: password });
-  expect(res.status).toBe(200);
-  const mail = await smtp.waitFor((m) => smtp.to(email)(m) && m.subject?.includes('メールアドレスの確認') === true);
-  const verify = await t.app.request(linkIn(mail.text, '/api/users/registration/verify/'));
-  expect(verify.headers.get('location')).toBe('/users/registration/email-verified');
+/** A verified member with the registration form's details (the registration flow itself is tested above), signed in. */
+async function signedInMember(email = unique('member'), password = 'password-123') {
+  const { id } = await aMember(t.runtime.deps.orm, {
+    email,
+    password,
+    lastName: '山田',
+    firstName: '太郎',
+    affiliation: 4,
+    affiliationName: '〇〇市消防局',
+  });
   const member = client();
-  const login = await member.login(email, password);
-  expect(login.status).toBe(200);
-  const { users } = await login.json();
-  return { email, password, member, id: users[0].id as string };
+  expect((await member.login(email, password)).status).toBe(200);
+  return { email, password, member, id };
 }
 
 beforeAll(async () => {
@@ -262,8 +265,8 @@ describe('registration and verification', () => {
 
 describe('profile: GET/POST/PUT /api/users/{id}', () => {
   it('lets members read only their own record', async () => {
-    const a = await registerAndVerify();
-    const b = await registerAndVerify();
+    const a = await signedInMember();
+    const b = await signedInMember();
     expect((await a.member.get(`/api/users/${a.id}`)).status).toBe(200);
     const mine = (await (await a.member.get(`/api/users/${a.id}`)).json()).user;
     expect(mine).toMatchObject({ id: a.id, email: a.email, last_name: '山田', affiliations: 4, pending_email: null });
@@ -277,7 +280,7 @@ describe('profile: GET/POST/PUT /api/users/{id}', () => {
   });
 
   it('validates an edit, saves it, and ignores fields a member may not set', async () => {
-    const a = await registerAndVerify();
+    const a = await signedInMember();
     const edit = {
       ...valid(a.email),
       last_name: '佐藤',
@@ -312,7 +315,7 @@ describe('profile: GET/POST/PUT /api/users/{id}', () => {
   });
 
   it('changes the e-mail only after the new address is verified, and tells the old one', async () => {
-    const a = await registerAndVerify();
+    const a = await signedInMember();
     const newEmail = unique('changed');
     const res = await a.member.put(`/api/users/${a.id}`, {
       ...valid(newEmail),
@@ -341,8 +344,8 @@ describe('profile: GET/POST/PUT /api/users/{id}', () => {
   });
 
   it('answers an address another account uses exactly like a free one, and tells that owner instead', async () => {
-    const a = await registerAndVerify();
-    const b = await registerAndVerify();
+    const a = await signedInMember();
+    const b = await signedInMember();
     const asked = new Date();
     const taken = await a.member.put(`/api/users/${a.id}`, { ...valid(b.email), current_password: a.password });
     const free = await a.member.put(`/api/users/${a.id}`, { ...valid(unique('free')), current_password: a.password });
@@ -362,7 +365,7 @@ describe('profile: GET/POST/PUT /api/users/{id}', () => {
   });
 
   it('greets an address that is not verified yet without the text its requester typed', async () => {
-    const a = await registerAndVerify();
+    const a = await signedInMember();
     const stranger = unique('stranger');
     await a.member.put(`/api/users/${a.id}`, {
       ...valid(stranger),
@@ -379,7 +382,7 @@ describe('profile: GET/POST/PUT /api/users/{id}', () => {
 
 describe('PUT /api/users/{id}/password', () => {
   it('needs the current password and ends the other sessions', async () => {
-    const a = await registerAndVerify();
+    const a = await signedInMember();
     const other = client();
     await other.login(a.email, a.password);
 
@@ -411,7 +414,7 @@ describe('PUT /api/users/{id}/password', () => {
   });
 
   it('reports a wrong-looking form all at once: empty current password and mismatched confirmation together', async () => {
-    const a = await registerAndVerify();
+    const a = await signedInMember();
     const res = await a.member.put(`/api/users/${a.id}/password`, {
       old_password: '',
       new_password: 'brand-new-123',
@@ -425,8 +428,8 @@ describe('PUT /api/users/{id}/password', () => {
   });
 
   it("refuses someone else's password", async () => {
-    const a = await registerAndVerify();
-    const b = await registerAndVerify();
+    const a = await signedInMember();
+    const b = await signedInMember();
     const res = await a.member.put(`/api/users/${b.id}/password`, {
       old_password: b.password,
       new_password: 'brand-new-123',
@@ -438,7 +441,7 @@ describe('PUT /api/users/{id}/password', () => {
 
 describe('forgot and reset password', () => {
   it('answers the same for known and unknown addresses, and resets once with the e-mailed token', async () => {
-    const a = await registerAndVerify();
+    const a = await signedInMember();
     const known = await client().post('/api/forgot-password', { email: a.email });
     const unknown = await client().post('/api/forgot-password', { email: unique('ghost') });
     expect(known.status).toBe(200);
@@ -505,7 +508,7 @@ describe('forgot and reset password', () => {
   });
 
   it('refuses expired and forged tokens', async () => {
-    const a = await registerAndVerify();
+    const a = await signedInMember();
     await client().post('/api/forgot-password', { email: a.email });
     const mail = await smtp.waitFor((m) => smtp.to(a.email)(m) && m.subject === '【ライセンスストア】パスワード再設定のご案内');
     const token = linkIn(mail.text, '/reset-password/').split('/').pop() as string;
@@ -542,9 +545,13 @@ describe('forgot and reset password', () => {
 
 describe('unverified users created directly', () => {
   it('keep the verification rule', async () => {
-    await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, { email: 'direct@example.jp', password: 'direct-123', lastName: 'x', firstName: 'y' }),
-    );
+    await aMember(t.runtime.deps.orm, {
+      email: 'direct@example.jp',
+      password: 'direct-123',
+      lastName: 'x',
+      firstName: 'y',
+      emailVerified: false,
+    });
     expect((await client().login('direct@example.jp', 'direct-123')).status).toBe(422);
   });
 });
@@ -556,7 +563,7 @@ describe('POST /api/forgot-password timing', () => {
       for (let i = 0; i < 50; i++) {
         const email = unique(`timing${i}`);
         known.push(email);
-        await createUser(tx, { email, password: 'timing-pass-1', lastName: '時間', firstName: `${i}`, emailVerified: true });
+        await aMemberIn(tx, { email, password: 'timing-pass-1', lastName: '時間', firstName: `${i}`, emailVerified: true });
       }
     });
     const time = async (email: string) => {

@@ -2,10 +2,8 @@ import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/config/limits.ts';
 import { FOLD_FROM, NAME_VARIANTS, searchKey } from '../../src/db/like.ts';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
-import { cycle, manyMembers } from '../support/factories.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aMember, cycle, manyMembers } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -46,19 +44,17 @@ beforeAll(async () => {
   adminId = (await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'kana-admin@example.jp', password: 'admin-pass-123' })).user
     .id;
   for (const p of people) {
-    const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, {
-        email: p.email,
-        password: 'member-pass-123',
-        lastName: p.lastName,
-        firstName: p.firstName,
-        lastNameKana: p.lastNameKana ?? null,
-        firstNameKana: p.firstNameKana ?? null,
-        emailVerified: true,
-        affiliation: 4,
-        affiliationName: p.affiliationName ?? '〇〇消防局',
-      }),
-    );
+    const user = await aMember(t.runtime.deps.orm, {
+      email: p.email,
+      password: 'member-pass-123',
+      lastName: p.lastName,
+      firstName: p.firstName,
+      lastNameKana: p.lastNameKana ?? null,
+      firstNameKana: p.firstNameKana ?? null,
+      emailVerified: true,
+      affiliation: 4,
+      affiliationName: p.affiliationName ?? '〇〇消防局',
+    });
     ids[p.email] = user.id;
   }
   admin = client();

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { eventually } from '../support/wait.ts';
@@ -18,9 +17,7 @@ const SAFARI_IPHONE =
 const db = () => t.runtime.deps.orm.em.fork();
 
 async function member(email: string, password = 'member-pass-123') {
-  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email, password, lastName: '端末', firstName: '花子', emailVerified: true }),
-  );
+  const user = await aMember(t.runtime.deps.orm, { email, password, lastName: '端末', firstName: '花子', emailVerified: true });
   return user.id;
 }
 

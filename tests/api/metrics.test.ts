@@ -1,11 +1,10 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { forgetShopFigures } from '../../src/lib/metrics.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { freePort } from '../support/ports.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
@@ -116,14 +115,13 @@ describe('GET /metrics', () => {
   it('the outbox gauges move while the relay is stopped, and fall back once it runs', async () => {
     await t.runtime.relay.stop();
     try {
-      await transact(t.runtime.deps.orm.em as Em, (tx) =>
-        createUser(tx, {
-          email: `backlog-${Date.now()}@example.jp`,
-          password: 'member-pass-123',
-          lastName: '待',
-          firstName: '機',
-        }),
-      );
+      await aMember(t.runtime.deps.orm, {
+        email: `backlog-${Date.now()}@example.jp`,
+        password: 'member-pass-123',
+        lastName: '待',
+        firstName: '機',
+        emailVerified: false,
+      });
       // The event's age grows until it is published: read again until it is a second old.
       await vi.waitFor(
         async () => {
@@ -146,9 +144,13 @@ describe('GET /metrics', () => {
     const givenUpBefore = sample(before, 'shop_jobs_failed_total{queue="mail",final="true"}') ?? 0;
     const email = `refused-${Date.now()}@example.jp`;
     smtp.refuse(email);
-    await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, { email, password: 'member-pass-123', lastName: '不', firstName: '達' }),
-    );
+    await aMember(t.runtime.deps.orm, {
+      email,
+      password: 'member-pass-123',
+      lastName: '不',
+      firstName: '達',
+      emailVerified: false,
+    });
     await eventually(
       async () => (sample(await metrics(), 'shop_mail_deliveries{state="failed"}') ?? 0) === failedBefore + 1,
       20_000,
@@ -282,15 +284,13 @@ describe('GET /api/operations', () => {
       'the operations view and the gauges agreeing',
     );
     expect((await new TestClient(t.app, '10.61.0.6').get('/api/operations')).status).toBe(401);
-    await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, {
-        email: 'ops-member@example.jp',
-        password: 'member-pass-123',
-        lastName: '会',
-        firstName: '員',
-        emailVerified: true,
-      }),
-    );
+    await aMember(t.runtime.deps.orm, {
+      email: 'ops-member@example.jp',
+      password: 'member-pass-123',
+      lastName: '会',
+      firstName: '員',
+      emailVerified: true,
+    });
     const member = new TestClient(t.app, '10.61.0.7');
     await member.login('ops-member@example.jp', 'member-pass-123');
     expect((await member.get('/api/operations')).status).toBe(403);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -13,9 +12,13 @@ let memberId: string;
 beforeAll(async () => {
   t = await startTestRuntime();
   await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'fuzz-admin@example.jp', password: 'admin-pass-123' });
-  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email: 'fuzz@example.jp', password: 'member-pass-123', lastName: 'a', firstName: 'b', emailVerified: true }),
-  );
+  const user = await aMember(t.runtime.deps.orm, {
+    email: 'fuzz@example.jp',
+    password: 'member-pass-123',
+    lastName: 'a',
+    firstName: 'b',
+    emailVerified: true,
+  });
   memberId = user.id;
   admin = new TestClient(t.app, '10.40.0.1');
   await admin.login('fuzz-admin@example.jp', 'admin-pass-123');

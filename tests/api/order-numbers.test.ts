@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
@@ -63,17 +62,15 @@ afterAll(async () => {
 
 async function member() {
   const email = `orders${++seq}-${Date.now()}@example.jp`;
-  const user = await transact(shop.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'buyer-pass-123',
-      lastName: '注文',
-      firstName: `花子${seq}`,
-      emailVerified: true,
-      affiliation: 5,
-      affiliationName: '〇〇病院',
-    }),
-  );
+  const user = await aMember(shop.runtime.deps.orm, {
+    email,
+    password: 'buyer-pass-123',
+    lastName: '注文',
+    firstName: `花子${seq}`,
+    emailVerified: true,
+    affiliation: 5,
+    affiliationName: '〇〇病院',
+  });
   const client = new TestClient(shop.app, `10.52.0.${seq}`);
   expect((await client.login(email, 'buyer-pass-123')).status).toBe(200);
   return { client, id: user.id, email };

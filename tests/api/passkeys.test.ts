@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db as kysely } from '../../src/db/kysely.ts';
 import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
+
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -17,9 +17,7 @@ const client = () => new TestClient(t.app, `10.91.${++n}.1`);
 const PASSWORD = 'member-pass-123';
 
 async function member(email: string) {
-  await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email, password: PASSWORD, lastName: '鍵', firstName: '太郎', emailVerified: true }),
-  );
+  await aMember(t.runtime.deps.orm, { email, password: PASSWORD, lastName: '鍵', firstName: '太郎', emailVerified: true });
   const c = client();
   expect((await c.login(email, PASSWORD)).status).toBe(200);
   return c;

@@ -6,12 +6,10 @@ import { serve } from '@hono/node-server';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHANGE_CHANNEL } from '../../src/db/changes.ts';
-import type { Em } from '../../src/db/orm.ts';
 import { createStripeEmulator } from '../../src/dev/stripe-emulator/emulator.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { TEST_PG_URL } from '../support/env.ts';
-import { aLicense } from '../support/factories.ts';
+import { aLicense, aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startPgBouncer } from '../support/pgbouncer.ts';
 import { freePort } from '../support/ports.ts';
@@ -86,17 +84,15 @@ beforeAll(async () => {
   await elsewhere.connect();
   licenseId = await aLicense(a.runtime.deps.orm, { name: 'プール越しの講習', price: 2300 });
   await createOrPromoteAdmin(a.runtime.deps.orm, { email: 'pool-admin@example.jp', password: 'pool-admin-pass-123' });
-  await transact(a.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email: 'pool-member@example.jp',
-      password: 'pool-member-pass-123',
-      lastName: '田中',
-      firstName: '一郎',
-      emailVerified: true,
-      affiliation: 4,
-      affiliationName: '〇〇消防署',
-    }),
-  );
+  await aMember(a.runtime.deps.orm, {
+    email: 'pool-member@example.jp',
+    password: 'pool-member-pass-123',
+    lastName: '田中',
+    firstName: '一郎',
+    emailVerified: true,
+    affiliation: 4,
+    affiliationName: '〇〇消防署',
+  });
 }, 120_000);
 afterAll(async () => {
   await elsewhere?.end();

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
@@ -32,17 +31,15 @@ afterAll(async () => shop?.stop());
 
 async function member() {
   const email = `printable${++seq}-${Date.now()}@example.jp`;
-  const user = await transact(shop.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'buyer-pass-123',
-      lastName: '印字',
-      firstName: `花子${seq}`,
-      emailVerified: true,
-      affiliation: 4,
-      affiliationName: '〇〇市消防局',
-    }),
-  );
+  const user = await aMember(shop.runtime.deps.orm, {
+    email,
+    password: 'buyer-pass-123',
+    lastName: '印字',
+    firstName: `花子${seq}`,
+    emailVerified: true,
+    affiliation: 4,
+    affiliationName: '〇〇市消防局',
+  });
   const client = new TestClient(shop.app, `10.31.0.${seq}`);
   expect((await client.login(email, 'buyer-pass-123')).status).toBe(200);
   return { client, id: user.id, email };

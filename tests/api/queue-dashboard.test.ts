@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { WEB_ROOT } from '../support/server.ts';
@@ -16,9 +15,13 @@ let member: TestClient;
 beforeAll(async () => {
   t = await startTestRuntime({ webRoot: WEB_ROOT });
   await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'ops@example.jp', password: 'ops-pass-123' });
-  await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email: 'm@example.jp', password: 'member-pass-123', lastName: 'a', firstName: 'b', emailVerified: true }),
-  );
+  await aMember(t.runtime.deps.orm, {
+    email: 'm@example.jp',
+    password: 'member-pass-123',
+    lastName: 'a',
+    firstName: 'b',
+    emailVerified: true,
+  });
   admin = new TestClient(t.app, '10.30.0.2');
   expect((await admin.login('ops@example.jp', 'ops-pass-123')).status).toBe(200);
   member = new TestClient(t.app, '10.30.0.1');

@@ -4,11 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { receiptIssuer } from '../../src/site-settings.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
@@ -43,17 +42,15 @@ afterAll(async () => {
 
 async function member(affiliationName = '〇〇市消防局') {
   const email = `receipt${++seq}-${Date.now()}@example.jp`;
-  const user = await transact(shop.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'buyer-pass-123',
-      lastName: '領収',
-      firstName: `花子${seq}`,
-      emailVerified: true,
-      affiliation: 4,
-      affiliationName,
-    }),
-  );
+  const user = await aMember(shop.runtime.deps.orm, {
+    email,
+    password: 'buyer-pass-123',
+    lastName: '領収',
+    firstName: `花子${seq}`,
+    emailVerified: true,
+    affiliation: 4,
+    affiliationName,
+  });
   const client = new TestClient(shop.app, `10.30.0.${seq}`);
   expect((await client.login(email, 'buyer-pass-123')).status).toBe(200);
   return { client, id: user.id, email, name: `領収 花子${seq}` };

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
 import { appModules } from '../../src/host/modules.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 
@@ -48,26 +47,22 @@ async function seedCalls(app: ReturnType<typeof createApp>) {
   const n = ++run;
   const orm = shop.runtime.deps.orm;
   const memberEmail = `order-member-${n}@example.jp`;
-  const member = await transact(orm.em as Em, (tx) =>
-    createUser(tx, {
-      email: memberEmail,
-      password: 'member-pass-123',
-      lastName: '会員',
-      firstName: `${n}`,
-      emailVerified: true,
-      affiliation: 5,
-      affiliationName: '病院',
-    }),
-  );
-  const doomed = await transact(orm.em as Em, (tx) =>
-    createUser(tx, {
-      email: `order-doomed-${n}@example.jp`,
-      password: 'member-pass-123',
-      lastName: '削除',
-      firstName: `${n}`,
-      emailVerified: true,
-    }),
-  );
+  const member = await aMember(orm, {
+    email: memberEmail,
+    password: 'member-pass-123',
+    lastName: '会員',
+    firstName: `${n}`,
+    emailVerified: true,
+    affiliation: 5,
+    affiliationName: '病院',
+  });
+  const doomed = await aMember(orm, {
+    email: `order-doomed-${n}@example.jp`,
+    password: 'member-pass-123',
+    lastName: '削除',
+    firstName: `${n}`,
+    emailVerified: true,
+  });
   const guest = new TestClient(app, `10.70.${n}.1`);
   const asMember = new TestClient(app, `10.70.${n}.2`);
   const asAdmin = new TestClient(app, `10.70.${n}.3`);

@@ -5,9 +5,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { db as kysely } from '../../src/db/kysely.ts';
 import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
 import { secretVersion } from '../../src/lib/secrets.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
+
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -50,9 +50,13 @@ it('after a restart with a new AUTH_SECRET and the old one in AUTH_PREVIOUS_SECR
   const email = 'rotate-member@example.jp';
   const other = 'rotate-other@example.jp';
   for (const address of [email, other]) {
-    await transact(before.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, { email: address, password: PASSWORD, lastName: '鍵', firstName: '替', emailVerified: true }),
-    );
+    await aMember(before.runtime.deps.orm, {
+      email: address,
+      password: PASSWORD,
+      lastName: '鍵',
+      firstName: '替',
+      emailVerified: true,
+    });
   }
   const browser = new TestClient(before.app, '10.77.0.1');
   expect((await browser.login(email, PASSWORD)).status).toBe(200);

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
 import { requireAdmin, requireUser } from '../../src/http/guards.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { WEB_ROOT } from '../support/server.ts';
@@ -85,9 +84,7 @@ beforeAll(async () => {
   t = await startTestRuntime({ webRoot: WEB_ROOT });
   await createOrPromoteAdmin(t.runtime.deps.orm, { email: 'suite-admin@example.jp', password: 'suite-admin-pass' });
   const make = (email: string) =>
-    transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, { email, password: 'suite-member-pass', lastName: '会員', firstName: '一', emailVerified: true }),
-    );
+    aMember(t.runtime.deps.orm, { email, password: 'suite-member-pass', lastName: '会員', firstName: '一', emailVerified: true });
   memberId = (await make('suite-member@example.jp')).id;
   otherId = (await make('suite-other@example.jp')).id;
   licenseId = (
@@ -224,15 +221,13 @@ describe('throttles across two web processes', () => {
   it('count an account’s failed sign-ins and a mailbox’s mails in Redis, whichever process answers', async () => {
     const second = await startTestRuntime({ shareWith: t });
     try {
-      await transact(t.runtime.deps.orm.em as Em, (tx) =>
-        createUser(tx, {
-          email: 'suite-target@example.jp',
-          password: 'suite-target-pass',
-          lastName: '標的',
-          firstName: '一',
-          emailVerified: true,
-        }),
-      );
+      await aMember(t.runtime.deps.orm, {
+        email: 'suite-target@example.jp',
+        password: 'suite-target-pass',
+        lastName: '標的',
+        firstName: '一',
+        emailVerified: true,
+      });
       const apps = [t.app, second.app];
       const statuses: number[] = [];
       for (let i = 0; i < 11; i++) {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
+
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -11,9 +10,7 @@ const ACCOUNT_LIMIT = 10;
 const ADDRESS_LIMIT = 100;
 
 async function member(email: string, password: string) {
-  return transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email, password, lastName: '並列', firstName: '試験', emailVerified: true }),
-  );
+  return aMember(t.runtime.deps.orm, { email, password, lastName: '並列', firstName: '試験', emailVerified: true });
 }
 
 /** Sends every try at once (each client with its own CSRF token first, so only the sign-ins race). */

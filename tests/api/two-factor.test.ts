@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -16,9 +15,7 @@ let n = 0;
 const client = () => new TestClient(t.app, `10.90.${++n}.1`);
 
 async function member(email: string, password = 'member-pass-123') {
-  await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email, password, lastName: '二段', firstName: '太郎', emailVerified: true }),
-  );
+  await aMember(t.runtime.deps.orm, { email, password, lastName: '二段', firstName: '太郎', emailVerified: true });
   const c = client();
   expect((await c.login(email, password)).status).toBe(200);
   return c;

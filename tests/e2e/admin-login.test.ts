@@ -2,11 +2,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
 import { ADMIN_NAV } from '../../web/src/app/admin-nav.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { aMember } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
@@ -26,15 +24,13 @@ beforeAll(async () => {
     env: { ...process.env, DATABASE_URL: app.env.databaseUrl, DATA_DIR: app.env.dataDir },
   });
   expect(again.stdout).toContain('既存のユーザーを管理者にしました');
-  await transact(app.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email: 'e2e-member@example.jp',
-      password: 'e2e-member-pass',
-      lastName: '会員',
-      firstName: '花子',
-      emailVerified: true,
-    }),
-  );
+  await aMember(app.runtime.deps.orm, {
+    email: 'e2e-member@example.jp',
+    password: 'e2e-member-pass',
+    lastName: '会員',
+    firstName: '花子',
+    emailVerified: true,
+  });
   await enrolAdmin(app.app, ADMIN);
   browser = await launchBrowser();
 }, 90_000);

@@ -1,10 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { confirmInDialog } from '../support/confirm-dialog.ts';
+import { aMember } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { freshCode, secretOf } from '../support/two-factor.ts';
@@ -23,17 +22,15 @@ beforeAll(async () => {
     ['kobayashi@example.jp', '小林', '一郎', 1],
     ['kato@example.jp', '加藤', '二郎', 3],
   ] as const) {
-    await transact(app.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, {
-        email,
-        password: 'member-pass-123',
-        lastName: last,
-        firstName: first,
-        emailVerified: true,
-        affiliation,
-        affiliationName: '本部',
-      }),
-    );
+    await aMember(app.runtime.deps.orm, {
+      email,
+      password: 'member-pass-123',
+      lastName: last,
+      firstName: first,
+      emailVerified: true,
+      affiliation,
+      affiliationName: '本部',
+    });
   }
   browser = await launchBrowser();
 }, 90_000);
@@ -99,17 +96,15 @@ it('an administrator searches, edits, resets a password and deletes a user', asy
 
 it('an administrator resends a verification mail, sees it refused and retried in the mail log, and grants administrator rights', async () => {
   const email = 'suzuki@example.jp';
-  const member = await transact(app.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'member-pass-123',
-      lastName: '鈴木',
-      firstName: '三郎',
-      emailVerified: false,
-      affiliation: 5,
-      affiliationName: '中央病院',
-    }),
-  );
+  const member = await aMember(app.runtime.deps.orm, {
+    email,
+    password: 'member-pass-123',
+    lastName: '鈴木',
+    firstName: '三郎',
+    emailVerified: false,
+    affiliation: 5,
+    affiliationName: '中央病院',
+  });
   // Registration's verification mail goes out first.
   await smtp.waitFor(smtp.to(email));
 
@@ -173,17 +168,15 @@ it('an administrator resends a verification mail, sees it refused and retried in
 });
 
 it('an edit saved over a newer version is refused and offers the latest', async () => {
-  const member = await transact(app.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email: 'ito@example.jp',
-      password: 'member-pass-123',
-      lastName: '伊藤',
-      firstName: '五郎',
-      emailVerified: true,
-      affiliation: 2,
-      affiliationName: '北署',
-    }),
-  );
+  const member = await aMember(app.runtime.deps.orm, {
+    email: 'ito@example.jp',
+    password: 'member-pass-123',
+    lastName: '伊藤',
+    firstName: '五郎',
+    emailVerified: true,
+    affiliation: 2,
+    affiliationName: '北署',
+  });
   const page = await browser.newPage();
   await signInAsAdministrator(page);
   await page.goto(`${app.baseUrl}/admin/users/${member.id}/edit`);

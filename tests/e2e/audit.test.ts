@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { db, jsonb, millisecondsAgo } from '../../src/db/kysely.ts';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { aMember } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
@@ -21,17 +20,15 @@ beforeAll(async () => {
   await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'audit-admin@example.jp', password: 'audit-admin-pass' });
   await enrolAdmin(app.app, { email: 'audit-admin@example.jp', password: 'audit-admin-pass' });
   memberId = (
-    await transact(app.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, {
-        email: 'suzuki@example.jp',
-        password: 'member-pass-123',
-        lastName: '鈴木',
-        firstName: '一郎',
-        emailVerified: true,
-        affiliation: 4,
-        affiliationName: '第一消防署',
-      }),
-    )
+    await aMember(app.runtime.deps.orm, {
+      email: 'suzuki@example.jp',
+      password: 'member-pass-123',
+      lastName: '鈴木',
+      firstName: '一郎',
+      emailVerified: true,
+      affiliation: 4,
+      affiliationName: '第一消防署',
+    })
   ).id;
   // Someone else's older change, for the filters to leave out.
   await db(app.runtime.deps.orm.em.fork())

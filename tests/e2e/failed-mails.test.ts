@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { db as kyselyOf, millisecondsAgo, now } from '../../src/db/kysely.ts';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { confirmInDialog } from '../support/confirm-dialog.ts';
+import { aMember } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
@@ -86,9 +85,13 @@ it('送信に失敗したメール at 375 px: empty, loading and error states; p
   // A member whose mailbox the server refuses (550): the verification mail fails for good.
   const email = 'refused-mailbox@example.jp';
   smtp.refuse(email);
-  await transact(app.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email, password: 'member-pass-123', lastName: '拒否', firstName: '太郎' }),
-  );
+  await aMember(app.runtime.deps.orm, {
+    email,
+    password: 'member-pass-123',
+    lastName: '拒否',
+    firstName: '太郎',
+    emailVerified: false,
+  });
   await expect
     .poll(
       async () =>

@@ -9,10 +9,8 @@ import {
   measureFirstPage,
 } from '../../scripts/first-page-js.ts';
 import { signInCookie } from '../../scripts/lighthouse.ts';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { aMember } from '../support/factories.ts';
 import { startTestServer, WEB_ROOT } from '../support/server.ts';
 
 let app: Awaited<ReturnType<typeof startTestServer>>;
@@ -20,15 +18,13 @@ let browser: Browser;
 
 beforeAll(async () => {
   app = await startTestServer({ env: { SENTRY_DSN: 'http://public@127.0.0.1:9/1' } });
-  await transact(app.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email: 'first-page@example.jp',
-      password: 'first-page-pass',
-      lastName: '初回',
-      firstName: '表示',
-      emailVerified: true,
-    }),
-  );
+  await aMember(app.runtime.deps.orm, {
+    email: 'first-page@example.jp',
+    password: 'first-page-pass',
+    lastName: '初回',
+    firstName: '表示',
+    emailVerified: true,
+  });
   browser = await launchBrowser();
 }, 90_000);
 afterAll(async () => {

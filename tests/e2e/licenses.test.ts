@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { confirmInDialog } from '../support/confirm-dialog.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { jpegWithGps, png } from '../support/images.ts';
 import { startTestServer } from '../support/server.ts';
@@ -30,15 +29,13 @@ beforeAll(async () => {
   await enrolAdmin(app.app, { email: 'lic-admin2@example.jp', password: 'lic-admin2-pass' });
   colleague = new TestClient(app.app, '10.7.0.2');
   expect((await colleague.login('lic-admin2@example.jp', 'lic-admin2-pass')).status).toBe(200);
-  await transact(app.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email: 'lic-member@example.jp',
-      password: 'lic-member-pass',
-      lastName: '購入',
-      firstName: '希望',
-      emailVerified: true,
-    }),
-  );
+  await aMember(app.runtime.deps.orm, {
+    email: 'lic-member@example.jp',
+    password: 'lic-member-pass',
+    lastName: '購入',
+    firstName: '希望',
+    emailVerified: true,
+  });
   writeFileSync(first, await jpegWithGps(800, 600));
   writeFileSync(second, await png(400, 300, { r: 20, g: 120, b: 60 }));
   writeFileSync(third, await png(400, 300, { r: 120, g: 20, b: 160 }));

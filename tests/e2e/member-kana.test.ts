@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { aMember } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
@@ -21,19 +20,17 @@ beforeAll(async () => {
     ['takahashi@example.jp', '髙橋', '三郎', 'タカハシ', 'サブロウ'],
     ['nokana@example.jp', '秋山', '四郎', null, null],
   ] as const) {
-    await transact(app.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, {
-        email,
-        password: 'member-pass-123',
-        lastName: last,
-        firstName: first,
-        lastNameKana: lastKana,
-        firstNameKana: firstKana,
-        emailVerified: true,
-        affiliation: 4,
-        affiliationName: '本部',
-      }),
-    );
+    await aMember(app.runtime.deps.orm, {
+      email,
+      password: 'member-pass-123',
+      lastName: last,
+      firstName: first,
+      lastNameKana: lastKana,
+      firstNameKana: firstKana,
+      emailVerified: true,
+      affiliation: 4,
+      affiliationName: '本部',
+    });
   }
   browser = await launchBrowser();
 }, 90_000);

@@ -1,10 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
@@ -18,18 +17,15 @@ let saleId: number;
 let paymentIntent: string;
 let orderNumber: string;
 
-async function aMember(email: string, firstName: string, ip: string) {
-  await transact(shop.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: 'e2e-order-pass',
-      lastName: '返金',
-      firstName,
-      emailVerified: true,
-      affiliation: 2,
-      affiliationName: '〇〇県警察',
-    }),
-  );
+async function signedInMember(email: string, firstName: string, ip: string) {
+  await aMember(shop.runtime.deps.orm, {
+    email,
+    password: 'e2e-order-pass',
+    lastName: '返金',
+    firstName,
+    affiliation: 2,
+    affiliationName: '〇〇県警察',
+  });
   const client = new TestClient(shop.app, ip);
   expect((await client.login(email, 'e2e-order-pass')).status).toBe(200);
   return client;
@@ -45,7 +41,7 @@ beforeAll(async () => {
     [],
   );
   // A card purchase through the Stripe emulator (checkout → payment → webhook → sale) …
-  const buyer = await aMember('e2e-order-buyer@example.jp', '花子', '10.45.0.1');
+  const buyer = await signedInMember('e2e-order-buyer@example.jp', '花子', '10.45.0.1');
   const res = await buyer.post('/api/licenses/stripe', { licenseId: license.id, distribution: true });
   const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
   shop.emulator.pay(sessionId, 'card');
@@ -61,7 +57,7 @@ beforeAll(async () => {
   orderNumber = paid.order_number;
   paymentIntent = String(shop.emulator.sessions.get(sessionId)?.payment_intent);
   // … and a konbini payment still awaited.
-  const waiting = await aMember('e2e-order-konbini@example.jp', '次郎', '10.45.0.2');
+  const waiting = await signedInMember('e2e-order-konbini@example.jp', '次郎', '10.45.0.2');
   const pending = await waiting.post('/api/licenses/stripe', { licenseId: license.id, distribution: true });
   shop.emulator.pay(new URL((await pending.json()).url).pathname.split('/').pop() as string, 'konbini');
   await createOrPromoteAdmin(shop.runtime.deps.orm, ADMIN);

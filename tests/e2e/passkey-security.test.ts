@@ -3,10 +3,9 @@ import type { Browser, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db as kysely, millisecondsAgo, now } from '../../src/db/kysely.ts';
 import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { confirmInDialog } from '../support/confirm-dialog.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { freePort } from '../support/ports.ts';
 import { startTestServer } from '../support/server.ts';
@@ -42,10 +41,7 @@ const passkeysOf = async (userId: string) =>
   (await db().selectFrom('passkeys').select('name').where('user_id', '=', userId).execute()).map((row) => row.name);
 
 async function member(email: string): Promise<string> {
-  return transact(app.runtime.deps.orm.em as Em, async (tx) => {
-    const user = await createUser(tx, { email, password: PASSWORD, lastName: '鍵', firstName: '花子', emailVerified: true });
-    return user.id;
-  });
+  return (await aMember(app.runtime.deps.orm, { email, password: PASSWORD, lastName: '鍵', firstName: '花子' })).id;
 }
 
 async function signIn(page: Page, email: string) {

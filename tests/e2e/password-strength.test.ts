@@ -1,9 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { aMember } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 
 // The strength meter (issue 20, item 3) in Chromium: lazy, in Japanese words as well as a bar, axe-clean.
@@ -81,9 +79,13 @@ describe('password strength meter (Chromium)', () => {
 
   it('shows on the password change form, judging the member’s own e-mail and name', async () => {
     const email = `meter-${Date.now()}@example.jp`;
-    const user = await transact(app.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, { email, password: 'meter-old-pass-1', lastName: 'Nakamura', firstName: '一', emailVerified: true }),
-    );
+    const user = await aMember(app.runtime.deps.orm, {
+      email,
+      password: 'meter-old-pass-1',
+      lastName: 'Nakamura',
+      firstName: '一',
+      emailVerified: true,
+    });
     const page = await browser.newPage();
     await page.goto(`${app.baseUrl}/login`);
     await page.getByLabel('メールアドレス').fill(email);

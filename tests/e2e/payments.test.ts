@@ -1,13 +1,12 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { db, jsonb, now } from '../../src/db/kysely.ts';
-import type { Em } from '../../src/db/orm.ts';
 import { eventJson } from '../../src/dev/stripe-emulator/emulator.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { confirmInDialog } from '../support/confirm-dialog.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
@@ -36,17 +35,15 @@ it('an operator finds a failed payment event, replays it into a sale, and reconc
     { name: 'ICLS 講習', description: '', price: 13200 },
     [],
   );
-  await transact(orm.em as Em, (tx) =>
-    createUser(tx, {
-      email: 'konbini-buyer@example.jp',
-      password: 'buyer-pass-123',
-      lastName: '救急',
-      firstName: '花子',
-      emailVerified: true,
-      affiliation: 2,
-      affiliationName: '〇〇病院',
-    }),
-  );
+  await aMember(orm, {
+    email: 'konbini-buyer@example.jp',
+    password: 'buyer-pass-123',
+    lastName: '救急',
+    firstName: '花子',
+    emailVerified: true,
+    affiliation: 2,
+    affiliationName: '〇〇病院',
+  });
   const buyer = new TestClient(shop.app, '10.50.0.1');
   await buyer.login('konbini-buyer@example.jp', 'buyer-pass-123');
   const { url } = await (await buyer.post('/api/licenses/stripe', { licenseId: license.id, distribution: true })).json();

@@ -1,10 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { aMember } from '../support/factories.ts';
 import { png } from '../support/images.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
@@ -52,17 +51,15 @@ beforeAll(async () => {
       [MEMBER, '携帯', '一郎', '〇〇市消防局 中央消防署 救急第一係（長い所属名の例）'],
       [OTHER, '別人', '二郎', '〇〇病院'],
     ].map(([who, last, first, org]) =>
-      transact(orm.em as Em, (tx) =>
-        createUser(tx, {
-          email: (who as typeof MEMBER).email,
-          password: (who as typeof MEMBER).password,
-          lastName: last as string,
-          firstName: first as string,
-          emailVerified: true,
-          affiliation: 1,
-          affiliationName: org as string,
-        }),
-      ),
+      aMember(orm, {
+        email: (who as typeof MEMBER).email,
+        password: (who as typeof MEMBER).password,
+        lastName: last as string,
+        firstName: first as string,
+        emailVerified: true,
+        affiliation: 1,
+        affiliationName: org as string,
+      }),
     ),
   );
   memberId = (member as { id: string }).id;

@@ -1,10 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { aMember } from '../support/factories.ts';
 import { png } from '../support/images.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
@@ -36,17 +34,15 @@ beforeAll(async () => {
       [],
     )
   ).id;
-  await transact(shop.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email: EMAIL,
-      password: 'e2e-buyer-pass',
-      lastName: '救命',
-      firstName: '次郎',
-      emailVerified: true,
-      affiliation: 5,
-      affiliationName: '〇〇病院',
-    }),
-  );
+  await aMember(shop.runtime.deps.orm, {
+    email: EMAIL,
+    password: 'e2e-buyer-pass',
+    lastName: '救命',
+    firstName: '次郎',
+    emailVerified: true,
+    affiliation: 5,
+    affiliationName: '〇〇病院',
+  });
   browser = await launchBrowser();
 }, 90_000);
 afterAll(async () => {

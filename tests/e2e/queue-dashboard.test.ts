@@ -1,10 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
 import { eventNames } from '../../src/events/contracts.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { aMember } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 import { eventually } from '../support/wait.ts';
@@ -37,9 +36,7 @@ beforeAll(async () => {
   app = await startTestServer();
   await createOrPromoteAdmin(app.runtime.deps.orm, ADMIN);
   await enrolAdmin(app.app, ADMIN);
-  await transact(app.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { ...MEMBER, lastName: '会員', firstName: '花子', emailVerified: true }),
-  );
+  await aMember(app.runtime.deps.orm, { ...MEMBER, lastName: '会員', firstName: '花子', emailVerified: true });
   // A job the mail worker cannot run fails for good: the dashboard then has a failed job to show.
   const mail = app.runtime.deps.queues.mail;
   await mail.add('broken', { not: 'an event' }, { jobId: 'broken-job', attempts: 1 });

@@ -5,11 +5,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
@@ -43,17 +42,15 @@ beforeAll(async () => {
       ),
     );
   }
-  const user = await transact(shop.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email: EMAIL,
-      password: PASSWORD,
-      lastName: '救急',
-      firstName: '一郎',
-      emailVerified: true,
-      affiliation: 4,
-      affiliationName: '〇〇市消防局',
-    }),
-  );
+  const user = await aMember(shop.runtime.deps.orm, {
+    email: EMAIL,
+    password: PASSWORD,
+    lastName: '救急',
+    firstName: '一郎',
+    emailVerified: true,
+    affiliation: 4,
+    affiliationName: '〇〇市消防局',
+  });
   userId = user.id;
   // Four paid purchases through the Stripe emulator (checkout → payment → webhook → sale).
   const client = new TestClient(shop.app, '10.31.0.1');

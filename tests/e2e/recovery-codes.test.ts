@@ -1,10 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { aMember } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { freshCode } from '../support/two-factor.ts';
 
@@ -52,9 +50,7 @@ async function phone(): Promise<BrowserContext> {
 describe('two-factor set-up and recovery codes (Chromium)', () => {
   it('offers 「認証アプリで開く」 on a phone, and copy, save and print for the codes, which sign in in any case', async () => {
     const email = `rc-${Date.now()}@example.jp`;
-    await transact(app.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, { email, password: PASSWORD, lastName: '復旧', firstName: '花子', emailVerified: true }),
-    );
+    await aMember(app.runtime.deps.orm, { email, password: PASSWORD, lastName: '復旧', firstName: '花子', emailVerified: true });
     const context = await phone();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.baseUrl });
     const page = await context.newPage();
@@ -111,9 +107,7 @@ describe('two-factor set-up and recovery codes (Chromium)', () => {
 
   it('shows no otpauth:// button on a desktop browser', async () => {
     const email = `rc-desk-${Date.now()}@example.jp`;
-    await transact(app.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, { email, password: PASSWORD, lastName: '机上', firstName: '太郎', emailVerified: true }),
-    );
+    await aMember(app.runtime.deps.orm, { email, password: PASSWORD, lastName: '机上', firstName: '太郎', emailVerified: true });
     const page = await browser.newPage();
     await signIn(page, email);
     await page.waitForURL('**/users/*');

@@ -1,9 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { aMember } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 
@@ -18,17 +16,15 @@ const IPHONE_UA =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
 
 async function member(email: string) {
-  const user = await transact(app.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: PASSWORD,
-      lastName: '端末',
-      firstName: '確認',
-      emailVerified: true,
-      affiliation: 1,
-      affiliationName: 'デモ市消防局',
-    }),
-  );
+  const user = await aMember(app.runtime.deps.orm, {
+    email,
+    password: PASSWORD,
+    lastName: '端末',
+    firstName: '確認',
+    emailVerified: true,
+    affiliation: 1,
+    affiliationName: 'デモ市消防局',
+  });
   return user.id;
 }
 

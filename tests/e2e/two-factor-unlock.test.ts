@@ -2,9 +2,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db as kysely } from '../../src/db/kysely.ts';
 import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestServer } from '../support/server.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -61,9 +60,13 @@ async function signIn(page: Page, email: string, code: string) {
 describe('two-factor unlock link (Chromium)', () => {
   it('stops codes after three lock-outs and the mailed page allows them again, once', async () => {
     const email = `unlock-${Date.now()}@example.jp`;
-    const user = await transact(app.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, { email, password: PASSWORD, lastName: '解除', firstName: '花子', emailVerified: true }),
-    );
+    const user = await aMember(app.runtime.deps.orm, {
+      email,
+      password: PASSWORD,
+      lastName: '解除',
+      firstName: '花子',
+      emailVerified: true,
+    });
     const owner = client();
     expect((await owner.login(email, PASSWORD)).status).toBe(200);
     const { secret } = await enrolTwoFactor(owner, email, PASSWORD);

@@ -1,9 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { aMember } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 
@@ -17,17 +15,15 @@ const PASSWORD = 'wording-pass-123';
 
 async function member(lastName = '言葉') {
   const email = `wording-${++seq}-${Date.now()}@example.jp`;
-  const user = await transact(app.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, {
-      email,
-      password: PASSWORD,
-      lastName,
-      firstName: '花子',
-      emailVerified: true,
-      affiliation: 5,
-      affiliationName: '〇〇病院',
-    }),
-  );
+  const user = await aMember(app.runtime.deps.orm, {
+    email,
+    password: PASSWORD,
+    lastName,
+    firstName: '花子',
+    emailVerified: true,
+    affiliation: 5,
+    affiliationName: '〇〇病院',
+  });
   return { id: user.id, email };
 }
 

@@ -27,31 +27,31 @@ export function dbAt(connectionString: string): Db {
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString, max: 2 }) }) });
 }
 
-export interface MemberOverrides {
-  email?: string;
-  password?: string;
-  lastName?: string;
-  firstName?: string;
-  emailVerified?: boolean;
-  affiliation?: number;
-  affiliationName?: string;
-  affiliationOther?: string | null;
+type NewUser = Parameters<typeof createUser>[1];
+export type MemberOverrides = Partial<NewUser>;
+
+/**
+ * A member (verified unless `emailVerified: false`, when the shop records UserRegistered and sends the
+ * verification e-mail): returns the account with the password used.
+ */
+export function aMember(orm: Orm, overrides: MemberOverrides = {}) {
+  return transact(orm.em as Em, (tx) => aMemberIn(tx, overrides));
 }
 
-/** A member (verified unless `emailVerified: false`): returns the account with the password used. */
-export async function aMember(orm: Orm, overrides: MemberOverrides = {}) {
-  const input = {
+/** The same, inside a transaction the test holds open (its events commit or roll back with it). */
+export async function aMemberIn(tx: Em, overrides: MemberOverrides = {}) {
+  const input: NewUser = {
+    ...overrides,
     email: overrides.email ?? `member-${next()}@example.jp`,
     password: overrides.password ?? 'member-pass-123',
     lastName: overrides.lastName ?? '山田',
     firstName: overrides.firstName ?? '太郎',
     emailVerified: overrides.emailVerified ?? true,
-    affiliation: overrides.affiliation ?? 4,
+    affiliation: overrides.affiliation === undefined ? 4 : overrides.affiliation,
     affiliationName: overrides.affiliationName ?? '〇〇消防局',
-    affiliationOther: overrides.affiliationOther ?? null,
   };
-  const user = await transact(orm.em as Em, (tx) => createUser(tx, input));
-  return { id: user.id, email: input.email, password: input.password, lastName: input.lastName, firstName: input.firstName };
+  const user = await createUser(tx, input);
+  return { id: user.id, email: user.email, password: input.password, lastName: input.lastName, firstName: input.firstName };
 }
 
 /** An administrator (two-factor is enrolled by TestClient.login on first sign-in). */

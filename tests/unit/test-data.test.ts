@@ -14,6 +14,10 @@ const PLANTED = ['tests/unit/architecture.test.ts', 'tests/unit/test-data.test.t
 const insertText = /\binsert\s+into\b/gi;
 /** A typed insert into the tables only the factories write. */
 const factoryTable = /\.insertInto\(\s*['"`](users|licenses|sales)['"`]\s*\)/g;
+/** The accounts module's own writer of members, named anywhere (imported, called, or reached through a namespace). */
+const memberWriter = /\bcreateUser\b/g;
+/** Test helpers (tests/support) may make rows for the factories' callers; test files may not. */
+const SUPPORT = 'tests/support/';
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -24,9 +28,9 @@ function filesUnder(dir: string): string[] {
 }
 
 /** file:line of every match (the whole file is searched: a statement may break between the words). */
-function offending(pattern: RegExp, allowed: string[]): string[] {
+function offending(pattern: RegExp, allowed: (file: string) => boolean): string[] {
   return filesUnder(join(root, 'tests'))
-    .filter((file) => !allowed.includes(file))
+    .filter((file) => !allowed(file))
     .flatMap((file) => {
       const text = readFileSync(join(root, file), 'utf8');
       return [...text.matchAll(pattern)].map((m) => `${file}:${text.slice(0, m.index).split('\n').length}`);
@@ -37,16 +41,18 @@ const matches = (pattern: RegExp, text: string) => [...text.matchAll(pattern)].l
 
 describe('test data', () => {
   it('is written as SQL text nowhere in tests/ but the factories', () => {
-    expect(offending(insertText, [FACTORIES, ...PLANTED]), `use the factories in ${FACTORIES} or a typed Kysely insert`).toEqual(
-      [],
-    );
+    const allowed = (file: string) => file === FACTORIES || PLANTED.includes(file);
+    expect(offending(insertText, allowed), `use the factories in ${FACTORIES} or a typed Kysely insert`).toEqual([]);
   });
 
   it('makes members, licences and sales only through the factories', () => {
-    expect(
-      offending(factoryTable, [FACTORIES, ...PLANTED]),
-      `use aLicense/aSale/manySales/manyMembers from ${FACTORIES}`,
-    ).toEqual([]);
+    const allowed = (file: string) => file === FACTORIES || PLANTED.includes(file);
+    expect(offending(factoryTable, allowed), `use aLicense/aSale/manySales/manyMembers from ${FACTORIES}`).toEqual([]);
+  });
+
+  it('makes members through aMember/aMemberIn, never createUser, in every test file', () => {
+    const allowed = (file: string) => file.startsWith(SUPPORT) || PLANTED.includes(file);
+    expect(offending(memberWriter, allowed), `use aMember or aMemberIn from ${FACTORIES}`).toEqual([]);
   });
 
   it('finds the phrase in any case and across spaces and lines, and only that', () => {
@@ -57,5 +63,8 @@ describe('test data', () => {
       expect(matches(insertText, text), text).toBe(false);
     expect(matches(factoryTable, "db.insertInto('sales')")).toBe(true);
     expect(matches(factoryTable, "db.insertInto('audit_logs')")).toBe(false);
+    for (const text of ['createUser(tx, {', 'import { createUser } from', 'accounts.createUser(tx'])
+      expect(matches(memberWriter, text), text).toBe(true);
+    for (const text of ['createUsers(', 'recreateUser', 'aMember(orm']) expect(matches(memberWriter, text), text).toBe(false);
   });
 });

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
 import type { DomainEvent, EventName } from '../../src/events/contracts.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
 import { MailInFlightError } from '../../src/modules/mail/index.ts';
 import { handlerFor } from '../../workers/handlers.ts';
+import { aMember } from '../support/factories.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 
@@ -24,9 +22,13 @@ afterAll(async () => {
 
 async function member(verified: boolean) {
   const email = `job-${randomUUID()}@example.jp`;
-  const user = await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email, password: 'member-pass-123', lastName: '伊藤', firstName: '四郎', emailVerified: verified }),
-  );
+  const user = await aMember(t.runtime.deps.orm, {
+    email,
+    password: 'member-pass-123',
+    lastName: '伊藤',
+    firstName: '四郎',
+    emailVerified: verified,
+  });
   return { id: user.id, email };
 }
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createUser } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
+
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { eventually } from '../support/wait.ts';
@@ -20,9 +19,13 @@ afterAll(async () => {
 
 it('stopping the workers lets an in-flight e-mail job finish', async () => {
   const email = `drain-${Date.now()}@example.jp`;
-  await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email, password: 'drain-pass-123', lastName: '停止', firstName: '確認' }),
-  );
+  await aMember(t.runtime.deps.orm, {
+    email,
+    password: 'drain-pass-123',
+    lastName: '停止',
+    firstName: '確認',
+    emailVerified: false,
+  });
   await eventually(async () => smtp.receiving() > 0, 10_000, 'the job to be sending');
   await t.runtime.workers?.close();
   // close() returned only after the job finished: the message is there and recorded as sent.

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvError, loadEnv } from '../../src/config/env.ts';
-import type { Em } from '../../src/db/orm.ts';
 import type { DomainEvent } from '../../src/events/contracts.ts';
-import { transact } from '../../src/events/outbox.ts';
 import { cappedBackoff, defaultJobOptions, RETRY, retryDelayMs } from '../../src/events/queues.ts';
-import { accounts, createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { accounts, createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { CLAIM_LEASE_SECONDS, isPermanentSmtpError, MailInFlightError, messageIdFor } from '../../src/modules/mail/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { settled } from '../support/settle.ts';
@@ -45,16 +44,18 @@ const delivery = async (recipient: string): Promise<DeliveryRow | undefined> =>
 
 /** A member whose registration sends the verification e-mail through the outbox and the mail worker. */
 const register = (email: string) =>
-  transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email, password: 'member-pass-123', lastName: '配信', firstName: '確認' }),
-  );
+  aMember(t.runtime.deps.orm, { email, password: 'member-pass-123', lastName: '配信', firstName: '確認', emailVerified: false });
 
 /** A member created verified (no event), then unverified: only the test's own runs send to them. */
 async function quietMember(email: string) {
   const { orm } = t.runtime.deps;
-  const user = await transact(orm.em as Em, (tx) =>
-    createUser(tx, { email, password: 'member-pass-123', lastName: '手動', firstName: '実行', emailVerified: true }),
-  );
+  const user = await aMember(orm, {
+    email,
+    password: 'member-pass-123',
+    lastName: '手動',
+    firstName: '実行',
+    emailVerified: true,
+  });
   await orm.em.fork().execute('update users set email_verified = false where id = ?', [user.id]);
   const event: DomainEvent<'UserRegistered'> = {
     id: crypto.randomUUID(),
@@ -289,9 +290,13 @@ describe('GET /api/mails and POST /api/mails/{id}/resend', () => {
   it('are for administrators; bad filters are 422 in Japanese; unknown ids 404; a mail being sent is 409', async () => {
     const member = new TestClient(t.app, '10.61.0.2');
     const email = address('guard');
-    await transact(t.runtime.deps.orm.em as Em, (tx) =>
-      createUser(tx, { email, password: 'member-pass-123', lastName: '一般', firstName: '会員', emailVerified: true }),
-    );
+    await aMember(t.runtime.deps.orm, {
+      email,
+      password: 'member-pass-123',
+      lastName: '一般',
+      firstName: '会員',
+      emailVerified: true,
+    });
     await member.login(email, 'member-pass-123');
     expect((await member.get('/api/mails?status=failed')).status).toBe(403);
     expect((await new TestClient(t.app).get('/api/mails?status=failed')).status).toBe(401);

@@ -8,8 +8,9 @@ import type { Queues } from '../../src/events/queues.ts';
 import { OutboxRelay } from '../../src/events/relay.ts';
 import { PermanentJobError } from '../../src/jobs/errors.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { accounts, createUser } from '../../src/modules/accounts/index.ts';
+import { accounts } from '../../src/modules/accounts/index.ts';
 import { MailInFlightError } from '../../src/modules/mail/index.ts';
+import { aMember, aMemberIn } from '../support/factories.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
@@ -20,7 +21,7 @@ let smtp: TestSmtp;
 let t: TestRuntime;
 let seq = 0;
 const newMember = (tx: Em, email = `member${++seq}-${Date.now()}@example.jp`) =>
-  createUser(tx, { email, password: 'member-pass-123', lastName: '佐藤', firstName: '一郎' });
+  aMemberIn(tx, { email, lastName: '佐藤', firstName: '一郎', emailVerified: false });
 
 beforeAll(async () => {
   smtp = await startSmtp();
@@ -77,15 +78,13 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
   it('sends one e-mail when the same job runs twice, even concurrently', async () => {
     const { orm } = t.runtime.deps;
     // Created verified, so no event is recorded and only this test's runs can send.
-    const user = await transact(orm.em as Em, (tx) =>
-      createUser(tx, {
-        email: `twice-${Date.now()}@example.jp`,
-        password: 'member-pass-123',
-        lastName: '鈴木',
-        firstName: '次郎',
-        emailVerified: true,
-      }),
-    );
+    const user = await aMember(orm, {
+      email: `twice-${Date.now()}@example.jp`,
+      password: 'member-pass-123',
+      lastName: '鈴木',
+      firstName: '次郎',
+      emailVerified: true,
+    });
     await orm.em.fork().execute('update users set email_verified = false where id = ?', [user.id]);
     const event: DomainEvent<'UserRegistered'> = {
       id: crypto.randomUUID(),
@@ -113,15 +112,13 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
 
   it('keeps a refused attempt (550) in the mail log, failed for good: later runs do not send it again', async () => {
     const { orm } = t.runtime.deps;
-    const user = await transact(orm.em as Em, (tx) =>
-      createUser(tx, {
-        email: `refused-${Date.now()}@example.jp`,
-        password: 'member-pass-123',
-        lastName: '高橋',
-        firstName: '三郎',
-        emailVerified: true,
-      }),
-    );
+    const user = await aMember(orm, {
+      email: `refused-${Date.now()}@example.jp`,
+      password: 'member-pass-123',
+      lastName: '高橋',
+      firstName: '三郎',
+      emailVerified: true,
+    });
     await orm.em.fork().execute('update users set email_verified = false where id = ?', [user.id]);
     const event: DomainEvent<'UserRegistered'> = {
       id: crypto.randomUUID(),

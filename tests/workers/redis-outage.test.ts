@@ -1,10 +1,9 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { forgetShopFigures } from '../../src/lib/metrics.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { freePort } from '../support/ports.ts';
 import { startPrivateRedis } from '../support/redis-server.ts';
@@ -98,9 +97,13 @@ it('keeps requests working while Redis is down and delivers the waiting e-mail o
 
   const email = `outage-${Date.now()}@example.jp`;
   const since = new Date();
-  await transact(t.runtime.deps.orm.em as Em, (tx) =>
-    createUser(tx, { email, password: 'member-pass-123', lastName: '高橋', firstName: '三郎' }),
-  );
+  await aMember(t.runtime.deps.orm, {
+    email,
+    password: 'member-pass-123',
+    lastName: '高橋',
+    firstName: '三郎',
+    emailVerified: false,
+  });
   // A pass of the relay that claims the event is refused by Redis (one finding it claimed by the
   // running relay publishes nothing and is tried again): the event waits in the outbox.
   const refused = () =>

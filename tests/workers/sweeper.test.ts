@@ -5,11 +5,9 @@ import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db, jsonb, millisecondsAgo, now } from '../../src/db/kysely.ts';
-import type { Em } from '../../src/db/orm.ts';
-import { transact } from '../../src/events/outbox.ts';
-import { createOrPromoteAdmin, createUser } from '../../src/modules/accounts/index.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { TEST_REDIS_URL } from '../support/env.ts';
-import { aLicense, aSale } from '../support/factories.ts';
+import { aLicense, aMember, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { settled } from '../support/settle.ts';
@@ -63,9 +61,13 @@ describe('the sweeper re-drives what Redis lost', () => {
     await Promise.all(workers.map((w) => w.pause()));
     const emails = Array.from({ length: 5 }, (_, i) => `lost-${i}-${Date.now()}@example.jp`);
     for (const email of emails) {
-      await transact(t.runtime.deps.orm.em as Em, (tx) =>
-        createUser(tx, { email, password: 'member-pass-123', lastName: '佐藤', firstName: '一郎' }),
-      );
+      await aMember(t.runtime.deps.orm, {
+        email,
+        password: 'member-pass-123',
+        lastName: '佐藤',
+        firstName: '一郎',
+        emailVerified: false,
+      });
     }
     // The relay published them (BullMQ accepted the jobs), then Redis lost everything.
     await eventually(async () => {

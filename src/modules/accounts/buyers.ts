@@ -1,3 +1,4 @@
+import { type ChangeFeed, tableCache } from '../../db/changes.ts';
 import { db as kysely } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 import { User } from './entities/user.entity.ts';
@@ -33,23 +34,49 @@ export async function administrators(em: Em): Promise<{ id: string; email: strin
   return users.map((user) => ({ id: user.id, email: user.email, lastName: user.lastName, firstName: user.firstName }));
 }
 
-/** Several members' current details at once (the training-system CSV, in batches of thousands); deleted ones are absent. */
-export async function currentBuyers(em: Em, userIds: readonly string[]): Promise<Map<string, Buyer>> {
-  if (userIds.length === 0) return new Map();
-  const rows = await kysely(em)
-    .selectFrom('users')
-    .select([
-      'id',
-      'email',
-      'last_name as lastName',
-      'first_name as firstName',
-      'affiliation',
-      'affiliation_name as affiliationName',
-      'affiliation_other as affiliationOther',
-    ])
-    .where('id', 'in', [...new Set(userIds)])
-    .execute();
-  return new Map(rows.map((row) => [row.id, row]));
+const buyerColumns = [
+  'id',
+  'email',
+  'last_name as lastName',
+  'first_name as firstName',
+  'affiliation',
+  'affiliation_name as affiliationName',
+  'affiliation_other as affiliationOther',
+] as const;
+
+const readBuyers = (em: Em, userIds: readonly string[]) =>
+  kysely(em).selectFrom('users').select(buyerColumns).where('id', 'in', userIds).execute();
+
+type CurrentBuyer = Awaited<ReturnType<typeof readBuyers>>[number];
+
+/** A list shows the same few members page after page: kept until any member changes (change notices). */
+const listedBuyers = (changes: ChangeFeed | undefined) =>
+  tableCache<CurrentBuyer>(changes, 'listed buyers', ['users'], { max: 20_000, ttlMs: 10 * 60_000 });
+
+/**
+ * Several members' current details at once (the training-system CSV, in batches of thousands); deleted
+ * ones are absent. With `changes` (a list's page), those read before are taken from memory.
+ */
+export async function currentBuyers(
+  em: Em,
+  userIds: readonly string[],
+  changes?: ChangeFeed,
+): Promise<Map<string, CurrentBuyer>> {
+  const cache = listedBuyers(changes);
+  const found = new Map<string, CurrentBuyer>();
+  const missing: string[] = [];
+  for (const id of new Set(userIds)) {
+    const known = cache?.peek(id);
+    if (known) found.set(id, known);
+    else missing.push(id);
+  }
+  if (missing.length === 0) return found;
+  const since = cache?.since() ?? 0;
+  for (const row of await readBuyers(em, missing)) {
+    found.set(row.id, row);
+    cache?.set(row.id, row, since);
+  }
+  return found;
 }
 
 export type Buyer = NonNullable<Awaited<ReturnType<typeof findBuyer>>>;

@@ -80,7 +80,11 @@ function cookieValue(header: string | null, name: string): string | undefined {
 
 export function signedCookieValue(headers: Headers, name: string, secret: string): string | undefined {
   const raw = cookieValue(headers.get('cookie'), name);
-  if (!raw) return undefined;
+  return raw ? verifiedToken(raw, secret) : undefined;
+}
+
+/** The value of a cookie signed as better-auth signs (`value.signature`, URI-encoded), or undefined. */
+function verifiedToken(raw: string, secret: string): string | undefined {
   let value: string;
   try {
     value = decodeURIComponent(raw);
@@ -89,9 +93,8 @@ export function signedCookieValue(headers: Headers, name: string, secret: string
   }
   const dot = value.lastIndexOf('.');
   if (dot < 1) return undefined;
-  const signature = Buffer.from(value.slice(dot + 1), 'base64');
-  if (!signedByAny(secret, value.slice(0, dot), signature)) return undefined;
-  return value.slice(0, dot);
+  const token = value.slice(0, dot);
+  return signedByAny(secret, token, Buffer.from(value.slice(dot + 1), 'base64')) ? token : undefined;
 }
 
 /** better-auth's getSession without its per-call machinery (docs/decisions/0013), cached while the change feed is live. */
@@ -105,28 +108,20 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     cookieName ??= (await auth.$context).authCookies.sessionToken.name;
     const raw = cookieValue(headers.get('cookie'), cookieName);
     if (!raw) return null;
-    let value: string;
-    try {
-      value = decodeURIComponent(raw);
-    } catch {
-      return null;
+    // Keyed by the signed cookie as sent: a value verified once is not verified again while cached.
+    let row = cache.peek(raw);
+    if (!row) {
+      const token = verifiedToken(raw, secret);
+      if (!token) return null;
+      row = await cache.get(raw, () => sessionQuery(orm.em.fork() as Em, token).executeTakeFirst());
     }
-    const dot = value.lastIndexOf('.');
-    if (dot < 1) return null;
-    const token = value.slice(0, dot);
-    const signature = Buffer.from(value.slice(dot + 1), 'base64');
-    if (!signedByAny(secret, token, signature)) return null;
-    const row = await cache.get(token, async () => {
-      const found = await sessionQuery(orm.em.fork() as Em, token).executeTakeFirst();
-      return found satisfies SessionRow | undefined;
-    });
     const now = Date.now();
     if (!row) return null;
     if (sessionEndsAt(row) <= now) {
       // Past its absolute or idle end: gone for good (its owner's sessions list no longer shows it).
       await kysely(orm.em.fork() as Em)
         .deleteFrom('sessions')
-        .where('token', '=', token)
+        .where('token', '=', row.token)
         .execute();
       return null;
     }
@@ -142,7 +137,7 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
           updated_at: dbNow(),
           expires_at: sql<string>`least(now() + make_interval(secs => ${SESSION_SECONDS}), ${eb.ref('created_at')} + make_interval(secs => ${absolute}))`,
         }))
-        .where('token', '=', token)
+        .where('token', '=', row.token)
         .execute();
     }
     return {

@@ -97,7 +97,7 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
   if (start === undefined && first !== undefined) firstOfPage?.set(pageKey, first, since);
   const n = count?.n ?? 0;
   return {
-    sales: await withCurrentBuyers(em, sales),
+    sales: await withCurrentBuyers(em, sales, feed),
     total: Math.min(n, cap),
     total_capped: n > cap,
     // The name search reached MEMBER_MATCH_CAP members: the screen asks for a longer name.
@@ -111,8 +111,8 @@ export async function listSales(orm: Orm, asked: SalesFilter, page: number, perP
  * The list shows each buyer as the member is now — the name the CSV writes and the search finds —
  * and the purchase-time snapshot only when the member is gone (the order detail shows both).
  */
-async function withCurrentBuyers(em: Em, sales: SaleView[]) {
-  const buyers = await currentBuyers(em, [...new Set(sales.flatMap((sale) => (sale.userId ? [sale.userId] : [])))]);
+async function withCurrentBuyers(em: Em, sales: SaleView[], changes: ChangeFeed | undefined) {
+  const buyers = await currentBuyers(em, [...new Set(sales.flatMap((sale) => (sale.userId ? [sale.userId] : [])))], changes);
   return sales.map((sale) => {
     const buyer = sale.userId ? buyers.get(sale.userId) : undefined;
     const dto = saleDto(sale);
