@@ -3,7 +3,7 @@ import iconv from 'iconv-lite';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
-import { aLicense, anAdmin, aSale } from '../support/factories.ts';
+import { aLicense, anAdmin, aRefund, aSale } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
@@ -38,7 +38,7 @@ beforeAll(async () => {
   // Last month: two BLS (one refunded in the month) and one ACLS; the 1st at 00:30 JST is still last month.
   await aSale(orm, bls, { paidAt: previous.at(1, '00:30:00') });
   const refunded = await aSale(orm, bls, { paidAt: previous.at(10, '12:00:00') });
-  await orm.em.fork().execute('update sales set refunded_at = ? where id = ?', [previous.at(12, '09:00:00'), refunded]);
+  await aRefund(orm, refunded, { refundedAt: previous.at(12, '09:00:00') });
   await aSale(orm, acls, { amount: 9_998, paidAt: previous.at(20, '18:00:00') });
   browser = await launchBrowser();
 }, 90_000);

@@ -33,8 +33,8 @@ export async function administrators(em: Em): Promise<{ id: string; email: strin
   return users.map((user) => ({ id: user.id, email: user.email, lastName: user.lastName, firstName: user.firstName }));
 }
 
-/** Several members' current details at once (the training-system CSV, in batches of thousands); deleted ones are absent. */
-export async function currentBuyers(em: Em, userIds: readonly string[]): Promise<Map<string, Buyer>> {
+/** Several members' current details at once (the CSVs, in batches of thousands); deleted ones are absent. */
+export async function currentBuyers(em: Em, userIds: readonly string[]): Promise<Map<string, CurrentBuyer>> {
   if (userIds.length === 0) return new Map();
   const rows = await kysely(em)
     .selectFrom('users')
@@ -46,6 +46,8 @@ export async function currentBuyers(em: Em, userIds: readonly string[]): Promise
       'affiliation',
       'affiliation_name as affiliationName',
       'affiliation_other as affiliationOther',
+      'last_name_kana as lastNameKana',
+      'first_name_kana as firstNameKana',
     ])
     .where('id', 'in', [...new Set(userIds)])
     .execute();
@@ -53,6 +55,7 @@ export async function currentBuyers(em: Em, userIds: readonly string[]): Promise
 }
 
 export type Buyer = NonNullable<Awaited<ReturnType<typeof findBuyer>>>;
+type CurrentBuyer = Buyer & { lastNameKana: string | null; firstNameKana: string | null };
 
 /** The purchase screen's distribution opt-in is the member's current choice: saved in the caller's transaction. */
 export async function setDistribution(tx: Em, userId: string, distribution: boolean): Promise<void> {

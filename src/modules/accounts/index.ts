@@ -4,6 +4,7 @@ import { AccountToken } from './entities/account-token.entity.ts';
 import { KnownDevice } from './entities/known-device.entity.ts';
 import { Passkey, TwoFactor, TwoFactorLock } from './entities/two-factor.entity.ts';
 import { Account, Session, User, Verification } from './entities/user.entity.ts';
+import { UserNote } from './entities/user-note.entity.ts';
 import {
   onEmailChangeAttempted,
   onEmailChangedByAdmin,
@@ -39,7 +40,7 @@ export const loadDemo = () => import('./demo.ts');
 export const accounts = {
   name: 'accounts',
   api: accountRoutes,
-  entities: [User, Session, Account, Verification, AccountToken, KnownDevice, TwoFactor, Passkey, TwoFactorLock],
+  entities: [User, Session, Account, Verification, AccountToken, KnownDevice, TwoFactor, Passkey, TwoFactorLock, UserNote],
   handlers: {
     UserRegistered: onUserRegistered,
     RegistrationAttempted: onRegistrationAttempted,

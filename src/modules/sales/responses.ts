@@ -35,6 +35,9 @@ export const SaleAnswer = v.pipe(
     paid_at: timestamp(),
     refunded_at: nullableTime,
     refund_requested_at: nullableTime,
+    refunded_amount: v.number(),
+    payment_method: v.string(),
+    payment_method_label: v.string(),
     receipt_url: nullableText,
     user: v.object({ first_name: v.string(), last_name: v.string(), email: v.string() }),
     user_id: nullableText,
@@ -126,12 +129,24 @@ const ReceiptAnswer = v.pipe(
 );
 
 const RefundAnswer = v.object({
-  state: v.picklist(['none', 'requested', 'refunded']),
+  state: v.picklist(['none', 'requested', 'partially_refunded', 'refunded']),
   state_label: v.string(),
   requested_at: nullableTime,
   requested_by: nullableText,
   reason: nullableText,
   refunded_at: nullableTime,
+  refunded_amount: v.number(),
+  pending_amount: v.number(),
+  remaining_amount: v.number(),
+  refunds: v.array(
+    v.object({
+      amount: v.number(),
+      reason: nullableText,
+      requested_by: nullableText,
+      requested_at: nullableTime,
+      refunded_at: nullableTime,
+    }),
+  ),
 });
 
 const buyer = {

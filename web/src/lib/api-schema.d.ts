@@ -269,6 +269,10 @@ export interface paths {
     /** ライセンスごとの売上件数 */
     get: operations["getApiSalesLicenseCounts"];
   };
+  "/api/sales/orders.csv": {
+    /** 受注CSV（期間内に支払われた売上を1行ずつ） */
+    get: operations["getApiSalesOrdersCsv"];
+  };
   "/api/sales/revert": {
     /** 売上の状態を1段階戻す */
     post: operations["postApiSalesRevert"];
@@ -580,8 +584,11 @@ export interface components {
       order_number: string | null;
       /** Format: date-time */
       paid_at: string;
+      payment_method: string;
+      payment_method_label: string;
       receipt_url: string | null;
       refund_requested_at: string | null;
+      refunded_amount: number;
       refunded_at: string | null;
       /** @enum {number} */
       status: 0 | 1 | 2;
@@ -4021,6 +4028,7 @@ export interface operations {
         paid_from?: "" | string;
         paid_to?: "" | string;
         audit_id?: "" | string;
+        payment_method?: "" | "card" | "konbini" | "bank_transfer";
         page?: string;
         per_page?: string;
       };
@@ -4142,15 +4150,26 @@ export interface operations {
               };
               receipt_url: string | null;
               refund: {
+                pending_amount: number;
                 reason: string | null;
+                refunded_amount: number;
                 refunded_at: string | null;
+                refunds: ({
+                    amount: number;
+                    reason: string | null;
+                    refunded_at: string | null;
+                    requested_at: string | null;
+                    requested_by: string | null;
+                  })[];
+                remaining_amount: number;
                 requested_at: string | null;
                 requested_by: string | null;
                 /** @enum {string} */
-                state: "none" | "requested" | "refunded";
+                state: "none" | "requested" | "partially_refunded" | "refunded";
                 state_label: string;
               };
               refund_requested_at: string | null;
+              refunded_amount: number;
               refunded_at: string | null;
               /** @enum {number} */
               status: 0 | 1 | 2;
@@ -4399,6 +4418,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          amount?: number;
           /** @default false */
           confirm_exported?: boolean;
           reason: string;
@@ -4412,12 +4432,22 @@ export interface operations {
           "application/json": {
             message: string;
             refund: {
+              pending_amount: number;
               reason: string | null;
+              refunded_amount: number;
               refunded_at: string | null;
+              refunds: ({
+                  amount: number;
+                  reason: string | null;
+                  refunded_at: string | null;
+                  requested_at: string | null;
+                  requested_by: string | null;
+                })[];
+              remaining_amount: number;
               requested_at: string | null;
               requested_by: string | null;
               /** @enum {string} */
-              state: "none" | "requested" | "refunded";
+              state: "none" | "requested" | "partially_refunded" | "refunded";
               state_label: string;
             };
             sale: components["schemas"]["Sale"];
@@ -4563,6 +4593,41 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 受注CSV（期間内に支払われた売上を1行ずつ） */
+  getApiSalesOrdersCsv: {
+    responses: {
+      /** @description CSV ファイル */
+      200: {
+        content: {
+          "text/csv": string;
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
         };
       };
       /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
@@ -4855,13 +4920,16 @@ export interface operations {
                 license_name: string;
                 licenseId: number;
                 /** @enum {string} */
-                member_state: "paid" | "in_progress" | "registered" | "refunded";
+                member_state: "paid" | "in_progress" | "registered" | "partially_refunded" | "refunded";
                 member_state_label: string;
                 order_number: string | null;
                 /** Format: date-time */
                 paid_at: string;
+                payment_method: string;
+                payment_method_label: string;
                 receipt_url: string | null;
                 refund_requested_at: string | null;
+                refunded_amount: number;
                 refunded_at: string | null;
                 /** @enum {number} */
                 status: 0 | 1 | 2;

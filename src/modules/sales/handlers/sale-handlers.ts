@@ -1,7 +1,8 @@
 import type { EventHandler, JobContext, JobResult } from '../../../jobs/context.ts';
 import { japanTime, renderMail, sendOnce } from '../../mail/index.ts';
 import { Sale, SaleStatus } from '../entities/sale.entity.ts';
-import { forgetUser, markRefunded, recordSale } from '../record-sale.ts';
+import { forgetUser, recordSale } from '../record-sale.ts';
+import { markRefunded } from '../refund-confirm.ts';
 import { moveSalesPage, planRegistrationMails } from '../status-moves.ts';
 
 export const onCheckoutPaid: EventHandler<'CheckoutPaid'> = (ctx, event) => recordSale(ctx.em, event.payload);
@@ -53,7 +54,10 @@ export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
  */
 export const onSaleRefunded: EventHandler<'SaleRefunded'> = async (ctx, event) => {
   const sale = await ctx.em.findOne(Sale, { id: event.payload.saleId });
-  if (!sale?.buyerEmail || !sale.refundedAt) return 'skipped';
+  if (!sale?.buyerEmail || (!sale.refundedAt && !sale.refundedAmount)) return 'skipped';
+  const amount = event.payload.amount ?? sale.amount;
+  // A part refunded: the licence stays the member's; whole: it is withdrawn.
+  const whole = Boolean(sale.refundedAt);
   const result = await sendOnce(
     ctx,
     `${event.id}:refund-notice`,
@@ -65,13 +69,20 @@ export const onSaleRefunded: EventHandler<'SaleRefunded'> = async (ctx, event) =
         subject: '返金のお知らせ',
         greeting: `${`${sale.buyerLastName} ${sale.buyerFirstName}`.trim() || 'お客'} 様`,
         paragraphs: [
-          'ご購入いただいたライセンスの代金を返金しました。',
+          whole ? 'ご購入いただいたライセンスの代金を返金しました。' : 'ご購入いただいたライセンスの代金の一部を返金しました。',
           ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
           `ライセンス：${sale.licenseName}`,
-          `返金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
-          `返金日時：${japanTime(sale.refundedAt)}`,
+          `返金額：¥${amount.toLocaleString('ja-JP')}（税込）`,
+          ...(whole
+            ? []
+            : [
+                `お支払い額：¥${sale.amount.toLocaleString('ja-JP')}（税込）／返金済みの合計：¥${sale.refundedAmount.toLocaleString('ja-JP')}`,
+              ]),
+          `返金日時：${japanTime(sale.refundedAt ?? event.occurredAt)}`,
           'クレジットカードでお支払いの場合、ご利用明細に返金が反映されるまで、カード会社により数日から1か月ほどかかることがあります。コンビニでお支払いの場合は、返金の受け取り方法のご案内が別途届きます。',
-          'このライセンスは返金に伴いご利用いただけなくなりました。ご不明な点がございましたら、ご注文番号を添えてお問い合わせください。',
+          whole
+            ? 'このライセンスは返金に伴いご利用いただけなくなりました。ご不明な点がございましたら、ご注文番号を添えてお問い合わせください。'
+            : 'ライセンスは引き続きご利用いただけます。ご不明な点がございましたら、ご注文番号を添えてお問い合わせください。',
         ],
         notes: ['このメールは送信専用です。'],
       }),
