@@ -53,6 +53,8 @@ export const eventPayloads = {
   LicenseHidden: v.object({ licenseId: v.number() }),
   SalePaid: v.object({ saleId: v.number() }),
   SaleRefunded: v.object({ saleId: v.number(), amount: v.optional(v.number()) }),
+  /** An administrator asked for the purchase mail again (to the member's address now). */
+  PurchaseMailResendRequested: v.object({ saleId: v.number() }),
   /** Never the sales themselves; events written before moves existed named every sale (`saleIds`) and are still read. */
   SaleStatusChanged: v.union([
     v.object({ moveId: id, count: v.number(), from: v.number(), to: v.number(), actorId: id }),
@@ -103,6 +105,7 @@ export const eventRoutes = {
   LicenseHidden: ['payments'],
   SalePaid: ['mail'],
   SaleRefunded: ['mail'],
+  PurchaseMailResendRequested: ['mail'],
   SaleStatusChanged: ['mail'],
   RegistrationMailsDue: ['mail'],
   ExportRequested: ['exports'],

@@ -10,6 +10,7 @@ import { onExportRequested } from './export/build.ts';
 import {
   onCheckoutPaid,
   onPaymentRefunded,
+  onPurchaseMailResendRequested,
   onRegistrationMailsDue,
   onSalePaid,
   onSaleRefunded,
@@ -47,6 +48,7 @@ export const sales = {
     PaymentRefunded: onPaymentRefunded,
     SalePaid: onSalePaid,
     SaleRefunded: onSaleRefunded,
+    PurchaseMailResendRequested: onPurchaseMailResendRequested,
     SaleStatusChanged: onSaleStatusChanged,
     RegistrationMailsDue: onRegistrationMailsDue,
     ExportRequested: onExportRequested,

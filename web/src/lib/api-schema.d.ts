@@ -247,6 +247,12 @@ export interface paths {
     /** 注文の詳細（購入者、履歴、領収書、メール、支払い方法） */
     get: operations["getApiSalesById"];
   };
+  "/api/sales/{id}/notes": {
+    /** 注文のメモ（管理者のみ） */
+    get: operations["getApiSalesByIdNotes"];
+    /** 注文にメモを残す（管理者のみ、会員には見えません） */
+    post: operations["postApiSalesByIdNotes"];
+  };
   "/api/sales/{id}/receipt": {
     /** 領収書の PDF（管理者は控え） */
     get: operations["getApiSalesByIdReceipt"];
@@ -260,6 +266,10 @@ export interface paths {
   "/api/sales/{id}/refund": {
     /** 売上を返金する（Stripe に依頼） */
     post: operations["postApiSalesByIdRefund"];
+  };
+  "/api/sales/{id}/resend-purchase-mail": {
+    /** 購入のお知らせメールを再送する（会員の現在のメールアドレスへ、1注文1日5回まで） */
+    post: operations["postApiSalesByIdResendPurchaseMail"];
   };
   "/api/sales/counts": {
     /** 状態ごとの売上件数 */
@@ -327,6 +337,12 @@ export interface paths {
   "/api/users/{id}/mails": {
     /** 会員に送ったメール */
     get: operations["getApiUsersByIdMails"];
+  };
+  "/api/users/{id}/notes": {
+    /** 会員のメモ（管理者のみ） */
+    get: operations["getApiUsersByIdNotes"];
+    /** 会員にメモを残す（管理者のみ、会員には見えません） */
+    post: operations["postApiUsersByIdNotes"];
   };
   "/api/users/{id}/password": {
     /** 自分のパスワードを変更する */
@@ -488,6 +504,13 @@ export interface components {
     };
     Message: {
       message: string;
+    };
+    Note: {
+      author_email: string;
+      body: string;
+      /** Format: date-time */
+      created_at: string;
+      id: number;
     };
     Passkey: {
       created_at: string | null;
@@ -4213,6 +4236,122 @@ export interface operations {
       };
     };
   };
+  /** 注文のメモ（管理者のみ） */
+  getApiSalesByIdNotes: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            notes: components["schemas"]["Note"][];
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 注文にメモを残す（管理者のみ、会員には見えません） */
+  postApiSalesByIdNotes: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          body: string;
+        };
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      201: {
+        content: {
+          "application/json": {
+            message: string;
+            note: components["schemas"]["Note"];
+          };
+        };
+      };
+      /** @description 本文の形式が正しくありません（JSON でない、入れ子が深すぎるなど）。 */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   /** 領収書の PDF（管理者は控え） */
   getApiSalesByIdReceipt: {
     parameters: {
@@ -4500,6 +4639,66 @@ export interface operations {
       422: {
         content: {
           "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 購入のお知らせメールを再送する（会員の現在のメールアドレスへ、1注文1日5回まで） */
+  postApiSalesByIdResendPurchaseMail: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description 受け付けました。 */
+      202: {
+        content: {
+          "application/json": {
+            message: string;
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 試行回数が多すぎます（Retry-After 秒後に再試行できます）。 */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
@@ -5513,6 +5712,122 @@ export interface operations {
       };
       /** @description 見つかりません。 */
       404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 会員のメモ（管理者のみ） */
+  getApiUsersByIdNotes: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            notes: components["schemas"]["Note"][];
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 会員にメモを残す（管理者のみ、会員には見えません） */
+  postApiUsersByIdNotes: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          body: string;
+        };
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      201: {
+        content: {
+          "application/json": {
+            message: string;
+            note: components["schemas"]["Note"];
+          };
+        };
+      };
+      /** @description 本文の形式が正しくありません（JSON でない、入れ子が深すぎるなど）。 */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
         content: {
           "application/json": components["schemas"]["Error"];
         };

@@ -1,7 +1,9 @@
 import { Link, useParams } from 'react-router';
+import { NotesTimeline } from '../../../components/notes-timeline';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { OrderBuyers, OrderFacts, OrderHistory, OrderMails, OrderReceipt } from '../components/order-facts';
 import { RefundSection } from '../components/refund-section';
+import { ResendPurchaseMail } from '../components/resend-mail';
 import { type OrderDetail, useOrderDetail } from '../order-api';
 import '../order-detail.css';
 
@@ -34,7 +36,9 @@ function OrderBody({ sale, onChanged }: { sale: OrderDetail; onChanged: () => vo
       <OrderBuyers sale={sale} />
       <OrderHistory sale={sale} />
       <OrderReceipt sale={sale} />
+      <NotesTimeline path={`/api/sales/${sale.id}/notes`} subject="この注文" />
       <OrderMails sale={sale} />
+      <ResendPurchaseMail sale={sale} onChanged={onChanged} />
     </>
   );
 }
