@@ -154,13 +154,11 @@ export async function openOrderCsv(orm: Orm, actor: Actor, period: Period, encod
         .execute();
       if (rows.length === 0) break;
       const ids = rows.map((row) => row.id);
-      const [members, refunds] = await Promise.all([
-        currentBuyers(
-          em,
-          rows.flatMap((row) => (row.user_id ? [row.user_id] : [])),
-        ),
-        refundsByPeriodEnd(em, ids, period.to),
-      ]);
+      const members = await currentBuyers(
+        em,
+        rows.flatMap((row) => (row.user_id ? [row.user_id] : [])),
+      );
+      const refunds = await refundsByPeriodEnd(em, ids, period.to);
       yield encode(csvLines(rows.map((row) => cellsOf(row, members, refunds))));
       written += rows.length;
       const last = rows[rows.length - 1] as OrderRow;
