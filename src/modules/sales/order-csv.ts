@@ -1,9 +1,11 @@
 import iconv from 'iconv-lite';
-import { db as kysely } from '../../db/kysely.ts';
+import { type ExpressionBuilder, sql } from 'kysely';
+import { type DB, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
+import type { Sales } from '../../db/schema.ts';
 import { transact } from '../../events/outbox.ts';
 import { CP932, contentDisposition, csvHeader, csvLines, replaceUnmappable } from '../../lib/csv.ts';
-import { japanDateTime, jstStamp } from '../../lib/japan-time.ts';
+import { jstStamp } from '../../lib/japan-time.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { receiptIssuer } from '../../site-settings.ts';
 import { combinedAffiliationName, currentBuyers } from '../accounts/index.ts';
@@ -33,13 +35,19 @@ const COLUMNS = [
   'Stripe の支払ID',
 ] as const;
 
-const BATCH = 1_000;
+const BATCH = 5_000;
+
+/** Japan time written by PostgreSQL: no Date or Intl per cell on 100,000 rows. */
+const jstText = (eb: ExpressionBuilder<DB & { s: Sales }, 's'>, column: 's.ordered_at' | 's.paid_at') =>
+  eb.fn<string>('to_char', [sql`${eb.ref(column)} at time zone 'Asia/Tokyo'`, sql.lit('YYYY/MM/DD HH24:MI:SS')]);
 
 interface OrderRow {
   id: number;
   order_number: string | null;
   ordered_at: string | null;
   paid_at: string;
+  ordered: string | null;
+  paid: string;
   user_id: string | null;
   buyer_last_name: string;
   buyer_first_name: string;
@@ -79,8 +87,8 @@ function cellsOf(row: OrderRow, members: Members, refunds: Refunds): string[] {
   const refunded = refund?.amount ?? 0;
   return [
     row.order_number ?? '',
-    row.ordered_at ? japanDateTime(row.ordered_at) : '',
-    japanDateTime(row.paid_at),
+    row.ordered ?? '',
+    row.paid,
     row.user_id ?? '',
     `${person.lastName} ${person.firstName}`.trim(),
     `${person.lastNameKana ?? ''} ${person.firstNameKana ?? ''}`.trim(),
@@ -91,7 +99,7 @@ function cellsOf(row: OrderRow, members: Members, refunds: Refunds): string[] {
     `${receiptIssuer.taxRatePercent}%`,
     PAYMENT_METHOD_LABEL[row.payment_method] ?? row.payment_method,
     stateLabel(row, refunded),
-    refund ? japanDateTime(refund.last).slice(0, 10) : '',
+    refund ? refund.last.slice(0, 10) : '',
     String(refunded),
     row.stripe_payment_intent_id ?? '',
   ];
@@ -143,6 +151,8 @@ export async function openOrderCsv(orm: Orm, actor: Actor, period: Period, encod
           's.payment_method',
           's.status',
           's.stripe_payment_intent_id',
+          (eb) => jstText(eb, 's.ordered_at').$castTo<string | null>().as('ordered'),
+          (eb) => jstText(eb, 's.paid_at').as('paid'),
         ])
         .where(salesFilter({ paidFrom: period.from, paidTo: period.to }))
         .$if(from !== null, (q) =>
