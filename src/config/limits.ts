@@ -22,4 +22,6 @@ export const LIMITS = {
   memberCsvPerAdmin: { name: 'member-csv-admin', limit: 10, windowSeconds: hours(1), what: '会員CSVのダウンロード' },
   checkoutsPerMember: { name: 'checkout-member', limit: 10, windowSeconds: minutes(10) },
   auditExportsPerAdmin: { name: 'audit-export-admin', limit: 20, windowSeconds: hours(1), what: '操作履歴CSVのダウンロード' },
+  /** Per sale and Japan day (the key names the day). */
+  purchaseMailResendsPerSale: { name: 'purchase-mail-resend', limit: 5, windowSeconds: hours(24) },
 } as const satisfies Record<string, RateLimitRule>;

@@ -282,6 +282,15 @@ export interface ReconciliationRuns {
   trigger: string;
 }
 
+export interface SaleNotes {
+  author_email: string;
+  author_id: string;
+  body: string;
+  created_at: Timestamp;
+  id: Generated<number>;
+  sale_id: number;
+}
+
 export interface SaleReceipts {
   addressee: string | null;
   addressee_kind: string;
@@ -295,6 +304,18 @@ export interface SaleReceipts {
   proviso: string | null;
   sale_id: number;
   updated_at: Timestamp;
+}
+
+export interface SaleRefunds {
+  amount: number;
+  created_at: Timestamp;
+  id: Generated<number>;
+  reason: string | null;
+  refunded_at: Timestamp | null;
+  requested_at: Timestamp | null;
+  requested_by: string | null;
+  sale_id: number;
+  stripe_refund_id: string | null;
 }
 
 export interface Sales {
@@ -316,11 +337,14 @@ export interface Sales {
   license_id: number;
   license_name: string;
   order_number: string | null;
+  ordered_at: Timestamp | null;
   paid_at: Timestamp;
+  payment_method: Generated<string>;
   receipt_url: string | null;
   refund_reason: string | null;
   refund_requested_at: Timestamp | null;
   refund_requested_by: string | null;
+  refunded_amount: Generated<number>;
   refunded_at: Timestamp | null;
   status: Generated<number>;
   stripe_payment_intent_id: string | null;
@@ -393,6 +417,15 @@ export interface UnsubscribeTokens {
   user_id: string;
 }
 
+export interface UserNotes {
+  author_email: string;
+  author_id: string;
+  body: string;
+  created_at: Timestamp;
+  id: Generated<number>;
+  user_id: string;
+}
+
 export interface Users {
   affiliation: number | null;
   affiliation_name: Generated<string>;
@@ -451,7 +484,9 @@ export interface DB {
   payment_findings: PaymentFindings;
   quotations: Quotations;
   reconciliation_runs: ReconciliationRuns;
+  sale_notes: SaleNotes;
   sale_receipts: SaleReceipts;
+  sale_refunds: SaleRefunds;
   sale_status_move_sales: SaleStatusMoveSales;
   sale_status_moves: SaleStatusMoves;
   sales: Sales;
@@ -460,6 +495,7 @@ export interface DB {
   two_factor_locks: TwoFactorLocks;
   two_factors: TwoFactors;
   unsubscribe_tokens: UnsubscribeTokens;
+  user_notes: UserNotes;
   users: Users;
   verifications: Verifications;
 }

@@ -41,14 +41,20 @@ export const eventPayloads = {
     paymentIntentId: v.nullable(v.string()),
     receiptUrl: v.nullable(v.string()),
     paidAt: v.string(),
+    // Absent in events written before 受注CSV: the sale then says card, and no order time.
+    orderedAt: v.optional(v.string()),
+    paymentMethod: v.optional(v.string()),
   }),
-  PaymentRefunded: v.object({ checkoutId: id, refundedAt: v.string() }),
+  // amountRefunded: the charge's refunded total so far (absent in older events: the whole amount).
+  PaymentRefunded: v.object({ checkoutId: id, refundedAt: v.string(), amountRefunded: v.optional(v.number()) }),
   KonbiniVoucherIssued: v.object({ checkoutId: id }),
   KonbiniPaymentReminderDue: v.object({ checkoutId: id }),
   KonbiniPaymentLapsed: v.object({ checkoutId: id }),
   LicenseHidden: v.object({ licenseId: v.number() }),
   SalePaid: v.object({ saleId: v.number() }),
-  SaleRefunded: v.object({ saleId: v.number() }),
+  SaleRefunded: v.object({ saleId: v.number(), amount: v.optional(v.number()) }),
+  /** An administrator asked for the purchase mail again (to the member's address now). */
+  PurchaseMailResendRequested: v.object({ saleId: v.number() }),
   /** Never the sales themselves; events written before moves existed named every sale (`saleIds`) and are still read. */
   SaleStatusChanged: v.union([
     v.object({ moveId: id, count: v.number(), from: v.number(), to: v.number(), actorId: id }),
@@ -109,6 +115,7 @@ export const eventRoutes = {
   LicenseHidden: ['payments'],
   SalePaid: ['mail'],
   SaleRefunded: ['mail'],
+  PurchaseMailResendRequested: ['mail'],
   SaleStatusChanged: ['mail'],
   RegistrationMailsDue: ['mail'],
   ExportRequested: ['exports'],

@@ -37,6 +37,7 @@ export const eventLabels: Record<EventName, string> = {
   LicenseHidden: 'ライセンスの非公開（決済の締め切り）',
   SalePaid: '購入の記録',
   SaleRefunded: '返金の記録',
+  PurchaseMailResendRequested: '購入のお知らせメールの再送',
   SaleStatusChanged: '売上の状態の変更',
   RegistrationMailsDue: '登録完了メールの送信',
   ExportRequested: '研修管理システム用CSVの作成',

@@ -28,7 +28,7 @@ const historyDoc = operation('get', {
       sales: v.array(
         v.object({
           ...SaleAnswer.entries,
-          member_state: v.picklist(['paid', 'in_progress', 'registered', 'refunded']),
+          member_state: v.picklist(['paid', 'in_progress', 'registered', 'partially_refunded', 'refunded']),
           member_state_label: v.string(),
         }),
       ),

@@ -15,6 +15,8 @@ export interface RefundPaymentRequest {
   paymentIntentId: string;
   idempotencyKey: string;
   metadata: Record<string, string>;
+  /** Yen; absent: whatever remains. */
+  amount?: number;
 }
 
 /** `unreachable` (network, outage) is worth asking again; `refused` is not. */

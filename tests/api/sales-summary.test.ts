@@ -1,6 +1,6 @@
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aLicense, aMember, anAdmin, aSale } from '../support/factories.ts';
+import { aLicense, aMember, anAdmin, aRefund, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 
@@ -93,7 +93,7 @@ beforeAll(async () => {
   licences.formula = await aLicense(orm, { name: NAMES.formula, price: 3_300 });
   for (const s of SEEDED) {
     const id = await aSale(orm, licences[s.license], { amount: s.amount, paidAt: s.paidAt });
-    if (s.refundedAt) await orm.em.fork().execute('update sales set refunded_at = ? where id = ?', [s.refundedAt, id]);
+    if (s.refundedAt) await aRefund(orm, id, { refundedAt: s.refundedAt });
   }
   // Renamed after the sales: the summary names a licence as the licence list does now.
   await orm.em.fork().execute('update licenses set name = ? where id = ?', [NAMES.bls, licences.bls]);

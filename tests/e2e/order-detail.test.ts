@@ -16,6 +16,7 @@ let browser: Browser;
 let saleId: number;
 let paymentIntent: string;
 let orderNumber: string;
+let partSaleId: number;
 
 async function signedInMember(email: string, firstName: string, ip: string) {
   await aMember(shop.runtime.deps.orm, {
@@ -56,6 +57,16 @@ beforeAll(async () => {
   saleId = paid.sale_id;
   orderNumber = paid.order_number;
   paymentIntent = String(shop.emulator.sessions.get(sessionId)?.payment_intent);
+  // A second card purchase, refunded in part below …
+  const second = await signedInMember('e2e-order-part@example.jp', '三郎', '10.45.0.3');
+  const started = await second.post('/api/licenses/stripe', { licenseId: license.id, distribution: true });
+  const secondSession = new URL((await started.json()).url).pathname.split('/').pop() as string;
+  shop.emulator.pay(secondSession, 'card');
+  partSaleId = await eventually(
+    async () => (await (await second.get(`/api/checkout/sessions/${secondSession}`)).json()).sale_id as number | null,
+    15_000,
+    'the second sale',
+  );
   // … and a konbini payment still awaited.
   const waiting = await signedInMember('e2e-order-konbini@example.jp', '次郎', '10.45.0.2');
   const pending = await waiting.post('/api/licenses/stripe', { licenseId: license.id, distribution: true });
@@ -109,7 +120,9 @@ it('an administrator opens an order from the sales list and refunds it through t
   expect(await dialog.getAttribute('aria-modal')).toBe('true');
   expect(await dialog.innerText()).toContain(orderNumber);
   expect(await dialog.innerText()).toContain('¥11,000（税込）');
-  expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('reason');
+  // The amount comes first, filled with what remains (the whole price).
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('amount');
+  expect(await dialog.getByLabel('返金額（円）').inputValue()).toBe('11000');
   await accessible(page, 'the refund dialog');
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'hidden' });
@@ -118,14 +131,14 @@ it('an administrator opens an order from the sales list and refunds it through t
 
   // Without a reason: the server's Japanese message, in the dialog.
   await open.click();
-  await dialog.getByRole('button', { name: '全額を返金する' }).click();
+  await dialog.getByRole('button', { name: '返金する' }).click();
   await dialog.getByText('返金の理由を入力してください。').first().waitFor();
   expect(shop.emulator.refunds.size).toBe(0);
 
   // With a reason: Stripe (the emulator) is asked; its webhook is held, so the order waits in 返金手続き中.
   shop.emulator.hold();
   await dialog.getByLabel('返金の理由').fill('お客様都合のキャンセル');
-  await dialog.getByRole('button', { name: '全額を返金する' }).click();
+  await dialog.getByRole('button', { name: '返金する' }).click();
   await dialog.waitFor({ state: 'hidden' });
   await page.getByText('Stripe に返金を依頼しました。完了の通知が届くと「返金済み」になります。').waitFor();
   expect(await page.locator('.tag', { hasText: '返金手続き中' }).count()).toBeGreaterThan(0);
@@ -169,5 +182,57 @@ it('お支払い待ち: the awaited konbini payment with its deadline and member
   await page.getByRole('button', { name: /期限切れ/ }).click();
   await page.getByText('期限切れになった申し込みはありません。').waitFor();
   await accessible(page, '期限切れ, empty');
+  await page.close();
+});
+
+it('refunds part of an order, keeps notes on it and on its member, and resends the purchase mail (1440 px, axe-clean)', async () => {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await signIn(page);
+  await page.goto(`${shop.baseUrl}/admin/sales/${partSaleId}`);
+  await page.getByRole('heading', { name: /注文の詳細/, level: 1 }).waitFor();
+  await page.getByText('メモはまだありません。').first().waitFor();
+  await accessible(page, 'an order with no refund and no note');
+
+  // 3,000 yen of 11,000: the emulator is asked for that amount; the order turns 一部返金.
+  await page.getByRole('button', { name: '返金する' }).click();
+  const dialog = page.getByRole('dialog', { name: '返金の確認' });
+  await dialog.getByLabel('返金額（円）').fill('3000');
+  await dialog.getByLabel('返金の理由').fill('受講日の一部欠席');
+  await dialog.getByRole('button', { name: '返金する' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  await page.locator('.tag', { hasText: '一部返金' }).first().waitFor({ timeout: 20_000 });
+  expect(await page.getByText(/¥3,000.*を返金済みです/).count()).toBe(1);
+  const refunds = [...shop.emulator.refunds.values()].filter((r) => r.amount === 3000);
+  expect(refunds).toHaveLength(1);
+  // More than remains is refused in the dialog, in Japanese; nothing reaches Stripe.
+  await page.getByRole('button', { name: '返金する' }).click();
+  expect(await dialog.getByLabel('返金額（円）').inputValue()).toBe('8000');
+  await dialog.getByLabel('返金額（円）').fill('9000');
+  await dialog.getByLabel('返金の理由').fill('多すぎる');
+  await dialog.getByRole('button', { name: '返金する' }).click();
+  await dialog.getByText('返金額は、まだ返金していない¥8,000以内で入力してください。').first().waitFor();
+  await page.keyboard.press('Escape');
+  await accessible(page, '一部返金');
+
+  // A note: the timeline shows it with its author and Japan time.
+  await page.getByLabel('メモを追加').fill('お客様から電話あり。残額は来月返金の予定。');
+  await page.getByRole('button', { name: 'メモを残す' }).click();
+  const note = page.locator('.notes-timeline li', { hasText: 'お客様から電話あり' });
+  await note.waitFor();
+  expect(await note.innerText()).toContain(ADMIN.email);
+  expect(await note.innerText()).toContain('（日本時間）');
+
+  // The purchase mail again.
+  await page.getByRole('button', { name: '購入メールを再送する' }).click();
+  await page.getByText('購入のお知らせメールの再送を受け付けました。').waitFor();
+  await accessible(page, 'a note and a resend');
+
+  // The member's page has a timeline of its own.
+  await page.getByRole('link', { name: '返金 三郎さんのユーザー詳細' }).click();
+  await page.waitForURL('**/admin/users/**');
+  await page.getByLabel('メモを追加').fill('法人請求書の宛名を確認中');
+  await page.getByRole('button', { name: 'メモを残す' }).click();
+  await page.locator('.notes-timeline li', { hasText: '法人請求書の宛名を確認中' }).waitFor();
+  await accessible(page, 'the member with a note');
   await page.close();
 });

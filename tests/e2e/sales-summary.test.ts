@@ -3,7 +3,7 @@ import iconv from 'iconv-lite';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
-import { aLicense, anAdmin, aSale } from '../support/factories.ts';
+import { aLicense, anAdmin, aRefund, aSale } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
 
@@ -38,7 +38,7 @@ beforeAll(async () => {
   // Last month: two BLS (one refunded in the month) and one ACLS; the 1st at 00:30 JST is still last month.
   await aSale(orm, bls, { paidAt: previous.at(1, '00:30:00') });
   const refunded = await aSale(orm, bls, { paidAt: previous.at(10, '12:00:00') });
-  await orm.em.fork().execute('update sales set refunded_at = ? where id = ?', [previous.at(12, '09:00:00'), refunded]);
+  await aRefund(orm, refunded, { refundedAt: previous.at(12, '09:00:00') });
   await aSale(orm, acls, { amount: 9_998, paidAt: previous.at(20, '18:00:00') });
   browser = await launchBrowser();
 }, 90_000);
@@ -88,7 +88,7 @@ it('an administrator reads last month’s totals, per licence, and downloads the
   await accessible(page, 'last month at 375 px');
 
   // The CSV of the period shown: UTF-8 with BOM by default.
-  const link = page.getByRole('link', { name: `CSVをダウンロード（${previous.label}）` });
+  const link = page.getByRole('link', { name: `CSVをダウンロード（${previous.label}）`, exact: true });
   expect(await link.getAttribute('href')).toBe(
     `/api/sales/summary.csv?from=${previous.month}-01&to=${new URL(page.url()).searchParams.get('to')}&encoding=utf-8`,
   );
@@ -107,11 +107,27 @@ it('an administrator reads last month’s totals, per licence, and downloads the
   await page.getByLabel('文字コード').selectOption('shift_jis');
   const [sjis] = await Promise.all([
     page.waitForEvent('download'),
-    page.getByRole('link', { name: /CSVをダウンロード/ }).click(),
+    page.getByRole('link', { name: /^CSVをダウンロード/ }).click(),
   ]);
   const text = iconv.decode(await readFile((await sjis.path()) as string), 'cp932');
   expect(text.startsWith('集計開始日,')).toBe(true);
   expect(text).toContain('BLSプロバイダー');
+
+  // 受注CSV of the same period: one row per order, adding up to the totals above.
+  const [orders] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: `受注CSVをダウンロード（${previous.label}）` }).click(),
+  ]);
+  const orderLines = iconv
+    .decode(await readFile((await orders.path()) as string), 'cp932')
+    .trimEnd()
+    .split('\r\n');
+  expect(orderLines[0]?.startsWith('注文番号,注文日時,支払日時,会員番号,氏名,フリガナ,所属,ライセンス,金額（税込）')).toBe(true);
+  const cells = orderLines.slice(1).map((line) => line.split(','));
+  expect(cells).toHaveLength(3);
+  expect(cells.reduce((n, row) => n + Number(row[8]), 0)).toBe(31_998);
+  expect(cells.reduce((n, row) => n + Number(row[9]), 0)).toBe(2_908);
+  expect(cells.reduce((n, row) => n + Number(row[14]), 0)).toBe(11_000);
 
   // A reversed custom period: the field's Japanese message, still axe-clean.
   await page.getByLabel('期間（から）').fill(`${previous.month}-20`);

@@ -79,6 +79,35 @@ export async function aLicense(target: Target, overrides: { name?: string; price
   return row.id;
 }
 
+/**
+ * A refund of a sale confirmed by Stripe (the whole remaining amount unless told), as the
+ * PaymentRefunded handler records it: the refund row, the sale's refunded total, and refunded_at once whole.
+ */
+export async function aRefund(
+  target: Target,
+  saleId: number,
+  overrides: { amount?: number; refundedAt?: string | Date; reason?: string } = {},
+) {
+  const db = dbOf(target);
+  const at = new Date(overrides.refundedAt ?? new Date()).toISOString();
+  const sale = await db
+    .selectFrom('sales')
+    .select(['amount', 'refunded_amount'])
+    .where('id', '=', saleId)
+    .executeTakeFirstOrThrow();
+  const amount = overrides.amount ?? sale.amount - sale.refunded_amount;
+  const total = sale.refunded_amount + amount;
+  await db
+    .insertInto('sale_refunds')
+    .values({ sale_id: saleId, amount, reason: overrides.reason ?? null, refunded_at: at, created_at: at })
+    .execute();
+  await db
+    .updateTable('sales')
+    .set({ refunded_amount: total, ...(total >= sale.amount ? { refunded_at: at } : {}) })
+    .where('id', '=', saleId)
+    .execute();
+}
+
 export interface SaleOverrides {
   userId?: string | null;
   lastName?: string;
@@ -96,6 +125,9 @@ export interface SaleOverrides {
   stripeSessionId?: string;
   /** A new 注文番号 for `paidAt` unless told (null: a sale from before order numbers). */
   orderNumber?: string | null;
+  paymentMethod?: 'card' | 'konbini' | 'bank_transfer';
+  orderedAt?: string | Date;
+  stripePaymentIntentId?: string;
 }
 
 /**
@@ -122,6 +154,9 @@ export async function aSale(target: Target, licenseId: number, overrides: SaleOv
       checkout_session_id: randomUUID(),
       stripe_session_id: overrides.stripeSessionId ?? `cs_test_${next()}`,
       paid_at: paidAt.toISOString(),
+      ordered_at: overrides.orderedAt ? new Date(overrides.orderedAt).toISOString() : paidAt.toISOString(),
+      payment_method: overrides.paymentMethod ?? 'card',
+      stripe_payment_intent_id: overrides.stripePaymentIntentId ?? null,
       refunded_at: overrides.refunded ? paidAt.toISOString() : null,
       status: overrides.status ?? SaleStatus.AwaitingExport,
       order_number: overrides.orderNumber === undefined ? newOrderNumber(paidAt) : overrides.orderNumber,
@@ -130,6 +165,7 @@ export async function aSale(target: Target, licenseId: number, overrides: SaleOv
     })
     .returning('id')
     .executeTakeFirstOrThrow();
+  if (overrides.refunded) await aRefund(target, row.id, { refundedAt: paidAt });
   return row.id;
 }
 

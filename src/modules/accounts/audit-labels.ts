@@ -12,6 +12,7 @@ export const accountAuditLabels = {
     'user.role': '管理者権限の変更',
     'user.resend_verification': '確認メールの再送信',
     'user.export': '会員CSVのダウンロード',
+    'user.note': '会員のメモの追加',
     'admin.sign_in': '管理者のログイン',
     'admin.sign_in_failed': '管理者のログイン失敗',
   },
@@ -34,6 +35,7 @@ export const accountAuditLabels = {
     sign_in_failure: '誤っていたもの',
     ip: 'IPアドレス',
     user_agent: 'ブラウザ',
+    note: 'メモ',
   },
   fieldsByTarget: { user: { name: '氏名' } },
   values: {

@@ -42,6 +42,8 @@ const buyerColumns = [
   'affiliation',
   'affiliation_name as affiliationName',
   'affiliation_other as affiliationOther',
+  'last_name_kana as lastNameKana',
+  'first_name_kana as firstNameKana',
 ] as const;
 
 const readBuyers = (em: Em, userIds: readonly string[]) =>

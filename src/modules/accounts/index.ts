@@ -5,6 +5,7 @@ import { ConsentChange, UnsubscribeToken } from './entities/consent.entity.ts';
 import { KnownDevice } from './entities/known-device.entity.ts';
 import { Passkey, TwoFactor, TwoFactorLock } from './entities/two-factor.entity.ts';
 import { Account, Session, User, Verification } from './entities/user.entity.ts';
+import { UserNote } from './entities/user-note.entity.ts';
 import {
   onEmailChangeAttempted,
   onEmailChangedByAdmin,
@@ -56,6 +57,7 @@ export const accounts = {
     TwoFactorLock,
     ConsentChange,
     UnsubscribeToken,
+    UserNote,
   ],
   handlers: {
     UserRegistered: onUserRegistered,

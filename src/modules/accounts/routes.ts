@@ -46,6 +46,7 @@ import { signInClient, withCookies } from './sign-in-client.ts';
 import { checkCode, forwardCookies, signInStepRoutes, twoFactorRoutes } from './two-factor-routes.ts';
 import { twoFactorUnlockRoutes } from './two-factor-unlock-routes.ts';
 import { profileDto } from './user-dto.ts';
+import { userNoteRoutes } from './user-notes.ts';
 import { searchUsers } from './user-search.ts';
 import { ADMIN_CANNOT_WITHDRAW, withdraw } from './withdrawal.ts';
 
@@ -303,6 +304,7 @@ export const accountRoutes = new Hono<AppEnv>()
   .route('/', signInStepRoutes)
   .route('/', passkeySignInRoutes)
   .route('/', registrationRoutes)
+  .route('/', userNoteRoutes)
   .route('/', userRoutes)
   .route('/', sessionRoutes)
   .route('/', twoFactorRoutes)

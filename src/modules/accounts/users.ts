@@ -74,6 +74,7 @@ export async function endSessions(tx: Em, userId: string): Promise<void> {
 /** Sales stay with the buyer's details copied at purchase time, for accounting (UserDeleted). */
 export async function removeAccount(tx: Em, userId: string, by: 'member' | 'admin'): Promise<void> {
   await endSessions(tx, userId);
+  await kysely(tx).deleteFrom('user_notes').where('user_id', '=', userId).execute();
   await kysely(tx).deleteFrom('users').where('id', '=', userId).execute();
   recordEvent(tx, 'UserDeleted', { userId, by });
 }

@@ -4,6 +4,10 @@ import { CheckoutSession } from './entities/checkout-session.entity.ts';
 type PaymentMethod = 'card' | 'konbini';
 const PAYMENT_METHOD_LABEL: Record<PaymentMethod, string> = { card: 'クレジットカード', konbini: 'コンビニ払い' };
 
+/** What CheckoutPaid tells the sales module (its お支払い方法 filter and 受注CSV). */
+export const paymentMethodOfCheckout = (checkout: Pick<CheckoutSession, 'konbiniExpiresAt'>): PaymentMethod =>
+  checkout.konbiniExpiresAt ? 'konbini' : 'card';
+
 /**
  * How a checkout was paid, from our own record (no call to Stripe): a konbini payment is the one that
  * waited with a voucher (its deadline is kept after payment); every other completed checkout was paid
@@ -12,7 +16,7 @@ const PAYMENT_METHOD_LABEL: Record<PaymentMethod, string> = { card: 'クレジ�
 export async function paymentOfCheckout(em: Em, checkoutId: string) {
   const checkout = await em.findOne(CheckoutSession, { id: checkoutId }, { fields: ['id', 'konbiniExpiresAt', 'createdAt'] });
   if (!checkout) return null;
-  const method: PaymentMethod = checkout.konbiniExpiresAt ? 'konbini' : 'card';
+  const method = paymentMethodOfCheckout(checkout);
   return {
     method,
     label: PAYMENT_METHOD_LABEL[method],

@@ -9,6 +9,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { type KonbiniVoucher, konbiniVoucherOf } from './konbini.ts';
+import { paymentMethodOfCheckout } from './payment-method.ts';
 
 type SessionObject = Stripe.Checkout.Session;
 
@@ -107,6 +108,7 @@ interface Reading {
   event: Stripe.Event;
   session: SessionObject | null;
   refundOf: string | null;
+  amountRefunded: number | null;
   paid: boolean;
   receiptUrl: string | null;
   voucher: KonbiniVoucher | null;
@@ -115,10 +117,12 @@ interface Reading {
 async function readEvent(ctx: Ctx, eventId: string, event: Stripe.Event): Promise<Reading> {
   let session: SessionObject | null = null;
   let refundOf: string | null = null;
+  let amountRefunded: number | null = null;
   if (event.type.startsWith('checkout.session.')) session = event.data.object as SessionObject;
   if (event.type === 'charge.refunded') {
     const charge = event.data.object as Stripe.Charge;
     refundOf = typeof charge.payment_intent === 'string' ? charge.payment_intent : (charge.payment_intent?.id ?? null);
+    amountRefunded = charge.amount_refunded ?? null;
     if (refundOf) {
       // The refund may arrive before we processed the payment: find the session through Stripe.
       const known = await ctx.em.findOne(CheckoutSession, { paymentIntentId: refundOf });
@@ -140,7 +144,7 @@ async function readEvent(ctx: Ctx, eventId: string, event: Stripe.Event): Promis
     session && event.type === 'checkout.session.completed' && session.payment_status === 'unpaid'
       ? await konbiniVoucherFor(ctx.stripe, session)
       : null;
-  return { eventId, event, session, refundOf, paid, receiptUrl, voucher };
+  return { eventId, event, session, refundOf, amountRefunded, paid, receiptUrl, voucher };
 }
 
 /**
@@ -165,7 +169,11 @@ async function reconcile(ctx: Ctx, eventId: string, options: { replay?: boolean 
     if (refundOf) {
       checkout ??= await tx.findOne(CheckoutSession, { paymentIntentId: refundOf });
       if (checkout && checkout.state !== 'flagged') {
-        recordEvent(tx, 'PaymentRefunded', { checkoutId: checkout.id, refundedAt: new Date(event.created * 1000).toISOString() });
+        recordEvent(tx, 'PaymentRefunded', {
+          checkoutId: checkout.id,
+          refundedAt: new Date(event.created * 1000).toISOString(),
+          ...(reading.amountRefunded === null ? {} : { amountRefunded: reading.amountRefunded }),
+        });
         result = result === 'paid' ? 'paid and refunded' : 'refunded';
       } else if (!checkout) {
         // Not known yet (its payment event has not been processed): leave it unprocessed and retry.
@@ -239,6 +247,8 @@ async function applySession(
       paymentIntentId: paymentIntentOf(session),
       receiptUrl,
       paidAt: new Date((event.created ?? Date.now() / 1000) * 1000).toISOString(),
+      orderedAt: checkout.createdAt.toISOString(),
+      paymentMethod: paymentMethodOfCheckout(checkout),
     });
     return { result: 'paid', checkout };
   }

@@ -55,11 +55,15 @@ export function createPayments(env: Env, authSecret: string): Payments {
   };
 }
 
-/** A full refund of a PaymentIntent; Stripe's errors become outcomes the caller can word. */
+/** A refund of a PaymentIntent (whole or `amount`); Stripe's errors become outcomes the caller can word. */
 async function refundPayment(stripe: Stripe, request: RefundPaymentRequest): Promise<RefundPaymentOutcome> {
   try {
     const refund = await stripe.refunds.create(
-      { payment_intent: request.paymentIntentId, metadata: request.metadata },
+      {
+        payment_intent: request.paymentIntentId,
+        metadata: request.metadata,
+        ...(request.amount === undefined ? {} : { amount: request.amount }),
+      },
       { idempotencyKey: request.idempotencyKey },
     );
     return { outcome: 'requested', refundId: refund.id, status: refund.status };

@@ -18,6 +18,7 @@ const MAIL_KINDS = {
   'two-factor-locked': '確認コードによるログインの停止',
   withdrawal: '退会手続き完了のお知らせ',
   receipt: 'ご購入のお礼（領収）',
+  'receipt-resend': 'ご購入のお礼（再送）',
   'license-registered': 'ライセンス登録完了のお知らせ',
   'refund-notice': '返金のお知らせ',
   'konbini-voucher': 'コンビニ払いのお支払い番号のご案内',

@@ -12,10 +12,15 @@ const FILTER_FIELDS: Record<string, string> = {
   paid_from: '購入日（から）',
   paidTo: '購入日（まで）',
   paid_to: '購入日（まで）',
+  paymentMethod: 'お支払い方法',
+  payment_method: 'お支払い方法',
 };
 
 const status = (value: unknown, plain: (value: unknown) => string) =>
   (SALE_STATUS_LABEL as Record<string, string>)[String(value)] ?? plain(value);
+
+const yen = (v: unknown, text: { plain: (value: unknown) => string }) =>
+  typeof v === 'number' ? `¥${v.toLocaleString('ja-JP')}` : text.plain(v);
 
 /** How the audit log names what administrators do to sales (the host hands these to the audit module). */
 export const saleAuditLabels = {
@@ -28,6 +33,9 @@ export const saleAuditLabels = {
     'sale.export.complete': 'CSVの売上を登録済みにする',
     'sale.export.retry': 'CSVの再実行',
     'sale.summary.download': '売上集計CSVのダウンロード',
+    'sale.orders.download': '受注CSVのダウンロード',
+    'sale.note': '注文のメモの追加',
+    'sale.purchase_mail.resend': '購入のお知らせメールの再送',
     'sale.receipt': '領収書の発行',
     'sale.receipt.reissue': '領収書の再発行',
     'sale.receipt.copy': '領収書の控えの表示（管理者）',
@@ -56,13 +64,19 @@ export const saleAuditLabels = {
     exported: '研修管理システムへ出力済み',
     payment_intent: 'Stripe の支払いID',
     stripe: 'Stripe の応答',
+    note: 'メモ',
+    refunded_amount: '返金済みの額',
+    refund_amount: '返金額',
+    to: '送信先',
   },
   values: {
     status: (v, text) => status(v, text.plain),
     encoding: { 'utf-8': 'UTF-8', shift_jis: 'Shift_JIS（CP932）' },
-    refund_state: { none: 'なし', requested: '返金手続き中', refunded: '返金済み' },
+    refund_state: { none: 'なし', requested: '返金手続き中', partially_refunded: '一部返金', refunded: '返金済み' },
     stripe: { refused: '返金を受け付けませんでした', unavailable: '接続できませんでした' },
-    amount: (v, text) => (typeof v === 'number' ? `¥${v.toLocaleString('ja-JP')}` : text.plain(v)),
+    amount: yen,
+    refund_amount: yen,
+    refunded_amount: yen,
     sale_ids: (v, text) => {
       if (!Array.isArray(v)) return text.plain(v);
       // Internal ids, said to be so (the screens show order numbers).

@@ -9,7 +9,7 @@ import { SaleReceipt } from './entities/receipt.entity.ts';
 import { SALE_STATUS_LABEL, Sale, SaleStatus } from './entities/sale.entity.ts';
 import { includedTax } from './receipt-pdf.ts';
 import { saleDto } from './record-sale.ts';
-import { REFUND_STATE_LABEL, refundStateOf, SALE_NOT_FOUND, wasExported } from './refund.ts';
+import { refundSummary, SALE_NOT_FOUND, wasExported } from './refund.ts';
 
 const affiliationLabel = (code: number | null) => (code ? ((AFFILIATIONS as Record<number, string>)[code] ?? '') : '');
 
@@ -34,8 +34,28 @@ interface HistoryItem {
   reason: string | null;
 }
 
+/** Each refund Stripe confirmed, with its amount. */
+async function confirmedRefunds(em: Em, saleId: number): Promise<HistoryItem[]> {
+  const rows = await kysely(em)
+    .selectFrom('sale_refunds')
+    .select(['amount', 'refunded_at'])
+    .where('sale_id', '=', saleId)
+    .where('refunded_at', 'is not', null)
+    .$narrowType<{ refunded_at: string }>()
+    .execute();
+  return rows.map((refund) => ({
+    at: new Date(refund.refunded_at).toISOString(),
+    kind: 'refunded',
+    label: `返金の確定（Stripe からの通知）：¥${refund.amount.toLocaleString('ja-JP')}`,
+    from_status: null,
+    to_status: null,
+    actor_email: null,
+    reason: null,
+  }));
+}
+
 async function historyOf(em: Em, sale: Sale): Promise<HistoryItem[]> {
-  const [moves, entries] = await Promise.all([
+  const [moves, entries, refunds] = await Promise.all([
     kysely(em)
       .selectFrom('sale_status_move_sales as ms')
       .innerJoin('sale_status_moves as m', 'm.id', 'ms.move_id')
@@ -45,6 +65,7 @@ async function historyOf(em: Em, sale: Sale): Promise<HistoryItem[]> {
       .orderBy('m.id')
       .execute(),
     auditEntriesOfSale(em, sale.id),
+    confirmedRefunds(em, sale.id),
   ]);
   const used = new Set<string>();
   const items: HistoryItem[] = [
@@ -99,17 +120,7 @@ async function historyOf(em: Em, sale: Sale): Promise<HistoryItem[]> {
       reason: typeof entry.after?.reason === 'string' ? entry.after.reason : null,
     });
   }
-  if (sale.refundedAt) {
-    items.push({
-      at: sale.refundedAt.toISOString(),
-      kind: 'refunded',
-      label: '返金の確定（Stripe からの通知）',
-      from_status: null,
-      to_status: null,
-      actor_email: null,
-      reason: null,
-    });
-  }
+  items.push(...refunds);
   return items.sort(inOrderOfEvents);
 }
 
@@ -126,14 +137,14 @@ export async function saleDetail(orm: Orm, saleId: number) {
   const em = orm.em.fork() as Em;
   const sale = await em.findOne(Sale, { id: saleId });
   if (!sale) throw new AppError('not_found', SALE_NOT_FOUND);
-  const [buyer, receipt, history, mails, exported] = await Promise.all([
+  const [buyer, receipt, history, mails, exported, refund] = await Promise.all([
     sale.userId ? findBuyer(em, sale.userId) : Promise.resolve(null),
     em.findOne(SaleReceipt, { saleId }),
     historyOf(em, sale),
     mailsAbout(em, [`sale:${sale.id}`, `checkout:${sale.checkoutSessionId}`]),
     wasExported(em, sale),
+    refundSummary(em, sale),
   ]);
-  const refund = refundStateOf(sale);
   return {
     checkoutId: sale.checkoutSessionId,
     sale: {
@@ -142,14 +153,7 @@ export async function saleDetail(orm: Orm, saleId: number) {
       stripe_session_id: sale.stripeSessionId,
       stripe_payment_intent_id: sale.stripePaymentIntentId ?? null,
       exported,
-      refund: {
-        state: refund,
-        state_label: REFUND_STATE_LABEL[refund],
-        requested_at: sale.refundRequestedAt?.toISOString() ?? null,
-        requested_by: sale.refundRequestedBy ?? null,
-        reason: sale.refundReason ?? null,
-        refunded_at: sale.refundedAt?.toISOString() ?? null,
-      },
+      refund,
       buyer_at_purchase: {
         last_name: sale.buyerLastName,
         first_name: sale.buyerFirstName,

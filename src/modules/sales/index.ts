@@ -1,13 +1,16 @@
 // The sales module's public surface: sales, their fulfilment statuses and the training-system CSV.
 import type { AppModule } from '../../http/context.ts';
 import { Export, ExportSale } from './entities/export.entity.ts';
+import { SaleNote } from './entities/note.entity.ts';
 import { SaleReceipt } from './entities/receipt.entity.ts';
+import { SaleRefund } from './entities/refund.entity.ts';
 import { Sale } from './entities/sale.entity.ts';
 import { SaleStatusMove, SaleStatusMoveSale } from './entities/status-move.entity.ts';
 import { onExportRequested } from './export/build.ts';
 import {
   onCheckoutPaid,
   onPaymentRefunded,
+  onPurchaseMailResendRequested,
   onRegistrationMailsDue,
   onSalePaid,
   onSaleRefunded,
@@ -39,12 +42,13 @@ export { parseOrderNumber } from './sales-filter.ts';
 export const sales = {
   name: 'sales',
   api: salesRoutes,
-  entities: [Sale, Export, ExportSale, SaleReceipt, SaleStatusMove, SaleStatusMoveSale],
+  entities: [Sale, Export, ExportSale, SaleReceipt, SaleStatusMove, SaleStatusMoveSale, SaleRefund, SaleNote],
   handlers: {
     CheckoutPaid: onCheckoutPaid,
     PaymentRefunded: onPaymentRefunded,
     SalePaid: onSalePaid,
     SaleRefunded: onSaleRefunded,
+    PurchaseMailResendRequested: onPurchaseMailResendRequested,
     SaleStatusChanged: onSaleStatusChanged,
     RegistrationMailsDue: onRegistrationMailsDue,
     ExportRequested: onExportRequested,

@@ -10,12 +10,14 @@ const MEMBER_SALE_STATE = {
   paid: 'お支払い済み（登録準備中）',
   in_progress: '登録手続き中',
   registered: '登録完了',
+  partially_refunded: '一部返金',
   refunded: '返金済み',
 } as const;
 export type MemberSaleState = keyof typeof MEMBER_SALE_STATE;
 
-function memberSaleState(sale: Pick<SaleView, 'status' | 'refundedAt'>): MemberSaleState {
+function memberSaleState(sale: Pick<SaleView, 'status' | 'refundedAt' | 'refundedAmount'>): MemberSaleState {
   if (sale.refundedAt) return 'refunded';
+  if (sale.refundedAmount) return 'partially_refunded';
   if (sale.status === SaleStatus.Registered) return 'registered';
   return sale.status === SaleStatus.InProgress ? 'in_progress' : 'paid';
 }

@@ -12,8 +12,8 @@ import { contentDisposition } from '../../lib/csv.ts';
 import { japanYearMonth } from '../../lib/japan-time.ts';
 import { findLicenseForSale, LICENSE_NOT_FOUND } from '../licenses/index.ts';
 import { ORDER_ALPHABET } from './order-number.ts';
+import { quotationDocs } from './quotation-docs.ts';
 import { renderQuotationPdf } from './quotation-pdf.ts';
-import { quotationDocs } from './responses.ts';
 import { QuotationQuery } from './schemas.ts';
 
 const VALID_DAYS = 30;

@@ -1,6 +1,7 @@
 import { japanDate } from '../../lib/japan-time.ts';
 import { pdfDocumentClass, pdfFonts } from '../../lib/pdf-fonts.ts';
 import { QUALIFIED_INVOICE_NUMBER, receiptIssuer } from '../../site-settings.ts';
+import { PAYMENT_METHOD_LABEL } from './entities/sale.entity.ts';
 
 // Without a well-formed registration number the receipt is no 適格簡易請求書: refuse to start.
 if (!QUALIFIED_INVOICE_NUMBER.test(receiptIssuer.registrationNumber)) {
@@ -39,8 +40,6 @@ export function includedTax(amount: number, ratePercent: number = receiptIssuer.
 
 /** `R-` and the sale id padded to 8 digits: stable for a sale, whoever issues it and however often. */
 export const receiptNumber = (saleId: number) => `R-${String(saleId).padStart(8, '0')}`;
-
-const PAYMENT_METHOD_LABEL: Record<string, string> = { card: 'クレジットカード', konbini: 'コンビニ払い' };
 
 const paymentMethodLabel = (type: string | null) => (type ? (PAYMENT_METHOD_LABEL[type] ?? null) : null);
 

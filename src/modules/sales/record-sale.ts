@@ -5,11 +5,9 @@ import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { findBuyer } from '../accounts/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
-import { SALE_STATUS_LABEL, Sale, SaleStatus } from './entities/sale.entity.ts';
+import { PAYMENT_METHOD_LABEL, SALE_STATUS_LABEL, Sale, SaleStatus } from './entities/sale.entity.ts';
 import { newOrderNumber } from './order-number.ts';
 import { parseOrderNumber } from './sales-filter.ts';
-
-class SaleNotYetRecorded extends Error {}
 
 /** A new order number drawn this many times at most (a clash is one in a billion a month). */
 const ORDER_NUMBER_ATTEMPTS = 5;
@@ -57,6 +55,8 @@ function recordSaleOnce(em: Em, paid: EventPayload<'CheckoutPaid'>): Promise<'do
       stripePaymentIntentId: paid.paymentIntentId,
       receiptUrl: paid.receiptUrl,
       paidAt: new Date(paid.paidAt),
+      orderedAt: paid.orderedAt ? new Date(paid.orderedAt) : null,
+      paymentMethod: paid.paymentMethod ?? 'card',
       orderNumber: newOrderNumber(new Date(paid.paidAt)),
       refundedAt: null,
       status: SaleStatus.AwaitingExport,
@@ -65,19 +65,6 @@ function recordSaleOnce(em: Em, paid: EventPayload<'CheckoutPaid'>): Promise<'do
     });
     await tx.flush();
     recordEvent(tx, 'SalePaid', { saleId: sale.id });
-    return 'done';
-  });
-}
-
-/** PaymentRefunded → the sale is marked refunded (kept, and left out of exports). */
-export async function markRefunded(em: Em, refund: EventPayload<'PaymentRefunded'>): Promise<'done' | 'skipped'> {
-  return transact(em, async (tx) => {
-    const sale = await tx.findOne(Sale, { checkoutSessionId: refund.checkoutId });
-    // The sale is made by the CheckoutPaid job; retry until it has run.
-    if (!sale) throw new SaleNotYetRecorded(`no sale yet for checkout ${refund.checkoutId}`);
-    if (sale.refundedAt) return 'skipped';
-    sale.refundedAt = new Date(refund.refundedAt);
-    recordEvent(tx, 'SaleRefunded', { saleId: sale.id });
     return 'done';
   });
 }
@@ -104,6 +91,8 @@ export type SaleView = Pick<
   paidAt: Date | string;
   refundedAt?: Date | string | null;
   refundRequestedAt?: Date | string | null;
+  refundedAmount?: number;
+  paymentMethod?: string;
   buyerGone?: string | null;
 };
 export function saleDto(sale: SaleView) {
@@ -118,6 +107,10 @@ export function saleDto(sale: SaleView) {
     status_label: SALE_STATUS_LABEL[sale.status as SaleStatus] ?? '',
     paid_at: new Date(sale.paidAt).toISOString(),
     refunded_at: sale.refundedAt ? new Date(sale.refundedAt).toISOString() : null,
+    // What Stripe has confirmed refunded so far (a partial refund leaves refunded_at null).
+    refunded_amount: sale.refundedAmount ?? 0,
+    payment_method: sale.paymentMethod ?? 'card',
+    payment_method_label: PAYMENT_METHOD_LABEL[sale.paymentMethod ?? 'card'] ?? '',
     // A refund asked of Stripe from the back office, not yet confirmed (返金手続き中).
     refund_requested_at: sale.refundRequestedAt && !sale.refundedAt ? new Date(sale.refundRequestedAt).toISOString() : null,
     receipt_url: sale.receiptUrl,

@@ -8,7 +8,6 @@ import {
   ExportInput,
   PageQuery,
   PreflightQuery,
-  QuotationQuery,
   RefundInput,
   RevertInput,
   SalesListQuery,
@@ -36,6 +35,9 @@ export const SaleAnswer = v.pipe(
     paid_at: timestamp(),
     refunded_at: nullableTime,
     refund_requested_at: nullableTime,
+    refunded_amount: v.number(),
+    payment_method: v.string(),
+    payment_method_label: v.string(),
     receipt_url: nullableText,
     user: v.object({ first_name: v.string(), last_name: v.string(), email: v.string() }),
     user_id: nullableText,
@@ -127,12 +129,24 @@ const ReceiptAnswer = v.pipe(
 );
 
 const RefundAnswer = v.object({
-  state: v.picklist(['none', 'requested', 'refunded']),
+  state: v.picklist(['none', 'requested', 'partially_refunded', 'refunded']),
   state_label: v.string(),
   requested_at: nullableTime,
   requested_by: nullableText,
   reason: nullableText,
   refunded_at: nullableTime,
+  refunded_amount: v.number(),
+  pending_amount: v.number(),
+  remaining_amount: v.number(),
+  refunds: v.array(
+    v.object({
+      amount: v.number(),
+      reason: nullableText,
+      requested_by: nullableText,
+      requested_at: nullableTime,
+      refunded_at: nullableTime,
+    }),
+  ),
 });
 
 const buyer = {
@@ -375,19 +389,5 @@ export const receiptDocs = {
       },
     },
     errors: [403, 409, 429],
-  }),
-};
-
-export const quotationDocs = {
-  pdf: operation('get', {
-    summary: '御見積書の PDF（ライセンス1点、税込価格、有効期限30日）',
-    tags: ['見積書'],
-    access: 'member',
-    path: { id: pathIds.number },
-    query: QuotationQuery,
-    answers: {
-      200: { media: 'application/pdf', description: '御見積書の PDF', headers: { 'X-Quotation-Number': '見積番号' } },
-    },
-    errors: [429],
   }),
 };

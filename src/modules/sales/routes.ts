@@ -5,9 +5,11 @@ import { jsonInput, queryInput } from '../../http/validate.ts';
 import { SALE_STATUS_LABEL, SALE_STATUSES } from './entities/sale.entity.ts';
 import { exportRoutes } from './export-routes.ts';
 import { licenseCountRoutes } from './license-counts.ts';
+import { saleNoteRoutes } from './notes.ts';
 import { quotationRoutes } from './quotation.ts';
 import { receiptRoutes } from './receipt-routes.ts';
 import { refundRoutes } from './refund.ts';
+import { resendRoutes } from './resend.ts';
 import { salesDocs } from './responses.ts';
 import { listSales, salesCounts } from './sales-list.ts';
 import { CountsQuery, RevertInput, SalesListQuery, StatusUpdateInput, toFilter } from './schemas.ts';
@@ -65,4 +67,6 @@ export const salesRoutes = new Hono<AppEnv>()
   .route('/', exportRoutes)
   .route('/', receiptRoutes)
   .route('/', quotationRoutes)
-  .route('/', refundRoutes);
+  .route('/', refundRoutes)
+  .route('/', saleNoteRoutes)
+  .route('/', resendRoutes);

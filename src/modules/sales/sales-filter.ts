@@ -18,6 +18,8 @@ export interface SalesFilter {
   /** Only the sales this audit entry moved (the list resolves it into `saleIds`). */
   auditId?: string;
   saleIds?: number[];
+  /** お支払い方法: card, konbini or bank_transfer. */
+  paymentMethod?: string;
   /** Only refunded sales (返金済み); a `status` lists the sales in that state that are not refunded. */
   refunded?: boolean;
   /**
@@ -68,6 +70,7 @@ function salesConditions(eb: SalesEb, filter: SalesWhereFilter): Expression<SqlB
     clauses.push(eb('s.status', '=', filter.status), eb('s.refunded_at', 'is', null));
   }
   if (filter.refunded) clauses.push(eb('s.refunded_at', 'is not', null));
+  if (filter.paymentMethod) clauses.push(eb('s.payment_method', '=', filter.paymentMethod));
   if (filter.exportable) {
     // A sale whose refund is under way (返金手続き中) is not sent to the training system either.
     clauses.push(

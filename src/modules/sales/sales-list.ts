@@ -20,6 +20,8 @@ const SALE_VIEW_COLUMNS = [
   's.paid_at as paidAt',
   's.refunded_at as refundedAt',
   's.refund_requested_at as refundRequestedAt',
+  's.refunded_amount as refundedAmount',
+  's.payment_method as paymentMethod',
   's.receipt_url as receiptUrl',
   's.buyer_first_name as buyerFirstName',
   's.buyer_last_name as buyerLastName',

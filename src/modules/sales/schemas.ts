@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { paging, rules } from '../../http/validate.ts';
 import { printable } from '../../lib/printable-text.ts';
 import { ADDRESSEE_KINDS, HONORIFICS, type Honorific } from './entities/receipt.entity.ts';
-import { SALE_STATUSES, SaleStatus } from './entities/sale.entity.ts';
+import { PAYMENT_METHODS, SALE_STATUSES, SaleStatus } from './entities/sale.entity.ts';
 
 const positiveInt = (message: string) =>
   v.pipe(
@@ -45,6 +45,9 @@ const SalesQuery = v.object({
       [v.literal(''), v.pipe(v.string(), v.trim(), v.toLowerCase(), v.uuid('操作履歴の指定が正しくありません。'))],
       '操作履歴の指定が正しくありません。',
     ),
+  ),
+  payment_method: v.optional(
+    v.picklist(['', ...PAYMENT_METHODS], 'お支払い方法は card、konbini、bank_transfer のいずれかを指定してください。'),
   ),
   ...paging,
 });
@@ -129,7 +132,7 @@ export const CountsQuery = withDatesInOrder(
 );
 
 type FilterFields = Partial<
-  Pick<v.InferOutput<typeof SalesQuery>, 'license_id' | 'status' | 'q' | 'paid_from' | 'paid_to' | 'audit_id'>
+  Pick<v.InferOutput<typeof SalesQuery>, 'license_id' | 'status' | 'q' | 'paid_from' | 'paid_to' | 'audit_id' | 'payment_method'>
 >;
 
 export const toFilter = (query: FilterFields) => ({
@@ -140,6 +143,7 @@ export const toFilter = (query: FilterFields) => ({
   paidFrom: query.paid_from || undefined,
   paidTo: query.paid_to || undefined,
   auditId: query.audit_id || undefined,
+  paymentMethod: query.payment_method || undefined,
 });
 
 const flag = (message: string) =>
@@ -177,8 +181,21 @@ export const ExportInput = withDatesInOrder(
 
 export const PreflightQuery = withDatesInOrder(v.object({ ...filterEntries, batch: flag('一括処理の指定が正しくありません。') }));
 
-/** POST /api/sales/{id}/refund: why (1..200 characters, audited) and, for an exported sale, the confirmation. */
+const REFUND_AMOUNT = '返金額は1円以上の整数（円）で入力してください。';
+
+/**
+ * POST /api/sales/{id}/refund: how much (yen; absent: all that remains), why (1..200 characters,
+ * audited) and, for an exported sale, the confirmation.
+ */
 export const RefundInput = v.object({
+  amount: v.optional(
+    v.pipe(
+      v.number(REFUND_AMOUNT),
+      v.integer(REFUND_AMOUNT),
+      v.minValue(1, REFUND_AMOUNT),
+      v.maxValue(99_999_999, REFUND_AMOUNT),
+    ),
+  ),
   reason: v.pipe(
     v.string('返金の理由を入力してください。'),
     printable('返金の理由', { multiline: true }),

@@ -1,6 +1,6 @@
 import iconv from 'iconv-lite';
 import * as v from 'valibot';
-import { countAll, japanDayAfter, japanDayStart, db as kysely } from '../../db/kysely.ts';
+import { countAll, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { DATES_REVERSED, datesInOrder, rules } from '../../http/validate.ts';
@@ -9,6 +9,7 @@ import { japanDay } from '../../lib/japan-time.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { licenseNames } from '../licenses/index.ts';
 import { includedTax } from './receipt-pdf.ts';
+import { refundsInPeriod } from './refund-amounts.ts';
 import { type SalesEb, salesFilter } from './sales-filter.ts';
 
 /** 売上集計: see docs/decisions/0033-sales-summary.md for what each figure counts. */
@@ -100,13 +101,7 @@ export async function salesSummary(orm: Orm, period: Period): Promise<SalesSumma
     .where(salesFilter({ paidFrom: period.from, paidTo: period.to }))
     .groupBy(['s.license_id', 's.amount'])
     .execute();
-  const refunded: GroupRow[] = await kysely(em)
-    .selectFrom('sales as s')
-    .select(groupColumns)
-    .where('s.refunded_at', '>=', japanDayStart(period.from))
-    .where('s.refunded_at', '<', japanDayAfter(period.to))
-    .groupBy(['s.license_id', 's.amount'])
-    .execute();
+  const refunded: GroupRow[] = await refundsInPeriod(em, period.from, period.to);
 
   const byLicense = new Map<number, LicenseTotals>();
   const totalsOf = (row: GroupRow) => {

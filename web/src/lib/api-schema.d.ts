@@ -273,6 +273,12 @@ export interface paths {
     /** 注文の詳細（購入者、履歴、領収書、メール、支払い方法） */
     get: operations["getApiSalesById"];
   };
+  "/api/sales/{id}/notes": {
+    /** 注文のメモ（管理者のみ） */
+    get: operations["getApiSalesByIdNotes"];
+    /** 注文にメモを残す（管理者のみ、会員には見えません） */
+    post: operations["postApiSalesByIdNotes"];
+  };
   "/api/sales/{id}/receipt": {
     /** 領収書の PDF（管理者は控え） */
     get: operations["getApiSalesByIdReceipt"];
@@ -287,6 +293,10 @@ export interface paths {
     /** 売上を返金する（Stripe に依頼） */
     post: operations["postApiSalesByIdRefund"];
   };
+  "/api/sales/{id}/resend-purchase-mail": {
+    /** 購入のお知らせメールを再送する（会員の現在のメールアドレスへ、1注文1日5回まで） */
+    post: operations["postApiSalesByIdResendPurchaseMail"];
+  };
   "/api/sales/counts": {
     /** 状態ごとの売上件数 */
     get: operations["getApiSalesCounts"];
@@ -294,6 +304,10 @@ export interface paths {
   "/api/sales/license-counts": {
     /** ライセンスごとの売上件数 */
     get: operations["getApiSalesLicenseCounts"];
+  };
+  "/api/sales/orders.csv": {
+    /** 受注CSV（期間内に支払われた売上を1行ずつ） */
+    get: operations["getApiSalesOrdersCsv"];
   };
   "/api/sales/revert": {
     /** 売上の状態を1段階戻す */
@@ -349,6 +363,12 @@ export interface paths {
   "/api/users/{id}/mails": {
     /** 会員に送ったメール */
     get: operations["getApiUsersByIdMails"];
+  };
+  "/api/users/{id}/notes": {
+    /** 会員のメモ（管理者のみ） */
+    get: operations["getApiUsersByIdNotes"];
+    /** 会員にメモを残す（管理者のみ、会員には見えません） */
+    post: operations["postApiUsersByIdNotes"];
   };
   "/api/users/{id}/password": {
     /** 自分のパスワードを変更する */
@@ -537,6 +557,13 @@ export interface components {
     Message: {
       message: string;
     };
+    Note: {
+      author_email: string;
+      body: string;
+      /** Format: date-time */
+      created_at: string;
+      id: number;
+    };
     Passkey: {
       created_at: string | null;
       id: string;
@@ -632,8 +659,11 @@ export interface components {
       order_number: string | null;
       /** Format: date-time */
       paid_at: string;
+      payment_method: string;
+      payment_method_label: string;
       receipt_url: string | null;
       refund_requested_at: string | null;
+      refunded_amount: number;
       refunded_at: string | null;
       /** @enum {number} */
       status: 0 | 1 | 2;
@@ -4549,6 +4579,7 @@ export interface operations {
         paid_from?: "" | string;
         paid_to?: "" | string;
         audit_id?: "" | string;
+        payment_method?: "" | "card" | "konbini" | "bank_transfer";
         page?: string;
         per_page?: string;
       };
@@ -4670,15 +4701,26 @@ export interface operations {
               };
               receipt_url: string | null;
               refund: {
+                pending_amount: number;
                 reason: string | null;
+                refunded_amount: number;
                 refunded_at: string | null;
+                refunds: ({
+                    amount: number;
+                    reason: string | null;
+                    refunded_at: string | null;
+                    requested_at: string | null;
+                    requested_by: string | null;
+                  })[];
+                remaining_amount: number;
                 requested_at: string | null;
                 requested_by: string | null;
                 /** @enum {string} */
-                state: "none" | "requested" | "refunded";
+                state: "none" | "requested" | "partially_refunded" | "refunded";
                 state_label: string;
               };
               refund_requested_at: string | null;
+              refunded_amount: number;
               refunded_at: string | null;
               /** @enum {number} */
               status: 0 | 1 | 2;
@@ -4712,6 +4754,122 @@ export interface operations {
       404: {
         content: {
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 注文のメモ（管理者のみ） */
+  getApiSalesByIdNotes: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            notes: components["schemas"]["Note"][];
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 注文にメモを残す（管理者のみ、会員には見えません） */
+  postApiSalesByIdNotes: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          body: string;
+        };
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      201: {
+        content: {
+          "application/json": {
+            message: string;
+            note: components["schemas"]["Note"];
+          };
+        };
+      };
+      /** @description 本文の形式が正しくありません（JSON でない、入れ子が深すぎるなど）。 */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
         };
       };
       /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
@@ -4927,6 +5085,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          amount?: number;
           /** @default false */
           confirm_exported?: boolean;
           reason: string;
@@ -4940,12 +5099,22 @@ export interface operations {
           "application/json": {
             message: string;
             refund: {
+              pending_amount: number;
               reason: string | null;
+              refunded_amount: number;
               refunded_at: string | null;
+              refunds: ({
+                  amount: number;
+                  reason: string | null;
+                  refunded_at: string | null;
+                  requested_at: string | null;
+                  requested_by: string | null;
+                })[];
+              remaining_amount: number;
               requested_at: string | null;
               requested_by: string | null;
               /** @enum {string} */
-              state: "none" | "requested" | "refunded";
+              state: "none" | "requested" | "partially_refunded" | "refunded";
               state_label: string;
             };
             sale: components["schemas"]["Sale"];
@@ -4998,6 +5167,66 @@ export interface operations {
       422: {
         content: {
           "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 購入のお知らせメールを再送する（会員の現在のメールアドレスへ、1注文1日5回まで） */
+  postApiSalesByIdResendPurchaseMail: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description 受け付けました。 */
+      202: {
+        content: {
+          "application/json": {
+            message: string;
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 試行回数が多すぎます（Retry-After 秒後に再試行できます）。 */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
@@ -5091,6 +5320,41 @@ export interface operations {
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 受注CSV（期間内に支払われた売上を1行ずつ） */
+  getApiSalesOrdersCsv: {
+    responses: {
+      /** @description CSV ファイル */
+      200: {
+        content: {
+          "text/csv": string;
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
         };
       };
       /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
@@ -5383,13 +5647,16 @@ export interface operations {
                 license_name: string;
                 licenseId: number;
                 /** @enum {string} */
-                member_state: "paid" | "in_progress" | "registered" | "refunded";
+                member_state: "paid" | "in_progress" | "registered" | "partially_refunded" | "refunded";
                 member_state_label: string;
                 order_number: string | null;
                 /** Format: date-time */
                 paid_at: string;
+                payment_method: string;
+                payment_method_label: string;
                 receipt_url: string | null;
                 refund_requested_at: string | null;
+                refunded_amount: number;
                 refunded_at: string | null;
                 /** @enum {number} */
                 status: 0 | 1 | 2;
@@ -5971,6 +6238,122 @@ export interface operations {
       };
       /** @description 見つかりません。 */
       404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 会員のメモ（管理者のみ） */
+  getApiUsersByIdNotes: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            notes: components["schemas"]["Note"][];
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 会員にメモを残す（管理者のみ、会員には見えません） */
+  postApiUsersByIdNotes: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          body: string;
+        };
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      201: {
+        content: {
+          "application/json": {
+            message: string;
+            note: components["schemas"]["Note"];
+          };
+        };
+      };
+      /** @description 本文の形式が正しくありません（JSON でない、入れ子が深すぎるなど）。 */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
         content: {
           "application/json": components["schemas"]["Error"];
         };

@@ -13,6 +13,14 @@ export const SALE_STATUS_LABEL: Record<SaleStatus, string> = {
   [SaleStatus.Registered]: '登録済み',
 };
 
+/** bank_transfer is accepted before any sale is paid that way (it then matches nothing). */
+export const PAYMENT_METHODS = ['card', 'konbini', 'bank_transfer'] as const;
+export const PAYMENT_METHOD_LABEL: Record<string, string> = {
+  card: 'クレジットカード',
+  konbini: 'コンビニ払い',
+  bank_transfer: '銀行振込',
+};
+
 /** Buyer details are copied at purchase and stay when the account is deleted; other modules' ids without foreign keys. */
 const SaleSchema = defineEntity({
   name: 'Sale',
@@ -59,6 +67,11 @@ const SaleSchema = defineEntity({
       name: 'sales_buyer_email_trgm_index',
       expression: 'create index "sales_buyer_email_trgm_index" on "sales" using gin ("buyer_email" gin_trgm_ops)',
     },
+    // The sales list's お支払い方法 filter.
+    {
+      name: 'sales_payment_method_paid_at_index',
+      expression: 'create index "sales_payment_method_paid_at_index" on "sales" ("payment_method", "paid_at" desc, "id" desc)',
+    },
     // Order numbers are looked up exactly (the sales list's q, the payments inbox) and never repeat.
     {
       name: 'sales_order_number_unique',
@@ -93,7 +106,12 @@ const SaleSchema = defineEntity({
       .index('sales_payment_intent_index'),
     receiptUrl: p.text().fieldName('receipt_url').nullable(),
     paidAt: p.datetime().fieldName('paid_at'),
+    // From the checkout (CheckoutPaid): when it was ordered and how it was paid (card | konbini | bank_transfer).
+    orderedAt: p.datetime().fieldName('ordered_at').nullable(),
+    paymentMethod: p.string().length(32).fieldName('payment_method').default('card'),
+    // Set when the whole amount is refunded; `refundedAmount` is what Stripe has confirmed so far.
     refundedAt: p.datetime().fieldName('refunded_at').nullable(),
+    refundedAmount: p.integer().fieldName('refunded_amount').default(0),
     buyerGone: p.string().length(16).fieldName('buyer_gone').$type<'withdrew' | 'deleted'>().nullable(),
     // A full refund asked of Stripe from the back office (返金手続き中 until charge.refunded sets refundedAt).
     refundRequestedAt: p.datetime().fieldName('refund_requested_at').nullable(),

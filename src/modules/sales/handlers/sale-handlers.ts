@@ -1,7 +1,10 @@
 import type { EventHandler, JobContext, JobResult } from '../../../jobs/context.ts';
+import { findBuyer } from '../../accounts/index.ts';
 import { japanTime, renderMail, sendOnce } from '../../mail/index.ts';
 import { Sale, SaleStatus } from '../entities/sale.entity.ts';
-import { forgetUser, markRefunded, recordSale } from '../record-sale.ts';
+import { purchaseMail } from '../purchase-mail.ts';
+import { forgetUser, recordSale } from '../record-sale.ts';
+import { markRefunded } from '../refund-confirm.ts';
 import { moveSalesPage, planRegistrationMails } from '../status-moves.ts';
 
 export const onCheckoutPaid: EventHandler<'CheckoutPaid'> = (ctx, event) => recordSale(ctx.em, event.payload);
@@ -9,41 +12,26 @@ export const onPaymentRefunded: EventHandler<'PaymentRefunded'> = (ctx, event) =
 export const onUserDeleted: EventHandler<'UserDeleted'> = (ctx, event) =>
   forgetUser(ctx.em, event.payload.userId, event.payload.by);
 
-/** The member's purchase history with the receipt dialog of `saleId` open (web/src/features/purchase). */
-const receiptPageUrl = (appUrl: string, userId: string, saleId: number) =>
-  `${appUrl}/users/${encodeURIComponent(userId)}?receipt=${saleId}`;
-
 /** SalePaid → the receipt e-mail. */
 export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
   const sale = await ctx.em.findOne(Sale, { id: event.payload.saleId });
   if (!sale?.buyerEmail) return 'skipped';
-  const result = await sendOnce(
-    ctx,
-    `${event.id}:receipt`,
-    'receipt',
-    sale.userId,
-    {
-      to: sale.buyerEmail,
-      ...renderMail({
-        subject: 'ご購入ありがとうございます',
-        greeting: `${`${sale.buyerLastName} ${sale.buyerFirstName}`.trim() || 'お客'} 様`,
-        paragraphs: [
-          'ライセンスのご購入ありがとうございます。お支払いを確認しました。',
-          `ライセンス：${sale.licenseName}`,
-          `金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
-          `お支払い日時：${japanTime(sale.paidAt)}`,
-          ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
-          '研修管理システムへの登録が済みましたら、あらためてご案内します。購入履歴は会員情報のページからご確認いただけます。',
-        ],
-        // The shop's own 領収書 (宛名 and 但し書き of the member's choice), not Stripe's receipt page.
-        ...(sale.userId
-          ? { action: { label: '領収書を発行する', url: receiptPageUrl(ctx.env.appUrl, sale.userId, sale.id) } }
-          : {}),
-        notes: ['このメールは送信専用です。'],
-      }),
-    },
-    { about: `sale:${sale.id}` },
-  );
+  const result = await sendOnce(ctx, `${event.id}:receipt`, 'receipt', sale.userId, purchaseMail(ctx, sale, sale.buyerEmail), {
+    about: `sale:${sale.id}`,
+  });
+  return result === 'sent' ? 'done' : 'skipped';
+};
+
+/** PurchaseMailResendRequested → the purchase mail again, marked 再送, to the member's address now. */
+export const onPurchaseMailResendRequested: EventHandler<'PurchaseMailResendRequested'> = async (ctx, event) => {
+  const sale = await ctx.em.findOne(Sale, { id: event.payload.saleId });
+  if (!sale) return 'skipped';
+  const to = (sale.userId ? (await findBuyer(ctx.em, sale.userId))?.email : null) ?? sale.buyerEmail;
+  if (!to) return 'skipped';
+  const mail = purchaseMail(ctx, sale, to, true);
+  const result = await sendOnce(ctx, `${event.id}:receipt-resend`, 'receipt-resend', sale.userId, mail, {
+    about: `sale:${sale.id}`,
+  });
   return result === 'sent' ? 'done' : 'skipped';
 };
 
@@ -53,7 +41,10 @@ export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
  */
 export const onSaleRefunded: EventHandler<'SaleRefunded'> = async (ctx, event) => {
   const sale = await ctx.em.findOne(Sale, { id: event.payload.saleId });
-  if (!sale?.buyerEmail || !sale.refundedAt) return 'skipped';
+  if (!sale?.buyerEmail || (!sale.refundedAt && !sale.refundedAmount)) return 'skipped';
+  const amount = event.payload.amount ?? sale.amount;
+  // A part refunded: the licence stays the member's; whole: it is withdrawn.
+  const whole = Boolean(sale.refundedAt);
   const result = await sendOnce(
     ctx,
     `${event.id}:refund-notice`,
@@ -65,13 +56,20 @@ export const onSaleRefunded: EventHandler<'SaleRefunded'> = async (ctx, event) =
         subject: '返金のお知らせ',
         greeting: `${`${sale.buyerLastName} ${sale.buyerFirstName}`.trim() || 'お客'} 様`,
         paragraphs: [
-          'ご購入いただいたライセンスの代金を返金しました。',
+          whole ? 'ご購入いただいたライセンスの代金を返金しました。' : 'ご購入いただいたライセンスの代金の一部を返金しました。',
           ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
           `ライセンス：${sale.licenseName}`,
-          `返金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
-          `返金日時：${japanTime(sale.refundedAt)}`,
+          `返金額：¥${amount.toLocaleString('ja-JP')}（税込）`,
+          ...(whole
+            ? []
+            : [
+                `お支払い額：¥${sale.amount.toLocaleString('ja-JP')}（税込）／返金済みの合計：¥${sale.refundedAmount.toLocaleString('ja-JP')}`,
+              ]),
+          `返金日時：${japanTime(sale.refundedAt ?? event.occurredAt)}`,
           'クレジットカードでお支払いの場合、ご利用明細に返金が反映されるまで、カード会社により数日から1か月ほどかかることがあります。コンビニでお支払いの場合は、返金の受け取り方法のご案内が別途届きます。',
-          'このライセンスは返金に伴いご利用いただけなくなりました。ご不明な点がございましたら、ご注文番号を添えてお問い合わせください。',
+          whole
+            ? 'このライセンスは返金に伴いご利用いただけなくなりました。ご不明な点がございましたら、ご注文番号を添えてお問い合わせください。'
+            : 'ライセンスは引き続きご利用いただけます。ご不明な点がございましたら、ご注文番号を添えてお問い合わせください。',
         ],
         notes: ['このメールは送信専用です。'],
       }),

@@ -63,7 +63,14 @@ export function PurchaseHistory() {
                   <td>{sale.license_name}</td>
                   <td>{formatPrice(sale.amount)}</td>
                   {/* The back office's words for an administrator (出力待ち/処理中/登録済み/返金済み), the member's own for them. */}
-                  <td>{admin ? (sale.refunded_at ? '返金済み' : sale.status_label) : sale.member_state_label}</td>
+                  <td>
+                    {admin ? (sale.refunded_at ? '返金済み' : sale.status_label) : sale.member_state_label}
+                    {sale.refunded_amount > 0 ? (
+                      <span className="small" style={{ display: 'block' }}>
+                        返金額 {formatPrice(sale.refunded_amount)}
+                      </span>
+                    ) : null}
+                  </td>
                   <td>
                     {admin ? <ReceiptCopyAction sale={sale} /> : <ReceiptAction sale={sale} autoOpen={receiptFor === sale.id} />}
                   </td>

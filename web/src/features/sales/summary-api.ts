@@ -16,3 +16,7 @@ export const useSalesSummary = (period: { from: string; to: string }) =>
 /** The CSV of the same period: UTF-8 with BOM, or Shift_JIS (CP932) for older Excel. */
 export const summaryCsvUrl = (period: { from: string; to: string }, encoding: 'utf-8' | 'shift_jis') =>
   `/api/sales/summary.csv?${summaryQuery(period)}&encoding=${encoding}`;
+
+/** 受注CSV: one row per sale paid in the period; its sums are the summary's. */
+export const ordersCsvUrl = (period: { from: string; to: string }, encoding: 'utf-8' | 'shift_jis') =>
+  `/api/sales/orders.csv?${summaryQuery(period)}&encoding=${encoding}`;

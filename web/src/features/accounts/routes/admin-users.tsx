@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { mutate } from 'swr';
+import { NotesTimeline } from '../../../components/notes-timeline';
 import { PasswordPair } from '../../../components/password-pair';
 import { FormAlert, Info, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
@@ -45,6 +46,7 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
             </p>
           ) : null}
           <LoadingOverlay show={busy} label="処理しています" />
+          <NotesTimeline path={`/api/users/${data.user.id}/notes`} subject="この会員" />
           {children}
           <UserMailLog userId={data.user.id} watchUntil={actions.watchMailsUntil} />
           <UserAuditLog userId={data.user.id} />

@@ -14,6 +14,12 @@ function StateText({ sale }: { sale: OrderDetail }) {
   return (
     <>
       {sale.status_label}
+      {sale.refund.state === 'partially_refunded' ? (
+        <>
+          {' '}
+          <span className="tag">一部返金（{yen(sale.refund.refunded_amount)}）</span>
+        </>
+      ) : null}
       {sale.refund.state === 'requested' ? (
         <>
           {' '}

@@ -7,6 +7,7 @@ import { useFormSubmit } from '../../../lib/use-form-submit';
 import { refundSale } from '../api';
 import type { OrderDetail } from '../order-api';
 import { jst } from './order-facts';
+import { RefundAmount, RefundList } from './refund-amount';
 
 /** Where the refund stands: done, asked of Stripe, or impossible from here. */
 function RefundStatus({ sale }: { sale: OrderDetail }) {
@@ -15,6 +16,12 @@ function RefundStatus({ sale }: { sale: OrderDetail }) {
       {sale.refund.state === 'refunded' ? (
         <p>
           <span className="tag">返金済み</span> {jst(sale.refund.refunded_at)}に Stripe で返金が確定しました。
+        </p>
+      ) : null}
+      {sale.refund.state === 'partially_refunded' ? (
+        <p>
+          <span className="tag">一部返金</span> {formatPrice(sale.refund.refunded_amount)}を返金済みです（残り{' '}
+          {formatPrice(sale.refund.remaining_amount)}）。
         </p>
       ) : null}
       {sale.refund.state === 'requested' ? (
@@ -33,6 +40,7 @@ function RefundStatus({ sale }: { sale: OrderDetail }) {
           <dd>{sale.refund.reason ?? '—'}</dd>
         </dl>
       ) : null}
+      <RefundList refunds={sale.refund.refunds} />
       {sale.refund.state === 'none' && !sale.stripe_payment_intent_id ? (
         <p>
           この売上には Stripe の支払いIDの記録がないため、管理画面からは返金できません。Stripe
@@ -92,6 +100,8 @@ function RefundDialog({
   errors,
   reason,
   onReason,
+  amount,
+  onAmount,
   told,
   onTold,
   onConfirm,
@@ -104,6 +114,8 @@ function RefundDialog({
   errors: FieldErrors;
   reason: string;
   onReason: (reason: string) => void;
+  amount: string;
+  onAmount: (amount: string) => void;
   told: boolean;
   onTold: (told: boolean) => void;
   onConfirm: () => void;
@@ -115,7 +127,7 @@ function RefundDialog({
     <ConfirmDialog
       open={open}
       title="返金の確認"
-      confirmLabel="全額を返金する"
+      confirmLabel="返金する"
       danger
       busy={busy}
       confirmDisabled={sale.exported && !told}
@@ -124,8 +136,15 @@ function RefundDialog({
     >
       <p>
         注文番号 {sale.order_number ?? `（売上ID ${sale.id}）`}（{sale.license_name}、{buyer || '購入者'} 様）の代金{' '}
-        <strong>{formatPrice(sale.amount)}</strong> を全額返金します。返金は取り消せません。
+        <strong>{formatPrice(sale.amount)}</strong> のうち、入力した金額を返金します。返金は取り消せません。
       </p>
+      <RefundAmount
+        id={`${reasonId}-amount`}
+        amount={amount}
+        remaining={sale.refund.remaining_amount}
+        message={errors.amount}
+        onAmount={onAmount}
+      />
       {sale.exported ? (
         <div className="alert">
           <p>
@@ -147,7 +166,7 @@ function RefundDialog({
           <label htmlFor={`${reasonId}-told`}>研修管理システムに登録の取り消しを連絡します</label>
         </div>
       ) : null}
-      <FormAlert message={message} errors={errors} fields={['reason']} />
+      <FormAlert message={message} errors={errors} fields={['amount', 'reason']} />
     </ConfirmDialog>
   );
 }
@@ -156,14 +175,26 @@ function RefundDialog({
 export function RefundSection({ sale, onChanged }: { sale: OrderDetail; onChanged: () => void }) {
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
+  const [amount, setAmount] = useState('');
   const [told, setTold] = useState(false);
   const [notice, setNotice] = useState('');
   const { busy, message, errors, run } = useFormSubmit();
-  const refundable = sale.refund.state === 'none' && Boolean(sale.stripe_payment_intent_id);
+  const refundable =
+    ['none', 'partially_refunded'].includes(sale.refund.state) &&
+    sale.refund.remaining_amount > 0 &&
+    Boolean(sale.stripe_payment_intent_id);
+  const openDialog = () => {
+    setAmount(String(sale.refund.remaining_amount));
+    setOpen(true);
+  };
 
   const confirm = () => {
     void run(async () => {
-      const res = await refundSale(sale.id, { reason, confirm_exported: sale.exported ? told : false });
+      const res = await refundSale(sale.id, {
+        reason,
+        confirm_exported: sale.exported ? told : false,
+        ...(amount.trim() === '' ? {} : { amount: Number(amount) }),
+      });
       setOpen(false);
       setReason('');
       setTold(false);
@@ -179,8 +210,10 @@ export function RefundSection({ sale, onChanged }: { sale: OrderDetail; onChange
       <RefundStatus sale={sale} />
       {refundable ? (
         <>
-          <p className="small">代金の全額を Stripe で返金します。返金が確定すると、購入者に返金のお知らせメールが届きます。</p>
-          <button type="button" className="button danger" aria-haspopup="dialog" onClick={() => setOpen(true)}>
+          <p className="small">
+            代金の全額または一部を Stripe で返金します。返金が確定すると、購入者に返金額を記した返金のお知らせメールが届きます。
+          </p>
+          <button type="button" className="button danger" aria-haspopup="dialog" onClick={openDialog}>
             返金する
           </button>
         </>
@@ -193,6 +226,8 @@ export function RefundSection({ sale, onChanged }: { sale: OrderDetail; onChange
         errors={errors}
         reason={reason}
         onReason={setReason}
+        amount={amount}
+        onAmount={setAmount}
         told={told}
         onTold={setTold}
         onConfirm={confirm}

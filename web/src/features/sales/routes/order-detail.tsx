@@ -1,8 +1,10 @@
 import { Link, useParams } from 'react-router';
+import { NotesTimeline } from '../../../components/notes-timeline';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { ApiError } from '../../../lib/api';
 import { OrderBuyers, OrderFacts, OrderHistory, OrderMails, OrderReceipt } from '../components/order-facts';
 import { RefundSection } from '../components/refund-section';
+import { ResendPurchaseMail } from '../components/resend-mail';
 import { type OrderDetail, useOrderDetail } from '../order-api';
 import '../order-detail.css';
 
@@ -56,7 +58,9 @@ function OrderBody({ sale, onChanged }: { sale: OrderDetail; onChanged: () => vo
       <OrderBuyers sale={sale} />
       <OrderHistory sale={sale} />
       <OrderReceipt sale={sale} />
+      <NotesTimeline path={`/api/sales/${sale.id}/notes`} subject="この注文" />
       <OrderMails sale={sale} />
+      <ResendPurchaseMail sale={sale} onChanged={onChanged} />
     </>
   );
 }

@@ -8,7 +8,7 @@ import { TextInput } from '../../../components/ui/text-input';
 import { ApiError, type FieldErrors } from '../../../lib/api';
 import { japanMonth } from '../../../lib/japan-time';
 import { SummaryReport } from '../components/summary-report';
-import { type SalesSummary, summaryCsvUrl, useSalesSummary } from '../summary-api';
+import { ordersCsvUrl, type SalesSummary, summaryCsvUrl, useSalesSummary } from '../summary-api';
 import { monthLabel, monthPeriod, type Period, periodFrom, periodLabel, wholeMonth } from '../summary-period';
 import '../summary.css';
 
@@ -109,6 +109,13 @@ function SummaryCsv({ summary }: { summary: SalesSummary }) {
           CSVをダウンロード（{periodLabel(summary)}）
         </a>
       </div>
+      <h3>受注CSV</h3>
+      <p className="small">
+        期間内に支払われた注文を1件1行で出力します（注文番号、会員、金額と消費税、お支払い方法、返金）。金額の合計は上の集計と一致します。
+      </p>
+      <a className="button" href={ordersCsvUrl(summary, encoding)} download>
+        受注CSVをダウンロード（{periodLabel(summary)}）
+      </a>
     </section>
   );
 }
