@@ -41,6 +41,8 @@ export const eventPayloads = {
     paymentIntentId: v.nullable(v.string()),
     receiptUrl: v.nullable(v.string()),
     paidAt: v.string(),
+    /** The checkout's number, given when it was created (older events carry none: the sale draws one). */
+    orderNumber: v.optional(v.nullable(v.string())),
   }),
   PaymentRefunded: v.object({ checkoutId: id, refundedAt: v.string() }),
   KonbiniVoucherIssued: v.object({ checkoutId: id }),

@@ -8,6 +8,7 @@ import { holdingsOf, SaleAnswer, salesOfUser } from '../modules/sales/index.ts';
 
 const KonbiniOrder = v.object({
   checkout_id: v.string(),
+  order_number: v.nullable(v.string()),
   license_id: v.number(),
   license_name: v.string(),
   amount: v.number(),
@@ -102,7 +103,7 @@ export const memberHistory = {
             license_id: order.license_id,
             state: 'payment_pending' as const,
             sale_id: null,
-            order_number: null,
+            order_number: order.order_number,
             purchased_at: null,
             voucher_url: order.voucher?.url ?? null,
             expires_at: order.expires_at,

@@ -1,6 +1,6 @@
 // The checkout module's public surface: Stripe Checkout Sessions, the webhook inbox and reconciliation.
 import type { AppModule } from '../../http/context.ts';
-import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
+import { CheckoutCustomer, CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
 import {
   onKonbiniPaymentLapsed,
@@ -31,7 +31,7 @@ export { sweepStripeEvents } from './sweep.ts';
 export const checkout = {
   name: 'checkout',
   api: checkoutRoutes.route('/', paymentRoutes).route('/', pendingKonbiniRoutes),
-  entities: [CheckoutSession, StripeEvent, ReconciliationRun, PaymentFinding],
+  entities: [CheckoutSession, CheckoutCustomer, StripeEvent, ReconciliationRun, PaymentFinding],
   handlers: {
     StripeEventReceived: onStripeEventReceived,
     UserDeleted: onUserDeleted,

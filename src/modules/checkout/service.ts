@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { sql } from 'kysely';
 import type Stripe from 'stripe';
 import type { Env } from '../../config/env.ts';
@@ -8,7 +9,7 @@ import { transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { setDistribution } from '../accounts/index.ts';
 import { findLicenseForSale, LICENSE_NOT_FOUND, noteCheckoutStarted } from '../licenses/index.ts';
-import { holdingsOf, saleOfCheckout } from '../sales/index.ts';
+import { holdingsOf, newOrderNumber, saleOfCheckout } from '../sales/index.ts';
 import { CheckoutSession } from './entities/checkout-session.entity.ts';
 import { voucherView } from './konbini.ts';
 
@@ -21,28 +22,7 @@ export async function startCheckout(
   input: { licenseId: number; distribution: boolean },
 ): Promise<{ url: string }> {
   const em = orm.em.fork() as Em;
-  const checkoutId = randomUUID();
-  const license = await transact(em, async (tx) => {
-    const license = await findLicenseForSale(tx, input.licenseId);
-    if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
-    if (!license.published) throw validationError({ licenseId: ['このライセンスは現在販売していません。'] });
-    await refuseSecondPurchase(tx, buyer.id, license.id);
-    tx.create(CheckoutSession, {
-      id: checkoutId,
-      userId: buyer.id,
-      licenseId: license.id,
-      amount: license.price,
-      currency: 'jpy',
-      state: 'open',
-      distribution: input.distribution,
-      createdAt: new Date(),
-      updatedAt: new Date(),
-    });
-    // The purchase screen's opt-in is the member's current choice.
-    await setDistribution(tx, buyer.id, input.distribution);
-    await noteCheckoutStarted(tx, license.id);
-    return license;
-  });
+  const { checkoutId, orderNumber, license } = await openCheckout(em, buyer.id, input);
   let session: Stripe.Checkout.Session;
   try {
     session = await stripe.checkout.sessions.create(
@@ -53,7 +33,7 @@ export async function startCheckout(
         ],
         client_reference_id: buyer.id,
         customer_email: buyer.email,
-        metadata: { checkoutId, userId: buyer.id, licenseId: String(license.id) },
+        metadata: { checkoutId, orderNumber, userId: buyer.id, licenseId: String(license.id) },
         locale: 'ja',
         success_url: `${env.appUrl}/licenses/${license.id}/complete?session_id={CHECKOUT_SESSION_ID}`,
         cancel_url: `${env.appUrl}/licenses/${license.id}/procedure?canceled=1`,
@@ -75,6 +55,47 @@ export async function startCheckout(
     .execute();
   if (!session.url) throw new AppError('unavailable', '決済ページを準備できませんでした。時間をおいて再度お試しください。');
   return { url: session.url };
+}
+
+/** A new order number is drawn this many times at most (a clash is one in a billion a month). */
+const ORDER_NUMBER_ATTEMPTS = 5;
+
+/** Our checkout, with its order number from this moment on (decision 0046); a clashing number is drawn again. */
+async function openCheckout(em: Em, userId: string, input: { licenseId: number; distribution: boolean }) {
+  for (let attempt = 1; ; attempt++) {
+    const checkoutId = randomUUID();
+    const orderNumber = newOrderNumber(new Date());
+    try {
+      const license = await transact(em, async (tx) => {
+        const license = await findLicenseForSale(tx, input.licenseId);
+        if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
+        if (!license.published) throw validationError({ licenseId: ['このライセンスは現在販売していません。'] });
+        await refuseSecondPurchase(tx, userId, license.id);
+        tx.create(CheckoutSession, {
+          id: checkoutId,
+          userId,
+          licenseId: license.id,
+          amount: license.price,
+          currency: 'jpy',
+          state: 'open',
+          distribution: input.distribution,
+          orderNumber,
+          createdAt: new Date(),
+          updatedAt: new Date(),
+        });
+        // The purchase screen's opt-in is the member's current choice.
+        await setDistribution(tx, userId, input.distribution);
+        await noteCheckoutStarted(tx, license.id);
+        return license;
+      });
+      return { checkoutId, orderNumber, license };
+    } catch (error) {
+      const clash =
+        error instanceof UniqueConstraintViolationException && error.message.includes('checkout_sessions_order_number_unique');
+      if (!clash || attempt >= ORDER_NUMBER_ATTEMPTS) throw error;
+      em.clear();
+    }
+  }
 }
 
 const ALREADY_PURCHASED = 'このライセンスは購入済みです。';
@@ -127,7 +148,7 @@ export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: 
     amount: checkout.amount,
     currency: checkout.currency,
     sale_id: sale?.id ?? null,
-    order_number: sale?.orderNumber ?? null,
+    order_number: checkout.orderNumber ?? sale?.orderNumber ?? null,
     // A konbini payment awaiting the buyer: the numbers, the voucher page and the deadline.
     konbini:
       checkout.state === 'awaiting_payment' && (checkout.konbiniExpiresAt?.getTime() ?? 0) > Date.now()

@@ -239,6 +239,7 @@ async function applySession(
       paymentIntentId: paymentIntentOf(session),
       receiptUrl,
       paidAt: new Date((event.created ?? Date.now() / 1000) * 1000).toISOString(),
+      orderNumber: checkout.orderNumber ?? null,
     });
     return { result: 'paid', checkout };
   }

@@ -4836,6 +4836,7 @@ export interface operations {
                 expires_at: string | null;
                 license_id: number;
                 license_name: string;
+                order_number: string | null;
                 /** Format: date-time */
                 ordered_at: string;
                 /** @enum {string} */

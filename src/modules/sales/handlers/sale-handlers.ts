@@ -1,4 +1,5 @@
 import type { EventHandler, JobContext, JobResult } from '../../../jobs/context.ts';
+import { orderMailLines } from '../../../lib/order-page.ts';
 import { japanTime, renderMail, sendOnce } from '../../mail/index.ts';
 import { Sale, SaleStatus } from '../entities/sale.entity.ts';
 import { forgetUser, markRefunded, recordSale } from '../record-sale.ts';
@@ -32,7 +33,7 @@ export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
           `ライセンス：${sale.licenseName}`,
           `金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
           `お支払い日時：${japanTime(sale.paidAt)}`,
-          ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
+          ...orderMailLines(ctx.env.appUrl, sale),
           '研修管理システムへの登録が済みましたら、あらためてご案内します。購入履歴は会員情報のページからご確認いただけます。',
         ],
         // The shop's own 領収書 (宛名 and 但し書き of the member's choice), not Stripe's receipt page.
@@ -66,7 +67,7 @@ export const onSaleRefunded: EventHandler<'SaleRefunded'> = async (ctx, event) =
         greeting: `${`${sale.buyerLastName} ${sale.buyerFirstName}`.trim() || 'お客'} 様`,
         paragraphs: [
           'ご購入いただいたライセンスの代金を返金しました。',
-          ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
+          ...orderMailLines(ctx.env.appUrl, sale),
           `ライセンス：${sale.licenseName}`,
           `返金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
           `返金日時：${japanTime(sale.refundedAt)}`,

@@ -39,9 +39,7 @@ export function PurchaseHistory() {
               {data.konbini_orders.map((order) => (
                 <tr key={order.checkout_id}>
                   <td>{formatDateTime(order.ordered_at)}</td>
-                  <td>
-                    <span className="small">お支払い後に発行</span>
-                  </td>
+                  <td className="order-number">{order.order_number ?? '—'}</td>
                   <td>{order.license_name}</td>
                   <td>{formatPrice(order.amount)}</td>
                   <td>

@@ -4,17 +4,22 @@ import { useAuth } from '../../../lib/auth-store';
 import { type CheckoutStatus, useCheckoutStatus } from '../api';
 import { KonbiniVoucherDetails } from '../konbini-voucher';
 
+function OrderNumber({ orderNumber }: { orderNumber: string | null | undefined }) {
+  if (!orderNumber) return null;
+  return (
+    <dl className="order-summary">
+      <dt>ご注文番号</dt>
+      <dd className="order-number">{orderNumber}</dd>
+    </dl>
+  );
+}
+
 function Completed({ orderNumber }: { orderNumber: string | null | undefined }) {
   return (
     <>
       <h2>ご購入ありがとうございます</h2>
       <p role="status">お支払いを確認しました。ご登録のメールアドレスに確認メールをお送りしました。</p>
-      {orderNumber ? (
-        <dl className="order-summary">
-          <dt>ご注文番号</dt>
-          <dd className="order-number">{orderNumber}</dd>
-        </dl>
-      ) : null}
+      <OrderNumber orderNumber={orderNumber} />
       {orderNumber ? (
         <p className="small">お問い合わせの際は、このご注文番号をお伝えください。購入履歴でも確認できます。</p>
       ) : null}
@@ -26,6 +31,7 @@ function AwaitingKonbini({ data }: { data: CheckoutStatus }) {
   return (
     <>
       <h2>コンビニでのお支払いをお待ちしています</h2>
+      <OrderNumber orderNumber={data.order_number} />
       {data.konbini ? (
         <>
           <p role="status">
