@@ -3,6 +3,9 @@ import type { AppModule } from '../../http/context.ts';
 import { CheckoutCustomer, CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
 import {
+  onBankTransferInstructionsIssued,
+  onBankTransferLapsed,
+  onBankTransferReminderDue,
   onKonbiniPaymentLapsed,
   onKonbiniPaymentReminderDue,
   onKonbiniVoucherIssued,
@@ -17,6 +20,7 @@ import { onReconciliationFlagged } from './reconciliation-digest.ts';
 import { checkoutRoutes, WEBHOOK_PATH } from './routes.ts';
 
 export { checkoutAuditLabels } from './audit-labels.ts';
+export { bankTransferSweep } from './bank-transfer-mails.ts';
 export { paymentsInboxFigures } from './figures.ts';
 export {
   konbiniOrdersOf,
@@ -40,6 +44,9 @@ export const checkout = {
     KonbiniVoucherIssued: onKonbiniVoucherIssued,
     KonbiniPaymentReminderDue: onKonbiniPaymentReminderDue,
     KonbiniPaymentLapsed: onKonbiniPaymentLapsed,
+    BankTransferInstructionsIssued: onBankTransferInstructionsIssued,
+    BankTransferReminderDue: onBankTransferReminderDue,
+    BankTransferLapsed: onBankTransferLapsed,
     LicenseHidden: onLicenseHidden,
   },
   csrfExempt: [`/api${WEBHOOK_PATH}`],

@@ -1,8 +1,16 @@
 import type { Em } from '../../db/orm.ts';
 import { CheckoutSession } from './entities/checkout-session.entity.ts';
 
-type PaymentMethod = 'card' | 'konbini';
-const PAYMENT_METHOD_LABEL: Record<PaymentMethod, string> = { card: 'クレジットカード', konbini: 'コンビニ払い' };
+type PaymentMethod = 'card' | 'konbini' | 'bank_transfer';
+const PAYMENT_METHOD_LABEL: Record<PaymentMethod, string> = {
+  card: 'クレジットカード',
+  konbini: 'コンビニ払い',
+  bank_transfer: '銀行振込',
+};
+
+/** A konbini payment waited with a voucher, a bank transfer with a virtual account; any other was by card. */
+const methodOf = (checkout: { konbiniExpiresAt?: unknown; bankTransferExpiresAt?: unknown }): PaymentMethod =>
+  checkout.konbiniExpiresAt ? 'konbini' : checkout.bankTransferExpiresAt ? 'bank_transfer' : 'card';
 
 /**
  * How a checkout was paid, from our own record (no call to Stripe): a konbini payment is the one that
@@ -10,9 +18,13 @@ const PAYMENT_METHOD_LABEL: Record<PaymentMethod, string> = { card: 'クレジ�
  * by card, the only other method the shop offers. Null when there is no such checkout.
  */
 export async function paymentOfCheckout(em: Em, checkoutId: string) {
-  const checkout = await em.findOne(CheckoutSession, { id: checkoutId }, { fields: ['id', 'konbiniExpiresAt', 'createdAt'] });
+  const checkout = await em.findOne(
+    CheckoutSession,
+    { id: checkoutId },
+    { fields: ['id', 'konbiniExpiresAt', 'bankTransferExpiresAt', 'createdAt'] },
+  );
   if (!checkout) return null;
-  const method: PaymentMethod = checkout.konbiniExpiresAt ? 'konbini' : 'card';
+  const method = methodOf(checkout);
   return {
     method,
     label: PAYMENT_METHOD_LABEL[method],

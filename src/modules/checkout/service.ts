@@ -10,6 +10,8 @@ import { AppError, validationError } from '../../http/errors.ts';
 import { setDistribution } from '../accounts/index.ts';
 import { findLicenseForSale, LICENSE_NOT_FOUND, noteCheckoutStarted } from '../licenses/index.ts';
 import { holdingsOf, newOrderNumber, saleOfCheckout } from '../sales/index.ts';
+import { bankTransferView } from './bank-transfer.ts';
+import { stripeCustomerOf } from './customers.ts';
 import { CheckoutSession } from './entities/checkout-session.entity.ts';
 import { voucherView } from './konbini.ts';
 
@@ -25,6 +27,7 @@ export async function startCheckout(
   const { checkoutId, orderNumber, license } = await openCheckout(em, buyer.id, input);
   let session: Stripe.Checkout.Session;
   try {
+    const customer = await stripeCustomerOf(em, stripe, buyer);
     session = await stripe.checkout.sessions.create(
       {
         mode: 'payment',
@@ -32,7 +35,12 @@ export async function startCheckout(
           { quantity: 1, price_data: { currency: 'jpy', unit_amount: license.price, product_data: { name: license.name } } },
         ],
         client_reference_id: buyer.id,
-        customer_email: buyer.email,
+        customer,
+        // 銀行振込 through the customer's balance: Stripe gives a virtual account (decision 0046).
+        allowed_payment_method_types: ['card', 'konbini', 'customer_balance'],
+        payment_method_options: {
+          customer_balance: { funding_type: 'bank_transfer', bank_transfer: { type: 'jp_bank_transfer' } },
+        },
         metadata: { checkoutId, orderNumber, userId: buyer.id, licenseId: String(license.id) },
         locale: 'ja',
         success_url: `${env.appUrl}/licenses/${license.id}/complete?session_id={CHECKOUT_SESSION_ID}`,
@@ -99,6 +107,8 @@ async function openCheckout(em: Em, userId: string, input: { licenseId: number; 
 }
 
 const ALREADY_PURCHASED = 'このライセンスは購入済みです。';
+const TRANSFER_PENDING =
+  'このライセンスは銀行振込でのお支払いをお待ちしています。お振込先に沿って、期限までにお振り込みください。';
 const PAYMENT_PENDING =
   'このライセンスはコンビニでのお支払いをお待ちしています。お支払い番号（払込票）に沿って、期限までにお支払いください。';
 
@@ -118,18 +128,17 @@ async function refuseSecondPurchase(tx: Em, userId: string, licenseId: number): 
     if (checkout.state === 'complete' && !(await saleOfCheckout(tx, checkout.id))) {
       throw new AppError('conflict', ALREADY_PURCHASED, { details: { code: 'already_purchased' } });
     }
-    // Awaiting the konbini payment (its voucher may still be on its way from Stripe) until the deadline.
-    if (
-      checkout.state === 'awaiting_payment' &&
-      (checkout.konbiniExpiresAt?.getTime() ?? Number.POSITIVE_INFINITY) > Date.now()
-    ) {
+    // Awaiting a konbini payment or bank transfer (its details may still be on their way) until the deadline.
+    const deadline = checkout.konbiniExpiresAt ?? checkout.bankTransferExpiresAt;
+    if (checkout.state === 'awaiting_payment' && (deadline?.getTime() ?? Number.POSITIVE_INFINITY) > Date.now()) {
       const voucher = voucherView(checkout);
-      throw new AppError('conflict', PAYMENT_PENDING, {
+      throw new AppError('conflict', checkout.bankTransferExpiresAt ? TRANSFER_PENDING : PAYMENT_PENDING, {
         details: {
           code: 'payment_pending',
           voucher_url: voucher?.url ?? null,
-          expires_at: voucher?.expires_at ?? null,
+          expires_at: deadline?.toISOString() ?? null,
           history_url: `/users/${userId}`,
+          order_url: checkout.orderNumber ? `/users/${userId}/orders/${checkout.orderNumber}` : null,
         },
       });
     }
@@ -154,10 +163,17 @@ export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: 
       checkout.state === 'awaiting_payment' && (checkout.konbiniExpiresAt?.getTime() ?? 0) > Date.now()
         ? voucherView(checkout)
         : null,
+    // A bank transfer awaited: the customer's virtual account, the amount and the deadline.
+    bank_transfer:
+      checkout.state === 'awaiting_payment' && (checkout.bankTransferExpiresAt?.getTime() ?? 0) > Date.now()
+        ? bankTransferView(checkout)
+        : null,
   };
 }
 
 export async function forgetUser(em: Em, userId: string): Promise<'done' | 'skipped'> {
-  const changed = await em.fork().nativeUpdate(CheckoutSession, { userId }, { userId: null, updatedAt: new Date() });
-  return changed ? 'done' : 'skipped';
+  const fork = em.fork();
+  const changed = await fork.nativeUpdate(CheckoutSession, { userId }, { userId: null, updatedAt: new Date() });
+  const customers = await kysely(fork).deleteFrom('checkout_customers').where('user_id', '=', userId).executeTakeFirst();
+  return changed || customers.numDeletedRows ? 'done' : 'skipped';
 }

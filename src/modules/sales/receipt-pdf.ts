@@ -40,7 +40,11 @@ export function includedTax(amount: number, ratePercent: number = receiptIssuer.
 /** `R-` and the sale id padded to 8 digits: stable for a sale, whoever issues it and however often. */
 export const receiptNumber = (saleId: number) => `R-${String(saleId).padStart(8, '0')}`;
 
-const PAYMENT_METHOD_LABEL: Record<string, string> = { card: 'クレジットカード', konbini: 'コンビニ払い' };
+const PAYMENT_METHOD_LABEL: Record<string, string> = {
+  card: 'クレジットカード',
+  konbini: 'コンビニ払い',
+  customer_balance: '銀行振込',
+};
 
 const paymentMethodLabel = (type: string | null) => (type ? (PAYMENT_METHOD_LABEL[type] ?? null) : null);
 

@@ -214,7 +214,7 @@ export interface paths {
     post: operations["postApiPaymentsFindingsByIdAcknowledge"];
   };
   "/api/payments/pending-konbini": {
-    /** コンビニ決済のお支払い待ち・期限切れ */
+    /** コンビニ決済・銀行振込のお支払い待ち・期限切れ */
     get: operations["getApiPaymentsPendingKonbini"];
   };
   "/api/payments/reconciliations": {
@@ -396,6 +396,21 @@ export interface components {
       target_id: string;
       target_label: string;
       target_type: string;
+    };
+    BankTransfer: {
+      account_holder_name: string;
+      account_number: string;
+      account_type: string;
+      account_type_label: string;
+      amount: number;
+      bank_code: string;
+      bank_name: string;
+      branch_code: string;
+      branch_name: string;
+      /** Format: date-time */
+      expires_at: string;
+      instructions_url: string | null;
+      reference: string | null;
     };
     Error: {
       code?: string;
@@ -794,6 +809,7 @@ export interface operations {
         content: {
           "application/json": {
             amount: number;
+            bank_transfer: components["schemas"]["BankTransfer"] | null;
             currency: string;
             konbini: components["schemas"]["KonbiniVoucher"] | null;
             license_id: number;
@@ -3584,7 +3600,7 @@ export interface operations {
       };
     };
   };
-  /** コンビニ決済のお支払い待ち・期限切れ */
+  /** コンビニ決済・銀行振込のお支払い待ち・期限切れ */
   getApiPaymentsPendingKonbini: {
     parameters: {
       query?: {
@@ -3607,8 +3623,12 @@ export interface operations {
                 lapsed_at: string | null;
                 license_id: number;
                 license_name: string;
+                order_number: string | null;
                 /** Format: date-time */
                 ordered_at: string;
+                /** @enum {string} */
+                payment_method: "konbini" | "bank_transfer";
+                payment_method_label: string;
                 /** @enum {string} */
                 state: "awaiting" | "lapsed";
                 state_label: string;
@@ -4131,7 +4151,7 @@ export interface operations {
               ordered_at: string | null;
               /** Format: date-time */
               paid_at: string;
-              payment_method: ("card" | "konbini") | null;
+              payment_method: ("card" | "konbini" | "bank_transfer") | null;
               payment_method_label: string;
               receipt: {
                 addressee: string | null;

@@ -9,7 +9,7 @@ export interface KonbiniStoreCode {
 }
 
 /** The virtual account Stripe gave a bank transfer (a zengin financial address). */
-interface BankTransferAccount {
+export interface BankTransferAccount {
   bankName: string;
   bankCode: string;
   branchName: string;

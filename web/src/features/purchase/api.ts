@@ -14,7 +14,7 @@ export const useCheckoutStatus = (sessionId: string | null) =>
     refreshInterval: (latest) =>
       latest && SETTLED.has(latest.state) && (latest.state !== 'complete' || latest.sale_id)
         ? 0
-        : latest?.state === 'awaiting_payment' && latest.konbini
+        : latest?.state === 'awaiting_payment' && (latest.konbini || latest.bank_transfer)
           ? 15_000
           : 2000,
   });

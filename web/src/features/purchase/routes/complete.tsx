@@ -2,6 +2,7 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { LoadError } from '../../../components/ui/load-state';
 import { useAuth } from '../../../lib/auth-store';
 import { type CheckoutStatus, useCheckoutStatus } from '../api';
+import { BankTransferDetails } from '../bank-transfer';
 import { KonbiniVoucherDetails } from '../konbini-voucher';
 
 function OrderNumber({ orderNumber }: { orderNumber: string | null | undefined }) {
@@ -23,6 +24,19 @@ function Completed({ orderNumber }: { orderNumber: string | null | undefined }) 
       {orderNumber ? (
         <p className="small">お問い合わせの際は、このご注文番号をお伝えください。購入履歴でも確認できます。</p>
       ) : null}
+    </>
+  );
+}
+
+function AwaitingTransfer({ data }: { data: CheckoutStatus }) {
+  return (
+    <>
+      <h2>銀行振込でのお支払いをお待ちしています</h2>
+      <OrderNumber orderNumber={data.order_number} />
+      <p role="status">
+        次のお客さま専用口座へ、期限までにお振り込みください。同じ内容をご登録のメールアドレスにもお送りします。お振込みを確認するとメールでお知らせします。
+      </p>
+      {data.bank_transfer ? <BankTransferDetails bank={data.bank_transfer} /> : null}
     </>
   );
 }
@@ -59,12 +73,13 @@ function CheckoutState({ data, licenseId }: { data: CheckoutStatus | undefined; 
       </p>
     );
   if (data.state === 'complete') return <Completed orderNumber={data.order_number} />;
+  if (data.state === 'awaiting_payment' && data.bank_transfer) return <AwaitingTransfer data={data} />;
   if (data.state === 'awaiting_payment') return <AwaitingKonbini data={data} />;
   const reason =
     data.state === 'expired'
       ? 'お支払いの期限が過ぎました。'
       : data.state === 'payment_failed'
-        ? 'お支払い期限までにお支払いを確認できなかったため、このお申し込みは期限切れになりました。'
+        ? 'お支払い期限までにお支払いを確認できなかったため、このお申し込みは期限切れになりました（お支払いはありません）。'
         : 'お支払いの確認で問題が見つかりました。お手数ですがお問い合わせください。';
   return (
     <p role="alert">
