@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Em } from '../../src/db/orm.ts';
@@ -295,5 +300,101 @@ describe('銀行振込 through Stripe Checkout', () => {
       ]),
     ).toBe(1);
     expect((await statusOf(buyer, sessionId)).state).toBe('payment_failed');
+  });
+});
+
+const run = promisify(execFile);
+async function pdfText(res: Response): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'invoice-'));
+  const file = join(dir, 'invoice.pdf');
+  await writeFile(file, Buffer.from(await res.arrayBuffer()));
+  const { stdout } = await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-']);
+  await rm(dir, { recursive: true, force: true });
+  return stdout.replace(/\s+/g, ' ');
+}
+
+describe('the member’s order page and 御請求書', () => {
+  it('shows the order with 消費税, the account and Stripe’s reconciling note; the invoice PDF reads back; paid it shows the sale', async () => {
+    const buyer = await member();
+    const { sessionId, pending } = await transferOrder(buyer);
+    const path = `/api/users/${buyer.id}/orders/${pending.order_number}`;
+    const res = await buyer.client.get(path);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const { order } = await res.json();
+    expect(order).toMatchObject({
+      order_number: pending.order_number,
+      license_name: 'JPTEC 外傷病院前救護ライセンス',
+      amount: 13200,
+      tax_rate: 10,
+      tax_amount: 1200,
+      payment_method: 'bank_transfer',
+      payment_method_label: '銀行振込',
+      state: 'awaiting_payment',
+      state_label: 'お振込待ち',
+      sale_id: null,
+    });
+    expect(order.bank_transfer.account_number).toBe(pending.bank_transfer?.account_number);
+    expect(order.transfer_note).toContain('Stripe');
+    // Any case or hyphens of the number find it; another member cannot read it; an unknown number is 404.
+    expect(
+      (await buyer.client.get(`/api/users/${buyer.id}/orders/${String(pending.order_number).replaceAll('-', '').toLowerCase()}`))
+        .status,
+    ).toBe(200);
+    expect((await (await member()).client.get(path)).status).toBe(403);
+    expect((await buyer.client.get(`/api/users/${buyer.id}/orders/LS-0000-000000`)).status).toBe(404);
+
+    const invoice = await buyer.client.get(`${path}/invoice?${new URLSearchParams({ addressee: 'organisation' })}`);
+    expect(invoice.status, await invoice.clone().text()).toBe(200);
+    expect(invoice.headers.get('content-type')).toBe('application/pdf');
+    const text = await pdfText(invoice);
+    for (const expected of [
+      '御 請 求 書',
+      '〇〇市消防局 御中',
+      `注文番号 ${pending.order_number}`,
+      '¥13,200',
+      'うち消費税（10%）¥1,200',
+      '10%対象',
+      '登録番号 T',
+      `口座番号 ${pending.bank_transfer?.account_number}`,
+      'テスト支店',
+      'お支払期限',
+    ]) {
+      expect(text).toContain(expected);
+    }
+    const custom = await buyer.client.get(
+      `${path}/invoice?${new URLSearchParams({ addressee: 'custom', addressee_text: '〇〇県防災航空隊', honorific: '御中' })}`,
+    );
+    expect(await pdfText(custom)).toContain('〇〇県防災航空隊 御中');
+    // Bad input: the 422 shape, nothing made.
+    expect((await buyer.client.get(`${path}/invoice?addressee=custom`)).status).toBe(422);
+    expect((await buyer.client.get(`${path}/invoice?addressee=nobody`)).status).toBe(422);
+
+    await fetch(`${shop.stripeUrl}/_emulator/sessions/${sessionId}/bank-transfer/paid`, { method: 'POST' });
+    const paid = await eventually(
+      async () => {
+        const body = await (await buyer.client.get(path)).json();
+        return body.order.sale_id ? body.order : null;
+      },
+      15_000,
+      'the sale',
+    );
+    expect(paid).toMatchObject({ state: 'paid', bank_transfer: null, member_state_label: 'お支払い済み（登録準備中）' });
+    expect(paid.paid_at).toBeTruthy();
+    expect((await buyer.client.get(`${path}/invoice?addressee=name`)).status).toBe(409);
+  });
+
+  it('the history lists every order by order time, newest first, whatever its state', async () => {
+    const buyer = await member();
+    const lapsedOrder = await transferOrder(buyer);
+    await fetch(`${shop.stripeUrl}/_emulator/sessions/${lapsedOrder.sessionId}/bank-transfer/failed`, { method: 'POST' });
+    await eventually(async () => (await statusOf(buyer, lapsedOrder.sessionId)).state === 'payment_failed', 15_000, 'lapsed');
+    const paidOrder = await transferOrder(buyer);
+    await fetch(`${shop.stripeUrl}/_emulator/sessions/${paidOrder.sessionId}/bank-transfer/paid`, { method: 'POST' });
+    await eventually(async () => (await statusOf(buyer, paidOrder.sessionId)).sale_id, 15_000, 'paid');
+    const history = await (await buyer.client.get(`/api/sales/user/${buyer.id}`)).json();
+    expect(history.orders.map((o: { order_number: string; state_label: string }) => [o.order_number, o.state_label])).toEqual([
+      [paidOrder.pending.order_number, 'お支払い済み（登録準備中）'],
+      [lapsedOrder.pending.order_number, '期限切れ（お支払いはありません）'],
+    ]);
   });
 });

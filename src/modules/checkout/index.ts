@@ -26,9 +26,10 @@ export {
   konbiniOrdersOf,
   konbiniReminders,
 } from './konbini.ts';
+export { type MemberOrder, memberOrderOf, memberOrdersOf } from './member-orders.ts';
 export { paymentOfCheckout } from './payment-method.ts';
 export { scheduleNightlyReconciliation } from './reconciliation.ts';
-export { KonbiniVoucherAnswer } from './responses.ts';
+export { BankTransferAnswer, KonbiniVoucherAnswer } from './responses.ts';
 export { createPayments } from './stripe.ts';
 export { sweepStripeEvents } from './sweep.ts';
 

@@ -2,14 +2,14 @@ import type { Em } from '../../db/orm.ts';
 import { CheckoutSession } from './entities/checkout-session.entity.ts';
 
 type PaymentMethod = 'card' | 'konbini' | 'bank_transfer';
-const PAYMENT_METHOD_LABEL: Record<PaymentMethod, string> = {
+export const PAYMENT_METHOD_LABEL: Record<PaymentMethod, string> = {
   card: 'クレジットカード',
   konbini: 'コンビニ払い',
   bank_transfer: '銀行振込',
 };
 
 /** A konbini payment waited with a voucher, a bank transfer with a virtual account; any other was by card. */
-const methodOf = (checkout: { konbiniExpiresAt?: unknown; bankTransferExpiresAt?: unknown }): PaymentMethod =>
+export const methodOf = (checkout: { konbiniExpiresAt?: unknown; bankTransferExpiresAt?: unknown }): PaymentMethod =>
   checkout.konbiniExpiresAt ? 'konbini' : checkout.bankTransferExpiresAt ? 'bank_transfer' : 'card';
 
 /**

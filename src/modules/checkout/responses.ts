@@ -27,7 +27,7 @@ export const KonbiniVoucherAnswer = v.pipe(
 );
 
 /** A bank transfer's virtual account, amount and deadline as the buyer sees them (bankTransferView). */
-const BankTransferAnswer = v.pipe(
+export const BankTransferAnswer = v.pipe(
   v.object({
     bank_name: v.string(),
     bank_code: v.string(),

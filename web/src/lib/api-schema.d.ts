@@ -324,6 +324,14 @@ export interface paths {
     /** 会員に送ったメール */
     get: operations["getApiUsersByIdMails"];
   };
+  "/api/users/{id}/orders/{order_number}": {
+    /** 会員のご注文（支払い方法、状況、払込票・お振込先、領収書、返金） */
+    get: operations["getApiUsersByIdOrdersByOrderNumber"];
+  };
+  "/api/users/{id}/orders/{order_number}/invoice": {
+    /** 御請求書の PDF（銀行振込のお支払い待ちのご注文） */
+    get: operations["getApiUsersByIdOrdersByOrderNumberInvoice"];
+  };
   "/api/users/{id}/password": {
     /** 自分のパスワードを変更する */
     put: operations["putApiUsersByIdPassword"];
@@ -4864,6 +4872,32 @@ export interface operations {
                 state_label: string;
                 voucher: components["schemas"]["KonbiniVoucher"] | null;
               })[];
+            orders: ({
+                amount: number;
+                bank_transfer: components["schemas"]["BankTransfer"] | null;
+                currency: string;
+                expires_at: string | null;
+                license_id: number;
+                license_name: string;
+                member_state_label: string | null;
+                order_number: string | null;
+                /** Format: date-time */
+                ordered_at: string;
+                paid_at: string | null;
+                /** @enum {string} */
+                payment_method: "card" | "konbini" | "bank_transfer";
+                payment_method_label: string;
+                refund_requested_at: string | null;
+                refunded_at: string | null;
+                sale_id: number | null;
+                /** @enum {string} */
+                state: "paid" | "awaiting_payment" | "expired" | "refunded";
+                state_label: string;
+                tax_amount: number;
+                tax_rate: number;
+                transfer_note: string | null;
+                voucher: components["schemas"]["KonbiniVoucher"] | null;
+              })[];
             sales: ({
                 amount: number;
                 buyer_affiliation: number | null;
@@ -5466,6 +5500,133 @@ export interface operations {
       };
       /** @description 見つかりません。 */
       404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 会員のご注文（支払い方法、状況、払込票・お振込先、領収書、返金） */
+  getApiUsersByIdOrdersByOrderNumber: {
+    parameters: {
+      path: {
+        id: string;
+        order_number: string;
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            order: {
+              amount: number;
+              bank_transfer: components["schemas"]["BankTransfer"] | null;
+              currency: string;
+              expires_at: string | null;
+              license_id: number;
+              license_name: string;
+              member_state_label: string | null;
+              order_number: string | null;
+              /** Format: date-time */
+              ordered_at: string;
+              paid_at: string | null;
+              /** @enum {string} */
+              payment_method: "card" | "konbini" | "bank_transfer";
+              payment_method_label: string;
+              refund_requested_at: string | null;
+              refunded_at: string | null;
+              sale_id: number | null;
+              /** @enum {string} */
+              state: "paid" | "awaiting_payment" | "expired" | "refunded";
+              state_label: string;
+              tax_amount: number;
+              tax_rate: number;
+              transfer_note: string | null;
+              voucher: components["schemas"]["KonbiniVoucher"] | null;
+            };
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 御請求書の PDF（銀行振込のお支払い待ちのご注文） */
+  getApiUsersByIdOrdersByOrderNumberInvoice: {
+    parameters: {
+      query: {
+        addressee: "name" | "organisation" | "custom";
+        addressee_text?: string | null;
+        honorific?: ("様" | "御中") | null;
+        proviso?: string | null;
+      };
+      path: {
+        id: string;
+        order_number: string;
+      };
+    };
+    responses: {
+      /** @description 御請求書の PDF */
+      200: {
+        content: {
+          "application/pdf": string;
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 他の操作と競合しました（code で理由を示すことがあります）。 */
+      409: {
         content: {
           "application/json": components["schemas"]["Error"];
         };

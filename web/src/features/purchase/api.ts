@@ -27,3 +27,10 @@ export const useSales = (userId: string | undefined) =>
 /** Starts Stripe Checkout: the payment page's address. */
 export const startCheckout = (body: RequestBody<'/api/licenses/stripe', 'post'>) =>
   api<Answer<'/api/licenses/stripe', 'post'>>('/api/licenses/stripe', { method: 'POST', body });
+
+/** GET /api/users/{id}/orders/{order_number}: one order as the member reads it. */
+export type MemberOrder = Answer<'/api/users/{id}/orders/{order_number}'>['order'];
+export const useOrder = (userId: string | undefined, orderNumber: string | undefined) =>
+  useSWR<Answer<'/api/users/{id}/orders/{order_number}'>>(
+    userId && orderNumber ? `/api/users/${userId}/orders/${encodeURIComponent(orderNumber)}` : null,
+  );

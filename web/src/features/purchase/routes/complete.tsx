@@ -109,6 +109,11 @@ export function PurchaseCompletePage() {
       <h1>ご購入手続きの状況</h1>
       {body}
       <p className="actions">
+        {data?.order_number && users[0] && data.state !== 'open' ? (
+          <Link to={`/users/${users[0].id}/orders/${data.order_number}`} className="button">
+            ご注文の内容を見る
+          </Link>
+        ) : null}
         <Link to={history} className="button">
           購入履歴を見る
         </Link>
