@@ -115,7 +115,7 @@ async function sendRegistrationMails(ctx: JobContext, keyPrefix: string, saleIds
           paragraphs: [
             `ご購入いただいた「${sale.licenseName}」を研修管理システムに登録しました。`,
             '研修管理システムからのご案内に沿って受講をお進めください。',
-            ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
+            ...orderMailLines(ctx.env.appUrl, sale),
           ],
           notes: ['このメールは送信専用です。'],
         }),
