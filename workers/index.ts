@@ -8,7 +8,7 @@ import { type GiveUps, Sweeper, type SweeperHandle, type SweepSource, startSweep
 import { errorReporter } from '../src/lib/error-reporting.ts';
 import { jobsCompleted, jobsFailed } from '../src/lib/metrics.ts';
 import { reportRedisError } from '../src/lib/redis.ts';
-import { konbiniReminders, sweepStripeEvents } from '../src/modules/checkout/index.ts';
+import { bankTransferSweep, konbiniReminders, sweepStripeEvents } from '../src/modules/checkout/index.ts';
 import { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from '../src/modules/sales/index.ts';
 import { createEventWorker, type WorkerServices } from './event-worker.ts';
 import { missingHandlers } from './handlers.ts';
@@ -18,7 +18,7 @@ const QUEUES: readonly QueueName[] = ['mail', 'payments', 'exports', 'announceme
 const CONCURRENCY: Partial<Record<QueueName, number>> = { payments: 1, exports: 1, announcements: 1 };
 
 /** What modules add to a sweep: their own missing effects and clean-up. */
-const SWEEP_SOURCES: SweepSource[] = [sweepExports, sweepStripeEvents, konbiniReminders()];
+const SWEEP_SOURCES: SweepSource[] = [sweepExports, sweepStripeEvents, konbiniReminders(), bankTransferSweep()];
 
 /** What a job failed for good means to its module; events without an entry are re-driven by the sweeper. */
 const GIVE_UPS: GiveUps = {

@@ -97,6 +97,15 @@ const EnvSchema = v.object({
   STRIPE_WEBHOOK_SECRET: optional(v.pipe(v.string(), v.regex(/^whsec_/, 'whsec_ で始まる値です (must start with whsec_)'))),
   STRIPE_API_URL: optional(urlWith(['http:', 'https:'])),
   STRIPE_CHECKOUT_ORIGIN: optional(urlWith(['http:', 'https:'])),
+  /** Days a bank transfer is awaited (to 23:59 JST of the last day) before the order lapses. */
+  BANK_TRANSFER_DAYS: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^(?:[1-9]|[1-5]\d|60)$/, '1〜60 の日数を指定してください (whole days, 1-60)'),
+      v.transform(Number),
+    ),
+    '7',
+  ),
   EXPORT_GROUP_NAME: optional(v.string()),
   SENTRY_DSN: optional(urlWith(['http:', 'https:'])),
   SENTRY_ENVIRONMENT: optional(v.string()),
@@ -242,6 +251,7 @@ function resolveEnv(raw: ReturnType<typeof parseEnv>) {
       apiUrl: raw.STRIPE_API_URL,
       checkoutOrigin: raw.STRIPE_CHECKOUT_ORIGIN ? new URL(raw.STRIPE_CHECKOUT_ORIGIN).origin : undefined,
     },
+    bankTransferDays: raw.BANK_TRANSFER_DAYS,
     exportGroupName: raw.EXPORT_GROUP_NAME ?? '（グループ名未設定）',
     exportGroupNameConfigured: raw.EXPORT_GROUP_NAME !== undefined,
     sentry: {

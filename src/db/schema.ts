@@ -87,8 +87,17 @@ export interface AuditLogs {
   target_type: string;
 }
 
+export interface CheckoutCustomers {
+  created_at: Timestamp;
+  stripe_customer_id: string;
+  user_id: string;
+}
+
 export interface CheckoutSessions {
   amount: number;
+  bank_transfer: Json | null;
+  bank_transfer_expires_at: Timestamp | null;
+  bank_transfer_reminded_at: Timestamp | null;
   created_at: Timestamp;
   currency: string;
   distribution: Generated<boolean>;
@@ -100,6 +109,7 @@ export interface CheckoutSessions {
   konbini_stores: Json | null;
   konbini_voucher_url: string | null;
   license_id: number;
+  order_number: string | null;
   payment_intent_id: string | null;
   state: Generated<string>;
   stripe_session_id: string | null;
@@ -471,6 +481,7 @@ export interface DB {
   announcement_recipients: AnnouncementRecipients;
   announcements: Announcements;
   audit_logs: AuditLogs;
+  checkout_customers: CheckoutCustomers;
   checkout_sessions: CheckoutSessions;
   consent_changes: ConsentChanges;
   export_sales: ExportSales;

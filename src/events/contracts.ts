@@ -44,12 +44,17 @@ export const eventPayloads = {
     // Absent in events written before 受注CSV: the sale then says card, and no order time.
     orderedAt: v.optional(v.string()),
     paymentMethod: v.optional(v.string()),
+    /** The checkout's number, given when it was created (older events carry none: the sale draws one). */
+    orderNumber: v.optional(v.nullable(v.string())),
   }),
   // amountRefunded: the charge's refunded total so far (absent in older events: the whole amount).
   PaymentRefunded: v.object({ checkoutId: id, refundedAt: v.string(), amountRefunded: v.optional(v.number()) }),
   KonbiniVoucherIssued: v.object({ checkoutId: id }),
   KonbiniPaymentReminderDue: v.object({ checkoutId: id }),
   KonbiniPaymentLapsed: v.object({ checkoutId: id }),
+  BankTransferInstructionsIssued: v.object({ checkoutId: id }),
+  BankTransferReminderDue: v.object({ checkoutId: id }),
+  BankTransferLapsed: v.object({ checkoutId: id }),
   LicenseHidden: v.object({ licenseId: v.number() }),
   SalePaid: v.object({ saleId: v.number() }),
   SaleRefunded: v.object({ saleId: v.number(), amount: v.optional(v.number()) }),
@@ -112,6 +117,9 @@ export const eventRoutes = {
   KonbiniVoucherIssued: ['mail'],
   KonbiniPaymentReminderDue: ['mail'],
   KonbiniPaymentLapsed: ['mail'],
+  BankTransferInstructionsIssued: ['mail'],
+  BankTransferReminderDue: ['mail'],
+  BankTransferLapsed: ['mail'],
   LicenseHidden: ['payments'],
   SalePaid: ['mail'],
   SaleRefunded: ['mail'],

@@ -3,11 +3,13 @@ import * as v from 'valibot';
 import type { AppEnv, AppModule } from '../http/context.ts';
 import { requireSelfOrAdmin, requireUser, signedInUser } from '../http/guards.ts';
 import { operation, pathIds } from '../http/openapi.ts';
-import { KonbiniVoucherAnswer, konbiniOrdersOf } from '../modules/checkout/index.ts';
-import { holdingsOf, SaleAnswer, salesOfUser } from '../modules/sales/index.ts';
+import { KonbiniVoucherAnswer, konbiniOrdersOf, memberOrdersOf } from '../modules/checkout/index.ts';
+import { holdingsOf, memberSalesByCheckout, SaleAnswer, salesOfUser } from '../modules/sales/index.ts';
+import { OrderAnswer, orderAnswer } from './member-orders.ts';
 
 const KonbiniOrder = v.object({
   checkout_id: v.string(),
+  order_number: v.nullable(v.string()),
   license_id: v.number(),
   license_name: v.string(),
   amount: v.number(),
@@ -33,6 +35,8 @@ const historyDoc = operation('get', {
         }),
       ),
       konbini_orders: v.array(KonbiniOrder),
+      /** Every order (paid, awaiting or lapsed) by order time, newest first. */
+      orders: v.array(OrderAnswer),
     }),
   },
 });
@@ -72,8 +76,17 @@ export const memberHistory = {
     .get('/sales/user/:id{[0-9a-fA-F-]+}', historyDoc, requireSelfOrAdmin(), async (c) => {
       const { orm } = c.var.deps;
       const userId = c.req.param('id');
-      const [sales, konbiniOrders] = await Promise.all([salesOfUser(orm, userId), konbiniOrdersOf(orm, userId)]);
-      return c.json({ sales, konbini_orders: konbiniOrders });
+      const [sales, konbiniOrders, orders, byCheckout] = await Promise.all([
+        salesOfUser(orm, userId),
+        konbiniOrdersOf(orm, userId),
+        memberOrdersOf(orm, userId),
+        memberSalesByCheckout(orm, userId),
+      ]);
+      return c.json({
+        sales,
+        konbini_orders: konbiniOrders,
+        orders: orders.map((order) => orderAnswer(order, byCheckout.get(order.checkout_id))),
+      });
     })
     .get('/me/holdings', holdingsDoc, requireUser, async (c) => {
       const { orm } = c.var.deps;
@@ -102,7 +115,7 @@ export const memberHistory = {
             license_id: order.license_id,
             state: 'payment_pending' as const,
             sale_id: null,
-            order_number: null,
+            order_number: order.order_number,
             purchased_at: null,
             voucher_url: order.voucher?.url ?? null,
             expires_at: order.expires_at,

@@ -11,6 +11,7 @@ import { licenseAuditLabels, licenses } from '../modules/licenses/index.ts';
 import { mail, mailAuditLabels } from '../modules/mail/index.ts';
 import { saleAuditLabels, sales } from '../modules/sales/index.ts';
 import { memberHistory } from './member-history.ts';
+import { memberOrders } from './member-orders.ts';
 import { orderDetail } from './order-detail.ts';
 
 /**
@@ -37,6 +38,7 @@ export const appModules: readonly AppModule[] = [
   auditModule(auditLabels),
   health,
   memberHistory,
+  memberOrders,
   orderDetail,
 ];
 

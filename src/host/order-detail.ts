@@ -16,7 +16,7 @@ const detailDoc = operation('get', {
     200: v.object({
       sale: v.object({
         ...SaleDetailAnswer.entries,
-        payment_method: v.nullable(v.picklist(['card', 'konbini'])),
+        payment_method: v.nullable(v.picklist(['card', 'konbini', 'bank_transfer'])),
         payment_method_label: v.string(),
         konbini_expires_at: v.nullable(timestamp()),
         ordered_at: v.nullable(timestamp()),

@@ -90,3 +90,10 @@ export function parseJapanTime(text: string): Date | null {
   if (wall.getUTCDate() !== day || wall.getUTCHours() !== hour || wall.getUTCMinutes() !== minute) return null;
   return new Date(wall.getTime() - JST_OFFSET_SECONDS * 1000);
 }
+
+/** 23:59:59 Japan time on the `days`-th day after `from`'s Japan day (a bank transfer's deadline). */
+export function japanEndOfDayAfter(from: Date, days: number): Date {
+  const day = 86_400_000;
+  const startOfJapanDay = Math.floor((from.getTime() + JST_OFFSET_SECONDS * 1000) / day) * day - JST_OFFSET_SECONDS * 1000;
+  return new Date(startOfJapanDay + (days + 1) * day - 1000);
+}

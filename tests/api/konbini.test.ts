@@ -225,7 +225,7 @@ describe('konbini: pending → voucher stored → mail once → paid or lapsed',
       15_000,
       'the lapsed order',
     );
-    expect(expired.konbini_orders[0]).toMatchObject({ state_label: '期限切れ', voucher: null });
+    expect(expired.konbini_orders[0]).toMatchObject({ state_label: '期限切れ（お支払いはありません）', voucher: null });
     expect(expired.konbini_orders[0]?.expires_at).toBeTruthy();
     expect(expired.sales).toEqual([]);
     expect((await statusOf(buyer.client, sessionId)).konbini).toBeNull();

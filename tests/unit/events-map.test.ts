@@ -35,6 +35,8 @@ describe('docs/events.md', () => {
     }
     const records = (event: string) => [...graph.reach(handlers.get(event) ?? []).records].sort();
     expect(records('StripeEventReceived')).toEqual([
+      'BankTransferInstructionsIssued',
+      'BankTransferLapsed',
       'CheckoutPaid',
       'KonbiniPaymentLapsed',
       'KonbiniVoucherIssued',

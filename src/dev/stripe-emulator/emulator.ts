@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import Stripe from 'stripe';
 import { parseStripeForm } from './form.ts';
-import { checkoutPage, voucherPage } from './page.ts';
+import { bankTransferPage, checkoutPage, voucherPage } from './page.ts';
 
 /** A local stand-in for the part of Stripe's API this shop uses, reached only through the real `stripe` SDK; konbini as Stripe does it. */
 export interface EmulatorOptions {
@@ -41,6 +41,20 @@ const JST = 9 * 3600;
 export function konbiniDeadline(from: number, days: number): number {
   const startOfJstDay = Math.floor((from + JST) / DAY) * DAY - JST;
   return startOfJstDay + (days + 1) * DAY - 1;
+}
+
+type PayMethod = 'card' | 'konbini' | 'bank_transfer';
+
+/** customer_balance offered with a Japanese bank transfer (the only funding this emulator knows). */
+function bankTransferOffered(session: Obj): boolean {
+  const options = (session.payment_method_options as Obj | undefined)?.customer_balance as
+    | { funding_type?: string; bank_transfer?: { type?: string } }
+    | undefined;
+  return (
+    (session.payment_method_types as string[]).includes('customer_balance') &&
+    options?.funding_type === 'bank_transfer' &&
+    options.bank_transfer?.type === 'jp_bank_transfer'
+  );
 }
 
 const error = (status: number, type: string, message: string, extra: Obj = {}) =>
@@ -93,6 +107,7 @@ function list(requestUrl: string, url: string, items: Obj[]): Response {
 
 export function createStripeEmulator(options: EmulatorOptions) {
   const sessions = new Map<string, Session>();
+  const customers = new Map<string, Obj>();
   const paymentIntents = new Map<string, Obj>();
   const charges = new Map<string, Obj>();
   const refunds = new Map<string, Obj>();
@@ -155,7 +170,8 @@ export function createStripeEmulator(options: EmulatorOptions) {
     return structuredClone(session);
   }
 
-  function pay(session: Session, method: 'card' | 'konbini') {
+  function pay(session: Session, method: PayMethod) {
+    if (method === 'bank_transfer' && !bankTransferOffered(session)) throw new Error('bank transfer not offered');
     const pi = id('pi');
     const charge = id('ch');
     const paid = method === 'card';
@@ -179,12 +195,48 @@ export function createStripeEmulator(options: EmulatorOptions) {
       currency: session.currency,
       status: paid ? 'succeeded' : 'requires_action',
       latest_charge: charge,
-      payment_method_types: [method],
+      payment_method_types: [method === 'bank_transfer' ? 'customer_balance' : method],
+      customer: session.customer ?? null,
       created: now(),
-      next_action: paid ? null : konbiniNextAction(pi, konbiniDeadline(now(), days)),
+      next_action: paid
+        ? null
+        : method === 'bank_transfer'
+          ? bankTransferNextAction(pi, session)
+          : konbiniNextAction(pi, konbiniDeadline(now(), days)),
     });
     Object.assign(session, { status: 'complete', payment_status: paid ? 'paid' : 'unpaid', payment_intent: pi });
     return emit('checkout.session.completed', publicSession(session));
+  }
+
+  /** A virtual account per customer, as Stripe gives one (zengin), kept for every later transfer. */
+  function virtualAccountOf(customerId: string) {
+    const customer = customers.get(customerId) as Obj;
+    customer.virtual_account ??= {
+      account_holder_name: 'ｽﾄﾗｲﾌﾟｼﾞﾔﾊﾟﾝ(ｶ',
+      account_number: digits(7),
+      account_type: 'futsu',
+      bank_code: '0001',
+      bank_name: 'テスト銀行',
+      branch_code: digits(3),
+      branch_name: 'テスト支店',
+    };
+    return customer.virtual_account as Obj;
+  }
+
+  function bankTransferNextAction(pi: string, session: Session) {
+    return {
+      type: 'display_bank_transfer_instructions',
+      display_bank_transfer_instructions: {
+        amount_remaining: session.amount_total,
+        currency: session.currency,
+        financial_addresses: [
+          { type: 'zengin', supported_networks: ['zengin'], zengin: virtualAccountOf(String(session.customer)) },
+        ],
+        hosted_instructions_url: `${options.publicUrl}/bank-transfers/${pi}`,
+        reference: null,
+        type: 'jp_bank_transfer',
+      },
+    };
   }
 
   function konbiniNextAction(pi: string, expiresAt: number) {
@@ -348,6 +400,21 @@ export function createStripeEmulator(options: EmulatorOptions) {
         param: 'expires_at',
       });
     }
+    const types = ((params.allowed_payment_method_types ?? params.payment_method_types) as string[] | undefined) ?? [
+      'card',
+      'konbini',
+    ];
+    const balance = (params.payment_method_options as Obj | undefined)?.customer_balance as Obj | undefined;
+    const customer = typeof params.customer === 'string' ? params.customer : null;
+    if (customer && !customers.has(customer))
+      return error(400, 'invalid_request_error', `No such customer: '${customer}'`, {
+        param: 'customer',
+        code: 'resource_missing',
+      });
+    if (customer && params.customer_email !== undefined)
+      return error(400, 'invalid_request_error', 'You may only specify one of these parameters: customer, customer_email.');
+    if (types.includes('customer_balance') && !customer)
+      return error(400, 'invalid_request_error', 'customer_balance requires a customer.', { param: 'customer' });
     const sessionId = id('cs');
     const session: Session = {
       id: sessionId,
@@ -360,10 +427,12 @@ export function createStripeEmulator(options: EmulatorOptions) {
       currency: String(item.price_data.currency ?? '').toLowerCase(),
       client_reference_id: (params.client_reference_id as string | undefined) ?? null,
       customer_email: (params.customer_email as string | undefined) ?? null,
+      customer,
       metadata: (params.metadata as Obj | undefined) ?? {},
       locale: (params.locale as string | undefined) ?? null,
-      payment_method_types: (params.payment_method_types as string[] | undefined) ?? ['card', 'konbini'],
+      payment_method_types: types,
       payment_method_options: {
+        ...(balance ? { customer_balance: balance } : {}),
         konbini_expires_after_days: Math.min(
           Math.max(
             Number(((params.payment_method_options as Obj | undefined)?.konbini as Obj | undefined)?.expires_after_days ?? 3) ||
@@ -413,6 +482,50 @@ export function createStripeEmulator(options: EmulatorOptions) {
     if (!expire(session))
       return error(400, 'invalid_request_error', `Only open sessions can be expired (status: ${session.status}).`);
     return c.json(publicSession(session));
+  });
+
+  app.post('/v1/customers', async (c) => {
+    const raw = await c.req.text();
+    const key = c.req.header('idempotency-key');
+    const seen = key ? idempotency.get(`customers:${key}`) : undefined;
+    if (seen) return c.json(seen.response);
+    const params = parseStripeForm(raw) as Obj;
+    const customer = {
+      id: id('cus'),
+      object: 'customer',
+      email: (params.email as string | undefined) ?? null,
+      name: (params.name as string | undefined) ?? null,
+      metadata: (params.metadata as Obj | undefined) ?? {},
+      balance: 0,
+      created: now(),
+      livemode: false,
+    };
+    customers.set(customer.id, customer);
+    if (key) idempotency.set(`customers:${key}`, { body: raw, response: customer });
+    return c.json(customer);
+  });
+  app.get('/v1/customers/:id', (c) => {
+    const customer = customers.get(c.req.param('id'));
+    if (!customer) return error(404, 'invalid_request_error', 'No such customer', { code: 'resource_missing' });
+    const { virtual_account: _, ...body } = customer;
+    return c.json(body);
+  });
+  app.post('/v1/payment_intents/:id/cancel', (c) => {
+    const pi = paymentIntents.get(c.req.param('id'));
+    if (!pi) return error(404, 'invalid_request_error', 'No such payment_intent', { code: 'resource_missing' });
+    if (pi.status !== 'requires_action' && pi.status !== 'requires_payment_method')
+      return error(
+        400,
+        'invalid_request_error',
+        `You cannot cancel this PaymentIntent because it has a status of ${pi.status}.`,
+        {
+          code: 'payment_intent_unexpected_state',
+        },
+      );
+    const session = [...sessions.values()].find((s) => s.payment_intent === pi.id);
+    if (session) settleKonbini(session, false);
+    else Object.assign(pi, { status: 'canceled', next_action: null });
+    return c.json(structuredClone(pi));
   });
 
   app.get('/v1/payment_intents/:id', (c) => {
@@ -465,7 +578,9 @@ export function createStripeEmulator(options: EmulatorOptions) {
     const session = sessions.get(c.req.param('id'));
     if (!session)
       return c.html('<!doctype html><html lang="ja"><body><h1>お支払いページが見つかりません</h1></body></html>', 404);
-    return c.html(checkoutPage({ ...session, name: String(session.line_items_name) }));
+    return c.html(
+      checkoutPage({ ...session, name: String(session.line_items_name), bankTransfer: bankTransferOffered(session) }),
+    );
   });
   const back = (url: string, session: Session) => url.replace('{CHECKOUT_SESSION_ID}', session.id);
   app.post('/c/pay/:id/:action', (c) => {
@@ -477,7 +592,8 @@ export function createStripeEmulator(options: EmulatorOptions) {
       );
     const action = c.req.param('action');
     if (action === 'cancel') return c.redirect(back(session.cancel_url, session), 303);
-    if (action !== 'card' && action !== 'konbini') return c.text('unknown action', 404);
+    if (action !== 'card' && action !== 'konbini' && !(action === 'bank_transfer' && bankTransferOffered(session)))
+      return c.text('unknown action', 404);
     pay(session, action);
     return c.redirect(back(session.success_url, session), 303);
   });
@@ -491,6 +607,17 @@ export function createStripeEmulator(options: EmulatorOptions) {
         404,
       );
     return c.html(voucherPage({ paymentIntent: pi, name: String(session.line_items_name) }));
+  });
+  // The hosted bank transfer instructions (Stripe's hosted_instructions_url).
+  app.get('/bank-transfers/:pi', (c) => {
+    const pi = paymentIntents.get(c.req.param('pi'));
+    const session = pi ? [...sessions.values()].find((s) => s.payment_intent === pi.id) : undefined;
+    if (!pi || !session || !(pi.payment_method_types as string[]).includes('customer_balance'))
+      return c.html(
+        '<!doctype html><html lang="ja"><head><title>お振込先</title></head><body><main><h1>お振込先が見つかりません</h1></main></body></html>',
+        404,
+      );
+    return c.html(bankTransferPage({ paymentIntent: pi, name: String(session.line_items_name) }));
   });
   app.get('/receipts/:charge', (c) => {
     const charge = charges.get(c.req.param('charge'));
@@ -513,6 +640,17 @@ export function createStripeEmulator(options: EmulatorOptions) {
     const event = settleKonbini(session, result === 'paid');
     return c.json({ event: event.id });
   });
+  app.post('/_emulator/sessions/:id/bank-transfer/:result', (c) => {
+    const session = sessions.get(c.req.param('id'));
+    const pi = paymentIntents.get(session?.payment_intent ?? '');
+    const result = c.req.param('result');
+    if (!session) return c.json({ error: 'no such session' }, 404);
+    if (result !== 'paid' && result !== 'failed') return c.json({ error: 'paid or failed' }, 404);
+    if (!(pi?.payment_method_types as string[] | undefined)?.includes('customer_balance') || pi?.status !== 'requires_action')
+      return c.json({ error: 'no pending bank transfer' }, 409);
+    // The transfer credits the customer's balance, which Stripe applies to the payment at once.
+    return c.json({ event: settleKonbini(session, result === 'paid').id });
+  });
   app.post('/_emulator/events/:id/redeliver', async (c) => {
     const event = events.find((e) => e.id === c.req.param('id'));
     if (!event) return c.json({ error: 'no such event' }, 404);
@@ -524,7 +662,8 @@ export function createStripeEmulator(options: EmulatorOptions) {
     app,
     sessions,
     events,
-    pay: (sessionId: string, method: 'card' | 'konbini' = 'card') => {
+    customers,
+    pay: (sessionId: string, method: PayMethod = 'card') => {
       const session = sessions.get(sessionId);
       if (!session) throw new Error(`no session ${sessionId}`);
       return pay(session, method);

@@ -26,6 +26,7 @@ export function checkoutPage(session: {
   currency: string;
   name: string;
   status: string;
+  bankTransfer?: boolean;
 }): string {
   const amount = `¥${session.amount_total.toLocaleString('ja-JP')}`;
   if (session.status !== 'open') {
@@ -39,6 +40,7 @@ export function checkoutPage(session: {
 <p class="amount">${amount}</p>
 <form method="post" action="${action('card')}"><button type="submit">カードで支払う</button></form>
 <form method="post" action="${action('konbini')}"><button type="submit" class="secondary">コンビニ払い</button></form>
+${session.bankTransfer ? `<form method="post" action="${action('bank_transfer')}"><button type="submit" class="secondary">銀行振込</button></form>` : ''}
 <form method="post" action="${action('cancel')}"><button type="submit" class="link">キャンセルしてショップに戻る</button></form>
 <p class="note">実際の請求は発生しません。</p>`,
   );
@@ -93,5 +95,39 @@ export function voucherPage(input: { paymentIntent: Record<string, unknown>; nam
 <li>お支払い番号と確認番号を入力し、発行された申込券をレジでお渡しください。</li>
 <li>期限までに現金でお支払いください。期限を過ぎるとお支払いできません。</li></ol>
 <p class="note">実際の請求は発生しません。</p>`,
+  );
+}
+
+interface BankTransferDetails {
+  amount_remaining: number;
+  financial_addresses: { zengin?: Record<string, string> }[];
+}
+
+/** The emulator's hosted bank transfer instructions (a stand-in for Stripe's `hosted_instructions_url` page). */
+export function bankTransferPage(input: { paymentIntent: Record<string, unknown>; name: string }): string {
+  const pi = input.paymentIntent;
+  const head = `<p><span class="badge">テスト環境（Stripe エミュレーター）</span></p><h1>銀行振込 お振込先</h1>
+<p>${escapeHtml(input.name)}</p><p class="amount">¥${Number(pi.amount).toLocaleString('ja-JP')}</p>`;
+  if (pi.status === 'succeeded') return shell('お振込先', `${head}<p role="status">お振込みを確認しました。</p>`);
+  const details = (pi.next_action as { display_bank_transfer_instructions?: BankTransferDetails } | null)
+    ?.display_bank_transfer_instructions;
+  const zengin = details?.financial_addresses[0]?.zengin;
+  if (pi.status !== 'requires_action' || !zengin) {
+    return shell('お振込先', `${head}<p role="status">このお振込先は使えません（お支払いは取り消されました）。</p>`);
+  }
+  const rows = [
+    ['銀行', `${zengin.bank_name}（${zengin.bank_code}）`],
+    ['支店', `${zengin.branch_name}（${zengin.branch_code}）`],
+    ['口座種別', zengin.account_type === 'futsu' ? '普通' : '当座'],
+    ['口座番号', zengin.account_number],
+    ['口座名義', zengin.account_holder_name],
+    ['お振込金額', `¥${Number(details?.amount_remaining).toLocaleString('ja-JP')}`],
+  ]
+    .map(([label, value]) => `<tr><th scope="row">${label}</th><td>${escapeHtml(String(value))}</td></tr>`)
+    .join('');
+  return shell(
+    'お振込先',
+    `${head}<table class="voucher"><caption>お振込先（お客さま専用の口座）</caption><tbody>${rows}</tbody></table>
+<p class="note">金額が不足・超過した場合は Stripe が残高として管理します。実際の請求は発生しません。</p>`,
   );
 }

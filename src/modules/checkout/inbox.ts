@@ -148,7 +148,7 @@ export async function stripeEventDetail(orm: Orm, id: string) {
  * as it stands afterwards (a failure is shown on it, not thrown).
  */
 export async function replayStripeEvent(
-  deps: { orm: Orm; stripe: Stripe; log: Logger },
+  deps: { orm: Orm; stripe: Stripe; log: Logger; env: { bankTransferDays: number } },
   actor: Actor,
   id: string,
 ): Promise<{ event: InboxEventView }> {
@@ -164,7 +164,11 @@ export async function replayStripeEvent(
     });
   });
   try {
-    await processStripeEvent({ em: deps.orm.em.fork() as Em, stripe: deps.stripe, log: deps.log }, id, { replay: true });
+    await processStripeEvent(
+      { em: deps.orm.em.fork() as Em, stripe: deps.stripe, log: deps.log, bankTransferDays: deps.env.bankTransferDays },
+      id,
+      { replay: true },
+    );
   } catch (error) {
     deps.log.warn('replayed Stripe event failed', { eventId: id, error: String(error) });
   }

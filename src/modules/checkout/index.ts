@@ -1,8 +1,11 @@
 // The checkout module's public surface: Stripe Checkout Sessions, the webhook inbox and reconciliation.
 import type { AppModule } from '../../http/context.ts';
-import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
+import { CheckoutCustomer, CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
 import {
+  onBankTransferInstructionsIssued,
+  onBankTransferLapsed,
+  onBankTransferReminderDue,
   onKonbiniPaymentLapsed,
   onKonbiniPaymentReminderDue,
   onKonbiniVoucherIssued,
@@ -17,14 +20,16 @@ import { onReconciliationFlagged } from './reconciliation-digest.ts';
 import { checkoutRoutes, WEBHOOK_PATH } from './routes.ts';
 
 export { checkoutAuditLabels } from './audit-labels.ts';
+export { bankTransferSweep } from './bank-transfer-mails.ts';
 export { paymentsInboxFigures } from './figures.ts';
 export {
   konbiniOrdersOf,
   konbiniReminders,
 } from './konbini.ts';
+export { type MemberOrder, memberOrderOf, memberOrdersOf } from './member-orders.ts';
 export { paymentOfCheckout } from './payment-method.ts';
 export { scheduleNightlyReconciliation } from './reconciliation.ts';
-export { KonbiniVoucherAnswer } from './responses.ts';
+export { BankTransferAnswer, KonbiniVoucherAnswer } from './responses.ts';
 export { seatsTaken } from './service.ts';
 export { createPayments } from './stripe.ts';
 export { sweepStripeEvents } from './sweep.ts';
@@ -32,7 +37,7 @@ export { sweepStripeEvents } from './sweep.ts';
 export const checkout = {
   name: 'checkout',
   api: checkoutRoutes.route('/', paymentRoutes).route('/', pendingKonbiniRoutes),
-  entities: [CheckoutSession, StripeEvent, ReconciliationRun, PaymentFinding],
+  entities: [CheckoutSession, CheckoutCustomer, StripeEvent, ReconciliationRun, PaymentFinding],
   handlers: {
     StripeEventReceived: onStripeEventReceived,
     UserDeleted: onUserDeleted,
@@ -41,6 +46,9 @@ export const checkout = {
     KonbiniVoucherIssued: onKonbiniVoucherIssued,
     KonbiniPaymentReminderDue: onKonbiniPaymentReminderDue,
     KonbiniPaymentLapsed: onKonbiniPaymentLapsed,
+    BankTransferInstructionsIssued: onBankTransferInstructionsIssued,
+    BankTransferReminderDue: onBankTransferReminderDue,
+    BankTransferLapsed: onBankTransferLapsed,
     LicenseHidden: onLicenseHidden,
   },
   csrfExempt: [`/api${WEBHOOK_PATH}`],

@@ -4,6 +4,7 @@ import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { JobContext, JobResult } from '../../jobs/context.ts';
 import { japanDeadline } from '../../lib/japan-time.ts';
+import { orderMailLines } from '../../lib/order-page.ts';
 import { findBuyer } from '../accounts/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
 import { renderMail, sendOnce } from '../mail/index.ts';
@@ -51,7 +52,7 @@ export function voucherView(checkout: KonbiniVoucher) {
 type KonbiniOrderState = 'awaiting_payment' | 'expired';
 const KONBINI_ORDER_LABEL: Record<KonbiniOrderState, string> = {
   awaiting_payment: 'お支払い待ち',
-  expired: '期限切れ',
+  expired: '期限切れ（お支払いはありません）',
 };
 
 export async function konbiniOrdersOf(orm: Orm, userId: string) {
@@ -72,6 +73,7 @@ export async function konbiniOrdersOf(orm: Orm, userId: string) {
     const state: KonbiniOrderState = lapsed ? 'expired' : 'awaiting_payment';
     return {
       checkout_id: checkout.id,
+      order_number: checkout.orderNumber ?? null,
       license_id: checkout.licenseId,
       license_name: names.get(checkout.licenseId) ?? '',
       amount: checkout.amount,
@@ -104,6 +106,7 @@ export async function mailKonbiniVoucher(ctx: JobContext, eventId: string, check
         greeting: buyerGreeting(buyer),
         paragraphs: [
           'ライセンスのお申し込みありがとうございます。コンビニでのお支払いをお待ちしています。',
+          ...orderMailLines(ctx.env.appUrl, checkout),
           ...paymentLines(license?.name ?? '', checkout.amount, voucher),
           '店頭の端末またはレジでお支払い番号と確認番号をお伝えのうえ、期限までに現金でお支払いください。お支払いを確認しましたら、あらためてメールでお知らせします。',
           '期限を過ぎるとお支払いできなくなります。その場合はお手数ですが、もう一度お手続きください。購入履歴は会員情報のページからご確認いただけます。',
@@ -199,6 +202,7 @@ export async function mailKonbiniReminder(ctx: JobContext, eventId: string, chec
         greeting: buyerGreeting(buyer),
         paragraphs: [
           'お申し込みいただいたライセンスのコンビニ払いのお支払い期限が近づいています。まだお支払いが確認できていませんので、期限までに店頭でお支払いください。',
+          ...orderMailLines(ctx.env.appUrl, checkout),
           ...paymentLines(license?.name ?? '', checkout.amount, voucher),
           '期限を過ぎるとお支払いできなくなり、お申し込みは取り消されます。お支払い方法（払込票）は以下の URL からご確認いただけます。',
         ],
@@ -232,6 +236,7 @@ export async function mailKonbiniLapsed(ctx: JobContext, eventId: string, checko
         greeting: buyerGreeting(buyer),
         paragraphs: [
           'お申し込みいただいたライセンスのコンビニ払いは、お支払い期限までにお支払いが確認できなかったため、お申し込みを取り消しました。お支払い番号は使用できなくなりました。',
+          ...orderMailLines(ctx.env.appUrl, checkout),
           `ライセンス：${license?.name ?? ''}`,
           `金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`,
           ...(checkout.konbiniExpiresAt ? [`お支払い期限：${japanDeadline(checkout.konbiniExpiresAt)}（日本時間）`] : []),

@@ -44,9 +44,9 @@ export const paymentRoutes = new Hono<AppEnv>()
   .post('/payments/events/:id/replay', paymentDocs.replay, requireAdmin, async (c) => {
     const id = c.req.param('id');
     if (!v.is(EventId, id)) throw new AppError('not_found', STRIPE_EVENT_NOT_FOUND);
-    const { orm, stripe, log } = c.var.deps;
+    const { orm, stripe, log, env } = c.var.deps;
     const user = signedInUser(c);
-    return c.json(await replayStripeEvent({ orm, stripe, log }, { id: user.id, email: user.email }, id));
+    return c.json(await replayStripeEvent({ orm, stripe, log, env }, { id: user.id, email: user.email }, id));
   })
   .get('/payments/reconciliations', paymentDocs.runs, requireAdmin, async (c) => {
     const query = queryInput(c, RunsQuery);

@@ -8,20 +8,22 @@ import { queryInput } from '../../http/validate.ts';
 import { currentBuyers } from '../accounts/index.ts';
 import { licenseNames } from '../licenses/index.ts';
 
-/** お支払い待ち (the deadline not passed) or lapsed (passed unpaid: Stripe's async_payment_failed, or not yet told). */
+/** Konbini payments and bank transfers: お支払い待ち (the deadline not passed) or lapsed (passed unpaid: Stripe's async_payment_failed, or not yet told). */
 export type KonbiniListState = 'awaiting' | 'lapsed';
 
 type Checkouts = ExpressionBuilder<DB, 'checkout_sessions'>;
 
+/** A konbini voucher's deadline or a bank transfer's: the list holds both kinds of payment awaited. */
+const deadline = (eb: Checkouts) => eb.fn.coalesce('konbini_expires_at', 'bank_transfer_expires_at');
+const PENDING_KIND = (eb: Checkouts) =>
+  eb.or([eb('konbini_expires_at', 'is not', null), eb('bank_transfer_expires_at', 'is not', null)]);
+
 const WHERE: Record<KonbiniListState, (eb: Checkouts) => Expression<SqlBool>> = {
-  awaiting: (eb) => eb.and([eb('state', '=', 'awaiting_payment'), eb('konbini_expires_at', '>', now())]),
+  awaiting: (eb) => eb.and([eb('state', '=', 'awaiting_payment'), eb(deadline(eb), '>', now())]),
   lapsed: (eb) =>
     eb.and([
-      eb('konbini_expires_at', 'is not', null),
-      eb.or([
-        eb('state', '=', 'payment_failed'),
-        eb.and([eb('state', '=', 'awaiting_payment'), eb('konbini_expires_at', '<=', now())]),
-      ]),
+      PENDING_KIND(eb),
+      eb.or([eb('state', '=', 'payment_failed'), eb.and([eb('state', '=', 'awaiting_payment'), eb(deadline(eb), '<=', now())])]),
     ]),
 };
 // Awaiting: the nearest deadline first (whom to expect today); lapsed: the latest first.
@@ -36,13 +38,14 @@ async function pendingKonbini(orm: Orm, state: KonbiniListState, page: number, p
   const [rows, counts] = await Promise.all([
     kysely(em)
       .selectFrom('checkout_sessions')
-      .select(['id', 'user_id', 'license_id', 'amount', 'currency', 'state', 'konbini_expires_at', 'created_at', 'updated_at'])
+      .select(['id', 'order_number', 'user_id', 'license_id', 'amount', 'currency', 'state', 'created_at', 'updated_at'])
+      .select((eb) => [deadline(eb).as('expires_at'), 'bank_transfer_expires_at'])
       .where(WHERE[state])
-      .orderBy('konbini_expires_at', ORDER[state])
+      .orderBy('expires_at', ORDER[state])
       .orderBy('id', ORDER[state])
       .limit(perPage)
       .offset((page - 1) * perPage)
-      .$narrowType<{ konbini_expires_at: string }>()
+      .$narrowType<{ expires_at: string }>()
       .execute(),
     kysely(em)
       .selectFrom('checkout_sessions')
@@ -50,7 +53,7 @@ async function pendingKonbini(orm: Orm, state: KonbiniListState, page: number, p
         eb.cast<number>(eb.fn.countAll().filterWhere(WHERE.awaiting), 'integer').as('awaiting'),
         eb.cast<number>(eb.fn.countAll().filterWhere(WHERE.lapsed), 'integer').as('lapsed'),
       ])
-      .where('konbini_expires_at', 'is not', null)
+      .where(PENDING_KIND)
       .execute(),
   ]);
   const [buyers, names] = await Promise.all([
@@ -64,17 +67,18 @@ async function pendingKonbini(orm: Orm, state: KonbiniListState, page: number, p
       const lapsed = state === 'lapsed';
       return {
         checkout_id: row.id,
+        order_number: row.order_number,
+        payment_method: row.bank_transfer_expires_at ? ('bank_transfer' as const) : ('konbini' as const),
+        payment_method_label: row.bank_transfer_expires_at ? '銀行振込' : 'コンビニ払い',
         state: lapsed ? ('lapsed' as const) : ('awaiting' as const),
         state_label: lapsed ? '期限切れ' : 'お支払い待ち',
         amount: row.amount,
         currency: row.currency,
         ordered_at: new Date(row.created_at).toISOString(),
-        expires_at: new Date(row.konbini_expires_at).toISOString(),
+        expires_at: new Date(row.expires_at).toISOString(),
         // When it lapsed: Stripe's async_payment_failed (recorded on the checkout), or the deadline when
         // Stripe has not said so yet.
-        lapsed_at: lapsed
-          ? new Date(row.state === 'payment_failed' ? row.updated_at : row.konbini_expires_at).toISOString()
-          : null,
+        lapsed_at: lapsed ? new Date(row.state === 'payment_failed' ? row.updated_at : row.expires_at).toISOString() : null,
         license_id: row.license_id,
         license_name: names.get(row.license_id) ?? '',
         user_id: row.user_id,

@@ -26,6 +26,25 @@ export const KonbiniVoucherAnswer = v.pipe(
   v.metadata({ ref: 'KonbiniVoucher' }),
 );
 
+/** A bank transfer's virtual account, amount and deadline as the buyer sees them (bankTransferView). */
+export const BankTransferAnswer = v.pipe(
+  v.object({
+    bank_name: v.string(),
+    bank_code: v.string(),
+    branch_name: v.string(),
+    branch_code: v.string(),
+    account_type: v.string(),
+    account_type_label: v.string(),
+    account_number: v.string(),
+    account_holder_name: v.string(),
+    amount: v.number(),
+    reference: nullableText,
+    instructions_url: nullableText,
+    expires_at: timestamp(),
+  }),
+  v.metadata({ ref: 'BankTransfer' }),
+);
+
 /** One Stripe event of the payments inbox. */
 const InboxEvent = v.pipe(
   v.object({
@@ -102,6 +121,9 @@ const Finding = v.object({
 
 const KonbiniPayment = v.object({
   checkout_id: v.string(),
+  order_number: nullableText,
+  payment_method: v.picklist(['konbini', 'bank_transfer']),
+  payment_method_label: v.string(),
   state: v.picklist(['awaiting', 'lapsed']),
   state_label: v.string(),
   amount: v.number(),
@@ -143,6 +165,7 @@ export const checkoutDocs = {
         sale_id: nullableNumber,
         order_number: nullableText,
         konbini: v.nullable(KonbiniVoucherAnswer),
+        bank_transfer: v.nullable(BankTransferAnswer),
       }),
     },
   }),
@@ -227,7 +250,7 @@ export const paymentDocs = {
     errors: [409],
   }),
   pendingKonbini: operation('get', {
-    summary: 'コンビニ決済のお支払い待ち・期限切れ',
+    summary: 'コンビニ決済・銀行振込のお支払い待ち・期限切れ',
     tags: PAYMENTS,
     access: 'admin',
     query: PendingQuery,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { sql } from 'kysely';
 import type Stripe from 'stripe';
 import type { Env } from '../../config/env.ts';
@@ -15,7 +16,9 @@ import {
   periodState,
   SOLD_OUT_MESSAGE,
 } from '../licenses/index.ts';
-import { holdingsOf, saleOfCheckout, seatsSold } from '../sales/index.ts';
+import { holdingsOf, newOrderNumber, saleOfCheckout, seatsSold } from '../sales/index.ts';
+import { bankTransferView } from './bank-transfer.ts';
+import { stripeCustomerOf } from './customers.ts';
 import { CheckoutSession } from './entities/checkout-session.entity.ts';
 import { voucherView } from './konbini.ts';
 
@@ -28,34 +31,11 @@ export async function startCheckout(
   input: { licenseId: number; distribution: boolean },
 ): Promise<{ url: string }> {
   const em = orm.em.fork() as Em;
-  const checkoutId = randomUUID();
   const { expiresAt, holdUntil } = holdTimes();
-  const license = await transact(em, async (tx) => {
-    // Locked: purchases of one licence count its seats one after another (decision 0047).
-    const license = await findLicenseForSale(tx, input.licenseId, { lock: true });
-    if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
-    if (!license.published) throw validationError({ licenseId: ['このライセンスは現在販売していません。'] });
-    await refuseSecondPurchase(tx, buyer.id, license.id);
-    await refuseOutsideTerms(tx, buyer.id, license);
-    tx.create(CheckoutSession, {
-      holdUntil,
-      id: checkoutId,
-      userId: buyer.id,
-      licenseId: license.id,
-      amount: license.price,
-      currency: 'jpy',
-      state: 'open',
-      distribution: input.distribution,
-      createdAt: new Date(),
-      updatedAt: new Date(),
-    });
-    // The purchase screen's opt-in is the member's current choice.
-    await setDistribution(tx, buyer.id, input.distribution);
-    await noteCheckoutStarted(tx, license.id);
-    return license;
-  });
+  const { checkoutId, orderNumber, license } = await openCheckout(em, buyer.id, input, holdUntil);
   let session: Stripe.Checkout.Session;
   try {
+    const customer = await stripeCustomerOf(em, stripe, buyer);
     session = await stripe.checkout.sessions.create(
       {
         mode: 'payment',
@@ -63,8 +43,13 @@ export async function startCheckout(
           { quantity: 1, price_data: { currency: 'jpy', unit_amount: license.price, product_data: { name: license.name } } },
         ],
         client_reference_id: buyer.id,
-        customer_email: buyer.email,
-        metadata: { checkoutId, userId: buyer.id, licenseId: String(license.id) },
+        customer,
+        // 銀行振込 through the customer's balance: Stripe gives a virtual account (decision 0046).
+        allowed_payment_method_types: ['card', 'konbini', 'customer_balance'],
+        payment_method_options: {
+          customer_balance: { funding_type: 'bank_transfer', bank_transfer: { type: 'jp_bank_transfer' } },
+        },
+        metadata: { checkoutId, orderNumber, userId: buyer.id, licenseId: String(license.id) },
         locale: 'ja',
         expires_at: Math.floor(expiresAt.getTime() / 1000),
         success_url: `${env.appUrl}/licenses/${license.id}/complete?session_id={CHECKOUT_SESSION_ID}`,
@@ -105,7 +90,53 @@ async function refuseOutsideTerms(
   }
 }
 
+/** A new order number is drawn this many times at most (a clash is one in a billion a month). */
+const ORDER_NUMBER_ATTEMPTS = 5;
+
+/** Our checkout, with its order number from this moment on (decision 0046); a clashing number is drawn again. */
+async function openCheckout(em: Em, userId: string, input: { licenseId: number; distribution: boolean }, holdUntil: Date) {
+  for (let attempt = 1; ; attempt++) {
+    const checkoutId = randomUUID();
+    const orderNumber = newOrderNumber(new Date());
+    try {
+      const license = await transact(em, async (tx) => {
+        // Locked: purchases of one licence count its seats one after another (decision 0047).
+        const license = await findLicenseForSale(tx, input.licenseId, { lock: true });
+        if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
+        if (!license.published) throw validationError({ licenseId: ['このライセンスは現在販売していません。'] });
+        await refuseSecondPurchase(tx, userId, license.id);
+        await refuseOutsideTerms(tx, userId, license);
+        tx.create(CheckoutSession, {
+          holdUntil,
+          id: checkoutId,
+          userId,
+          licenseId: license.id,
+          amount: license.price,
+          currency: 'jpy',
+          state: 'open',
+          distribution: input.distribution,
+          orderNumber,
+          createdAt: new Date(),
+          updatedAt: new Date(),
+        });
+        // The purchase screen's opt-in is the member's current choice.
+        await setDistribution(tx, userId, input.distribution);
+        await noteCheckoutStarted(tx, license.id);
+        return license;
+      });
+      return { checkoutId, orderNumber, license };
+    } catch (error) {
+      const clash =
+        error instanceof UniqueConstraintViolationException && error.message.includes('checkout_sessions_order_number_unique');
+      if (!clash || attempt >= ORDER_NUMBER_ATTEMPTS) throw error;
+      em.clear();
+    }
+  }
+}
+
 const ALREADY_PURCHASED = 'このライセンスは購入済みです。';
+const TRANSFER_PENDING =
+  'このライセンスは銀行振込でのお支払いをお待ちしています。お振込先に沿って、期限までにお振り込みください。';
 const PAYMENT_PENDING =
   'このライセンスはコンビニでのお支払いをお待ちしています。お支払い番号（払込票）に沿って、期限までにお支払いください。';
 
@@ -125,18 +156,17 @@ async function refuseSecondPurchase(tx: Em, userId: string, licenseId: number): 
     if (checkout.state === 'complete' && !(await saleOfCheckout(tx, checkout.id))) {
       throw new AppError('conflict', ALREADY_PURCHASED, { details: { code: 'already_purchased' } });
     }
-    // Awaiting the konbini payment (its voucher may still be on its way from Stripe) until the deadline.
-    if (
-      checkout.state === 'awaiting_payment' &&
-      (checkout.konbiniExpiresAt?.getTime() ?? Number.POSITIVE_INFINITY) > Date.now()
-    ) {
+    // Awaiting a konbini payment or bank transfer (its details may still be on their way) until the deadline.
+    const deadline = checkout.konbiniExpiresAt ?? checkout.bankTransferExpiresAt;
+    if (checkout.state === 'awaiting_payment' && (deadline?.getTime() ?? Number.POSITIVE_INFINITY) > Date.now()) {
       const voucher = voucherView(checkout);
-      throw new AppError('conflict', PAYMENT_PENDING, {
+      throw new AppError('conflict', checkout.bankTransferExpiresAt ? TRANSFER_PENDING : PAYMENT_PENDING, {
         details: {
           code: 'payment_pending',
           voucher_url: voucher?.url ?? null,
-          expires_at: voucher?.expires_at ?? null,
+          expires_at: deadline?.toISOString() ?? null,
           history_url: `/users/${userId}`,
+          order_url: checkout.orderNumber ? `/users/${userId}/orders/${checkout.orderNumber}` : null,
         },
       });
     }
@@ -155,18 +185,25 @@ export async function checkoutStatus(orm: Orm, userId: string, stripeSessionId: 
     amount: checkout.amount,
     currency: checkout.currency,
     sale_id: sale?.id ?? null,
-    order_number: sale?.orderNumber ?? null,
+    order_number: checkout.orderNumber ?? sale?.orderNumber ?? null,
     // A konbini payment awaiting the buyer: the numbers, the voucher page and the deadline.
     konbini:
       checkout.state === 'awaiting_payment' && (checkout.konbiniExpiresAt?.getTime() ?? 0) > Date.now()
         ? voucherView(checkout)
         : null,
+    // A bank transfer awaited: the customer's virtual account, the amount and the deadline.
+    bank_transfer:
+      checkout.state === 'awaiting_payment' && (checkout.bankTransferExpiresAt?.getTime() ?? 0) > Date.now()
+        ? bankTransferView(checkout)
+        : null,
   };
 }
 
 export async function forgetUser(em: Em, userId: string): Promise<'done' | 'skipped'> {
-  const changed = await em.fork().nativeUpdate(CheckoutSession, { userId }, { userId: null, updatedAt: new Date() });
-  return changed ? 'done' : 'skipped';
+  const fork = em.fork();
+  const changed = await fork.nativeUpdate(CheckoutSession, { userId }, { userId: null, updatedAt: new Date() });
+  const customers = await kysely(fork).deleteFrom('checkout_customers').where('user_id', '=', userId).executeTakeFirst();
+  return changed || customers.numDeletedRows ? 'done' : 'skipped';
 }
 
 const CARD_SESSION_MINUTES = 31;

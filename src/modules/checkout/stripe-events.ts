@@ -5,17 +5,20 @@ import type Stripe from 'stripe';
 import { jsonb, db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
+import { japanEndOfDayAfter } from '../../lib/japan-time.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
+import { bankTransferOf } from './bank-transfer.ts';
+import type { BankTransferAccount } from './entities/checkout-session.entity.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { type KonbiniVoucher, konbiniVoucherOf } from './konbini.ts';
-import { paymentMethodOfCheckout } from './payment-method.ts';
+import { methodOf } from './payment-method.ts';
 
 type SessionObject = Stripe.Checkout.Session;
 
 /** The flag reason of a payment for a licence hidden meanwhile (made no sale; reconciliation names it). */
 export const HIDDEN_LICENSE_FLAG = '非公開のライセンスへの支払い';
-type Ctx = { em: Em; stripe: Stripe; log: Logger };
+type Ctx = { em: Em; stripe: Stripe; log: Logger; bankTransferDays: number };
 
 const sessionIdOf = (event: Stripe.Event): string | null =>
   event.type.startsWith('checkout.session.') ? ((event.data.object as { id?: string }).id ?? null) : null;
@@ -93,13 +96,15 @@ const paymentIntentOf = (session: SessionObject) =>
   typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? null);
 
 /**
- * A completed but unpaid session (konbini): the voucher Stripe issued, from the payment intent. A
- * failure to ask is thrown, so the event is retried rather than leaving the buyer without numbers.
+ * A completed but unpaid session: the konbini voucher or the bank transfer's virtual account Stripe
+ * issued, from the payment intent. A failure to ask is thrown, so the event is retried rather than
+ * leaving the buyer without numbers.
  */
-async function konbiniVoucherFor(stripe: Stripe, session: SessionObject): Promise<KonbiniVoucher | null> {
+async function pendingPaymentOf(stripe: Stripe, session: SessionObject) {
   const paymentIntentId = paymentIntentOf(session);
-  if (!paymentIntentId) return null;
-  return konbiniVoucherOf(await stripe.paymentIntents.retrieve(paymentIntentId));
+  if (!paymentIntentId) return { voucher: null, bankTransfer: null };
+  const intent = await stripe.paymentIntents.retrieve(paymentIntentId);
+  return { voucher: konbiniVoucherOf(intent), bankTransfer: bankTransferOf(intent) };
 }
 
 /** What an event means, with what Stripe adds to it, asked before the transaction (no network call inside). */
@@ -112,6 +117,8 @@ interface Reading {
   paid: boolean;
   receiptUrl: string | null;
   voucher: KonbiniVoucher | null;
+  bankTransfer: BankTransferAccount | null;
+  bankTransferDays: number;
 }
 
 async function readEvent(ctx: Ctx, eventId: string, event: Stripe.Event): Promise<Reading> {
@@ -140,11 +147,22 @@ async function readEvent(ctx: Ctx, eventId: string, event: Stripe.Event): Promis
       ['checkout.session.completed', 'checkout.session.async_payment_succeeded', 'charge.refunded'].includes(event.type)) ||
     false;
   const receiptUrl = paid && session ? await receiptUrlOf(ctx.stripe, paymentIntentOf(session), ctx.log) : null;
-  const voucher =
+  const { voucher, bankTransfer } =
     session && event.type === 'checkout.session.completed' && session.payment_status === 'unpaid'
-      ? await konbiniVoucherFor(ctx.stripe, session)
-      : null;
-  return { eventId, event, session, refundOf, amountRefunded, paid, receiptUrl, voucher };
+      ? await pendingPaymentOf(ctx.stripe, session)
+      : { voucher: null, bankTransfer: null };
+  return {
+    eventId,
+    event,
+    session,
+    refundOf,
+    amountRefunded,
+    paid,
+    receiptUrl,
+    voucher,
+    bankTransfer,
+    bankTransferDays: ctx.bankTransferDays,
+  };
 }
 
 /**
@@ -210,9 +228,10 @@ const lockedCheckoutOf = (tx: Em, session: SessionObject) =>
 async function applySession(
   tx: Em,
   log: Logger,
-  { eventId, event, paid, receiptUrl, voucher }: Reading,
+  reading: Reading,
   session: SessionObject,
 ): Promise<{ result: string; checkout: CheckoutSession | null }> {
+  const { eventId, event, paid, receiptUrl } = reading;
   const checkout = await lockedCheckoutOf(tx, session);
   if (!checkout) return { result: 'unknown session', checkout };
   if (session.amount_total !== checkout.amount || session.currency !== checkout.currency) {
@@ -248,26 +267,21 @@ async function applySession(
       receiptUrl,
       paidAt: new Date((event.created ?? Date.now() / 1000) * 1000).toISOString(),
       orderedAt: checkout.createdAt.toISOString(),
-      paymentMethod: paymentMethodOfCheckout(checkout),
+      paymentMethod: methodOf(checkout),
+      orderNumber: checkout.orderNumber ?? null,
     });
     return { result: 'paid', checkout };
   }
-  if (
-    event.type === 'checkout.session.completed' &&
-    !paid &&
-    (checkout.state === 'open' || (checkout.state === 'awaiting_payment' && voucher && !checkout.konbiniExpiresAt))
-  ) {
-    checkout.state = 'awaiting_payment';
-    if (voucher && !checkout.konbiniExpiresAt) {
-      Object.assign(checkout, voucher);
-      recordEvent(tx, 'KonbiniVoucherIssued', { checkoutId: checkout.id });
-    }
+  if (event.type === 'checkout.session.completed' && !paid && awaitPayment(tx, checkout, reading)) {
     return { result: 'awaiting payment', checkout };
   }
   if (event.type === 'checkout.session.async_payment_failed' && checkout.state !== 'complete') {
-    // A pending konbini payment lapsed: the buyer is told once (the state moves only once).
+    // A pending konbini payment or bank transfer lapsed: the buyer is told once (the state moves only once).
     if (checkout.state === 'awaiting_payment' && checkout.konbiniExpiresAt) {
       recordEvent(tx, 'KonbiniPaymentLapsed', { checkoutId: checkout.id });
+    }
+    if (checkout.state === 'awaiting_payment' && checkout.bankTransferExpiresAt) {
+      recordEvent(tx, 'BankTransferLapsed', { checkoutId: checkout.id });
     }
     checkout.state = 'payment_failed';
     return { result: 'payment failed', checkout };
@@ -276,8 +290,29 @@ async function applySession(
     if (checkout.state === 'awaiting_payment' && checkout.konbiniExpiresAt) {
       recordEvent(tx, 'KonbiniPaymentLapsed', { checkoutId: checkout.id });
     }
+    if (checkout.state === 'awaiting_payment' && checkout.bankTransferExpiresAt) {
+      recordEvent(tx, 'BankTransferLapsed', { checkoutId: checkout.id });
+    }
     checkout.state = 'expired';
     return { result: 'expired', checkout };
   }
   return { result: 'ignored', checkout };
+}
+
+/** A completed, unpaid session: its konbini voucher or bank account kept, once (false: nothing to do). */
+function awaitPayment(tx: Em, checkout: CheckoutSession, { event, voucher, bankTransfer, bankTransferDays }: Reading): boolean {
+  const detailsNew = (voucher && !checkout.konbiniExpiresAt) || (bankTransfer && !checkout.bankTransferExpiresAt);
+  if (checkout.state !== 'open' && !(checkout.state === 'awaiting_payment' && detailsNew)) return false;
+  checkout.state = 'awaiting_payment';
+  if (voucher && !checkout.konbiniExpiresAt) {
+    Object.assign(checkout, voucher);
+    recordEvent(tx, 'KonbiniVoucherIssued', { checkoutId: checkout.id });
+  }
+  if (bankTransfer && !checkout.bankTransferExpiresAt) {
+    // Our deadline (Stripe's virtual account does not expire): BANK_TRANSFER_DAYS from the order's completion.
+    checkout.bankTransfer = bankTransfer;
+    checkout.bankTransferExpiresAt = japanEndOfDayAfter(new Date(event.created * 1000), bankTransferDays);
+    recordEvent(tx, 'BankTransferInstructionsIssued', { checkoutId: checkout.id });
+  }
+  return true;
 }

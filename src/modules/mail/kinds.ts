@@ -24,6 +24,9 @@ const MAIL_KINDS = {
   'konbini-voucher': 'コンビニ払いのお支払い番号のご案内',
   'konbini-reminder': 'コンビニ払いのお支払い期限のお知らせ（前日）',
   'konbini-lapsed': 'コンビニ払いの支払期限切れのお知らせ',
+  'bank-transfer-instructions': '銀行振込のお振込先のご案内',
+  'bank-transfer-reminder': '銀行振込のお振込期限のお知らせ（2日前）',
+  'bank-transfer-lapsed': '銀行振込の振込期限切れのお知らせ',
   'reconciliation-digest': '決済の照合結果のお知らせ（管理者宛）',
   'announcement-test': 'お知らせ配信のテスト送信（管理者宛）',
 } as const satisfies Record<string, string>;

@@ -26,7 +26,8 @@ export { SaleStatus } from './entities/sale.entity.ts';
 export { csvEncoder, EXPORT_HEADER, type ExportEncoding } from './export/csv.ts';
 export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export/sweep.ts';
 export { exportFigures } from './export-figures.ts';
-export { salesOfUser } from './member-history.ts';
+export { invoiceNumber, renderInvoicePdf } from './invoice-pdf.ts';
+export { type MemberSale, memberSalesByCheckout, salesOfUser } from './member-history.ts';
 export { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN } from './order-number.ts';
 export {
   type SalePayment,
@@ -35,9 +36,11 @@ export {
   salePaymentsOfSessions,
   salePaymentsSince,
 } from './payments.ts';
+export { includedTax } from './receipt-pdf.ts';
 export { holdingsOf, saleOfCheckout, saleOfOrderNumber, seatsSold } from './record-sale.ts';
 export { SaleAnswer, SaleDetailAnswer } from './responses.ts';
 export { parseOrderNumber } from './sales-filter.ts';
+export { AddresseeInput } from './schemas.ts';
 
 export const sales = {
   name: 'sales',

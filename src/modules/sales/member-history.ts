@@ -13,7 +13,7 @@ const MEMBER_SALE_STATE = {
   partially_refunded: '一部返金',
   refunded: '返金済み',
 } as const;
-export type MemberSaleState = keyof typeof MEMBER_SALE_STATE;
+type MemberSaleState = keyof typeof MEMBER_SALE_STATE;
 
 function memberSaleState(sale: Pick<SaleView, 'status' | 'refundedAt' | 'refundedAmount'>): MemberSaleState {
   if (sale.refundedAt) return 'refunded';
@@ -22,11 +22,20 @@ function memberSaleState(sale: Pick<SaleView, 'status' | 'refundedAt' | 'refunde
   return sale.status === SaleStatus.InProgress ? 'in_progress' : 'paid';
 }
 
+const memberSale = (sale: Sale) => {
+  const state = memberSaleState(sale);
+  return { ...saleDto(sale), member_state: state, member_state_label: MEMBER_SALE_STATE[state] };
+};
+export type MemberSale = ReturnType<typeof memberSale>;
+
 /** A member's purchase history, newest first, with the member-facing state of each sale. */
 export async function salesOfUser(orm: Orm, userId: string) {
   const sales = await orm.em.fork().find(Sale, { userId }, { orderBy: { paidAt: 'desc', id: 'desc' } });
-  return sales.map((sale) => {
-    const state = memberSaleState(sale);
-    return { ...saleDto(sale), member_state: state, member_state_label: MEMBER_SALE_STATE[state] };
-  });
+  return sales.map(memberSale);
+}
+
+/** The same sales by the checkout each was made from (the order page and the history's orders). */
+export async function memberSalesByCheckout(orm: Orm, userId: string, checkoutId?: string): Promise<Map<string, MemberSale>> {
+  const sales = await orm.em.fork().find(Sale, checkoutId ? { userId, checkoutSessionId: checkoutId } : { userId });
+  return new Map(sales.map((sale) => [sale.checkoutSessionId, memberSale(sale)]));
 }

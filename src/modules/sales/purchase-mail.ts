@@ -1,4 +1,5 @@
 import type { JobContext } from '../../jobs/context.ts';
+import { orderMailLines } from '../../lib/order-page.ts';
 import { japanTime, renderMail } from '../mail/index.ts';
 import type { Sale } from './entities/sale.entity.ts';
 
@@ -19,7 +20,7 @@ export function purchaseMail(ctx: JobContext, sale: Sale, to: string, resent = f
         `ライセンス：${sale.licenseName}`,
         `金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
         `お支払い日時：${japanTime(sale.paidAt)}`,
-        ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
+        ...orderMailLines(ctx.env.appUrl, sale),
         '研修管理システムへの登録が済みましたら、あらためてご案内します。購入履歴は会員情報のページからご確認いただけます。',
       ],
       // The shop's own 領収書 (宛名 and 但し書き of the member's choice), not Stripe's receipt page.

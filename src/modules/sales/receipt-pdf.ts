@@ -41,7 +41,9 @@ export function includedTax(amount: number, ratePercent: number = receiptIssuer.
 /** `R-` and the sale id padded to 8 digits: stable for a sale, whoever issues it and however often. */
 export const receiptNumber = (saleId: number) => `R-${String(saleId).padStart(8, '0')}`;
 
-const paymentMethodLabel = (type: string | null) => (type ? (PAYMENT_METHOD_LABEL[type] ?? null) : null);
+/** Stripe names a bank transfer's charge `customer_balance`. */
+const paymentMethodLabel = (type: string | null) =>
+  type ? (PAYMENT_METHOD_LABEL[type === 'customer_balance' ? 'bank_transfer' : type] ?? null) : null;
 
 export const yen = (n: number) => `¥${n.toLocaleString('ja-JP')}`;
 

@@ -22,7 +22,8 @@ const isOrderNumberClash = (error: unknown) =>
 export async function recordSale(em: Em, paid: EventPayload<'CheckoutPaid'>): Promise<'done' | 'skipped'> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await recordSaleOnce(em, paid);
+      // The checkout's number; a clash (a number drawn before checkouts had numbers) draws a new one.
+      return await recordSaleOnce(em, paid, attempt === 1 ? (paid.orderNumber ?? null) : null);
     } catch (error) {
       if (isOrderNumberClash(error) && attempt < ORDER_NUMBER_ATTEMPTS) continue;
       if (error instanceof UniqueConstraintViolationException && !isOrderNumberClash(error)) return 'skipped';
@@ -31,7 +32,7 @@ export async function recordSale(em: Em, paid: EventPayload<'CheckoutPaid'>): Pr
   }
 }
 
-function recordSaleOnce(em: Em, paid: EventPayload<'CheckoutPaid'>): Promise<'done' | 'skipped'> {
+function recordSaleOnce(em: Em, paid: EventPayload<'CheckoutPaid'>, orderNumber: string | null): Promise<'done' | 'skipped'> {
   return transact(em, async (tx) => {
     const existing = await tx.findOne(Sale, { checkoutSessionId: paid.checkoutId });
     if (existing) return 'skipped';
@@ -57,7 +58,7 @@ function recordSaleOnce(em: Em, paid: EventPayload<'CheckoutPaid'>): Promise<'do
       paidAt: new Date(paid.paidAt),
       orderedAt: paid.orderedAt ? new Date(paid.orderedAt) : null,
       paymentMethod: paid.paymentMethod ?? 'card',
-      orderNumber: newOrderNumber(new Date(paid.paidAt)),
+      orderNumber: orderNumber ?? newOrderNumber(new Date(paid.paidAt)),
       refundedAt: null,
       status: SaleStatus.AwaitingExport,
       createdAt: new Date(),

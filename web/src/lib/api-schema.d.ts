@@ -240,7 +240,7 @@ export interface paths {
     post: operations["postApiPaymentsFindingsByIdAcknowledge"];
   };
   "/api/payments/pending-konbini": {
-    /** コンビニ決済のお支払い待ち・期限切れ */
+    /** コンビニ決済・銀行振込のお支払い待ち・期限切れ */
     get: operations["getApiPaymentsPendingKonbini"];
   };
   "/api/payments/reconciliations": {
@@ -370,6 +370,14 @@ export interface paths {
     /** 会員にメモを残す（管理者のみ、会員には見えません） */
     post: operations["postApiUsersByIdNotes"];
   };
+  "/api/users/{id}/orders/{order_number}": {
+    /** 会員のご注文（支払い方法、状況、払込票・お振込先、領収書、返金） */
+    get: operations["getApiUsersByIdOrdersByOrderNumber"];
+  };
+  "/api/users/{id}/orders/{order_number}/invoice": {
+    /** 御請求書の PDF（銀行振込のお支払い待ちのご注文） */
+    get: operations["getApiUsersByIdOrdersByOrderNumberInvoice"];
+  };
   "/api/users/{id}/password": {
     /** 自分のパスワードを変更する */
     put: operations["putApiUsersByIdPassword"];
@@ -462,6 +470,21 @@ export interface components {
       target_id: string;
       target_label: string;
       target_type: string;
+    };
+    BankTransfer: {
+      account_holder_name: string;
+      account_number: string;
+      account_type: string;
+      account_type_label: string;
+      amount: number;
+      bank_code: string;
+      bank_name: string;
+      branch_code: string;
+      branch_name: string;
+      /** Format: date-time */
+      expires_at: string;
+      instructions_url: string | null;
+      reference: string | null;
     };
     Error: {
       code?: string;
@@ -1214,6 +1237,7 @@ export interface operations {
         content: {
           "application/json": {
             amount: number;
+            bank_transfer: components["schemas"]["BankTransfer"] | null;
             currency: string;
             konbini: components["schemas"]["KonbiniVoucher"] | null;
             license_id: number;
@@ -4142,7 +4166,7 @@ export interface operations {
       };
     };
   };
-  /** コンビニ決済のお支払い待ち・期限切れ */
+  /** コンビニ決済・銀行振込のお支払い待ち・期限切れ */
   getApiPaymentsPendingKonbini: {
     parameters: {
       query?: {
@@ -4165,8 +4189,12 @@ export interface operations {
                 lapsed_at: string | null;
                 license_id: number;
                 license_name: string;
+                order_number: string | null;
                 /** Format: date-time */
                 ordered_at: string;
+                /** @enum {string} */
+                payment_method: "konbini" | "bank_transfer";
+                payment_method_label: string;
                 /** @enum {string} */
                 state: "awaiting" | "lapsed";
                 state_label: string;
@@ -4690,7 +4718,7 @@ export interface operations {
               ordered_at: string | null;
               /** Format: date-time */
               paid_at: string;
-              payment_method: ("card" | "konbini") | null;
+              payment_method: ("card" | "konbini" | "bank_transfer") | null;
               payment_method_label: string;
               receipt: {
                 addressee: string | null;
@@ -5628,11 +5656,39 @@ export interface operations {
                 expires_at: string | null;
                 license_id: number;
                 license_name: string;
+                order_number: string | null;
                 /** Format: date-time */
                 ordered_at: string;
                 /** @enum {string} */
                 state: "awaiting_payment" | "expired";
                 state_label: string;
+                voucher: components["schemas"]["KonbiniVoucher"] | null;
+              })[];
+            orders: ({
+                amount: number;
+                bank_transfer: components["schemas"]["BankTransfer"] | null;
+                currency: string;
+                expires_at: string | null;
+                license_id: number;
+                license_name: string;
+                member_state_label: string | null;
+                order_number: string | null;
+                /** Format: date-time */
+                ordered_at: string;
+                paid_at: string | null;
+                /** @enum {string} */
+                payment_method: "card" | "konbini" | "bank_transfer";
+                payment_method_label: string;
+                refund_requested_at: string | null;
+                refunded_amount: number;
+                refunded_at: string | null;
+                sale_id: number | null;
+                /** @enum {string} */
+                state: "paid" | "awaiting_payment" | "expired" | "refunded";
+                state_label: string;
+                tax_amount: number;
+                tax_rate: number;
+                transfer_note: string | null;
                 voucher: components["schemas"]["KonbiniVoucher"] | null;
               })[];
             sales: ({
@@ -6354,6 +6410,134 @@ export interface operations {
       };
       /** @description CSRF トークンが一致しません。 */
       419: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 会員のご注文（支払い方法、状況、払込票・お振込先、領収書、返金） */
+  getApiUsersByIdOrdersByOrderNumber: {
+    parameters: {
+      path: {
+        id: string;
+        order_number: string;
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            order: {
+              amount: number;
+              bank_transfer: components["schemas"]["BankTransfer"] | null;
+              currency: string;
+              expires_at: string | null;
+              license_id: number;
+              license_name: string;
+              member_state_label: string | null;
+              order_number: string | null;
+              /** Format: date-time */
+              ordered_at: string;
+              paid_at: string | null;
+              /** @enum {string} */
+              payment_method: "card" | "konbini" | "bank_transfer";
+              payment_method_label: string;
+              refund_requested_at: string | null;
+              refunded_amount: number;
+              refunded_at: string | null;
+              sale_id: number | null;
+              /** @enum {string} */
+              state: "paid" | "awaiting_payment" | "expired" | "refunded";
+              state_label: string;
+              tax_amount: number;
+              tax_rate: number;
+              transfer_note: string | null;
+              voucher: components["schemas"]["KonbiniVoucher"] | null;
+            };
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 御請求書の PDF（銀行振込のお支払い待ちのご注文） */
+  getApiUsersByIdOrdersByOrderNumberInvoice: {
+    parameters: {
+      query: {
+        addressee: "name" | "organisation" | "custom";
+        addressee_text?: string | null;
+        honorific?: ("様" | "御中") | null;
+        proviso?: string | null;
+      };
+      path: {
+        id: string;
+        order_number: string;
+      };
+    };
+    responses: {
+      /** @description 御請求書の PDF */
+      200: {
+        content: {
+          "application/pdf": string;
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 他の操作と競合しました（code で理由を示すことがあります）。 */
+      409: {
         content: {
           "application/json": components["schemas"]["Error"];
         };

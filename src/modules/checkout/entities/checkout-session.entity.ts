@@ -8,6 +8,20 @@ export interface KonbiniStoreCode {
   confirmationNumber: string | null;
 }
 
+/** The virtual account Stripe gave a bank transfer (a zengin financial address). */
+export interface BankTransferAccount {
+  bankName: string;
+  bankCode: string;
+  branchName: string;
+  branchCode: string;
+  accountType: string;
+  accountNumber: string;
+  accountHolderName: string;
+  amountRemaining: number;
+  reference: string | null;
+  hostedInstructionsUrl: string | null;
+}
+
 /** `flagged`: Stripe's amount or currency did not match what we asked for, never fulfilled. */
 const CheckoutSessionSchema = defineEntity({
   name: 'CheckoutSession',
@@ -17,6 +31,11 @@ const CheckoutSessionSchema = defineEntity({
       name: 'checkout_sessions_konbini_reminder_index',
       expression:
         'create index "checkout_sessions_konbini_reminder_index" on "checkout_sessions" ("konbini_expires_at") where "state" = \'awaiting_payment\' and "konbini_reminded_at" is null',
+    },
+    {
+      name: 'checkout_sessions_bank_transfer_index',
+      expression:
+        'create index "checkout_sessions_bank_transfer_index" on "checkout_sessions" ("bank_transfer_expires_at") where "state" = \'awaiting_payment\' and "bank_transfer_expires_at" is not null',
     },
     {
       name: 'checkout_sessions_konbini_index',
@@ -47,12 +66,34 @@ const CheckoutSessionSchema = defineEntity({
     // The reminder mail the day before the deadline was put on record (once per checkout).
     konbiniRemindedAt: p.datetime().fieldName('konbini_reminded_at').nullable(),
     holdUntil: p.datetime().fieldName('hold_until').nullable(),
+    // Given when the checkout is created; the sale made from it keeps it (decision 0046).
+    orderNumber: p.string().length(20).fieldName('order_number').nullable().unique('checkout_sessions_order_number_unique'),
+    bankTransfer: p.json<BankTransferAccount>().fieldName('bank_transfer').nullable(),
+    bankTransferExpiresAt: p.datetime().fieldName('bank_transfer_expires_at').nullable(),
+    bankTransferRemindedAt: p.datetime().fieldName('bank_transfer_reminded_at').nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
 });
 export class CheckoutSession extends CheckoutSessionSchema.class {}
 CheckoutSessionSchema.setClass(CheckoutSession);
+
+/** The Stripe Customer of a member (bank transfers credit its balance), created once and kept. */
+const CheckoutCustomerSchema = defineEntity({
+  name: 'CheckoutCustomer',
+  tableName: 'checkout_customers',
+  properties: {
+    userId: p.string().length(255).fieldName('user_id').primary(),
+    stripeCustomerId: p
+      .string()
+      .length(255)
+      .fieldName('stripe_customer_id')
+      .unique('checkout_customers_stripe_customer_id_unique'),
+    createdAt: p.datetime().fieldName('created_at'),
+  },
+});
+export class CheckoutCustomer extends CheckoutCustomerSchema.class {}
+CheckoutCustomerSchema.setClass(CheckoutCustomer);
 
 /** Every verified Stripe event, stored once by its id; a failed one is still retried and replayable. */
 const StripeEventSchema = defineEntity({

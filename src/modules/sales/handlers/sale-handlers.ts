@@ -1,4 +1,5 @@
 import type { EventHandler, JobContext, JobResult } from '../../../jobs/context.ts';
+import { orderMailLines } from '../../../lib/order-page.ts';
 import { findBuyer } from '../../accounts/index.ts';
 import { japanTime, renderMail, sendOnce } from '../../mail/index.ts';
 import { Sale, SaleStatus } from '../entities/sale.entity.ts';
@@ -57,7 +58,7 @@ export const onSaleRefunded: EventHandler<'SaleRefunded'> = async (ctx, event) =
         greeting: `${`${sale.buyerLastName} ${sale.buyerFirstName}`.trim() || 'お客'} 様`,
         paragraphs: [
           whole ? 'ご購入いただいたライセンスの代金を返金しました。' : 'ご購入いただいたライセンスの代金の一部を返金しました。',
-          ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
+          ...orderMailLines(ctx.env.appUrl, sale),
           `ライセンス：${sale.licenseName}`,
           `返金額：¥${amount.toLocaleString('ja-JP')}（税込）`,
           ...(whole
@@ -112,7 +113,7 @@ async function sendRegistrationMails(ctx: JobContext, keyPrefix: string, saleIds
           paragraphs: [
             `ご購入いただいた「${sale.licenseName}」を研修管理システムに登録しました。`,
             '研修管理システムからのご案内に沿って受講をお進めください。',
-            ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
+            ...orderMailLines(ctx.env.appUrl, sale),
           ],
           notes: ['このメールは送信専用です。'],
         }),

@@ -6,6 +6,7 @@ const catalogue = () => import('../../features/licenses/routes/catalogue');
 const licenseDetail = () => import('../../features/licenses/routes/license-detail');
 const procedure = () => import('../../features/purchase/routes/procedure');
 const purchaseComplete = () => import('../../features/purchase/routes/complete');
+const order = () => import('../../features/purchase/routes/order');
 const checkoutRedirect = () => import('../../features/purchase/routes/checkout-redirect');
 const security = () => import('../../features/accounts/routes/security');
 const userEdit = () => import('../../features/accounts/routes/user-edit');
@@ -71,6 +72,11 @@ export const memberRoutes: RouteObject[] = [
         path: 'password',
         handle: meta('endUser', false, 'パスワードの変更'),
         lazy: later(userPassword, (m) => <m.UserPasswordPage />),
+      },
+      {
+        path: 'orders/:orderNumber',
+        handle: meta('endUser', false, 'ご注文の内容'),
+        lazy: later(order, (m) => <m.OrderPage />),
       },
       { path: 'withdraw', handle: meta('endUser', false, '退会'), lazy: later(withdraw, (m) => <m.WithdrawPage />) },
     ],

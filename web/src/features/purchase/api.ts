@@ -14,7 +14,7 @@ export const useCheckoutStatus = (sessionId: string | null) =>
     refreshInterval: (latest) =>
       latest && SETTLED.has(latest.state) && (latest.state !== 'complete' || latest.sale_id)
         ? 0
-        : latest?.state === 'awaiting_payment' && latest.konbini
+        : latest?.state === 'awaiting_payment' && (latest.konbini || latest.bank_transfer)
           ? 15_000
           : 2000,
   });
@@ -29,3 +29,10 @@ export const useSales = (userId: string | undefined) =>
 /** Starts Stripe Checkout: the payment page's address. */
 export const startCheckout = (body: RequestBody<'/api/licenses/stripe', 'post'>) =>
   api<Answer<'/api/licenses/stripe', 'post'>>('/api/licenses/stripe', { method: 'POST', body });
+
+/** GET /api/users/{id}/orders/{order_number}: one order as the member reads it. */
+export type MemberOrder = Answer<'/api/users/{id}/orders/{order_number}'>['order'];
+export const useOrder = (userId: string | undefined, orderNumber: string | undefined) =>
+  useSWR<Answer<'/api/users/{id}/orders/{order_number}'>>(
+    userId && orderNumber ? `/api/users/${userId}/orders/${encodeURIComponent(orderNumber)}` : null,
+  );

@@ -1,4 +1,4 @@
-import { useLocation, useParams, useSearchParams } from 'react-router';
+import { Link, useLocation, useParams, useSearchParams } from 'react-router';
 import { LoadError, Loading } from '../../components/ui/load-state';
 import { formatPrice } from '../../lib/format';
 import { formatDateTime, formatJapanTime } from '../../lib/japan-time';
@@ -21,13 +21,13 @@ export function PurchaseHistory() {
       <h2 id="history-heading">購入履歴</h2>
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
-      {data && data.sales.length + data.konbini_orders.length === 0 ? <p>購入したライセンスはまだありません。</p> : null}
-      {data && data.sales.length + data.konbini_orders.length > 0 ? (
+      {data && data.orders.length === 0 ? <p>購入したライセンスはまだありません。</p> : null}
+      {data && data.orders.length > 0 ? (
         <div className="table-wrap">
           <table className="table">
             <thead>
               <tr>
-                <th scope="col">購入日時</th>
+                <th scope="col">ご注文日時</th>
                 <th scope="col">{admin ? '注文番号' : 'ご注文番号'}</th>
                 <th scope="col">ライセンス</th>
                 <th scope="col">金額</th>
@@ -36,50 +36,80 @@ export function PurchaseHistory() {
               </tr>
             </thead>
             <tbody>
-              {data.konbini_orders.map((order) => (
-                <tr key={order.checkout_id}>
-                  <td>{formatDateTime(order.ordered_at)}</td>
-                  <td>
-                    <span className="small">お支払い後に発行</span>
-                  </td>
-                  <td>{order.license_name}</td>
-                  <td>{formatPrice(order.amount)}</td>
-                  <td>
-                    {order.state_label}
-                    {order.voucher ? <KonbiniVoucherSummary voucher={order.voucher} amount={order.amount} /> : null}
-                    {!order.voucher && order.expires_at ? (
-                      <span className="small" style={{ display: 'block' }}>
-                        お支払い期限 {formatJapanTime(order.expires_at)}
-                      </span>
-                    ) : null}
-                  </td>
-                  <td>—</td>
-                </tr>
-              ))}
-              {data.sales.map((sale) => (
-                <tr key={sale.id}>
-                  <td>{formatDateTime(sale.paid_at)}</td>
-                  <td className="order-number">{sale.order_number ?? '—'}</td>
-                  <td>{sale.license_name}</td>
-                  <td>{formatPrice(sale.amount)}</td>
-                  {/* The back office's words for an administrator (出力待ち/処理中/登録済み/返金済み), the member's own for them. */}
-                  <td>
-                    {admin ? (sale.refunded_at ? '返金済み' : sale.status_label) : sale.member_state_label}
-                    {sale.refunded_amount > 0 ? (
-                      <span className="small" style={{ display: 'block' }}>
-                        返金額 {formatPrice(sale.refunded_amount)}
-                      </span>
-                    ) : null}
-                  </td>
-                  <td>
-                    {admin ? <ReceiptCopyAction sale={sale} /> : <ReceiptAction sale={sale} autoOpen={receiptFor === sale.id} />}
-                  </td>
-                </tr>
+              {data.orders.map((order) => (
+                <OrderRow
+                  key={order.order_number ?? order.ordered_at}
+                  order={order}
+                  admin={admin}
+                  userId={id ?? ''}
+                  receiptFor={receiptFor}
+                />
               ))}
             </tbody>
           </table>
         </div>
       ) : null}
     </section>
+  );
+}
+
+type HistoryOrder = NonNullable<ReturnType<typeof useSales>['data']>['orders'][number];
+
+/** One order: its number (a link to the order page for the member), state, the pending voucher or account, the receipt once paid. */
+function OrderRow({
+  order,
+  admin,
+  userId,
+  receiptFor,
+}: {
+  order: HistoryOrder;
+  admin: boolean;
+  userId: string;
+  receiptFor: number | null;
+}) {
+  const sale =
+    order.sale_id && order.paid_at
+      ? { id: order.sale_id, license_name: order.license_name, refunded_at: order.refunded_at, paid_at: order.paid_at }
+      : null;
+  return (
+    <tr>
+      <td>{formatDateTime(order.ordered_at)}</td>
+      <td className="order-number">
+        {order.order_number && !admin ? (
+          <Link to={`/users/${userId}/orders/${order.order_number}`}>{order.order_number}</Link>
+        ) : (
+          (order.order_number ?? '—')
+        )}
+      </td>
+      <td>{order.license_name}</td>
+      <td>{formatPrice(order.amount)}</td>
+      <td>
+        {order.state_label}
+        <span className="small" style={{ display: 'block' }}>
+          {order.payment_method_label}
+        </span>
+        {order.refunded_amount > 0 ? (
+          <span className="small" style={{ display: 'block' }}>
+            返金額 {formatPrice(order.refunded_amount)}
+          </span>
+        ) : null}
+        {order.voucher ? <KonbiniVoucherSummary voucher={order.voucher} amount={order.amount} /> : null}
+        {order.bank_transfer ? (
+          <span className="small" style={{ display: 'block' }}>
+            お振込先 {order.bank_transfer.bank_name} {order.bank_transfer.branch_name} {order.bank_transfer.account_type_label}{' '}
+            {order.bank_transfer.account_number}／お振込期限 {formatJapanTime(order.bank_transfer.expires_at)}
+          </span>
+        ) : null}
+      </td>
+      <td>
+        {!sale ? (
+          '—'
+        ) : admin ? (
+          <ReceiptCopyAction sale={sale} />
+        ) : (
+          <ReceiptAction sale={sale} autoOpen={receiptFor === sale.id} />
+        )}
+      </td>
+    </tr>
   );
 }

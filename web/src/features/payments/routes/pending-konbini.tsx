@@ -64,6 +64,7 @@ export function PendingKonbiniPage() {
                   <th scope="col">{state === 'awaiting' ? 'お支払い期限' : '失効日時'}</th>
                   <th scope="col">会員</th>
                   <th scope="col">ライセンス</th>
+                  <th scope="col">お支払い方法</th>
                   <th scope="col">金額</th>
                   <th scope="col">申し込み日時</th>
                 </tr>
@@ -105,7 +106,11 @@ function Row({ row }: { row: KonbiniPayment }) {
           '（削除された会員）'
         )}
       </td>
-      <td>{row.license_name || `ライセンス（削除済み）`}</td>
+      <td>
+        {row.license_name || `ライセンス（削除済み）`}
+        {row.order_number ? <div className="small order-number">{row.order_number}</div> : null}
+      </td>
+      <td>{row.payment_method_label}</td>
       <td>{formatPrice(row.amount)}</td>
       <td>{formatDateTime(row.ordered_at)}</td>
     </tr>

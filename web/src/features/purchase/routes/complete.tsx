@@ -2,22 +2,41 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { LoadError } from '../../../components/ui/load-state';
 import { useAuth } from '../../../lib/auth-store';
 import { type CheckoutStatus, useCheckoutStatus } from '../api';
+import { BankTransferDetails } from '../bank-transfer';
 import { KonbiniVoucherDetails } from '../konbini-voucher';
+
+function OrderNumber({ orderNumber }: { orderNumber: string | null | undefined }) {
+  if (!orderNumber) return null;
+  return (
+    <dl className="order-summary">
+      <dt>ご注文番号</dt>
+      <dd className="order-number">{orderNumber}</dd>
+    </dl>
+  );
+}
 
 function Completed({ orderNumber }: { orderNumber: string | null | undefined }) {
   return (
     <>
       <h2>ご購入ありがとうございます</h2>
       <p role="status">お支払いを確認しました。ご登録のメールアドレスに確認メールをお送りしました。</p>
-      {orderNumber ? (
-        <dl className="order-summary">
-          <dt>ご注文番号</dt>
-          <dd className="order-number">{orderNumber}</dd>
-        </dl>
-      ) : null}
+      <OrderNumber orderNumber={orderNumber} />
       {orderNumber ? (
         <p className="small">お問い合わせの際は、このご注文番号をお伝えください。購入履歴でも確認できます。</p>
       ) : null}
+    </>
+  );
+}
+
+function AwaitingTransfer({ data }: { data: CheckoutStatus }) {
+  return (
+    <>
+      <h2>銀行振込でのお支払いをお待ちしています</h2>
+      <OrderNumber orderNumber={data.order_number} />
+      <p role="status">
+        次のお客さま専用口座へ、期限までにお振り込みください。同じ内容をご登録のメールアドレスにもお送りします。お振込みを確認するとメールでお知らせします。
+      </p>
+      {data.bank_transfer ? <BankTransferDetails bank={data.bank_transfer} /> : null}
     </>
   );
 }
@@ -26,6 +45,7 @@ function AwaitingKonbini({ data }: { data: CheckoutStatus }) {
   return (
     <>
       <h2>コンビニでのお支払いをお待ちしています</h2>
+      <OrderNumber orderNumber={data.order_number} />
       {data.konbini ? (
         <>
           <p role="status">
@@ -53,12 +73,13 @@ function CheckoutState({ data, licenseId }: { data: CheckoutStatus | undefined; 
       </p>
     );
   if (data.state === 'complete') return <Completed orderNumber={data.order_number} />;
+  if (data.state === 'awaiting_payment' && data.bank_transfer) return <AwaitingTransfer data={data} />;
   if (data.state === 'awaiting_payment') return <AwaitingKonbini data={data} />;
   const reason =
     data.state === 'expired'
       ? 'お支払いの期限が過ぎました。'
       : data.state === 'payment_failed'
-        ? 'お支払い期限までにお支払いを確認できなかったため、このお申し込みは期限切れになりました。'
+        ? 'お支払い期限までにお支払いを確認できなかったため、このお申し込みは期限切れになりました（お支払いはありません）。'
         : 'お支払いの確認で問題が見つかりました。お手数ですがお問い合わせください。';
   return (
     <p role="alert">
@@ -88,6 +109,11 @@ export function PurchaseCompletePage() {
       <h1>ご購入手続きの状況</h1>
       {body}
       <p className="actions">
+        {data?.order_number && users[0] && data.state !== 'open' ? (
+          <Link to={`/users/${users[0].id}/orders/${data.order_number}`} className="button">
+            ご注文の内容を見る
+          </Link>
+        ) : null}
         <Link to={history} className="button">
           購入履歴を見る
         </Link>
