@@ -41,13 +41,15 @@ export const eventPayloads = {
     paymentIntentId: v.nullable(v.string()),
     receiptUrl: v.nullable(v.string()),
     paidAt: v.string(),
+    /** Older events do not say. */
+    paymentMethod: v.optional(v.picklist(['card', 'konbini'])),
   }),
   PaymentRefunded: v.object({ checkoutId: id, refundedAt: v.string() }),
   KonbiniVoucherIssued: v.object({ checkoutId: id }),
   KonbiniPaymentReminderDue: v.object({ checkoutId: id }),
   KonbiniPaymentLapsed: v.object({ checkoutId: id }),
   LicenseHidden: v.object({ licenseId: v.number() }),
-  SalePaid: v.object({ saleId: v.number() }),
+  SalePaid: v.object({ saleId: v.number(), paymentMethod: v.optional(v.picklist(['card', 'konbini'])) }),
   SaleRefunded: v.object({ saleId: v.number() }),
   /** Never the sales themselves; events written before moves existed named every sale (`saleIds`) and are still read. */
   SaleStatusChanged: v.union([

@@ -1,7 +1,7 @@
 import type { Em } from '../../db/orm.ts';
-import { CheckoutSession } from './entities/checkout-session.entity.ts';
+import { CheckoutSession, paymentMethodOf } from './entities/checkout-session.entity.ts';
 
-type PaymentMethod = 'card' | 'konbini';
+type PaymentMethod = ReturnType<typeof paymentMethodOf>;
 const PAYMENT_METHOD_LABEL: Record<PaymentMethod, string> = { card: 'クレジットカード', konbini: 'コンビニ払い' };
 
 /**
@@ -12,7 +12,7 @@ const PAYMENT_METHOD_LABEL: Record<PaymentMethod, string> = { card: 'クレジ�
 export async function paymentOfCheckout(em: Em, checkoutId: string) {
   const checkout = await em.findOne(CheckoutSession, { id: checkoutId }, { fields: ['id', 'konbiniExpiresAt', 'createdAt'] });
   if (!checkout) return null;
-  const method: PaymentMethod = checkout.konbiniExpiresAt ? 'konbini' : 'card';
+  const method = paymentMethodOf(checkout);
   return {
     method,
     label: PAYMENT_METHOD_LABEL[method],

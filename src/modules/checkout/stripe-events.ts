@@ -7,7 +7,7 @@ import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
-import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
+import { CheckoutSession, paymentMethodOf, StripeEvent } from './entities/checkout-session.entity.ts';
 import { type KonbiniVoucher, konbiniVoucherOf } from './konbini.ts';
 
 type SessionObject = Stripe.Checkout.Session;
@@ -239,6 +239,7 @@ async function applySession(
       paymentIntentId: paymentIntentOf(session),
       receiptUrl,
       paidAt: new Date((event.created ?? Date.now() / 1000) * 1000).toISOString(),
+      paymentMethod: paymentMethodOf(checkout),
     });
     return { result: 'paid', checkout };
   }

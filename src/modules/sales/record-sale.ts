@@ -64,7 +64,7 @@ function recordSaleOnce(em: Em, paid: EventPayload<'CheckoutPaid'>): Promise<'do
       updatedAt: new Date(),
     });
     await tx.flush();
-    recordEvent(tx, 'SalePaid', { saleId: sale.id });
+    recordEvent(tx, 'SalePaid', { saleId: sale.id, ...(paid.paymentMethod ? { paymentMethod: paid.paymentMethod } : {}) });
     return 'done';
   });
 }

@@ -51,6 +51,10 @@ const CheckoutSessionSchema = defineEntity({
   },
 });
 export class CheckoutSession extends CheckoutSessionSchema.class {}
+
+/** A konbini payment is the one that waited with a voucher; every other was paid by card. */
+export const paymentMethodOf = (checkout: Pick<CheckoutSession, 'konbiniExpiresAt'>): 'card' | 'konbini' =>
+  checkout.konbiniExpiresAt ? 'konbini' : 'card';
 CheckoutSessionSchema.setClass(CheckoutSession);
 
 /** Every verified Stripe event, stored once by its id; a failed one is still retried and replayable. */

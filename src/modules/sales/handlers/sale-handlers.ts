@@ -13,10 +13,15 @@ export const onUserDeleted: EventHandler<'UserDeleted'> = (ctx, event) =>
 const receiptPageUrl = (appUrl: string, userId: string, saleId: number) =>
   `${appUrl}/users/${encodeURIComponent(userId)}?receipt=${saleId}`;
 
+const PAYMENT_METHOD_NAMES = { card: 'クレジットカード', konbini: 'コンビニ払い' } as const;
+const KONBINI_PROOF =
+  'コンビニ払いでは、店舗でお受け取りになった払込票控え（受領証）がお支払いの証明になります。大切に保管してください。当店の領収書が必要な場合は、会員情報のページの購入履歴から発行できます。';
+
 /** SalePaid → the receipt e-mail. */
 export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
   const sale = await ctx.em.findOne(Sale, { id: event.payload.saleId });
   if (!sale?.buyerEmail) return 'skipped';
+  const method = event.payload.paymentMethod;
   const result = await sendOnce(
     ctx,
     `${event.id}:receipt`,
@@ -31,8 +36,10 @@ export const onSalePaid: EventHandler<'SalePaid'> = async (ctx, event) => {
           'ライセンスのご購入ありがとうございます。お支払いを確認しました。',
           `ライセンス：${sale.licenseName}`,
           `金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
+          ...(method ? [`お支払い方法：${PAYMENT_METHOD_NAMES[method]}`] : []),
           `お支払い日時：${japanTime(sale.paidAt)}`,
           ...(sale.orderNumber ? [`ご注文番号：${sale.orderNumber}`] : []),
+          ...(method === 'konbini' ? [KONBINI_PROOF] : []),
           '研修管理システムへの登録が済みましたら、あらためてご案内します。購入履歴は会員情報のページからご確認いただけます。',
         ],
         // The shop's own 領収書 (宛名 and 但し書き of the member's choice), not Stripe's receipt page.

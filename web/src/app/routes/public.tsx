@@ -46,9 +46,9 @@ export const publicRoutes: RouteObject[] = [
     handle: meta(null, false, '確認コードによるログインの再開'),
     lazy: later(twoFactorUnlock, (m) => <m.TwoFactorUnlockPage />),
   },
-  { path: '/terms', handle: meta(null, false, '利用規約'), lazy: later(terms, (m) => <m.TermsPage />) },
-  { path: '/privacy', handle: meta(null, false, 'プライバシーポリシー'), lazy: later(privacy, (m) => <m.PrivacyPage />) },
-  // Public (SPEC §3): anyone must be able to read it before buying.
+  // Public pages of the member's type: anyone reads them, a signed-in member keeps the menu (layout PUBLIC_PAGES).
+  { path: '/terms', handle: meta('endUser', false, '利用規約'), lazy: later(terms, (m) => <m.TermsPage />) },
+  { path: '/privacy', handle: meta('endUser', false, 'プライバシーポリシー'), lazy: later(privacy, (m) => <m.PrivacyPage />) },
   {
     path: '/specified_commercial_transactions_law',
     handle: meta('endUser', false, '特定商取引法に基づく表記'),

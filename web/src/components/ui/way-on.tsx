@@ -29,6 +29,9 @@ export function WayOn() {
             <Link to="/login">ログイン画面へ</Link>
           </li>
         )}
+        <li>
+          <Link to="/contact">お問い合わせ</Link>
+        </li>
       </ul>
     </nav>
   );

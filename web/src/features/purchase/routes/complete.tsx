@@ -87,14 +87,17 @@ export function PurchaseCompletePage() {
     <section className="card narrow">
       <h1>ご購入手続きの状況</h1>
       {body}
-      <p className="actions">
-        <Link to={history} className="button">
-          購入履歴を見る
-        </Link>
-        <Link to="/licenses" className="button">
-          ライセンス一覧へ
-        </Link>
-      </p>
+      {/* An unknown session's error already offers the way on (LoadError). */}
+      {error ? null : (
+        <p className="actions">
+          <Link to={history} className="button">
+            購入履歴を見る
+          </Link>
+          <Link to="/licenses" className="button">
+            ライセンス一覧へ
+          </Link>
+        </p>
+      )}
     </section>
   );
 }
