@@ -97,10 +97,7 @@ const kunrei = (hepburn: string) =>
 /** At least this long, a piece of the owner's details is refused inside a new password. */
 const CONTEXT_PART_LENGTH = 4;
 
-/**
- * The pieces of the owner's e-mail and name a new password may not contain: the local part's pieces
- * (split on `.`, `_`, `-`, `+` and digits), the フリガナ and their romanisations (ヘボン式 and 訓令式).
- */
+/** Pieces of the e-mail's local part, the フリガナ and its romanisations a new password may not contain. */
 export function passwordContextParts(owner: PasswordOwnerDetails): { email: string[]; name: string[] } {
   const local = text(owner.email).split('@')[0] ?? '';
   const kana = [text(owner.lastNameKana), text(owner.firstNameKana)].map((k) => k.replace(/\s+/g, ''));

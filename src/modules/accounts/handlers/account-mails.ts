@@ -7,10 +7,7 @@ import { findUserByEmail } from '../users.ts';
 
 const greeting = (user: User) => `${`${user.lastName} ${user.firstName}`.trim() || 'お客'} 様`;
 const UNVERIFIED_GREETING = 'お客様';
-/**
- * To an address not yet verified, the name only when it reads as a name (letters, 々, ー, ・, spaces):
- * a name typed as a link or a message (「http://…」) is never carried to a stranger's mailbox.
- */
+/** To an unverified address, only a name that reads as one: never a link typed as a name. */
 const NAME_ONLY = /^[\p{L}\p{M}々ー・ ]{1,40}$/u;
 const unverifiedGreeting = (user: User) => {
   const name = `${user.lastName} ${user.firstName}`.trim();
