@@ -5,6 +5,8 @@ export const site = {
   tagline: '救急・防災の現場を支える医療機器メーカー（仮）',
   address: '〒000-0000 東京都〇〇区〇〇 0-0-0（仮）',
   contact: 'TEL: 00-0000-0000（平日 9:00〜17:00） / E-mail: support@example.jp（仮）',
+  /** Where お問い合わせ goes unless CONTACT_TO says otherwise. */
+  contactEmail: 'support@example.jp',
   copyright: '© 株式会社〇〇メディカル（仮） All Rights Reserved.',
   subsidyNote: '本サイトは事業再構築補助金を活用して構築しました。',
   representative: '代表取締役 〇〇 〇〇（仮）',

@@ -9,6 +9,7 @@ import {
 import { type EventHandler, type EventHandlers, inTurn } from '../src/jobs/context.ts';
 import { accounts } from '../src/modules/accounts/index.ts';
 import { checkout } from '../src/modules/checkout/index.ts';
+import { contact } from '../src/modules/contact/index.ts';
 import { sales } from '../src/modules/sales/index.ts';
 
 /**
@@ -20,6 +21,7 @@ export type HandlerMap = { [N in RoutedEvent]: EventHandler<N> };
 export const handlers: HandlerMap = {
   ...accounts.handlers,
   ...checkout.handlers,
+  ...contact.handlers,
   ...sales.handlers,
   // Both modules keep a reference to the user.
   UserDeleted: inTurn(sales.handlers.UserDeleted, checkout.handlers.UserDeleted),

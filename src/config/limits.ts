@@ -21,4 +21,7 @@ export const LIMITS = {
   memberCsvPerAdmin: { name: 'member-csv-admin', limit: 10, windowSeconds: hours(1) },
   checkoutsPerMember: { name: 'checkout-member', limit: 10, windowSeconds: minutes(10) },
   auditExportsPerAdmin: { name: 'audit-export-admin', limit: 20, windowSeconds: hours(1) },
+  /** Each sends two mails, one of them to whatever address was typed. */
+  contactsPerAddress: { name: 'contact-address', limit: 20, windowSeconds: hours(1) },
+  contactsPerMailbox: { name: 'contact-mailbox', limit: 3, windowSeconds: hours(1) },
 } as const satisfies Record<string, RateLimitRule>;

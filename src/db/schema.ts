@@ -81,6 +81,18 @@ export interface CheckoutSessions {
   user_id: string | null;
 }
 
+export interface ContactMessages {
+  category: string;
+  created_at: Generated<Timestamp>;
+  email: string;
+  id: string;
+  message: string;
+  name: string;
+  order_number: string | null;
+  own_address: Generated<boolean>;
+  user_id: string | null;
+}
+
 export interface Exports {
   batch: Generated<boolean>;
   completed_at: Timestamp | null;
@@ -383,6 +395,7 @@ export interface DB {
   accounts: Accounts;
   audit_logs: AuditLogs;
   checkout_sessions: CheckoutSessions;
+  contact_messages: ContactMessages;
   export_sales: ExportSales;
   exports: Exports;
   known_devices: KnownDevices;

@@ -60,6 +60,9 @@ export const eventPayloads = {
   ExportRequested: v.object({ exportId: id }),
   ReconciliationRequested: v.object({ trigger: v.picklist(['manual', 'schedule']), runId: v.optional(id) }),
   ReconciliationFlagged: v.object({ runId: id, outcome: v.picklist(['findings', 'failed']) }),
+  ContactReceived: v.object({ contactId: id }),
+  /** An administrator sends a receipt's 控え to an address (a withdrawn member's request). */
+  ReceiptCopyRequested: v.object({ saleId: v.number(), email: v.pipe(v.string(), v.email()), actorId: id }),
 } as const;
 
 export type EventName = keyof typeof eventPayloads;
@@ -106,6 +109,8 @@ export const eventRoutes = {
   ExportRequested: ['exports'],
   ReconciliationRequested: ['payments'],
   ReconciliationFlagged: ['mail'],
+  ContactReceived: ['mail'],
+  ReceiptCopyRequested: ['mail'],
 } as const satisfies Record<EventName, readonly QueueName[]>;
 
 export type RoutedEvent = { [N in EventName]: (typeof eventRoutes)[N] extends readonly [] ? never : N }[EventName];

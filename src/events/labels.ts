@@ -38,6 +38,8 @@ export const eventLabels: Record<EventName, string> = {
   SaleRefunded: '返金の記録',
   SaleStatusChanged: '売上の状態の変更',
   RegistrationMailsDue: '登録完了メールの送信',
+  ContactReceived: 'お問い合わせのメール',
+  ReceiptCopyRequested: '領収書の控えの送付',
   ExportRequested: '研修管理システム用CSVの作成',
   ReconciliationRequested: '決済の照合',
   ReconciliationFlagged: '照合結果のお知らせ',

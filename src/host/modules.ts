@@ -5,6 +5,7 @@ import type { AppModule } from '../http/context.ts';
 import { accountAuditLabels, accounts } from '../modules/accounts/index.ts';
 import { auditModule } from '../modules/audit/index.ts';
 import { checkout, checkoutAuditLabels } from '../modules/checkout/index.ts';
+import { contact } from '../modules/contact/index.ts';
 import { health } from '../modules/health/index.ts';
 import { licenseAuditLabels, licenses } from '../modules/licenses/index.ts';
 import { mail, mailAuditLabels } from '../modules/mail/index.ts';
@@ -25,6 +26,7 @@ export const appModules: readonly AppModule[] = [
   checkout,
   sales,
   mail,
+  contact,
   auditModule(auditLabels),
   health,
   memberHistory,

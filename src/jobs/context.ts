@@ -12,6 +12,8 @@ interface OutgoingMail {
   html: string;
   /** `<…@…>`: every copy of one delivery carries the same (see messageIdFor). */
   messageId?: string;
+  replyTo?: string;
+  attachments?: { filename: string; content: Buffer; contentType: string }[];
 }
 
 /**

@@ -24,6 +24,9 @@ const MAIL_KINDS = {
   'konbini-reminder': 'コンビニ払いのお支払い期限のお知らせ（前日）',
   'konbini-lapsed': 'コンビニ払いの支払期限切れのお知らせ',
   'reconciliation-digest': '決済の照合結果のお知らせ（管理者宛）',
+  contact: 'お問い合わせ（ショップ宛）',
+  'contact-ack': 'お問い合わせ受付のお知らせ',
+  'receipt-copy': '領収書の控えの送付',
 } as const satisfies Record<string, string>;
 
 export type MailKind = keyof typeof MAIL_KINDS;

@@ -10,6 +10,8 @@ export interface MailMessage {
   text: string;
   html: string;
   messageId?: string;
+  replyTo?: string;
+  attachments?: { filename: string; content: Buffer; contentType: string }[];
 }
 
 export interface Mailer {

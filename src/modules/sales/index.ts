@@ -14,6 +14,7 @@ import {
   onSaleStatusChanged,
   onUserDeleted,
 } from './handlers/sale-handlers.ts';
+import { onReceiptCopyRequested } from './receipt-copy.ts';
 import { salesRoutes } from './routes.ts';
 
 export { saleAuditLabels } from './audit-labels.ts';
@@ -49,5 +50,6 @@ export const sales = {
     RegistrationMailsDue: onRegistrationMailsDue,
     ExportRequested: onExportRequested,
     UserDeleted: onUserDeleted,
+    ReceiptCopyRequested: onReceiptCopyRequested,
   },
 } satisfies AppModule;

@@ -253,3 +253,6 @@ export const AddresseeInput = v.pipe(
   }),
 );
 export type AddresseeChoice = v.InferOutput<typeof AddresseeInput>;
+
+/** POST /api/sales/{id}/receipt-copy/mail */
+export const ReceiptCopyMailInput = v.object({ email: rules.email('送付先のメールアドレス') });
