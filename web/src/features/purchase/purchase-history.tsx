@@ -1,4 +1,4 @@
-import { useLocation, useParams, useSearchParams } from 'react-router';
+import { Link, useLocation, useParams, useSearchParams } from 'react-router';
 import { LoadError, Loading } from '../../components/ui/load-state';
 import { formatPrice } from '../../lib/format';
 import { formatDateTime, formatJapanTime } from '../../lib/japan-time';
@@ -22,6 +22,12 @@ export function PurchaseHistory() {
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
       {data && data.sales.length + data.konbini_orders.length === 0 ? <p>購入したライセンスはまだありません。</p> : null}
+      {admin ? null : (
+        <p className="small">
+          ご購入についてのご質問は<Link to="/contact?category=ご購入・お支払いについて">お問い合わせ</Link>
+          からどうぞ（ご注文番号をお書き添えください）。
+        </p>
+      )}
       {data && data.sales.length + data.konbini_orders.length > 0 ? (
         <div className="table-wrap">
           <table className="table">
