@@ -1,6 +1,7 @@
 import { Link, useParams } from 'react-router';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { OrderBuyers, OrderFacts, OrderHistory, OrderMails, OrderReceipt } from '../components/order-facts';
+import { ReceiptCopyMail } from '../components/receipt-copy-mail';
 import { RefundSection } from '../components/refund-section';
 import { type OrderDetail, useOrderDetail } from '../order-api';
 import '../order-detail.css';
@@ -34,6 +35,7 @@ function OrderBody({ sale, onChanged }: { sale: OrderDetail; onChanged: () => vo
       <OrderBuyers sale={sale} />
       <OrderHistory sale={sale} />
       <OrderReceipt sale={sale} />
+      <ReceiptCopyMail sale={sale} />
       <OrderMails sale={sale} />
     </>
   );
