@@ -10,6 +10,7 @@ import { type EventHandler, type EventHandlers, inTurn } from '../src/jobs/conte
 import { accounts } from '../src/modules/accounts/index.ts';
 import { announcements } from '../src/modules/announcements/index.ts';
 import { checkout } from '../src/modules/checkout/index.ts';
+import { contact } from '../src/modules/contact/index.ts';
 import { sales } from '../src/modules/sales/index.ts';
 
 /**
@@ -22,6 +23,7 @@ export const handlers: HandlerMap = {
   ...accounts.handlers,
   ...announcements.handlers,
   ...checkout.handlers,
+  ...contact.handlers,
   ...sales.handlers,
   // Both modules keep a reference to the user.
   UserDeleted: inTurn(sales.handlers.UserDeleted, checkout.handlers.UserDeleted),

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as v from 'valibot';
+import { site } from '../site-settings.ts';
 
 /** The only reader of process.env: parsed once at start-up; a bad value names every bad variable. */
 
@@ -91,6 +92,7 @@ const EnvSchema = v.object({
   ),
   SMTP_URL: optional(urlWith(['smtp:', 'smtps:'])),
   MAIL_FROM: optional(v.pipe(v.string(), v.minLength(3))),
+  CONTACT_TO: optional(v.pipe(v.string(), v.email('メールアドレスを指定してください (an e-mail address)'))),
   STRIPE_SECRET_KEY: optional(
     v.pipe(v.string(), v.regex(/^(sk|rk)_/, 'sk_ または rk_ で始まる値です (must start with sk_ or rk_)')),
   ),
@@ -245,6 +247,7 @@ function resolveEnv(raw: ReturnType<typeof parseEnv>) {
     workerMetricsPort: raw.WORKER_METRICS_PORT,
     smtpUrl: raw.SMTP_URL,
     mailFrom: raw.MAIL_FROM ?? '"ライセンスストア" <no-reply@example.jp>',
+    contactTo: raw.CONTACT_TO ?? site.contactEmail,
     stripe: {
       secretKey: raw.STRIPE_SECRET_KEY,
       webhookSecret: raw.STRIPE_WEBHOOK_SECRET,

@@ -24,4 +24,7 @@ export const LIMITS = {
   auditExportsPerAdmin: { name: 'audit-export-admin', limit: 20, windowSeconds: hours(1), what: '操作履歴CSVのダウンロード' },
   /** Per sale and Japan day (the key names the day). */
   purchaseMailResendsPerSale: { name: 'purchase-mail-resend', limit: 5, windowSeconds: hours(24) },
+  /** Each sends two mails, one of them to whatever address was typed. */
+  contactsPerAddress: { name: 'contact-address', limit: 20, windowSeconds: hours(1) },
+  contactsPerMailbox: { name: 'contact-mailbox', limit: 3, windowSeconds: hours(1) },
 } as const satisfies Record<string, RateLimitRule>;

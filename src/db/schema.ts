@@ -125,6 +125,18 @@ export interface ConsentChanges {
   user_id: string;
 }
 
+export interface ContactMessages {
+  category: string;
+  created_at: Generated<Timestamp>;
+  email: string;
+  id: string;
+  message: string;
+  name: string;
+  order_number: string | null;
+  own_address: Generated<boolean>;
+  user_id: string | null;
+}
+
 export interface Exports {
   batch: Generated<boolean>;
   completed_at: Timestamp | null;
@@ -484,6 +496,7 @@ export interface DB {
   checkout_customers: CheckoutCustomers;
   checkout_sessions: CheckoutSessions;
   consent_changes: ConsentChanges;
+  contact_messages: ContactMessages;
   export_sales: ExportSales;
   exports: Exports;
   known_devices: KnownDevices;

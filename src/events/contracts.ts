@@ -79,6 +79,9 @@ export const eventPayloads = {
     body: v.string(),
     licenseId: v.nullable(v.number()),
   }),
+  ContactReceived: v.object({ contactId: id }),
+  /** An administrator sends a receipt's 控え to an address (a withdrawn member's request). */
+  ReceiptCopyRequested: v.object({ saleId: v.number(), email: v.pipe(v.string(), v.email()), actorId: id }),
 } as const;
 
 export type EventName = keyof typeof eventPayloads;
@@ -132,6 +135,8 @@ export const eventRoutes = {
   AnnouncementRequested: ['announcements'],
   AnnouncementBatchDue: ['announcements'],
   AnnouncementTestRequested: ['mail'],
+  ContactReceived: ['mail'],
+  ReceiptCopyRequested: ['mail'],
 } as const satisfies Record<EventName, readonly QueueName[]>;
 
 export type RoutedEvent = { [N in EventName]: (typeof eventRoutes)[N] extends readonly [] ? never : N }[EventName];

@@ -43,6 +43,8 @@ export const eventLabels: Record<EventName, string> = {
   PurchaseMailResendRequested: '購入のお知らせメールの再送',
   SaleStatusChanged: '売上の状態の変更',
   RegistrationMailsDue: '登録完了メールの送信',
+  ContactReceived: 'お問い合わせのメール',
+  ReceiptCopyRequested: '領収書の控えの送付',
   ExportRequested: '研修管理システム用CSVの作成',
   ReconciliationRequested: '決済の照合',
   ReconciliationFlagged: '照合結果のお知らせ',

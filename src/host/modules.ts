@@ -6,6 +6,7 @@ import { accountAuditLabels, accounts } from '../modules/accounts/index.ts';
 import { announcementAuditLabels, announcements } from '../modules/announcements/index.ts';
 import { auditModule } from '../modules/audit/index.ts';
 import { checkout, checkoutAuditLabels } from '../modules/checkout/index.ts';
+import { contact } from '../modules/contact/index.ts';
 import { health } from '../modules/health/index.ts';
 import { licenseAuditLabels, licenses } from '../modules/licenses/index.ts';
 import { mail, mailAuditLabels } from '../modules/mail/index.ts';
@@ -35,6 +36,7 @@ export const appModules: readonly AppModule[] = [
   sales,
   mail,
   announcements,
+  contact,
   auditModule(auditLabels),
   health,
   memberHistory,

@@ -14,6 +14,8 @@ interface OutgoingMail {
   messageId?: string;
   headers?: Record<string, string>;
   bulk?: boolean;
+  replyTo?: string;
+  attachments?: { filename: string; content: Buffer; contentType: string }[];
 }
 
 /**

@@ -82,6 +82,34 @@ export function passwordUserInputs(owner: PasswordOwnerDetails): string[] {
   return [...new Set(inputs.filter((input) => input.length >= 2))];
 }
 
+/** 訓令式 as some people spell their names (si, ti, tu, hu, zi, sya). */
+const kunrei = (hepburn: string) =>
+  hepburn
+    .replaceAll('shi', 'si')
+    .replaceAll('chi', 'ti')
+    .replaceAll('tsu', 'tu')
+    .replaceAll('fu', 'hu')
+    .replaceAll('ji', 'zi')
+    .replaceAll('sh', 'sy')
+    .replaceAll('ch', 'ty')
+    .replaceAll('j', 'zy');
+
+/** At least this long, a piece of the owner's details is refused inside a new password. */
+const CONTEXT_PART_LENGTH = 4;
+
+/** Pieces of the e-mail's local part, the フリガナ and its romanisations a new password may not contain. */
+export function passwordContextParts(owner: PasswordOwnerDetails): { email: string[]; name: string[] } {
+  const local = text(owner.email).split('@')[0] ?? '';
+  const kana = [text(owner.lastNameKana), text(owner.firstNameKana)].map((k) => k.replace(/\s+/g, ''));
+  const whole = kana.join('');
+  const romaji = [...kana, whole].filter(Boolean).map(romanise);
+  const long = (parts: string[]) => [...new Set(parts.filter((part) => part.length >= CONTEXT_PART_LENGTH))];
+  return {
+    email: long(local.split(/[._+\-0-9]+/)),
+    name: long([...kana, whole, ...romaji, ...romaji.map(kunrei)]),
+  };
+}
+
 export function strongEnough(rate: PasswordRater, password: string, owner: PasswordOwnerDetails): boolean {
   return rate(password, passwordUserInputs(owner)).score >= MIN_PASSWORD_SCORE;
 }

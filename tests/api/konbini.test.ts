@@ -266,6 +266,12 @@ describe('konbini: pending → voucher stored → mail once → paid or lapsed',
     expect(paid.konbini_orders).toEqual([]);
     expect(paid.sales[0]).toMatchObject({ status: 0, member_state: 'paid', member_state_label: 'お支払い済み（登録準備中）' });
     const saleId = paid.sales[0]?.id as number;
+    // The purchase mail names the method and what proves the payment (issue 35 item 6).
+    const thanks = await smtp.waitFor(
+      (m) => smtp.to(buyer.email)(m) && m.subject?.includes('ご購入ありがとうございます') === true,
+    );
+    expect(thanks.text).toContain('お支払い方法：コンビニ払い');
+    expect(thanks.text).toContain('払込票控え（受領証）がお支払いの証明になります');
 
     const back = await admin();
     const label = async () => (await historyOf(buyer.client, buyer.id)).sales[0]?.member_state_label;
@@ -442,6 +448,9 @@ describe('konbini: the day-before reminder and the lapse notice', () => {
     expect(mail.text).toContain('以下の URL から');
     expect(mail.text).not.toContain('下のボタンから');
     expect(mail.text).toMatch(new RegExp(`^https?://[^/\\s]+/licenses/${licenseId}$`, 'm'));
+    // Beside a button the HTML says 「下のボタンから」; only the plain text names the URL.
+    expect(mail.html).toContain('下のボタンから');
+    expect(mail.html).not.toContain('以下の URL から');
 
     // Stripe delivers the event again and an operator replays it: still one notice.
     await Promise.all(Array.from({ length: 3 }, () => shop.emulator.deliver(lapsed as never)));

@@ -190,9 +190,8 @@ describe('registration and verification', () => {
 
     const mail = await smtp.waitFor(smtp.to(email));
     expect(mail.subject).toBe('【ライセンスストア】メールアドレスの確認をお願いします');
-    // The address is not verified yet: the greeting carries nothing the registrant typed.
-    expect(mail.html).toContain('<p>お客様</p>');
-    expect(mail.html).not.toContain('山田');
+    // Greeted by the registered name (issue 35 item 6): it reads as a name.
+    expect(mail.html).toContain('<p>山田 太郎 様</p>');
     const link = linkIn(mail.text, '/api/users/registration/verify/');
     expect((await t.app.request(link)).headers.get('location')).toBe('/users/registration/email-verified');
     // A second click (or a mail scanner's first) still lands on "verified".

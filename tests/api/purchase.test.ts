@@ -130,6 +130,8 @@ describe('webhook → inbox → worker → sale', () => {
     expect(receipt.subject).toBe('【ライセンスストア】ご購入ありがとうございます');
     expect(receipt.text).toContain('ACLS 講習ライセンス');
     expect(receipt.text).toContain('¥11,000（税込）');
+    expect(receipt.text).toContain('お支払い方法：クレジットカード');
+    expect(receipt.text).not.toContain('払込票控え');
     // The shop's own receipt page (the history with the sale's receipt dialog), not Stripe's receipt.
     const receiptPage = `${shop.env.appUrl}/users/${buyer.id}?receipt=${sales[0]?.id}`;
     expect(receipt.text).toContain(receiptPage);

@@ -100,3 +100,24 @@ it.each(cases)(
     }
   },
 );
+
+it('the verification mail greets by the registered name, but never carries a name typed as a link', async () => {
+  const send = async (lastName: string, firstName: string) => {
+    const email = `greet-${randomUUID()}@example.jp`;
+    const user = await aMember(t.runtime.deps.orm, { email, lastName, firstName, emailVerified: false });
+    const event = {
+      id: randomUUID(),
+      name: 'UserRegistered',
+      occurredAt: new Date().toISOString(),
+      payload: { userId: user.id },
+    };
+    const handler = handlerFor('mail', event as DomainEvent);
+    await handler?.(t.runtime.jobContext(), event as DomainEvent);
+    return smtp.waitFor(smtp.to(email));
+  };
+  const named = await send('看護', '花子');
+  expect(named.text?.split('\n')[0]).toBe('看護 花子 様');
+  const link = await send('今すぐ', 'http://evil.example');
+  expect(link.text?.split('\n')[0]).toBe('お客様');
+  expect(link.text).not.toContain('evil.example');
+});

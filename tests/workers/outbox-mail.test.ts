@@ -37,9 +37,9 @@ describe('outbox → BullMQ → mail worker → SMTP', () => {
     const user = await transact(t.runtime.deps.orm.em as Em, (tx) => newMember(tx));
     const mail = await smtp.waitFor(smtp.to(user.email));
     expect(mail.subject).toBe('【ライセンスストア】メールアドレスの確認をお願いします');
-    // Not verified yet: the greeting carries nothing the registrant typed.
-    expect(mail.text).toContain('お客様');
-    expect(mail.text).not.toContain('佐藤');
+    // The member is greeted by the name they registered (issue 35 item 6).
+    expect(mail.text).toContain('佐藤 一郎 様');
+    expect(mail.text).not.toContain('お客様');
     expect(mail.html).toContain('メールアドレスを確認する');
     const link = /http:\/\/localhost:3000(\/api\/users\/registration\/verify\/[\w-]+)/.exec(mail.text ?? '')?.[1];
     expect(link, mail.text).toBeDefined();

@@ -8,6 +8,7 @@ import { createRouter } from './app/router';
 import { fetcher } from './lib/api';
 import { readConfig } from './lib/config';
 import { firstDraw } from './lib/first-draw';
+import { pageTitleFor, subscribePageTitle } from './lib/page-title';
 import './styles.css';
 
 const config = readConfig();
@@ -38,13 +39,19 @@ if (config.sentryDsn) {
 }
 
 function syncTitle(state: typeof router.state) {
-  document.title = documentTitle(state.matches.at(-1)?.route.handle as { title?: string } | undefined);
+  const own = pageTitleFor(state.location.pathname);
+  document.title = documentTitle(own ? { title: own } : (state.matches.at(-1)?.route.handle as { title?: string } | undefined));
 }
 
 function TitleSync() {
   useEffect(() => {
     syncTitle(router.state);
-    return router.subscribe(syncTitle);
+    const stopPage = subscribePageTitle(() => syncTitle(router.state));
+    const stopRouter = router.subscribe(syncTitle);
+    return () => {
+      stopPage();
+      stopRouter();
+    };
   }, []);
   return null;
 }

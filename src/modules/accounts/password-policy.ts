@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { dictionary as CommonDictionary } from '@zxcvbn-ts/language-common';
 import { validationError } from '../../http/errors.ts';
-import { loadPasswordRater, type PasswordOwnerDetails, strongEnough } from '../../lib/password-strength.ts';
+import { loadPasswordRater, type PasswordOwnerDetails, passwordContextParts, strongEnough } from '../../lib/password-strength.ts';
 
 /**
  * New passwords to ASVS 5.0 V6.2 (docs/decisions/0029-asvs-hardening.md): the 10,000 most common, the
@@ -42,9 +42,12 @@ function personalPasswordProblem(password: string, owner: PasswordOwner, label =
   const folded = fold(password);
   const local = text(owner.email).split('@')[0] ?? '';
   if (local.length >= 3 && folded.includes(local)) return EMAIL_IN_PASSWORD_MESSAGE(label);
+  const parts = passwordContextParts(owner);
+  if (parts.email.some((part) => folded.includes(part))) return EMAIL_IN_PASSWORD_MESSAGE(label);
   for (const name of [text(owner.lastName), text(owner.firstName)]) {
     if (name.length >= 2 && folded.includes(name)) return NAME_IN_PASSWORD_MESSAGE(label);
   }
+  if (parts.name.some((part) => folded.includes(part))) return NAME_IN_PASSWORD_MESSAGE(label);
   return null;
 }
 

@@ -204,7 +204,9 @@ export async function mailKonbiniReminder(ctx: JobContext, eventId: string, chec
           'お申し込みいただいたライセンスのコンビニ払いのお支払い期限が近づいています。まだお支払いが確認できていませんので、期限までに店頭でお支払いください。',
           ...orderMailLines(ctx.env.appUrl, checkout),
           ...paymentLines(license?.name ?? '', checkout.amount, voucher),
-          '期限を過ぎるとお支払いできなくなり、お申し込みは取り消されます。お支払い方法（払込票）は以下の URL からご確認いただけます。',
+          voucher.url
+            ? '期限を過ぎるとお支払いできなくなり、お申し込みは取り消されます。お支払い方法（払込票）は下のボタンからご確認いただけます。'
+            : '期限を過ぎるとお支払いできなくなり、お申し込みは取り消されます。',
         ],
         ...(voucher.url ? { action: { label: 'お支払い方法（払込票）を表示する', url: voucher.url } } : {}),
         notes: [
@@ -240,7 +242,7 @@ export async function mailKonbiniLapsed(ctx: JobContext, eventId: string, checko
           `ライセンス：${license?.name ?? ''}`,
           `金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`,
           ...(checkout.konbiniExpiresAt ? [`お支払い期限：${japanDeadline(checkout.konbiniExpiresAt)}（日本時間）`] : []),
-          'ご購入を希望される場合は、お手数ですが以下の URL からもう一度お手続きください。',
+          'ご購入を希望される場合は、お手数ですが下のボタンからもう一度お手続きください。',
         ],
         action: { label: 'ライセンスのページを開く', url: `${ctx.env.appUrl}/licenses/${checkout.licenseId}` },
         notes: ['このメールは送信専用です。'],

@@ -14,6 +14,8 @@ export interface MailMessage {
   headers?: Record<string, string>;
   /** One of many (announcements): sent over a kept-open connection instead of a new one each. */
   bulk?: boolean;
+  replyTo?: string;
+  attachments?: { filename: string; content: Buffer; contentType: string }[];
 }
 
 export interface Mailer {

@@ -17,6 +17,7 @@ import {
   onSaleStatusChanged,
   onUserDeleted,
 } from './handlers/sale-handlers.ts';
+import { onReceiptCopyRequested } from './receipt-copy.ts';
 import { salesRoutes } from './routes.ts';
 
 export { saleAuditLabels } from './audit-labels.ts';
@@ -56,5 +57,6 @@ export const sales = {
     RegistrationMailsDue: onRegistrationMailsDue,
     ExportRequested: onExportRequested,
     UserDeleted: onUserDeleted,
+    ReceiptCopyRequested: onReceiptCopyRequested,
   },
 } satisfies AppModule;

@@ -1,13 +1,14 @@
 import { Hono } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { requireUser, signedInUser } from '../../http/guards.ts';
+import { requireAdmin, requireUser, signedInUser } from '../../http/guards.ts';
 import { NUMERIC_ID } from '../../http/path-ids.ts';
 import { jsonInput } from '../../http/validate.ts';
 import { contentDisposition } from '../../lib/csv.ts';
 import { chooseAddressee, issueReceipt, receiptState } from './receipt.ts';
+import { requestReceiptCopyMail } from './receipt-copy.ts';
 import { receiptDocs } from './responses.ts';
-import { AddresseeInput } from './schemas.ts';
+import { AddresseeInput, ReceiptCopyMailInput } from './schemas.ts';
 
 const SALE = `/sales/${NUMERIC_ID}`;
 
@@ -48,4 +49,9 @@ export const receiptRoutes = new Hono<AppEnv>()
       'X-Receipt-Issue-Count': String(receipt.issueCount),
       ...(receipt.copy ? { 'X-Receipt-Copy': '1' } : {}),
     });
+  })
+  .post(`${SALE}/receipt-copy/mail`, receiptDocs.mailCopy, requireAdmin, async (c) => {
+    const { email } = await jsonInput(c, ReceiptCopyMailInput);
+    await requestReceiptCopyMail(c.var.deps.orm, signedInUser(c), Number(c.req.param('id')), email);
+    return c.json({ message: `領収書の控えを ${email} あてに送ります。まもなく送信されます。` }, 202);
   });

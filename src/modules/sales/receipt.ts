@@ -302,19 +302,10 @@ async function recordIssue(
   });
 }
 
-/**
- * An administrator's 控え of a member's receipt: marked 「控え」, with what was issued (or would be),
- * never counted, never fixing the addressee; audited as a read of the member's receipt.
- */
-async function readCopy(
-  deps: { orm: Orm; payments: PaymentsPort; log: Logger },
-  user: SessionUser,
-  sale: Sale,
-  receipt: SaleReceipt | null,
-): Promise<IssuedReceipt> {
+/** The 控え's PDF: what was issued (or would be), marked 「控え」, counting nothing. */
+export async function renderCopy(sale: Sale, receipt: SaleReceipt | null, method: string | null) {
   const issueCount = receipt?.issueCount ?? 0;
   const addressee = issueCount > 0 ? (receipt?.addressee ?? null) : receipt ? chosenLabel(sale, receipt) : null;
-  const method = await knownPaymentMethod(deps, sale, receipt);
   const number = receiptNumber(sale.id);
   const now = new Date();
   const pdf = await renderReceiptPdf({
@@ -332,6 +323,21 @@ async function readCopy(
     orderNumber: sale.orderNumber ?? null,
     copy: { printedAt: now },
   });
+  return { pdf, number, issueCount, addressee };
+}
+
+/**
+ * An administrator's 控え of a member's receipt: marked 「控え」, with what was issued (or would be),
+ * never counted, never fixing the addressee; audited as a read of the member's receipt.
+ */
+async function readCopy(
+  deps: { orm: Orm; payments: PaymentsPort; log: Logger },
+  user: SessionUser,
+  sale: Sale,
+  receipt: SaleReceipt | null,
+): Promise<IssuedReceipt> {
+  const method = await knownPaymentMethod(deps, sale, receipt);
+  const { pdf, number, issueCount, addressee } = await renderCopy(sale, receipt, method);
   await transact(deps.orm.em as Em, async (tx) => {
     recordAudit(
       tx,

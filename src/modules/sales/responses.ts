@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { operation, pageEntries, pathIds, timestamp } from '../../http/openapi.ts';
+import { MessageAnswer, operation, pageEntries, pathIds, timestamp } from '../../http/openapi.ts';
 import { MailAnswer } from '../mail/index.ts';
 import { ADDRESSEE_KINDS, HONORIFICS } from './entities/receipt.entity.ts';
 import {
@@ -8,6 +8,7 @@ import {
   ExportInput,
   PageQuery,
   PreflightQuery,
+  ReceiptCopyMailInput,
   RefundInput,
   RevertInput,
   SalesListQuery,
@@ -389,5 +390,14 @@ export const receiptDocs = {
       },
     },
     errors: [403, 409, 429],
+  }),
+  mailCopy: operation('post', {
+    summary: '領収書の控えを指定のメールアドレスへ送る（退会した会員の依頼など）',
+    tags: RECEIPTS,
+    access: 'admin',
+    path: sale,
+    body: ReceiptCopyMailInput,
+    answers: { 202: MessageAnswer },
+    errors: [409],
   }),
 };

@@ -285,3 +285,6 @@ export const QuotationQuery = v.object({
   ),
   honorific: v.picklist(HONORIFICS, '敬称は「様」か「御中」から選んでください。'),
 });
+
+/** POST /api/sales/{id}/receipt-copy/mail */
+export const ReceiptCopyMailInput = v.object({ email: rules.email('送付先のメールアドレス') });

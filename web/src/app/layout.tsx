@@ -6,6 +6,7 @@ import { LoadingOverlay } from '../components/ui/loading-overlay';
 import { useTableLabels } from '../components/ui/table-labels';
 import { useAuth } from '../lib/auth-store';
 import { markDrawn } from '../lib/first-draw';
+import { usePageTitleOverride } from '../lib/page-title';
 import { NavigationBar } from './navigation';
 import { RouteAnnouncer } from './route-focus';
 import { type RouteMeta, type RouteType, showsNavigation } from './route-meta';
@@ -21,7 +22,7 @@ function useRouteMeta(): RouteMeta | undefined {
 }
 
 /** Pages of a navigation type that signed-out visitors may read too (the legal notice). */
-const PUBLIC_PAGES = new Set(['/specified_commercial_transactions_law']);
+const PUBLIC_PAGES = new Set(['/specified_commercial_transactions_law', '/terms', '/privacy', '/contact', '/guide']);
 
 /** `reserveUser`: keep the line of the signed-in name while it is still being read (no jump when it arrives). */
 export function Header({ reserveUser = false }: { reserveUser?: boolean }) {
@@ -59,6 +60,12 @@ export function Footer() {
           </li>
           <li>
             <Link to="/specified_commercial_transactions_law">特定商取引法に基づく表記</Link>
+          </li>
+          <li>
+            <Link to="/guide">ご利用ガイド</Link>
+          </li>
+          <li>
+            <Link to="/contact">お問い合わせ</Link>
           </li>
         </ul>
       </nav>
@@ -122,6 +129,8 @@ export function Layout() {
   const meta = useRouteMeta();
   const navigation = useNavigation();
   const { users } = useAuth();
+  const { pathname } = useLocation();
+  const ownTitle = usePageTitleOverride(pathname);
   useTableLabels();
   useEffect(markDrawn, []);
   return (
@@ -136,7 +145,7 @@ export function Layout() {
       </Frame>
       <Footer />
       <LoadingOverlay show={navigation.state !== 'idle'} />
-      <RouteAnnouncer title={meta?.title ?? 'ライセンスストア'} />
+      <RouteAnnouncer title={ownTitle ?? meta?.title ?? 'ライセンスストア'} />
     </div>
   );
 }

@@ -34,6 +34,7 @@ export function RouteAnnouncer({ title }: { title: string }) {
   // Read when the path changes, not followed: a later change of hash or title is not a new page.
   const latest = useRef({ title, hash });
   latest.current = { title, hash };
+  const movedAt = useRef(0);
 
   useEffect(() => {
     if (shown.current === null || shown.current === pathname) {
@@ -41,6 +42,7 @@ export function RouteAnnouncer({ title }: { title: string }) {
       return;
     }
     shown.current = pathname;
+    movedAt.current = Date.now();
     const before = document.activeElement;
     if (!latest.current.hash) window.scrollTo(0, 0);
     // Emptied first, so two pages of the same title (one licence, then another) are both announced.
@@ -64,6 +66,11 @@ export function RouteAnnouncer({ title }: { title: string }) {
       observer?.disconnect();
     };
   }, [pathname]);
+
+  // A page that learns its own title after loading (a licence's name) is announced again by it.
+  useEffect(() => {
+    if (movedAt.current > 0 && Date.now() - movedAt.current < HEADING_WAIT_MS) setAnnouncement(title);
+  }, [title]);
 
   return (
     <div className="visually-hidden" aria-live="polite" aria-atomic="true" data-route-announcer="">

@@ -40,6 +40,14 @@ export interface paths {
     /** 購入手続きの状態（完了画面が売上の記録を待つ） */
     get: operations["getApiCheckoutSessionsById"];
   };
+  "/api/contact": {
+    /** お問い合わせを送る（ショップと送信者へメール） */
+    post: operations["postApiContact"];
+  };
+  "/api/contact/form": {
+    /** お問い合わせフォームを開く（送信に使う署名付きの時刻と種類の一覧） */
+    get: operations["getApiContactForm"];
+  };
   "/api/csrf-token": {
     /**
      * CSRF トークンを発行する
@@ -288,6 +296,10 @@ export interface paths {
     get: operations["getApiSalesByIdReceiptAddressee"];
     /** 領収書の宛名を選ぶ */
     put: operations["putApiSalesByIdReceiptAddressee"];
+  };
+  "/api/sales/{id}/receipt-copy/mail": {
+    /** 領収書の控えを指定のメールアドレスへ送る（退会した会員の依頼など） */
+    post: operations["postApiSalesByIdReceiptCopyMail"];
   };
   "/api/sales/{id}/refund": {
     /** 売上を返金する（Stripe に依頼） */
@@ -1257,6 +1269,92 @@ export interface operations {
       404: {
         content: {
           "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** お問い合わせを送る（ショップと送信者へメール） */
+  postApiContact: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          category: "ご購入・お支払いについて" | "領収書・見積書・請求書について" | "領収書の再発行（退会済みの方）" | "アカウント・ログインについて" | "メールが届かない" | "個人情報の開示等の請求" | "その他";
+          /** Format: email */
+          email: string;
+          /** @default */
+          form_token?: string;
+          message: string;
+          name: string;
+          order_number?: string | null;
+          /** @default */
+          website?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description 受け付けました。 */
+      202: {
+        content: {
+          "application/json": components["schemas"]["Message"];
+        };
+      };
+      /** @description 本文の形式が正しくありません（JSON でない、入れ子が深すぎるなど）。 */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 試行回数が多すぎます（Retry-After 秒後に再試行できます）。 */
+      429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** お問い合わせフォームを開く（送信に使う署名付きの時刻と種類の一覧） */
+  getApiContactForm: {
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            categories: string[];
+            form_token: string;
+            message_max: number;
+            min_fill_seconds: number;
+          };
         };
       };
       /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
@@ -5045,6 +5143,84 @@ export interface operations {
             message: string;
             receipt: components["schemas"]["Receipt"];
           };
+        };
+      };
+      /** @description 本文の形式が正しくありません（JSON でない、入れ子が深すぎるなど）。 */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 他の操作と競合しました（code で理由を示すことがあります）。 */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 領収書の控えを指定のメールアドレスへ送る（退会した会員の依頼など） */
+  postApiSalesByIdReceiptCopyMail: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: email */
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description 受け付けました。 */
+      202: {
+        content: {
+          "application/json": components["schemas"]["Message"];
         };
       };
       /** @description 本文の形式が正しくありません（JSON でない、入れ子が深すぎるなど）。 */

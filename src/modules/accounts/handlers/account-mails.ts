@@ -7,6 +7,12 @@ import { findUserByEmail } from '../users.ts';
 
 const greeting = (user: User) => `${`${user.lastName} ${user.firstName}`.trim() || 'お客'} 様`;
 const UNVERIFIED_GREETING = 'お客様';
+/** To an unverified address, only a name that reads as one: never a link typed as a name. */
+const NAME_ONLY = /^[\p{L}\p{M}々ー・ ]{1,40}$/u;
+const unverifiedGreeting = (user: User) => {
+  const name = `${user.lastName} ${user.firstName}`.trim();
+  return name && NAME_ONLY.test(name) ? `${name} 様` : UNVERIFIED_GREETING;
+};
 /** As Laravel's do: the form starts filled in. */
 const resetLink = (ctx: JobContext, token: string, email: string) =>
   `${ctx.env.appUrl}/reset-password/${token}?email=${encodeURIComponent(email)}`;
@@ -25,8 +31,7 @@ async function sendVerification(ctx: JobContext, eventId: string, userId: string
     to: user.email,
     ...renderMail({
       subject: 'メールアドレスの確認をお願いします',
-      // The address is not verified yet: no text the registrant typed goes to it.
-      greeting: UNVERIFIED_GREETING,
+      greeting: unverifiedGreeting(user),
       paragraphs: [
         '会員登録のお申し込みありがとうございます。',
         '下のボタンからメールアドレスの確認を完了してください。確認が済むとログインできるようになります。',

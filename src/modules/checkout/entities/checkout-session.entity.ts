@@ -76,6 +76,7 @@ const CheckoutSessionSchema = defineEntity({
   },
 });
 export class CheckoutSession extends CheckoutSessionSchema.class {}
+
 CheckoutSessionSchema.setClass(CheckoutSession);
 
 /** The Stripe Customer of a member (bank transfers credit its balance), created once and kept. */

@@ -11,7 +11,8 @@ const checkoutRedirect = () => import('../../features/purchase/routes/checkout-r
 const security = () => import('../../features/accounts/routes/security');
 const userEdit = () => import('../../features/accounts/routes/user-edit');
 const userPassword = () => import('../../features/accounts/routes/user-password');
-const withdraw = () => import('../../features/accounts/routes/withdraw');
+const withdraw = () =>
+  Promise.all([import('../../features/accounts/routes/withdraw'), import('../../features/purchase/receipts-before-withdrawal')]);
 const userDetail = () => Promise.all([import('../../features/accounts/routes/user-detail'), purchaseHistory()]);
 
 /** A member's screens: the catalogue, buying, their account. */
@@ -78,7 +79,15 @@ export const memberRoutes: RouteObject[] = [
         handle: meta('endUser', false, 'ご注文の内容'),
         lazy: later(order, (m) => <m.OrderPage />),
       },
-      { path: 'withdraw', handle: meta('endUser', false, '退会'), lazy: later(withdraw, (m) => <m.WithdrawPage />) },
+      {
+        path: 'withdraw',
+        handle: meta('endUser', false, '退会'),
+        lazy: later(withdraw, ([m, receipts]) => (
+          <m.WithdrawPage>
+            <receipts.ReceiptsBeforeWithdrawal />
+          </m.WithdrawPage>
+        )),
+      },
     ],
   },
 ];

@@ -12,6 +12,8 @@ const terms = () => import('../../features/pages/routes/terms');
 const privacy = () => import('../../features/pages/routes/privacy');
 const legal = () => import('../../features/pages/routes/legal');
 const landing = () => import('../../features/pages/routes/landing');
+const guide = () => import('../../features/pages/routes/guide');
+const contact = () => import('../../features/contact/routes/contact');
 const registration = () => import('../../features/accounts/routes/registration');
 const registrationConfirm = () => import('../../features/accounts/routes/registration-confirm');
 const registrationComplete = () => import('../../features/accounts/routes/registration-complete');
@@ -46,9 +48,11 @@ export const publicRoutes: RouteObject[] = [
     handle: meta(null, false, '確認コードによるログインの再開'),
     lazy: later(twoFactorUnlock, (m) => <m.TwoFactorUnlockPage />),
   },
-  { path: '/terms', handle: meta(null, false, '利用規約'), lazy: later(terms, (m) => <m.TermsPage />) },
-  { path: '/privacy', handle: meta(null, false, 'プライバシーポリシー'), lazy: later(privacy, (m) => <m.PrivacyPage />) },
-  // Public (SPEC §3): anyone must be able to read it before buying.
+  // Public pages of the member's type: anyone reads them, a signed-in member keeps the menu (layout PUBLIC_PAGES).
+  { path: '/terms', handle: meta('endUser', false, '利用規約'), lazy: later(terms, (m) => <m.TermsPage />) },
+  { path: '/privacy', handle: meta('endUser', false, 'プライバシーポリシー'), lazy: later(privacy, (m) => <m.PrivacyPage />) },
+  { path: '/guide', handle: meta('endUser', false, 'ご利用ガイド'), lazy: later(guide, (m) => <m.GuidePage />) },
+  { path: '/contact', handle: meta('endUser', false, 'お問い合わせ'), lazy: later(contact, (m) => <m.ContactPage />) },
   {
     path: '/specified_commercial_transactions_law',
     handle: meta('endUser', false, '特定商取引法に基づく表記'),

@@ -42,6 +42,9 @@ export function WayOn() {
             <Link to="/login">ログイン画面へ</Link>
           </li>
         )}
+        <li>
+          <Link to="/contact">お問い合わせ</Link>
+        </li>
       </ul>
     </nav>
   );

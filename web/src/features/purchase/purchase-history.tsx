@@ -22,6 +22,12 @@ export function PurchaseHistory() {
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
       {data && data.orders.length === 0 ? <p>購入したライセンスはまだありません。</p> : null}
+      {admin ? null : (
+        <p className="small">
+          ご購入についてのご質問は<Link to="/contact?category=ご購入・お支払いについて">お問い合わせ</Link>
+          からどうぞ（ご注文番号をお書き添えください）。
+        </p>
+      )}
       {data && data.orders.length > 0 ? (
         <div className="table-wrap">
           <table className="table">

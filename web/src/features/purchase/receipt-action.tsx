@@ -49,12 +49,15 @@ export function ReceiptCopyAction({ sale }: { sale: ReceiptSale }) {
  */
 export function ReceiptAction({ sale, autoOpen = false }: { sale: ReceiptSale; autoOpen?: boolean }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const title = useRef<HTMLHeadingElement>(null);
   const [open, setOpen] = useState(false);
   const titleId = useId();
   const available = !sale.refunded_at && Boolean(sale.paid_at);
   const show = () => {
     setOpen(true);
     if (!dialog.current?.open) dialog.current?.showModal();
+    // The dialog's content, read from its title, rather than its first button (「閉じる」, as the body is still loading).
+    title.current?.focus();
   };
   // biome-ignore lint/correctness/useExhaustiveDependencies: opened once, when the page is reached through the mail's link
   useEffect(() => {
@@ -68,7 +71,9 @@ export function ReceiptAction({ sale, autoOpen = false }: { sale: ReceiptSale; a
         <span className="visually-hidden">：{sale.license_name}</span>
       </button>
       <dialog ref={dialog} className="receipt-dialog" aria-labelledby={titleId} onClose={() => setOpen(false)}>
-        <h2 id={titleId}>領収書の発行</h2>
+        <h2 id={titleId} ref={title} tabIndex={-1}>
+          領収書の発行
+        </h2>
         <p className="receipt-dialog-licence">{sale.license_name}</p>
         {open ? <ReceiptDialogBody saleId={sale.id} /> : null}
         <div className="receipt-dialog-actions">

@@ -16,7 +16,7 @@ export function PasskeyList({ passkeys, onChanged }: { passkeys: Passkey[]; onCh
       title: 'パスキーを削除します',
       confirmLabel: '削除する',
       danger: true,
-      body: <p>パスキー「{passkey.name}」を削除します。この端末ではパスキーでサインインできなくなります。</p>,
+      body: <p>パスキー「{passkey.name}」を削除します。この端末ではパスキーでログインできなくなります。</p>,
     });
     if (!yes) return;
     await run(async () => {

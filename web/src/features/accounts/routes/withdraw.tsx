@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
@@ -62,8 +62,8 @@ function AdminCannotWithdraw({ id }: { id: string }) {
   );
 }
 
-/** /users/{id}/withdraw: 退会 with the current password. */
-export function WithdrawPage() {
+/** /users/{id}/withdraw: 退会 with the current password; `children`: the receipts to download first. */
+export function WithdrawPage({ children }: { children?: ReactNode }) {
   const { id = '' } = useParams();
   const { data, error, isLoading, mutate } = useMember(id);
   const [password, setPassword] = useState('');
@@ -94,6 +94,7 @@ export function WithdrawPage() {
           <p>
             <strong className="latin-break">{data.user.email}</strong> のアカウントを削除します。
           </p>
+          {children}
           <WhatHappens />
           <FormAlert message={message} errors={errors} fields={['password']} />
           <form onSubmit={submit} noValidate>

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { formatPrice } from '../../../lib/format';
+import { PhraseBreaks } from '../../../lib/phrase-breaks';
 
 export interface ViewPicture {
   url: string;
@@ -49,7 +50,9 @@ export function LicenseView({
         ) : null}
       </div>
       <div className="license-info">
-        <h2 className="license-name">{name}</h2>
+        <h2 className="license-name phrase-name">
+          <PhraseBreaks text={name} />
+        </h2>
         <p className="price">{formatPrice(price)}</p>
         <div className="description">
           {description.split('\n').map((line, index) => (

@@ -5,6 +5,7 @@ import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager, usePageParam } from '../../../components/ui/pager';
 import { useAuth } from '../../../lib/auth-store';
 import { formatPrice } from '../../../lib/format';
+import { PhraseBreaks } from '../../../lib/phrase-breaks';
 import { useHoldings, useLicenses } from '../api/licenses';
 import { HoldingBadge } from '../components/holding-state';
 
@@ -67,7 +68,9 @@ export function CataloguePage() {
                       画像なし
                     </span>
                   )}
-                  <span className="card-name">{license.name}</span>
+                  <span className="card-name phrase-name">
+                    <PhraseBreaks text={license.name} />
+                  </span>
                   <span className="card-price">{formatPrice(license.price)}</span>
                   <SaleBadge terms={license} />
                   <HoldingBadge holding={holdings.byLicense.get(license.id)} />

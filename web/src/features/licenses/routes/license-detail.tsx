@@ -3,6 +3,7 @@ import { QuotationForm } from '../../../components/quotation-form';
 import { onSale, SaleBadge, SaleStateNotice } from '../../../components/sale-state';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { useAuth } from '../../../lib/auth-store';
+import { usePageTitle } from '../../../lib/page-title';
 import { useHoldings, useLicense } from '../api/licenses';
 import { HoldingState } from '../components/holding-state';
 import { LicenseView } from '../components/license-view';
@@ -14,17 +15,17 @@ export function LicenseDetailPage() {
   const me = useAuth().users[0];
   const holdings = useHoldings(me && me.role !== 'admin' ? me.id : undefined);
   const holding = data ? holdings.byLicense.get(data.license.id) : undefined;
+  const notFound = (error as { status?: number } | undefined)?.status === 404;
+  const heading = data ? data.license.name : notFound ? 'ライセンスが見つかりません' : 'ライセンス詳細';
+  usePageTitle(data?.license.name);
   return (
     <section className="card">
-      {/* One h1 in every state: the licence's name once it is here. */}
-      {data ? null : (
-        <h1>{(error as { status?: number } | undefined)?.status === 404 ? 'ライセンスが見つかりません' : 'ライセンス詳細'}</h1>
-      )}
+      {/* One h1 element in every state (focus stays on it): the licence's name once it is here. */}
+      <h1 className={data ? 'visually-hidden' : undefined}>{heading}</h1>
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
       {data ? (
         <>
-          <h1 className="visually-hidden">{data.license.name}</h1>
           <LicenseView
             name={data.license.name}
             price={data.license.price}
@@ -46,9 +47,12 @@ export function LicenseDetailPage() {
           {me && me.role !== 'admin' && !holding ? <QuotationForm licenseId={data.license.id} /> : null}
         </>
       ) : null}
-      <p className="small">
-        <Link to="/licenses">ライセンス一覧へ戻る</Link>
-      </p>
+      {/* An error's own way on (LoadError) already links the catalogue. */}
+      {error ? null : (
+        <p className="small">
+          <Link to="/licenses">ライセンス一覧へ戻る</Link>
+        </p>
+      )}
     </section>
   );
 }

@@ -1,6 +1,7 @@
-import { privacy } from '../../../../../src/site-settings';
+import { Link } from 'react-router';
+import { privacy } from '../../../../../src/legal-texts';
 
-/** /privacy: the privacy policy (個人情報保護法), from the site settings. */
+/** /privacy: the privacy policy (個人情報保護法). */
 export function PrivacyPage() {
   return (
     <article className="card prose">
@@ -12,6 +13,17 @@ export function PrivacyPage() {
           {section.paragraphs.map((paragraph) => (
             <p key={paragraph}>{paragraph}</p>
           ))}
+          {section.link ? (
+            <p>
+              {section.link.to.startsWith('https://') ? (
+                <a href={section.link.to} rel="noopener noreferrer" target="_blank">
+                  {section.link.label}（外部サイト）
+                </a>
+              ) : (
+                <Link to={section.link.to}>{section.link.label}</Link>
+              )}
+            </p>
+          ) : null}
         </section>
       ))}
       <p className="small">

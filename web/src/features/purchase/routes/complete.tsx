@@ -108,19 +108,22 @@ export function PurchaseCompletePage() {
     <section className="card narrow">
       <h1>ご購入手続きの状況</h1>
       {body}
-      <p className="actions">
-        {data?.order_number && users[0] && data.state !== 'open' ? (
-          <Link to={`/users/${users[0].id}/orders/${data.order_number}`} className="button">
-            ご注文の内容を見る
+      {/* An unknown session's error already offers the way on (LoadError). */}
+      {error ? null : (
+        <p className="actions">
+          {data?.order_number && users[0] && data.state !== 'open' ? (
+            <Link to={`/users/${users[0].id}/orders/${data.order_number}`} className="button">
+              ご注文の内容を見る
+            </Link>
+          ) : null}
+          <Link to={history} className="button">
+            購入履歴を見る
           </Link>
-        ) : null}
-        <Link to={history} className="button">
-          購入履歴を見る
-        </Link>
-        <Link to="/licenses" className="button">
-          ライセンス一覧へ
-        </Link>
-      </p>
+          <Link to="/licenses" className="button">
+            ライセンス一覧へ
+          </Link>
+        </p>
+      )}
     </section>
   );
 }

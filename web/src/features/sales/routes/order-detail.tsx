@@ -3,6 +3,7 @@ import { NotesTimeline } from '../../../components/notes-timeline';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { ApiError } from '../../../lib/api';
 import { OrderBuyers, OrderFacts, OrderHistory, OrderMails, OrderReceipt } from '../components/order-facts';
+import { ReceiptCopyMail } from '../components/receipt-copy-mail';
 import { RefundSection } from '../components/refund-section';
 import { ResendPurchaseMail } from '../components/resend-mail';
 import { type OrderDetail, useOrderDetail } from '../order-api';
@@ -59,6 +60,7 @@ function OrderBody({ sale, onChanged }: { sale: OrderDetail; onChanged: () => vo
       <OrderHistory sale={sale} />
       <OrderReceipt sale={sale} />
       <NotesTimeline path={`/api/sales/${sale.id}/notes`} subject="この注文" />
+      <ReceiptCopyMail sale={sale} />
       <OrderMails sale={sale} />
       <ResendPurchaseMail sale={sale} onChanged={onChanged} />
     </>
