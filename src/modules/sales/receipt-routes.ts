@@ -7,7 +7,7 @@ import { jsonInput } from '../../http/validate.ts';
 import { contentDisposition } from '../../lib/csv.ts';
 import { chooseAddressee, issueReceipt, receiptState } from './receipt.ts';
 import { requestReceiptCopyMail } from './receipt-copy.ts';
-import { receiptDocs } from './responses.ts';
+import { receiptDocs } from './receipt-docs.ts';
 import { AddresseeInput, ReceiptCopyMailInput } from './schemas.ts';
 
 const SALE = `/sales/${NUMERIC_ID}`;
