@@ -1,6 +1,7 @@
 import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
+import { isStaffRole } from '../../http/access.ts';
 import { recordAudit } from '../audit/index.ts';
 import type { SignInClient } from './sign-in-client.ts';
 
@@ -19,7 +20,7 @@ const clientOf = (client: SignInClient) => ({ ip: client.ip, user_agent: client.
 export async function auditSignIn(orm: Orm, client: SignInClient, userId: string, method: SignInMethod): Promise<void> {
   await transact(orm.em as Em, async (tx) => {
     const user = await kysely(tx).selectFrom('users').select(['email', 'role']).where('id', '=', userId).executeTakeFirst();
-    if (user?.role !== 'admin') return;
+    if (!user || !isStaffRole(user.role)) return;
     recordAudit(
       tx,
       { id: userId, email: user.email },
@@ -46,7 +47,7 @@ export async function auditFailedSignIn(
   account: { id: string; email: string; role?: string | null } | null | undefined,
   failure: SignInFailure,
 ): Promise<void> {
-  if (account?.role !== 'admin') return;
+  if (!account || !isStaffRole(account.role ?? '')) return;
   const caller = await client.caller();
   await transact(orm.em as Em, async (tx) => {
     recordAudit(tx, caller, {

@@ -1,3 +1,4 @@
+import { ROLE_LABELS } from '../../http/access.ts';
 import type { AuditLabels } from '../audit/index.ts';
 import { AFFILIATIONS } from './affiliations.ts';
 
@@ -8,7 +9,7 @@ export const accountAuditLabels = {
     'user.force_password': 'パスワードの強制変更',
     'user.delete': 'ユーザーの削除',
     'user.withdraw': '退会',
-    'user.role': '管理者権限の変更',
+    'user.role': '役割の変更',
     'user.resend_verification': '確認メールの再送信',
     'user.export': '会員CSVのダウンロード',
     'admin.sign_in': '管理者のログイン',
@@ -28,7 +29,7 @@ export const accountAuditLabels = {
     affiliation_name: '所属名',
     affiliation_other: 'その他の所属',
     distribution: 'お知らせメール',
-    role: '権限',
+    role: '役割',
     sign_in_method: 'ログイン方法',
     sign_in_failure: '誤っていたもの',
     ip: 'IPアドレス',
@@ -39,7 +40,7 @@ export const accountAuditLabels = {
     affiliations: AFFILIATIONS,
     affiliation: AFFILIATIONS,
     distribution: (v) => (v ? '受け取る' : '受け取らない'),
-    role: { admin: '管理者', user: '一般会員' },
+    role: ROLE_LABELS,
     sign_in_method: {
       password: 'パスワードのみ',
       two_factor: 'パスワードと確認コード',

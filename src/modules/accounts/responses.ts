@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { PERMISSIONS, ROLES } from '../../http/access.ts';
 import { pageEntries, timestamp } from '../../http/openapi.ts';
 
 /** A member or administrator as the API shows them (userDto). */
@@ -14,7 +15,9 @@ const UserAnswer = v.pipe(
     affiliation_name: v.string(),
     affiliation_other: v.nullable(v.string()),
     distribution: v.boolean(),
-    role: v.picklist(['admin', 'user']),
+    role: v.picklist(ROLES),
+    /** What the role may do in the back office (http/access.ts); the SPA hides the rest. */
+    permissions: v.array(v.picklist(PERMISSIONS)),
     email_verified: v.boolean(),
     two_factor_enabled: v.boolean(),
     last_sign_in_at: v.nullable(timestamp()),

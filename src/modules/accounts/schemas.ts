@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ROLES } from '../../http/access.ts';
 import { paging, rules } from '../../http/validate.ts';
 import { printable } from '../../lib/printable-text.ts';
 import { AFFILIATION_OTHER } from './affiliations.ts';
@@ -183,7 +184,10 @@ export const PageQuery = v.object({
 });
 
 export const RoleInput = v.object({
-  role: v.picklist(['admin', 'user'], '権限は admin（管理者）か user（会員）を指定してください。'),
+  role: v.picklist(
+    ROLES,
+    '役割は admin（管理者）、operator（運用担当）、viewer（閲覧のみ）、user（一般会員）のいずれかを指定してください。',
+  ),
 });
 
 const totpCode = v.pipe(

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { ChangeCache, type ChangeFeed } from '../../db/changes.ts';
 import { now as dbNow, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
+import { isStaffRole } from '../../http/access.ts';
 import type { SessionUser } from '../../http/context.ts';
 import { signedByAny } from '../../lib/secrets.ts';
 import { type Auth, SESSION_SECONDS } from './auth.ts';
@@ -21,7 +22,7 @@ export function sessionEndsAt(session: {
   expires_at: Date | string;
   last_active_at: Date | string | null;
 }): number {
-  const admin = session.role === 'admin';
+  const admin = isStaffRole(session.role ?? '');
   const created = new Date(session.created_at).getTime();
   const absolute = created + (admin ? SESSION_LIFETIME.adminAbsoluteSeconds : SESSION_LIFETIME.memberAbsoluteSeconds) * 1000;
   let end = Math.min(new Date(session.expires_at).getTime(), absolute);
@@ -134,7 +135,9 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     const lastActive = new Date(row.last_active_at ?? row.created_at).getTime();
     if (now - lastActive >= ACTIVITY_WRITE_SECONDS * 1000) {
       // Renewed as getSession would, but never past the absolute end.
-      const absolute = row.role === 'admin' ? SESSION_LIFETIME.adminAbsoluteSeconds : SESSION_LIFETIME.memberAbsoluteSeconds;
+      const absolute = isStaffRole(row.role ?? '')
+        ? SESSION_LIFETIME.adminAbsoluteSeconds
+        : SESSION_LIFETIME.memberAbsoluteSeconds;
       await kysely(orm.em.fork() as Em)
         .updateTable('sessions')
         .set((eb) => ({

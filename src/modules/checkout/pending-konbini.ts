@@ -3,7 +3,7 @@ import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import { type DB, db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { requireAdmin } from '../../http/guards.ts';
+import { permit } from '../../http/guards.ts';
 import { queryInput } from '../../http/validate.ts';
 import { currentBuyers } from '../accounts/index.ts';
 import { licenseNames } from '../licenses/index.ts';
@@ -96,7 +96,7 @@ import { PendingQuery } from './schemas.ts';
 export const pendingKonbiniRoutes = new Hono<AppEnv>().get(
   '/payments/pending-konbini',
   paymentDocs.pendingKonbini,
-  requireAdmin,
+  permit('payments:read'),
   async (c) => {
     const query = queryInput(c, PendingQuery);
     return c.json(await pendingKonbini(c.var.deps.orm, query.state, query.page, query.per_page));

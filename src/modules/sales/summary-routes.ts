@@ -1,17 +1,17 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
-import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { permit, signedInUser } from '../../http/guards.ts';
 import { parseInputs, queryInput } from '../../http/validate.ts';
 import { salesDocs } from './responses.ts';
 import { periodOf, SummaryEncodingQuery, SummaryQuery, salesSummary, summaryDownload } from './summary.ts';
 
 /** 売上集計: the totals of a period (Japan days) and the same as a CSV file. Mounted before `/sales/:id`. */
 export const summaryRoutes = new Hono<AppEnv>()
-  .get('/sales/summary', salesDocs.summary, requireAdmin, async (c) => {
+  .get('/sales/summary', salesDocs.summary, permit('sales:read'), async (c) => {
     const query = queryInput(c, SummaryQuery);
     return c.json({ summary: await salesSummary(c.var.deps.orm, periodOf(query)) });
   })
-  .get('/sales/summary.csv', salesDocs.summaryCsv, requireAdmin, async (c) => {
+  .get('/sales/summary.csv', salesDocs.summaryCsv, permit('sales:read'), async (c) => {
     const query = parseInputs(c.req.query(), SummaryQuery, SummaryEncodingQuery);
     const user = signedInUser(c);
     const file = await summaryDownload(c.var.deps.orm, { id: user.id, email: user.email }, periodOf(query), query.encoding);

@@ -612,8 +612,9 @@ export interface components {
       last_name_kana: string | null;
       last_sign_in_at: string | null;
       pending_email?: string | null;
+      permissions: ("members:read" | "members:update" | "members:mail" | "members:export" | "members:set-password" | "members:delete" | "members:set-role" | "licenses:read" | "licenses:update" | "sales:read" | "sales:update" | "sales:refund" | "exports:read" | "exports:run" | "exports:download" | "payments:read" | "payments:update" | "mails:read" | "mails:resend" | "audit:read" | "audit:export" | "operations:read")[];
       /** @enum {string} */
-      role: "admin" | "user";
+      role: "admin" | "operator" | "viewer" | "user";
       two_factor_enabled: boolean;
       /** Format: date-time */
       updated_at?: string;
@@ -671,7 +672,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -717,7 +718,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -767,7 +768,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -909,7 +910,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -973,7 +974,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1034,7 +1035,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1078,7 +1079,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1136,7 +1137,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1185,7 +1186,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1257,7 +1258,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1455,7 +1456,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1519,7 +1520,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1594,7 +1595,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1668,7 +1669,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1753,7 +1754,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1833,7 +1834,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1905,7 +1906,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1968,7 +1969,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2038,7 +2039,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2136,7 +2137,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2209,7 +2210,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2318,7 +2319,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2429,7 +2430,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2489,7 +2490,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2550,7 +2551,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2662,7 +2663,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2777,7 +2778,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3310,7 +3311,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3356,7 +3357,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3424,7 +3425,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3466,7 +3467,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3540,7 +3541,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3637,7 +3638,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3684,7 +3685,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3735,7 +3736,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3815,7 +3816,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3872,7 +3873,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4045,7 +4046,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4174,7 +4175,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4221,7 +4222,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4279,7 +4280,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4345,7 +4346,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4436,7 +4437,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4518,7 +4519,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4559,7 +4560,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4605,7 +4606,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4686,7 +4687,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4721,7 +4722,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4779,7 +4780,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4882,7 +4883,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5075,7 +5076,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5117,7 +5118,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5195,7 +5196,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5306,7 +5307,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5370,7 +5371,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5437,7 +5438,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5499,7 +5500,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5577,7 +5578,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5626,7 +5627,7 @@ export interface operations {
       content: {
         "application/json": {
           /** @enum {string} */
-          role: "admin" | "user";
+          role: "admin" | "operator" | "viewer" | "user";
         };
       };
     };
@@ -5652,7 +5653,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5716,7 +5717,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5793,7 +5794,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5895,7 +5896,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];

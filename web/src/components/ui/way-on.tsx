@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import { useAuth } from '../../lib/auth-store';
+import { isStaff } from '../../lib/permissions';
 
 /**
  * Where to go from a page that cannot be shown: the catalogue and the member's own page when signed
@@ -12,7 +13,7 @@ export function WayOn() {
       <ul>
         {user ? (
           <>
-            {user.role === 'admin' ? (
+            {isStaff(user) ? (
               <li>
                 <Link to="/admin">管理メニューへ</Link>
               </li>

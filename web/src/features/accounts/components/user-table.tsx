@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import { formatDateTime } from '../../../lib/japan-time';
+import { ROLE_LABELS } from '../../../lib/permissions';
 import { affiliationLabel } from '../api/profile';
 import type { UserPage } from '../api/use-user-search';
 
@@ -10,7 +11,7 @@ function UserRow({ user }: { user: User }) {
     <tr>
       <td>
         <Link to={`/admin/users/${user.id}`}>{`${user.last_name} ${user.first_name}`.trim() || '（未設定）'}</Link>
-        {user.role === 'admin' ? <span className="tag">管理者</span> : null}
+        {user.role !== 'user' ? <span className="tag">{ROLE_LABELS[user.role]}</span> : null}
         <span className="kana">{`${user.last_name_kana ?? ''} ${user.first_name_kana ?? ''}`.trim() || 'フリガナ未登録'}</span>
       </td>
       <td className="latin-break">{user.email}</td>

@@ -6,6 +6,7 @@ import { usePageParam } from '../../../components/ui/pager';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { asSelect, formFields } from '../../../lib/form-fields';
+import { useCan } from '../../../lib/permissions';
 import { withParams } from '../../../lib/search-params';
 import { AFFILIATIONS } from '../api/profile';
 import { useUserSearch } from '../api/use-user-search';
@@ -67,6 +68,7 @@ function SortSelect({ sort, onSort }: { sort: string; onSort: (sort: string) => 
 
 /** /admin/users: search by name (姓 or 名), e-mail and affiliation. */
 export function AdminUserListPage() {
+  const can = useCan();
   const [params, setParams] = useSearchParams();
   const flash = (useLocation().state as { message?: string } | null)?.message;
   const [form, setForm] = useState<UserFilters>({
@@ -87,7 +89,7 @@ export function AdminUserListPage() {
       {flash ? <Notice>{flash}</Notice> : null}
       <UserSearch form={form} onChange={setForm} onSubmit={search} />
       <SortSelect sort={sort} onSort={(next) => setParams(withParams(params, { sort: next, page: '' }))} />
-      <MemberCsvDownload params={params} disabled={!data || data.users.length === 0} />
+      {can('members:export') ? <MemberCsvDownload params={params} disabled={!data || data.users.length === 0} /> : null}
       <PagedTable
         list={pageOf(data, (d) => d.users)}
         isLoading={isLoading}

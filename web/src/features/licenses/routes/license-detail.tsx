@@ -1,6 +1,7 @@
 import { Link, useParams } from 'react-router';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { useAuth } from '../../../lib/auth-store';
+import { isStaff } from '../../../lib/permissions';
 import { useHoldings, useLicense } from '../api/licenses';
 import { HoldingState } from '../components/holding-state';
 import { LicenseView } from '../components/license-view';
@@ -10,7 +11,7 @@ export function LicenseDetailPage() {
   const { id } = useParams();
   const { data, error, isLoading, mutate } = useLicense(id);
   const me = useAuth().users[0];
-  const holdings = useHoldings(me && me.role !== 'admin' ? me.id : undefined);
+  const holdings = useHoldings(me && !isStaff(me) ? me.id : undefined);
   const holding = data ? holdings.byLicense.get(data.license.id) : undefined;
   return (
     <section className="card">

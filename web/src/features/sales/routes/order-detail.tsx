@@ -4,6 +4,7 @@ import { OrderBuyers, OrderFacts, OrderHistory, OrderMails, OrderReceipt } from 
 import { RefundSection } from '../components/refund-section';
 import { type OrderDetail, useOrderDetail } from '../order-api';
 import '../order-detail.css';
+import { useCan } from '../../../lib/permissions';
 
 /** /admin/sales/{id}: one order — what was bought, how it was paid, by whom, what happened to it since. */
 export function OrderDetailPage() {
@@ -27,10 +28,11 @@ export function OrderDetailPage() {
 }
 
 function OrderBody({ sale, onChanged }: { sale: OrderDetail; onChanged: () => void }) {
+  const can = useCan();
   return (
     <>
       <OrderFacts sale={sale} />
-      <RefundSection sale={sale} onChanged={onChanged} />
+      {can('sales:refund') ? <RefundSection sale={sale} onChanged={onChanged} /> : null}
       <OrderBuyers sale={sale} />
       <OrderHistory sale={sale} />
       <OrderReceipt sale={sale} />
