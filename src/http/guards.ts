@@ -1,6 +1,8 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
+import { networkList } from '../config/networks.ts';
 import { currentRequest } from '../lib/request-context.ts';
 import { can, isRole, isStaffRole, type Permission, ROLE_LABELS } from './access.ts';
+import { clientIp } from './client-ip.ts';
 import type { AppEnv, SessionUser } from './context.ts';
 import { AppError } from './errors.ts';
 
@@ -47,8 +49,31 @@ export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
   return next();
 };
 
+const allowLists = new WeakMap<readonly string[], ReturnType<typeof networkList>>();
+
+const networkRefused = () =>
+  new AppError(
+    'forbidden',
+    'このネットワークからは管理画面を使えません。許可された場所（社内のネットワークなど）から接続してください。',
+    { details: { code: 'admin_network_refused' } },
+  );
+
+/** ADMIN_ALLOWED_NETWORKS, against the address the rate limits see (TRUST_PROXY_HEADER honoured). */
+export async function checkNetwork(c: Context<AppEnv>, user: SessionUser) {
+  const { env, staffNetworkRefused } = c.var.deps;
+  const cidrs = env.adminAllowedNetworks;
+  if (!cidrs) return;
+  const list = allowLists.get(cidrs) ?? networkList(cidrs);
+  allowLists.set(cidrs, list);
+  const ip = clientIp(c, env.trustProxyHeader);
+  if (list.allows(ip)) return;
+  await staffNetworkRefused(user, ip);
+  throw networkRefused();
+}
+
 async function checkStaff(c: Context<AppEnv>, user: SessionUser, permission: Permission) {
   if (!hasStaffRole(user)) throw new AppError('forbidden');
+  await checkNetwork(c, user);
   if (!user.twoFactorEnabled) throw enrollmentRequired();
   if (!can(user.role, permission)) throw forbiddenForRole(user.role);
 }

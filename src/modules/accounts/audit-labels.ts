@@ -14,6 +14,7 @@ export const accountAuditLabels = {
     'user.export': '会員CSVのダウンロード',
     'admin.sign_in': '管理者のログイン',
     'admin.sign_in_failed': '管理者のログイン失敗',
+    'admin.network_refused': '許可されていないネットワークからの管理画面の利用',
   },
   targets: { user: 'ユーザー' },
   verbs: { role: '権限の変更', resend_verification: '確認メールの再送信' },

@@ -21,6 +21,7 @@ import {
 import { onTwoFactorLocked } from './handlers/two-factor-lock-mail.ts';
 import { accountRoutes } from './routes.ts';
 
+export { staffNetworkRefusals } from './admin-sign-ins.ts';
 export { createOrPromoteAdmin } from './admin-users.ts';
 export { AFFILIATIONS, combinedAffiliationName } from './affiliations.ts';
 export { accountAuditLabels } from './audit-labels.ts';

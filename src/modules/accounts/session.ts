@@ -8,9 +8,12 @@ import { signedByAny } from '../../lib/secrets.ts';
 import { type Auth, SESSION_SECONDS } from './auth.ts';
 
 /** docs/decisions/0028-session-lifetime.md; renewal never passes the end. */
+/** The longest a staff session lives. */
+export const STAFF_SESSION_SECONDS = 12 * 3600;
+
 const SESSION_LIFETIME = {
   memberAbsoluteSeconds: 30 * 24 * 3600,
-  adminAbsoluteSeconds: 12 * 3600,
+  adminAbsoluteSeconds: STAFF_SESSION_SECONDS,
   adminIdleSeconds: 30 * 60,
 } as const;
 /** Each write is a change notice. */
