@@ -9,6 +9,7 @@ import { health } from '../modules/health/index.ts';
 import { licenseAuditLabels, licenses } from '../modules/licenses/index.ts';
 import { mail, mailAuditLabels } from '../modules/mail/index.ts';
 import { saleAuditLabels, sales } from '../modules/sales/index.ts';
+import { dashboard } from './dashboard.ts';
 import { memberHistory } from './member-history.ts';
 import { orderDetail } from './order-detail.ts';
 
@@ -28,6 +29,7 @@ export const appModules: readonly AppModule[] = [
   auditModule(auditLabels),
   health,
   memberHistory,
+  dashboard,
   orderDetail,
 ];
 

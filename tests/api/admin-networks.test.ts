@@ -70,7 +70,7 @@ describe('ADMIN_ALLOWED_NETWORKS', () => {
       expect(res.body.code).toBe('admin_network_refused');
       expect(res.body.message).toMatch(/ネットワーク/);
     }
-    expect((await from('127.0.0.2', '/api/payments/events', admin)).body.code).toBe('admin_network_refused');
+    expect((await from('127.0.0.2', '/api/dashboard', admin)).body.code).toBe('admin_network_refused');
     expect((await refusals()).total).toBe(1);
     expect((await from('127.0.0.3', '/api/users', admin)).body.code).toBe('admin_network_refused');
     const log = await refusals();

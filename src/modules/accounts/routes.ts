@@ -167,6 +167,8 @@ const userRoutes = new Hono<AppEnv>()
           name: query.name || undefined,
           email: query.email || undefined,
           affiliations: typeof query.affiliations === 'number' ? query.affiliations : undefined,
+          createdFrom: query.created_from || undefined,
+          createdTo: query.created_to || undefined,
         },
         c.var.deps.changes,
       ),

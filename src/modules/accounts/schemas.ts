@@ -167,6 +167,8 @@ export const UserSearchQuery = v.object({
       '所属を選択してください。',
     ),
   ),
+  created_from: v.optional(v.union([v.literal(''), rules.date()], '登録日（から）は YYYY-MM-DD の形式で入力してください。')),
+  created_to: v.optional(v.union([v.literal(''), rules.date()], '登録日（まで）は YYYY-MM-DD の形式で入力してください。')),
   ...paging,
   sort: v.optional(
     v.picklist(['created_at', '-created_at', 'email', '-email', 'name', '-name', 'kana'], '並び順が正しくありません。'),

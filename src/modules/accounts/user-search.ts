@@ -1,6 +1,6 @@
 import { type Expression, expressionBuilder, type SqlBool, sql } from 'kysely';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
-import { countAll, db as kysely } from '../../db/kysely.ts';
+import { countAll, japanDayAfter, japanDayStart, db as kysely } from '../../db/kysely.ts';
 import { COUNT_CAP, containsPattern, memberNameSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { UsersAsU } from './member-match.ts';
@@ -10,6 +10,9 @@ export interface UserSearch {
   name?: string;
   email?: string;
   affiliations?: number;
+  /** Registered on or after / on or before these JST days. */
+  createdFrom?: string;
+  createdTo?: string;
   page: number;
   per_page: number;
   sort: string;
@@ -31,7 +34,9 @@ export const orderOf = (sort: string) => ({
 });
 
 /** Null when nothing is asked (no `where` at all). */
-export function userWhere(query: Pick<UserSearch, 'name' | 'email' | 'affiliations'>): Expression<SqlBool> | null {
+export function userWhere(
+  query: Pick<UserSearch, 'name' | 'email' | 'affiliations' | 'createdFrom' | 'createdTo'>,
+): Expression<SqlBool> | null {
   const eb = expressionBuilder<UsersAsU, 'u'>();
   const terms: Expression<SqlBool>[] = [];
   const byName = query.name
@@ -40,6 +45,8 @@ export function userWhere(query: Pick<UserSearch, 'name' | 'email' | 'affiliatio
   if (byName) terms.push(byName);
   if (query.email) terms.push(eb('u.email', 'ilike', containsPattern(query.email)));
   if (query.affiliations) terms.push(eb('u.affiliation', '=', query.affiliations));
+  if (query.createdFrom) terms.push(eb('u.created_at', '>=', japanDayStart(query.createdFrom)));
+  if (query.createdTo) terms.push(eb('u.created_at', '<', japanDayAfter(query.createdTo)));
   return terms.length ? eb.and(terms) : null;
 }
 

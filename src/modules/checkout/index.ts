@@ -17,6 +17,7 @@ import { onReconciliationFlagged } from './reconciliation-digest.ts';
 import { checkoutRoutes, WEBHOOK_PATH } from './routes.ts';
 
 export { checkoutAuditLabels } from './audit-labels.ts';
+export { checkoutDashboard } from './dashboard.ts';
 export { paymentsInboxFigures } from './figures.ts';
 export {
   konbiniOrdersOf,

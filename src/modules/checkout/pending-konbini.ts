@@ -31,7 +31,7 @@ const ORDER: Record<KonbiniListState, 'asc' | 'desc'> = { awaiting: 'asc', lapse
  * The administrators' list of konbini payments awaited or lapsed, paged, with the member as they are
  * now (accounts) and the licence's name (licences); both totals for the screen's tabs.
  */
-async function pendingKonbini(orm: Orm, state: KonbiniListState, page: number, perPage: number) {
+export async function pendingKonbini(orm: Orm, state: KonbiniListState, page: number, perPage: number) {
   const em = orm.em.fork() as Em;
   const [rows, counts] = await Promise.all([
     kysely(em)

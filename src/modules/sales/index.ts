@@ -17,6 +17,7 @@ import {
 import { salesRoutes } from './routes.ts';
 
 export { saleAuditLabels } from './audit-labels.ts';
+export { salesDashboard } from './dashboard.ts';
 export { saleDetail } from './detail.ts';
 export { SaleStatus } from './entities/sale.entity.ts';
 // The export's encoder, for the property test that pins its bytes to csv-stringify's (tests/unit/export-encoding.test.ts).

@@ -25,6 +25,13 @@ export interface paths {
      */
     get: operations["getApiCsrfToken"];
   };
+  "/api/dashboard": {
+    /**
+     * ダッシュボード（今日と今月の売上、対応待ちの件数、30日間の日別売上）
+     * @description 日付は日本時間。売上・返金は売上集計（GET /api/sales/summary）、新規会員は会員一覧（created_from/created_to）、出力待ちは売上一覧（status=0）、お支払い待ちはコンビニ払いの一覧、送信失敗は送信に失敗したメール、照合の差異は未確認の照合と同じ数え方です。
+     */
+    get: operations["getApiDashboard"];
+  };
   "/api/docs": {
     /** API リファレンス（Scalar） */
     get: operations["getApiDocs"];
@@ -833,6 +840,67 @@ export interface operations {
       /** @description XSRF-TOKEN クッキーを設定しました。 */
       204: {
         content: never;
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * ダッシュボード（今日と今月の売上、対応待ちの件数、30日間の日別売上）
+   * @description 日付は日本時間。売上・返金は売上集計（GET /api/sales/summary）、新規会員は会員一覧（created_from/created_to）、出力待ちは売上一覧（status=0）、お支払い待ちはコンビニ払いの一覧、送信失敗は送信に失敗したメール、照合の差異は未確認の照合と同じ数え方です。
+   */
+  getApiDashboard: {
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            awaiting_export: number;
+            bank_transfer_awaiting: number;
+            failed_mails: number;
+            konbini_awaiting: number;
+            month: {
+              amount: number;
+              count: number;
+              from: string;
+              new_members: number;
+              refunded_amount: number;
+              refunded_count: number;
+              to: string;
+            };
+            reconciliations_flagged: number;
+            series: {
+                amount: number;
+                count: number;
+                date: string;
+              }[];
+            today: {
+              amount: number;
+              count: number;
+              from: string;
+              new_members: number;
+              refunded_amount: number;
+              refunded_count: number;
+              to: string;
+            };
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
       };
       /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
       503: {
@@ -5052,6 +5120,8 @@ export interface operations {
         name?: string;
         email?: string;
         affiliations?: "" | string;
+        created_from?: "" | string;
+        created_to?: "" | string;
         page?: string;
         per_page?: string;
         sort?: "created_at" | "-created_at" | "email" | "-email" | "name" | "-name" | "kana";
@@ -5875,6 +5945,8 @@ export interface operations {
         name?: string;
         email?: string;
         affiliations?: "" | string;
+        created_from?: "" | string;
+        created_to?: "" | string;
         sort?: "created_at" | "-created_at" | "email" | "-email" | "name" | "-name" | "kana";
         encoding?: "utf-8" | "shift_jis";
       };
