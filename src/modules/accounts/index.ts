@@ -28,6 +28,7 @@ export { accountAuditLabels } from './audit-labels.ts';
 export { createAuth } from './auth.ts';
 export { administrators, type Buyer, currentBuyers, findBuyer, setDistribution } from './buyers.ts';
 export { newMembers } from './dashboard.ts';
+export { purchaseFiguresKeeper } from './handlers/purchase-figures.ts';
 export { membersMatching } from './member-match.ts';
 export { redisSignInChallenges } from './passkey-challenges.ts';
 export { newPasswordProblem } from './password-policy.ts';

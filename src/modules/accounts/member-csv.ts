@@ -112,7 +112,7 @@ async function memberIds(db: Db, query: MemberCsvQuery): Promise<string[]> {
           'u.id',
           eb.fn
             .agg<number>('row_number')
-            .over((o) => o.orderBy(order.column, dir).orderBy('u.id', dir))
+            .over((o) => o.orderBy(order.column, order.modifiers).orderBy('u.id', dir))
             .as('n'),
         ])
         .$call((qb) => (where ? qb.where(where) : qb))

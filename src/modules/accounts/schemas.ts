@@ -171,7 +171,24 @@ export const UserSearchQuery = v.object({
   created_to: v.optional(v.union([v.literal(''), rules.date()], '登録日（まで）は YYYY-MM-DD の形式で入力してください。')),
   ...paging,
   sort: v.optional(
-    v.picklist(['created_at', '-created_at', 'email', '-email', 'name', '-name', 'kana'], '並び順が正しくありません。'),
+    v.picklist(
+      [
+        'created_at',
+        '-created_at',
+        'email',
+        '-email',
+        'name',
+        '-name',
+        'kana',
+        'purchases',
+        '-purchases',
+        'paid_total',
+        '-paid_total',
+        'last_purchase',
+        '-last_purchase',
+      ],
+      '並び順が正しくありません。',
+    ),
     '-created_at',
   ),
 });

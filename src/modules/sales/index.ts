@@ -33,6 +33,7 @@ export {
   salePaymentsOfSessions,
   salePaymentsSince,
 } from './payments.ts';
+export { purchaseFiguresOfSale } from './purchase-figures.ts';
 export { holdingsOf, saleOfCheckout, saleOfOrderNumber } from './record-sale.ts';
 export { SaleAnswer, SaleDetailAnswer } from './responses.ts';
 export { parseOrderNumber } from './sales-filter.ts';

@@ -472,6 +472,32 @@ export interface components {
       /** Format: date-time */
       updated_at: string;
     };
+    ListedUser: {
+      affiliation_name: string;
+      affiliation_other: string | null;
+      affiliations: number | null;
+      /** Format: date-time */
+      created_at?: string;
+      distribution: boolean;
+      email: string;
+      email_verified: boolean;
+      first_name: string;
+      first_name_kana: string | null;
+      id: string;
+      last_name: string;
+      last_name_kana: string | null;
+      last_purchase_at: string | null;
+      last_sign_in_at: string | null;
+      paid_total: number;
+      pending_email?: string | null;
+      permissions: ("members:read" | "members:update" | "members:mail" | "members:export" | "members:set-password" | "members:delete" | "members:set-role" | "licenses:read" | "licenses:update" | "sales:read" | "sales:update" | "sales:refund" | "exports:read" | "exports:run" | "exports:download" | "payments:read" | "payments:update" | "mails:read" | "mails:resend" | "audit:read" | "audit:export" | "operations:read")[];
+      purchase_count: number;
+      /** @enum {string} */
+      role: "admin" | "operator" | "viewer" | "user";
+      two_factor_enabled: boolean;
+      /** Format: date-time */
+      updated_at?: string;
+    };
     Mail: {
       attempts: number;
       /** Format: date-time */
@@ -5124,7 +5150,7 @@ export interface operations {
         created_to?: "" | string;
         page?: string;
         per_page?: string;
-        sort?: "created_at" | "-created_at" | "email" | "-email" | "name" | "-name" | "kana";
+        sort?: "created_at" | "-created_at" | "email" | "-email" | "name" | "-name" | "kana" | "purchases" | "-purchases" | "paid_total" | "-paid_total" | "last_purchase" | "-last_purchase";
       };
     };
     responses: {
@@ -5136,7 +5162,7 @@ export interface operations {
             per_page: number;
             total: number;
             total_capped: boolean;
-            users: components["schemas"]["User"][];
+            users: components["schemas"]["ListedUser"][];
           };
         };
       };
@@ -5947,7 +5973,7 @@ export interface operations {
         affiliations?: "" | string;
         created_from?: "" | string;
         created_to?: "" | string;
-        sort?: "created_at" | "-created_at" | "email" | "-email" | "name" | "-name" | "kana";
+        sort?: "created_at" | "-created_at" | "email" | "-email" | "name" | "-name" | "kana" | "purchases" | "-purchases" | "paid_total" | "-paid_total" | "last_purchase" | "-last_purchase";
         encoding?: "utf-8" | "shift_jis";
       };
     };

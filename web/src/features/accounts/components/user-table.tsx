@@ -19,11 +19,14 @@ function UserRow({ user }: { user: User }) {
       <td>{user.affiliation_name || '—'}</td>
       <td>{user.created_at ? formatDateTime(user.created_at) : '—'}</td>
       <td>{user.last_sign_in_at ? formatDateTime(user.last_sign_in_at) : '記録なし'}</td>
+      <td>{user.purchase_count.toLocaleString('ja-JP')}回</td>
+      <td>{user.paid_total.toLocaleString('ja-JP')}円</td>
+      <td>{user.last_purchase_at ? formatDateTime(user.last_purchase_at) : '購入なし'}</td>
     </tr>
   );
 }
 
-/** The users of one page: name and kana, e-mail, affiliation, registered and last signed in. */
+/** The users of one page: name and kana, e-mail, affiliation, registered, last signed in, purchases (refunds left out). */
 export function UserTable({ users }: { users: User[] }) {
   return (
     <div className="table-wrap">
@@ -36,6 +39,9 @@ export function UserTable({ users }: { users: User[] }) {
             <th scope="col">所属名</th>
             <th scope="col">登録日時</th>
             <th scope="col">最終ログイン</th>
+            <th scope="col">購入回数</th>
+            <th scope="col">購入金額</th>
+            <th scope="col">最終購入</th>
           </tr>
         </thead>
         <tbody>

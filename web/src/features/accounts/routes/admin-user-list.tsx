@@ -19,6 +19,12 @@ const SORTS = [
   { value: 'kana', label: 'フリガナ順（五十音）' },
   { value: 'name', label: '姓の順' },
   { value: 'email', label: 'メールアドレス順' },
+  { value: '-purchases', label: '購入回数の多い順' },
+  { value: 'purchases', label: '購入回数の少ない順' },
+  { value: '-paid_total', label: '購入金額の多い順' },
+  { value: 'paid_total', label: '購入金額の少ない順' },
+  { value: '-last_purchase', label: '最終購入の新しい順' },
+  { value: 'last_purchase', label: '最終購入の古い順' },
 ];
 
 type UserFilters = { name: string; email: string; affiliations: string };
