@@ -34,7 +34,7 @@ const TWO_FACTOR_ENROLLMENT_REQUIRED = 'two_factor_enrollment_required';
 
 /** 403 for staff who have not enrolled in two-factor yet: the SPA sends them to enrolment. */
 const enrollmentRequired = () =>
-  new AppError('forbidden', '管理画面を使うには二段階認証の設定が必要です。', {
+  new AppError('forbidden', '管理者は二段階認証の設定が必要です。', {
     details: { code: TWO_FACTOR_ENROLLMENT_REQUIRED },
   });
 
