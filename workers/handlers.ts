@@ -7,11 +7,13 @@ import {
   type RoutedEvent,
 } from '../src/events/contracts.ts';
 import { type EventHandler, type EventHandlers, inTurn } from '../src/jobs/context.ts';
-import { accounts } from '../src/modules/accounts/index.ts';
+import { accounts, purchaseFiguresKeeper } from '../src/modules/accounts/index.ts';
 import { announcements } from '../src/modules/announcements/index.ts';
 import { checkout } from '../src/modules/checkout/index.ts';
 import { contact } from '../src/modules/contact/index.ts';
-import { sales } from '../src/modules/sales/index.ts';
+import { purchaseFiguresOfSale, sales } from '../src/modules/sales/index.ts';
+
+const keepPurchaseFigures = purchaseFiguresKeeper(purchaseFiguresOfSale);
 
 /**
  * Which module handles which event. The mapped type ties each event routed to a queue to a handler
@@ -27,6 +29,9 @@ export const handlers: HandlerMap = {
   ...sales.handlers,
   // Both modules keep a reference to the user.
   UserDeleted: inTurn(sales.handlers.UserDeleted, checkout.handlers.UserDeleted),
+  // The receipt or refund mail, then the member list's purchase figures.
+  SalePaid: inTurn(sales.handlers.SalePaid, keepPurchaseFigures),
+  SaleRefunded: inTurn(sales.handlers.SaleRefunded, keepPurchaseFigures),
 };
 
 const table: EventHandlers = handlers;

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as v from 'valibot';
 import { site } from '../site-settings.ts';
+import { parseNetwork } from './networks.ts';
 
 /** The only reader of process.env: parsed once at start-up; a bad value names every bad variable. */
 
@@ -120,6 +121,16 @@ const EnvSchema = v.object({
       v.check(
         (value) => value.split(',').every((secret) => secret.trim().length >= 32),
         'カンマ区切りで、どれも 32 文字以上にしてください (comma-separated, each at least 32 characters)',
+      ),
+    ),
+  ),
+  /** Networks staff may use the back office from (docs/decisions/0045); unset: anywhere. */
+  ADMIN_ALLOWED_NETWORKS: optional(
+    v.pipe(
+      v.string(),
+      v.check(
+        (value) => value.split(',').every((cidr) => parseNetwork(cidr) !== null),
+        'CIDR（例: 192.0.2.0/24, 2001:db8::/32）をカンマで区切って指定してください (comma-separated CIDRs, IPv4 or IPv6)',
       ),
     ),
   ),
@@ -268,6 +279,7 @@ function resolveEnv(raw: ReturnType<typeof parseEnv>) {
       .map((secret) => secret.trim())
       .filter(Boolean),
     trustProxyHeader: raw.TRUST_PROXY_HEADER,
+    adminAllowedNetworks: raw.ADMIN_ALLOWED_NETWORKS?.split(',').map((cidr) => cidr.trim()),
     logLevel: raw.LOG_LEVEL,
     /** In-process caches kept current by change notices (SHOP_CACHES=off: none, for measurements). */
     caches: raw.SHOP_CACHES === 'on',

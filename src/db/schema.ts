@@ -9,6 +9,8 @@ export type Generated<T> = T extends ColumnType<infer S, infer I, infer U>
   ? ColumnType<S, I | undefined, U>
   : ColumnType<T, T | undefined, T>;
 
+export type Int8 = ColumnType<string, bigint | number | string, bigint | number | string>;
+
 export type Json = JsonValue;
 
 export type JsonArray = JsonValue[];
@@ -467,10 +469,13 @@ export interface Users {
   kana_sort: string | null;
   last_name: Generated<string>;
   last_name_kana: string | null;
+  last_purchase_at: Timestamp | null;
   last_sign_in_at: Timestamp | null;
   name: string;
   name_key: Generated<string | null>;
+  paid_total: Generated<Int8>;
   pending_email: string | null;
+  purchase_count: Generated<number>;
   role: Generated<string>;
   search_grams: string[] | null;
   search_key: string | null;

@@ -26,7 +26,7 @@ import {
   whenReady,
 } from '../lib/redis.ts';
 import { acceptPreviousSecrets } from '../lib/secrets.ts';
-import { createAuth, createSessionReader, redisSignInChallenges } from '../modules/accounts/index.ts';
+import { createAuth, createSessionReader, redisSignInChallenges, staffNetworkRefusals } from '../modules/accounts/index.ts';
 import { createPayments, scheduleNightlyReconciliation, seatsTaken } from '../modules/checkout/index.ts';
 import { startWorkerHeartbeat } from '../modules/health/index.ts';
 import { createMailer, type Mailer } from '../modules/mail/index.ts';
@@ -192,6 +192,7 @@ async function assemble(
     stripeEmulator,
     webRoot: options.webRoot,
     drain: new Drain(),
+    staffNetworkRefused: staffNetworkRefusals(orm, redis, prefix, log),
   };
   return {
     deps,

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { AppEnv, AppModule } from '../http/context.ts';
-import { requireSelfOrAdmin, requireUser, signedInUser } from '../http/guards.ts';
+import { permitSelfOr, requireUser, signedInUser } from '../http/guards.ts';
 import { operation, pathIds } from '../http/openapi.ts';
 import { KonbiniVoucherAnswer, konbiniOrdersOf, memberOrdersOf } from '../modules/checkout/index.ts';
 import { holdingsOf, memberSalesByCheckout, SaleAnswer, salesOfUser } from '../modules/sales/index.ts';
@@ -24,6 +24,7 @@ const historyDoc = operation('get', {
   summary: '会員の購入履歴（コンビニ決済のお支払い待ちを含む）',
   tags: ['購入'],
   access: 'self-or-admin',
+  permission: 'sales:read',
   path: { id: pathIds.uuid },
   answers: {
     200: v.object({
@@ -73,7 +74,7 @@ const holdingsDoc = operation('get', {
 export const memberHistory = {
   name: 'member-history',
   api: new Hono<AppEnv>()
-    .get('/sales/user/:id{[0-9a-fA-F-]+}', historyDoc, requireSelfOrAdmin(), async (c) => {
+    .get('/sales/user/:id{[0-9a-fA-F-]+}', historyDoc, permitSelfOr('sales:read'), async (c) => {
       const { orm } = c.var.deps;
       const userId = c.req.param('id');
       const [sales, konbiniOrders, orders, byCheckout] = await Promise.all([

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { AppEnv, AppModule } from '../http/context.ts';
 import { AppError } from '../http/errors.ts';
-import { requireSelfOrAdmin } from '../http/guards.ts';
+import { permitSelfOr } from '../http/guards.ts';
 import { operation, pathIds, timestamp } from '../http/openapi.ts';
 import { queryInput } from '../http/validate.ts';
 import { contentDisposition } from '../lib/csv.ts';
@@ -84,6 +84,7 @@ const orderDoc = operation('get', {
   summary: '会員のご注文（支払い方法、状況、払込票・お振込先、領収書、返金）',
   tags: ['購入'],
   access: 'self-or-admin',
+  permission: 'sales:read',
   path: orderPath,
   answers: { 200: v.object({ order: OrderAnswer }) },
   errors: [404],
@@ -92,6 +93,7 @@ const invoiceDoc = operation('get', {
   summary: '御請求書の PDF（銀行振込のお支払い待ちのご注文）',
   tags: ['購入'],
   access: 'self-or-admin',
+  permission: 'sales:read',
   path: orderPath,
   query: AddresseeInput,
   answers: { 200: { media: 'application/pdf', description: '御請求書の PDF' } },
@@ -116,11 +118,11 @@ async function findOrder(c: { var: AppEnv['Variables']; req: { param: (name: str
 export const memberOrders = {
   name: 'member-orders',
   api: new Hono<AppEnv>()
-    .get('/users/:id{[0-9a-fA-F-]+}/orders/:order_number', orderDoc, requireSelfOrAdmin(), async (c) => {
+    .get('/users/:id{[0-9a-fA-F-]+}/orders/:order_number', orderDoc, permitSelfOr('sales:read'), async (c) => {
       const { order, sale } = await findOrder(c);
       return c.json({ order: orderAnswer(order, sale) });
     })
-    .get('/users/:id{[0-9a-fA-F-]+}/orders/:order_number/invoice', invoiceDoc, requireSelfOrAdmin(), async (c) => {
+    .get('/users/:id{[0-9a-fA-F-]+}/orders/:order_number/invoice', invoiceDoc, permitSelfOr('sales:read'), async (c) => {
       const choice = queryInput(c, AddresseeInput);
       const { userId, order } = await findOrder(c);
       const bank = order.bank_transfer;

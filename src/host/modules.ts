@@ -11,6 +11,7 @@ import { health } from '../modules/health/index.ts';
 import { licenseAuditLabels, licenses } from '../modules/licenses/index.ts';
 import { mail, mailAuditLabels } from '../modules/mail/index.ts';
 import { saleAuditLabels, sales } from '../modules/sales/index.ts';
+import { dashboard } from './dashboard.ts';
 import { memberHistory } from './member-history.ts';
 import { memberOrders } from './member-orders.ts';
 import { orderDetail } from './order-detail.ts';
@@ -41,6 +42,7 @@ export const appModules: readonly AppModule[] = [
   health,
   memberHistory,
   memberOrders,
+  dashboard,
   orderDetail,
 ];
 

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { AppEnv, AppModule } from '../http/context.ts';
-import { requireAdmin } from '../http/guards.ts';
+import { permit } from '../http/guards.ts';
 import { operation, pathIds, timestamp } from '../http/openapi.ts';
 import { NUMERIC_ID } from '../http/path-ids.ts';
 import { paymentOfCheckout } from '../modules/checkout/index.ts';
@@ -11,6 +11,7 @@ const detailDoc = operation('get', {
   summary: '注文の詳細（購入者、履歴、領収書、メール、支払い方法）',
   tags: ['売上'],
   access: 'admin',
+  permission: 'sales:read',
   path: { id: pathIds.number },
   answers: {
     200: v.object({
@@ -33,7 +34,7 @@ const detailDoc = operation('get', {
  */
 export const orderDetail = {
   name: 'order-detail',
-  api: new Hono<AppEnv>().get(`/sales/${NUMERIC_ID}`, detailDoc, requireAdmin, async (c) => {
+  api: new Hono<AppEnv>().get(`/sales/${NUMERIC_ID}`, detailDoc, permit('sales:read'), async (c) => {
     const { orm } = c.var.deps;
     const { checkoutId, sale } = await saleDetail(orm, Number(c.req.param('id')));
     const payment = await paymentOfCheckout(orm.em.fork(), checkoutId);

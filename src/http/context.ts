@@ -59,6 +59,8 @@ export interface AppDeps extends ModuleServices {
   stripeEmulator?: { app: Hono };
   webRoot?: string;
   drain: Drain;
+  /** Records staff refused outside ADMIN_ALLOWED_NETWORKS (the accounts module implements it). */
+  staffNetworkRefused: (user: SessionUser, ip: string) => Promise<void>;
 }
 
 export interface SessionUser {

@@ -2,6 +2,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import type { MiddlewareHandler } from 'hono';
 import { type DescribeRouteOptions, describeRoute, resolver } from 'hono-openapi';
 import * as v from 'valibot';
+import type { Permission } from './access.ts';
 
 /** docs/decisions/0041-openapi-contract.md: what a guard, the body limit or CSRF can answer is added here, so each route lists only its own. */
 
@@ -49,13 +50,13 @@ interface EmptyAnswer {
 
 type Answer = v.GenericSchema | MediaAnswer | RedirectAnswer | EmptyAnswer;
 
-type Access = 'public' | 'member' | 'admin' | 'self-or-admin';
+/** `admin`: staff whose role grants `permission` (http/access.ts); `self-or-admin`: also the member themselves. */
+type Access = { access: 'public' | 'member' } | { access: 'admin' | 'self-or-admin'; permission: Permission };
 
-interface Operation {
+type Operation = Access & {
   summary: string;
   description?: string;
   tags: string[];
-  access: Access;
   body?: v.GenericSchema;
   /** Its fields are read by busboy, not one valibot schema. */
   multipart?: Record<string, unknown>;
@@ -68,12 +69,12 @@ interface Operation {
   answers: Record<number, Answer>;
   errors?: number[];
   csrfExempt?: boolean;
-}
+};
 
 const ERROR_TEXT: Record<number, string> = {
   400: '本文の形式が正しくありません（JSON でない、入れ子が深すぎるなど）。',
   401: 'ログインしていません。',
-  403: '権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。',
+  403: '権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。',
   404: '見つかりません。',
   409: '他の操作と競合しました（code で理由を示すことがあります）。',
   413: '送信されたデータが大きすぎます。',
@@ -175,8 +176,9 @@ function operationSpec(op: Operation, method: string): DescribeRouteOptions {
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     tags: op.tags,
-    // Who may call it: public, member (signed in), admin (an administrator enrolled in two-factor), self-or-admin.
+    // Who may call it: public, member (signed in), admin (staff enrolled in two-factor), self-or-admin.
     'x-access': op.access,
+    ...('permission' in op ? { 'x-permission': op.permission } : {}),
     ...(op.access === 'public' ? { security: [] } : {}),
     ...(params.length ? { parameters: params } : {}),
     ...(requestBody ? { requestBody } : {}),

@@ -6,7 +6,7 @@ import type { Queues } from '../events/queues.ts';
 import { site } from '../site-settings.ts';
 import type { AppEnv } from './context.ts';
 import { AppError } from './errors.ts';
-import { currentUser, isAdmin } from './guards.ts';
+import { checkNetwork, currentUser, may } from './guards.ts';
 import { QUEUE_DASHBOARD_SCRIPT, QUEUE_DASHBOARD_STYLE } from './queue-dashboard-ui.ts';
 
 export const QUEUE_DASHBOARD_PATH = '/admin/queues';
@@ -25,11 +25,17 @@ export function queueDashboard(queues: Queues, { appOrigin, spa }: QueueDashboar
   const app = new Hono<AppEnv>();
   app.use('*', async (c, next) => {
     const user = await currentUser(c);
-    if (!user || !isAdmin(user)) {
+    if (!user || !may(user, 'operations:read')) {
       if (!isPageRequest(c)) throw new AppError(user ? 'forbidden' : 'unauthorized');
       // Not `?next=` back here: the SPA has no route for this server page.
       if (!user) return c.redirect('/login');
       return refusedPage(c, spa);
+    }
+    try {
+      await checkNetwork(c, user);
+    } catch (error) {
+      if (isPageRequest(c)) return c.redirect('/admin/network-refused');
+      throw error;
     }
     if (!['GET', 'HEAD'].includes(c.req.method)) {
       const fetchSite = c.req.header('sec-fetch-site');

@@ -271,8 +271,8 @@ describe('PUT /api/users/{id}/role', () => {
     // The survivor is the last administrator: deleting or demoting them is refused.
     const survivor = answers[0]?.status === 200 ? ca : cb;
     const survivorId = answers[0]?.status === 200 ? a.id : b.id;
-    expect((await survivor.request('DELETE', `/api/users/${survivorId}/force`)).status).toBe(403);
-    expect((await survivor.put(`/api/users/${survivorId}/role`, { role: 'user' })).status).toBe(403);
+    expect((await survivor.request('DELETE', `/api/users/${survivorId}/force`)).status).toBe(409);
+    expect((await survivor.put(`/api/users/${survivorId}/role`, { role: 'user' })).status).toBe(409);
     await em.execute("update users set role = 'admin' where id = ?", [adminId]);
   });
 });

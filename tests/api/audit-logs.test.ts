@@ -141,13 +141,13 @@ describe('the changed fields of real changes made through the API', () => {
     const entries = ((await res.json()) as Page).audit_logs;
     expect(entries.map((e) => [e.action, e.action_label])).toEqual([
       ['user.force_password', 'パスワードの強制変更'],
-      ['user.role', '管理者権限の変更'],
-      ['user.role', '管理者権限の変更'],
+      ['user.role', '役割の変更'],
+      ['user.role', '役割の変更'],
       ['user.update', 'ユーザー情報の変更'],
     ]);
     expect(entries[0]?.changes).toEqual([]);
-    expect(entries[1]?.changes).toEqual([{ field: 'role', label: '権限', before: '管理者', after: '一般会員' }]);
-    expect(entries[2]?.changes).toEqual([{ field: 'role', label: '権限', before: '一般会員', after: '管理者' }]);
+    expect(entries[1]?.changes).toEqual([{ field: 'role', label: '役割', before: '管理者', after: '一般会員' }]);
+    expect(entries[2]?.changes).toEqual([{ field: 'role', label: '役割', before: '一般会員', after: '管理者' }]);
   });
 
   it('shows a licence created, edited and deleted', async () => {
@@ -374,7 +374,7 @@ describe('GET /api/audit-logs/options', () => {
       { action: 'user.force_password', label: 'パスワードの強制変更' },
       { action: 'user.delete', label: 'ユーザーの削除' },
       { action: 'user.withdraw', label: '退会' },
-      { action: 'user.role', label: '管理者権限の変更' },
+      { action: 'user.role', label: '役割の変更' },
       // The administrators' own sign-ins (this file's administrators signed in).
       { action: 'admin.sign_in', label: '管理者のログイン' },
       { action: 'license.create', label: 'ライセンスの新規登録' },

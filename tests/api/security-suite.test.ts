@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireAdmin, requireUser } from '../../src/http/guards.ts';
+import { requireUser } from '../../src/http/guards.ts';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { aMember } from '../support/factories.ts';
@@ -60,7 +60,7 @@ function apiRoutes(): Route[] {
     if (!r.path.startsWith('/api/') || r.method === 'ALL' || r.path.includes('*')) continue;
     const key = `${r.method} ${r.path}`;
     const route = byKey.get(key) ?? { method: r.method, path: r.path, admin: false, signedIn: false };
-    if (r.handler === requireAdmin) route.admin = true;
+    if ('permission' in r.handler) route.admin = true;
     if (r.handler === requireUser) route.signedIn = true;
     byKey.set(key, route);
   }

@@ -154,12 +154,12 @@ it('an administrator resends a verification mail, sees it refused and retried in
   expect(smtp.messages.filter(smtp.to(email))).toHaveLength(2);
 
   // Role grant, confirmed in a dialog; the audit section records it.
-  await page.getByRole('button', { name: '管理者にする' }).click();
-  expect(await confirmInDialog(page)).toContain('を管理者にします。管理画面のすべての操作ができるようになります。');
-  await page.getByText('管理者にしました。').waitFor();
-  await page.getByRole('button', { name: '管理者権限を外す' }).waitFor();
-  expect(await page.locator('.summary').textContent()).toContain('権限管理者');
-  await history.getByText('管理者権限の変更').waitFor();
+  await page.getByLabel('役割').selectOption('admin');
+  await page.getByRole('button', { name: '役割を変更する' }).click();
+  expect(await confirmInDialog(page)).toContain('の役割を「管理者」にします。管理画面のすべての操作ができるようになります。');
+  await page.getByText('役割を「管理者」にしました。').waitFor();
+  await expect.poll(() => page.locator('.summary').textContent()).toContain('役割管理者');
+  await history.getByText('役割の変更').waitFor();
   const newest = await history.getByRole('listitem').first().textContent();
   expect(newest).toContain('users-admin@example.jp');
   expect(newest).toContain('一般会員 → 管理者');

@@ -69,7 +69,7 @@ export class TestClient {
     const secret = secretOf(email);
     if (body.two_factor_required && secret) return this.post('/api/login/two-factor', await secondFactor(email));
     const me = body.users?.[0];
-    if (me?.role === 'admin' && !me.two_factor_enabled && options.enrolAdmins !== false) {
+    if (me && me.role !== 'user' && !me.two_factor_enabled && options.enrolAdmins !== false) {
       await enrolTwoFactor(this, email, password);
       return this.get('/api/login');
     }

@@ -27,6 +27,18 @@ describe('environment', () => {
     expect(() => loadEnv({ SHOP_CACHES: 'no' })).toThrow(/SHOP_CACHES/);
   });
 
+  it('reads ADMIN_ALLOWED_NETWORKS as IPv4 and IPv6 CIDRs, refusing a bad one by name', () => {
+    expect(loadEnv({}).adminAllowedNetworks).toBeUndefined();
+    expect(loadEnv({ ADMIN_ALLOWED_NETWORKS: '192.0.2.0/24, 2001:db8::/32,10.0.0.1' }).adminAllowedNetworks).toEqual([
+      '192.0.2.0/24',
+      '2001:db8::/32',
+      '10.0.0.1',
+    ]);
+    for (const bad of ['192.0.2.0/33', '2001:db8::/129', 'office', '192.0.2.0/24,', '10.0.0.0/8/8']) {
+      expect(() => loadEnv({ ADMIN_ALLOWED_NETWORKS: bad }), bad).toThrow(/ADMIN_ALLOWED_NETWORKS/);
+    }
+  });
+
   it('treats blank variables as unset', () => {
     expect(loadEnv({ DATABASE_URL: '  ', SMTP_URL: '' }).databaseUrl).toBeUndefined();
   });

@@ -1,6 +1,7 @@
 import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
+import { isStaffRole, type Role } from '../../http/access.ts';
 import { AppError } from '../../http/errors.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { listMails } from '../mail/index.ts';
@@ -47,11 +48,11 @@ export async function forcePassword(orm: Orm, actor: Actor, id: string, password
 }
 
 export async function forceDelete(orm: Orm, actor: Actor, id: string): Promise<void> {
-  if (actor.id === id) throw new AppError('forbidden', '自分自身のアカウントは削除できません。');
   await transact(orm.em as Em, async (tx) => {
     const user = await tx.findOne(User, { id });
     if (!user) throw new AppError('not_found', USER_NOT_FOUND);
     if (user.role === 'admin') await keepAnAdministrator(tx);
+    if (actor.id === id) throw new AppError('forbidden', '自分自身のアカウントは削除できません。');
     const before = auditView(user);
     await removeAccount(tx, user.id, 'admin');
     recordAudit(tx, actor, { action: 'user.delete', targetType: 'user', targetId: id, before });
@@ -64,17 +65,18 @@ async function keepAnAdministrator(tx: Em): Promise<void> {
 }
 
 /** The user's sessions end, so the new role counts at their next request. */
-export async function setRole(orm: Orm, actor: Actor, id: string, role: 'admin' | 'user'): Promise<void> {
-  if (actor.id === id && role !== 'admin') throw new AppError('forbidden', '自分自身の管理者権限は外せません。');
+export async function setRole(orm: Orm, actor: Actor, id: string, role: Role): Promise<void> {
   await transact(orm.em as Em, async (tx) => {
     const user = await tx.findOne(User, { id });
     if (!user) throw new AppError('not_found', USER_NOT_FOUND);
     if (user.role === role) return;
     if (user.role === 'admin') await keepAnAdministrator(tx);
+    if (actor.id === id) throw new AppError('forbidden', '自分自身の役割は変更できません。ほかの管理者に依頼してください。');
     const before = { role: user.role };
     user.role = role;
     user.updatedAt = new Date();
-    if (role === 'admin') user.emailVerified = true;
+    // Staff sign in with an address an administrator vouches for (as createOrPromoteAdmin does).
+    if (isStaffRole(role)) user.emailVerified = true;
     await endSessions(tx, user.id);
     recordAudit(tx, actor, { action: 'user.role', targetType: 'user', targetId: user.id, before, after: { role } });
   });

@@ -1,3 +1,4 @@
+import { ROLE_LABELS } from '../../http/access.ts';
 import type { AuditLabels } from '../audit/index.ts';
 import { AFFILIATIONS } from './affiliations.ts';
 import { describeUserAgent } from './user-agent.ts';
@@ -9,12 +10,13 @@ export const accountAuditLabels = {
     'user.force_password': 'パスワードの強制変更',
     'user.delete': 'ユーザーの削除',
     'user.withdraw': '退会',
-    'user.role': '管理者権限の変更',
+    'user.role': '役割の変更',
     'user.resend_verification': '確認メールの再送信',
     'user.export': '会員CSVのダウンロード',
     'user.note': '会員のメモの追加',
     'admin.sign_in': '管理者のログイン',
     'admin.sign_in_failed': '管理者のログイン失敗',
+    'admin.network_refused': '許可されていないネットワークからの管理画面の利用',
   },
   targets: { user: 'ユーザー' },
   verbs: { role: '権限の変更', resend_verification: '確認メールの再送信' },
@@ -30,7 +32,7 @@ export const accountAuditLabels = {
     affiliation_name: '所属名',
     affiliation_other: 'その他の所属',
     distribution: 'お知らせメール',
-    role: '権限',
+    role: '役割',
     sign_in_method: 'ログイン方法',
     sign_in_failure: '誤っていたもの',
     ip: 'IPアドレス',
@@ -52,7 +54,7 @@ export const accountAuditLabels = {
       '-email': 'メールアドレスの逆順',
     },
     user_agent: (v) => describeUserAgent(typeof v === 'string' ? v : null),
-    role: { admin: '管理者', user: '一般会員' },
+    role: ROLE_LABELS,
     sign_in_method: {
       password: 'パスワードのみ',
       two_factor: 'パスワードと確認コード',

@@ -4,6 +4,7 @@ import { betterAuth } from 'better-auth';
 import { APIError } from 'better-auth/api';
 import { admin, twoFactor } from 'better-auth/plugins';
 import type { Kysely, KyselyPlugin, QueryResult, UnknownRow } from 'kysely';
+import { ac, roles } from '../../http/access.ts';
 import { betterAuthSecrets } from '../../lib/secrets.ts';
 import { SIGN_IN_CHALLENGE_PATH, type SignInChallenges } from './passkey-challenges.ts';
 import { hashPassword, verifyPassword } from './password.ts';
@@ -137,6 +138,8 @@ function adminPlugin() {
   return admin({
     defaultRole: 'user',
     adminRoles: ['admin'],
+    ac,
+    roles,
     schema: {
       user: { fields: { banReason: 'ban_reason', banExpires: 'ban_expires' } },
       session: { fields: { impersonatedBy: 'impersonated_by' } },

@@ -24,12 +24,15 @@ import { onTwoFactorLocked } from './handlers/two-factor-lock-mail.ts';
 import { accountRoutes } from './routes.ts';
 import { UNSUBSCRIBE_PATH, unsubscribeRoutes } from './unsubscribe-routes.ts';
 
+export { staffNetworkRefusals } from './admin-sign-ins.ts';
 export { createOrPromoteAdmin } from './admin-users.ts';
 export { AFFILIATIONS, combinedAffiliationName } from './affiliations.ts';
 export { accountAuditLabels } from './audit-labels.ts';
 export { createAuth } from './auth.ts';
 export { administrators, type Buyer, currentBuyers, findBuyer } from './buyers.ts';
 export { announcementAudience, announcementRecipients, consentHistory, setDistribution, testRecipient } from './consent.ts';
+export { newMembers } from './dashboard.ts';
+export { purchaseFiguresKeeper } from './handlers/purchase-figures.ts';
 export { membersMatching } from './member-match.ts';
 export { redisSignInChallenges } from './passkey-challenges.ts';
 export { newPasswordProblem } from './password-policy.ts';

@@ -3,6 +3,7 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import { type DB, type Db, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
+import { isRole, ROLE_LABELS } from '../../http/access.ts';
 import { CP932, contentDisposition, csvHeader, csvLines, replaceUnmappable } from '../../lib/csv.ts';
 import { jstStamp } from '../../lib/japan-time.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -61,7 +62,7 @@ const cellsOf = (row: MemberRow): string[] => [
   row.affiliation_name,
   row.affiliation_other ?? '',
   row.distribution ? '受け取る' : '受け取らない',
-  row.role === 'admin' ? '管理者' : '一般会員',
+  isRole(row.role) ? ROLE_LABELS[row.role] : row.role,
   row.created,
   row.last_sign_in ?? '',
   row.id,
@@ -111,7 +112,7 @@ async function memberIds(db: Db, query: MemberCsvQuery): Promise<string[]> {
           'u.id',
           eb.fn
             .agg<number>('row_number')
-            .over((o) => o.orderBy(order.column, dir).orderBy('u.id', dir))
+            .over((o) => o.orderBy(order.column, order.modifiers).orderBy('u.id', dir))
             .as('n'),
         ])
         .$call((qb) => (where ? qb.where(where) : qb))

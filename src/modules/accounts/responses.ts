@@ -1,30 +1,43 @@
 import * as v from 'valibot';
+import { PERMISSIONS, ROLES } from '../../http/access.ts';
 import { pageEntries, timestamp } from '../../http/openapi.ts';
 
 /** A member or administrator as the API shows them (userDto). */
-const UserAnswer = v.pipe(
+const UserFields = v.object({
+  id: v.string(),
+  email: v.string(),
+  last_name: v.string(),
+  first_name: v.string(),
+  last_name_kana: v.nullable(v.string()),
+  first_name_kana: v.nullable(v.string()),
+  affiliations: v.nullable(v.number()),
+  affiliation_name: v.string(),
+  affiliation_other: v.nullable(v.string()),
+  distribution: v.boolean(),
+  role: v.picklist(ROLES),
+  /** What the role may do in the back office (http/access.ts); the SPA hides the rest. */
+  permissions: v.array(v.picklist(PERMISSIONS)),
+  email_verified: v.boolean(),
+  two_factor_enabled: v.boolean(),
+  last_sign_in_at: v.nullable(timestamp()),
+  /** An e-mail change waiting for its confirmation link. */
+  pending_email: v.optional(v.nullable(v.string())),
+  created_at: v.optional(timestamp()),
+  /** The version an edit carries back (a newer one answers 409). */
+  updated_at: v.optional(timestamp()),
+});
+const UserAnswer = v.pipe(UserFields, v.metadata({ ref: 'User' }));
+
+/** A member in the back office's list, with the figures accounts keeps from sale events. */
+const ListedUserAnswer = v.pipe(
   v.object({
-    id: v.string(),
-    email: v.string(),
-    last_name: v.string(),
-    first_name: v.string(),
-    last_name_kana: v.nullable(v.string()),
-    first_name_kana: v.nullable(v.string()),
-    affiliations: v.nullable(v.number()),
-    affiliation_name: v.string(),
-    affiliation_other: v.nullable(v.string()),
-    distribution: v.boolean(),
-    role: v.picklist(['admin', 'user']),
-    email_verified: v.boolean(),
-    two_factor_enabled: v.boolean(),
-    last_sign_in_at: v.nullable(timestamp()),
-    /** An e-mail change waiting for its confirmation link. */
-    pending_email: v.optional(v.nullable(v.string())),
-    created_at: v.optional(timestamp()),
-    /** The version an edit carries back (a newer one answers 409). */
-    updated_at: v.optional(timestamp()),
+    ...UserFields.entries,
+    /** Paid sales not refunded. */
+    purchase_count: v.number(),
+    paid_total: v.number(),
+    last_purchase_at: v.nullable(timestamp()),
   }),
-  v.metadata({ ref: 'User' }),
+  v.metadata({ ref: 'ListedUser' }),
 );
 
 /** The seed's sign-in answer: the signed-in user, or none. */
@@ -50,7 +63,7 @@ export const ProfileAnswer = v.object({
   }),
 });
 
-export const UserPageAnswer = v.object({ users: v.array(UserAnswer), ...pageEntries, total_capped: v.boolean() });
+export const UserPageAnswer = v.object({ users: v.array(ListedUserAnswer), ...pageEntries, total_capped: v.boolean() });
 export const OneUserAnswer = v.object({ user: UserAnswer });
 export const UserWithMessageAnswer = v.object({ user: UserAnswer, message: v.string() });
 

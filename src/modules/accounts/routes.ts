@@ -1,18 +1,11 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
+import { ROLE_LABELS } from '../../http/access.ts';
 import { addressBucket, clientIp } from '../../http/client-ip.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import {
-  currentUser,
-  hasAdminRole,
-  isAdmin,
-  requireAdmin,
-  requireSelfOrAdmin,
-  requireUser,
-  signedInUser,
-} from '../../http/guards.ts';
+import { currentUser, hasStaffRole, isStaff, permit, permitSelfOr, requireUser, signedInUser } from '../../http/guards.ts';
 import { collectErrors, jsonInput, parseInput, parseInputs, queryInput, readJson } from '../../http/validate.ts';
 import { forceDelete, forcePassword, resendVerificationMail, setRole, userMails } from './admin-users.ts';
 import { registrationDocs, signInDocs, userDocs } from './docs.ts';
@@ -165,7 +158,7 @@ const registrationRoutes = new Hono<AppEnv>()
 const USER = ':id{[0-9a-fA-F-]+}';
 
 const userRoutes = new Hono<AppEnv>()
-  .get('/users', userDocs.search, requireAdmin, async (c) => {
+  .get('/users', userDocs.search, permit('members:read'), async (c) => {
     const query = queryInput(c, UserSearchQuery);
     return c.json(
       await searchUsers(
@@ -175,13 +168,15 @@ const userRoutes = new Hono<AppEnv>()
           name: query.name || undefined,
           email: query.email || undefined,
           affiliations: typeof query.affiliations === 'number' ? query.affiliations : undefined,
+          createdFrom: query.created_from || undefined,
+          createdTo: query.created_to || undefined,
         },
         c.var.deps.changes,
       ),
     );
   })
   // The member CSV (the list's search and order): a GET like the other downloads, audited and limited.
-  .get('/users/export.csv', userDocs.exportCsv, requireAdmin, async (c) => {
+  .get('/users/export.csv', userDocs.exportCsv, permit('members:export'), async (c) => {
     const query = queryInput(c, UserExportQuery);
     await c.var.deps.rateLimit.hit(LIMITS.memberCsvPerAdmin, signedInUser(c).id);
     const file = await openMemberCsv(
@@ -202,47 +197,47 @@ const userRoutes = new Hono<AppEnv>()
       'X-Row-Count': String(file.rows),
     });
   })
-  .put(`/users/${USER}/password/force`, userDocs.forcePassword, requireAdmin, async (c) => {
+  .put(`/users/${USER}/password/force`, userDocs.forcePassword, permit('members:set-password'), async (c) => {
     const input = await jsonInput(c, NewPasswordPairInput);
     await forcePassword(c.var.deps.orm, actorOf(c), c.req.param('id'), input.new_password);
     return c.json({ message: 'パスワードを変更しました。このユーザーはすべての端末でログアウトされました。' });
   })
-  .put(`/users/${USER}/role`, userDocs.role, requireAdmin, async (c) => {
+  .put(`/users/${USER}/role`, userDocs.role, permit('members:set-role'), async (c) => {
     const { role } = await jsonInput(c, RoleInput);
     await setRole(c.var.deps.orm, actorOf(c), c.req.param('id'), role);
     return c.json({
       user: await getUser(c.var.deps.orm, c.req.param('id')),
-      message: role === 'admin' ? '管理者にしました。' : '管理者権限を外しました。',
+      message: `役割を「${ROLE_LABELS[role]}」にしました。このユーザーはすべての端末でログアウトされました。`,
     });
   })
-  .get(`/users/${USER}/mails`, userDocs.mails, requireAdmin, async (c) => {
+  .get(`/users/${USER}/mails`, userDocs.mails, permit('members:read'), async (c) => {
     const paging = queryInput(c, PageQuery);
     return c.json(await userMails(c.var.deps.orm, c.req.param('id'), paging));
   })
-  .post(`/users/${USER}/verification-mail`, userDocs.verificationMail, requireAdmin, async (c) => {
+  .post(`/users/${USER}/verification-mail`, userDocs.verificationMail, permit('members:mail'), async (c) => {
     const { email } = await resendVerificationMail(c.var.deps.orm, actorOf(c), c.req.param('id'), (recipient) =>
       limitMail(c, recipient),
     );
     return c.json({ message: `${email} に確認メールを送信しました。届くまで数分かかることがあります。` });
   })
-  .delete(`/users/${USER}/force`, userDocs.forceDelete, requireAdmin, async (c) => {
+  .delete(`/users/${USER}/force`, userDocs.forceDelete, permit('members:delete'), async (c) => {
     await forceDelete(c.var.deps.orm, actorOf(c), c.req.param('id'));
     return c.json({ message: 'ユーザーを削除しました。購入履歴は経理のために残ります。' });
   })
-  .get(`/users/${USER}`, userDocs.show, requireSelfOrAdmin(), async (c) =>
+  .get(`/users/${USER}`, userDocs.show, permitSelfOr('members:read'), async (c) =>
     c.json({ user: await getUser(c.var.deps.orm, c.req.param('id')) }),
   )
-  .post(`/users/${USER}`, userDocs.validateEdit, requireSelfOrAdmin(), async (c) => {
+  .post(`/users/${USER}`, userDocs.validateEdit, permitSelfOr('members:update'), async (c) => {
     const input = parseInputs(await readJson(c), ProfileInput, EditVersionInput);
     // 404 before a confirm screen for nobody, 409 before one for an edit already overtaken.
     await checkEditable(c.var.deps.orm, c.req.param('id'), input.updated_at);
     return c.json({ user: profileDto(input) });
   })
-  .put(`/users/${USER}`, userDocs.edit, requireSelfOrAdmin(), async (c) => {
+  .put(`/users/${USER}`, userDocs.edit, permitSelfOr('members:update'), async (c) => {
     const body = await readJson(c);
     const input = parseInputs(body, ProfileInput, EditVersionInput);
     const me = signedInUser(c);
-    const byAdmin = isAdmin(me) ? actorOf(c) : null;
+    const byAdmin = isStaff(me) ? actorOf(c) : null;
     // One's own address, administrators' included: a stolen session must not move the account to
     // another mailbox (and reset its password there). Another member's address is an administrator's call.
     if (me.id === c.req.param('id') && input.email !== me.email) {
@@ -281,7 +276,7 @@ const userRoutes = new Hono<AppEnv>()
   .post(`/users/${USER}/withdrawal`, userDocs.withdrawal, requireUser, async (c) => {
     const me = signedInUser(c);
     if (me.id !== c.req.param('id')) throw new AppError('forbidden');
-    if (hasAdminRole(me)) throw new AppError('forbidden', ADMIN_CANNOT_WITHDRAW);
+    if (hasStaffRole(me)) throw new AppError('forbidden', ADMIN_CANNOT_WITHDRAW);
     const { password } = await jsonInput(c, WithdrawalInput);
     // Another way to try current passwords: the password form's limit, shared.
     await c.var.deps.rateLimit.hit(LIMITS.passwordChangesPerMember, me.id);

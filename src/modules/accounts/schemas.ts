@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ROLES } from '../../http/access.ts';
 import { paging, rules } from '../../http/validate.ts';
 import { printable } from '../../lib/printable-text.ts';
 import { AFFILIATION_OTHER } from './affiliations.ts';
@@ -167,9 +168,28 @@ export const UserSearchQuery = v.object({
       '所属を選択してください。',
     ),
   ),
+  created_from: v.optional(v.union([v.literal(''), rules.date()], '登録日（から）は YYYY-MM-DD の形式で入力してください。')),
+  created_to: v.optional(v.union([v.literal(''), rules.date()], '登録日（まで）は YYYY-MM-DD の形式で入力してください。')),
   ...paging,
   sort: v.optional(
-    v.picklist(['created_at', '-created_at', 'email', '-email', 'name', '-name', 'kana'], '並び順が正しくありません。'),
+    v.picklist(
+      [
+        'created_at',
+        '-created_at',
+        'email',
+        '-email',
+        'name',
+        '-name',
+        'kana',
+        'purchases',
+        '-purchases',
+        'paid_total',
+        '-paid_total',
+        'last_purchase',
+        '-last_purchase',
+      ],
+      '並び順が正しくありません。',
+    ),
     '-created_at',
   ),
 });
@@ -184,7 +204,10 @@ export const PageQuery = v.object({
 });
 
 export const RoleInput = v.object({
-  role: v.picklist(['admin', 'user'], '権限は admin（管理者）か user（会員）を指定してください。'),
+  role: v.picklist(
+    ROLES,
+    '役割は admin（管理者）、operator（運用担当）、viewer（閲覧のみ）、user（一般会員）のいずれかを指定してください。',
+  ),
 });
 
 const totpCode = v.pipe(

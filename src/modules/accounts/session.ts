@@ -2,14 +2,18 @@ import { sql } from 'kysely';
 import { ChangeCache, type ChangeFeed } from '../../db/changes.ts';
 import { now as dbNow, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
+import { isStaffRole } from '../../http/access.ts';
 import type { SessionUser } from '../../http/context.ts';
 import { signedByAny } from '../../lib/secrets.ts';
 import { type Auth, SESSION_SECONDS } from './auth.ts';
 
 /** docs/decisions/0028-session-lifetime.md; renewal never passes the end. */
+/** The longest a staff session lives. */
+export const STAFF_SESSION_SECONDS = 12 * 3600;
+
 const SESSION_LIFETIME = {
   memberAbsoluteSeconds: 30 * 24 * 3600,
-  adminAbsoluteSeconds: 12 * 3600,
+  adminAbsoluteSeconds: STAFF_SESSION_SECONDS,
   adminIdleSeconds: 30 * 60,
 } as const;
 /** Each write is a change notice. */
@@ -21,7 +25,7 @@ export function sessionEndsAt(session: {
   expires_at: Date | string;
   last_active_at: Date | string | null;
 }): number {
-  const admin = session.role === 'admin';
+  const admin = isStaffRole(session.role ?? '');
   const created = new Date(session.created_at).getTime();
   const absolute = created + (admin ? SESSION_LIFETIME.adminAbsoluteSeconds : SESSION_LIFETIME.memberAbsoluteSeconds) * 1000;
   let end = Math.min(new Date(session.expires_at).getTime(), absolute);
@@ -129,7 +133,9 @@ export function createSessionReader(orm: Orm, auth: Auth, secret: string, change
     const lastActive = new Date(row.last_active_at ?? row.created_at).getTime();
     if (now - lastActive >= ACTIVITY_WRITE_SECONDS * 1000) {
       // Renewed as getSession would, but never past the absolute end.
-      const absolute = row.role === 'admin' ? SESSION_LIFETIME.adminAbsoluteSeconds : SESSION_LIFETIME.memberAbsoluteSeconds;
+      const absolute = isStaffRole(row.role ?? '')
+        ? SESSION_LIFETIME.adminAbsoluteSeconds
+        : SESSION_LIFETIME.memberAbsoluteSeconds;
       await kysely(orm.em.fork() as Em)
         .updateTable('sessions')
         .set((eb) => ({

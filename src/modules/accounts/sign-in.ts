@@ -3,6 +3,7 @@ import type * as v from 'valibot';
 import { LIMITS } from '../../config/limits.ts';
 import type { Em } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
+import { isStaffRole } from '../../http/access.ts';
 import { addressBucket } from '../../http/client-ip.ts';
 import type { AppDeps } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -84,7 +85,7 @@ export async function signInWithPassword(
   const attempt = await reserveGuess(deps, client, input.email);
   // Administrators give a code at every sign-in: a trusted-device cookie never spares them.
   const account = await findUserByEmail(deps.orm.em.fork() as Em, input.email);
-  const admin = account?.role === 'admin';
+  const admin = isStaffRole(account?.role ?? '');
   try {
     const { headers, response } = await deps.auth.api.signInEmail({
       body: { email: input.email, password: input.password, rememberMe: true },
@@ -163,7 +164,7 @@ export async function signInWithSecondFactor(deps: AppDeps, input: SecondFactorI
     await attempt.release();
     throw validationError({ code: [CODE_ALREADY_USED] }, CODE_ALREADY_USED);
   }
-  const trustDevice = input.trust_device && pending.role !== 'admin';
+  const trustDevice = input.trust_device && !isStaffRole(pending.role);
   const headers = client.headers;
   try {
     const result = input.code

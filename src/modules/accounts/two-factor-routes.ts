@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import { hasAdminRole, requireUser, signedInUser } from '../../http/guards.ts';
+import { hasStaffRole, requireUser, signedInUser } from '../../http/guards.ts';
 import { jsonInput } from '../../http/validate.ts';
 import { meDocs, signInDocs } from './docs.ts';
 import { TwoFactorCodeInput, TwoFactorDisableInput, TwoFactorLoginInput, TwoFactorPasswordInput } from './schemas.ts';
@@ -89,7 +89,7 @@ export const twoFactorRoutes = new Hono<AppEnv>()
     const me = signedInUser(c);
     const { password, code } = await jsonInput(c, TwoFactorDisableInput);
     await deps.rateLimit.hit(LIMITS.passwordChangesPerMember, me.id);
-    if (hasAdminRole(me)) throw new AppError('conflict', ADMIN_CANNOT_DISABLE);
+    if (hasStaffRole(me)) throw new AppError('conflict', ADMIN_CANNOT_DISABLE);
     if (!me.twoFactorEnabled) throw new AppError('conflict', NOT_ENABLED);
     await checkCurrentPassword(deps.orm, me.id, password);
     await checkCode(c, code);

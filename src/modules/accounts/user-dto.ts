@@ -1,3 +1,4 @@
+import { permissionsOf } from '../../http/access.ts';
 import type { User } from './entities/user.entity.ts';
 import type { ProfileData } from './schemas.ts';
 
@@ -35,6 +36,7 @@ export function userDto(user: DtoSource, extra: { pendingEmail?: string | null }
     affiliation_other: user.affiliationOther ?? null,
     distribution: user.distribution ?? true,
     role: user.role,
+    permissions: permissionsOf(user.role),
     email_verified: user.emailVerified,
     two_factor_enabled: Boolean(user.twoFactorEnabled),
     last_sign_in_at: user.lastSignInAt ? new Date(user.lastSignInAt).toISOString() : null,

@@ -5,7 +5,7 @@ import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
-import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { permit, signedInUser } from '../../http/guards.ts';
 import { NoteAnswer, NoteInput, noteDto } from '../../http/notes.ts';
 import { operation, pathIds } from '../../http/openapi.ts';
 import { jsonInput } from '../../http/validate.ts';
@@ -51,6 +51,7 @@ const notesDocs = {
     summary: '会員のメモ（管理者のみ）',
     tags: ['ユーザー'],
     access: 'admin',
+    permission: 'members:read',
     path: user,
     answers: { 200: v.object({ notes: v.array(NoteAnswer) }) },
   }),
@@ -58,6 +59,7 @@ const notesDocs = {
     summary: '会員にメモを残す（管理者のみ、会員には見えません）',
     tags: ['ユーザー'],
     access: 'admin',
+    permission: 'members:update',
     path: user,
     body: NoteInput,
     answers: { 201: v.object({ note: NoteAnswer, message: v.string() }) },
@@ -66,10 +68,10 @@ const notesDocs = {
 
 /** ショップ用メモ on a member: administrators only; the member's own APIs never read user_notes. */
 export const userNoteRoutes = new Hono<AppEnv>()
-  .get(`/users/${USER}/notes`, notesDocs.list, requireAdmin, async (c) =>
+  .get(`/users/${USER}/notes`, notesDocs.list, permit('members:read'), async (c) =>
     c.json({ notes: await userNotes(c.var.deps.orm, c.req.param('id')) }),
   )
-  .post(`/users/${USER}/notes`, notesDocs.add, requireAdmin, async (c) => {
+  .post(`/users/${USER}/notes`, notesDocs.add, permit('members:update'), async (c) => {
     const input = await jsonInput(c, NoteInput);
     const signedIn = signedInUser(c);
     const note = await addUserNote(c.var.deps.orm, { id: signedIn.id, email: signedIn.email }, c.req.param('id'), input.body);

@@ -1,6 +1,6 @@
-import { type Expression, expressionBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, expressionBuilder, type OrderByItemBuilder, type SqlBool, sql } from 'kysely';
 import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
-import { countAll, db as kysely } from '../../db/kysely.ts';
+import { countAll, japanDayAfter, japanDayStart, db as kysely } from '../../db/kysely.ts';
 import { COUNT_CAP, containsPattern, memberNameSearch, SEARCH_COUNT_CAP } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { UsersAsU } from './member-match.ts';
@@ -10,28 +10,53 @@ export interface UserSearch {
   name?: string;
   email?: string;
   affiliations?: number;
+  /** Registered on or after / on or before these JST days. */
+  createdFrom?: string;
+  createdTo?: string;
   page: number;
   per_page: number;
   sort: string;
 }
 
-export const USER_ORDERS: Record<
-  string,
-  { column: 'u.created_at' | 'u.email' | 'u.name_key' | 'u.kana_sort'; type: 'timestamptz' | 'text' }
-> = {
-  created_at: { column: 'u.created_at', type: 'timestamptz' },
-  email: { column: 'u.email', type: 'text' },
-  name: { column: 'u.name_key', type: 'text' },
-  kana: { column: 'u.kana_sort', type: 'text' },
+type OrderColumn =
+  | 'u.created_at'
+  | 'u.email'
+  | 'u.name_key'
+  | 'u.kana_sort'
+  | 'u.purchase_count'
+  | 'u.paid_total'
+  | 'u.last_purchase_at';
+
+const USER_ORDERS: Record<string, OrderColumn> = {
+  created_at: 'u.created_at',
+  email: 'u.email',
+  name: 'u.name_key',
+  kana: 'u.kana_sort',
+  // The purchase figures accounts keeps from sale events (handlers/purchase-figures.ts), each indexed.
+  purchases: 'u.purchase_count',
+  paid_total: 'u.paid_total',
+  last_purchase: 'u.last_purchase_at',
 };
 
-export const orderOf = (sort: string) => ({
-  ...(USER_ORDERS[sort.replace(/^-/, '')] ?? (USER_ORDERS.created_at as (typeof USER_ORDERS)[string])),
-  desc: sort.startsWith('-'),
-});
+/** Members who never bought come last either way (an index per direction: migration 20261128120000). */
+export const orderOf = (sort: string) => {
+  const column = USER_ORDERS[sort.replace(/^-/, '')] ?? 'u.created_at';
+  const desc = sort.startsWith('-');
+  const nullsLast = column === 'u.last_purchase_at';
+  return {
+    column,
+    desc,
+    modifiers: (ob: OrderByItemBuilder) => {
+      const directed = desc ? ob.desc() : ob.asc();
+      return nullsLast ? directed.nullsLast() : directed;
+    },
+  };
+};
 
 /** Null when nothing is asked (no `where` at all). */
-export function userWhere(query: Pick<UserSearch, 'name' | 'email' | 'affiliations'>): Expression<SqlBool> | null {
+export function userWhere(
+  query: Pick<UserSearch, 'name' | 'email' | 'affiliations' | 'createdFrom' | 'createdTo'>,
+): Expression<SqlBool> | null {
   const eb = expressionBuilder<UsersAsU, 'u'>();
   const terms: Expression<SqlBool>[] = [];
   const byName = query.name
@@ -40,6 +65,8 @@ export function userWhere(query: Pick<UserSearch, 'name' | 'email' | 'affiliatio
   if (byName) terms.push(byName);
   if (query.email) terms.push(eb('u.email', 'ilike', containsPattern(query.email)));
   if (query.affiliations) terms.push(eb('u.affiliation', '=', query.affiliations));
+  if (query.createdFrom) terms.push(eb('u.created_at', '>=', japanDayStart(query.createdFrom)));
+  if (query.createdTo) terms.push(eb('u.created_at', '<', japanDayAfter(query.createdTo)));
   return terms.length ? eb.and(terms) : null;
 }
 
@@ -72,7 +99,7 @@ export async function searchUsers(orm: Orm, query: UserSearch, changes?: ChangeF
     .with('page', () =>
       users()
         .select('u.id')
-        .orderBy(order.column, dir)
+        .orderBy(order.column, order.modifiers)
         .orderBy('u.id', dir)
         .limit(query.per_page)
         .offset((query.page - 1) * query.per_page),
@@ -97,13 +124,21 @@ export async function searchUsers(orm: Orm, query: UserSearch, changes?: ChangeF
       'u.pending_email as pendingEmail',
       'u.two_factor_enabled as twoFactorEnabled',
       'u.last_sign_in_at as lastSignInAt',
+      'u.purchase_count as purchaseCount',
+      'u.paid_total as paidTotal',
+      'u.last_purchase_at as lastPurchaseAt',
     ])
-    .orderBy(order.column, dir)
+    .orderBy(order.column, order.modifiers)
     .orderBy('u.id', dir)
     .execute();
   const n = count?.n ?? 0;
   return {
-    users: rows.map((u) => userDto(u, { pendingEmail: u.pendingEmail ?? null })),
+    users: rows.map((u) => ({
+      ...userDto(u, { pendingEmail: u.pendingEmail ?? null }),
+      purchase_count: u.purchaseCount,
+      paid_total: Number(u.paidTotal),
+      last_purchase_at: u.lastPurchaseAt ? new Date(u.lastPurchaseAt).toISOString() : null,
+    })),
     total: Math.min(n, cap),
     total_capped: n > cap,
     page: query.page,

@@ -3,6 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { db as kysely } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 import { recordEvent } from '../../events/outbox.ts';
+import type { Role } from '../../http/access.ts';
 import { recordConsent } from './consent.ts';
 import { Account, User } from './entities/user.entity.ts';
 import { hashPassword } from './password.ts';
@@ -14,7 +15,7 @@ export interface NewUser {
   firstName: string;
   lastNameKana?: string | null;
   firstNameKana?: string | null;
-  role?: 'admin' | 'user';
+  role?: Role;
   emailVerified?: boolean;
   affiliation?: number | null;
   affiliationName?: string;

@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
+import { isStaffRole } from '../../http/access.ts';
 import { AppError, validationError } from '../../http/errors.ts';
 import { recordAudit } from '../audit/index.ts';
 import { User } from './entities/user.entity.ts';
@@ -24,7 +25,7 @@ export async function withdraw(orm: Orm, userId: string, password: string): Prom
   await transact(orm.em as Em, async (tx) => {
     const user = await tx.findOne(User, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!user) throw new AppError('not_found', USER_NOT_FOUND);
-    if (user.role === 'admin') throw new AppError('forbidden', ADMIN_CANNOT_WITHDRAW);
+    if (isStaffRole(user.role)) throw new AppError('forbidden', ADMIN_CANNOT_WITHDRAW);
     const current = await credentialPassword(kysely(tx), user.id);
     if (!current || !(await verifyPassword(current, password))) {
       throw validationError({ password: [WRONG_PASSWORD] }, WRONG_PASSWORD);

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
-import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { permit, signedInUser } from '../../http/guards.ts';
 import { jsonInput, queryInput } from '../../http/validate.ts';
 import { announcementDocs } from './responses.ts';
 import { AnnouncementInput, AnnouncementsQuery } from './schemas.ts';
@@ -29,27 +29,27 @@ const actorOf = (c: Parameters<typeof signedInUser>[0]) => {
 
 /** お知らせ配信 (administrators): compose, preview, test to oneself, send to every member who asked, watch, cancel. */
 export const announcementRoutes = new Hono<AppEnv>()
-  .get('/announcements', announcementDocs.list, requireAdmin, async (c) =>
+  .get('/announcements', announcementDocs.list, permit('members:read'), async (c) =>
     c.json(await listAnnouncements(c.var.deps.orm, queryInput(c, AnnouncementsQuery))),
   )
-  .post('/announcements', announcementDocs.create, requireAdmin, async (c) => {
+  .post('/announcements', announcementDocs.create, permit('members:update'), async (c) => {
     const input = await jsonInput(c, AnnouncementInput);
     return c.json({ id: await createAnnouncement(c.var.deps.orm, actorOf(c), input) }, 202);
   })
-  .post('/announcements/preview', announcementDocs.preview, requireAdmin, async (c) => {
+  .post('/announcements/preview', announcementDocs.preview, permit('members:update'), async (c) => {
     const input = await jsonInput(c, AnnouncementInput);
     const { appUrl, mailFrom } = c.var.deps.env;
     return c.json(await previewAnnouncement(c.var.deps.orm, input, { appUrl, mailFrom }));
   })
-  .post('/announcements/test', announcementDocs.test, requireAdmin, async (c) => {
+  .post('/announcements/test', announcementDocs.test, permit('members:update'), async (c) => {
     const input = await jsonInput(c, AnnouncementInput);
     const actor = actorOf(c);
     await requestTestSend(c.var.deps.orm, actor, input);
     return c.json({ message: `${actor.email} 宛てにテスト送信します。まもなく届きます。` }, 202);
   })
-  .get(`/announcements/${ID}`, announcementDocs.show, requireAdmin, async (c) =>
+  .get(`/announcements/${ID}`, announcementDocs.show, permit('members:read'), async (c) =>
     c.json(await announcementProgress(c.var.deps.orm, announcementId(c.req.param('id')))),
   )
-  .post(`/announcements/${ID}/cancel`, announcementDocs.cancel, requireAdmin, async (c) =>
+  .post(`/announcements/${ID}/cancel`, announcementDocs.cancel, permit('members:update'), async (c) =>
     c.json(await cancelAnnouncement(c.var.deps.orm, actorOf(c), announcementId(c.req.param('id')))),
   );

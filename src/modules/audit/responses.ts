@@ -29,6 +29,7 @@ export const auditDocs = {
     summary: '操作履歴',
     tags: TAGS,
     access: 'admin',
+    permission: 'audit:read',
     query: AuditLogQuery,
     answers: { 200: v.object({ audit_logs: v.array(AuditEntry), ...pageEntries, total_capped: v.boolean() }) },
   }),
@@ -36,6 +37,7 @@ export const auditDocs = {
     summary: '操作履歴の CSV',
     tags: TAGS,
     access: 'admin',
+    permission: 'audit:export',
     query: AuditExportQuery,
     answers: { 200: { media: 'text/csv', description: 'CSV ファイル' } },
     errors: [429],
@@ -44,6 +46,7 @@ export const auditDocs = {
     summary: '操作履歴の絞り込みの選択肢',
     tags: TAGS,
     access: 'admin',
+    permission: 'audit:read',
     answers: {
       200: v.object({
         actions: v.array(v.object({ action: v.string(), label: v.string() })),

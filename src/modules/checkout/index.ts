@@ -21,6 +21,7 @@ import { checkoutRoutes, WEBHOOK_PATH } from './routes.ts';
 
 export { checkoutAuditLabels } from './audit-labels.ts';
 export { bankTransferSweep } from './bank-transfer-mails.ts';
+export { checkoutDashboard } from './dashboard.ts';
 export { paymentsInboxFigures } from './figures.ts';
 export {
   konbiniOrdersOf,

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
-import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { permit, signedInUser } from '../../http/guards.ts';
 import { jsonInput, queryInput } from '../../http/validate.ts';
 import { workersAlive } from '../health/index.ts';
 import { acknowledgeFinding, FINDING_NOT_FOUND } from './finding-acknowledgements.ts';
@@ -19,7 +19,7 @@ import { AcknowledgeInput, EventId, EventsQuery, FindingAcknowledgeInput, Reconc
 
 /** The payments inbox and reconciliation (administrators). */
 export const paymentRoutes = new Hono<AppEnv>()
-  .get('/payments/events', paymentDocs.events, requireAdmin, async (c) => {
+  .get('/payments/events', paymentDocs.events, permit('payments:read'), async (c) => {
     const query = queryInput(c, EventsQuery);
     const filter = {
       type: query.type || undefined,
@@ -36,42 +36,42 @@ export const paymentRoutes = new Hono<AppEnv>()
     // Received events are processed by a worker: the screen warns when none is running.
     return c.json({ ...page, workers_alive: alive });
   })
-  .get('/payments/events/:id', paymentDocs.event, requireAdmin, async (c) => {
+  .get('/payments/events/:id', paymentDocs.event, permit('payments:read'), async (c) => {
     const id = c.req.param('id');
     if (!v.is(EventId, id)) throw new AppError('not_found', STRIPE_EVENT_NOT_FOUND);
     return c.json(await stripeEventDetail(c.var.deps.orm, id));
   })
-  .post('/payments/events/:id/replay', paymentDocs.replay, requireAdmin, async (c) => {
+  .post('/payments/events/:id/replay', paymentDocs.replay, permit('payments:update'), async (c) => {
     const id = c.req.param('id');
     if (!v.is(EventId, id)) throw new AppError('not_found', STRIPE_EVENT_NOT_FOUND);
     const { orm, stripe, log, env } = c.var.deps;
     const user = signedInUser(c);
     return c.json(await replayStripeEvent({ orm, stripe, log, env }, { id: user.id, email: user.email }, id));
   })
-  .get('/payments/reconciliations', paymentDocs.runs, requireAdmin, async (c) => {
+  .get('/payments/reconciliations', paymentDocs.runs, permit('payments:read'), async (c) => {
     const query = queryInput(c, RunsQuery);
     return c.json(await listReconciliations(c.var.deps.orm, query.page, query.per_page, query.unacknowledged === 'true'));
   })
-  .get('/payments/reconciliations/:id', paymentDocs.run, requireAdmin, async (c) => {
+  .get('/payments/reconciliations/:id', paymentDocs.run, permit('payments:read'), async (c) => {
     const id = c.req.param('id');
     if (!v.is(RunId, id)) throw new AppError('not_found', RUN_NOT_FOUND);
     return c.json(await reconciliationDetail(c.var.deps.orm, id));
   })
-  .post('/payments/reconciliations/:id/acknowledge', paymentDocs.acknowledgeRun, requireAdmin, async (c) => {
+  .post('/payments/reconciliations/:id/acknowledge', paymentDocs.acknowledgeRun, permit('payments:update'), async (c) => {
     const id = c.req.param('id');
     if (!v.is(RunId, id)) throw new AppError('not_found', RUN_NOT_FOUND);
     const input = await jsonInput(c, AcknowledgeInput);
     const user = signedInUser(c);
     return c.json(await acknowledgeReconciliation(c.var.deps.orm, { id: user.id, email: user.email }, id, input.note));
   })
-  .post('/payments/findings/:id/acknowledge', paymentDocs.acknowledgeFinding, requireAdmin, async (c) => {
+  .post('/payments/findings/:id/acknowledge', paymentDocs.acknowledgeFinding, permit('payments:update'), async (c) => {
     const id = c.req.param('id');
     if (!v.is(RunId, id)) throw new AppError('not_found', FINDING_NOT_FOUND);
     const input = await jsonInput(c, FindingAcknowledgeInput);
     const user = signedInUser(c);
     return c.json(await acknowledgeFinding(c.var.deps.orm, { id: user.id, email: user.email }, id, input.note));
   })
-  .post('/payments/reconciliations', paymentDocs.reconcile, requireAdmin, async (c) => {
+  .post('/payments/reconciliations', paymentDocs.reconcile, permit('payments:update'), async (c) => {
     const input = await jsonInput(c, ReconcileInput);
     const user = signedInUser(c);
     return c.json(await requestReconciliation(c.var.deps.orm, { id: user.id, email: user.email }, input.days), 202);

@@ -3,7 +3,7 @@ import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import { type DB, db as kysely, now } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { requireAdmin } from '../../http/guards.ts';
+import { permit } from '../../http/guards.ts';
 import { queryInput } from '../../http/validate.ts';
 import { currentBuyers } from '../accounts/index.ts';
 import { licenseNames } from '../licenses/index.ts';
@@ -33,7 +33,7 @@ const ORDER: Record<KonbiniListState, 'asc' | 'desc'> = { awaiting: 'asc', lapse
  * The administrators' list of konbini payments awaited or lapsed, paged, with the member as they are
  * now (accounts) and the licence's name (licences); both totals for the screen's tabs.
  */
-async function pendingKonbini(orm: Orm, state: KonbiniListState, page: number, perPage: number) {
+export async function pendingKonbini(orm: Orm, state: KonbiniListState, page: number, perPage: number) {
   const em = orm.em.fork() as Em;
   const [rows, counts] = await Promise.all([
     kysely(em)
@@ -100,7 +100,7 @@ import { PendingQuery } from './schemas.ts';
 export const pendingKonbiniRoutes = new Hono<AppEnv>().get(
   '/payments/pending-konbini',
   paymentDocs.pendingKonbini,
-  requireAdmin,
+  permit('payments:read'),
   async (c) => {
     const query = queryInput(c, PendingQuery);
     return c.json(await pendingKonbini(c.var.deps.orm, query.state, query.page, query.per_page));

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type Stripe from 'stripe';
 import { LIMITS } from '../../config/limits.ts';
+import { isStaffRole } from '../../http/access.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import { requireUser, signedInUser } from '../../http/guards.ts';
@@ -19,8 +20,8 @@ export const checkoutRoutes = new Hono<AppEnv>()
   .post('/licenses/stripe', checkoutDocs.start, requireUser, async (c) => {
     const input = await jsonInput(c, StartInput);
     const user = signedInUser(c);
-    if (user.role === 'admin')
-      throw new AppError('forbidden', '管理者アカウントでは購入できません。会員アカウントでログインしてください。');
+    if (isStaffRole(user.role))
+      throw new AppError('forbidden', '管理用のアカウントでは購入できません。会員アカウントでログインしてください。');
     const { deps } = c.var;
     await deps.rateLimit.hit(LIMITS.checkoutsPerMember, user.id);
     return c.json(await startCheckout(deps.orm, deps.env, deps.stripe, user, input));

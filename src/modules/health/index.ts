@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import { ping } from '../../db/kysely.ts';
 import { poolStats } from '../../db/orm.ts';
 import type { AppEnv, AppModule } from '../../http/context.ts';
-import { requireAdmin } from '../../http/guards.ts';
+import { permit } from '../../http/guards.ts';
 import { operation } from '../../http/openapi.ts';
 import { metricsFor, readShopFigures } from '../../lib/metrics.ts';
 import { assertNoEviction, RedisPolicyError } from '../../lib/redis.ts';
@@ -98,6 +98,7 @@ const operationsDoc = operation('get', {
   summary: '運用の状況（キュー、アウトボックス、メール、エクスポート）',
   tags: ['運用'],
   access: 'admin',
+  permission: 'operations:read',
   answers: {
     200: v.object({
       operations: v.object({
@@ -115,7 +116,7 @@ const operationsDoc = operation('get', {
   },
 });
 
-const healthApi = new Hono<AppEnv>().get('/operations', operationsDoc, requireAdmin, async (c) => {
+const healthApi = new Hono<AppEnv>().get('/operations', operationsDoc, permit('operations:read'), async (c) => {
   const f = await readShopFigures();
   const r = f.redis;
   return c.json({

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import { isAdmin, requireAdmin, requireUser, signedInUser } from '../../http/guards.ts';
+import { may, permit, requireUser, signedInUser } from '../../http/guards.ts';
 import { indexed, readMultipart } from '../../http/multipart.ts';
 import { isNumericId } from '../../http/path-ids.ts';
 import { collectErrors, jsonInput, parseInput, parseInputs, queryInput, readJson } from '../../http/validate.ts';
@@ -94,10 +94,10 @@ export const licenseRoutes = new Hono<AppEnv>()
     const query = queryInput(c, ListQuery);
     // c.get, not c.var (which copies every variable into a new object): every member's first screen.
     const deps = c.get('deps');
-    const page = await listLicenses(deps.orm, query, { includeHidden: isAdmin(signedInUser(c)) }, deps.changes);
+    const page = await listLicenses(deps.orm, query, { includeHidden: may(signedInUser(c), 'licenses:read') }, deps.changes);
     return c.json({ ...page, licenses: await withAvailability(deps, page.licenses) });
   })
-  .post('/licenses/create/validate', licenseDocs.validateCreate, requireAdmin, async (c) => {
+  .post('/licenses/create/validate', licenseDocs.validateCreate, permit('licenses:update'), async (c) => {
     const form = await readLicenseForm(c);
     const [fields] = await collectErrors(
       () => parseInput(LicenseFields, form.fields),
@@ -105,24 +105,24 @@ export const licenseRoutes = new Hono<AppEnv>()
     );
     return c.json({ license: formAnswer(fields) });
   })
-  .post('/licenses/create', licenseDocs.create, requireAdmin, async (c) => {
+  .post('/licenses/create', licenseDocs.create, permit('licenses:update'), async (c) => {
     const form = await readLicenseForm(c);
     const fields = parseInput(LicenseFields, form.fields);
     const license = await createLicense(c.var.deps.orm, c.var.deps.files, actorOf(c), fields, form.uploads, form.order);
     return c.json({ license, message: 'ライセンスを登録しました。' }, 201);
   })
-  .put('/licenses/order', licenseDocs.order, requireAdmin, async (c) => {
+  .put('/licenses/order', licenseDocs.order, permit('licenses:update'), async (c) => {
     const input = await jsonInput(c, OrderInput);
     const ids = await orderLicenses(c.var.deps.orm, actorOf(c), input.ids);
     return c.json({ ids, message: '表示順を変更しました。' });
   })
-  .post(`/licenses/${LICENSE}/move`, licenseDocs.move, requireAdmin, async (c) => {
+  .post(`/licenses/${LICENSE}/move`, licenseDocs.move, permit('licenses:update'), async (c) => {
     const id = licenseId(c);
     const input = await jsonInput(c, MoveInput);
     const ids = await moveLicense(c.var.deps.orm, actorOf(c), id, input.direction);
     return c.json({ ids, message: input.direction === 'up' ? '表示順を1つ上げました。' : '表示順を1つ下げました。' });
   })
-  .put(`/licenses/${LICENSE}/published`, licenseDocs.published, requireAdmin, async (c) => {
+  .put(`/licenses/${LICENSE}/published`, licenseDocs.published, permit('licenses:update'), async (c) => {
     const id = licenseId(c);
     const input = await jsonInput(c, PublishedInput);
     const license = await setLicensePublished(c.var.deps.orm, actorOf(c), id, input.published);
@@ -133,17 +133,17 @@ export const licenseRoutes = new Hono<AppEnv>()
   })
   .get(`/licenses/${LICENSE}`, licenseDocs.show, requireUser, async (c) => {
     const license = await getLicense(c.var.deps.orm, licenseId(c), {
-      includeHidden: isAdmin(signedInUser(c)),
-      withDeletable: isAdmin(signedInUser(c)),
+      includeHidden: may(signedInUser(c), 'licenses:read'),
+      withDeletable: may(signedInUser(c), 'licenses:update'),
     });
     const [shown] = await withAvailability(c.var.deps, [license]);
     return c.json({ license: shown });
   })
-  .delete(`/licenses/${LICENSE}`, licenseDocs.remove, requireAdmin, async (c) => {
+  .delete(`/licenses/${LICENSE}`, licenseDocs.remove, permit('licenses:update'), async (c) => {
     await deleteLicense(c.var.deps.orm, c.var.deps.files, actorOf(c), licenseId(c));
     return c.json({ message: 'ライセンスを削除しました。' });
   })
-  .post(`/licenses/${LICENSE}/validate`, licenseDocs.validateEdit, requireAdmin, async (c) => {
+  .post(`/licenses/${LICENSE}/validate`, licenseDocs.validateEdit, permit('licenses:update'), async (c) => {
     const id = licenseId(c);
     const form = await readLicenseForm(c);
     const [input] = await collectErrors(
@@ -158,7 +158,7 @@ export const licenseRoutes = new Hono<AppEnv>()
     );
     return c.json({ license: formAnswer(input) });
   })
-  .post(`/licenses/${LICENSE}`, licenseDocs.edit, requireAdmin, async (c) => {
+  .post(`/licenses/${LICENSE}`, licenseDocs.edit, permit('licenses:update'), async (c) => {
     const id = licenseId(c);
     const form = await readLicenseForm(c);
     const input = parseInputs(form.fields, LicenseFields, UpdatedAtField);

@@ -6,7 +6,7 @@ import { mailRoutes } from './routes.ts';
 
 export { japanTime } from '../../lib/japan-time.ts';
 export { mailAuditLabels } from './audit-labels.ts';
-export { listMails, mailFigures, mailsAbout } from './mail-log.ts';
+export { listMails, mailFigures, mailSummary, mailsAbout } from './mail-log.ts';
 export { createMailer, type Mailer, messageIdFor } from './mailer.ts';
 export { MailAnswer, MailPageAnswer } from './responses.ts';
 export { CLAIM_LEASE_SECONDS, isPermanentSmtpError, MailInFlightError, renderMail, sendOnce } from './send.ts';

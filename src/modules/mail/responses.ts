@@ -32,6 +32,7 @@ export const mailDocs = {
     summary: '送信できていないメールの件数',
     tags: ['メール'],
     access: 'admin',
+    permission: 'mails:read',
     answers: {
       200: v.object({
         summary: v.object({
@@ -48,6 +49,7 @@ export const mailDocs = {
     summary: '送信に失敗した・送信中のメール',
     tags: ['メール'],
     access: 'admin',
+    permission: 'mails:read',
     query: MailsQuery,
     answers: { 200: v.object({ mails: v.array(AdminMail), ...pageEntries }) },
   }),
@@ -55,6 +57,7 @@ export const mailDocs = {
     summary: 'メールを再送信する',
     tags: ['メール'],
     access: 'admin',
+    permission: 'mails:resend',
     path: { id: pathIds.uuid },
     answers: { 200: v.object({ mail: AdminMail, message: v.string() }) },
     errors: [409],

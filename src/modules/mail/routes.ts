@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
-import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { permit, signedInUser } from '../../http/guards.ts';
 import { queryInput } from '../../http/validate.ts';
 import { workersAlive } from '../health/index.ts';
 import { listMailsByStatus, mailSummary } from './mail-log.ts';
@@ -19,15 +19,15 @@ const mailId = (raw: string) => {
 
 /** The failed-mail view, the admin menu's counts and the operator's resend (administrators). */
 export const mailRoutes = new Hono<AppEnv>()
-  .get('/mails/summary', mailDocs.summary, requireAdmin, async (c) => {
+  .get('/mails/summary', mailDocs.summary, permit('mails:read'), async (c) => {
     const [{ summary }, alive] = await Promise.all([mailSummary(c.var.deps.orm), workersAlive(c.var.deps)]);
     return c.json({ summary: { ...summary, workers_alive: alive } });
   })
-  .get('/mails', mailDocs.list, requireAdmin, async (c) => {
+  .get('/mails', mailDocs.list, permit('mails:read'), async (c) => {
     const query = queryInput(c, MailsQuery);
     return c.json(await listMailsByStatus(c.var.deps.orm, query.status, query));
   })
-  .post(`/mails/${MAIL}/resend`, mailDocs.resend, requireAdmin, async (c) => {
+  .post(`/mails/${MAIL}/resend`, mailDocs.resend, permit('mails:resend'), async (c) => {
     const id = mailId(c.req.param('id'));
     const user = signedInUser(c);
     const { orm, queues, log } = c.var.deps;

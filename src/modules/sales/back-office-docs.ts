@@ -10,6 +10,7 @@ export const backOfficeDocs = {
     summary: '受注CSV（期間内に支払われた売上を1行ずつ）',
     tags: SALES,
     access: 'admin',
+    permission: 'exports:download',
     query: v.intersect([SummaryQuery, SummaryEncodingQuery]),
     answers: { 200: { media: 'text/csv', description: 'CSV ファイル' } },
   }),

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
-import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { permit, signedInUser } from '../../http/guards.ts';
 import { jsonInput, queryInput } from '../../http/validate.ts';
 import { workersAlive } from '../health/index.ts';
 import {
@@ -35,7 +35,7 @@ const actorOf = (c: Context<AppEnv>) => {
 
 /** CSV exports for the training-management system: queued (202), polled, downloaded again at will; batches completed. */
 export const exportRoutes = new Hono<AppEnv>()
-  .get('/exports', exportDocs.list, requireAdmin, async (c) => {
+  .get('/exports', exportDocs.list, permit('exports:read'), async (c) => {
     const query = queryInput(c, PageQuery);
     const { env } = c.var.deps;
     const [history, alive] = await Promise.all([
@@ -49,12 +49,12 @@ export const exportRoutes = new Hono<AppEnv>()
       workers_alive: alive,
     });
   })
-  .get('/exports/preflight', exportDocs.preflight, requireAdmin, async (c) => {
+  .get('/exports/preflight', exportDocs.preflight, permit('exports:read'), async (c) => {
     const query = queryInput(c, PreflightQuery);
     const found = await preflight(c.var.deps.orm, toFilter(query), query.batch, c.var.deps.env.exportGroupName);
     return c.json({ ...found, problems: await withOrderNumbers(c.var.deps.orm.em.fork(), found.problems) });
   })
-  .post('/exports', exportDocs.create, requireAdmin, async (c) => {
+  .post('/exports', exportDocs.create, permit('exports:run'), async (c) => {
     const input = await jsonInput(c, ExportInput);
     const created = await requestExport(
       c.var.deps.orm,
@@ -70,19 +70,19 @@ export const exportRoutes = new Hono<AppEnv>()
     );
     return c.json({ export: created }, 202);
   })
-  .get(`/exports/${EXPORT}`, exportDocs.show, requireAdmin, async (c) => {
+  .get(`/exports/${EXPORT}`, exportDocs.show, permit('exports:read'), async (c) => {
     const [row, alive] = await Promise.all([getExport(c.var.deps.orm, exportId(c.req.param('id'))), workersAlive(c.var.deps)]);
     return c.json({ export: exportDto(row), workers_alive: alive });
   })
-  .post(`/exports/${EXPORT}/complete`, exportDocs.complete, requireAdmin, async (c) => {
+  .post(`/exports/${EXPORT}/complete`, exportDocs.complete, permit('exports:run'), async (c) => {
     const result = await completeBatch(c.var.deps.orm, actorOf(c), exportId(c.req.param('id')));
     return c.json({ ...result, message: `${result.moved.toLocaleString('ja-JP')}件を登録済みにしました。` });
   })
-  .post(`/exports/${EXPORT}/retry`, exportDocs.retry, requireAdmin, async (c) => {
+  .post(`/exports/${EXPORT}/retry`, exportDocs.retry, permit('exports:run'), async (c) => {
     const retried = await retryExport(c.var.deps.orm, actorOf(c), exportId(c.req.param('id')));
     return c.json({ export: retried, message: 'エクスポートを再実行します。' }, 202);
   })
-  .get(`/exports/${EXPORT}/download`, exportDocs.download, requireAdmin, async (c) => {
+  .get(`/exports/${EXPORT}/download`, exportDocs.download, permit('exports:download'), async (c) => {
     const file = await openDownload(c.var.deps.orm, actorOf(c), c.var.deps.files, exportId(c.req.param('id')), c.var.log);
     c.header('Content-Type', file.contentType);
     c.header('Content-Disposition', file.disposition);

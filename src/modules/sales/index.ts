@@ -21,6 +21,7 @@ import { onReceiptCopyRequested } from './receipt-copy.ts';
 import { salesRoutes } from './routes.ts';
 
 export { saleAuditLabels } from './audit-labels.ts';
+export { salesDashboard } from './dashboard.ts';
 export { saleDetail } from './detail.ts';
 export { SaleStatus } from './entities/sale.entity.ts';
 // The export's encoder, for the property test that pins its bytes to csv-stringify's (tests/unit/export-encoding.test.ts).
@@ -37,6 +38,7 @@ export {
   salePaymentsOfSessions,
   salePaymentsSince,
 } from './payments.ts';
+export { purchaseFiguresOfSale } from './purchase-figures.ts';
 export { includedTax } from './receipt-pdf.ts';
 export { holdingsOf, saleOfCheckout, saleOfOrderNumber, seatsSold } from './record-sale.ts';
 export { SaleAnswer, SaleDetailAnswer } from './responses.ts';

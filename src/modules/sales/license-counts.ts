@@ -3,7 +3,7 @@ import { type ChangeFeed, cached, tableCache } from '../../db/changes.ts';
 import { countAll, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { requireAdmin } from '../../http/guards.ts';
+import { permit } from '../../http/guards.ts';
 import { salesDocs } from './responses.ts';
 
 export interface LicenseSalesCount {
@@ -52,6 +52,6 @@ function salesCountsByLicense(orm: Orm, changes?: ChangeFeed): Promise<LicenseSa
 export const licenseCountRoutes = new Hono<AppEnv>().get(
   '/sales/license-counts',
   salesDocs.licenseCounts,
-  requireAdmin,
+  permit('sales:read'),
   async (c) => c.json({ counts: await salesCountsByLicense(c.var.deps.orm, c.var.deps.changes) }),
 );

@@ -5,7 +5,7 @@ import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
-import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { permit, signedInUser } from '../../http/guards.ts';
 import { NoteAnswer, NoteInput, noteDto } from '../../http/notes.ts';
 import { operation, pathIds } from '../../http/openapi.ts';
 import { NUMERIC_ID } from '../../http/path-ids.ts';
@@ -49,6 +49,7 @@ const notesDocs = {
     summary: '注文のメモ（管理者のみ）',
     tags: ['売上'],
     access: 'admin',
+    permission: 'sales:read',
     path: sale,
     answers: { 200: v.object({ notes: v.array(NoteAnswer) }) },
   }),
@@ -56,6 +57,7 @@ const notesDocs = {
     summary: '注文にメモを残す（管理者のみ、会員には見えません）',
     tags: ['売上'],
     access: 'admin',
+    permission: 'sales:update',
     path: sale,
     body: NoteInput,
     answers: { 201: v.object({ note: NoteAnswer, message: v.string() }) },
@@ -64,10 +66,10 @@ const notesDocs = {
 
 /** ショップ用メモ on an order: administrators only; no member API reads sale_notes. */
 export const saleNoteRoutes = new Hono<AppEnv>()
-  .get(`/sales/${NUMERIC_ID}/notes`, notesDocs.list, requireAdmin, async (c) =>
+  .get(`/sales/${NUMERIC_ID}/notes`, notesDocs.list, permit('sales:read'), async (c) =>
     c.json({ notes: await saleNotes(c.var.deps.orm, Number(c.req.param('id'))) }),
   )
-  .post(`/sales/${NUMERIC_ID}/notes`, notesDocs.add, requireAdmin, async (c) => {
+  .post(`/sales/${NUMERIC_ID}/notes`, notesDocs.add, permit('sales:update'), async (c) => {
     const input = await jsonInput(c, NoteInput);
     const user = signedInUser(c);
     const note = await addSaleNote(c.var.deps.orm, { id: user.id, email: user.email }, Number(c.req.param('id')), input.body);

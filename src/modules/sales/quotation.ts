@@ -5,7 +5,7 @@ import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { AppEnv, SessionUser } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
-import { isAdmin, requireUser, signedInUser } from '../../http/guards.ts';
+import { may, requireUser, signedInUser } from '../../http/guards.ts';
 import { isNumericId } from '../../http/path-ids.ts';
 import { queryInput } from '../../http/validate.ts';
 import { contentDisposition } from '../../lib/csv.ts';
@@ -29,7 +29,7 @@ function newQuotationNumber(at: Date): string {
 async function issueQuotation(orm: Orm, user: SessionUser, licenseId: number, addressee: string) {
   const em = orm.em.fork() as Em;
   const license = await findLicenseForSale(em, licenseId);
-  if (!license || (!license.published && !isAdmin(user))) throw new AppError('not_found', LICENSE_NOT_FOUND);
+  if (!license || (!license.published && !may(user, 'licenses:read'))) throw new AppError('not_found', LICENSE_NOT_FOUND);
   const issuedAt = new Date();
   const expiresAt = new Date(issuedAt.getTime() + VALID_DAYS * 86_400_000);
   for (let attempt = 0; attempt < 5; attempt++) {

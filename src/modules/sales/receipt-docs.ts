@@ -69,6 +69,7 @@ export const receiptDocs = {
     summary: '領収書の控えを指定のメールアドレスへ送る（退会した会員の依頼など）',
     tags: RECEIPTS,
     access: 'admin',
+    permission: 'members:update',
     path: sale,
     body: ReceiptCopyMailInput,
     answers: { 202: MessageAnswer },

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { LIMITS } from '../../config/limits.ts';
 import type { AppEnv } from '../../http/context.ts';
-import { requireAdmin, requireUser, signedInUser } from '../../http/guards.ts';
+import { permit, requireUser, signedInUser } from '../../http/guards.ts';
 import { NUMERIC_ID } from '../../http/path-ids.ts';
 import { jsonInput } from '../../http/validate.ts';
 import { contentDisposition } from '../../lib/csv.ts';
@@ -50,7 +50,7 @@ export const receiptRoutes = new Hono<AppEnv>()
       ...(receipt.copy ? { 'X-Receipt-Copy': '1' } : {}),
     });
   })
-  .post(`${SALE}/receipt-copy/mail`, receiptDocs.mailCopy, requireAdmin, async (c) => {
+  .post(`${SALE}/receipt-copy/mail`, receiptDocs.mailCopy, permit('members:update'), async (c) => {
     const { email } = await jsonInput(c, ReceiptCopyMailInput);
     await requestReceiptCopyMail(c.var.deps.orm, signedInUser(c), Number(c.req.param('id')), email);
     return c.json({ message: `領収書の控えを ${email} あてに送ります。まもなく送信されます。` }, 202);

@@ -4,7 +4,7 @@ import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import type { PaymentsPort, SessionUser } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import { isAdmin } from '../../http/guards.ts';
+import { may } from '../../http/guards.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { firstUnprintable } from '../../lib/printable-text.ts';
 import { recordAudit } from '../audit/index.ts';
@@ -55,13 +55,13 @@ function chosenLabel(sale: Sale, receipt: SaleReceipt): string | null {
 async function receiptSale(em: Em, user: SessionUser, saleId: number): Promise<Sale> {
   const sale = await em.findOne(Sale, { id: saleId });
   if (!sale) throw new AppError('not_found', NOT_FOUND);
-  if (sale.userId !== user.id && !isAdmin(user)) throw new AppError('forbidden');
+  if (sale.userId !== user.id && !may(user, 'sales:read')) throw new AppError('forbidden');
   if (sale.refundedAt) throw new AppError('conflict', REFUNDED);
   return sale;
 }
 
 /** An administrator reads another member's sale as a 控え that issues nothing (also their own, with `copy`). */
-const readsCopy = (user: SessionUser, sale: Sale, copy = false) => isAdmin(user) && (copy || sale.userId !== user.id);
+const readsCopy = (user: SessionUser, sale: Sale, copy = false) => may(user, 'sales:read') && (copy || sale.userId !== user.id);
 
 function receiptDto(sale: Sale, receipt: SaleReceipt | null, copy: boolean, paymentMethod: string | null) {
   const issued = (receipt?.issueCount ?? 0) > 0;

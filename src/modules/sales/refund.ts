@@ -7,7 +7,7 @@ import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import type { AppEnv, PaymentsPort } from '../../http/context.ts';
 import { AppError, validationError } from '../../http/errors.ts';
-import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { permit, signedInUser } from '../../http/guards.ts';
 import { NUMERIC_ID } from '../../http/path-ids.ts';
 import { jsonInput } from '../../http/validate.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -273,11 +273,21 @@ export async function refundSummary(em: Em, sale: Sale) {
 }
 
 /** POST /api/sales/{id}/refund (administrators): a refund, whole or partial, asked of Stripe. GET /api/sales/{id} is the host's. */
-export const refundRoutes = new Hono<AppEnv>().post(`/sales/${NUMERIC_ID}/refund`, salesDocs.refund, requireAdmin, async (c) => {
-  const input = await jsonInput(c, RefundInput);
-  const user = signedInUser(c);
-  const { orm, payments } = c.var.deps;
-  return c.json(
-    await requestRefund({ orm, payments, log: c.var.log }, { id: user.id, email: user.email }, Number(c.req.param('id')), input),
-  );
-});
+export const refundRoutes = new Hono<AppEnv>().post(
+  `/sales/${NUMERIC_ID}/refund`,
+  salesDocs.refund,
+  permit('sales:refund'),
+  async (c) => {
+    const input = await jsonInput(c, RefundInput);
+    const user = signedInUser(c);
+    const { orm, payments } = c.var.deps;
+    return c.json(
+      await requestRefund(
+        { orm, payments, log: c.var.log },
+        { id: user.id, email: user.email },
+        Number(c.req.param('id')),
+        input,
+      ),
+    );
+  },
+);

@@ -6,7 +6,7 @@ import type { Em, Orm } from '../../db/orm.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import type { AppEnv } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
-import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { permit, signedInUser } from '../../http/guards.ts';
 import { operation, pathIds } from '../../http/openapi.ts';
 import { NUMERIC_ID } from '../../http/path-ids.ts';
 import { japanDay } from '../../lib/japan-time.ts';
@@ -44,6 +44,7 @@ const resendDoc = operation('post', {
   summary: '購入のお知らせメールを再送する（会員の現在のメールアドレスへ、1注文1日5回まで）',
   tags: ['売上'],
   access: 'admin',
+  permission: 'mails:resend',
   path: { id: pathIds.number },
   answers: { 202: v.object({ message: v.string() }) },
   errors: [429],
@@ -53,7 +54,7 @@ const resendDoc = operation('post', {
 export const resendRoutes = new Hono<AppEnv>().post(
   `/sales/${NUMERIC_ID}/resend-purchase-mail`,
   resendDoc,
-  requireAdmin,
+  permit('mails:resend'),
   async (c) => {
     const saleId = Number(c.req.param('id'));
     const now = new Date();

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
-import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { permit, signedInUser } from '../../http/guards.ts';
 import { jsonInput, queryInput } from '../../http/validate.ts';
 import { SALE_STATUS_LABEL, SALE_STATUSES } from './entities/sale.entity.ts';
 import { exportRoutes } from './export-routes.ts';
@@ -17,18 +17,18 @@ import { advanceStatus, revertStatus } from './status-moves.ts';
 import { summaryRoutes } from './summary-routes.ts';
 
 const saleRoutes = new Hono<AppEnv>()
-  .get('/sales', salesDocs.list, requireAdmin, async (c) => {
+  .get('/sales', salesDocs.list, permit('sales:read'), async (c) => {
     const query = queryInput(c, SalesListQuery);
     // c.get, not c.var (which copies every variable into a new object): the administrators' busiest call.
     const { orm, changes } = c.get('deps');
     return c.json(await listSales(orm, toFilter(query), query.page, query.per_page, changes));
   })
-  .get('/sales/counts', salesDocs.counts, requireAdmin, async (c) => {
+  .get('/sales/counts', salesDocs.counts, permit('sales:read'), async (c) => {
     const query = queryInput(c, CountsQuery);
     const statuses = SALE_STATUSES.map((value) => ({ value, label: SALE_STATUS_LABEL[value] }));
     return c.json({ counts: await salesCounts(c.var.deps.orm, toFilter(query)), statuses });
   })
-  .post('/sales/update', salesDocs.update, requireAdmin, async (c) => {
+  .post('/sales/update', salesDocs.update, permit('sales:update'), async (c) => {
     const input = await jsonInput(c, StatusUpdateInput);
     const user = signedInUser(c);
     const { q, paidFrom, paidTo } = toFilter(input);
@@ -50,7 +50,7 @@ const saleRoutes = new Hono<AppEnv>()
         : '更新できる売上はありませんでした。',
     });
   })
-  .post('/sales/revert', salesDocs.revert, requireAdmin, async (c) => {
+  .post('/sales/revert', salesDocs.revert, permit('sales:update'), async (c) => {
     const input = await jsonInput(c, RevertInput);
     const user = signedInUser(c);
     const sales = await revertStatus(c.var.deps.orm, { id: user.id, email: user.email }, input);

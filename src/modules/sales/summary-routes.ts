@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/context.ts';
-import { requireAdmin, signedInUser } from '../../http/guards.ts';
+import { permit, signedInUser } from '../../http/guards.ts';
 import { parseInputs, queryInput } from '../../http/validate.ts';
 import { backOfficeDocs } from './back-office-docs.ts';
 import { openOrderCsv } from './order-csv.ts';
@@ -10,11 +10,11 @@ import { periodOf, SummaryEncodingQuery, SummaryQuery, salesSummary, summaryDown
 
 /** 売上集計: the totals of a period (Japan days), the same as a CSV file, and 受注CSV. Mounted before `/sales/:id`. */
 export const summaryRoutes = new Hono<AppEnv>()
-  .get('/sales/summary', salesDocs.summary, requireAdmin, async (c) => {
+  .get('/sales/summary', salesDocs.summary, permit('sales:read'), async (c) => {
     const query = queryInput(c, SummaryQuery);
     return c.json({ summary: await salesSummary(c.var.deps.orm, periodOf(query)) });
   })
-  .get('/sales/summary.csv', salesDocs.summaryCsv, requireAdmin, async (c) => {
+  .get('/sales/summary.csv', salesDocs.summaryCsv, permit('sales:read'), async (c) => {
     const query = parseInputs(c.req.query(), SummaryQuery, SummaryEncodingQuery);
     const user = signedInUser(c);
     const file = await summaryDownload(c.var.deps.orm, { id: user.id, email: user.email }, periodOf(query), query.encoding);
@@ -22,7 +22,7 @@ export const summaryRoutes = new Hono<AppEnv>()
     c.header('Content-Disposition', file.disposition);
     return c.body(new Uint8Array(file.body));
   })
-  .get('/sales/orders.csv', backOfficeDocs.ordersCsv, requireAdmin, async (c) => {
+  .get('/sales/orders.csv', backOfficeDocs.ordersCsv, permit('exports:download'), async (c) => {
     const query = parseInputs(c.req.query(), SummaryQuery, SummaryEncodingQuery);
     const user = signedInUser(c);
     const actor = { id: user.id, email: user.email };

@@ -1,3 +1,7 @@
+import type { components } from '../lib/api-schema.d.ts';
+
+type Permission = components['schemas']['User']['permissions'][number];
+
 /**
  * Every administrator screen that a menu reaches, in one list: the side menu on every admin page and
  * the buttons of 管理メニュー (/admin) are both drawn from it. A new admin screen adds one line here.
@@ -8,6 +12,8 @@ export interface AdminNavItem {
   to: string;
   group: AdminNavGroup;
   server?: boolean;
+  /** Shown only to a role with it. */
+  permission: Permission;
 }
 
 export type AdminNavGroup = '会員' | 'ライセンスと売上' | '決済' | '記録と運用';
@@ -16,17 +22,17 @@ export type AdminNavGroup = '会員' | 'ライセンスと売上' | '決済' | '
 export const ADMIN_NAV_GROUPS: readonly AdminNavGroup[] = ['会員', 'ライセンスと売上', '決済', '記録と運用'];
 
 export const ADMIN_NAV: readonly AdminNavItem[] = [
-  { label: 'ユーザー一覧', to: '/admin/users', group: '会員' },
-  { label: 'お知らせ配信', to: '/admin/announcements', group: '会員' },
-  { label: 'ライセンス一覧', to: '/admin/licenses', group: 'ライセンスと売上' },
-  { label: 'ライセンス発行', to: '/admin/licenses/issue', group: 'ライセンスと売上' },
-  { label: '売上集計', to: '/admin/sales/summary', group: 'ライセンスと売上' },
-  { label: '決済の受信箱と照合', to: '/admin/payments', group: '決済' },
-  { label: 'コンビニ払いのお支払い待ち', to: '/admin/payments/konbini', group: '決済' },
-  { label: '操作履歴', to: '/admin/audit', group: '記録と運用' },
-  { label: '送信に失敗したメール', to: '/admin/mails', group: '記録と運用' },
-  { label: '運用状況', to: '/admin/operations', group: '記録と運用' },
-  { label: 'ジョブキュー', to: '/admin/queues', group: '記録と運用', server: true },
+  { label: 'ユーザー一覧', to: '/admin/users', group: '会員', permission: 'members:read' },
+  { label: 'お知らせ配信', to: '/admin/announcements', group: '会員', permission: 'members:update' },
+  { label: 'ライセンス一覧', to: '/admin/licenses', group: 'ライセンスと売上', permission: 'licenses:read' },
+  { label: 'ライセンス発行', to: '/admin/licenses/issue', group: 'ライセンスと売上', permission: 'sales:read' },
+  { label: '売上集計', to: '/admin/sales/summary', group: 'ライセンスと売上', permission: 'sales:read' },
+  { label: '決済の受信箱と照合', to: '/admin/payments', group: '決済', permission: 'payments:read' },
+  { label: 'コンビニ払いのお支払い待ち', to: '/admin/payments/konbini', group: '決済', permission: 'payments:read' },
+  { label: '操作履歴', to: '/admin/audit', group: '記録と運用', permission: 'audit:read' },
+  { label: '送信に失敗したメール', to: '/admin/mails', group: '記録と運用', permission: 'mails:read' },
+  { label: '運用状況', to: '/admin/operations', group: '記録と運用', permission: 'operations:read' },
+  { label: 'ジョブキュー', to: '/admin/queues', group: '記録と運用', server: true, permission: 'operations:read' },
 ];
 
 /**

@@ -14,6 +14,22 @@ export function NotFoundPage() {
   );
 }
 
+/** Staff signed in from a network outside ADMIN_ALLOWED_NETWORKS (403 admin_network_refused). */
+export function NetworkRefusedPage() {
+  useEffect(markDrawn, []);
+  return (
+    <section className="card narrow">
+      <h1>このネットワークからは管理画面を使えません</h1>
+      <p>
+        管理画面は、許可されたネットワーク（社内のネットワークなど）からだけ使えます。いまお使いの接続元は許可されていません。
+        許可された場所から接続し直すか、管理者にお問い合わせください。
+      </p>
+      <p className="small">この接続は操作履歴に記録されました。</p>
+      <WayOn />
+    </section>
+  );
+}
+
 /**
  * A screen's code could not be fetched: after a release the page still names the old files (Chrome:
  * "Failed to fetch dynamically imported module", Firefox: "error loading dynamically imported module",

@@ -2,6 +2,7 @@ import { data, type LoaderFunctionArgs, redirect } from 'react-router';
 import { afterSignIn } from '../features/auth/after-sign-in';
 import { loginFor } from '../features/auth/return-to';
 import { type CurrentUser, fetchCurrentUser } from '../lib/auth-store';
+import { isStaff, type Permission, ROLE_LABELS, userMay } from '../lib/permissions';
 import { ENROLMENT } from '../lib/user-home';
 
 const pathOf = (args?: Pick<LoaderFunctionArgs, 'request'>) => {
@@ -22,11 +23,20 @@ export async function requireSignedIn(args?: Pick<LoaderFunctionArgs, 'request'>
 
 export async function requireAdministrator(args?: Pick<LoaderFunctionArgs, 'request'>): Promise<CurrentUser> {
   const user = await requireSignedIn(args);
-  if (user.role !== 'admin') throw data({ message: 'このページを表示する権限がありません。' }, { status: 403 });
-  // Administrators enrol in two-factor before anything else (the server refuses them until then).
+  if (!isStaff(user)) throw data({ message: 'このページを表示する権限がありません。' }, { status: 403 });
+  // Staff enrol in two-factor before anything else (the server refuses them until then).
   if (!user.two_factor_enabled) throw redirect(ENROLMENT);
   return user;
 }
+
+/** A back-office page that changes something: only for a role that may (the server checks again). */
+export const requirePermission = (permission: Permission) => async (args?: Pick<LoaderFunctionArgs, 'request'>) => {
+  const user = await requireAdministrator(args);
+  if (!userMay(user, permission)) {
+    throw data({ message: `「${ROLE_LABELS[user.role]}」の権限ではこのページは使えません。` }, { status: 403 });
+  }
+  return user;
+};
 
 /** Sign-in and registration are for signed-out visitors: a signed-in user goes on (or home). */
 export async function redirectSignedIn({ request }: Pick<LoaderFunctionArgs, 'request'>) {

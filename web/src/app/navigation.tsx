@@ -1,7 +1,8 @@
 import { type ComponentType, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
 import { Link, NavLink, useLocation, useNavigate } from 'react-router';
 import { licenseDrafts } from '../features/licenses/api/license-draft';
-import { logout, useAuth } from '../lib/auth-store';
+import { type CurrentUser, logout, useAuth } from '../lib/auth-store';
+import { userMay } from '../lib/permissions';
 import { ADMIN_NAV, ADMIN_NAV_GROUPS, type AdminNavItem, currentAdminItem } from './admin-nav';
 import type { RouteType } from './route-meta';
 
@@ -12,8 +13,11 @@ interface NavItem {
   server?: boolean;
 }
 
-function navItems(type: RouteType, userId: string | undefined): NavItem[] {
-  if (type === 'administrator') return ADMIN_NAV.map(({ label, to, server }) => ({ label, to, server }));
+const allowedNav = (user: CurrentUser | undefined) => ADMIN_NAV.filter((item) => userMay(user, item.permission));
+
+function navItems(type: RouteType, user: CurrentUser | undefined): NavItem[] {
+  const userId = user?.id;
+  if (type === 'administrator') return allowedNav(user).map(({ label, to, server }) => ({ label, to, server }));
   if (type === 'endUser') {
     return [
       { label: '会員情報・購入履歴', to: `/users/${userId ?? ''}` },
@@ -49,7 +53,7 @@ function MemberNavigationBar({ type }: { type: RouteType }) {
   return (
     <nav className="nav" aria-label={type === 'administrator' ? '管理メニュー' : '会員メニュー'}>
       <ul>
-        {navItems(type, users[0]?.id).map((item) => (
+        {navItems(type, users[0]).map((item) => (
           <li key={item.to}>
             <NavLink to={item.to} end>
               {item.label}
@@ -74,12 +78,12 @@ function MemberNavigationBar({ type }: { type: RouteType }) {
  */
 function AdminSideMenu() {
   const onLogout = useLogout();
+  const me = useAuth().users[0];
   const { pathname } = useLocation();
   const [open, setOpen] = useState(false);
   const toggle = useRef<HTMLButtonElement>(null);
   const listId = useId();
   const current = currentAdminItem(pathname);
-
   // A link followed (or the back button): the phone's menu folds away again.
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs on each move to another page
   useEffect(() => setOpen(false), [pathname]);
@@ -127,7 +131,7 @@ function AdminSideMenu() {
           <Link to="/admin">管理メニューのトップ</Link>
         </p>
         {ADMIN_NAV_GROUPS.map((group) => {
-          const items = ADMIN_NAV.filter((item) => item.group === group);
+          const items = allowedNav(me).filter((item) => item.group === group);
           if (items.length === 0) return null;
           const headingId = `${listId}-${group}`;
           return (
@@ -156,5 +160,5 @@ function AdminSideMenu() {
 /** The administrator's menu screen with the navigation's links and log-out handed in. */
 export function AdminMenuRoute({ page: Page }: { page: ComponentType<{ items: NavItem[]; onLogout: () => void }> }) {
   const onLogout = useLogout();
-  return <Page items={navItems('administrator', undefined)} onLogout={onLogout} />;
+  return <Page items={navItems('administrator', useAuth().users[0])} onLogout={onLogout} />;
 }

@@ -55,6 +55,13 @@ export interface paths {
      */
     get: operations["getApiCsrfToken"];
   };
+  "/api/dashboard": {
+    /**
+     * ダッシュボード（今日と今月の売上、対応待ちの件数、30日間の日別売上）
+     * @description 日付は日本時間。売上・返金は売上集計（GET /api/sales/summary）、新規会員は会員一覧（created_from/created_to）、出力待ちは売上一覧（status=0）、お支払い待ちはコンビニ払いの一覧、送信失敗は送信に失敗したメール、照合の差異は未確認の照合と同じ数え方です。
+     */
+    get: operations["getApiDashboard"];
+  };
   "/api/docs": {
     /** API リファレンス（Scalar） */
     get: operations["getApiDocs"];
@@ -572,6 +579,32 @@ export interface components {
       /** Format: date-time */
       updated_at: string;
     };
+    ListedUser: {
+      affiliation_name: string;
+      affiliation_other: string | null;
+      affiliations: number | null;
+      /** Format: date-time */
+      created_at?: string;
+      distribution: boolean;
+      email: string;
+      email_verified: boolean;
+      first_name: string;
+      first_name_kana: string | null;
+      id: string;
+      last_name: string;
+      last_name_kana: string | null;
+      last_purchase_at: string | null;
+      last_sign_in_at: string | null;
+      paid_total: number;
+      pending_email?: string | null;
+      permissions: ("members:read" | "members:update" | "members:mail" | "members:export" | "members:set-password" | "members:delete" | "members:set-role" | "licenses:read" | "licenses:update" | "sales:read" | "sales:update" | "sales:refund" | "exports:read" | "exports:run" | "exports:download" | "payments:read" | "payments:update" | "mails:read" | "mails:resend" | "audit:read" | "audit:export" | "operations:read")[];
+      purchase_count: number;
+      /** @enum {string} */
+      role: "admin" | "operator" | "viewer" | "user";
+      two_factor_enabled: boolean;
+      /** Format: date-time */
+      updated_at?: string;
+    };
     Mail: {
       attempts: number;
       /** Format: date-time */
@@ -729,8 +762,9 @@ export interface components {
       last_name_kana: string | null;
       last_sign_in_at: string | null;
       pending_email?: string | null;
+      permissions: ("members:read" | "members:update" | "members:mail" | "members:export" | "members:set-password" | "members:delete" | "members:set-role" | "licenses:read" | "licenses:update" | "sales:read" | "sales:update" | "sales:refund" | "exports:read" | "exports:run" | "exports:download" | "payments:read" | "payments:update" | "mails:read" | "mails:resend" | "audit:read" | "audit:export" | "operations:read")[];
       /** @enum {string} */
-      role: "admin" | "user";
+      role: "admin" | "operator" | "viewer" | "user";
       two_factor_enabled: boolean;
       /** Format: date-time */
       updated_at?: string;
@@ -781,7 +815,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -833,7 +867,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -885,7 +919,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -925,7 +959,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -997,7 +1031,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1061,7 +1095,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1126,7 +1160,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1172,7 +1206,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1222,7 +1256,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1383,6 +1417,67 @@ export interface operations {
       };
     };
   };
+  /**
+   * ダッシュボード（今日と今月の売上、対応待ちの件数、30日間の日別売上）
+   * @description 日付は日本時間。売上・返金は売上集計（GET /api/sales/summary）、新規会員は会員一覧（created_from/created_to）、出力待ちは売上一覧（status=0）、お支払い待ちはコンビニ払いの一覧、送信失敗は送信に失敗したメール、照合の差異は未確認の照合と同じ数え方です。
+   */
+  getApiDashboard: {
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            awaiting_export: number;
+            bank_transfer_awaiting: number;
+            failed_mails: number;
+            konbini_awaiting: number;
+            month: {
+              amount: number;
+              count: number;
+              from: string;
+              new_members: number;
+              refunded_amount: number;
+              refunded_count: number;
+              to: string;
+            };
+            reconciliations_flagged: number;
+            series: {
+                amount: number;
+                count: number;
+                date: string;
+              }[];
+            today: {
+              amount: number;
+              count: number;
+              from: string;
+              new_members: number;
+              refunded_amount: number;
+              refunded_count: number;
+              to: string;
+            };
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   /** API リファレンス（Scalar） */
   getApiDocs: {
     responses: {
@@ -1451,7 +1546,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1515,7 +1610,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1576,7 +1671,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1620,7 +1715,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1678,7 +1773,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1727,7 +1822,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -1799,7 +1894,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2017,7 +2112,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2081,7 +2176,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2156,7 +2251,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2230,7 +2325,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2392,7 +2487,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2490,7 +2585,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2583,7 +2678,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2646,7 +2741,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2716,7 +2811,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2814,7 +2909,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2887,7 +2982,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -2996,7 +3091,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3107,7 +3202,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3167,7 +3262,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3228,7 +3323,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3340,7 +3435,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3455,7 +3550,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -3989,7 +4084,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4036,7 +4131,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4104,7 +4199,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4146,7 +4241,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4220,7 +4315,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4321,7 +4416,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4368,7 +4463,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4419,7 +4514,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4499,7 +4594,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4556,7 +4651,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4730,7 +4825,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4870,7 +4965,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4912,7 +5007,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -4968,7 +5063,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5033,7 +5128,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5091,7 +5186,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5157,7 +5252,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5235,7 +5330,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5337,7 +5432,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5403,7 +5498,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5479,7 +5574,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5520,7 +5615,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5549,7 +5644,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5601,7 +5696,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5682,7 +5777,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5717,7 +5812,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5775,7 +5870,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -5909,7 +6004,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6078,9 +6173,11 @@ export interface operations {
         name?: string;
         email?: string;
         affiliations?: "" | string;
+        created_from?: "" | string;
+        created_to?: "" | string;
         page?: string;
         per_page?: string;
-        sort?: "created_at" | "-created_at" | "email" | "-email" | "name" | "-name" | "kana";
+        sort?: "created_at" | "-created_at" | "email" | "-email" | "name" | "-name" | "kana" | "purchases" | "-purchases" | "paid_total" | "-paid_total" | "last_purchase" | "-last_purchase";
       };
     };
     responses: {
@@ -6092,7 +6189,7 @@ export interface operations {
             per_page: number;
             total: number;
             total_capped: boolean;
-            users: components["schemas"]["User"][];
+            users: components["schemas"]["ListedUser"][];
           };
         };
       };
@@ -6102,7 +6199,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6144,7 +6241,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6221,7 +6318,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6331,7 +6428,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6395,7 +6492,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6462,7 +6559,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6510,7 +6607,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6566,7 +6663,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6653,7 +6750,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6700,7 +6797,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6768,7 +6865,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6846,7 +6943,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6895,7 +6992,7 @@ export interface operations {
       content: {
         "application/json": {
           /** @enum {string} */
-          role: "admin" | "user";
+          role: "admin" | "operator" | "viewer" | "user";
         };
       };
     };
@@ -6921,7 +7018,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -6985,7 +7082,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -7062,7 +7159,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];
@@ -7143,7 +7240,9 @@ export interface operations {
         name?: string;
         email?: string;
         affiliations?: "" | string;
-        sort?: "created_at" | "-created_at" | "email" | "-email" | "name" | "-name" | "kana";
+        created_from?: "" | string;
+        created_to?: "" | string;
+        sort?: "created_at" | "-created_at" | "email" | "-email" | "name" | "-name" | "kana" | "purchases" | "-purchases" | "paid_total" | "-paid_total" | "last_purchase" | "-last_purchase";
         encoding?: "utf-8" | "shift_jis";
       };
     };
@@ -7164,7 +7263,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description 権限がありません（管理者は二段階認証の登録が必要です: code two_factor_enrollment_required）。 */
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
       403: {
         content: {
           "application/json": components["schemas"]["Error"];

@@ -41,6 +41,9 @@ export class ApiError extends Error {
  * 422-style result (seed §5). It is never shown: the screens say what to fix instead,
  * 「入力内容を確認してください。（メールアドレス、パスワード）」 from the fields named (issue 21).
  */
+/** Where staff outside the allowed networks are sent (web/src/app/error-pages.tsx). */
+export const NETWORK_REFUSED_PAGE = '/admin/network-refused';
+
 export const INVALID_INPUT_MESSAGE = '不正な値が入力されました。';
 
 /** The shop answered 5xx (or a proxy in front of it did): the shop is down for now, not the member's line. */
@@ -103,6 +106,10 @@ async function toError(res: Response): Promise<ApiError> {
   // An administrator who has not enrolled in two-factor yet goes straight to enrolment.
   if (res.status === 403 && (body as { code?: string } | undefined)?.code === 'two_factor_enrollment_required') {
     if (!window.location.pathname.startsWith('/account/security')) window.location.assign('/account/security?enrol=1');
+  }
+  // Staff outside ADMIN_ALLOWED_NETWORKS: one page saying so, instead of an error on every screen.
+  if (res.status === 403 && (body as { code?: string } | undefined)?.code === 'admin_network_refused') {
+    if (window.location.pathname !== NETWORK_REFUSED_PAGE) window.location.assign(NETWORK_REFUSED_PAGE);
   }
   // A gateway's 502/504 (or any 5xx without our JSON) means the shop is down for now.
   const ours = typeof body?.message === 'string' && !(res.status === 502 || res.status === 504);

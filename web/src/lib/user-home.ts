@@ -1,12 +1,13 @@
 import type { CurrentUser } from './auth-store';
+import { isStaff } from './permissions';
 
 /** Where an administrator without two-factor is sent. */
 export const ENROLMENT = '/account/security?enrol=1';
 
-export const mustEnrol = (user: CurrentUser) => user.role === 'admin' && !user.two_factor_enabled;
+export const mustEnrol = (user: CurrentUser) => isStaff(user) && !user.two_factor_enabled;
 
 /** Where a signed-in user starts. */
 export function homeOf(user: CurrentUser): string {
   if (mustEnrol(user)) return ENROLMENT;
-  return user.role === 'admin' ? '/admin' : `/users/${user.id}`;
+  return isStaff(user) ? '/admin' : `/users/${user.id}`;
 }

@@ -63,6 +63,10 @@ const UserSchema = defineEntity({
     banReason: p.text().fieldName('ban_reason').nullable(),
     banExpires: p.datetime().fieldName('ban_expires').nullable(),
     twoFactorEnabled: p.boolean().fieldName('two_factor_enabled').default(false),
+    // The member list's figures, kept from SalePaid/SaleRefunded (handlers/purchase-figures.ts).
+    purchaseCount: p.integer().fieldName('purchase_count').default(0),
+    paidTotal: p.bigint('number').fieldName('paid_total').default(0),
+    lastPurchaseAt: p.datetime().fieldName('last_purchase_at').nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

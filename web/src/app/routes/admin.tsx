@@ -1,6 +1,6 @@
 import type { RouteObject } from 'react-router';
 import { NotFoundPage } from '../error-pages';
-import { requireAdministrator } from '../guards';
+import { requireAdministrator, requirePermission } from '../guards';
 import { AdminMenuRoute } from '../navigation';
 import { later, meta, purchaseHistory } from './route-helpers';
 
@@ -41,21 +41,25 @@ export const adminRoutes: RouteObject[] = [
       },
       {
         path: 'users/:id/edit',
+        loader: requirePermission('members:update'),
         handle: meta('administrator', false, 'ユーザー情報の編集'),
         lazy: later(userEdit, (m) => <m.UserEditPage base="/admin/users" />),
       },
       {
         path: 'users/:id/edit/confirm',
+        loader: requirePermission('members:update'),
         handle: meta('administrator', false, '変更内容の確認'),
         lazy: later(userEdit, (m) => <m.UserEditConfirmPage base="/admin/users" />),
       },
       {
         path: 'users/:id/password',
+        loader: requirePermission('members:set-password'),
         handle: meta('administrator', false, 'パスワードの強制変更'),
         lazy: later(adminUsers, (m) => <m.AdminUserPasswordPage />),
       },
       {
         path: 'users/:id/delete',
+        loader: requirePermission('members:delete'),
         handle: meta('administrator', false, 'ユーザーの削除'),
         lazy: later(adminUsers, (m) => <m.AdminUserDeletePage />),
       },
@@ -85,11 +89,13 @@ export const adminRoutes: RouteObject[] = [
       },
       {
         path: 'licenses/create',
+        loader: requirePermission('licenses:update'),
         handle: meta('administrator', false, 'ライセンスの新規登録'),
         lazy: later(adminLicenseForm, (m) => <m.AdminLicenseFormPage />),
       },
       {
         path: 'licenses/create/confirm',
+        loader: requirePermission('licenses:update'),
         handle: meta('administrator', false, '登録内容の確認'),
         lazy: later(adminLicenseConfirm, (m) => <m.AdminLicenseConfirmPage />),
       },
@@ -103,11 +109,13 @@ export const adminRoutes: RouteObject[] = [
       },
       {
         path: 'licenses/:id/edit',
+        loader: requirePermission('licenses:update'),
         handle: meta('administrator', false, 'ライセンスの編集'),
         lazy: later(adminLicenseForm, (m) => <m.AdminLicenseFormPage />),
       },
       {
         path: 'licenses/:id/edit/confirm',
+        loader: requirePermission('licenses:update'),
         handle: meta('administrator', false, '変更内容の確認'),
         lazy: later(adminLicenseConfirm, (m) => <m.AdminLicenseConfirmPage />),
       },

@@ -1,5 +1,7 @@
 import { type RouteObject, redirect } from 'react-router';
 import { licenseDrafts } from '../../features/licenses/api/license-draft';
+import { NETWORK_REFUSED_PAGE } from '../../lib/api';
+import { NetworkRefusedPage } from '../error-pages';
 import { redirectSignedIn } from '../guards';
 import { later, meta } from './route-helpers';
 
@@ -48,6 +50,7 @@ export const publicRoutes: RouteObject[] = [
     handle: meta(null, false, '確認コードによるログインの再開'),
     lazy: later(twoFactorUnlock, (m) => <m.TwoFactorUnlockPage />),
   },
+  { path: NETWORK_REFUSED_PAGE, handle: meta(null, false, '管理画面を使えません'), element: <NetworkRefusedPage /> },
   // Public pages of the member's type: anyone reads them, a signed-in member keeps the menu (layout PUBLIC_PAGES).
   { path: '/terms', handle: meta('endUser', false, '利用規約'), lazy: later(terms, (m) => <m.TermsPage />) },
   { path: '/privacy', handle: meta('endUser', false, 'プライバシーポリシー'), lazy: later(privacy, (m) => <m.PrivacyPage />) },

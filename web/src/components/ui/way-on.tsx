@@ -1,5 +1,6 @@
 import { Link, useLocation } from 'react-router';
 import { useAuth } from '../../lib/auth-store';
+import { isStaff } from '../../lib/permissions';
 
 /**
  * Where to go from a page that cannot be shown: the catalogue and the member's own page when signed
@@ -9,7 +10,7 @@ import { useAuth } from '../../lib/auth-store';
 export function WayOn() {
   const user = useAuth().users[0];
   const inBackOffice = useLocation().pathname.startsWith('/admin');
-  if (user && user.role === 'admin' && inBackOffice) {
+  if (user && isStaff(user) && inBackOffice) {
     return (
       <nav aria-label="ほかのページへ" className="way-on">
         <ul>
@@ -25,7 +26,7 @@ export function WayOn() {
       <ul>
         {user ? (
           <>
-            {user.role === 'admin' ? (
+            {isStaff(user) ? (
               <li>
                 <Link to="/admin">管理メニューへ</Link>
               </li>

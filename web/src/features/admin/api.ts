@@ -21,3 +21,10 @@ export const acknowledgeRun = (id: string, body: RequestBody<'/api/payments/reco
     method: 'POST',
     body,
   });
+
+export type Dashboard = Answer<'/api/dashboard'>;
+
+/** GET /api/dashboard: today's and this month's figures (JST), what waits, 30 days by day. */
+export function useDashboard() {
+  return useSWR<Dashboard>('/api/dashboard');
+}

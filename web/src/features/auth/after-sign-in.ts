@@ -1,4 +1,5 @@
 import type { CurrentUser } from '../../lib/auth-store';
+import { isStaff } from '../../lib/permissions';
 import { ENROLMENT, homeOf, mustEnrol } from '../../lib/user-home';
 import { safeNext } from './return-to';
 
@@ -7,6 +8,6 @@ export function afterSignIn(user: CurrentUser, next: string | null): string {
   const target = safeNext(next);
   if (mustEnrol(user)) return ENROLMENT;
   // A member sent on to a back-office page would only meet a 403.
-  if (!target || (user.role !== 'admin' && /^\/admin(\/|$)/.test(target))) return homeOf(user);
+  if (!target || (!isStaff(user) && /^\/admin(\/|$)/.test(target))) return homeOf(user);
   return target;
 }

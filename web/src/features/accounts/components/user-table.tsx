@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import { formatDateTime } from '../../../lib/japan-time';
+import { ROLE_LABELS } from '../../../lib/permissions';
 import { affiliationLabel } from '../api/profile';
 import type { UserPage } from '../api/use-user-search';
 
@@ -10,7 +11,7 @@ function UserRow({ user }: { user: User }) {
     <tr>
       <td>
         <Link to={`/admin/users/${user.id}`}>{`${user.last_name} ${user.first_name}`.trim() || '（未設定）'}</Link>
-        {user.role === 'admin' ? <span className="tag">管理者</span> : null}
+        {user.role !== 'user' ? <span className="tag">{ROLE_LABELS[user.role]}</span> : null}
         <span className="kana">{`${user.last_name_kana ?? ''} ${user.first_name_kana ?? ''}`.trim() || 'フリガナ未登録'}</span>
       </td>
       <td className="latin-break">{user.email}</td>
@@ -18,11 +19,14 @@ function UserRow({ user }: { user: User }) {
       <td>{user.affiliation_name || '—'}</td>
       <td>{user.created_at ? formatDateTime(user.created_at) : '—'}</td>
       <td>{user.last_sign_in_at ? formatDateTime(user.last_sign_in_at) : '記録なし'}</td>
+      <td>{user.purchase_count.toLocaleString('ja-JP')}回</td>
+      <td>{user.paid_total.toLocaleString('ja-JP')}円</td>
+      <td>{user.last_purchase_at ? formatDateTime(user.last_purchase_at) : '購入なし'}</td>
     </tr>
   );
 }
 
-/** The users of one page: name and kana, e-mail, affiliation, registered and last signed in. */
+/** The users of one page: name and kana, e-mail, affiliation, registered, last signed in, purchases (refunds left out). */
 export function UserTable({ users }: { users: User[] }) {
   return (
     <div className="table-wrap">
@@ -35,6 +39,9 @@ export function UserTable({ users }: { users: User[] }) {
             <th scope="col">所属名</th>
             <th scope="col">登録日時</th>
             <th scope="col">最終ログイン</th>
+            <th scope="col">購入回数</th>
+            <th scope="col">購入金額</th>
+            <th scope="col">最終購入</th>
           </tr>
         </thead>
         <tbody>

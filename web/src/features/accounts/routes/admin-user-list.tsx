@@ -6,6 +6,7 @@ import { usePageParam } from '../../../components/ui/pager';
 import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { asSelect, formFields } from '../../../lib/form-fields';
+import { useCan } from '../../../lib/permissions';
 import { withParams } from '../../../lib/search-params';
 import { AFFILIATIONS } from '../api/profile';
 import { useUserSearch } from '../api/use-user-search';
@@ -18,6 +19,12 @@ const SORTS = [
   { value: 'kana', label: 'フリガナ順（五十音）' },
   { value: 'name', label: '姓の順' },
   { value: 'email', label: 'メールアドレス順' },
+  { value: '-purchases', label: '購入回数の多い順' },
+  { value: 'purchases', label: '購入回数の少ない順' },
+  { value: '-paid_total', label: '購入金額の多い順' },
+  { value: 'paid_total', label: '購入金額の少ない順' },
+  { value: '-last_purchase', label: '最終購入の新しい順' },
+  { value: 'last_purchase', label: '最終購入の古い順' },
 ];
 
 type UserFilters = { name: string; email: string; affiliations: string };
@@ -67,6 +74,7 @@ function SortSelect({ sort, onSort }: { sort: string; onSort: (sort: string) => 
 
 /** /admin/users: search by name (姓 or 名), e-mail and affiliation. */
 export function AdminUserListPage() {
+  const can = useCan();
   const [params, setParams] = useSearchParams();
   const flash = (useLocation().state as { message?: string } | null)?.message;
   const [form, setForm] = useState<UserFilters>({
@@ -87,7 +95,7 @@ export function AdminUserListPage() {
       {flash ? <Notice>{flash}</Notice> : null}
       <UserSearch form={form} onChange={setForm} onSubmit={search} />
       <SortSelect sort={sort} onSort={(next) => setParams(withParams(params, { sort: next, page: '' }))} />
-      <MemberCsvDownload params={params} disabled={!data || data.users.length === 0} />
+      {can('members:export') ? <MemberCsvDownload params={params} disabled={!data || data.users.length === 0} /> : null}
       <PagedTable
         list={pageOf(data, (d) => d.users)}
         isLoading={isLoading}

@@ -11,7 +11,7 @@ import { useAuth } from '../../../lib/auth-store';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { nameWithKana } from '../api/profile';
 import { useMember } from '../api/use-member';
-import { AdminUserButtons, AdminUserFacts, SELF_LIMITS, useAdminUserActions } from '../components/admin-user-actions';
+import { AdminUserButtons, AdminUserFacts, RoleForm, SELF_LIMITS, useAdminUserActions } from '../components/admin-user-actions';
 import { UserAuditLog } from '../components/user-audit-log';
 import { UserMailLog } from '../components/user-mail-log';
 
@@ -39,7 +39,14 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
       {data ? (
         <>
           <AdminUserFacts user={data.user} busy={busy} onResend={actions.resendVerification} />
-          <AdminUserButtons user={data.user} busy={busy} self={self} onChangeRole={(role) => void actions.changeRole(role)} />
+          <AdminUserButtons user={data.user} self={self} />
+          <RoleForm
+            key={data.user.role}
+            user={data.user}
+            busy={busy}
+            self={self}
+            onChange={(role) => void actions.changeRole(role)}
+          />
           {self ? (
             <p id="self-limits" className="small">
               {SELF_LIMITS}

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { fetchCurrentUser, useAuth } from '../../../lib/auth-store';
+import { isStaff } from '../../../lib/permissions';
 import { homeOf } from '../../../lib/user-home';
 import { useTwoFactorStatus } from '../api/security';
 import { PasskeySection } from '../components/passkey-section';
@@ -16,7 +17,7 @@ export function SecurityPage() {
   const me = users[0];
   const { data, error, isLoading, mutate } = useTwoFactorStatus();
   const [codes, setCodes] = useState<string[] | null>(null);
-  const isAdmin = me?.role === 'admin';
+  const isAdmin = Boolean(me && isStaff(me));
 
   const refresh = async () => {
     await mutate();

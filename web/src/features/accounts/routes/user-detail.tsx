@@ -2,6 +2,7 @@ import { Link, useLocation, useParams } from 'react-router';
 import { Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { useAuth } from '../../../lib/auth-store';
+import { isStaff } from '../../../lib/permissions';
 import { profileOf } from '../api/profile';
 import { useMember } from '../api/use-member';
 import { ProfileSummary } from '../components/profile-summary';
@@ -34,7 +35,7 @@ export function UserDetailPage({ children }: { children?: React.ReactNode }) {
               二段階認証とパスキー
             </Link>
           </div>
-          {data.user.role !== 'admin' ? (
+          {!isStaff(data.user) ? (
             <p className="small">
               <Link to={`/users/${data.user.id}/withdraw`}>退会する（アカウントの削除）</Link>
             </p>

@@ -5,6 +5,7 @@ import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { TextInput } from '../../../components/ui/text-input';
 import { fetchCurrentUser } from '../../../lib/auth-store';
+import { isStaff } from '../../../lib/permissions';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { useMember, withdraw } from '../api/use-member';
 
@@ -88,8 +89,8 @@ export function WithdrawPage({ children }: { children?: ReactNode }) {
       <h1>退会</h1>
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
-      {data && data.user.role === 'admin' ? <AdminCannotWithdraw id={id} /> : null}
-      {data && data.user.role !== 'admin' ? (
+      {data && isStaff(data.user) ? <AdminCannotWithdraw id={id} /> : null}
+      {data && !isStaff(data.user) ? (
         <>
           <p>
             <strong className="latin-break">{data.user.email}</strong> のアカウントを削除します。

@@ -6,6 +6,7 @@ import { NoWorkerAlert } from '../../../components/ui/no-worker-alert';
 import { formatJapanTime } from '../../../lib/japan-time';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { acknowledgeRun, type FlaggedRun, useFlaggedRuns, useMailSummary } from '../api';
+import { DashboardFigures } from '../components/dashboard';
 
 /**
  * What the app hands the menu: every admin screen (the side menu's list, web/src/app/admin-nav.ts),
@@ -21,6 +22,7 @@ export function AdminMenuPage({ items, onLogout }: AdminMenuProps) {
   return (
     <section className="card">
       <h1>管理メニュー</h1>
+      <DashboardFigures />
       <Attention />
       <ul className="menu">
         {items.map((item) => (

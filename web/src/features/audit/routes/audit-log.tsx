@@ -9,6 +9,7 @@ import { type AuditFilters, AuditSearch } from '../components/audit-search';
 import { AuditTable } from '../components/audit-table';
 import '../audit.css';
 import { CsvEncodingSelect } from '../../../components/ui/csv-encoding-select';
+import { useCan } from '../../../lib/permissions';
 
 const filtersOf = (params: URLSearchParams) =>
   Object.fromEntries(AUDIT_FILTERS.map((f) => [f, params.get(f) ?? ''])) as AuditFilters;
@@ -20,6 +21,7 @@ function withCurrent(options: { value: string; label: string }[], current: strin
 
 /** /admin/audit: who changed what, to which record and when; the filters live in the URL. */
 export function AuditLogPage() {
+  const can = useCan();
   const [params, setParams] = useSearchParams();
   const [form, setForm] = useState(() => filtersOf(params));
   const query = params.toString();
@@ -69,7 +71,9 @@ export function AuditLogPage() {
           </p>
         }
         onPage={setPage}
-        after={data ? <AuditCsv params={params} total={data.total} capped={Boolean(data.total_capped)} /> : null}
+        after={
+          data && can('audit:export') ? <AuditCsv params={params} total={data.total} capped={Boolean(data.total_capped)} /> : null
+        }
       >
         {(entries) => <AuditTable entries={entries} />}
       </PagedTable>

@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import { formatPrice } from '../../../lib/format';
 import { formatDateTime } from '../../../lib/japan-time';
+import { useCan } from '../../../lib/permissions';
 import type { License, useSalesCounts } from '../api/licenses';
 
 export const moveButtonId = (id: number, direction: 'up' | 'down') => `license-${id}-move-${direction}`;
@@ -18,10 +19,11 @@ function MoveCell({
   busy,
   onMove,
 }: { license: License; place: number; total: number } & LicenseRowActions) {
+  const can = useCan();
   return (
     <td className="license-order">
       <span className="license-place">{place}</span>
-      <span className="license-move">
+      <span className="license-move" hidden={!can('licenses:update')}>
         <button
           type="button"
           id={moveButtonId(license.id, 'up')}
@@ -78,6 +80,7 @@ function LicenseRow({
   ordered: boolean;
   counts: ReturnType<typeof useSalesCounts>;
 } & LicenseRowActions) {
+  const can = useCan();
   return (
     <tr>
       {ordered ? <MoveCell license={license} place={place} total={total} {...actions} /> : null}
@@ -93,6 +96,7 @@ function LicenseRow({
         <button
           type="button"
           className="button small"
+          hidden={!can('licenses:update')}
           aria-label={license.published ? `「${license.name}」を非公開にする` : `「${license.name}」を公開する`}
           disabled={actions.busy}
           onClick={() => actions.onTogglePublished(license)}

@@ -4,6 +4,7 @@ import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { useConfirm } from '../../../components/ui/use-confirm';
 import { formatDateTime } from '../../../lib/japan-time';
+import { useCan } from '../../../lib/permissions';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { deleteLicense, useLicense } from '../api/licenses';
 import { LicenseView } from '../components/license-view';
@@ -62,28 +63,55 @@ export function AdminLicenseDetailPage() {
             <Link to={`/admin/licenses/issue?license_id=${data.license.id}`} className="button">
               このライセンスの売上を見る
             </Link>
-            <Link to={`/admin/licenses/${data.license.id}/edit`} className="button primary">
-              編集する
-            </Link>
-            <button
-              type="button"
-              className="button danger"
-              onClick={remove}
-              disabled={busy || data.license.deletable === false}
-              aria-describedby="delete-rule"
-            >
-              削除する
-            </button>
+            <EditActions license={data.license} busy={busy} onRemove={remove} />
           </div>
-          <p id="delete-rule" className="small">
-            {data.license.deletable === false
-              ? 'このライセンスは購入手続きが行われたため削除できません。販売をやめるときは編集で「非公開」にしてください。'
-              : '購入手続きが行われたライセンスは削除できません。販売をやめるときは編集で「非公開」にしてください。'}
-          </p>
+          <DeleteRule deletable={data.license.deletable} />
         </>
       ) : null}
       {dialog}
       <LoadingOverlay show={busy} label="削除しています" />
     </section>
+  );
+}
+
+/** 編集する・削除する, for a role that may edit licences (licenses:update). */
+function EditActions({
+  license,
+  busy,
+  onRemove,
+}: {
+  license: { id: number; deletable?: boolean };
+  busy: boolean;
+  onRemove: () => void;
+}) {
+  const can = useCan();
+  if (!can('licenses:update')) return null;
+  return (
+    <>
+      <Link to={`/admin/licenses/${license.id}/edit`} className="button primary">
+        編集する
+      </Link>
+      <button
+        type="button"
+        className="button danger"
+        onClick={onRemove}
+        disabled={busy || license.deletable === false}
+        aria-describedby="delete-rule"
+      >
+        削除する
+      </button>
+    </>
+  );
+}
+
+function DeleteRule({ deletable }: { deletable?: boolean }) {
+  const can = useCan();
+  if (!can('licenses:update')) return null;
+  return (
+    <p id="delete-rule" className="small">
+      {deletable === false
+        ? 'このライセンスは購入手続きが行われたため削除できません。販売をやめるときは編集で「非公開」にしてください。'
+        : '購入手続きが行われたライセンスは削除できません。販売をやめるときは編集で「非公開」にしてください。'}
+    </p>
   );
 }

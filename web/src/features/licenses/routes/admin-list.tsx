@@ -6,6 +6,7 @@ import { useLicenses, useSalesCounts } from '../api/licenses';
 import { LicenseTable } from '../components/license-table';
 import { useLicenseListActions } from '../hooks/use-license-list-actions';
 import '../licenses.css';
+import { useCan } from '../../../lib/permissions';
 
 const SORTS = [
   { value: 'position', label: '表示順（会員の一覧と同じ）' },
@@ -35,6 +36,7 @@ function SortSelect({ sort, onSort }: { sort: string; onSort: (sort: string) => 
 
 /** /admin/licenses: every licence, in the members' display order unless sorted otherwise. */
 export function AdminLicenseListPage() {
+  const can = useCan();
   const [params, setParams] = useSearchParams();
   const { page, setPage } = usePageParam();
   const sort = SORTS.some((s) => s.value === params.get('sort')) ? (params.get('sort') as string) : 'position';
@@ -47,9 +49,11 @@ export function AdminLicenseListPage() {
     <section className="card">
       <div className="heading-row">
         <h1>ライセンス一覧</h1>
-        <Link to="/admin/licenses/create" className="button primary">
-          新規登録
-        </Link>
+        {can('licenses:update') ? (
+          <Link to="/admin/licenses/create" className="button primary">
+            新規登録
+          </Link>
+        ) : null}
       </div>
       {flash ? <Notice>{flash}</Notice> : null}
       <SortSelect sort={sort} onSort={(next) => setParams({ sort: next })} />

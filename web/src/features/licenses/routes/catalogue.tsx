@@ -5,6 +5,7 @@ import { LoadError, Loading } from '../../../components/ui/load-state';
 import { Pager, usePageParam } from '../../../components/ui/pager';
 import { useAuth } from '../../../lib/auth-store';
 import { formatPrice } from '../../../lib/format';
+import { isStaff } from '../../../lib/permissions';
 import { PhraseBreaks } from '../../../lib/phrase-breaks';
 import { useHoldings, useLicenses } from '../api/licenses';
 import { HoldingBadge } from '../components/holding-state';
@@ -18,7 +19,7 @@ export function CataloguePage() {
   const { data: latest, error, isLoading, mutate } = useLicenses(page);
   const me = useAuth().users[0];
   // 購入済み / コンビニ支払い待ち: the member's own list, beside the shared (cached) catalogue.
-  const holdings = useHoldings(me && me.role !== 'admin' ? me.id : undefined);
+  const holdings = useHoldings(me && !isStaff(me) ? me.id : undefined);
   // The cards are drawn as a background render React can pause, so taps are answered while they
   // are laid out (a data update from swr would otherwise hold the main thread in one long task).
   const data = useDeferredValue(latest);

@@ -4,6 +4,7 @@ import { onSale, SaleBadge, SaleStateNotice } from '../../../components/sale-sta
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { useAuth } from '../../../lib/auth-store';
 import { usePageTitle } from '../../../lib/page-title';
+import { isStaff } from '../../../lib/permissions';
 import { useHoldings, useLicense } from '../api/licenses';
 import { HoldingState } from '../components/holding-state';
 import { LicenseView } from '../components/license-view';
@@ -13,7 +14,7 @@ export function LicenseDetailPage() {
   const { id } = useParams();
   const { data, error, isLoading, mutate } = useLicense(id);
   const me = useAuth().users[0];
-  const holdings = useHoldings(me && me.role !== 'admin' ? me.id : undefined);
+  const holdings = useHoldings(me && !isStaff(me) ? me.id : undefined);
   const holding = data ? holdings.byLicense.get(data.license.id) : undefined;
   const notFound = (error as { status?: number } | undefined)?.status === 404;
   const heading = data ? data.license.name : notFound ? 'ライセンスが見つかりません' : 'ライセンス詳細';

@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import { formatDateTime } from '../../../lib/japan-time';
+import { useCan } from '../../../lib/permissions';
 import type { FailedMail } from '../api';
 
 /**
@@ -38,6 +39,7 @@ function MailRow({
   busy: boolean;
   onResend: (mail: FailedMail) => void;
 }) {
+  const can = useCan();
   return (
     <tr>
       <td>{formatDateTime(mail.failed_at ?? mail.created_at ?? '')}</td>
@@ -73,6 +75,7 @@ function MailRow({
         <button
           type="button"
           className="button nowrap"
+          hidden={!can('mails:resend')}
           aria-label={`${mail.recipient} 宛ての「${mail.kind_label}」を再送信`}
           disabled={busy}
           onClick={() => onResend(mail)}

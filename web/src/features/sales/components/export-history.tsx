@@ -1,5 +1,6 @@
 import { PagedTable, pageOf } from '../../../components/ui/paged-table';
 import { formatDateTime } from '../../../lib/japan-time';
+import { useCan } from '../../../lib/permissions';
 import type { ExportState, useExportHistory } from '../api';
 import { count } from './sale-counts';
 
@@ -55,6 +56,7 @@ interface RowActions {
 }
 
 function FileCell({ row, busy, onRetry, onComplete }: { row: ExportState } & RowActions) {
+  const can = useCan();
   const open = row.batch && row.state === 'done' && !row.completed_at;
   return (
     <td>
@@ -76,7 +78,13 @@ function FileCell({ row, busy, onRetry, onComplete }: { row: ExportState } & Row
       {row.state === 'failed' ? (
         <>
           <br />
-          <button type="button" className="button small" disabled={busy} onClick={() => onRetry(row)}>
+          <button
+            type="button"
+            className="button small"
+            hidden={!can('exports:run')}
+            disabled={busy}
+            onClick={() => onRetry(row)}
+          >
             再実行
           </button>
         </>
@@ -84,7 +92,13 @@ function FileCell({ row, busy, onRetry, onComplete }: { row: ExportState } & Row
       {open && row.open_count !== 0 ? (
         <>
           <br />
-          <button type="button" className="button small" disabled={busy} onClick={() => onComplete(row)}>
+          <button
+            type="button"
+            className="button small"
+            hidden={!can('exports:run')}
+            disabled={busy}
+            onClick={() => onComplete(row)}
+          >
             登録済みにする
           </button>
         </>

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { CheckboxField } from '../../../components/ui/checkbox-field';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { NoWorkerAlert } from '../../../components/ui/no-worker-alert';
+import { useCan } from '../../../lib/permissions';
 import { type Encoding, useExportActions } from '../hooks/use-export-actions';
 import { ExportHistoryList } from './export-history';
 import { count } from './sale-counts';
@@ -66,12 +67,14 @@ export function ExportPanel({
   writes: number;
   onChanged: () => void;
 }) {
+  const can = useCan();
   const [encoding, setEncoding] = useState<Encoding>('utf-8');
   // Off on every visit: a "just let me look" export never moves sales unless asked to.
   const [batch, setBatch] = useState(false);
   const actions = useExportActions({ filters, awaiting, writes, batch, onChanged });
   const { history, busy } = actions;
   const running = (history.data?.exports ?? []).some((r) => r.state === 'queued' || r.state === 'running');
+  if (!can('exports:run')) return null;
   return (
     <section className="subsection" aria-labelledby="export-heading">
       <h2 id="export-heading">研修管理システム用CSV</h2>

@@ -1,3 +1,4 @@
+import { useCan } from '../../../lib/permissions';
 import { SaleStatus, type SaleStatusLabels, statusLabel } from '../api';
 import { count } from './sale-counts';
 
@@ -54,8 +55,10 @@ export function StatusToolbar({
   onMove: (to: Move, scope: 'selected' | 'search') => void;
   onRevert: () => void;
 }) {
+  const can = useCan();
   const disabled = !licenseChosen || busy;
   const label = (status: SaleStatus) => statusLabel(statuses, status);
+  if (!can('sales:update')) return null;
   return (
     <div className="actions toolbar">
       {statuses ? (

@@ -8,6 +8,7 @@ import { RefundSection } from '../components/refund-section';
 import { ResendPurchaseMail } from '../components/resend-mail';
 import { type OrderDetail, useOrderDetail } from '../order-api';
 import '../order-detail.css';
+import { useCan } from '../../../lib/permissions';
 
 /** /admin/sales/{id}: one order — what was bought, how it was paid, by whom, what happened to it since. */
 export function OrderDetailPage() {
@@ -52,10 +53,11 @@ function OrderNotFound() {
 }
 
 function OrderBody({ sale, onChanged }: { sale: OrderDetail; onChanged: () => void }) {
+  const can = useCan();
   return (
     <>
       <OrderFacts sale={sale} />
-      <RefundSection sale={sale} onChanged={onChanged} />
+      {can('sales:refund') ? <RefundSection sale={sale} onChanged={onChanged} /> : null}
       <OrderBuyers sale={sale} />
       <OrderHistory sale={sale} />
       <OrderReceipt sale={sale} />
