@@ -3,8 +3,8 @@ import * as v from 'valibot';
 import type { AppEnv, AppModule } from '../http/context.ts';
 import { permitSelfOr, requireUser, signedInUser } from '../http/guards.ts';
 import { operation, pathIds } from '../http/openapi.ts';
-import { KonbiniVoucherAnswer, konbiniOrdersOf, memberOrdersOf } from '../modules/checkout/index.ts';
-import { holdingsOf, memberSalesByCheckout, SaleAnswer, salesOfUser } from '../modules/sales/index.ts';
+import { KonbiniVoucherAnswer, konbiniOrdersOf, type MemberOrder, memberOrdersOf } from '../modules/checkout/index.ts';
+import { holdingsOf, type MemberSale, memberSalesByCheckout, SaleAnswer, salesOfUser } from '../modules/sales/index.ts';
 import { OrderAnswer, orderAnswer } from './member-orders.ts';
 
 const KonbiniOrder = v.object({
@@ -83,11 +83,14 @@ export const memberHistory = {
         memberOrdersOf(orm, userId),
         memberSalesByCheckout(orm, userId),
       ]);
-      return c.json({
-        sales,
-        konbini_orders: konbiniOrders,
-        orders: orders.map((order) => orderAnswer(order, byCheckout.get(order.checkout_id))),
-      });
+      // A sale whose checkout is not kept (recorded before checkouts were) is still an order, paid.
+      const ordered = new Set(orders.map((order) => order.checkout_id));
+      const alone = [...byCheckout].filter(([checkoutId]) => !ordered.has(checkoutId));
+      const all = [
+        ...orders.map((order) => orderAnswer(order, byCheckout.get(order.checkout_id))),
+        ...alone.map(([checkoutId, sale]) => orderAnswer(paidOrderOf(checkoutId, sale), sale)),
+      ].sort((a, b) => b.ordered_at.localeCompare(a.ordered_at));
+      return c.json({ sales, konbini_orders: konbiniOrders, orders: all });
     })
     .get('/me/holdings', holdingsDoc, requireUser, async (c) => {
       const { orm } = c.var.deps;
@@ -126,3 +129,24 @@ export const memberHistory = {
     }),
   entities: [],
 } satisfies AppModule;
+
+/** The order a sale stands for when its checkout is not kept. */
+function paidOrderOf(checkoutId: string, sale: MemberSale): MemberOrder {
+  const method = sale.payment_method === 'konbini' || sale.payment_method === 'bank_transfer' ? sale.payment_method : 'card';
+  return {
+    checkout_id: checkoutId,
+    order_number: sale.order_number,
+    license_id: sale.license_id,
+    license_name: sale.license_name,
+    amount: sale.amount,
+    currency: sale.currency,
+    ordered_at: sale.paid_at,
+    payment_method: method,
+    payment_method_label: sale.payment_method_label,
+    state: 'paid',
+    state_label: 'お支払い済み',
+    expires_at: null,
+    voucher: null,
+    bank_transfer: null,
+  };
+}

@@ -313,8 +313,8 @@ describe('one request id from the request to the job', () => {
         affiliation_name: '〇〇警察署',
         affiliation_other: '',
         distribution: true,
-        password: 'traced-pass-123',
-        password_confirmation: 'traced-pass-123',
+        password: 'kumo-umi-sora-42',
+        password_confirmation: 'kumo-umi-sora-42',
       },
     });
     expect(res.status).toBe(200);

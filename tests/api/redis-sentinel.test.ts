@@ -101,8 +101,8 @@ describe('Redis through Sentinel', () => {
         affiliation_name: '〇〇病院',
         affiliation_other: '',
         distribution: true,
-        password: 'sentinel-pass-123',
-        password_confirmation: 'sentinel-pass-123',
+        password: 'kumo-umi-sora-42',
+        password_confirmation: 'kumo-umi-sora-42',
       });
       statuses.push(res.status);
     };

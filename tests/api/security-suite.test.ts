@@ -40,6 +40,9 @@ const PUBLIC = [
   'GET /api/users/registration/verify/:token',
   'GET /api/users/email-change/verify/:token',
   'POST /api/stripe/webhook',
+  // お問い合わせ: anyone may write, signed in or not (its form hands out a signed start time).
+  'GET /api/contact/form',
+  'POST /api/contact',
   // The API's own contract: its OpenAPI document and the reference page that shows it (decision 0041).
   'GET /api/openapi.json',
   'GET /api/docs',
@@ -164,8 +167,8 @@ describe('mass assignment', () => {
       affiliation_name: '消防',
       affiliation_other: '',
       distribution: true,
-      password: 'mass-pass-1234',
-      password_confirmation: 'mass-pass-1234',
+      password: 'kumo-umi-sora-42',
+      password_confirmation: 'kumo-umi-sora-42',
       role: 'admin',
       email_verified: true,
     });

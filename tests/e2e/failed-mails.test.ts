@@ -210,7 +210,7 @@ it('管理メニュー at 375 px: failed and stuck mail counted and linked, reco
   await page.getByRole('button', { name: '再読み込み' }).click();
 
   // Nothing to do: zero and zero, no findings.
-  const counts = page.locator('dl.counts');
+  const counts = page.getByRole('region', { name: '対応が必要なこと' }).locator('dl.counts');
   await counts.getByText('送信に失敗したメール').waitFor();
   expect(await counts.locator('dd').allTextContents()).toEqual(['0件', '0件']);
   await page.getByText('未確認の差異や失敗はありません。').waitFor();

@@ -226,7 +226,9 @@ describe('the shop on a 375 px phone', () => {
         shown: getComputedStyle(td, '::before').content,
       })),
     );
-    expect(cells.map((c) => c.label)).toEqual(expect.arrayContaining(['購入日時', 'ライセンス', '金額', '状況', '領収書']));
+    expect(cells.map((c) => c.label)).toEqual(
+      expect.arrayContaining(['ご注文日時', 'ご注文番号', 'ライセンス', '金額', '状況', '領収書']),
+    );
     for (const cell of cells) {
       expect(cell.right, `${cell.label} on screen`).toBeLessThanOrEqual(375);
       expect(cell.shown).toBe(`"${cell.label}"`);

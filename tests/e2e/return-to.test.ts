@@ -153,6 +153,7 @@ describe('退会 (Chromium)', () => {
     await page.waitForURL(`${app.baseUrl}/users/${m.id}`);
     await page.getByRole('link', { name: '退会する（アカウントの削除）' }).click();
     await page.waitForURL(`**/users/${m.id}/withdraw`);
+    await page.getByRole('heading', { level: 1, name: '退会', exact: true }).waitFor();
     expect(await heading(page)).toBe('退会');
     await page.getByRole('heading', { name: '削除される情報' }).waitFor();
     await page.getByRole('heading', { name: '保管される情報' }).waitFor();

@@ -49,6 +49,7 @@ export function PurchaseHistory() {
                   admin={admin}
                   userId={id ?? ''}
                   receiptFor={receiptFor}
+                  backOfficeLabel={data.sales.find((sale) => sale.id === order.sale_id)?.status_label}
                 />
               ))}
             </tbody>
@@ -67,11 +68,14 @@ function OrderRow({
   admin,
   userId,
   receiptFor,
+  backOfficeLabel,
 }: {
   order: HistoryOrder;
   admin: boolean;
   userId: string;
   receiptFor: number | null;
+  /** The back office's words for a paid sale (出力待ち/処理中/登録済み), shown to administrators. */
+  backOfficeLabel?: string;
 }) {
   const sale =
     order.sale_id && order.paid_at
@@ -90,7 +94,7 @@ function OrderRow({
       <td>{order.license_name}</td>
       <td>{formatPrice(order.amount)}</td>
       <td>
-        {order.state_label}
+        {admin && backOfficeLabel && order.state === 'paid' ? backOfficeLabel : order.state_label}
         <span className="small" style={{ display: 'block' }}>
           {order.payment_method_label}
         </span>
