@@ -268,7 +268,7 @@ it('管理メニュー at 375 px: failed and stuck mail counted and linked, reco
   await page.getByRole('link', { name: '送信中のまま止まっているメール' }).click();
   await page.waitForURL('**/admin/mails?status=stuck');
   const rows = page.locator('tbody tr');
-  await rows.first().waitFor();
+  await page.locator('tbody tr', { hasText: 'menu-stuck@example.jp' }).waitFor();
   expect(await rows.count()).toBe(1);
   expect(await rows.first().textContent()).toContain('menu-stuck@example.jp');
   expect(await rows.first().textContent()).toContain('送信中のまま停止');

@@ -40,7 +40,7 @@ import { type FaultSmtp, startFaultSmtp } from './support/smtp.ts';
 
 const STRIPE_KEY = 'sk_test_scale_out';
 const WEBHOOK_SECRET = 'whsec_scale_out_secret';
-const PASSWORD = 'scale-out-pass-123';
+const PASSWORD = 'kumo-umi-sora-42';
 const ADMIN = { email: 'scale-admin@example.jp', password: 'scale-admin-pass-123' };
 
 let pg: PrivatePostgres;
