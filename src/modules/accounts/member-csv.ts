@@ -1,6 +1,6 @@
 import iconv from 'iconv-lite';
-import { type ExpressionBuilder, sql } from 'kysely';
-import { type DB, type Db, db as kysely } from '../../db/kysely.ts';
+import { sql } from 'kysely';
+import { type Db, japanTimeText, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { isRole, ROLE_LABELS } from '../../http/access.ts';
@@ -47,9 +47,6 @@ interface MemberRow {
   created: string;
   last_sign_in: string | null;
 }
-
-const jst = (eb: ExpressionBuilder<DB, 'users'>, column: 'users.created_at' | 'users.last_sign_in_at') =>
-  eb.fn<string>('to_char', [sql`${eb.ref(column)} at time zone 'Asia/Tokyo'`, sql.lit('YYYY/MM/DD HH24:MI:SS')]);
 
 const cellsOf = (row: MemberRow): string[] => [
   row.last_name,
@@ -147,8 +144,8 @@ function memberRows(db: Db, batch: string[]): Promise<MemberRow[]> {
         'affiliation_other',
         'distribution',
         'role',
-        jst(eb, 'users.created_at').as('created'),
-        jst(eb, 'users.last_sign_in_at').$castTo<string | null>().as('last_sign_in'),
+        japanTimeText(eb.ref('users.created_at')).as('created'),
+        japanTimeText(eb.ref('users.last_sign_in_at')).$castTo<string | null>().as('last_sign_in'),
       ])
       // One parameter for the batch's ids (user ids are uuids: no commas).
       .where((eb) => eb('id', '=', eb.fn.any(eb.fn<string[]>('string_to_array', [eb.val(batch.join(',')), eb.val(',')]))))
