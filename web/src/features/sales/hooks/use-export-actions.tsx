@@ -126,15 +126,16 @@ export function useExportActions({
     await create({ encoding });
   };
 
-  /** A POST answered with a message: 登録済みにする (which moves sales) or 再実行. */
+  /** A POST answered with a message: 登録済みにする (which moves sales) or 再実行; the message once the history shows it. */
   const post = (call: () => Promise<{ message: string }>, movesSales: boolean) =>
     run(async () => {
+      let message: string;
       try {
-        const res = await call();
-        setNotice(res.message);
+        message = (await call()).message;
       } finally {
         await after(movesSales);
       }
+      setNotice(message);
     });
   const complete = async (row: ExportState) => {
     if (!(await confirm(completeConfirmation(row, row.open_count ?? row.total_rows ?? 0)))) return;
