@@ -263,6 +263,7 @@ export async function refundSummary(em: Em, sale: Sale) {
     pending_amount: pending.reduce((n, row) => n + row.amount, 0),
     remaining_amount: sale.amount - sale.refundedAmount - pending.reduce((n, row) => n + row.amount, 0),
     refunds: rows.map((row) => ({
+      id: row.id,
       amount: row.amount,
       reason: row.reason,
       requested_by: row.requested_by,

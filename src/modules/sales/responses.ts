@@ -114,6 +114,7 @@ const RefundAnswer = v.object({
   remaining_amount: v.number(),
   refunds: v.array(
     v.object({
+      id: v.number(),
       amount: v.number(),
       reason: nullableText,
       requested_by: nullableText,

@@ -4928,6 +4928,7 @@ export interface operations {
                 refunded_at: string | null;
                 refunds: ({
                     amount: number;
+                    id: number;
                     reason: string | null;
                     refunded_at: string | null;
                     requested_at: string | null;
@@ -5404,6 +5405,7 @@ export interface operations {
               refunded_at: string | null;
               refunds: ({
                   amount: number;
+                  id: number;
                   reason: string | null;
                   refunded_at: string | null;
                   requested_at: string | null;

@@ -51,12 +51,16 @@ export function RefundAmount({
 }
 
 /** What has been refunded so far, one line per refund. */
-export function RefundList({ refunds }: { refunds: { amount: number; reason: string | null; refunded_at: string | null }[] }) {
+export function RefundList({
+  refunds,
+}: {
+  refunds: { id: number; amount: number; reason: string | null; refunded_at: string | null }[];
+}) {
   if (refunds.length === 0) return null;
   return (
     <ul className="refund-list">
-      {refunds.map((refund, index) => (
-        <li key={`${index}-${refund.amount}`}>
+      {refunds.map((refund) => (
+        <li key={refund.id}>
           {formatPrice(refund.amount)}
           {refund.refunded_at ? '（確定）' : '（手続き中）'}
           {refund.reason ? `：${refund.reason}` : ''}
