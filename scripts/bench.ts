@@ -536,7 +536,8 @@ async function main() {
     return;
   }
   if (ONLY_EXPORT) {
-    await start(['src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `${base}/healthz`);
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/web`] : [];
+  await start([...profile, 'src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `${base}/healthz`);
     const { cookie, csrfCookie } = await signInAdmin(base);
     // BENCH_CPU_PROF profiles the worker building the export.
     const worker = await start(
@@ -596,7 +597,8 @@ async function main() {
     process.exitCode = leanVerdicts.every((v) => v.met) ? 0 : 1;
     return;
   }
-  await start(['src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `${base}/healthz`);
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/web`] : [];
+  await start([...profile, 'src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `${base}/healthz`);
   // As `npm run start:worker` starts it (package.json): the heap limit keeps V8 collecting early.
   const worker = await start(['--max-old-space-size=512', '--max-semi-space-size=16', 'src/main.ts', 'worker'], env);
   await start(['scripts/hello.ts'], { PORT: String(helloPort) }, `http://127.0.0.1:${helloPort}/`);

@@ -90,6 +90,9 @@ interface CatalogueRow {
   price: number;
   published: boolean;
   sort_order: number;
+  capacity: number | null;
+  sale_starts_at: Date | null;
+  sale_ends_at: Date | null;
   created_at: Date;
   updated_at: Date;
   total: string;
@@ -97,6 +100,17 @@ interface CatalogueRow {
 }
 
 const PICTURES = '/uploads/licenses';
+const PAYMENT_METHOD_LABEL: Record<string, string> = {
+  card: 'クレジットカード',
+  konbini: 'コンビニ払い',
+  bank_transfer: '銀行振込',
+};
+
+function saleState(row: CatalogueRow, at: Date) {
+  if (row.sale_starts_at && at < row.sale_starts_at) return 'before_sale';
+  if (row.sale_ends_at && at >= row.sale_ends_at) return 'sale_ended';
+  return 'on_sale';
+}
 
 const app = new Hono()
   .get('/healthz', (c) => c.text('ok'))
@@ -105,7 +119,7 @@ const app = new Hono()
     if (!user) return unauthorized(c);
     const all = user.role === 'admin' && Boolean(user.two_factor_enabled);
     const { rows } = await pool.query<CatalogueRow>(
-      `select "page".*, (select coalesce(json_agg(json_build_object('file_name', "p"."file_name", 'thumbnail_name', "p"."thumbnail_name", 'width', "p"."width", 'height', "p"."height", 'original_name', "p"."original_name") order by "p"."position"), '[]'::json) as "pictures" from "license_pictures" as "p" where "p"."license_id" = "page"."id") as "pictures" from (select "l"."id", "l"."name", "l"."description", "l"."price", "l"."published", "l"."sort_order", "l"."created_at", "l"."updated_at", count(*) over() as "total" from "licenses" as "l"${all ? '' : ' where "l"."published"'} order by "l"."sort_order" asc, "l"."id" asc limit $1 offset $2) as "page" order by "page"."sort_order" asc, "page"."id" asc`,
+      `select "page".*, (select coalesce(json_agg(json_build_object('file_name', "p"."file_name", 'thumbnail_name', "p"."thumbnail_name", 'width', "p"."width", 'height', "p"."height", 'original_name', "p"."original_name") order by "p"."position"), '[]'::json) as "pictures" from "license_pictures" as "p" where "p"."license_id" = "page"."id") as "pictures" from (select "l"."id", "l"."name", "l"."description", "l"."price", "l"."published", "l"."sort_order", "l"."capacity", "l"."sale_starts_at", "l"."sale_ends_at", "l"."created_at", "l"."updated_at", count(*) over() as "total" from "licenses" as "l"${all ? '' : ' where "l"."published"'} order by "l"."sort_order" asc, "l"."id" asc limit $1 offset $2) as "page" order by "page"."sort_order" asc, "page"."id" asc`,
       [20, 0],
     );
     return c.json({
@@ -116,6 +130,9 @@ const app = new Hono()
         price: row.price,
         published: row.published,
         sort_order: row.sort_order,
+        capacity: row.capacity,
+        sale_starts_at: row.sale_starts_at ? row.sale_starts_at.toISOString() : null,
+        sale_ends_at: row.sale_ends_at ? row.sale_ends_at.toISOString() : null,
         created_at: row.created_at.toISOString(),
         updated_at: row.updated_at.toISOString(),
         picture_directory: PICTURES,
@@ -128,6 +145,9 @@ const app = new Hono()
           height: p.height,
           original_name: p.original_name,
         })),
+        // The bench's licences have no seat limit, so no seat count is read (the shop reads none either).
+        sale_state: saleState(row, new Date()),
+        remaining_seats: null,
       })),
       total: Number(rows[0]?.total ?? 0),
       page: 1,
@@ -143,7 +163,7 @@ const app = new Hono()
       [10_001],
     );
     const { rows } = await pool.query(
-      `with "page" as (select "s"."id", "s"."paid_at" from "sales" as "s" order by "s"."paid_at" desc, "s"."id" desc limit $1 offset $2) select "s"."id", "s"."order_number" as "orderNumber", "s"."license_id" as "licenseId", "s"."license_name" as "licenseName", "s"."amount", "s"."currency", "s"."status", "s"."paid_at" as "paidAt", "s"."refunded_at" as "refundedAt", "s"."refund_requested_at" as "refundRequestedAt", "s"."receipt_url" as "receiptUrl", "s"."buyer_first_name" as "buyerFirstName", "s"."buyer_last_name" as "buyerLastName", "s"."buyer_email" as "buyerEmail", "s"."user_id" as "userId", "s"."buyer_affiliation" as "buyerAffiliation", "s"."buyer_affiliation_name" as "buyerAffiliationName", "s"."buyer_affiliation_other" as "buyerAffiliationOther", "s"."buyer_gone" as "buyerGone" from "page" inner join "sales" as "s" on "s"."id" = "page"."id" order by "page"."paid_at" desc, "page"."id" desc`,
+      `with "page" as (select "s"."id", "s"."paid_at" from "sales" as "s" order by "s"."paid_at" desc, "s"."id" desc limit $1 offset $2) select "s"."id", "s"."order_number" as "orderNumber", "s"."license_id" as "licenseId", "s"."license_name" as "licenseName", "s"."amount", "s"."currency", "s"."status", "s"."paid_at" as "paidAt", "s"."refunded_at" as "refundedAt", "s"."refund_requested_at" as "refundRequestedAt", "s"."refunded_amount" as "refundedAmount", "s"."payment_method" as "paymentMethod", "s"."receipt_url" as "receiptUrl", "s"."buyer_first_name" as "buyerFirstName", "s"."buyer_last_name" as "buyerLastName", "s"."buyer_email" as "buyerEmail", "s"."user_id" as "userId", "s"."buyer_affiliation" as "buyerAffiliation", "s"."buyer_affiliation_name" as "buyerAffiliationName", "s"."buyer_affiliation_other" as "buyerAffiliationOther", "s"."buyer_gone" as "buyerGone" from "page" inner join "sales" as "s" on "s"."id" = "page"."id" order by "page"."paid_at" desc, "page"."id" desc`,
       [20, 0],
     );
     // The buyers as they are now (one statement, a parameter per id).
@@ -170,6 +190,9 @@ const app = new Hono()
           status_label: ['出力待ち', '処理中', '登録済み'][s.status] ?? '',
           paid_at: s.paidAt.toISOString(),
           refunded_at: s.refundedAt ? s.refundedAt.toISOString() : null,
+          refunded_amount: s.refundedAmount ?? 0,
+          payment_method: s.paymentMethod ?? 'card',
+          payment_method_label: PAYMENT_METHOD_LABEL[s.paymentMethod ?? 'card'] ?? '',
           refund_requested_at: s.refundRequestedAt && !s.refundedAt ? s.refundRequestedAt.toISOString() : null,
           receipt_url: s.receiptUrl,
           user: { first_name: s.buyerFirstName, last_name: s.buyerLastName, email: s.buyerEmail },

@@ -83,4 +83,6 @@ export function can(role: string, permission: Permission): boolean {
   return roles[role].authorize({ [resource]: [action] }).success;
 }
 
-export const permissionsOf = (role: string): Permission[] => PERMISSIONS.filter((p) => can(role, p));
+/** A role's permissions never change while the process runs: each list is worked out once. */
+const permissionLists = new Map(ROLES.map((role) => [role, PERMISSIONS.filter((p) => can(role, p))]));
+export const permissionsOf = (role: string): Permission[] => [...(permissionLists.get(role as Role) ?? [])];

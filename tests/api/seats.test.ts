@@ -42,6 +42,12 @@ const state = async (sessionId: string) =>
     await shop.runtime.deps.orm.em.fork().execute('select state from checkout_sessions where stripe_session_id = ?', [sessionId])
   )[0]?.state as string;
 
+/** The licence's sale state as the member's catalogue shows it. */
+async function catalogueState(client: TestClient, id: number) {
+  const page = await (await client.get('/api/licenses?per_page=100&sort=-id')).json();
+  return page.licenses.find((l: { id: number }) => l.id === id)?.sale_state as string | undefined;
+}
+
 /** The next midnight in Japan (as an instant) and how an administrator types it. */
 function nextJapanMidnight() {
   const day = 86_400_000;
@@ -122,7 +128,10 @@ describe('sale period at its Japan-time boundaries', () => {
     expect(body.code).toBe('not_on_sale');
     expect(body.message).toMatch(/^このライセンスは\d+月\d+日 0:00（日本時間）から販売します。$/);
     expect((await (await client.get(`/api/licenses/${license.id}`)).json()).license.sale_state).toBe('before_sale');
+    expect(await catalogueState(client, license.id)).toBe('before_sale');
     vi.setSystemTime(midnight.at.getTime() + 1000);
+    // The catalogue page kept before the start (nothing changed in the table) turns by itself at the edge.
+    expect(await catalogueState(client, license.id)).toBe('on_sale');
     expect((await buy(client, license.id)).status).toBe(200);
   });
 

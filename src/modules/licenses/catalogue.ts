@@ -322,3 +322,31 @@ export async function withAvailability<T extends WithTerms>(
     ),
   }));
 }
+
+const pageBodies = new WeakMap<object, { bytes: Uint8Array<ArrayBuffer>; until: number }>();
+
+/** The next start or end of a sale window after `now`: where a page's sale states change by themselves. */
+function nextEdge(licenses: readonly WithTerms[], now: number): number {
+  const edges = licenses
+    .flatMap((l) => [l.sale_starts_at, l.sale_ends_at])
+    .map((at) => (at ? Date.parse(at) : Number.POSITIVE_INFINITY))
+    .filter((at) => at > now);
+  return Math.min(...edges, Number.POSITIVE_INFINITY);
+}
+
+/**
+ * A catalogue page as the JSON bytes sent. A page without seat limits changes only with the licences
+ * (a new cached page) or at a sale window's edge, so its bytes are kept until then: every member's
+ * first screen is not stringified and encoded again. Pages with seats are built fresh each time.
+ */
+export async function catalogueBody<P extends { licenses: WithTerms[] }>(
+  deps: { orm: Orm; seatsTaken: SeatsTaken },
+  page: P,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const now = Date.now();
+  const kept = pageBodies.get(page);
+  if (kept && now < kept.until) return kept.bytes;
+  const bytes = new TextEncoder().encode(JSON.stringify({ ...page, licenses: await withAvailability(deps, page.licenses) }));
+  if (page.licenses.every((l) => l.capacity === null)) pageBodies.set(page, { bytes, until: nextEdge(page.licenses, now) });
+  return bytes;
+}

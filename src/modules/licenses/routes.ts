@@ -17,7 +17,7 @@ import {
   updateLicense,
   validateLicense,
 } from './admin-licenses.ts';
-import { getLicense, LICENSE_NOT_FOUND, listLicenses, withAvailability } from './catalogue.ts';
+import { catalogueBody, getLicense, LICENSE_NOT_FOUND, listLicenses, withAvailability } from './catalogue.ts';
 import { CONTENT_TYPE, MAX_PICTURE_BYTES, MAX_PICTURES, pictureKey, STORED_NAME } from './images.ts';
 import { licenseDocs } from './responses.ts';
 import {
@@ -95,7 +95,7 @@ export const licenseRoutes = new Hono<AppEnv>()
     // c.get, not c.var (which copies every variable into a new object): every member's first screen.
     const deps = c.get('deps');
     const page = await listLicenses(deps.orm, query, { includeHidden: may(signedInUser(c), 'licenses:read') }, deps.changes);
-    return c.json({ ...page, licenses: await withAvailability(deps, page.licenses) });
+    return c.body(await catalogueBody(deps, page), 200, { 'Content-Type': 'application/json' });
   })
   .post('/licenses/create/validate', licenseDocs.validateCreate, permit('licenses:update'), async (c) => {
     const form = await readLicenseForm(c);
