@@ -536,8 +536,7 @@ async function main() {
     return;
   }
   if (ONLY_EXPORT) {
-    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/web`] : [];
-  await start([...profile, 'src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `${base}/healthz`);
+    await start(['src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `${base}/healthz`);
     const { cookie, csrfCookie } = await signInAdmin(base);
     // BENCH_CPU_PROF profiles the worker building the export.
     const worker = await start(
