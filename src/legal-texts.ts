@@ -10,14 +10,49 @@ interface TermsSection {
   link?: { label: string; to: string };
 }
 
-/** A revision is announced with its effective date a month ahead, as 第7条 says. */
+/** 2026-12-28 → 2026年12月28日: a day in Japan as the pages write it (no clock involved). */
+export const japaneseDay = (day: string) => {
+  const [year, month, date] = day.split('-').map(Number);
+  return `${year}年${month}月${date}日`;
+};
+
+/**
+ * The current revision of both texts, announced a month ahead as 第7条 says: the pages' notes and the
+ * members' notice mail (docs/decisions/0049) are built from it, so they cannot say different things.
+ * `terms` and `privacy` name articles and sections by their number, resolved to titles by `revisionChanges`.
+ */
+export const revision = {
+  id: '2026-11-28',
+  revisedOn: '2026-11-28',
+  effectiveOn: '2026-12-28',
+  terms: [
+    { at: '第6条', change: `研修管理システムへ提供する情報（${trainingSystemDataText}）を明記しました。` },
+    { at: '第8条', change: '新設しました。' },
+    { at: '第9条', change: '新設しました。' },
+    { at: '第10条', change: '新設しました（退会後の購入記録の保管と領収書の控えの請求を含みます）。' },
+    { at: '第11条', change: '新設しました。' },
+    { at: '第12条', change: '新設しました。' },
+  ],
+  privacy: [
+    { at: '2.', change: '取得する情報に、フリガナとお問い合わせの内容を加えました。' },
+    { at: '4.', change: '研修管理システムへ提供する情報を、利用規約第6条と同じ一覧で示しました。' },
+    { at: '5.', change: '新設し、決済代行会社（アメリカ合衆国）の所在国の個人情報保護制度の概要を記載しました。' },
+    { at: '6.', change: '講じている措置を項目ごとに記載し、外的環境の把握を加えました。' },
+    { at: '7.', change: '請求の方法、本人確認書類、手数料（無料）、代理人による請求を記載しました。' },
+    { at: '9.', change: '新設し、改定の際のお知らせの方法を定めました。' },
+  ],
+} as const;
+
+const REVISED_AT = japaneseDay(revision.revisedOn);
+const EFFECTIVE_AT = japaneseDay(revision.effectiveOn);
+const REVISION_LEAD = `${REVISED_AT}改定（${EFFECTIVE_AT}施行）`;
+
 export const terms = {
   title: '利用規約',
   establishedAt: '2026年11月1日',
-  revisedAt: '2026年11月28日',
-  effectiveAt: '2026年12月28日',
-  revisionNote:
-    '2026年11月28日改定（2026年12月28日施行）：第6条に研修管理システムへ提供する情報を明記し、第8条（禁止事項）から第12条（準拠法・合意管轄）までを追加しました。施行日までは改定前の規約が適用されます。',
+  revisedAt: REVISED_AT,
+  effectiveAt: EFFECTIVE_AT,
+  revisionNote: `${REVISION_LEAD}：第6条に研修管理システムへ提供する情報を明記し、第8条（禁止事項）から第12条（準拠法・合意管轄）までを追加しました。施行日までは改定前の規約が適用されます。`,
   sections: [
     {
       title: '第1条（適用）',
@@ -99,7 +134,9 @@ interface PrivacySection {
 export const privacy = {
   title: 'プライバシーポリシー',
   establishedAt: '2026年11月1日',
-  revisedAt: '2026年11月28日',
+  revisedAt: REVISED_AT,
+  effectiveAt: EFFECTIVE_AT,
+  revisionNote: `${REVISION_LEAD}：外国にある第三者への提供（アメリカ合衆国の制度の概要）と改定の定めを新設し、研修管理システムへ提供する情報、安全管理措置、開示等の請求の手続きを具体的に記載しました。施行日までは改定前のポリシーが適用されます。`,
   lead: `${site.companyName}（以下「当社」）は、ライセンスストア（以下「本サービス」）でお預かりする個人情報を、個人情報の保護に関する法律（個人情報保護法）その他の法令を守り、以下のとおり取り扱います。`,
   sections: [
     {
@@ -180,3 +217,19 @@ export const privacy = {
     },
   ] satisfies readonly PrivacySection[],
 } as const;
+
+const titleOf = (titles: readonly string[], at: string) => {
+  const title = titles.find((t) => t.startsWith(at.endsWith('.') ? `${at} ` : `${at}（`));
+  if (!title) throw new Error(`The revision names ${at}, which the text does not have.`);
+  return title;
+};
+
+/** The revision's changes as lines (「第6条（個人情報の取扱い）：…」), for the notice mail. */
+export function revisionChanges() {
+  const termTitles = terms.sections.map((s) => s.title);
+  const privacyTitles = privacy.sections.map((s) => s.title);
+  return {
+    terms: revision.terms.map((c) => `${titleOf(termTitles, c.at)}：${c.change}`),
+    privacy: revision.privacy.map((c) => `${titleOf(privacyTitles, c.at)}：${c.change}`),
+  };
+}

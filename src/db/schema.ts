@@ -71,7 +71,9 @@ export interface Announcements {
   created_by_email: string | null;
   finished_at: Timestamp | null;
   id: string;
+  kind: Generated<string>;
   license_id: number | null;
+  revision: string | null;
   started_at: Timestamp | null;
   state: Generated<string>;
   subject: string;

@@ -78,6 +78,7 @@ export const eventPayloads = {
     subject: v.string(),
     body: v.string(),
     licenseId: v.nullable(v.number()),
+    kind: v.optional(v.picklist(['marketing', 'legal_notice']), 'marketing'),
   }),
   ContactReceived: v.object({ contactId: id }),
   /** An administrator sends a receipt's 控え to an address (a withdrawn member's request). */

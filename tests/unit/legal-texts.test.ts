@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PPC_FOREIGN_SYSTEMS_URL, privacy, terms } from '../../src/legal-texts.ts';
+import { japaneseDay, PPC_FOREIGN_SYSTEMS_URL, privacy, revision, revisionChanges, terms } from '../../src/legal-texts.ts';
 import { EXPORT_HEADER } from '../../src/modules/sales/index.ts';
 import { TRAINING_SYSTEM_DATA, trainingSystemDataText } from '../../src/site-settings.ts';
 
@@ -57,5 +57,18 @@ describe('利用規約 and プライバシーポリシー (issue 35 item 4)', ()
     expect(textOf(foreign)).toContain('連邦取引委員会');
     expect(foreign?.link?.to).toBe(PPC_FOREIGN_SYSTEMS_URL);
     expect(textOf(section('安全管理措置'))).toMatch(/外的環境の把握：.*アメリカ合衆国/);
+  });
+
+  it('names in its revision only articles and sections the texts have, and dates both pages by it (第7条)', () => {
+    const changes = revisionChanges();
+    expect(changes.terms).toHaveLength(revision.terms.length);
+    expect(changes.terms[0]).toMatch(/^第6条（個人情報の取扱い）：.*購入日時/);
+    expect(changes.terms.at(-1)).toMatch(/^第12条（準拠法・合意管轄）：/);
+    expect(changes.privacy.some((line) => line.startsWith('7. 保有個人データの開示'))).toBe(true);
+    for (const text of [terms, privacy]) {
+      expect(text.revisedAt).toBe(japaneseDay(revision.revisedOn));
+      expect(text.effectiveAt).toBe('2026年12月28日');
+      expect(text.revisionNote).toContain(`${text.revisedAt}改定（${text.effectiveAt}施行）`);
+    }
   });
 });

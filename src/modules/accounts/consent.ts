@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { now as dbNow, db as kysely } from '../../db/kysely.ts';
+import { countAll, now as dbNow, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { ConsentChange, type ConsentSource } from './entities/consent.entity.ts';
@@ -68,19 +68,44 @@ async function ensureTokens(em: Em, userIds: readonly string[]): Promise<void> {
     .execute();
 }
 
-/** Members an announcement goes to: asked for them, verified address, not banned (withdrawn accounts are gone). */
-export function announcementAudience(em: Em, announcementId: string) {
+/**
+ * Who an announcement goes to. `marketing`: asked for them, verified address, not banned. `legal_notice`
+ * (利用規約第7条's notice, decision 0049): every member with a verified address, whatever their choice —
+ * a suspended (banned) member is still bound by the terms. A withdrawn member no longer exists.
+ */
+type AudienceKind = 'marketing' | 'legal_notice';
+
+export function announcementAudience(em: Em, announcementId: string, kind: AudienceKind = 'marketing') {
   return kysely(em)
     .selectFrom('users')
     .select((eb) => [eb.val(announcementId).as('announcement_id'), 'id as user_id'])
-    .where('distribution', '=', true)
     .where('email_verified', '=', true)
-    .where((eb) => eb.or([eb('banned', 'is', null), eb('banned', '=', false)]));
+    .$if(kind === 'marketing', (qb) =>
+      qb.where('distribution', '=', true).where((eb) => eb.or([eb('banned', 'is', null), eb('banned', '=', false)])),
+    );
 }
 
-/** Of `userIds`, those still in the audience now, with their current address, name and unsubscribe token. */
-export async function announcementRecipients(em: Em, userIds: readonly string[]) {
+/** How many members a legal notice would reach now (the screen says so before it is sent). */
+export async function legalNoticeAudienceSize(em: Em): Promise<number> {
+  const row = await kysely(em)
+    .selectFrom('users')
+    .select((eb) => countAll(eb).as('n'))
+    .where('email_verified', '=', true)
+    .executeTakeFirstOrThrow();
+  return row.n;
+}
+
+/** Of `userIds`, those still in the audience now, with their current address and name (and, for marketing, unsubscribe token). */
+export async function announcementRecipients(em: Em, userIds: readonly string[], kind: AudienceKind = 'marketing') {
   if (!userIds.length) return [];
+  if (kind === 'legal_notice') {
+    return kysely(em)
+      .selectFrom('users as u')
+      .select(['u.id', 'u.email', 'u.last_name', 'u.first_name', (eb) => eb.val<string | null>(null).as('token')])
+      .where('u.id', 'in', [...userIds])
+      .where('u.email_verified', '=', true)
+      .execute();
+  }
   await ensureTokens(em, userIds);
   return kysely(em)
     .selectFrom('users as u')

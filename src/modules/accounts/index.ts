@@ -30,7 +30,14 @@ export { AFFILIATIONS, combinedAffiliationName } from './affiliations.ts';
 export { accountAuditLabels } from './audit-labels.ts';
 export { createAuth } from './auth.ts';
 export { administrators, type Buyer, currentBuyers, findBuyer } from './buyers.ts';
-export { announcementAudience, announcementRecipients, consentHistory, setDistribution, testRecipient } from './consent.ts';
+export {
+  announcementAudience,
+  announcementRecipients,
+  consentHistory,
+  legalNoticeAudienceSize,
+  setDistribution,
+  testRecipient,
+} from './consent.ts';
 export { newMembers } from './dashboard.ts';
 export { purchaseFiguresKeeper } from './handlers/purchase-figures.ts';
 export { membersMatching } from './member-match.ts';

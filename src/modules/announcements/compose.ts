@@ -12,7 +12,9 @@ export interface AnnouncementReader {
   token: string;
 }
 
-const escapeHtml = (s: string) =>
+export const greetingOf = (reader: { lastName: string; firstName: string }) => `${reader.lastName} ${reader.firstName} 様`.trim();
+
+export const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] ?? ch);
 
 /** The sender's address in MAIL_FROM (`"Shop" <a@b>` or `a@b`), for the mailto unsubscribe. */
@@ -34,7 +36,7 @@ export function composeAnnouncement(
 ) {
   const unsubscribe = unsubscribeUrl(options.appUrl, reader.token);
   const licenseUrl = draft.license ? `${options.appUrl}/licenses/${draft.license.id}` : null;
-  const greeting = `${reader.lastName} ${reader.firstName} 様`.trim();
+  const greeting = greetingOf(reader);
   const sender = [`送信者：${site.companyName}（${site.shopName}）`, site.address, site.contact];
   const why = `このメールは、${site.shopName}で「新しいトレーニングやライセンスのご案内をメールで受け取る」を選ばれた方にお送りしています。`;
   const stop = '今後このようなご案内が不要な場合は、次のURLから配信を停止できます（ログイン不要）。';

@@ -6,6 +6,7 @@ import { onAnnouncementDue } from './send.ts';
 import { onAnnouncementTestRequested } from './test-send.ts';
 
 export { announcementAuditLabels } from './audit-labels.ts';
+export { composeLegalNotice, LEGAL_NOTICE_SUBJECT, legalNoticeBody } from './legal-notice-mail.ts';
 
 export const announcements = {
   name: 'announcements',

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { operation, pageEntries, pathIds, timestamp } from '../../http/openapi.ts';
-import { AnnouncementInput, AnnouncementsQuery } from './schemas.ts';
+import { AnnouncementInput, AnnouncementsQuery, LegalNoticeInput } from './schemas.ts';
 
 const TAGS = ['お知らせ配信'];
 const path = { id: pathIds.uuid };
@@ -12,6 +12,8 @@ const AnnouncementAnswer = v.pipe(
     subject: v.string(),
     body: v.string(),
     license_id: v.nullable(v.number()),
+    kind: v.picklist(['marketing', 'legal_notice']),
+    revision: v.nullable(v.string()),
     state: v.picklist(['queued', 'sending', 'done', 'cancelled']),
     created_by_email: v.nullable(v.string()),
     created_at: timestamp(),
@@ -27,6 +29,14 @@ const AnnouncementAnswer = v.pipe(
   }),
   v.metadata({ ref: 'Announcement' }),
 );
+
+/** The current terms revision, its notice as members read it, its audience now, and the notices already sent. */
+const LegalNoticeStatus = v.object({
+  revision: v.object({ id: v.string(), revised_on: v.string(), effective_on: v.string(), effective_at: v.string() }),
+  preview: v.object({ subject: v.string(), text: v.string() }),
+  audience: v.number(),
+  notices: v.array(AnnouncementAnswer),
+});
 
 export const announcementDocs = {
   list: operation('get', {
@@ -77,5 +87,28 @@ export const announcementDocs = {
     path,
     answers: { 200: AnnouncementAnswer },
     errors: [409],
+  }),
+  legalNotice: operation('get', {
+    summary: '利用規約・プライバシーポリシー改定のお知らせ（内容・送信対象の人数・送信の記録）',
+    tags: TAGS,
+    access: 'admin',
+    permission: 'members:read',
+    answers: { 200: LegalNoticeStatus },
+  }),
+  sendLegalNotice: operation('post', {
+    summary: '改定のお知らせを送る（メールアドレス確認済みの全会員へ、配信設定にかかわらず）',
+    tags: TAGS,
+    access: 'admin',
+    permission: 'members:update',
+    body: LegalNoticeInput,
+    answers: { 202: v.object({ id: v.string() }) },
+    errors: [409],
+  }),
+  testLegalNotice: operation('post', {
+    summary: '改定のお知らせを自分宛てにテスト送信する',
+    tags: TAGS,
+    access: 'admin',
+    permission: 'members:update',
+    answers: { 202: v.object({ message: v.string() }) },
   }),
 };

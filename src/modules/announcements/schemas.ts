@@ -29,3 +29,13 @@ export const AnnouncementInput = v.object({
 export type AnnouncementData = v.InferOutput<typeof AnnouncementInput>;
 
 export const AnnouncementsQuery = v.object({ ...paging });
+
+/** POST /api/announcements/legal-notice: the revision the administrator read, and whether a second notice is meant. */
+export const LegalNoticeInput = v.object({
+  revision: v.pipe(
+    v.string('改定を確認してから送信してください。'),
+    v.regex(/^\d{4}-\d{2}-\d{2}$/, '改定を確認してから送信してください。'),
+  ),
+  resend: v.optional(v.boolean('再送信するかどうかを選んでください。'), false),
+});
+export type LegalNoticeData = v.InferOutput<typeof LegalNoticeInput>;

@@ -7,7 +7,9 @@ import type { EventHandler, JobContext, JobResult } from '../../jobs/context.ts'
 import { announcementAudience, announcementRecipients } from '../accounts/index.ts';
 import { licenseNames } from '../licenses/index.ts';
 import { isPermanentSmtpError } from '../mail/index.ts';
-import { type AnnouncementDraft, composeAnnouncement } from './compose.ts';
+import type { AnnouncementDraft } from './compose.ts';
+import type { AnnouncementKind } from './entities/announcement.entity.ts';
+import { composeOfKind } from './mail-of-kind.ts';
 
 /** A batch job sends for about this long, then records the next batch (jobs stay short; a kill loses little). */
 const BATCH_SECONDS = 10;
@@ -17,8 +19,8 @@ const MAX_ATTEMPTS = 5;
 type Db = ReturnType<typeof kysely>;
 type Member = Awaited<ReturnType<typeof announcementRecipients>>[number];
 
-/** Takes the members to mail, once: one row each, by a single insert … select. */
-async function start(em: Em, id: string): Promise<void> {
+/** Takes the members to mail (the kind's audience), once: one row each, by a single insert … select. */
+async function start(em: Em, id: string, kind: AnnouncementKind): Promise<void> {
   await transact(em, async (tx) => {
     const started = await kysely(tx)
       .updateTable('announcements')
@@ -32,7 +34,7 @@ async function start(em: Em, id: string): Promise<void> {
     await kysely(tx)
       .insertInto('announcement_recipients')
       .columns(['announcement_id', 'user_id'])
-      .expression(announcementAudience(tx, id))
+      .expression(announcementAudience(tx, id, kind))
       .onConflict((oc) => oc.doNothing())
       .execute();
   });
@@ -97,13 +99,14 @@ async function sendTo(
   ctx: JobContext,
   db: Db,
   id: string,
-  draft: AnnouncementDraft,
+  draft: AnnouncementDraft & { kind: AnnouncementKind },
   claim: { user_id: string; attempts: number },
   member: Member | undefined,
 ) {
-  // Opted out, unverified, banned or gone since the send began.
+  // Out of the audience since the send began (opted out, unverified, banned, withdrawn).
   if (!member) return mark(db, id, claim.user_id, { status: 'skipped' });
-  const mail = composeAnnouncement(
+  const mail = composeOfKind(
+    draft.kind,
     draft,
     { lastName: member.last_name, firstName: member.first_name, token: member.token },
     { appUrl: ctx.env.appUrl, mailFrom: ctx.env.mailFrom },
@@ -158,8 +161,9 @@ export const onAnnouncementDue: EventHandler<'AnnouncementRequested' | 'Announce
   const db = kysely(ctx.em);
   const row = await db.selectFrom('announcements').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row || row.batch !== batch || row.state === 'cancelled' || row.state === 'done') return 'skipped';
-  await start(ctx.em, id);
-  const draft = await draftOf(ctx.em, row);
+  const kind = row.kind as AnnouncementKind;
+  await start(ctx.em, id, kind);
+  const draft = { ...(await draftOf(ctx.em, row)), kind };
   const rate = ctx.env.announcementRatePerMinute;
   const size = Math.max(1, Math.ceil((rate / 60) * BATCH_SECONDS));
   const leaseMs = ctx.env.jobLockMs;
@@ -180,6 +184,7 @@ export const onAnnouncementDue: EventHandler<'AnnouncementRequested' | 'Announce
         await announcementRecipients(
           ctx.em,
           claims.map((c) => c.user_id),
+          kind,
         )
       ).map((m) => [m.id, m]),
     );

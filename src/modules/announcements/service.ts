@@ -6,7 +6,7 @@ import { AppError, validationError } from '../../http/errors.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { licenseNames } from '../licenses/index.ts';
 import { composeAnnouncement } from './compose.ts';
-import { Announcement } from './entities/announcement.entity.ts';
+import { Announcement, type AnnouncementKind } from './entities/announcement.entity.ts';
 import type { AnnouncementData } from './schemas.ts';
 
 export const ANNOUNCEMENT_NOT_FOUND = 'お知らせが見つかりませんでした。';
@@ -38,6 +38,7 @@ export async function requestTestSend(orm: Orm, actor: Actor, input: Announcemen
       subject: input.subject,
       body: input.body,
       licenseId: input.license_id ?? null,
+      kind: 'marketing',
     });
   });
 }
@@ -104,6 +105,8 @@ const COLUMNS = [
   'subject',
   'body',
   'license_id',
+  'kind',
+  'revision',
   'state',
   'created_by_email',
   'created_at',
@@ -133,7 +136,9 @@ type Row = {
     ? number | null
     : K extends `${string}_at`
       ? string | Date | null
-      : string | null;
+      : K extends 'kind'
+        ? string
+        : string | null;
 };
 
 function dto(row: Row, counts: Record<string, number> = {}) {
@@ -143,6 +148,8 @@ function dto(row: Row, counts: Record<string, number> = {}) {
     subject: String(row.subject),
     body: String(row.body),
     license_id: row.license_id,
+    kind: row.kind as AnnouncementKind,
+    revision: row.revision,
     state: row.state as 'queued' | 'sending' | 'done' | 'cancelled',
     created_by_email: row.created_by_email,
     created_at: iso(row.created_at) ?? '',
@@ -156,6 +163,23 @@ function dto(row: Row, counts: Record<string, number> = {}) {
     cancelled: n('cancelled'),
     pending: n('pending') + n('sending'),
   };
+}
+
+/** The legal notices of a terms revision, oldest first, with their progress (who sent them, when, how many). */
+export async function legalNoticesOf(em: Em, revisionId: string) {
+  const rows = await kysely(em)
+    .selectFrom('announcements')
+    .select(COLUMNS)
+    .where('kind', '=', 'legal_notice')
+    .where('revision', '=', revisionId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  const counts = await countsOf(
+    em,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => dto(row, counts.get(row.id)));
 }
 
 export async function announcementProgress(orm: Orm, id: string) {

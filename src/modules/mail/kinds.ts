@@ -29,6 +29,7 @@ const MAIL_KINDS = {
   'bank-transfer-lapsed': '銀行振込の振込期限切れのお知らせ',
   'reconciliation-digest': '決済の照合結果のお知らせ（管理者宛）',
   'announcement-test': 'お知らせ配信のテスト送信（管理者宛）',
+  'legal-notice-test': '規約改定のお知らせのテスト送信（管理者宛）',
   contact: 'お問い合わせ（ショップ宛）',
   'contact-ack': 'お問い合わせ受付のお知らせ',
   'receipt-copy': '領収書の控えの送付',

@@ -16,6 +16,16 @@ export interface paths {
     /** お知らせ配信を中止する */
     post: operations["postApiAnnouncementsByIdCancel"];
   };
+  "/api/announcements/legal-notice": {
+    /** 利用規約・プライバシーポリシー改定のお知らせ（内容・送信対象の人数・送信の記録） */
+    get: operations["getApiAnnouncementsLegalNotice"];
+    /** 改定のお知らせを送る（メールアドレス確認済みの全会員へ、配信設定にかかわらず） */
+    post: operations["postApiAnnouncementsLegalNotice"];
+  };
+  "/api/announcements/legal-notice/test": {
+    /** 改定のお知らせを自分宛てにテスト送信する */
+    post: operations["postApiAnnouncementsLegalNoticeTest"];
+  };
   "/api/announcements/preview": {
     /** お知らせのプレビュー（会員に届く文面） */
     post: operations["postApiAnnouncementsPreview"];
@@ -457,8 +467,11 @@ export interface components {
       failed: number;
       finished_at: string | null;
       id: string;
+      /** @enum {string} */
+      kind: "marketing" | "legal_notice";
       license_id: number | null;
       pending: number;
+      revision: string | null;
       sent: number;
       skipped: number;
       started_at: string | null;
@@ -973,6 +986,161 @@ export interface operations {
       };
       /** @description 他の操作と競合しました（code で理由を示すことがあります）。 */
       409: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 利用規約・プライバシーポリシー改定のお知らせ（内容・送信対象の人数・送信の記録） */
+  getApiAnnouncementsLegalNotice: {
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            audience: number;
+            notices: components["schemas"]["Announcement"][];
+            preview: {
+              subject: string;
+              text: string;
+            };
+            revision: {
+              effective_at: string;
+              effective_on: string;
+              id: string;
+              revised_on: string;
+            };
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 改定のお知らせを送る（メールアドレス確認済みの全会員へ、配信設定にかかわらず） */
+  postApiAnnouncementsLegalNotice: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @default false */
+          resend?: boolean;
+          revision: string;
+        };
+      };
+    };
+    responses: {
+      /** @description 受け付けました。 */
+      202: {
+        content: {
+          "application/json": {
+            id: string;
+          };
+        };
+      };
+      /** @description 本文の形式が正しくありません（JSON でない、入れ子が深すぎるなど）。 */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 他の操作と競合しました（code で理由を示すことがあります）。 */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 改定のお知らせを自分宛てにテスト送信する */
+  postApiAnnouncementsLegalNoticeTest: {
+    responses: {
+      /** @description 受け付けました。 */
+      202: {
+        content: {
+          "application/json": {
+            message: string;
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
+      403: {
         content: {
           "application/json": components["schemas"]["Error"];
         };

@@ -2,9 +2,11 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt } from '../../../db/columns.ts';
 
 type AnnouncementState = 'queued' | 'sending' | 'done' | 'cancelled';
+/** marketing: to those who asked (特定電子メール法); legal_notice: 第7条's notice of a terms revision, to every member. */
+export type AnnouncementKind = 'marketing' | 'legal_notice';
 type RecipientStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'skipped' | 'cancelled';
 
-/** お知らせ配信: one announcement to every member who asked for them (docs/decisions/0048). */
+/** お知らせ配信 (docs/decisions/0048) and the notice of a terms revision (0049). */
 const AnnouncementSchema = defineEntity({
   name: 'Announcement',
   tableName: 'announcements',
@@ -13,12 +15,20 @@ const AnnouncementSchema = defineEntity({
       name: 'announcements_created_at_index',
       expression: 'create index "announcements_created_at_index" on "announcements" ("created_at" desc, "id")',
     },
+    {
+      name: 'announcements_revision_index',
+      expression:
+        'create index "announcements_revision_index" on "announcements" ("revision", "created_at") where "kind" = \'legal_notice\'',
+    },
   ],
   properties: {
     id: p.uuid().primary(),
     subject: p.string().length(150),
     body: p.text(),
     licenseId: p.integer().fieldName('license_id').nullable(),
+    kind: p.string().length(16).$type<AnnouncementKind>().default('marketing'),
+    // The revision of the terms a legal notice announces (legal-texts.ts `revision.id`).
+    revision: p.string().length(32).nullable(),
     state: p.string().length(16).$type<AnnouncementState>().default('queued'),
     createdBy: p.string().length(255).fieldName('created_by').nullable(),
     createdByEmail: p.string().length(254).fieldName('created_by_email').nullable(),

@@ -27,3 +27,18 @@ export const sendAnnouncement = (draft: AnnouncementDraft) =>
 
 export const cancelAnnouncement = (id: string) =>
   api<Answer<'/api/announcements/{id}/cancel', 'post'>>(`/api/announcements/${id}/cancel`, { method: 'POST' });
+
+export type LegalNotice = Answer<'/api/announcements/legal-notice'>;
+
+/** The terms revision's notice: its text, audience and the notices sent; refreshed while one is being sent. */
+export function useLegalNotice() {
+  return useSWR<LegalNotice>('/api/announcements/legal-notice', {
+    refreshInterval: (data) => (data?.notices.some((n) => n.state === 'queued' || n.state === 'sending') ? 2000 : 0),
+  });
+}
+
+export const testLegalNotice = () =>
+  api<Answer<'/api/announcements/legal-notice/test', 'post'>>('/api/announcements/legal-notice/test', { method: 'POST' });
+
+export const sendLegalNotice = (body: RequestBody<'/api/announcements/legal-notice', 'post'>) =>
+  api<Answer<'/api/announcements/legal-notice', 'post'>>('/api/announcements/legal-notice', { method: 'POST', body });

@@ -36,7 +36,9 @@ export function AnnouncementTable({
           {announcements.map((a) => (
             <tr key={a.id}>
               <td>{formatDateTime(a.created_at)}</td>
-              <td>{a.subject}</td>
+              <td>
+                {a.kind === 'legal_notice' ? <span className="tag">規約改定の通知</span> : null} {a.subject}
+              </td>
               <td>{STATE[a.state]}</td>
               <td>
                 {a.state === 'queued' ? (

@@ -15,6 +15,7 @@ import {
 } from '../api';
 import { AnnouncementTable } from '../components/announcement-table';
 import { ComposeFields, type Draft } from '../components/compose-form';
+import { LegalNoticePanel } from '../components/legal-notice-panel';
 
 const EMPTY: Draft = { subject: '', body: '', licenseId: '' };
 const toRequest = (d: Draft): AnnouncementDraft => ({
@@ -75,7 +76,7 @@ function PreviewBox({ preview }: { preview: { subject: string; text: string } })
   );
 }
 
-/** /admin/announcements: compose, preview, test to oneself, send to every member who asked, then watch or cancel. */
+/** /admin/announcements: the terms revision's notice; compose, preview, test to oneself, send to every member who asked, then watch or cancel. */
 export function AnnouncementsPage() {
   const { page, setPage } = usePageParam();
   const list = useAnnouncements(page);
@@ -93,6 +94,8 @@ export function AnnouncementsPage() {
   return (
     <section className="card">
       <h1>お知らせ配信</h1>
+      <LegalNoticePanel onSent={list.mutate} />
+      <h2>ご案内メールの作成</h2>
       <p className="lead">
         新しいトレーニングやライセンスのご案内を、メールでの受け取りを希望している会員（メールアドレス確認済み）にお送りします。
       </p>

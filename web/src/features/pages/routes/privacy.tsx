@@ -6,6 +6,7 @@ export function PrivacyPage() {
   return (
     <article className="card prose">
       <h1>{privacy.title}</h1>
+      <p className="notice">{privacy.revisionNote}</p>
       <p>{privacy.lead}</p>
       {privacy.sections.map((section) => (
         <section key={section.title}>
@@ -27,7 +28,7 @@ export function PrivacyPage() {
         </section>
       ))}
       <p className="small">
-        制定日：{privacy.establishedAt}　改定日：{privacy.revisedAt}
+        制定日：{privacy.establishedAt}　改定日：{privacy.revisedAt}　施行日：{privacy.effectiveAt}
       </p>
     </article>
   );
