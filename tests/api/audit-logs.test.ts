@@ -21,6 +21,7 @@ interface Entry {
   target_type: string;
   target_label: string;
   target_id: string;
+  target_name: string;
   changes: { field: string; label: string; before: string | null; after: string | null }[];
   created_at: string;
 }
@@ -557,5 +558,51 @@ describe('a resent mail', () => {
     );
     expect(sale?.changes.map((c) => c.label)).toEqual(['状態']);
     expect(`${sale?.changes[0]?.before}${sale?.changes[0]?.after}`).not.toMatch(/送信|\d/);
+  });
+});
+
+describe('the target column', () => {
+  it('names each record as a person knows it, never by a bare internal id', async () => {
+    const orm = t.runtime.deps.orm;
+    const licenseId = await aLicense(orm, { name: 'PALS講習' });
+    const saleId = await aSale(orm, licenseId, { orderNumber: '20260401-9001' });
+    const gone = randomUUID();
+    const at = '2026-04-01T00:00:00Z';
+    const named = (targetType: string, targetId: string, extra: { action?: string; before?: unknown } = {}) => ({
+      actor: 'namer@example.jp',
+      action: extra.action ?? `${targetType}.update`,
+      at,
+      targetType,
+      targetId,
+      before: extra.before,
+    });
+    await seed([
+      named('user', memberId),
+      named('user', 'csv', { action: 'user.export' }),
+      named('user', gone),
+      named('user', randomUUID(), {
+        action: 'user.delete',
+        before: { last_name: '木村', first_name: '拓', email: 'kimura@example.jp' },
+      }),
+      named('sale', String(saleId)),
+      named('sales', `${saleId}…(3)`, { action: 'sale.revert' }),
+      named('license', String(licenseId)),
+      named('license', '999999', { action: 'license.delete', before: { name: '廃止した講習' } }),
+      named('export', randomUUID()),
+      named('sales_summary', '2026-03-01〜2026-03-31', { action: 'sale.summary.download' }),
+    ]);
+    const names = Object.fromEntries(
+      (await list('?actor=namer@&per_page=50')).audit_logs.map((e) => [`${e.target_type}:${e.target_id}`, e.target_name]),
+    );
+    expect(names[`user:${memberId}`]).toMatch(/^山本 (花子|春子)（hanako@police\.example\.jp）$/);
+    expect(names['user:csv']).toBe('会員の一覧（CSV）');
+    expect(names[`user:${gone}`]).toBe('ユーザー（記録が見つかりません）');
+    expect(Object.values(names)).toContain('木村 拓（kimura@example.jp）');
+    expect(names[`sale:${saleId}`]).toBe('注文番号 20260401-9001');
+    expect(names[`sales:${saleId}…(3)`]).toBe('注文番号 20260401-9001 ほか2件');
+    expect(names[`license:${licenseId}`]).toBe('PALS講習');
+    expect(names['license:999999']).toBe('廃止した講習');
+    expect(names['sales_summary:2026-03-01〜2026-03-31']).toBe('2026-03-01〜2026-03-31');
+    for (const name of Object.values(names)) expect(name).not.toMatch(/^[0-9a-f-]{36}$|^\d+$/);
   });
 });

@@ -1,4 +1,5 @@
 import type { AuditLabels } from '../audit/index.ts';
+import { announcementNames } from './audit-names.ts';
 
 const STATE: Record<string, string> = { queued: '送信待ち', sending: '送信中', done: '送信完了', cancelled: '中止' };
 
@@ -10,4 +11,5 @@ export const announcementAuditLabels = {
     announcement: { subject: '件名', license_id: 'ご案内するライセンス', body_length: '本文の文字数', state: '配信状態' },
   },
   valuesByTarget: { announcement: { state: STATE } },
+  names: { announcement: announcementNames },
 } satisfies AuditLabels;

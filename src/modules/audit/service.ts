@@ -8,6 +8,7 @@ import { changesOf } from './changes.ts';
 import { AuditLog } from './entities/audit-log.entity.ts';
 import type { AuditVocabulary } from './labels.ts';
 import type { AuditFilters, AuditLogQuery } from './schemas.ts';
+import { targetNames } from './target-names.ts';
 
 export interface Actor {
   id: string;
@@ -57,7 +58,8 @@ function salesOf(row: AuditRow) {
   return { count, first_ids: first, more: count > first.length };
 }
 
-export function auditLogDto(words: AuditVocabulary, row: AuditRow) {
+/** `targetName`: the target in a person's words (target-names.ts); the CSV keeps the id alone. */
+export function auditLogDto(words: AuditVocabulary, row: AuditRow, targetName = row.target_id) {
   return {
     id: row.id,
     actor_id: row.actor_id,
@@ -67,6 +69,7 @@ export function auditLogDto(words: AuditVocabulary, row: AuditRow) {
     target_type: row.target_type,
     target_label: words.targetLabel(row.target_type),
     target_id: row.target_id,
+    target_name: targetName,
     changes: changesOf(words, row.target_type, row.before, row.after),
     sales: salesOf(row),
     created_at: new Date(row.created_at).toISOString(),
@@ -142,8 +145,9 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: Audit
     .orderBy('page.id', 'desc')
     .execute();
   const n = count?.n ?? 0;
+  const names = await targetNames(em, words, rows);
   return {
-    audit_logs: rows.map((row) => auditLogDto(words, row)),
+    audit_logs: rows.map((row, i) => auditLogDto(words, row, names[i])),
     total: Math.min(n, COUNT_CAP),
     total_capped: n > COUNT_CAP,
     ...paging,

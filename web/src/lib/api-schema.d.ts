@@ -488,6 +488,8 @@ export interface components {
       } | null;
       target_id: string;
       target_label: string;
+      /** @description 対象を人が読める形で（会員の氏名とメールアドレス、注文番号、ライセンス名など）。内部のIDだけにはならない。 */
+      target_name: string;
       target_type: string;
     };
     BankTransfer: {

@@ -3,18 +3,18 @@ import { formatDateTimeSeconds } from '../../../lib/japan-time';
 import { type AuditEntry, movedSalesPath, targetPath } from '../api/audit-logs';
 import { ChangeList } from './change-list';
 
+/** The record's kind and its name as a person knows it (a member, an 注文番号), linked to its screen. */
 function Target({ entry }: { entry: AuditEntry }) {
   const path = targetPath(entry);
   return (
     <>
-      {/* One sale is named by its internal id, labelled as such (its 注文番号 is on the order detail it links to). */}
-      <span className="audit-target-type">{entry.target_type === 'sale' ? '売上ID' : entry.target_label}</span>{' '}
+      <span className="audit-target-type">{entry.target_label}</span>{' '}
       {path ? (
         <Link to={path} className="audit-target-id">
-          {entry.target_id}
+          {entry.target_name}
         </Link>
       ) : (
-        <span className="audit-target-id">{entry.target_id}</span>
+        <span className="audit-target-id">{entry.target_name}</span>
       )}
     </>
   );
