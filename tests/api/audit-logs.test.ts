@@ -502,7 +502,8 @@ describe('a status move: how many sales moved, and a link that finds them all', 
     const text = await res.text();
     expect(text.length).toBeLessThan(5_000);
     const [entry] = JSON.parse(text).audit_logs;
-    expect(entry.sales).toEqual({ count: 20_000, first_ids: saleIds.slice(0, 10), more: true });
+    expect(entry.sales).toMatchObject({ count: 20_000, first_ids: saleIds.slice(0, 10), more: true });
+    expect(entry.sales.first_names).toHaveLength(10);
     expect(entry.changes).toEqual([{ field: 'status', label: '状態', before: '処理中', after: '登録済み' }]);
     // The link finds every one of them that exists, page by page.
     const page = await (await admin.get(`/api/sales?audit_id=${entry.id}&per_page=1`)).json();
@@ -515,7 +516,12 @@ describe('a status move: how many sales moved, and a link that finds them all', 
     const res = await admin.post('/api/exports', { license_id: licenseId, batch: true, expected_count: 2 });
     expect(res.status, await res.clone().text()).toBe(202);
     const [entry] = (await list('?action=sale.export.batch')).audit_logs as (Entry & { sales: unknown })[];
-    expect(entry?.sales).toEqual({ count: 2, first_ids: [...ids].sort((a, b) => a - b), more: false });
+    expect(entry?.sales).toMatchObject({ count: 2, first_ids: [...ids].sort((a, b) => a - b), more: false });
+    // Listed by 注文番号, not by their internal ids.
+    expect((entry?.sales as { first_names: string[] }).first_names).toEqual([
+      expect.stringMatching(/^注文番号 LS/),
+      expect.stringMatching(/^注文番号 LS/),
+    ]);
     expect(entry?.changes.map((c) => c.field)).not.toContain('sale_ids');
   });
 });

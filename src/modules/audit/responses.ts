@@ -20,7 +20,9 @@ const AuditEntry = v.pipe(
     changes: v.array(
       v.object({ field: v.string(), label: v.string(), before: v.nullable(v.string()), after: v.nullable(v.string()) }),
     ),
-    sales: v.nullable(v.object({ count: v.number(), first_ids: v.array(v.number()), more: v.boolean() })),
+    sales: v.nullable(
+      v.object({ count: v.number(), first_ids: v.array(v.number()), first_names: v.array(v.string()), more: v.boolean() }),
+    ),
     created_at: timestamp(),
   }),
   v.metadata({ ref: 'AuditEntry' }),

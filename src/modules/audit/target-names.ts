@@ -54,3 +54,15 @@ export async function targetNames(em: Em, words: AuditVocabulary, entries: reado
   }
   return entries.map((entry) => found.get(entry.target_type)?.get(entry.target_id) ?? fallbackName(words, entry));
 }
+
+/** The sales an entry lists (a status move's first ten), by 注文番号: one query for the page. */
+export async function listedSaleNames(
+  em: Em,
+  words: AuditVocabulary,
+  rows: readonly { first_sale_ids: unknown }[],
+): Promise<ReadonlyMap<string, string>> {
+  const ids = new Set<string>();
+  for (const row of rows) if (Array.isArray(row.first_sale_ids)) for (const id of row.first_sale_ids) ids.add(String(id));
+  const namer = words.namesOf('sale');
+  return namer && ids.size ? namer(em, [...ids]) : new Map();
+}

@@ -484,6 +484,7 @@ export interface components {
       sales: {
         count: number;
         first_ids: number[];
+        first_names: string[];
         more: boolean;
       } | null;
       target_id: string;

@@ -22,7 +22,7 @@ function Target({ entry }: { entry: AuditEntry }) {
 
 const count = (n: number) => `${n.toLocaleString('ja-JP')}件`;
 
-/** 「対象の売上 12件（売上ID 3、4、5 ほか）」 and a link to all of them on the licence-issue screen. */
+/** 「対象の売上 12件（注文番号 …、… ほか）」 and a link to all of them on the licence-issue screen. */
 function MovedSales({ entry }: { entry: AuditEntry }) {
   const sales = entry.sales;
   if (!sales) return null;
@@ -32,7 +32,7 @@ function MovedSales({ entry }: { entry: AuditEntry }) {
       <span className="audit-sales-count">{count(sales.count)}</span>
       {sales.first_ids.length ? (
         <span className="audit-sales-ids">
-          （売上ID {sales.first_ids.join('、')}
+          （{sales.first_names.join('、')}
           {sales.more ? ' ほか' : ''}）
         </span>
       ) : null}
