@@ -8,3 +8,7 @@ const DIGITS = '[1-9][0-9]{0,8}';
 export const NUMERIC_ID = `:id{${DIGITS}}`;
 const CANONICAL = new RegExp(`^${DIGITS}$`);
 export const isNumericId = (raw: string | undefined): raw is string => raw !== undefined && CANONICAL.test(raw);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A record id that is a UUID (users, exports, mails…): checked before it reaches a uuid column. */
+export const isUuid = (raw: string): boolean => UUID.test(raw);

@@ -66,16 +66,18 @@ export const CHECK_INPUT = '入力内容を確認してください。';
 /**
  * 「入力内容を確認してください。（メールアドレス、パスワード）」: the labels of the fields in `fields`, once
  * each, in the order the forms show them (FIELD_LABELS' order), whatever order they were reported in.
+ * `own`: a form's own labels for its fields (「返金の理由」, not the generic 「理由」), first, in its order.
  */
-export function checkInputMessage(fields: Iterable<string>): string {
-  const order = Object.keys(FIELD_LABELS);
+export function checkInputMessage(fields: Iterable<string>, own: Readonly<Record<string, string>> = {}): string {
+  const known: Record<string, string> = { ...FIELD_LABELS, ...own };
+  const order = [...Object.keys(own), ...Object.keys(FIELD_LABELS)];
   const rank = (field: string) => {
-    const at = order.indexOf(field in FIELD_LABELS ? field : (field.split('.')[0] ?? ''));
+    const at = order.indexOf(field in known ? field : (field.split('.')[0] ?? ''));
     return at === -1 ? order.length : at;
   };
   const labels: string[] = [];
   for (const field of [...fields].sort((a, b) => rank(a) - rank(b))) {
-    const label = FIELD_LABELS[field] ?? FIELD_LABELS[field.split('.')[0] ?? ''];
+    const label = known[field] ?? known[field.split('.')[0] ?? ''];
     if (label && !labels.includes(label)) labels.push(label);
   }
   return labels.length ? `${CHECK_INPUT}（${labels.join('、')}）` : CHECK_INPUT;

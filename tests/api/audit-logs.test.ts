@@ -21,6 +21,7 @@ interface Entry {
   target_type: string;
   target_label: string;
   target_id: string;
+  target_name: string;
   changes: { field: string; label: string; before: string | null; after: string | null }[];
   created_at: string;
 }
@@ -501,7 +502,8 @@ describe('a status move: how many sales moved, and a link that finds them all', 
     const text = await res.text();
     expect(text.length).toBeLessThan(5_000);
     const [entry] = JSON.parse(text).audit_logs;
-    expect(entry.sales).toEqual({ count: 20_000, first_ids: saleIds.slice(0, 10), more: true });
+    expect(entry.sales).toMatchObject({ count: 20_000, first_ids: saleIds.slice(0, 10), more: true });
+    expect(entry.sales.first_names).toHaveLength(10);
     expect(entry.changes).toEqual([{ field: 'status', label: '状態', before: '処理中', after: '登録済み' }]);
     // The link finds every one of them that exists, page by page.
     const page = await (await admin.get(`/api/sales?audit_id=${entry.id}&per_page=1`)).json();
@@ -514,7 +516,12 @@ describe('a status move: how many sales moved, and a link that finds them all', 
     const res = await admin.post('/api/exports', { license_id: licenseId, batch: true, expected_count: 2 });
     expect(res.status, await res.clone().text()).toBe(202);
     const [entry] = (await list('?action=sale.export.batch')).audit_logs as (Entry & { sales: unknown })[];
-    expect(entry?.sales).toEqual({ count: 2, first_ids: [...ids].sort((a, b) => a - b), more: false });
+    expect(entry?.sales).toMatchObject({ count: 2, first_ids: [...ids].sort((a, b) => a - b), more: false });
+    // Listed by 注文番号, not by their internal ids.
+    expect((entry?.sales as { first_names?: string[] } | undefined)?.first_names).toEqual([
+      expect.stringMatching(/^注文番号 LS/),
+      expect.stringMatching(/^注文番号 LS/),
+    ]);
     expect(entry?.changes.map((c) => c.field)).not.toContain('sale_ids');
   });
 });
@@ -557,5 +564,51 @@ describe('a resent mail', () => {
     );
     expect(sale?.changes.map((c) => c.label)).toEqual(['状態']);
     expect(`${sale?.changes[0]?.before}${sale?.changes[0]?.after}`).not.toMatch(/送信|\d/);
+  });
+});
+
+describe('the target column', () => {
+  it('names each record as a person knows it, never by a bare internal id', async () => {
+    const orm = t.runtime.deps.orm;
+    const licenseId = await aLicense(orm, { name: 'PALS講習' });
+    const saleId = await aSale(orm, licenseId, { orderNumber: '20260401-9001' });
+    const gone = randomUUID();
+    const at = '2026-04-01T00:00:00Z';
+    const named = (targetType: string, targetId: string, extra: { action?: string; before?: unknown } = {}) => ({
+      actor: 'namer@example.jp',
+      action: extra.action ?? `${targetType}.update`,
+      at,
+      targetType,
+      targetId,
+      before: extra.before,
+    });
+    await seed([
+      named('user', memberId),
+      named('user', 'csv', { action: 'user.export' }),
+      named('user', gone),
+      named('user', randomUUID(), {
+        action: 'user.delete',
+        before: { last_name: '木村', first_name: '拓', email: 'kimura@example.jp' },
+      }),
+      named('sale', String(saleId)),
+      named('sales', `${saleId}…(3)`, { action: 'sale.revert' }),
+      named('license', String(licenseId)),
+      named('license', '999999', { action: 'license.delete', before: { name: '廃止した講習' } }),
+      named('export', randomUUID()),
+      named('sales_summary', '2026-03-01〜2026-03-31', { action: 'sale.summary.download' }),
+    ]);
+    const names = Object.fromEntries(
+      (await list('?actor=namer@&per_page=50')).audit_logs.map((e) => [`${e.target_type}:${e.target_id}`, e.target_name]),
+    );
+    expect(names[`user:${memberId}`]).toMatch(/^山本 (花子|春子)（hanako@police\.example\.jp）$/);
+    expect(names['user:csv']).toBe('会員の一覧（CSV）');
+    expect(names[`user:${gone}`]).toBe('ユーザー（記録が見つかりません）');
+    expect(Object.values(names)).toContain('木村 拓（kimura@example.jp）');
+    expect(names[`sale:${saleId}`]).toBe('注文番号 20260401-9001');
+    expect(names[`sales:${saleId}…(3)`]).toBe('注文番号 20260401-9001 ほか2件');
+    expect(names[`license:${licenseId}`]).toBe('PALS講習');
+    expect(names['license:999999']).toBe('廃止した講習');
+    expect(names['sales_summary:2026-03-01〜2026-03-31']).toBe('2026-03-01〜2026-03-31');
+    for (const name of Object.values(names)) expect(name).not.toMatch(/^[0-9a-f-]{36}$|^\d+$/);
   });
 });

@@ -107,8 +107,9 @@ it('an administrator changes a user, then finds the change in 操作履歴 with 
   const change = row.locator('.audit-changes li');
   expect(await change.count()).toBe(1);
   expect((await change.first().innerText()).replace(/\s+/g, '')).toBe('所属名変更前：第一消防署→変更後：中央消防署');
-  // The record links to its screen.
-  const target = row.getByRole('link', { name: memberId });
+  // The record is named as a person knows it (never its UUID) and links to its screen.
+  const target = row.getByRole('link', { name: '鈴木 一郎（suzuki@example.jp）' });
+  expect(await row.textContent()).not.toContain(memberId);
   expect(await target.getAttribute('href')).toBe(`/admin/users/${memberId}`);
   await accessible(page, 'filtered');
 
@@ -136,7 +137,7 @@ it('an administrator changes a user, then finds the change in 操作履歴 with 
   await accessible(page, '375 px');
   await page.screenshot({ path: 'test-results/audit.png', fullPage: true });
 
-  await rows.first().getByRole('link', { name: memberId }).click();
+  await rows.first().getByRole('link', { name: '鈴木 一郎（suzuki@example.jp）' }).click();
   await page.waitForURL(`**/admin/users/${memberId}`);
   await page.getByText('中央消防署', { exact: true }).waitFor();
   await page.close();

@@ -113,7 +113,7 @@ it('an administrator moves a selection with its count, undoes it, exports a batc
   await page.goto(`${app.baseUrl}/admin/audit?action=sale.status`);
   const entry = page.locator('tbody tr').first();
   await entry.getByText('対象の売上').waitFor();
-  expect((await entry.innerText()).replace(/\s+/g, '')).toMatch(/対象の売上1件（売上ID\d+）この1件を一覧で見る/);
+  expect((await entry.innerText()).replace(/\s+/g, '')).toMatch(/対象の売上1件（注文番号[A-Z0-9-]+）この1件を一覧で見る/);
   expect(await axeViolations(page)).toEqual([]);
   await entry.getByRole('link', { name: 'この1件を一覧で見る' }).click();
   await page.waitForURL(/\/admin\/licenses\/issue\?audit_id=/);

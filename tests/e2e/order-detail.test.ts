@@ -133,6 +133,10 @@ it('an administrator opens an order from the sales list and refunds it through t
   await open.click();
   await dialog.getByRole('button', { name: '返金する' }).click();
   await dialog.getByText('返金の理由を入力してください。').first().waitFor();
+  // The summary names the field by its own label (返金の理由), not the API's generic 理由.
+  const summary = await dialog.locator('[data-form-alert]').innerText();
+  expect(summary).toContain('返金の理由');
+  expect(summary).not.toContain('（理由）');
   expect(shop.emulator.refunds.size).toBe(0);
 
   // With a reason: Stripe (the emulator) is asked; its webhook is held, so the order waits in 返金手続き中.
@@ -221,6 +225,10 @@ it('refunds part of an order, keeps notes on it and on its member, and resends t
   await note.waitFor();
   expect(await note.innerText()).toContain(ADMIN.email);
   expect(await note.innerText()).toContain('（日本時間）');
+
+  // The order's mails: a heading, and a table that does not read the same title again.
+  const mails = page.getByRole('region', { name: 'この注文について送信したメール' });
+  expect(await mails.locator('table caption, table[aria-labelledby], table[aria-label]').count()).toBe(0);
 
   // The purchase mail again.
   await page.getByRole('button', { name: '購入メールを再送する' }).click();

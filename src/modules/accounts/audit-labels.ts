@@ -1,6 +1,7 @@
 import { ROLE_LABELS } from '../../http/access.ts';
 import type { AuditLabels } from '../audit/index.ts';
 import { AFFILIATIONS } from './affiliations.ts';
+import { userNames } from './audit-names.ts';
 import { describeUserAgent } from './user-agent.ts';
 
 /** How the audit log names what administrators do to accounts (the host hands these to the audit module). */
@@ -52,6 +53,12 @@ export const accountAuditLabels = {
       '-name': '姓の逆順',
       email: 'メールアドレス順',
       '-email': 'メールアドレスの逆順',
+      '-purchases': '購入回数の多い順',
+      purchases: '購入回数の少ない順',
+      '-paid_total': '購入金額の多い順',
+      paid_total: '購入金額の少ない順',
+      '-last_purchase': '最終購入の新しい順',
+      last_purchase: '最終購入の古い順',
     },
     user_agent: (v) => describeUserAgent(typeof v === 'string' ? v : null),
     role: ROLE_LABELS,
@@ -63,4 +70,5 @@ export const accountAuditLabels = {
     },
     sign_in_failure: { password: 'パスワード', two_factor: '確認コード', recovery_code: 'リカバリーコード' },
   },
+  names: { user: userNames },
 } satisfies AuditLabels;

@@ -1,4 +1,5 @@
 import type { AuditLabels } from '../audit/index.ts';
+import { announcementNames } from './audit-names.ts';
 
 const STATE: Record<string, string> = { queued: '送信待ち', sending: '送信中', done: '送信完了', cancelled: '中止' };
 
@@ -21,4 +22,5 @@ export const announcementAuditLabels = {
     },
   },
   valuesByTarget: { announcement: { state: STATE } },
+  names: { announcement: announcementNames },
 } satisfies AuditLabels;

@@ -1,3 +1,5 @@
+import type { Em } from '../../db/orm.ts';
+
 /** The words belong to the modules that record the entries; anything nobody named falls back to its record type and verb. */
 
 interface ValueText {
@@ -18,7 +20,12 @@ export interface AuditLabels {
   values?: Readonly<Record<string, ValueFormat>>;
   /** Before `values`: a mail's `status` is not a sale's. */
   valuesByTarget?: Readonly<Record<string, Readonly<Record<string, ValueFormat>>>>;
+  /** What a person calls each record of a type (a member's name, an 注文番号), read from the owning module's tables. */
+  names?: Readonly<Record<string, TargetNames>>;
 }
+
+/** Names by target id, for the ids of one page that the module still holds (a deleted record has none). */
+type TargetNames = (em: Em, ids: readonly string[]) => Promise<ReadonlyMap<string, string>>;
 
 export interface AuditVocabulary {
   actionLabel(action: string): string;
@@ -28,6 +35,8 @@ export interface AuditVocabulary {
   fieldLabel(targetType: string, field: string): string;
   fieldRank(field: string): number;
   formatValue(field: string, value: unknown, targetType?: string): string | null;
+  /** The namer of a target type, if its module gave one. */
+  namesOf(targetType: string): TargetNames | undefined;
 }
 
 const VERBS: Record<string, string> = {
@@ -98,6 +107,7 @@ export function auditVocabulary(parts: readonly AuditLabels[]): AuditVocabulary 
       valuesByTarget[target] = { ...valuesByTarget[target], ...formats };
     }
   }
+  const names: Record<string, TargetNames> = merge('names');
   // jsonb keeps keys in its own order.
   const order = ['name', ...Object.keys(fields)];
 
@@ -120,6 +130,7 @@ export function auditVocabulary(parts: readonly AuditLabels[]): AuditVocabulary 
       const rank = order.indexOf(field);
       return rank < 0 ? order.length : rank;
     },
+    namesOf: (targetType) => names[targetType],
     formatValue(field, value, targetType) {
       if (isEmpty(value)) return null;
       const format = (targetType ? valuesByTarget[targetType]?.[field] : undefined) ?? values[field];

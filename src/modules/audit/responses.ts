@@ -13,10 +13,16 @@ const AuditEntry = v.pipe(
     target_type: v.string(),
     target_label: v.string(),
     target_id: v.string(),
+    target_name: v.pipe(
+      v.string(),
+      v.description('対象を人が読める形で（会員の氏名とメールアドレス、注文番号、ライセンス名など）。内部のIDだけにはならない。'),
+    ),
     changes: v.array(
       v.object({ field: v.string(), label: v.string(), before: v.nullable(v.string()), after: v.nullable(v.string()) }),
     ),
-    sales: v.nullable(v.object({ count: v.number(), first_ids: v.array(v.number()), more: v.boolean() })),
+    sales: v.nullable(
+      v.object({ count: v.number(), first_ids: v.array(v.number()), first_names: v.array(v.string()), more: v.boolean() }),
+    ),
     created_at: timestamp(),
   }),
   v.metadata({ ref: 'AuditEntry' }),

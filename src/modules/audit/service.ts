@@ -8,6 +8,7 @@ import { changesOf } from './changes.ts';
 import { AuditLog } from './entities/audit-log.entity.ts';
 import type { AuditVocabulary } from './labels.ts';
 import type { AuditFilters, AuditLogQuery } from './schemas.ts';
+import { listedSaleNames, targetNames } from './target-names.ts';
 
 export interface Actor {
   id: string;
@@ -50,14 +51,21 @@ export interface AuditRow {
 
 const LISTED_SALES = 10;
 
-function salesOf(row: AuditRow) {
+function salesOf(row: AuditRow, names: ReadonlyMap<string, string> | undefined) {
   if (row.sale_count === null || row.sale_count === undefined) return null;
   const first = Array.isArray(row.first_sale_ids) ? row.first_sale_ids.map(Number).filter(Number.isSafeInteger) : [];
   const count = Number(row.sale_count);
-  return { count, first_ids: first, more: count > first.length };
+  const firstNames = first.map((id) => names?.get(String(id)) ?? `売上ID ${id}`);
+  return { count, first_ids: first, first_names: firstNames, more: count > first.length };
 }
 
-export function auditLogDto(words: AuditVocabulary, row: AuditRow) {
+/** What an entry's records are called (target-names.ts); without them the CSV's ids. */
+interface EntryNames {
+  target?: string;
+  sales?: ReadonlyMap<string, string>;
+}
+
+export function auditLogDto(words: AuditVocabulary, row: AuditRow, names: EntryNames = {}) {
   return {
     id: row.id,
     actor_id: row.actor_id,
@@ -67,8 +75,9 @@ export function auditLogDto(words: AuditVocabulary, row: AuditRow) {
     target_type: row.target_type,
     target_label: words.targetLabel(row.target_type),
     target_id: row.target_id,
+    target_name: names.target ?? row.target_id,
     changes: changesOf(words, row.target_type, row.before, row.after),
-    sales: salesOf(row),
+    sales: salesOf(row, names.sales),
     created_at: new Date(row.created_at).toISOString(),
   };
 }
@@ -142,8 +151,10 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: Audit
     .orderBy('page.id', 'desc')
     .execute();
   const n = count?.n ?? 0;
+  const targets = await targetNames(em, words, rows);
+  const sales = await listedSaleNames(em, words, rows);
   return {
-    audit_logs: rows.map((row) => auditLogDto(words, row)),
+    audit_logs: rows.map((row, i) => auditLogDto(words, row, { target: targets[i], sales })),
     total: Math.min(n, COUNT_CAP),
     total_capped: n > COUNT_CAP,
     ...paging,

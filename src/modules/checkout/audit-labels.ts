@@ -1,4 +1,5 @@
 import type { AuditLabels } from '../audit/index.ts';
+import { findingNames, reconciliationNames } from './audit-names.ts';
 import { OUTCOME_LABELS } from './inbox.ts';
 import { FINDING_LABELS } from './reconciliation.ts';
 
@@ -28,4 +29,5 @@ export const checkoutAuditLabels = {
     finding_kind: FINDING_LABELS,
     days: (v, text) => (typeof v === 'number' ? `${v.toLocaleString('ja-JP')}日分` : text.plain(v)),
   },
+  names: { reconciliation: reconciliationNames, payment_finding: findingNames },
 } satisfies AuditLabels;

@@ -1,4 +1,5 @@
 import type { AuditLabels } from '../audit/index.ts';
+import { licenseNames } from './audit-names.ts';
 
 /** How the audit log names what administrators do to licences (the host hands these to the audit module). */
 export const licenseAuditLabels = {
@@ -17,4 +18,5 @@ export const licenseAuditLabels = {
     position: (v, text) => (typeof v === 'number' ? `${v.toLocaleString('ja-JP')}番目` : text.plain(v)),
     pictures: (v, text) => (Array.isArray(v) ? `${v.length}枚${v.length ? `（${text.list(v)}）` : ''}` : text.plain(v)),
   },
+  names: { license: licenseNames },
 } satisfies AuditLabels;

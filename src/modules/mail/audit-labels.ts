@@ -1,4 +1,5 @@
 import type { AuditLabels } from '../audit/index.ts';
+import { mailNames } from './audit-names.ts';
 import type { MailStatus } from './entities/mail-delivery.entity.ts';
 
 /** A mail's sending state in the words of 送信に失敗したメール (送信失敗, never 送信不可). */
@@ -24,4 +25,5 @@ export const mailAuditLabels = {
       attempts: (v, text) => (typeof v === 'number' ? `${v.toLocaleString('ja-JP')}回` : text.plain(v)),
     },
   },
+  names: { mail: mailNames },
 } satisfies AuditLabels;

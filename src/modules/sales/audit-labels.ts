@@ -1,4 +1,5 @@
 import type { AuditLabels } from '../audit/index.ts';
+import { exportNames, movedSaleNames, saleNames } from './audit-names.ts';
 import { SALE_STATUS_LABEL } from './entities/sale.entity.ts';
 
 /** The sales search's filters as an entry recorded them (both spellings the API has taken). */
@@ -98,4 +99,5 @@ export const saleAuditLabels = {
       return parts.length ? parts.join('、') : 'すべて';
     },
   },
+  names: { sale: saleNames, sales: movedSaleNames, export: exportNames },
 } satisfies AuditLabels;

@@ -23,7 +23,7 @@ export const ADMIN_NAV_GROUPS: readonly AdminNavGroup[] = ['会員', 'ライセ�
 
 export const ADMIN_NAV: readonly AdminNavItem[] = [
   { label: 'ユーザー一覧', to: '/admin/users', group: '会員', permission: 'members:read' },
-  { label: 'お知らせ配信', to: '/admin/announcements', group: '会員', permission: 'members:update' },
+  { label: 'お知らせ配信', to: '/admin/announcements', group: '会員', permission: 'members:read' },
   { label: 'ライセンス一覧', to: '/admin/licenses', group: 'ライセンスと売上', permission: 'licenses:read' },
   { label: 'ライセンス発行', to: '/admin/licenses/issue', group: 'ライセンスと売上', permission: 'sales:read' },
   { label: '売上集計', to: '/admin/sales/summary', group: 'ライセンスと売上', permission: 'sales:read' },

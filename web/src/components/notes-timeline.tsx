@@ -10,22 +10,13 @@ import './notes-timeline.css';
 type NotesPath = `/api/sales/${number}/notes` | `/api/users/${string}/notes`;
 type Notes = Answer<'/api/sales/{id}/notes'>;
 
-/** ショップ用メモ: the timeline (author, Japan time) and a form to add one. Administrators only. */
-export function NotesTimeline({ path, subject }: { path: NotesPath; subject: string }) {
+/**
+ * ショップ用メモ: the timeline (author, Japan time) and, for a role that may write (`canAdd`), a form
+ * to add one. Staff only; never shown to members.
+ */
+export function NotesTimeline({ path, subject, canAdd }: { path: NotesPath; subject: string; canAdd: boolean }) {
   const headingId = useId();
   const { data, error, isLoading, mutate } = useSWR<Notes>(path);
-  const [body, setBody] = useState('');
-  const [notice, setNotice] = useState('');
-  const { busy, message, errors, run } = useFormSubmit();
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    await run(async () => {
-      const res = await api<Answer<'/api/sales/{id}/notes', 'post'>>(path, { method: 'POST', body: { body } });
-      setBody('');
-      setNotice(res.message);
-      await mutate();
-    });
-  };
   return (
     <section className="subsection" aria-labelledby={headingId}>
       <h2 id={headingId}>メモ（管理者のみ）</h2>
@@ -45,23 +36,44 @@ export function NotesTimeline({ path, subject }: { path: NotesPath; subject: str
           ))}
         </ol>
       ) : null}
+      {canAdd ? <NoteForm path={path} idBase={headingId} onAdded={() => mutate()} /> : null}
+    </section>
+  );
+}
+
+/** メモを追加 (1〜2,000 characters); the timeline is read again once it is kept. */
+function NoteForm({ path, idBase, onAdded }: { path: NotesPath; idBase: string; onAdded: () => Promise<unknown> }) {
+  const [body, setBody] = useState('');
+  const [notice, setNotice] = useState('');
+  const { busy, message, errors, run } = useFormSubmit();
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    await run(async () => {
+      const res = await api<Answer<'/api/sales/{id}/notes', 'post'>>(path, { method: 'POST', body: { body } });
+      setBody('');
+      setNotice(res.message);
+      await onAdded();
+    });
+  };
+  return (
+    <>
       {notice ? <Notice>{notice}</Notice> : null}
       <form onSubmit={submit} noValidate className="subform">
         <FormAlert message={message} errors={errors} fields={['body']} />
         <div className="field">
-          <label htmlFor={`${headingId}-body`}>メモを追加</label>
+          <label htmlFor={`${idBase}-body`}>メモを追加</label>
           <textarea
-            id={`${headingId}-body`}
+            id={`${idBase}-body`}
             name="body"
             rows={3}
             maxLength={2000}
             value={body}
             aria-invalid={errors.body ? true : undefined}
-            aria-describedby={errors.body ? `${headingId}-message` : undefined}
+            aria-describedby={errors.body ? `${idBase}-message` : undefined}
             onChange={(event) => setBody(event.currentTarget.value)}
           />
           {errors.body ? (
-            <p id={`${headingId}-message`} className="field-message">
+            <p id={`${idBase}-message`} className="field-message">
               {errors.body}
             </p>
           ) : null}
@@ -70,6 +82,6 @@ export function NotesTimeline({ path, subject }: { path: NotesPath; subject: str
           メモを残す
         </button>
       </form>
-    </section>
+    </>
   );
 }

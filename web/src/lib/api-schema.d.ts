@@ -497,10 +497,13 @@ export interface components {
       sales: {
         count: number;
         first_ids: number[];
+        first_names: string[];
         more: boolean;
       } | null;
       target_id: string;
       target_label: string;
+      /** @description 対象を人が読める形で（会員の氏名とメールアドレス、注文番号、ライセンス名など）。内部のIDだけにはならない。 */
+      target_name: string;
       target_type: string;
     };
     BankTransfer: {

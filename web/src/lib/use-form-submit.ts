@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { ApiError, type FieldErrors } from './api';
+import { checkInputMessage } from '../../../src/lib/field-labels.ts';
+import { ApiError, type FieldErrors, INVALID_INPUT_MESSAGE } from './api';
 
 /**
  * Focus after a failed submission. A submit (the form's event, or `run` below) remembers where it
@@ -43,8 +44,17 @@ export function focusAfterFailedSubmit() {
   }, 0);
 }
 
-/** Busy flag, message and field errors of one form submission (422 → first message per field). */
-export function useFormSubmit() {
+/** The API's generic 422, summarised with the form's own labels when it gives them. */
+function messageOf(error: ApiError, labels: Readonly<Record<string, string>> | undefined): string {
+  const generic = error.status === 422 && (error.body as { message?: string } | undefined)?.message === INVALID_INPUT_MESSAGE;
+  return generic && labels ? checkInputMessage(Object.keys(error.errors), labels) : error.message;
+}
+
+/**
+ * Busy flag, message and field errors of one form submission (422 → first message per field).
+ * `labels`: the form's own labels of its fields, which the summary names instead of the generic ones.
+ */
+export function useFormSubmit(labels?: Readonly<Record<string, string>>) {
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState('');
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -68,7 +78,7 @@ export function useFormSubmit() {
       return result;
     } catch (error) {
       if (error instanceof ApiError) {
-        setMessage(error.message);
+        setMessage(messageOf(error, labels));
         setErrors(error.errors);
       } else {
         setMessage('エラーが発生しました。時間をおいて再度お試しください。');

@@ -8,6 +8,7 @@ import { LoadError, Loading } from '../../../components/ui/load-state';
 import { LoadingOverlay } from '../../../components/ui/loading-overlay';
 import { api, type Schema } from '../../../lib/api';
 import { useAuth } from '../../../lib/auth-store';
+import { useCan } from '../../../lib/permissions';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { nameWithKana } from '../api/profile';
 import { useMember } from '../api/use-member';
@@ -24,6 +25,7 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
   const flash = (useLocation().state as { message?: string } | null)?.message;
   const { data, error, isLoading, mutate: reload } = useMember(id);
   const actions = useAdminUserActions(data?.user, reload);
+  const can = useCan();
   const { busy } = actions;
   // One's own account: the server refuses to remove one's own administrator rights or delete it.
   const me = useAuth().users[0]?.id;
@@ -53,7 +55,7 @@ export function AdminUserDetailPage({ children }: { children?: React.ReactNode }
             </p>
           ) : null}
           <LoadingOverlay show={busy} label="処理しています" />
-          <NotesTimeline path={`/api/users/${data.user.id}/notes`} subject="この会員" />
+          <NotesTimeline path={`/api/users/${data.user.id}/notes`} subject="この会員" canAdd={can('members:update')} />
           {children}
           <UserMailLog userId={data.user.id} watchUntil={actions.watchMailsUntil} />
           <UserAuditLog userId={data.user.id} />

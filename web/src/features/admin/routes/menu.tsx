@@ -4,6 +4,7 @@ import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { NoWorkerAlert } from '../../../components/ui/no-worker-alert';
 import { formatJapanTime } from '../../../lib/japan-time';
+import { useCan } from '../../../lib/permissions';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { acknowledgeRun, type FlaggedRun, useFlaggedRuns, useMailSummary } from '../api';
 import { DashboardFigures } from '../components/dashboard';
@@ -92,6 +93,7 @@ function FlaggedRuns() {
   const { data, error, isLoading, mutate } = useFlaggedRuns();
   const acknowledge = useFormSubmit();
   const [notice, setNotice] = useState('');
+  const canAcknowledge = useCan()('payments:update');
 
   const mark = (run: FlaggedRun) => {
     setNotice('');
@@ -124,15 +126,17 @@ function FlaggedRuns() {
                 {run.state !== 'done' && run.error ? <p className="small">{run.error}</p> : null}
                 <p className="actions">
                   <Link to={`/admin/payments?run=${run.id}`}>照合結果を見る</Link>
-                  <button
-                    type="button"
-                    className="button"
-                    aria-label={`確認済みにする（${at}の照合）`}
-                    disabled={acknowledge.busy}
-                    onClick={() => mark(run)}
-                  >
-                    確認済みにする
-                  </button>
+                  {canAcknowledge ? (
+                    <button
+                      type="button"
+                      className="button"
+                      aria-label={`確認済みにする（${at}の照合）`}
+                      disabled={acknowledge.busy}
+                      onClick={() => mark(run)}
+                    >
+                      確認済みにする
+                    </button>
+                  ) : null}
                 </p>
               </li>
             );

@@ -8,7 +8,7 @@ const STATE: Record<Announcement['state'], string> = {
   cancelled: '中止',
 };
 
-/** Each announcement with its progress (sent / total, failed) and, while it runs, 中止. */
+/** Each announcement with its progress (sent / total, failed) and, while it runs and given `onCancel`, 中止. */
 export function AnnouncementTable({
   announcements,
   busy,
@@ -16,7 +16,7 @@ export function AnnouncementTable({
 }: {
   announcements: Announcement[];
   busy: boolean;
-  onCancel: (announcement: Announcement) => void;
+  onCancel?: (announcement: Announcement) => void;
 }) {
   return (
     <div className="table-wrap">
@@ -29,7 +29,7 @@ export function AnnouncementTable({
             <th scope="col">状態</th>
             <th scope="col">送信済み／対象</th>
             <th scope="col">失敗</th>
-            <th scope="col">操作</th>
+            {onCancel ? <th scope="col">操作</th> : null}
           </tr>
         </thead>
         <tbody>
@@ -51,13 +51,15 @@ export function AnnouncementTable({
                 )}
               </td>
               <td>{a.failed.toLocaleString('ja-JP')}件</td>
-              <td>
-                {a.state === 'queued' || a.state === 'sending' ? (
-                  <button type="button" className="button secondary small" disabled={busy} onClick={() => onCancel(a)}>
-                    中止する
-                  </button>
-                ) : null}
-              </td>
+              {onCancel ? (
+                <td>
+                  {a.state === 'queued' || a.state === 'sending' ? (
+                    <button type="button" className="button secondary small" disabled={busy} onClick={() => onCancel(a)}>
+                      中止する
+                    </button>
+                  ) : null}
+                </td>
+              ) : null}
             </tr>
           ))}
         </tbody>

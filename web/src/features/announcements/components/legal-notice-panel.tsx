@@ -3,6 +3,7 @@ import { FormAlert, Info, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { useConfirm } from '../../../components/ui/use-confirm';
 import { formatDateTime, formatLongDate } from '../../../lib/japan-time';
+import { useCan } from '../../../lib/permissions';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type LegalNotice, sendLegalNotice, testLegalNotice, useLegalNotice } from '../api';
 
@@ -91,6 +92,7 @@ function useLegalNoticeActions(status: LegalNotice | undefined, refresh: () => P
 export function LegalNoticePanel({ onSent }: { onSent: () => Promise<unknown> }) {
   const status = useLegalNotice();
   const actions = useLegalNoticeActions(status.data, () => Promise.all([status.mutate(), onSent()]));
+  const canSend = useCan()('members:update');
   const [open, setOpen] = useState(false);
   const headingId = useId();
   const previewId = useId();
@@ -120,12 +122,21 @@ export function LegalNoticePanel({ onSent }: { onSent: () => Promise<unknown> })
             >
               {open ? '文面を閉じる' : '文面を表示'}
             </button>
-            <button type="button" className="button secondary" disabled={actions.submit.busy} onClick={actions.test}>
-              テストメールを自分に送る
-            </button>
-            <button type="button" className="button primary" disabled={actions.submit.busy} onClick={() => void actions.send()}>
-              {data.notices.length ? '改定のお知らせを再送信' : '改定のお知らせを送信'}
-            </button>
+            {canSend ? (
+              <>
+                <button type="button" className="button secondary" disabled={actions.submit.busy} onClick={actions.test}>
+                  テストメールを自分に送る
+                </button>
+                <button
+                  type="button"
+                  className="button primary"
+                  disabled={actions.submit.busy}
+                  onClick={() => void actions.send()}
+                >
+                  {data.notices.length ? '改定のお知らせを再送信' : '改定のお知らせを送信'}
+                </button>
+              </>
+            ) : null}
           </div>
           <section id={previewId} aria-label="改定のお知らせの文面" hidden={!open}>
             <p>

@@ -3,6 +3,7 @@ import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { PagedTable, pageOf } from '../../../components/ui/paged-table';
 import { usePageParam } from '../../../components/ui/pager';
 import { useConfirm } from '../../../components/ui/use-confirm';
+import { useCan } from '../../../lib/permissions';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import {
   type Announcement,
@@ -76,11 +77,40 @@ function PreviewBox({ preview }: { preview: { subject: string; text: string } })
   );
 }
 
+/** The draft's fields and プレビュー, テスト送信 and 配信 (members:update). */
+function ComposeForm({ compose }: { compose: ReturnType<typeof useCompose> }) {
+  return (
+    <form
+      aria-label="お知らせの作成"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void compose.send();
+      }}
+    >
+      <ComposeFields draft={compose.draft} errors={compose.submit.errors} onChange={compose.change} />
+      <FormAlert message={compose.submit.message} errors={compose.submit.errors} />
+      {compose.notice ? <Notice>{compose.notice}</Notice> : null}
+      <div className="actions">
+        <button type="button" className="button secondary" disabled={compose.submit.busy} onClick={compose.showPreview}>
+          プレビュー
+        </button>
+        <button type="button" className="button secondary" disabled={compose.submit.busy} onClick={compose.test}>
+          自分宛てにテスト送信
+        </button>
+        <button type="submit" className="button primary" disabled={compose.submit.busy}>
+          配信する
+        </button>
+      </div>
+    </form>
+  );
+}
+
 /** /admin/announcements: the terms revision's notice; compose, preview, test to oneself, send to every member who asked, then watch or cancel. */
 export function AnnouncementsPage() {
   const { page, setPage } = usePageParam();
   const list = useAnnouncements(page);
   const compose = useCompose(list.mutate);
+  const canSend = useCan()('members:update');
   const cancel = useFormSubmit();
   const { confirm, dialog } = useConfirm();
   const stop = async (a: Announcement) => {
@@ -99,28 +129,11 @@ export function AnnouncementsPage() {
       <p className="lead">
         新しいトレーニングやライセンスのご案内を、メールでの受け取りを希望している会員（メールアドレス確認済み）にお送りします。
       </p>
-      <form
-        aria-label="お知らせの作成"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void compose.send();
-        }}
-      >
-        <ComposeFields draft={compose.draft} errors={compose.submit.errors} onChange={compose.change} />
-        <FormAlert message={compose.submit.message} errors={compose.submit.errors} />
-        {compose.notice ? <Notice>{compose.notice}</Notice> : null}
-        <div className="actions">
-          <button type="button" className="button secondary" disabled={compose.submit.busy} onClick={compose.showPreview}>
-            プレビュー
-          </button>
-          <button type="button" className="button secondary" disabled={compose.submit.busy} onClick={compose.test}>
-            自分宛てにテスト送信
-          </button>
-          <button type="submit" className="button primary" disabled={compose.submit.busy}>
-            配信する
-          </button>
-        </div>
-      </form>
+      {canSend ? (
+        <ComposeForm compose={compose} />
+      ) : (
+        <p>お知らせの作成と配信は管理者が行います。これまでの配信の状況を表示しています。</p>
+      )}
       {compose.preview ? <PreviewBox preview={compose.preview} /> : null}
       <h2>配信の履歴</h2>
       <FormAlert message={cancel.message} />
@@ -133,7 +146,9 @@ export function AnnouncementsPage() {
         empty={<p>まだお知らせを配信していません。</p>}
         onPage={setPage}
       >
-        {(rows) => <AnnouncementTable announcements={rows} busy={cancel.busy} onCancel={(a) => void stop(a)} />}
+        {(rows) => (
+          <AnnouncementTable announcements={rows} busy={cancel.busy} onCancel={canSend ? (a) => void stop(a) : undefined} />
+        )}
       </PagedTable>
       {compose.dialog}
       {dialog}

@@ -45,7 +45,7 @@ export const movedSalesPath = (entry: Pick<AuditEntry, 'id'>) =>
 /** The admin screen of a record, where one exists. A deleted record (or a member who left) has none. */
 export function targetPath(entry: Pick<AuditEntry, 'target_type' | 'target_id' | 'action'>): string | null {
   if (/\.(delete|withdraw)$/.test(entry.action)) return null;
-  if (entry.target_type === 'user' && /^[0-9a-zA-Z-]+$/.test(entry.target_id)) return `/admin/users/${entry.target_id}`;
+  if (entry.target_type === 'user' && /^[0-9a-f]{8}-[0-9a-f-]+$/i.test(entry.target_id)) return `/admin/users/${entry.target_id}`;
   if (entry.target_type === 'license' && /^\d+$/.test(entry.target_id)) return `/admin/licenses/${entry.target_id}`;
   // One sale (a receipt, a refund): its order detail, where the 注文番号 is.
   if (entry.target_type === 'sale' && /^\d+$/.test(entry.target_id)) return `/admin/sales/${entry.target_id}`;

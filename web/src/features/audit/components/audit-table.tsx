@@ -3,18 +3,18 @@ import { formatDateTimeSeconds } from '../../../lib/japan-time';
 import { type AuditEntry, movedSalesPath, targetPath } from '../api/audit-logs';
 import { ChangeList } from './change-list';
 
+/** The record's kind and its name as a person knows it (a member, an 注文番号), linked to its screen. */
 function Target({ entry }: { entry: AuditEntry }) {
   const path = targetPath(entry);
   return (
     <>
-      {/* One sale is named by its internal id, labelled as such (its 注文番号 is on the order detail it links to). */}
-      <span className="audit-target-type">{entry.target_type === 'sale' ? '売上ID' : entry.target_label}</span>{' '}
+      <span className="audit-target-type">{entry.target_label}</span>{' '}
       {path ? (
         <Link to={path} className="audit-target-id">
-          {entry.target_id}
+          {entry.target_name}
         </Link>
       ) : (
-        <span className="audit-target-id">{entry.target_id}</span>
+        <span className="audit-target-id">{entry.target_name}</span>
       )}
     </>
   );
@@ -22,7 +22,7 @@ function Target({ entry }: { entry: AuditEntry }) {
 
 const count = (n: number) => `${n.toLocaleString('ja-JP')}件`;
 
-/** 「対象の売上 12件（売上ID 3、4、5 ほか）」 and a link to all of them on the licence-issue screen. */
+/** 「対象の売上 12件（注文番号 …、… ほか）」 and a link to all of them on the licence-issue screen. */
 function MovedSales({ entry }: { entry: AuditEntry }) {
   const sales = entry.sales;
   if (!sales) return null;
@@ -32,7 +32,7 @@ function MovedSales({ entry }: { entry: AuditEntry }) {
       <span className="audit-sales-count">{count(sales.count)}</span>
       {sales.first_ids.length ? (
         <span className="audit-sales-ids">
-          （売上ID {sales.first_ids.join('、')}
+          （{sales.first_names.join('、')}
           {sales.more ? ' ほか' : ''}）
         </span>
       ) : null}

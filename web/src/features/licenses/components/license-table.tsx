@@ -23,28 +23,30 @@ function MoveCell({
   return (
     <td className="license-order">
       <span className="license-place">{place}</span>
-      <span className="license-move" hidden={!can('licenses:update')}>
-        <button
-          type="button"
-          id={moveButtonId(license.id, 'up')}
-          className="button small"
-          aria-label={`「${license.name}」を上へ（いま${place}番目）`}
-          disabled={busy || place === 1}
-          onClick={() => onMove(license, 'up')}
-        >
-          上へ
-        </button>
-        <button
-          type="button"
-          id={moveButtonId(license.id, 'down')}
-          className="button small"
-          aria-label={`「${license.name}」を下へ（いま${place}番目）`}
-          disabled={busy || place === total}
-          onClick={() => onMove(license, 'down')}
-        >
-          下へ
-        </button>
-      </span>
+      {can('licenses:update') ? (
+        <span className="license-move">
+          <button
+            type="button"
+            id={moveButtonId(license.id, 'up')}
+            className="button small"
+            aria-label={`「${license.name}」を上へ（いま${place}番目）`}
+            disabled={busy || place === 1}
+            onClick={() => onMove(license, 'up')}
+          >
+            上へ
+          </button>
+          <button
+            type="button"
+            id={moveButtonId(license.id, 'down')}
+            className="button small"
+            aria-label={`「${license.name}」を下へ（いま${place}番目）`}
+            disabled={busy || place === total}
+            onClick={() => onMove(license, 'down')}
+          >
+            下へ
+          </button>
+        </span>
+      ) : null}
     </td>
   );
 }
@@ -93,16 +95,17 @@ function LicenseRow({
       <SoldCell license={license} counts={counts} />
       <td className="license-published">
         {license.published ? <span>公開</span> : <span className="tag">非公開</span>}
-        <button
-          type="button"
-          className="button small"
-          hidden={!can('licenses:update')}
-          aria-label={license.published ? `「${license.name}」を非公開にする` : `「${license.name}」を公開する`}
-          disabled={actions.busy}
-          onClick={() => actions.onTogglePublished(license)}
-        >
-          {license.published ? '非公開にする' : '公開する'}
-        </button>
+        {can('licenses:update') ? (
+          <button
+            type="button"
+            className="button small"
+            aria-label={license.published ? `「${license.name}」を非公開にする` : `「${license.name}」を公開する`}
+            disabled={actions.busy}
+            onClick={() => actions.onTogglePublished(license)}
+          >
+            {license.published ? '非公開にする' : '公開する'}
+          </button>
+        ) : null}
       </td>
       <td>{formatDateTime(license.updated_at)}</td>
     </tr>

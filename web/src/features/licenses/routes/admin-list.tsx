@@ -58,9 +58,11 @@ export function AdminLicenseListPage() {
       {flash ? <Notice>{flash}</Notice> : null}
       <SortSelect sort={sort} onSort={(next) => setParams({ sort: next })} />
       <p className="small">
-        {ordered
-          ? '会員のライセンス一覧はこの順に並びます。「上へ」「下へ」で入れ替えられます。'
-          : '表示順を変えるには、並び順で「表示順」を選んでください。'}
+        {!can('licenses:update')
+          ? '並び順の「表示順」は、会員のライセンス一覧に並ぶ順です。'
+          : ordered
+            ? '会員のライセンス一覧はこの順に並びます。「上へ」「下へ」で入れ替えられます。'
+            : '表示順を変えるには、並び順で「表示順」を選んでください。'}
       </p>
       {actions.notice ? <Notice>{actions.notice}</Notice> : null}
       <FormAlert message={actions.message} errors={actions.errors} />
@@ -69,7 +71,11 @@ export function AdminLicenseListPage() {
         isLoading={isLoading}
         error={error}
         onRetry={() => void mutate()}
-        empty={<Notice>ライセンスはまだ登録されていません。「新規登録」から登録してください。</Notice>}
+        empty={
+          <Notice>
+            ライセンスはまだ登録されていません。{can('licenses:update') ? '「新規登録」から登録してください。' : ''}
+          </Notice>
+        }
         onPage={setPage}
       >
         {(licenses) => (

@@ -37,9 +37,9 @@ function MailRow({
   mail: FailedMail;
   stuck: boolean;
   busy: boolean;
-  onResend: (mail: FailedMail) => void;
+  /** Absent for a role that may not resend (mails:resend): no column. */
+  onResend?: (mail: FailedMail) => void;
 }) {
-  const can = useCan();
   return (
     <tr>
       <td>{formatDateTime(mail.failed_at ?? mail.created_at ?? '')}</td>
@@ -71,18 +71,19 @@ function MailRow({
           </>
         ) : null}
       </td>
-      <td>
-        <button
-          type="button"
-          className="button nowrap"
-          hidden={!can('mails:resend')}
-          aria-label={`${mail.recipient} 宛ての「${mail.kind_label}」を再送信`}
-          disabled={busy}
-          onClick={() => onResend(mail)}
-        >
-          再送信
-        </button>
-      </td>
+      {onResend ? (
+        <td>
+          <button
+            type="button"
+            className="button nowrap"
+            aria-label={`${mail.recipient} 宛ての「${mail.kind_label}」を再送信`}
+            disabled={busy}
+            onClick={() => onResend(mail)}
+          >
+            再送信
+          </button>
+        </td>
+      ) : null}
     </tr>
   );
 }
@@ -99,6 +100,7 @@ export function FailedMailTable({
   busy: boolean;
   onResend: (mail: FailedMail) => void;
 }) {
+  const canResend = useCan()('mails:resend');
   return (
     <div className="table-wrap">
       <table className="table failed-mails">
@@ -108,14 +110,16 @@ export function FailedMailTable({
             <th scope="col">日時</th>
             <th scope="col">種類・宛先</th>
             <th scope="col">結果・メールサーバーの応答</th>
-            <th scope="col">
-              <span className="visually-hidden">操作</span>
-            </th>
+            {canResend ? (
+              <th scope="col">
+                <span className="visually-hidden">操作</span>
+              </th>
+            ) : null}
           </tr>
         </thead>
         <tbody>
           {mails.map((mail) => (
-            <MailRow key={mail.id} mail={mail} stuck={stuck} busy={busy} onResend={onResend} />
+            <MailRow key={mail.id} mail={mail} stuck={stuck} busy={busy} onResend={canResend ? onResend : undefined} />
           ))}
         </tbody>
       </table>

@@ -4,6 +4,7 @@ import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { TextInput } from '../../../components/ui/text-input';
 import { formatDateTime } from '../../../lib/japan-time';
+import { useCan } from '../../../lib/permissions';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { acknowledgeFinding, type Finding, useReconciliation } from '../api';
 import { money } from './money';
@@ -32,6 +33,7 @@ export function Findings({ id }: { id: string }) {
 }
 
 function FindingItem({ finding, onChanged }: { finding: Finding; onChanged: () => void }) {
+  const can = useCan();
   return (
     <li className="finding">
       <p>
@@ -46,7 +48,7 @@ function FindingItem({ finding, onChanged }: { finding: Finding; onChanged: () =
       <p className="actions">
         {finding.event_id ? (
           <Link to={`/admin/payments?${new URLSearchParams({ session: finding.stripe_session_id ?? '' })}#inbox`}>
-            受信したイベントを見て再実行する
+            {can('payments:update') ? '受信したイベントを見て再実行する' : '受信したイベントを見る'}
           </Link>
         ) : null}
         {finding.sale_user_id ? (
@@ -71,6 +73,7 @@ function FindingAcknowledgement({ finding, onChanged }: { finding: Finding; onCh
   const [open, setOpen] = useState(false);
   const [notice, setNotice] = useState('');
   const { busy, message, errors, run } = useFormSubmit();
+  const canAcknowledge = useCan()('payments:update');
   if (finding.acknowledged_at) {
     return (
       <div className="finding-acknowledged">
@@ -83,6 +86,7 @@ function FindingAcknowledgement({ finding, onChanged }: { finding: Finding; onCh
       </div>
     );
   }
+  if (!canAcknowledge) return <p className="small">未確認</p>;
   if (!open) {
     return (
       <p className="actions">

@@ -7,6 +7,7 @@ import { usePageParam } from '../../../components/ui/pager';
 import { useConfirm } from '../../../components/ui/use-confirm';
 import { ApiError } from '../../../lib/api';
 import { formatDateTime } from '../../../lib/japan-time';
+import { useCan } from '../../../lib/permissions';
 import { withParams } from '../../../lib/search-params';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { EVENT_FILTERS, type InboxEvent, replayEvent, useInbox } from '../api';
@@ -51,6 +52,7 @@ export function InboxSection() {
   const [form, setForm] = useState(() => Object.fromEntries(EVENT_FILTERS.map((f) => [f, params.get(f) ?? ''])) as InboxFilters);
   const { data, error, isLoading, mutate } = useInbox(params);
   const replay = useReplay(mutate);
+  const canReplay = useCan()('payments:update');
   const filtered = EVENT_FILTERS.some((f) => params.get(f));
   // A search the server refuses (an end before the start) says why beside the field, with no 再読み込み.
   const refused = error instanceof ApiError && error.status === 422;
@@ -87,7 +89,9 @@ export function InboxSection() {
         pagerLabel="受信したイベントのページ送り"
         onPage={setPage}
       >
-        {(events) => <InboxTable events={events} busy={replay.busy} onReplay={(event) => void replay.rerun(event)} />}
+        {(events) => (
+          <InboxTable events={events} busy={replay.busy} onReplay={canReplay ? (event) => void replay.rerun(event) : undefined} />
+        )}
       </PagedTable>
       {replay.dialog}
     </section>

@@ -24,7 +24,16 @@ function InboxBuyer({ event }: { event: InboxEvent }) {
   );
 }
 
-function InboxRow({ event, busy, onReplay }: { event: InboxEvent; busy: boolean; onReplay: (event: InboxEvent) => void }) {
+function InboxRow({
+  event,
+  busy,
+  onReplay,
+}: {
+  event: InboxEvent;
+  busy: boolean;
+  /** Absent for a role that may not replay (payments:update): no column. */
+  onReplay?: (event: InboxEvent) => void;
+}) {
   return (
     <tr>
       <td>{formatDateTime(event.received_at)}</td>
@@ -52,22 +61,24 @@ function InboxRow({ event, busy, onReplay }: { event: InboxEvent; busy: boolean;
         )}
       </td>
       <td>{event.attempts}回</td>
-      <td>
-        <button
-          type="button"
-          className="button"
-          aria-label={`${event.type_label}（${event.id}）を再実行`}
-          disabled={busy}
-          onClick={() => onReplay(event)}
-        >
-          再実行
-        </button>
-      </td>
+      {onReplay ? (
+        <td>
+          <button
+            type="button"
+            className="button"
+            aria-label={`${event.type_label}（${event.id}）を再実行`}
+            disabled={busy}
+            onClick={() => onReplay(event)}
+          >
+            再実行
+          </button>
+        </td>
+      ) : null}
     </tr>
   );
 }
 
-/** The Stripe events received, each with its buyer, outcome and 再実行. */
+/** The Stripe events received, each with its buyer, outcome and (given `onReplay`) 再実行. */
 export function InboxTable({
   events,
   busy,
@@ -75,7 +86,7 @@ export function InboxTable({
 }: {
   events: InboxEvent[];
   busy: boolean;
-  onReplay: (event: InboxEvent) => void;
+  onReplay?: (event: InboxEvent) => void;
 }) {
   return (
     <div className="table-wrap">
@@ -89,9 +100,11 @@ export function InboxTable({
             <th scope="col">状態</th>
             <th scope="col">結果・エラー</th>
             <th scope="col">試行</th>
-            <th scope="col">
-              <span className="visually-hidden">操作</span>
-            </th>
+            {onReplay ? (
+              <th scope="col">
+                <span className="visually-hidden">操作</span>
+              </th>
+            ) : null}
           </tr>
         </thead>
         <tbody>

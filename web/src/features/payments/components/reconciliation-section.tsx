@@ -4,6 +4,7 @@ import { FormAlert, Info } from '../../../components/ui/form-alert';
 import { PagedTable, pageOf } from '../../../components/ui/paged-table';
 import { TextInput } from '../../../components/ui/text-input';
 import { formatDateTime } from '../../../lib/japan-time';
+import { useCan } from '../../../lib/permissions';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { type Reconciliation, startReconciliation, useReconciliations } from '../api';
 import { Findings } from './findings';
@@ -22,6 +23,7 @@ export function ReconciliationSection() {
   const [days, setDays] = useState('7');
   const runs = useReconciliations(page);
   const { busy, message, errors, run } = useFormSubmit();
+  const canRun = useCan()('payments:update');
   const latest = runs.data?.reconciliations[0];
   const shown = opened ?? (latest?.state === 'done' ? latest.id : null);
 
@@ -39,13 +41,17 @@ export function ReconciliationSection() {
     <section className="subsection" aria-labelledby="reconciliation-heading">
       <h2 id="reconciliation-heading">照合</h2>
       <p>Stripe で支払い済みの決済・返金と、この店の売上を突き合わせます。毎日 3:00（日本時間）に自動で実行されます。</p>
-      <form className="toolbar" onSubmit={start}>
-        <TextInput label="対象期間（日）" name="days" value={days} onInput={setDays} message={errors.days} />
-        <button type="submit" className="button primary" disabled={busy}>
-          今すぐ照合
-        </button>
-      </form>
-      <FormAlert message={message} errors={errors} fields={['days']} />
+      {canRun ? (
+        <>
+          <form className="toolbar" onSubmit={start}>
+            <TextInput label="対象期間（日）" name="days" value={days} onInput={setDays} message={errors.days} />
+            <button type="submit" className="button primary" disabled={busy}>
+              今すぐ照合
+            </button>
+          </form>
+          <FormAlert message={message} errors={errors} fields={['days']} />
+        </>
+      ) : null}
       <PagedTable
         list={pageOf(runs.data, (d) => d.reconciliations)}
         isLoading={runs.isLoading}

@@ -60,12 +60,14 @@ function FileCell({ row, busy, onRetry, onComplete }: { row: ExportState } & Row
   const open = row.batch && row.state === 'done' && !row.completed_at;
   return (
     <td>
-      {row.download_url ? (
+      {!row.download_url ? (
+        '—'
+      ) : can('exports:download') ? (
         <a href={row.download_url} download={row.file_name}>
           {row.file_name}
         </a>
       ) : (
-        '—'
+        row.file_name
       )}
       {row.sha256 ? (
         <>
@@ -75,30 +77,18 @@ function FileCell({ row, busy, onRetry, onComplete }: { row: ExportState } & Row
           </span>
         </>
       ) : null}
-      {row.state === 'failed' ? (
+      {row.state === 'failed' && can('exports:run') ? (
         <>
           <br />
-          <button
-            type="button"
-            className="button small"
-            hidden={!can('exports:run')}
-            disabled={busy}
-            onClick={() => onRetry(row)}
-          >
+          <button type="button" className="button small" disabled={busy} onClick={() => onRetry(row)}>
             再実行
           </button>
         </>
       ) : null}
-      {open && row.open_count !== 0 ? (
+      {open && row.open_count !== 0 && can('exports:run') ? (
         <>
           <br />
-          <button
-            type="button"
-            className="button small"
-            hidden={!can('exports:run')}
-            disabled={busy}
-            onClick={() => onComplete(row)}
-          >
+          <button type="button" className="button small" disabled={busy} onClick={() => onComplete(row)}>
             登録済みにする
           </button>
         </>

@@ -74,7 +74,7 @@ export function ExportPanel({
   const actions = useExportActions({ filters, awaiting, writes, batch, onChanged });
   const { history, busy } = actions;
   const running = (history.data?.exports ?? []).some((r) => r.state === 'queued' || r.state === 'running');
-  if (!can('exports:run')) return null;
+  if (!can('exports:run')) return can('exports:read') ? <ExportHistoryOnly history={history} onPage={actions.setPage} /> : null;
   return (
     <section className="subsection" aria-labelledby="export-heading">
       <h2 id="export-heading">研修管理システム用CSV</h2>
@@ -125,6 +125,25 @@ export function ExportPanel({
         onRetry={actions.retry}
         onComplete={(row) => void actions.complete(row)}
       />
+    </section>
+  );
+}
+
+/** A role that may read the exports but not make them (閲覧のみ): the history alone, no file, no action. */
+function ExportHistoryOnly({
+  history,
+  onPage,
+}: {
+  history: ReturnType<typeof useExportActions>['history'];
+  onPage: (page: number) => void;
+}) {
+  const none = () => undefined;
+  return (
+    <section className="subsection" aria-labelledby="export-heading">
+      <h2 id="export-heading">研修管理システム用CSV</h2>
+      <p className="small">これまでに作成されたCSVです。CSVの作成とダウンロードは、運用担当と管理者が行います。</p>
+      <h3>作成履歴</h3>
+      <ExportHistoryList history={history} onPage={onPage} busy={false} onRetry={none} onComplete={none} />
     </section>
   );
 }

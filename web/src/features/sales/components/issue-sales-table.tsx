@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import { formatPrice } from '../../../lib/format';
 import { formatDateTime } from '../../../lib/japan-time';
+import { useCan } from '../../../lib/permissions';
 import { type AdminSale, SaleStatus } from '../api';
 import { orderDetailPath } from '../order-api';
 
@@ -12,26 +13,30 @@ const buyerName = (sale: AdminSale) => `${sale.user.last_name} ${sale.user.first
 function SaleRow({
   sale,
   checked,
+  movable,
   onToggle,
   onRevert,
 }: {
   sale: AdminSale;
   checked: boolean;
+  movable: boolean;
   onToggle: (sale: AdminSale) => void;
   onRevert: (sale: AdminSale) => void;
 }) {
   const orderNumber = sale.order_number ?? `売上ID ${sale.id}`;
   return (
     <tr>
-      <td>
-        <input
-          type="checkbox"
-          aria-label={`${buyerName(sale)}さんの売上を選択`}
-          checked={checked}
-          disabled={Boolean(sale.refunded_at)}
-          onChange={() => onToggle(sale)}
-        />
-      </td>
+      {movable ? (
+        <td>
+          <input
+            type="checkbox"
+            aria-label={`${buyerName(sale)}さんの売上を選択`}
+            checked={checked}
+            disabled={Boolean(sale.refunded_at)}
+            onChange={() => onToggle(sale)}
+          />
+        </td>
+      ) : null}
       <td>
         {formatDateTime(sale.paid_at)}
         <br />
@@ -56,23 +61,25 @@ function SaleRow({
         {sale.refunded_at ? <span className="tag">返金済み</span> : sale.status_label}
         {sale.refund_requested_at ? <span className="tag">返金手続き中</span> : null}
       </td>
-      <td>
-        {sale.status !== SaleStatus.AwaitingExport && !sale.refunded_at ? (
-          <button
-            type="button"
-            className="button small"
-            aria-label={`${buyerName(sale)}さんの売上を差し戻す`}
-            onClick={() => onRevert(sale)}
-          >
-            差し戻す
-          </button>
-        ) : null}
-      </td>
+      {movable ? (
+        <td>
+          {sale.status !== SaleStatus.AwaitingExport && !sale.refunded_at ? (
+            <button
+              type="button"
+              className="button small"
+              aria-label={`${buyerName(sale)}さんの売上を差し戻す`}
+              onClick={() => onRevert(sale)}
+            >
+              差し戻す
+            </button>
+          ) : null}
+        </td>
+      ) : null}
     </tr>
   );
 }
 
-/** The sales of the search, each with its checkbox and 差し戻す. */
+/** The sales of the search, each with its checkbox and 差し戻す for a role that may move sales (sales:update). */
 export function IssueSalesTable({
   sales,
   selected,
@@ -84,27 +91,39 @@ export function IssueSalesTable({
   onToggle: (sale: AdminSale) => void;
   onRevert: (sale: AdminSale) => void;
 }) {
+  const movable = useCan()('sales:update');
   return (
     <div className="table-wrap">
       <table className="table">
         <thead>
           <tr>
-            <th scope="col">
-              <span className="visually-hidden">選択</span>
-            </th>
+            {movable ? (
+              <th scope="col">
+                <span className="visually-hidden">選択</span>
+              </th>
+            ) : null}
             <th scope="col">購入日時・注文番号</th>
             <th scope="col">購入者</th>
             <th scope="col">ライセンス</th>
             <th scope="col">金額</th>
             <th scope="col">状態</th>
-            <th scope="col">
-              <span className="visually-hidden">操作</span>
-            </th>
+            {movable ? (
+              <th scope="col">
+                <span className="visually-hidden">操作</span>
+              </th>
+            ) : null}
           </tr>
         </thead>
         <tbody>
           {sales.map((sale) => (
-            <SaleRow key={sale.id} sale={sale} checked={selected.has(sale.id)} onToggle={onToggle} onRevert={onRevert} />
+            <SaleRow
+              key={sale.id}
+              sale={sale}
+              checked={selected.has(sale.id)}
+              movable={movable}
+              onToggle={onToggle}
+              onRevert={onRevert}
+            />
           ))}
         </tbody>
       </table>

@@ -178,7 +178,7 @@ export function OrderMails({ sale }: { sale: OrderDetail }) {
         <p>この注文について送信したメールはありません。</p>
       ) : (
         <div className="table-wrap">
-          <table className="table" aria-labelledby="mails-heading">
+          <table className="table">
             <thead>
               <tr>
                 <th scope="col">日時</th>

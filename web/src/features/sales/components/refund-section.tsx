@@ -171,15 +171,22 @@ function RefundDialog({
   );
 }
 
-/** 返金: the state, and for a paid sale the refund asked of Stripe after the app's confirmation dialog. */
-export function RefundSection({ sale, onChanged }: { sale: OrderDetail; onChanged: () => void }) {
+/** The refund form's fields by their own labels, for the summary of a refused refund. */
+const REFUND_FIELDS = { amount: '返金額（円）', reason: '返金の理由' };
+
+/**
+ * 返金: the state, and for a paid sale and a role that may refund (`canRefund`) the refund asked of
+ * Stripe after the app's confirmation dialog.
+ */
+export function RefundSection({ sale, canRefund, onChanged }: { sale: OrderDetail; canRefund: boolean; onChanged: () => void }) {
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
   const [amount, setAmount] = useState('');
   const [told, setTold] = useState(false);
   const [notice, setNotice] = useState('');
-  const { busy, message, errors, run } = useFormSubmit();
+  const { busy, message, errors, run } = useFormSubmit(REFUND_FIELDS);
   const refundable =
+    canRefund &&
     ['none', 'partially_refunded'].includes(sale.refund.state) &&
     sale.refund.remaining_amount > 0 &&
     Boolean(sale.stripe_payment_intent_id);
@@ -208,6 +215,7 @@ export function RefundSection({ sale, onChanged }: { sale: OrderDetail; onChange
       <h2 id="refund-heading">返金</h2>
       {notice ? <Notice>{notice}</Notice> : null}
       <RefundStatus sale={sale} />
+      {!canRefund && sale.refund.state === 'none' && sale.stripe_payment_intent_id ? <p>返金はありません。</p> : null}
       {refundable ? (
         <>
           <p className="small">
@@ -218,21 +226,23 @@ export function RefundSection({ sale, onChanged }: { sale: OrderDetail; onChange
           </button>
         </>
       ) : null}
-      <RefundDialog
-        sale={sale}
-        open={open}
-        busy={busy}
-        message={message}
-        errors={errors}
-        reason={reason}
-        onReason={setReason}
-        amount={amount}
-        onAmount={setAmount}
-        told={told}
-        onTold={setTold}
-        onConfirm={confirm}
-        onCancel={() => setOpen(false)}
-      />
+      {canRefund ? (
+        <RefundDialog
+          sale={sale}
+          open={open}
+          busy={busy}
+          message={message}
+          errors={errors}
+          reason={reason}
+          onReason={setReason}
+          amount={amount}
+          onAmount={setAmount}
+          told={told}
+          onTold={setTold}
+          onConfirm={confirm}
+          onCancel={() => setOpen(false)}
+        />
+      ) : null}
     </section>
   );
 }

@@ -96,7 +96,7 @@ export function useSaleMoves({
   const [notice, setNotice] = useState('');
   const [reverting, setReverting] = useState<AdminSale[] | null>(null);
   const [reason, setReason] = useState('');
-  const submit = useFormSubmit();
+  const submit = useFormSubmit({ reason: '差し戻しの理由' });
   const { confirm, dialog } = useConfirm();
   const licenseId = params.get('license_id');
   const matching = (from: SaleStatus) => matchingCount(params, counts, from);

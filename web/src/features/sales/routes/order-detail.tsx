@@ -2,13 +2,13 @@ import { Link, useParams } from 'react-router';
 import { NotesTimeline } from '../../../components/notes-timeline';
 import { LoadError, Loading } from '../../../components/ui/load-state';
 import { ApiError } from '../../../lib/api';
+import { useCan } from '../../../lib/permissions';
 import { OrderBuyers, OrderFacts, OrderHistory, OrderMails, OrderReceipt } from '../components/order-facts';
 import { ReceiptCopyMail } from '../components/receipt-copy-mail';
 import { RefundSection } from '../components/refund-section';
 import { ResendPurchaseMail } from '../components/resend-mail';
 import { type OrderDetail, useOrderDetail } from '../order-api';
 import '../order-detail.css';
-import { useCan } from '../../../lib/permissions';
 
 /** /admin/sales/{id}: one order — what was bought, how it was paid, by whom, what happened to it since. */
 export function OrderDetailPage() {
@@ -57,14 +57,14 @@ function OrderBody({ sale, onChanged }: { sale: OrderDetail; onChanged: () => vo
   return (
     <>
       <OrderFacts sale={sale} />
-      {can('sales:refund') ? <RefundSection sale={sale} onChanged={onChanged} /> : null}
+      <RefundSection sale={sale} canRefund={can('sales:refund')} onChanged={onChanged} />
       <OrderBuyers sale={sale} />
       <OrderHistory sale={sale} />
       <OrderReceipt sale={sale} />
-      <NotesTimeline path={`/api/sales/${sale.id}/notes`} subject="この注文" />
-      <ReceiptCopyMail sale={sale} />
+      <NotesTimeline path={`/api/sales/${sale.id}/notes`} subject="この注文" canAdd={can('sales:update')} />
+      {can('members:update') ? <ReceiptCopyMail sale={sale} /> : null}
       <OrderMails sale={sale} />
-      <ResendPurchaseMail sale={sale} onChanged={onChanged} />
+      {can('mails:resend') ? <ResendPurchaseMail sale={sale} onChanged={onChanged} /> : null}
     </>
   );
 }

@@ -7,6 +7,7 @@ import { SelectField } from '../../../components/ui/select-field';
 import { TextInput } from '../../../components/ui/text-input';
 import { ApiError, type FieldErrors } from '../../../lib/api';
 import { japanMonth } from '../../../lib/japan-time';
+import { useCan } from '../../../lib/permissions';
 import { SummaryReport } from '../components/summary-report';
 import { ordersCsvUrl, type SalesSummary, summaryCsvUrl, useSalesSummary } from '../summary-api';
 import { monthLabel, monthPeriod, type Period, periodFrom, periodLabel, wholeMonth } from '../summary-period';
@@ -97,6 +98,8 @@ function PeriodForm({
 function SummaryCsv({ summary }: { summary: SalesSummary }) {
   const [encoding, setEncoding] = useState<'utf-8' | 'shift_jis'>('utf-8');
   const encodingId = useId();
+  // 受注CSV names members: a personal-data export (exports:download), not for 閲覧のみ.
+  const orders = useCan()('exports:download');
   return (
     <section className="subsection" aria-labelledby="summary-csv-heading">
       <h2 id="summary-csv-heading">CSVのダウンロード</h2>
@@ -109,13 +112,17 @@ function SummaryCsv({ summary }: { summary: SalesSummary }) {
           CSVをダウンロード（{periodLabel(summary)}）
         </a>
       </div>
-      <h3>受注CSV</h3>
-      <p className="small">
-        期間内に支払われた注文を1件1行で出力します（注文番号、会員、金額と消費税、お支払い方法、返金）。金額の合計は上の集計と一致します。
-      </p>
-      <a className="button" href={ordersCsvUrl(summary, encoding)} download>
-        受注CSVをダウンロード（{periodLabel(summary)}）
-      </a>
+      {orders ? (
+        <>
+          <h3>受注CSV</h3>
+          <p className="small">
+            期間内に支払われた注文を1件1行で出力します（注文番号、会員、金額と消費税、お支払い方法、返金）。金額の合計は上の集計と一致します。
+          </p>
+          <a className="button" href={ordersCsvUrl(summary, encoding)} download>
+            受注CSVをダウンロード（{periodLabel(summary)}）
+          </a>
+        </>
+      ) : null}
     </section>
   );
 }
