@@ -9,7 +9,7 @@ import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
-import { type ShopWithStripe, startShopWithStripe, TEST_STRIPE_KEY } from '../support/stripe.ts';
+import { buyThroughStripe, type ShopWithStripe, startShopWithStripe, TEST_STRIPE_KEY } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 let shop: ShopWithStripe;
@@ -296,17 +296,8 @@ describe('konbini: pending → voucher stored → mail once → paid or lapsed',
 
   it('a card purchase never appears as a konbini order, and another member cannot read the history', async () => {
     const buyer = await member();
-    const res = await buyer.client.post('/api/licenses/stripe', { licenseId, distribution: true });
-    const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
-    shop.emulator.pay(sessionId, 'card');
-    const history = await eventually(
-      async () => {
-        const h = await historyOf(buyer.client, buyer.id);
-        return h.sales.length ? h : null;
-      },
-      15_000,
-      'the card sale',
-    );
+    const { sessionId } = await buyThroughStripe(shop, buyer.client, licenseId);
+    const history = await historyOf(buyer.client, buyer.id);
     expect(history.konbini_orders).toEqual([]);
     expect(history.sales[0]?.member_state_label).toBe('お支払い済み（登録準備中）');
     expect((await statusOf(buyer.client, sessionId)).konbini).toBeNull();
