@@ -3,23 +3,10 @@ import * as v from 'valibot';
 import type { AppEnv, AppModule } from '../http/context.ts';
 import { permitSelfOr, requireUser, signedInUser } from '../http/guards.ts';
 import { operation, pathIds } from '../http/openapi.ts';
-import { KonbiniVoucherAnswer, konbiniOrdersOf, type MemberOrder, memberOrdersOf } from '../modules/checkout/index.ts';
+import { konbiniOrdersOf, type MemberOrder, memberOrdersOf } from '../modules/checkout/index.ts';
 import { holdingsOf, type MemberSale, memberSalesByCheckout, SaleAnswer, salesOfUser } from '../modules/sales/index.ts';
 import { OrderAnswer, orderAnswer } from './member-orders.ts';
 
-const KonbiniOrder = v.object({
-  checkout_id: v.string(),
-  order_number: v.nullable(v.string()),
-  license_id: v.number(),
-  license_name: v.string(),
-  amount: v.number(),
-  currency: v.string(),
-  ordered_at: v.pipe(v.string(), v.isoTimestamp()),
-  state: v.picklist(['awaiting_payment', 'expired']),
-  state_label: v.string(),
-  voucher: v.nullable(KonbiniVoucherAnswer),
-  expires_at: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
-});
 const historyDoc = operation('get', {
   summary: '会員の購入履歴（コンビニ決済のお支払い待ちを含む）',
   tags: ['購入'],
@@ -35,7 +22,6 @@ const historyDoc = operation('get', {
           member_state_label: v.string(),
         }),
       ),
-      konbini_orders: v.array(KonbiniOrder),
       /** Every order (paid, awaiting or lapsed) by order time, newest first. */
       orders: v.array(OrderAnswer),
     }),
@@ -64,8 +50,8 @@ const holdingsDoc = operation('get', {
 
 /**
  * GET /api/sales/user/{id}: a member's purchase history, composed here from two modules' queries so
- * neither reads the other's tables — the sales (sales module) and the konbini orders that are not
- * sales yet or lapsed unpaid (checkout module), each with its member-facing state.
+ * neither reads the other's tables — the seed's `sales` (sales module) and every order, paid, awaited
+ * or lapsed (checkout module, with each order's sale), each with its member-facing state.
  *
  * GET /api/me/holdings: what the signed-in member holds or is paying for, per licence — 購入済み
  * (with the date and order number) or コンビニ支払い待ち (with the voucher). The catalogue is cached
@@ -77,9 +63,8 @@ export const memberHistory = {
     .get('/sales/user/:id{[0-9a-fA-F-]+}', historyDoc, permitSelfOr('sales:read'), async (c) => {
       const { orm } = c.var.deps;
       const userId = c.req.param('id');
-      const [sales, konbiniOrders, orders, byCheckout] = await Promise.all([
+      const [sales, orders, byCheckout] = await Promise.all([
         salesOfUser(orm, userId),
-        konbiniOrdersOf(orm, userId),
         memberOrdersOf(orm, userId),
         memberSalesByCheckout(orm, userId),
       ]);
@@ -90,7 +75,7 @@ export const memberHistory = {
         ...orders.map((order) => orderAnswer(order, byCheckout.get(order.checkout_id))),
         ...alone.map(([checkoutId, sale]) => orderAnswer(paidOrderOf(checkoutId, sale), sale)),
       ].sort((a, b) => b.ordered_at.localeCompare(a.ordered_at));
-      return c.json({ sales, konbini_orders: konbiniOrders, orders: all });
+      return c.json({ sales, orders: all });
     })
     .get('/me/holdings', holdingsDoc, requireUser, async (c) => {
       const { orm } = c.var.deps;

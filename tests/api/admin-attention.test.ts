@@ -11,7 +11,13 @@ import { freePort } from '../support/ports.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
-import { type ShopWithStripe, startShopWithStripe, TEST_STRIPE_KEY, TEST_WEBHOOK_SECRET } from '../support/stripe.ts';
+import {
+  buyThroughStripe,
+  type ShopWithStripe,
+  startShopWithStripe,
+  TEST_STRIPE_KEY,
+  TEST_WEBHOOK_SECRET,
+} from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 /** What the runtime logs, kept to be read (levels, messages and fields; bindings merged in). */
@@ -160,12 +166,16 @@ describe('mail on the admin menu', () => {
   });
 });
 
-async function purchase() {
+async function payer() {
   const email = `attention-payer${++seq}@example.jp`;
   await newMember(email);
   const client = new TestClient(shop.app, `10.41.1.${seq}`);
   expect((await client.login(email, 'member-pass-123')).status).toBe(200);
-  const res = await client.post('/api/licenses/stripe', { licenseId, distribution: true });
+  return client;
+}
+
+async function purchase() {
+  const res = await (await payer()).post('/api/licenses/stripe', { licenseId, distribution: true });
   expect(res.status).toBe(200);
   return new URL((await res.json()).url).pathname.split('/').pop() as string;
 }
@@ -199,13 +209,7 @@ describe('reconciliation findings reach the administrators', () => {
     shop.emulator.hold();
     shop.emulator.pay(lost);
     await shop.emulator.release([]);
-    const changed = await purchase();
-    shop.emulator.pay(changed);
-    await eventually(
-      async () => (await db().execute('select 1 from sales where stripe_session_id = ?', [changed])).length === 1,
-      15_000,
-      'the sale',
-    );
+    const { sessionId: changed } = await buyThroughStripe(shop, await payer(), licenseId);
     shop.emulator.patchSession(changed, { amount_total: 100 });
 
     const runId = await reconcileNow();

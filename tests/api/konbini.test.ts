@@ -9,7 +9,7 @@ import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
-import { type ShopWithStripe, startShopWithStripe, TEST_STRIPE_KEY } from '../support/stripe.ts';
+import { buyThroughStripe, type ShopWithStripe, startShopWithStripe, TEST_STRIPE_KEY } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 let shop: ShopWithStripe;
@@ -76,10 +76,11 @@ interface Voucher {
 }
 interface History {
   sales: { id: number; status: number; member_state: string; member_state_label: string; refunded_at: string | null }[];
-  konbini_orders: {
-    checkout_id: string;
+  orders: {
+    order_number: string | null;
     license_name: string;
     amount: number;
+    payment_method: string;
     state: string;
     state_label: string;
     voucher: Voucher | null;
@@ -197,17 +198,18 @@ describe('konbini: pending → voucher stored → mail once → paid or lapsed',
     const pending = await eventually(
       async () => {
         const history = await historyOf(buyer.client, buyer.id);
-        return history.konbini_orders[0]?.voucher ? history : null;
+        return history.orders[0]?.voucher ? history : null;
       },
       15_000,
       'the pending order',
     );
     expect(pending.sales).toEqual([]);
-    expect(pending.konbini_orders).toHaveLength(1);
-    const order = pending.konbini_orders[0];
+    expect(pending.orders).toHaveLength(1);
+    const order = pending.orders[0];
     expect(order).toMatchObject({
       license_name: 'BLS 一次救命処置ライセンス',
       amount: 8800,
+      payment_method: 'konbini',
       state: 'awaiting_payment',
       state_label: 'お支払い待ち',
     });
@@ -220,13 +222,13 @@ describe('konbini: pending → voucher stored → mail once → paid or lapsed',
     const expired = await eventually(
       async () => {
         const history = await historyOf(buyer.client, buyer.id);
-        return history.konbini_orders[0]?.state === 'expired' ? history : null;
+        return history.orders[0]?.state === 'expired' ? history : null;
       },
       15_000,
       'the lapsed order',
     );
-    expect(expired.konbini_orders[0]).toMatchObject({ state_label: '期限切れ（お支払いはありません）', voucher: null });
-    expect(expired.konbini_orders[0]?.expires_at).toBeTruthy();
+    expect(expired.orders[0]).toMatchObject({ state_label: '期限切れ（お支払いはありません）', voucher: null });
+    expect(expired.orders[0]?.expires_at).toBeTruthy();
     expect(expired.sales).toEqual([]);
     expect((await statusOf(buyer.client, sessionId)).konbini).toBeNull();
     // The voucher page says so too.
@@ -253,7 +255,7 @@ describe('konbini: pending → voucher stored → mail once → paid or lapsed',
   it('a paid konbini order becomes a sale: お支払い済み（登録準備中）, then 登録手続き中, 登録完了 and 返金済み — never 出力待ち', async () => {
     const buyer = await member();
     const { sessionId, paymentIntentId } = await konbiniPurchase(buyer.client);
-    await eventually(async () => (await historyOf(buyer.client, buyer.id)).konbini_orders.length === 1, 15_000, 'pending');
+    await eventually(async () => (await historyOf(buyer.client, buyer.id)).orders.length === 1, 15_000, 'pending');
     shop.emulator.settleKonbini(sessionId, true);
     const paid = await eventually(
       async () => {
@@ -263,7 +265,7 @@ describe('konbini: pending → voucher stored → mail once → paid or lapsed',
       15_000,
       'the sale',
     );
-    expect(paid.konbini_orders).toEqual([]);
+    expect(paid.orders).toMatchObject([{ payment_method: 'konbini', state: 'paid', voucher: null }]);
     expect(paid.sales[0]).toMatchObject({ status: 0, member_state: 'paid', member_state_label: 'お支払い済み（登録準備中）' });
     const saleId = paid.sales[0]?.id as number;
     // The purchase mail names the method and what proves the payment (issue 35 item 6).
@@ -296,18 +298,9 @@ describe('konbini: pending → voucher stored → mail once → paid or lapsed',
 
   it('a card purchase never appears as a konbini order, and another member cannot read the history', async () => {
     const buyer = await member();
-    const res = await buyer.client.post('/api/licenses/stripe', { licenseId, distribution: true });
-    const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
-    shop.emulator.pay(sessionId, 'card');
-    const history = await eventually(
-      async () => {
-        const h = await historyOf(buyer.client, buyer.id);
-        return h.sales.length ? h : null;
-      },
-      15_000,
-      'the card sale',
-    );
-    expect(history.konbini_orders).toEqual([]);
+    const { sessionId } = await buyThroughStripe(shop, buyer.client, licenseId);
+    const history = await historyOf(buyer.client, buyer.id);
+    expect(history.orders).toMatchObject([{ payment_method: 'card', state: 'paid', voucher: null }]);
     expect(history.sales[0]?.member_state_label).toBe('お支払い済み（登録準備中）');
     expect((await statusOf(buyer.client, sessionId)).konbini).toBeNull();
     const other = await member();
@@ -332,12 +325,12 @@ async function pendingOrder() {
   const history = await eventually(
     async () => {
       const h = await historyOf(buyer.client, buyer.id);
-      return h.konbini_orders[0]?.voucher ? h : null;
+      return h.orders[0]?.voucher ? h : null;
     },
     15_000,
     'the pending order',
   );
-  const order = history.konbini_orders[0] as History['konbini_orders'][number];
+  const order = { ...(history.orders[0] as History['orders'][number]), checkout_id: await checkoutIdOf(sessionId) };
   await smtp.waitFor((m) => smtp.to(buyer.email)(m) && m.subject?.includes('お支払い番号のご案内') === true);
   return { buyer, sessionId, order, deadline: new Date(order.expires_at as string) };
 }
@@ -364,6 +357,13 @@ async function sweepAt(at: Date) {
     'a sweep',
   );
 }
+
+const checkoutIdOf = async (sessionId: string) =>
+  (
+    await shop.runtime.deps.orm.em
+      .fork()
+      .execute<{ id: string }[]>('select id from checkout_sessions where stripe_session_id = ?', [sessionId])
+  )[0]?.id as string;
 
 const reminderEvents = async (checkoutId: string) =>
   (

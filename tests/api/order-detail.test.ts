@@ -5,7 +5,7 @@ import { createLicense } from '../../src/modules/licenses/index.ts';
 import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
-import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { buyThroughStripe, type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 let smtp: TestSmtp;
@@ -54,26 +54,7 @@ async function checkout(buyer: Member) {
   return new URL((await res.json()).url).pathname.split('/').pop() as string;
 }
 
-/** A purchase through the Stripe emulator: checkout, payment, webhook, worker, sale. */
-async function buy(buyer: Member, method: 'card' | 'konbini' = 'card') {
-  const sessionId = await checkout(buyer);
-  shop.emulator.pay(sessionId, method);
-  if (method === 'konbini') {
-    await eventually(
-      async () => (await (await buyer.client.get(`/api/checkout/sessions/${sessionId}`)).json()).konbini,
-      15_000,
-      'the voucher',
-    );
-    shop.emulator.settleKonbini(sessionId, true);
-  }
-  const saleId = await eventually(
-    async () => (await (await buyer.client.get(`/api/checkout/sessions/${sessionId}`)).json()).sale_id as number | null,
-    15_000,
-    'the sale',
-  );
-  const paymentIntent = String(shop.emulator.sessions.get(sessionId)?.payment_intent);
-  return { saleId, sessionId, paymentIntent };
-}
+const buy = (buyer: Member, method: 'card' | 'konbini' = 'card') => buyThroughStripe(shop, buyer.client, licenseId, method);
 
 const detail = async (saleId: number) => {
   const res = await admin.get(`/api/sales/${saleId}`);

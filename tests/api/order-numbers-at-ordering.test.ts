@@ -108,7 +108,7 @@ describe('order numbers from the moment of ordering', () => {
     expect(voucherMail.text).toContain(`ご注文番号：${number}`);
     expect(voucherMail.text).toContain(`/users/${buyer.id}/orders/${number}`);
     const history = await (await buyer.client.get(`/api/sales/user/${buyer.id}`)).json();
-    expect(history.konbini_orders[0]).toMatchObject({ order_number: number, state_label: 'お支払い待ち' });
+    expect(history.orders[0]).toMatchObject({ order_number: number, payment_method: 'konbini', state_label: 'お支払い待ち' });
 
     shop.emulator.lapseKonbini(sessionId);
     const lapsedMail = await smtp.waitFor((m) => smtp.to(buyer.email)(m) && m.subject?.includes('支払期限切れ') === true);
@@ -116,12 +116,12 @@ describe('order numbers from the moment of ordering', () => {
     const lapsed = await eventually(
       async () => {
         const h = await (await buyer.client.get(`/api/sales/user/${buyer.id}`)).json();
-        return h.konbini_orders[0]?.state === 'expired' ? h : null;
+        return h.orders[0]?.state === 'expired' ? h : null;
       },
       15_000,
       'the lapse',
     );
-    expect(lapsed.konbini_orders[0]).toMatchObject({ order_number: number, state_label: '期限切れ（お支払いはありません）' });
+    expect(lapsed.orders[0]).toMatchObject({ order_number: number, state_label: '期限切れ（お支払いはありません）' });
   });
 
   it('a paid konbini order becomes a sale under the same number', async () => {

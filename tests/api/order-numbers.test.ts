@@ -9,7 +9,7 @@ import { createLicense } from '../../src/modules/licenses/index.ts';
 import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
-import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { buyThroughStripe, type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 // Issue 21 items 2 and 3: order numbers on every sale (mail, PDF, history, admin search, payments
@@ -92,21 +92,7 @@ interface Status {
 const statusOf = async (buyer: Member, sessionId: string) =>
   (await (await buyer.client.get(`/api/checkout/sessions/${sessionId}`)).json()) as Status;
 
-/** A paid purchase through the Stripe emulator, webhook and worker, until the thanks page has its sale. */
-async function buy(buyer: Member, method: 'card' | 'konbini' = 'card', license = licenseId) {
-  const sessionId = await startPurchase(buyer, license);
-  shop.emulator.pay(sessionId, method);
-  if (method === 'konbini') shop.emulator.settleKonbini(sessionId, true);
-  const status = await eventually(
-    async () => {
-      const s = await statusOf(buyer, sessionId);
-      return s.sale_id ? s : null;
-    },
-    15_000,
-    'the sale',
-  );
-  return { sessionId, saleId: status.sale_id as number, orderNumber: status.order_number as string };
-}
+const buy = (buyer: Member, method: 'card' | 'konbini' = 'card') => buyThroughStripe(shop, buyer.client, licenseId, method);
 
 const japanYearMonth = (date: Date) => {
   const parts = new Intl.DateTimeFormat('en-US', { timeZone: 'Asia/Tokyo', year: '2-digit', month: '2-digit' }).formatToParts(

@@ -6,7 +6,7 @@ import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
-import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { buyThroughStripe, type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 let shop: ShopWithStripe;
@@ -45,10 +45,7 @@ async function aBuyer(lastName: string, firstName: string) {
 describe('payments inbox rows', () => {
   it('show the amount and the buyer of each event, the member as they are now', async () => {
     const buyer = await aBuyer('髙橋', '一郎');
-    const res = await buyer.client.post('/api/licenses/stripe', { licenseId, distribution: true });
-    expect(res.status).toBe(200);
-    const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
-    shop.emulator.pay(sessionId);
+    const { sessionId } = await buyThroughStripe(shop, buyer.client, licenseId);
     const list = await eventually(
       async () => {
         const body = await (await admin.get(`/api/payments/events?session=${sessionId}`)).json();

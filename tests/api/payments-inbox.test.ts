@@ -7,7 +7,7 @@ import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
-import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { buyThroughStripe, type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 let shop: ShopWithStripe;
@@ -62,10 +62,8 @@ const saleCount = async (sessionId: string) =>
   (await db().execute('select count(*)::int as n from sales where stripe_session_id = ?', [sessionId]))[0]?.n as number;
 
 async function paidSale() {
-  const bought = await purchase();
-  shop.emulator.pay(bought.sessionId);
-  await eventually(async () => (await saleCount(bought.sessionId)) === 1, 15_000, 'the sale');
-  return bought;
+  const buyer = await member();
+  return { ...buyer, ...(await buyThroughStripe(shop, buyer.client, licenseId)) };
 }
 
 const paymentIntentOf = (sessionId: string) => String(shop.emulator.sessions.get(sessionId)?.payment_intent);

@@ -3,8 +3,7 @@ import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
-import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
-import { eventually } from '../support/wait.ts';
+import { buyThroughStripe, type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 
 // Issue 30 item 6: printable text only in 宛名, 但し書き, names and every free text printed on a PDF or a CSV.
 let shop: ShopWithStripe;
@@ -45,17 +44,7 @@ async function member() {
   return { client, id: user.id, email };
 }
 
-async function buy(buyer: Awaited<ReturnType<typeof member>>) {
-  const res = await buyer.client.post('/api/licenses/stripe', { licenseId, distribution: true });
-  expect(res.status, await res.clone().text()).toBe(200);
-  const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
-  shop.emulator.pay(sessionId, 'card');
-  return eventually(
-    async () => ((await (await buyer.client.get(`/api/checkout/sessions/${sessionId}`)).json()).sale_id as number | null) ?? null,
-    15_000,
-    'the sale',
-  );
-}
+const buy = async (buyer: Awaited<ReturnType<typeof member>>) => (await buyThroughStripe(shop, buyer.client, licenseId)).saleId;
 
 /** Each class the rule refuses, placed third in 「山田?太郎」-like text: [what, character]. */
 const REFUSED: [string, string][] = [

@@ -6,7 +6,7 @@ import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
-import { type ShopWithStripe, startShopWithStripe, TEST_WEBHOOK_SECRET } from '../support/stripe.ts';
+import { buyThroughStripe, type ShopWithStripe, startShopWithStripe, TEST_WEBHOOK_SECRET } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 let shop: ShopWithStripe;
@@ -113,16 +113,8 @@ describe('POST /api/licenses/stripe', () => {
 describe('webhook → inbox → worker → sale', () => {
   it('a card payment becomes one sale with the buyer snapshot, and a receipt e-mail', async () => {
     const buyer = await member();
-    const { sessionId } = await startPurchase(buyer.client);
-    shop.emulator.pay(sessionId, 'card');
-    const sales = await eventually(
-      async () => {
-        const list = await salesOf(buyer.client, buyer.id);
-        return list.length ? list : null;
-      },
-      15_000,
-      'the sale',
-    );
+    const { sessionId } = await buyThroughStripe(shop, buyer.client, licenseId);
+    const sales = await salesOf(buyer.client, buyer.id);
     expect(sales[0]).toMatchObject({ amount: 11000, status: 0, license_name: 'ACLS 講習ライセンス', refunded_at: null });
     const status = await (await buyer.client.get(`/api/checkout/sessions/${sessionId}`)).json();
     expect(status).toMatchObject({ state: 'complete', sale_id: sales[0]?.id });
@@ -191,10 +183,8 @@ describe('webhook → inbox → worker → sale', () => {
 
   it('a refund marks the sale refunded', async () => {
     const buyer = await member();
-    const { sessionId } = await startPurchase(buyer.client);
-    shop.emulator.pay(sessionId);
-    await eventually(async () => (await saleCount(sessionId)) === 1, 10_000, 'the sale');
-    shop.emulator.refund(String(shop.emulator.sessions.get(sessionId)?.payment_intent));
+    const { paymentIntent } = await buyThroughStripe(shop, buyer.client, licenseId);
+    shop.emulator.refund(paymentIntent);
     const sales = await eventually(
       async () => {
         const list = await salesOf(buyer.client, buyer.id);

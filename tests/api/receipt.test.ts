@@ -9,7 +9,7 @@ import { createLicense } from '../../src/modules/licenses/index.ts';
 import { receiptIssuer } from '../../src/site-settings.ts';
 import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
-import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { buyThroughStripe, type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 const run = promisify(execFile);
@@ -56,23 +56,8 @@ async function member(affiliationName = '〇〇市消防局') {
   return { client, id: user.id, email, name: `領収 花子${seq}` };
 }
 
-/** A real purchase through the Stripe emulator: checkout, payment, webhook, worker, sale. */
-async function buy(buyer: Awaited<ReturnType<typeof member>>, method: 'card' | 'konbini' = 'card') {
-  const res = await buyer.client.post('/api/licenses/stripe', { licenseId, distribution: true });
-  expect(res.status, await res.clone().text()).toBe(200);
-  const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
-  shop.emulator.pay(sessionId, method);
-  if (method === 'konbini') shop.emulator.settleKonbini(sessionId, true);
-  const saleId = await eventually(
-    async () => {
-      const status = await (await buyer.client.get(`/api/checkout/sessions/${sessionId}`)).json();
-      return (status.sale_id as number | null) ?? null;
-    },
-    15_000,
-    'the sale',
-  );
-  return { saleId, sessionId };
-}
+const buy = (buyer: Awaited<ReturnType<typeof member>>, method: 'card' | 'konbini' = 'card') =>
+  buyThroughStripe(shop, buyer.client, licenseId, method);
 
 /** The PDF's text as poppler's pdftotext reads it (in reading order by line), whitespace runs made one space. */
 async function pdfText(res: Response): Promise<string> {

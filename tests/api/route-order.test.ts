@@ -169,7 +169,7 @@ it('answers every seed call the same whichever order the modules are mounted in'
     'POST /api/licenses/{id} → 200 {license,message}',
     'GET /api/sales → 200 {members_capped,page,per_page,sales,total,total_capped}',
     'POST /api/sales/update → 200 {message,sales}',
-    'GET /api/sales/user/{id} → 200 {konbini_orders,orders,sales}',
+    'GET /api/sales/user/{id} → 200 {orders,sales}',
     'POST /api/logout → 200 {users}',
   ]);
 }, 60_000);

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { aMember, anAdmin } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
-import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { buyThroughStripe, type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 let shop: ShopWithStripe;
@@ -103,9 +103,7 @@ describe('seats', () => {
   it('a paid seat stays taken; a member retrying their own open checkout is not refused by it', async () => {
     const { id } = await licence({ capacity: 2 });
     const [a, b, c] = [await member(), await member(), await member()];
-    const paid = await sessionOf(await buy(a, id));
-    shop.emulator.pay(paid, 'card');
-    await eventually(async () => (await state(paid)) === 'complete');
+    await buyThroughStripe(shop, a, id);
     expect((await buy(b, id)).status).toBe(200);
     expect((await buy(b, id)).status).toBe(200);
     const refused = await buy(c, id);

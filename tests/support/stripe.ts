@@ -1,8 +1,10 @@
 import { serve } from '@hono/node-server';
 import { createStripeEmulator } from '../../src/dev/stripe-emulator/emulator.ts';
+import type { TestClient } from './http-client.ts';
 import { freePort } from './ports.ts';
 import type { TestRuntimeOptions } from './runtime.ts';
 import { startTestServer } from './server.ts';
+import { eventually } from './wait.ts';
 
 export const TEST_STRIPE_KEY = 'sk_test_shop_tests';
 export const TEST_WEBHOOK_SECRET = 'whsec_shop_tests_secret';
@@ -47,3 +49,36 @@ export async function startShopWithStripe(options: TestRuntimeOptions = {}) {
   };
 }
 export type ShopWithStripe = Awaited<ReturnType<typeof startShopWithStripe>>;
+
+/** Buys a licence as a real member would (checkout, payment at the emulator, webhook, worker) and waits for the sale. */
+export async function buyThroughStripe(
+  shop: ShopWithStripe,
+  client: TestClient,
+  licenseId: number,
+  method: 'card' | 'konbini' = 'card',
+) {
+  const res = await client.post('/api/licenses/stripe', { licenseId, distribution: true });
+  if (res.status !== 200) throw new Error(`checkout refused: ${res.status} ${await res.text()}`);
+  const sessionId = new URL((await res.json()).url).pathname.split('/').pop() as string;
+  const status = async () => (await (await client.get(`/api/checkout/sessions/${sessionId}`)).json()) as CheckoutStatus;
+  shop.emulator.pay(sessionId, method);
+  if (method === 'konbini') {
+    await eventually(async () => (await status()).konbini, 15_000, 'the voucher');
+    shop.emulator.settleKonbini(sessionId, true);
+  }
+  const sold = await eventually(
+    async () => {
+      const s = await status();
+      return s.sale_id ? s : null;
+    },
+    15_000,
+    'the sale',
+  );
+  const paymentIntent = String(shop.emulator.sessions.get(sessionId)?.payment_intent);
+  return { sessionId, saleId: sold.sale_id as number, orderNumber: sold.order_number as string, paymentIntent };
+}
+interface CheckoutStatus {
+  sale_id: number | null;
+  order_number: string | null;
+  konbini: object | null;
+}

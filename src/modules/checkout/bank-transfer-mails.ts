@@ -9,6 +9,7 @@ import { findLicenseForSale } from '../licenses/index.ts';
 import { renderMail, sendOnce } from '../mail/index.ts';
 import { bankTransferLines, bankTransferView } from './bank-transfer.ts';
 import { CheckoutSession } from './entities/checkout-session.entity.ts';
+import { dueReminders } from './payment-reminders.ts';
 
 const RECONCILED_BY_STRIPE =
   'お振込金額が不足・超過した場合も、差額は Stripe（決済代行会社）がお客さま専用口座の残高として管理し、精算します。';
@@ -79,43 +80,14 @@ export async function mailBankTransfer(ctx: JobContext, eventId: string, checkou
   return result === 'sent' ? 'done' : 'skipped';
 }
 
-/** From 09:00 Japan time, two days before the deadline's day. */
-const REMINDER_HOUR_JST = 9;
-const REMINDER_DAYS_BEFORE = 2;
-
 /**
- * The sweep's bank transfer work: reminders due (marked in the same statement, so once whichever
- * worker sweeps) and orders past their deadline lapsed (state moved once, so one lapse mail).
+ * The sweep's bank transfer work: reminders due (from 09:00 Japan time, two days before the deadline's
+ * day) and orders past their deadline lapsed (state moved once, so one lapse mail).
  */
 async function dueBankTransfers(em: Em, now: Date) {
   const at = sql<string>`${now.toISOString()}::timestamptz`;
-  const db = kysely(em);
-  const reminded = await db
-    .updateTable('checkout_sessions')
-    .set({ bank_transfer_reminded_at: at, updated_at: sql`now()` })
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('checkout_sessions')
-        .select('id')
-        .where('state', '=', 'awaiting_payment')
-        .where('bank_transfer_reminded_at', 'is', null)
-        .where('bank_transfer_expires_at', '>', at)
-        // Japan-calendar arithmetic, which the builder has no words for.
-        .where((w) => {
-          const day = sql`((${w.ref('bank_transfer_expires_at')} at time zone 'Asia/Tokyo')::date - ${REMINDER_DAYS_BEFORE}::int)`;
-          return w.and([
-            w(at, '>=', sql<string>`(${day} + make_time(${REMINDER_HOUR_JST}, 0, 0)) at time zone 'Asia/Tokyo'`),
-            w('created_at', '<', sql<string>`${day}::timestamp at time zone 'Asia/Tokyo'`),
-          ]);
-        })
-        .orderBy('bank_transfer_expires_at')
-        .limit(100)
-        .forUpdate()
-        .skipLocked(),
-    )
-    .returning('id')
-    .execute();
-  const lapsed = await db
+  const reminded = await dueReminders(em, now, 'bank_transfer');
+  const lapsed = await kysely(em)
     .updateTable('checkout_sessions')
     .set({ state: 'payment_failed', updated_at: sql`now()` })
     .where('id', 'in', (eb) =>
@@ -131,10 +103,7 @@ async function dueBankTransfers(em: Em, now: Date) {
     )
     .returning('id')
     .execute();
-  return [
-    ...reminded.map((row) => ({ name: 'BankTransferReminderDue' as const, payload: { checkoutId: row.id } })),
-    ...lapsed.map((row) => ({ name: 'BankTransferLapsed' as const, payload: { checkoutId: row.id } })),
-  ];
+  return [...reminded, ...lapsed.map((row) => ({ name: 'BankTransferLapsed' as const, payload: { checkoutId: row.id } }))];
 }
 
 export const bankTransferSweep =

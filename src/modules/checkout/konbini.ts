@@ -1,6 +1,4 @@
-import { sql } from 'kysely';
 import type Stripe from 'stripe';
-import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { JobContext, JobResult } from '../../jobs/context.ts';
 import { japanDeadline } from '../../lib/japan-time.ts';
@@ -9,6 +7,7 @@ import { findBuyer } from '../accounts/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
 import { renderMail, sendOnce } from '../mail/index.ts';
 import { CheckoutSession, type KonbiniStoreCode } from './entities/checkout-session.entity.ts';
+import { dueReminders } from './payment-reminders.ts';
 
 const KONBINI_STORES = [
   ['familymart', 'ファミリーマート'],
@@ -142,45 +141,11 @@ function paymentLines(
   ];
 }
 
-/** From 09:00 Japan time on the day before the deadline's day: never in the night. */
-const KONBINI_REMINDER_HOUR_JST = 9;
-
-/** Marked reminded in the same statement, so a checkout is reminded once whichever worker sweeps; locked rows wait for the next sweep. */
-async function dueKonbiniReminders(em: Em, now: Date) {
-  const at = sql<string>`${now.toISOString()}::timestamptz`;
-  const rows = await kysely(em)
-    .updateTable('checkout_sessions')
-    .set({ konbini_reminded_at: at, updated_at: sql`now()` })
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('checkout_sessions')
-        .select('id')
-        .where('state', '=', 'awaiting_payment')
-        .where('konbini_reminded_at', 'is', null)
-        .where('konbini_expires_at', '>', at)
-        .where('konbini_expires_at', '<=', sql<string>`${at} + interval '2 days'`)
-        // Japan-calendar arithmetic, which the builder has no words for.
-        .where((w) => {
-          const dayBefore = sql`((${w.ref('konbini_expires_at')} at time zone 'Asia/Tokyo')::date - 1)`;
-          return w.and([
-            w(at, '>=', sql<string>`(${dayBefore} + make_time(${KONBINI_REMINDER_HOUR_JST}, 0, 0)) at time zone 'Asia/Tokyo'`),
-            w('created_at', '<', sql<string>`${dayBefore}::timestamp at time zone 'Asia/Tokyo'`),
-          ]);
-        })
-        .orderBy('konbini_expires_at')
-        .limit(100)
-        .forUpdate()
-        .skipLocked(),
-    )
-    .returning('id')
-    .execute();
-  return rows.map((row) => ({ name: 'KonbiniPaymentReminderDue' as const, payload: { checkoutId: row.id } }));
-}
-
+/** The day-before reminders (from 09:00 Japan time), as the sweep records them. */
 export const konbiniReminders =
   (clock: () => Date = () => new Date()) =>
   (ctx: { em: Em }) =>
-    dueKonbiniReminders(ctx.em, clock());
+    dueReminders(ctx.em, clock(), 'konbini');
 
 export async function mailKonbiniReminder(ctx: JobContext, eventId: string, checkoutId: string): Promise<JobResult> {
   const checkout = await ctx.em.findOne(CheckoutSession, { id: checkoutId });

@@ -6093,21 +6093,6 @@ export interface operations {
       200: {
         content: {
           "application/json": {
-            konbini_orders: ({
-                amount: number;
-                checkout_id: string;
-                currency: string;
-                expires_at: string | null;
-                license_id: number;
-                license_name: string;
-                order_number: string | null;
-                /** Format: date-time */
-                ordered_at: string;
-                /** @enum {string} */
-                state: "awaiting_payment" | "expired";
-                state_label: string;
-                voucher: components["schemas"]["KonbiniVoucher"] | null;
-              })[];
             orders: ({
                 amount: number;
                 bank_transfer: components["schemas"]["BankTransfer"] | null;
