@@ -237,9 +237,14 @@ export async function seatsTaken(
           eb.or([eb('hold_until', '>', now), eb.and([eb('hold_until', 'is', null), eb('created_at', '>', legacy)])]),
           ...(options.exceptOpenOf ? [eb('user_id', 'is distinct from', options.exceptOpenOf)] : []),
         ]),
+        // Until its deadline, swept or not; with none recorded yet (details on their way), until it lapses.
         eb.and([
           eb('state', '=', 'awaiting_payment'),
-          eb.or([eb('konbini_expires_at', 'is', null), eb('konbini_expires_at', '>', now)]),
+          eb.or([
+            eb('konbini_expires_at', '>', now),
+            eb('bank_transfer_expires_at', '>', now),
+            eb.and([eb('konbini_expires_at', 'is', null), eb('bank_transfer_expires_at', 'is', null)]),
+          ]),
         ]),
         eb('state', '=', 'complete'),
       ]),
