@@ -3348,6 +3348,7 @@ export interface operations {
                 expires_at: string | null;
                 license_id: number;
                 order_number: string | null;
+                payment_method: ("card" | "konbini" | "bank_transfer") | null;
                 purchased_at: string | null;
                 sale_id: number | null;
                 /** @enum {string} */
@@ -6789,6 +6790,10 @@ export interface operations {
     responses: {
       /** @description 御請求書の PDF */
       200: {
+        headers: {
+          /** @description 請求書番号 */
+          "X-Invoice-Number"?: string;
+        };
         content: {
           "application/pdf": string;
         };
