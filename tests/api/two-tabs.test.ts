@@ -159,6 +159,21 @@ describe('a payment that must not become a sale is flagged, not lost', () => {
     expect(await outcomeOf(stray, 'checkout.session.completed')).toBe('flagged: duplicate payment');
     const inbox = await (await admin.get(`/api/payments/events?session=${stray}`)).json();
     expect(JSON.stringify(inbox)).toContain('購入済みのライセンスへの重複した支払い（売上にしていません。返金してください）');
+    // The reconciliation lists the paid session without a sale, saying why and what to do.
+    const run = await admin.post('/api/payments/reconciliations', { days: 1 });
+    expect(run.status, await run.clone().text()).toBe(202);
+    const runId = (await run.json()).reconciliation.id as string;
+    const findings = await eventually(
+      async () => {
+        const body = await (await admin.get(`/api/payments/reconciliations/${runId}`)).json();
+        return body.reconciliation.state === 'done' ? (body.findings as { stripe_session_id: string; detail: string }[]) : null;
+      },
+      20_000,
+      'the reconciliation run',
+    );
+    const finding = findings.find((f) => f.stripe_session_id === stray);
+    expect(finding?.detail).toContain('購入済みのライセンスへの重複した支払い');
+    expect(finding?.detail).toContain('返金してください');
   });
 
   it('a payment arriving after its seat was given away: flagged as over capacity, the seat count stays exact', async () => {
