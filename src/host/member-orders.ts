@@ -36,7 +36,7 @@ export const OrderAnswer = v.object({
   ordered_at: timestamp(),
   payment_method: v.picklist(['card', 'konbini', 'bank_transfer']),
   payment_method_label: v.string(),
-  state: v.picklist(['paid', 'awaiting_payment', 'expired', 'refunded']),
+  state: v.picklist(['paid', 'awaiting_payment', 'expired', 'refunded', 'refund_due']),
   state_label: v.string(),
   expires_at: v.nullable(timestamp()),
   voucher: v.nullable(KonbiniVoucherAnswer),

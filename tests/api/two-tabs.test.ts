@@ -159,6 +159,14 @@ describe('a payment that must not become a sale is flagged, not lost', () => {
     expect(await outcomeOf(stray, 'checkout.session.completed')).toBe('flagged: duplicate payment');
     const inbox = await (await admin.get(`/api/payments/events?session=${stray}`)).json();
     expect(JSON.stringify(inbox)).toContain('購入済みのライセンスへの重複した支払い（売上にしていません。返金してください）');
+    // The member sees the payment too, as one to be refunded, not as a purchase.
+    const history = await (await buyer.client.get(`/api/sales/user/${buyer.id}`)).json();
+    const strayNumber = flagged.flag_reason?.match(/LS-\d{4}-[0-9A-Z]{6}/)?.[0];
+    const strayOrder = history.orders.find((o: { order_number: string }) => o.order_number === strayNumber);
+    expect(strayOrder).toMatchObject({ state: 'refund_due', sale_id: null });
+    expect(strayOrder.state_label).toContain('返金予定');
+    const page = await buyer.client.get(`/api/users/${buyer.id}/orders/${strayNumber}`);
+    expect((await page.json()).order.state).toBe('refund_due');
     // The reconciliation lists the paid session without a sale, saying why and what to do.
     const run = await admin.post('/api/payments/reconciliations', { days: 1 });
     expect(run.status, await run.clone().text()).toBe(202);

@@ -5958,7 +5958,7 @@ export interface operations {
                 refunded_at: string | null;
                 sale_id: number | null;
                 /** @enum {string} */
-                state: "paid" | "awaiting_payment" | "expired" | "refunded";
+                state: "paid" | "awaiting_payment" | "expired" | "refunded" | "refund_due";
                 state_label: string;
                 tax_amount: number;
                 tax_rate: number;
@@ -6737,7 +6737,7 @@ export interface operations {
               refunded_at: string | null;
               sale_id: number | null;
               /** @enum {string} */
-              state: "paid" | "awaiting_payment" | "expired" | "refunded";
+              state: "paid" | "awaiting_payment" | "expired" | "refunded" | "refund_due";
               state_label: string;
               tax_amount: number;
               tax_rate: number;

@@ -76,6 +76,12 @@ function OrderBody({ order, userId }: { order: MemberOrder; userId: string }) {
         </section>
       ) : null}
       {order.transfer_note ? <p className="small">{order.transfer_note}</p> : null}
+      {order.state === 'refund_due' ? (
+        <p className="notice">
+          このお支払いは、ご購入済みのライセンスへの重複したお支払いや満席などのため、購入としては受け付けておりません。お支払い額は決済代行会社（Stripe）を通じて返金いたします。ご不明な点は
+          <Link to="/contact">お問い合わせ</Link>ください。
+        </p>
+      ) : null}
       {order.sale_id && order.paid_at ? (
         <section aria-labelledby="receipt-heading">
           <h2 id="receipt-heading">領収書</h2>
