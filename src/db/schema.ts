@@ -172,6 +172,20 @@ export interface ExportSales {
   sale_id: number;
 }
 
+export interface Invoices {
+  addressee: string;
+  amount: number;
+  downloads: Generated<number>;
+  due_at: Timestamp;
+  id: Generated<number>;
+  invoice_number: string;
+  issued_at: Timestamp;
+  last_downloaded_at: Timestamp;
+  license_name: string;
+  order_number: string;
+  user_id: string | null;
+}
+
 export interface KnownDevices {
   created_at: Generated<Timestamp>;
   device_id: string;
@@ -506,6 +520,7 @@ export interface DB {
   contact_messages: ContactMessages;
   export_sales: ExportSales;
   exports: Exports;
+  invoices: Invoices;
   known_devices: KnownDevices;
   license_pictures: LicensePictures;
   licenses: Licenses;

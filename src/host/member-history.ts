@@ -40,6 +40,8 @@ const holdingsDoc = operation('get', {
           sale_id: v.nullable(v.number()),
           order_number: v.nullable(v.string()),
           purchased_at: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
+          /** How a pending order is being paid (konbini or bank_transfer); null once purchased. */
+          payment_method: v.nullable(v.picklist(['card', 'konbini', 'bank_transfer'])),
           voucher_url: v.nullable(v.string()),
           expires_at: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
         }),
@@ -54,7 +56,7 @@ const holdingsDoc = operation('get', {
  * or lapsed (checkout module, with each order's sale), each with its member-facing state.
  *
  * GET /api/me/holdings: what the signed-in member holds or is paying for, per licence — 購入済み
- * (with the date and order number) or コンビニ支払い待ち (with the voucher). The catalogue is cached
+ * (with the date and order number) or お支払い待ち by konbini (the voucher) or bank transfer. The catalogue is cached
  * and shared by every member (decision 0023), so the pages ask for this small per-member list apart.
  */
 export const memberHistory = {
@@ -80,11 +82,11 @@ export const memberHistory = {
     .get('/me/holdings', holdingsDoc, requireUser, async (c) => {
       const { orm } = c.var.deps;
       const userId = signedInUser(c).id;
-      const [held, konbiniOrders] = await Promise.all([holdingsOf(orm.em.fork(), userId), konbiniOrdersOf(orm, userId)]);
+      const [held, orders] = await Promise.all([holdingsOf(orm.em.fork(), userId), memberOrdersOf(orm, userId)]);
       const heldIds = new Set(held.map((h) => h.licenseId));
-      const pending = new Map<number, (typeof konbiniOrders)[number]>();
-      // Newest first: the order whose voucher the member should use.
-      for (const order of konbiniOrders) {
+      const pending = new Map<number, MemberOrder>();
+      // Newest first: the order whose voucher or bank account the member should use.
+      for (const order of orders) {
         if (order.state === 'awaiting_payment' && !heldIds.has(order.license_id) && !pending.has(order.license_id)) {
           pending.set(order.license_id, order);
         }
@@ -97,6 +99,7 @@ export const memberHistory = {
             sale_id: h.saleId,
             order_number: h.orderNumber,
             purchased_at: h.paidAt.toISOString(),
+            payment_method: null,
             voucher_url: null,
             expires_at: null,
           })),
@@ -106,6 +109,7 @@ export const memberHistory = {
             sale_id: null,
             order_number: order.order_number,
             purchased_at: null,
+            payment_method: order.payment_method,
             voucher_url: order.voucher?.url ?? null,
             expires_at: order.expires_at,
           })),

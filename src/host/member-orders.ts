@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import * as v from 'valibot';
+import type { Em } from '../db/orm.ts';
 import type { AppEnv, AppModule } from '../http/context.ts';
 import { AppError } from '../http/errors.ts';
 import { permitSelfOr } from '../http/guards.ts';
@@ -11,7 +12,7 @@ import { BankTransferAnswer, KonbiniVoucherAnswer, type MemberOrder, memberOrder
 import {
   AddresseeInput,
   includedTax,
-  invoiceNumber,
+  issueInvoice,
   type MemberSale,
   memberSalesByCheckout,
   parseOrderNumber,
@@ -35,7 +36,7 @@ export const OrderAnswer = v.object({
   ordered_at: timestamp(),
   payment_method: v.picklist(['card', 'konbini', 'bank_transfer']),
   payment_method_label: v.string(),
-  state: v.picklist(['paid', 'awaiting_payment', 'expired', 'refunded']),
+  state: v.picklist(['paid', 'awaiting_payment', 'expired', 'refunded', 'refund_due']),
   state_label: v.string(),
   expires_at: v.nullable(timestamp()),
   voucher: v.nullable(KonbiniVoucherAnswer),
@@ -96,7 +97,7 @@ const invoiceDoc = operation('get', {
   permission: 'sales:read',
   path: orderPath,
   query: AddresseeInput,
-  answers: { 200: { media: 'application/pdf', description: '御請求書の PDF' } },
+  answers: { 200: { media: 'application/pdf', description: '御請求書の PDF', headers: { 'X-Invoice-Number': '請求書番号' } } },
   errors: [404, 409],
 });
 
@@ -136,14 +137,24 @@ export const memberOrders = {
           : choice.addressee === 'organisation' && buyer?.affiliationName
             ? `${buyer.affiliationName} 御中`
             : `${`${buyer?.lastName ?? ''} ${buyer?.firstName ?? ''}`.trim()} 様`;
+      // Recorded first (the same order and 宛名 again is the same invoice), drawn after the commit.
+      const { invoiceNumber: number, issuedAt } = await issueInvoice(c.var.deps.orm.em.fork() as Em, {
+        orderNumber: order.order_number,
+        userId,
+        licenseName: order.license_name,
+        amount: order.amount,
+        addressee,
+        dueAt: new Date(bank.expires_at),
+      });
       const pdf = await renderInvoicePdf({
+        invoiceNumber: number,
         orderNumber: order.order_number,
         addressee,
         licenseName: order.license_name,
         amount: order.amount,
         orderedAt: new Date(order.ordered_at),
         dueAt: new Date(bank.expires_at),
-        issuedAt: new Date(),
+        issuedAt,
         bank: {
           bankName: bank.bank_name,
           bankCode: bank.bank_code,
@@ -154,10 +165,11 @@ export const memberOrders = {
           accountHolderName: bank.account_holder_name,
         },
       });
-      const number = invoiceNumber(order.order_number);
+      c.var.log.info('invoice issued', { invoiceNumber: number, orderNumber: order.order_number, by: userId });
       return c.body(new Uint8Array(pdf), 200, {
         'Content-Type': 'application/pdf',
         'Content-Disposition': contentDisposition({ utf8: `御請求書_${number}.pdf`, ascii: `invoice_${number}.pdf` }),
+        'X-Invoice-Number': number,
       });
     }),
   entities: [],

@@ -380,6 +380,47 @@ describe('the member’s order page and 御請求書', () => {
     expect((await buyer.client.get(`${path}/invoice?addressee=name`)).status).toBe(409);
   });
 
+  it('records each 御請求書: the same 宛名 again is the same invoice (number and date kept), another 宛名 the next number', async () => {
+    const buyer = await member();
+    const { pending } = await transferOrder(buyer);
+    const path = `/api/users/${buyer.id}/orders/${pending.order_number}/invoice`;
+    const get = (params: Record<string, string>) => buyer.client.get(`${path}?${new URLSearchParams(params)}`);
+    const first = await get({ addressee: 'organisation' });
+    expect(first.status, await first.clone().text()).toBe(200);
+    const number = `INV-${pending.order_number}`;
+    expect(first.headers.get('x-invoice-number')).toBe(number);
+    const firstText = await pdfText(first);
+    expect(firstText).toContain(`請求書番号 ${number}`);
+    const again = await get({ addressee: 'organisation' });
+    expect(again.headers.get('x-invoice-number')).toBe(number);
+    const againText = await pdfText(again);
+    expect(againText).toContain(`請求書番号 ${number}`);
+    expect(againText.match(/発行日 \S+/)?.[0]).toBe(firstText.match(/発行日 \S+/)?.[0]);
+    const other = await get({ addressee: 'custom', addressee_text: '〇〇県防災航空隊', honorific: '御中' });
+    expect(other.headers.get('x-invoice-number')).toBe(`${number}-2`);
+    expect(await pdfText(other)).toContain(`請求書番号 ${number}-2`);
+    const rows = await shop.runtime.deps.orm.em
+      .fork()
+      .execute<{ invoice_number: string; user_id: string; amount: number; addressee: string; downloads: number }[]>(
+        'select invoice_number, user_id, amount, addressee, downloads from invoices where order_number = ? order by id',
+        [pending.order_number],
+      );
+    expect(rows).toEqual([
+      { invoice_number: number, user_id: buyer.id, amount: 13200, addressee: '〇〇市消防局 御中', downloads: 2 },
+      { invoice_number: `${number}-2`, user_id: buyer.id, amount: 13200, addressee: '〇〇県防災航空隊 御中', downloads: 1 },
+    ]);
+    // The procedure page's state on load: お振込, with the order (and its account) to go to.
+    const holdings = await (await buyer.client.get('/api/me/holdings')).json();
+    expect(holdings.holdings).toEqual([
+      expect.objectContaining({
+        license_id: licenseId,
+        state: 'payment_pending',
+        payment_method: 'bank_transfer',
+        order_number: pending.order_number,
+      }),
+    ]);
+  });
+
   it('the history lists every order by order time, newest first, whatever its state', async () => {
     const buyer = await member();
     const lapsedOrder = await transferOrder(buyer);

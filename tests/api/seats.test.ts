@@ -9,7 +9,8 @@ let admin: TestClient;
 let seq = 0;
 
 beforeAll(async () => {
-  shop = await startShopWithStripe();
+  // Two days to pay by transfer: the boundary test moves the clock there, inside the members' sessions.
+  shop = await startShopWithStripe({ env: { BANK_TRANSFER_DAYS: '2' } });
   const { email, password } = await anAdmin(shop.runtime.deps.orm);
   admin = new TestClient(shop.app, '10.34.0.1');
   expect((await admin.login(email, password)).status).toBe(200);
@@ -109,6 +110,39 @@ describe('seats', () => {
     const refused = await buy(c, id);
     expect(refused.status).toBe(409);
     expect((await refused.json()).code).toBe('sold_out');
+  });
+});
+
+describe('a payment awaited holds its seat until its deadline, swept or not (issue 34 review item 5)', () => {
+  const deadlineOf = async (sessionId: string, column: 'konbini_expires_at' | 'bank_transfer_expires_at') => {
+    const rows = await shop.runtime.deps.orm.em
+      .fork()
+      .execute<{ at: Date | null; state: string }[]>(
+        `select ${column} as at, state from checkout_sessions where stripe_session_id = ?`,
+        [sessionId],
+      );
+    return rows[0]?.state === 'awaiting_payment' && rows[0].at ? new Date(rows[0].at) : null;
+  };
+
+  it.each([
+    ['bank_transfer', 'bank_transfer_expires_at'],
+    ['konbini', 'konbini_expires_at'],
+  ] as const)('%s: one second before the deadline the seat is taken; at the deadline it is free', async (method, column) => {
+    const { id } = await licence({ capacity: 1 });
+    const [payer, next] = [await member(), await member()];
+    const sessionId = await sessionOf(await buy(payer, id));
+    shop.emulator.pay(sessionId, method);
+    const deadline = await eventually(() => deadlineOf(sessionId, column), 15_000, 'the deadline');
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    vi.setSystemTime(deadline.getTime() - 1000);
+    const refused = await buy(next, id);
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).code).toBe('sold_out');
+    // Not yet swept (still awaiting payment in our table), but past its deadline: it holds nothing.
+    vi.setSystemTime(deadline.getTime());
+    expect(await deadlineOf(sessionId, column)).toEqual(deadline);
+    expect((await (await next.get(`/api/licenses/${id}`)).json()).license).toMatchObject({ remaining_seats: 1 });
+    expect((await buy(next, id)).status).toBe(200);
   });
 });
 

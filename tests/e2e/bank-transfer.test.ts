@@ -83,17 +83,46 @@ describe('銀行振込 on a 375 px phone in Chromium', () => {
     );
     await fitsThePhone(page, 'order page, awaiting transfer');
 
+    // The licence's page and the procedure page on load speak of お振込 (not a konbini voucher) and lead to the account.
+    await page.goto(`${shop.baseUrl}/licenses/${licenseId}`);
+    const detail = page.getByRole('status').filter({ hasText: 'お振込待ち' });
+    await detail.waitFor();
+    expect(await detail.textContent()).toContain('銀行振込でのお支払いをお待ちしています');
+    expect(await detail.getByRole('link', { name: 'ご注文の内容（お振込先）を見る' }).getAttribute('href')).toMatch(
+      /\/orders\/LS-/,
+    );
+    await fitsThePhone(page, 'licence page, transfer awaited');
+    await page.goto(`${shop.baseUrl}/licenses/${licenseId}/procedure`);
+    const held = page.getByRole('status').filter({ hasText: 'お支払い待ち（銀行振込）' });
+    await held.waitFor();
+    const heldText = (await held.textContent()) ?? '';
+    expect(heldText).toContain('お振り込みください');
+    expect(heldText).not.toContain('お支払い番号');
+    expect(await page.getByRole('button', { name: 'お支払いへ進む' }).isDisabled()).toBe(true);
+    await fitsThePhone(page, 'procedure page, transfer awaited');
+    await page.getByRole('link', { name: 'ご注文の内容（お振込先）を見る' }).click();
+    await page.waitForURL(/\/orders\/LS-/);
+    await page.getByRole('heading', { name: 'お振込先' }).waitFor();
+
+    // A second tab stays on the thanks page. Neither is reloaded: both turn to paid when the webhook
+    // comes, and say so in their polite live region.
+    const thanks = await browser.newPage({ viewport: { width: 375, height: 800 }, isMobile: true, hasTouch: true });
+    await thanks.context().addCookies(await page.context().cookies());
+    await thanks.goto(`${shop.baseUrl}/licenses/${licenseId}/complete?session_id=${sessionId}`);
+    await thanks.getByRole('heading', { name: '銀行振込でのお支払いをお待ちしています' }).waitFor({ timeout: 20_000 });
     await fetch(`${shop.stripeUrl}/_emulator/sessions/${sessionId}/bank-transfer/paid`, { method: 'POST' });
-    await page
-      .getByText('お支払い済み（登録準備中）')
-      .first()
-      .waitFor({ timeout: 5_000 })
-      .catch(async () => {
-        await page.reload();
-        await page.getByText('お支払い済み（登録準備中）').first().waitFor({ timeout: 30_000 });
-      });
+    await page.getByText('お支払い済み（登録準備中）').first().waitFor({ timeout: 30_000 });
     await page.getByRole('heading', { name: '領収書' }).waitFor();
+    const announced = page.locator('[data-payment-settled]');
+    expect(await announced.getAttribute('aria-live')).toBe('polite');
+    expect(await announced.textContent()).toBe('お支払いを確認しました。ご注文はお支払い済みになりました。');
     await fitsThePhone(page, 'order page, paid');
+    await thanks.getByRole('heading', { name: 'ご購入ありがとうございます' }).waitFor({ timeout: 30_000 });
+    expect(await thanks.locator('[data-payment-settled]').textContent()).toBe(
+      'お支払いを確認しました。ご購入ありがとうございます。',
+    );
+    await fitsThePhone(thanks, 'thanks page, paid while open');
+    await thanks.close();
 
     await page.getByRole('link', { name: '購入履歴へ戻る' }).click();
     await page.locator('tr', { hasText: LICENSE }).getByRole('link', { name: /LS-/ }).waitFor();

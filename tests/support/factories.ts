@@ -387,3 +387,84 @@ export async function manyMembers(target: Target, o: ManyMembers): Promise<void>
     )
     .execute();
 }
+
+/*
+ * Rows as the schema held them before checkouts had order numbers (migrations up to
+ * 20261128091116_export-worker-instance), for the backfill's test: only the columns that existed then.
+ */
+
+/** A checkout of that time: no order number, hold or bank transfer columns; a konbini deadline if told. */
+export async function aCheckoutBeforeOrderNumbers(
+  db: Db,
+  licenseId: number,
+  o: { state: string; createdAt: Date; konbiniDays?: number; stripeSessionId?: string },
+) {
+  const id = randomUUID();
+  const at = o.createdAt.toISOString();
+  await db
+    .insertInto('checkout_sessions')
+    .values({
+      id,
+      user_id: null,
+      license_id: licenseId,
+      amount: 11_000,
+      currency: 'jpy',
+      stripe_session_id: o.stripeSessionId ?? `cs_test_${next()}`,
+      state: o.state,
+      konbini_expires_at:
+        o.konbiniDays === undefined ? null : new Date(o.createdAt.getTime() + o.konbiniDays * 86_400_000).toISOString(),
+      created_at: at,
+      updated_at: at,
+    })
+    .execute();
+  return id;
+}
+
+/** A sale of that time made from `checkoutId`: its own order number (decision 0030), no payment method or ordered_at yet. */
+export async function aSaleBeforeOrderNumbers(
+  db: Db,
+  licenseId: number,
+  o: { checkoutId: string; stripeSessionId: string; paidAt: Date; orderNumber: string },
+) {
+  await db
+    .insertInto('sales')
+    .values({
+      user_id: null,
+      buyer_last_name: '山田',
+      buyer_first_name: '太郎',
+      buyer_email: `buyer-${next()}@example.jp`,
+      buyer_affiliation: 4,
+      buyer_affiliation_name: '〇〇消防局',
+      license_id: licenseId,
+      license_name: db.selectFrom('licenses').select('name').where('id', '=', licenseId),
+      amount: 11_000,
+      currency: 'jpy',
+      checkout_session_id: o.checkoutId,
+      stripe_session_id: o.stripeSessionId,
+      paid_at: o.paidAt.toISOString(),
+      status: SaleStatus.AwaitingExport,
+      order_number: o.orderNumber,
+      created_at: sql`now()`,
+      updated_at: sql`now()`,
+    })
+    .execute();
+}
+
+/** `count` expired card checkouts of that time in one statement, created a second apart from `createdAt`. */
+export async function manyCheckoutsBeforeOrderNumbers(db: Db, licenseId: number, count: number, createdAt: Date) {
+  await db
+    .insertInto('checkout_sessions')
+    .columns(['id', 'license_id', 'amount', 'currency', 'state', 'created_at', 'updated_at'])
+    .expression(
+      series(db, 1, count).select([
+        sql`gen_random_uuid()`.as('id'),
+        integer(licenseId).as('license_id'),
+        sql`11000`.as('amount'),
+        sql`'jpy'`.as('currency'),
+        sql`'expired'`.as('state'),
+        time({ start: createdAt, stepSeconds: 1 }).as('created_at'),
+        sql`now()`.as('updated_at'),
+      ]),
+    )
+    .execute();
+}

@@ -17,7 +17,7 @@ const MARKED: Record<string, number> = {
   'src/db/orm.ts': 5,
   'src/events/sweeper.ts': 1,
   'src/modules/checkout/reconciliation-runs.ts': 1,
-  'src/modules/checkout/service.ts': 1,
+  'src/modules/checkout/one-session.ts': 1,
 };
 
 describe('SQL written as text in src/', () => {

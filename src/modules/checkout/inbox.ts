@@ -34,6 +34,8 @@ export const OUTCOME_LABELS: Record<string, string> = {
   expired: '期限切れを反映',
   flagged: '金額・通貨の不一致（売上にしていません）',
   'flagged: hidden license': '非公開のライセンスへの支払い（売上にしていません。返金してください）',
+  'flagged: duplicate payment': '購入済みのライセンスへの重複した支払い（売上にしていません。返金してください）',
+  'flagged: over capacity': '満席のライセンスへの支払い（売上にしていません。返金してください）',
   'unknown session': '対応する購入手続きがありません',
   ignored: '対応不要',
 };

@@ -11,7 +11,10 @@ import type { Logger } from '../../lib/logger.ts';
 import { type SalePayment, salePaymentsOfPaymentIntents, salePaymentsOfSessions, salePaymentsSince } from '../sales/index.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
+import { DUPLICATE_PAYMENT_FLAG, OVER_CAPACITY_FLAG } from './paid-guard.ts';
 import { HIDDEN_LICENSE_FLAG } from './stripe-events.ts';
+
+const REFUND_FLAGS = [DUPLICATE_PAYMENT_FLAG, OVER_CAPACITY_FLAG];
 
 /** How far back a run looks by default (Checkout Sessions created, sales paid, refunds made). */
 export const RECONCILIATION_DAYS = 7;
@@ -271,6 +274,8 @@ async function paidWithoutSale(em: Em, session: Stripe.Checkout.Session): Promis
   const reasons = [`Stripe で ${yen(session.amount_total, session.currency)} の支払いが完了していますが、売上がありません。`];
   if (checkout?.state === 'flagged' && checkout.flagReason?.startsWith(HIDDEN_LICENSE_FLAG)) {
     reasons.push(`${checkout.flagReason}のため保留しています。返金するか、ライセンスを公開に戻して再実行してください。`);
+  } else if (checkout?.state === 'flagged' && REFUND_FLAGS.some((flag) => checkout.flagReason?.startsWith(flag))) {
+    reasons.push(`${checkout.flagReason}のため売上にしていません。返金してください。`);
   } else if (checkout?.state === 'flagged') reasons.push(`金額の不一致で保留しています（${checkout.flagReason ?? ''}）。`);
   else if (!checkout) reasons.push('この店の購入手続きの記録がありません。');
   reasons.push(eventId ? 'Webhook イベントを再実行できます。' : 'Webhook イベントを受信していません。');

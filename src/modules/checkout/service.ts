@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { sql } from 'kysely';
 import type Stripe from 'stripe';
 import type { Env } from '../../config/env.ts';
-import { db as kysely, now } from '../../db/kysely.ts';
+import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { AppError, validationError } from '../../http/errors.ts';
@@ -21,6 +20,7 @@ import { bankTransferView } from './bank-transfer.ts';
 import { stripeCustomerOf } from './customers.ts';
 import { CheckoutSession } from './entities/checkout-session.entity.ts';
 import { voucherView } from './konbini.ts';
+import { expireSuperseded, keepSession, lockMemberLicense, supersedeOpenCheckouts } from './one-session.ts';
 
 /** The licence's price as stored, never the client's. */
 export async function startCheckout(
@@ -32,9 +32,11 @@ export async function startCheckout(
 ): Promise<{ url: string }> {
   const em = orm.em.fork() as Em;
   const { expiresAt, holdUntil } = holdTimes();
-  const { checkoutId, orderNumber, license } = await openCheckout(em, buyer.id, input, holdUntil);
+  const { checkoutId, orderNumber, license, superseded } = await openCheckout(em, buyer.id, input, holdUntil);
   let session: Stripe.Checkout.Session;
   try {
+    // The member's previous session for this licence can no longer be paid before this one exists.
+    await expireSuperseded(em, stripe, superseded);
     const customer = await stripeCustomerOf(em, stripe, buyer);
     session = await stripe.checkout.sessions.create(
       {
@@ -63,13 +65,10 @@ export async function startCheckout(
       .set({ state: 'failed', flag_reason: String(error) })
       .where('id', '=', checkoutId)
       .execute();
+    if (error instanceof AppError) throw error;
     throw new AppError('unavailable', '決済ページを準備できませんでした。時間をおいて再度お試しください。');
   }
-  await kysely(em)
-    .updateTable('checkout_sessions')
-    .set({ stripe_session_id: session.id, updated_at: now() })
-    .where('id', '=', checkoutId)
-    .execute();
+  await keepSession(em, stripe, checkoutId, session.id);
   if (!session.url) throw new AppError('unavailable', '決済ページを準備できませんでした。時間をおいて再度お試しください。');
   return { url: session.url };
 }
@@ -99,12 +98,13 @@ async function openCheckout(em: Em, userId: string, input: { licenseId: number; 
     const checkoutId = randomUUID();
     const orderNumber = newOrderNumber(new Date());
     try {
-      const license = await transact(em, async (tx) => {
+      const opened = await transact(em, async (tx) => {
         // Locked: purchases of one licence count its seats one after another (decision 0047).
         const license = await findLicenseForSale(tx, input.licenseId, { lock: true });
         if (!license) throw new AppError('not_found', LICENSE_NOT_FOUND);
         if (!license.published) throw validationError({ licenseId: ['このライセンスは現在販売していません。'] });
         await refuseSecondPurchase(tx, userId, license.id);
+        const superseded = await supersedeOpenCheckouts(tx, userId, license.id);
         await refuseOutsideTerms(tx, userId, license);
         tx.create(CheckoutSession, {
           holdUntil,
@@ -122,9 +122,9 @@ async function openCheckout(em: Em, userId: string, input: { licenseId: number; 
         // The purchase screen's opt-in is the member's current choice.
         await setDistribution(tx, userId, input.distribution);
         await noteCheckoutStarted(tx, license.id);
-        return license;
+        return { license, superseded };
       });
-      return { checkoutId, orderNumber, license };
+      return { checkoutId, orderNumber, ...opened };
     } catch (error) {
       const clash =
         error instanceof UniqueConstraintViolationException && error.message.includes('checkout_sessions_order_number_unique');
@@ -142,8 +142,7 @@ const PAYMENT_PENDING =
 
 /** Under a lock on (member, licence), so two requests at once cannot both pass. */
 async function refuseSecondPurchase(tx: Em, userId: string, licenseId: number): Promise<void> {
-  // SQL as text: an advisory lock.
-  await sql`select pg_advisory_xact_lock(hashtext(${`checkout:${userId}:${licenseId}`}))`.execute(kysely(tx));
+  await lockMemberLicense(tx, userId, licenseId);
   const [held] = await holdingsOf(tx, userId, licenseId);
   if (held) throw new AppError('conflict', ALREADY_PURCHASED, { details: { code: 'already_purchased' } });
   const pending = await tx.find(
@@ -220,7 +219,7 @@ function holdTimes(at = new Date()) {
 export async function seatsTaken(
   em: Em,
   licenseIds: number[],
-  options: { exceptOpenOf?: string } = {},
+  options: { exceptOpenOf?: string; exceptCheckout?: string } = {},
 ): Promise<Map<number, number>> {
   if (!licenseIds.length) return new Map();
   const at = new Date();
@@ -230,6 +229,7 @@ export async function seatsTaken(
     .selectFrom('checkout_sessions')
     .select(['id', 'license_id', 'state'])
     .where('license_id', 'in', licenseIds)
+    .$if(Boolean(options.exceptCheckout), (q) => q.where('id', '!=', options.exceptCheckout as string))
     .where((eb) =>
       eb.or([
         eb.and([
@@ -237,9 +237,14 @@ export async function seatsTaken(
           eb.or([eb('hold_until', '>', now), eb.and([eb('hold_until', 'is', null), eb('created_at', '>', legacy)])]),
           ...(options.exceptOpenOf ? [eb('user_id', 'is distinct from', options.exceptOpenOf)] : []),
         ]),
+        // Until its deadline, swept or not; with none recorded yet (details on their way), until it lapses.
         eb.and([
           eb('state', '=', 'awaiting_payment'),
-          eb.or([eb('konbini_expires_at', 'is', null), eb('konbini_expires_at', '>', now)]),
+          eb.or([
+            eb('konbini_expires_at', '>', now),
+            eb('bank_transfer_expires_at', '>', now),
+            eb.and([eb('konbini_expires_at', 'is', null), eb('bank_transfer_expires_at', 'is', null)]),
+          ]),
         ]),
         eb('state', '=', 'complete'),
       ]),

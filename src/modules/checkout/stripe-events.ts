@@ -12,6 +12,7 @@ import { bankTransferOf } from './bank-transfer.ts';
 import type { BankTransferAccount } from './entities/checkout-session.entity.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { type KonbiniVoucher, konbiniVoucherOf } from './konbini.ts';
+import { lockPurchaseOf, paymentRefusal } from './paid-guard.ts';
 import { methodOf } from './payment-method.ts';
 
 type SessionObject = Stripe.Checkout.Session;
@@ -231,7 +232,8 @@ async function applySession(
   reading: Reading,
   session: SessionObject,
 ): Promise<{ result: string; checkout: CheckoutSession | null }> {
-  const { eventId, event, paid, receiptUrl } = reading;
+  const { eventId, event, paid } = reading;
+  if (paid) await lockPurchaseOf(tx, session);
   const checkout = await lockedCheckoutOf(tx, session);
   if (!checkout) return { result: 'unknown session', checkout };
   if (session.amount_total !== checkout.amount || session.currency !== checkout.currency) {
@@ -244,65 +246,74 @@ async function applySession(
   }
   checkout.stripeSessionId ??= session.id;
   checkout.paymentIntentId ??= paymentIntentOf(session);
-  const forSale = paid && checkout.state !== 'complete' ? await findLicenseForSale(tx, checkout.licenseId) : null;
-  if (paid && checkout.state !== 'complete' && !forSale?.published) {
+  if (paid && checkout.state !== 'complete') return { result: await applyPayment(tx, log, reading, checkout), checkout };
+  if (event.type === 'checkout.session.completed' && !paid && awaitPayment(tx, checkout, reading)) {
+    return { result: 'awaiting payment', checkout };
+  }
+  const lapsed =
+    (event.type === 'checkout.session.async_payment_failed' && checkout.state !== 'complete') ||
+    (event.type === 'checkout.session.expired' && ['open', 'superseded', 'awaiting_payment'].includes(checkout.state));
+  if (!lapsed) return { result: 'ignored', checkout };
+  // A pending konbini payment or bank transfer lapsed: the buyer is told once (the state moves only once).
+  if (checkout.state === 'awaiting_payment' && checkout.konbiniExpiresAt) {
+    recordEvent(tx, 'KonbiniPaymentLapsed', { checkoutId: checkout.id });
+  }
+  if (checkout.state === 'awaiting_payment' && checkout.bankTransferExpiresAt) {
+    recordEvent(tx, 'BankTransferLapsed', { checkoutId: checkout.id });
+  }
+  const failed = event.type === 'checkout.session.async_payment_failed';
+  checkout.state = failed ? 'payment_failed' : 'expired';
+  return { result: failed ? 'payment failed' : 'expired', checkout };
+}
+
+/**
+ * A paid session: CheckoutPaid once (the sales module makes the sale), unless the licence is hidden,
+ * already held by the member, or full — then the payment is flagged for a refund, never lost.
+ */
+async function applyPayment(tx: Em, log: Logger, reading: Reading, checkout: CheckoutSession): Promise<string> {
+  const { eventId, event, receiptUrl } = reading;
+  const session = reading.session as SessionObject;
+  const forSale = await findLicenseForSale(tx, checkout.licenseId);
+  if (!forSale?.published) {
     // Paid after the licence was hidden (its open sessions are expired then, but a payment can
     // still arrive): no sale; the inbox and reconciliation show it for a refund. Publishing the
     // licence again and replaying the event makes the sale.
     checkout.state = 'flagged';
     checkout.flagReason = `${HIDDEN_LICENSE_FLAG}（ライセンス #${checkout.licenseId}）`;
     log.warn('payment for a hidden licence; not fulfilled', { checkoutId: checkout.id, eventId });
-    return { result: 'flagged: hidden license', checkout };
+    return 'flagged: hidden license';
   }
-  if (paid && checkout.state !== 'complete') {
-    checkout.state = 'complete';
-    recordEvent(tx, 'CheckoutPaid', {
-      checkoutId: checkout.id,
-      userId: checkout.userId ?? null,
-      licenseId: checkout.licenseId,
-      amount: checkout.amount,
-      currency: checkout.currency,
-      stripeSessionId: session.id,
-      paymentIntentId: paymentIntentOf(session),
-      receiptUrl,
-      paidAt: new Date((event.created ?? Date.now() / 1000) * 1000).toISOString(),
-      orderedAt: checkout.createdAt.toISOString(),
-      paymentMethod: methodOf(checkout),
-      orderNumber: checkout.orderNumber ?? null,
-    });
-    return { result: 'paid', checkout };
+  const refusal = await paymentRefusal(tx, checkout, forSale);
+  if (refusal) {
+    checkout.state = 'flagged';
+    checkout.flagReason = refusal.reason;
+    log.warn('payment not made a sale; flagged for a refund', { checkoutId: checkout.id, eventId, outcome: refusal.outcome });
+    return refusal.outcome;
   }
-  if (event.type === 'checkout.session.completed' && !paid && awaitPayment(tx, checkout, reading)) {
-    return { result: 'awaiting payment', checkout };
-  }
-  if (event.type === 'checkout.session.async_payment_failed' && checkout.state !== 'complete') {
-    // A pending konbini payment or bank transfer lapsed: the buyer is told once (the state moves only once).
-    if (checkout.state === 'awaiting_payment' && checkout.konbiniExpiresAt) {
-      recordEvent(tx, 'KonbiniPaymentLapsed', { checkoutId: checkout.id });
-    }
-    if (checkout.state === 'awaiting_payment' && checkout.bankTransferExpiresAt) {
-      recordEvent(tx, 'BankTransferLapsed', { checkoutId: checkout.id });
-    }
-    checkout.state = 'payment_failed';
-    return { result: 'payment failed', checkout };
-  }
-  if (event.type === 'checkout.session.expired' && ['open', 'awaiting_payment'].includes(checkout.state)) {
-    if (checkout.state === 'awaiting_payment' && checkout.konbiniExpiresAt) {
-      recordEvent(tx, 'KonbiniPaymentLapsed', { checkoutId: checkout.id });
-    }
-    if (checkout.state === 'awaiting_payment' && checkout.bankTransferExpiresAt) {
-      recordEvent(tx, 'BankTransferLapsed', { checkoutId: checkout.id });
-    }
-    checkout.state = 'expired';
-    return { result: 'expired', checkout };
-  }
-  return { result: 'ignored', checkout };
+  checkout.state = 'complete';
+  recordEvent(tx, 'CheckoutPaid', {
+    checkoutId: checkout.id,
+    userId: checkout.userId ?? null,
+    licenseId: checkout.licenseId,
+    amount: checkout.amount,
+    currency: checkout.currency,
+    stripeSessionId: session.id,
+    paymentIntentId: paymentIntentOf(session),
+    receiptUrl,
+    paidAt: new Date((event.created ?? Date.now() / 1000) * 1000).toISOString(),
+    orderedAt: checkout.createdAt.toISOString(),
+    paymentMethod: methodOf(checkout),
+    orderNumber: checkout.orderNumber ?? null,
+  });
+  return 'paid';
 }
 
 /** A completed, unpaid session: its konbini voucher or bank account kept, once (false: nothing to do). */
 function awaitPayment(tx: Em, checkout: CheckoutSession, { event, voucher, bankTransfer, bankTransferDays }: Reading): boolean {
   const detailsNew = (voucher && !checkout.konbiniExpiresAt) || (bankTransfer && !checkout.bankTransferExpiresAt);
-  if (checkout.state !== 'open' && !(checkout.state === 'awaiting_payment' && detailsNew)) return false;
+  // A superseded session completed before Stripe could expire it: it is the member's order after all.
+  const openState = checkout.state === 'open' || checkout.state === 'superseded';
+  if (!openState && !(checkout.state === 'awaiting_payment' && detailsNew)) return false;
   checkout.state = 'awaiting_payment';
   if (voucher && !checkout.konbiniExpiresAt) {
     Object.assign(checkout, voucher);

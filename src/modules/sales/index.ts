@@ -28,7 +28,8 @@ export { SaleStatus } from './entities/sale.entity.ts';
 export { csvEncoder, EXPORT_HEADER, type ExportEncoding } from './export/csv.ts';
 export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export/sweep.ts';
 export { exportFigures } from './export-figures.ts';
-export { invoiceNumber, renderInvoicePdf } from './invoice-pdf.ts';
+export { renderInvoicePdf } from './invoice-pdf.ts';
+export { issueInvoice } from './invoice-record.ts';
 export { type MemberSale, memberSalesByCheckout, salesOfUser } from './member-history.ts';
 export { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN } from './order-number.ts';
 export {

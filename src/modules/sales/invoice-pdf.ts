@@ -5,6 +5,8 @@ import { includedTax } from './receipt-pdf.ts';
 
 /** Everything printed on a 御請求書 of an order awaiting its bank transfer. */
 export interface InvoiceContent {
+  /** Recorded before drawing (invoice-record.ts). */
+  invoiceNumber: string;
   orderNumber: string;
   /** With its honorific (「… 様」 or 「… 御中」). */
   addressee: string;
@@ -27,9 +29,6 @@ export interface InvoiceContent {
 
 const yen = (n: number) => `¥${n.toLocaleString('ja-JP')}`;
 
-/** The invoice number: the order's, so a transfer and its invoice are matched by one number. */
-export const invoiceNumber = (orderNumber: string) => `INV-${orderNumber}`;
-
 /**
  * 御請求書 as an A4 PDF: a 適格請求書 (the issuer's 登録番号, the amount per tax rate and its 消費税),
  * with the member's virtual account and the due date. pdfkit loads on first use.
@@ -41,7 +40,7 @@ export function renderInvoicePdf(content: InvoiceContent): Promise<Buffer> {
     margin: 56,
     lang: 'ja-JP',
     displayTitle: true,
-    info: { Title: `御請求書 ${invoiceNumber(content.orderNumber)}`, Author: receiptIssuer.name },
+    info: { Title: `御請求書 ${content.invoiceNumber}`, Author: receiptIssuer.name },
   });
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
@@ -57,7 +56,7 @@ export function renderInvoicePdf(content: InvoiceContent): Promise<Buffer> {
   const tax = includedTax(content.amount);
   doc.font('bold').fontSize(26).text('御 請 求 書', left, 64, { width, align: 'center', characterSpacing: 4 });
   doc.font('regular').fontSize(10);
-  doc.text(`請求書番号　${invoiceNumber(content.orderNumber)}`, left, 116, { width, align: 'right' });
+  doc.text(`請求書番号　${content.invoiceNumber}`, left, 116, { width, align: 'right' });
   doc.text(`発行日　${japanDate(content.issuedAt)}`, { width, align: 'right' });
   doc
     .font('bold')

@@ -187,7 +187,12 @@ export async function forgetUser(em: Em, userId: string, by?: 'member' | 'admin'
     .set({ user_id: null })
     .where('user_id', '=', userId)
     .executeTakeFirst();
-  return changed || quoted.numUpdatedRows > 0n ? 'done' : 'skipped';
+  const invoiced = await kysely(em)
+    .updateTable('invoices')
+    .set({ user_id: null })
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return changed || quoted.numUpdatedRows > 0n || invoiced.numUpdatedRows > 0n ? 'done' : 'skipped';
 }
 
 /** Standing sales (a refund frees its seat), and which of `checkoutIds` are already sales. */

@@ -3519,6 +3519,7 @@ export interface operations {
                 expires_at: string | null;
                 license_id: number;
                 order_number: string | null;
+                payment_method: ("card" | "konbini" | "bank_transfer") | null;
                 purchased_at: string | null;
                 sale_id: number | null;
                 /** @enum {string} */
@@ -6113,7 +6114,7 @@ export interface operations {
                 refunded_at: string | null;
                 sale_id: number | null;
                 /** @enum {string} */
-                state: "paid" | "awaiting_payment" | "expired" | "refunded";
+                state: "paid" | "awaiting_payment" | "expired" | "refunded" | "refund_due";
                 state_label: string;
                 tax_amount: number;
                 tax_rate: number;
@@ -6892,7 +6893,7 @@ export interface operations {
               refunded_at: string | null;
               sale_id: number | null;
               /** @enum {string} */
-              state: "paid" | "awaiting_payment" | "expired" | "refunded";
+              state: "paid" | "awaiting_payment" | "expired" | "refunded" | "refund_due";
               state_label: string;
               tax_amount: number;
               tax_rate: number;
@@ -6945,6 +6946,10 @@ export interface operations {
     responses: {
       /** @description 御請求書の PDF */
       200: {
+        headers: {
+          /** @description 請求書番号 */
+          "X-Invoice-Number"?: string;
+        };
         content: {
           "application/pdf": string;
         };

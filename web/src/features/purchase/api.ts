@@ -1,5 +1,6 @@
 import useSWR from 'swr';
 import { type Answer, api, type RequestBody, type Schema } from '../../lib/api';
+import { PENDING_REFRESH_MS } from './components/payment-settled-notice';
 
 /** Stripe's konbini voucher: the payment numbers per chain, its page and the deadline. */
 export type KonbiniVoucher = Schema<'KonbiniVoucher'>;
@@ -8,14 +9,14 @@ export type CheckoutStatus = Answer<'/api/checkout/sessions/{id}'>;
 
 const SETTLED = new Set(['complete', 'expired', 'payment_failed', 'flagged', 'failed']);
 
-/** The complete page waits for the webhook to make the sale; a konbini payment may take days, watched more calmly. */
+/** The complete page waits for the webhook to make the sale; a konbini payment or transfer may take days, watched more calmly. */
 export const useCheckoutStatus = (sessionId: string | null) =>
   useSWR<CheckoutStatus>(sessionId ? `/api/checkout/sessions/${encodeURIComponent(sessionId)}` : null, {
     refreshInterval: (latest) =>
       latest && SETTLED.has(latest.state) && (latest.state !== 'complete' || latest.sale_id)
         ? 0
-        : latest?.state === 'awaiting_payment' && (latest.konbini || latest.bank_transfer)
-          ? 15_000
+        : latest?.state === 'awaiting_payment'
+          ? PENDING_REFRESH_MS
           : 2000,
   });
 
@@ -32,7 +33,9 @@ export const startCheckout = (body: RequestBody<'/api/licenses/stripe', 'post'>)
 
 /** GET /api/users/{id}/orders/{order_number}: one order as the member reads it. */
 export type MemberOrder = Answer<'/api/users/{id}/orders/{order_number}'>['order'];
+/** Asked again while its payment is awaited (until the first answer too), no more once it is settled. */
 export const useOrder = (userId: string | undefined, orderNumber: string | undefined) =>
   useSWR<Answer<'/api/users/{id}/orders/{order_number}'>>(
     userId && orderNumber ? `/api/users/${userId}/orders/${encodeURIComponent(orderNumber)}` : null,
+    { refreshInterval: (latest) => (!latest || latest.order.state === 'awaiting_payment' ? PENDING_REFRESH_MS : 0) },
   );

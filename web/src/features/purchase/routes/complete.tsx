@@ -3,6 +3,7 @@ import { LoadError } from '../../../components/ui/load-state';
 import { useAuth } from '../../../lib/auth-store';
 import { type CheckoutStatus, useCheckoutStatus } from '../api';
 import { BankTransferDetails } from '../bank-transfer';
+import { PaymentSettledNotice } from '../components/payment-settled-notice';
 import { KonbiniVoucherDetails } from '../konbini-voucher';
 
 function OrderNumber({ orderNumber }: { orderNumber: string | null | undefined }) {
@@ -78,9 +79,11 @@ function CheckoutState({ data, licenseId }: { data: CheckoutStatus | undefined; 
   const reason =
     data.state === 'expired'
       ? 'お支払いの期限が過ぎました。'
-      : data.state === 'payment_failed'
-        ? 'お支払い期限までにお支払いを確認できなかったため、このお申し込みは期限切れになりました（お支払いはありません）。'
-        : 'お支払いの確認で問題が見つかりました。お手数ですがお問い合わせください。';
+      : data.state === 'superseded'
+        ? '別の画面で新しいお手続きを始めたため、このお支払いページは使えなくなりました。'
+        : data.state === 'payment_failed'
+          ? 'お支払い期限までにお支払いを確認できなかったため、このお申し込みは期限切れになりました（お支払いはありません）。'
+          : 'お支払いの確認で問題が見つかりました。お手数ですがお問い合わせください。';
   return (
     <p role="alert">
       {reason}
@@ -88,6 +91,13 @@ function CheckoutState({ data, licenseId }: { data: CheckoutStatus | undefined; 
     </p>
   );
 }
+
+/** Said once when a payment awaited while this page is open is settled (the page asks again until then). */
+const SETTLED_MESSAGES = {
+  complete: 'お支払いを確認しました。ご購入ありがとうございます。',
+  payment_failed: 'お支払い期限までにお支払いを確認できなかったため、このお申し込みは期限切れになりました。',
+  expired: 'お支払いの期限が過ぎました。',
+};
 
 /** /licenses/{id}/complete: "confirming payment" until the webhook has made the sale. */
 export function PurchaseCompletePage() {
@@ -107,6 +117,7 @@ export function PurchaseCompletePage() {
   return (
     <section className="card narrow">
       <h1>ご購入手続きの状況</h1>
+      <PaymentSettledNotice state={data?.state} messages={SETTLED_MESSAGES} />
       {body}
       {/* An unknown session's error already offers the way on (LoadError). */}
       {error ? null : (

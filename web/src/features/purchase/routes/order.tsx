@@ -4,6 +4,7 @@ import { formatPrice } from '../../../lib/format';
 import { formatJapanTime } from '../../../lib/japan-time';
 import { type MemberOrder, useOrder } from '../api';
 import { BankTransferDetails } from '../bank-transfer';
+import { PaymentSettledNotice } from '../components/payment-settled-notice';
 import { InvoiceForm } from '../invoice-form';
 import { KonbiniVoucherDetails } from '../konbini-voucher';
 import { ReceiptAction } from '../receipt-action';
@@ -75,6 +76,12 @@ function OrderBody({ order, userId }: { order: MemberOrder; userId: string }) {
         </section>
       ) : null}
       {order.transfer_note ? <p className="small">{order.transfer_note}</p> : null}
+      {order.state === 'refund_due' ? (
+        <p className="notice">
+          このお支払いは、ご購入済みのライセンスへの重複したお支払いや満席などのため、購入としては受け付けておりません。お支払い額は決済代行会社（Stripe）を通じて返金いたします。ご不明な点は
+          <Link to="/contact">お問い合わせ</Link>ください。
+        </p>
+      ) : null}
       {order.sale_id && order.paid_at ? (
         <section aria-labelledby="receipt-heading">
           <h2 id="receipt-heading">領収書</h2>
@@ -88,6 +95,12 @@ function OrderBody({ order, userId }: { order: MemberOrder; userId: string }) {
   );
 }
 
+const SETTLED_MESSAGES = {
+  paid: 'お支払いを確認しました。ご注文はお支払い済みになりました。',
+  expired: 'お支払い期限が過ぎたため、このご注文は期限切れになりました。',
+  refunded: 'このご注文は返金済みになりました。',
+};
+
 /** /users/{id}/orders/{order_number}: one order — what, how much, how and whether it is paid, what to do next. */
 export function OrderPage() {
   const { id, orderNumber } = useParams();
@@ -95,6 +108,7 @@ export function OrderPage() {
   return (
     <section className="card narrow">
       <h1>ご注文の内容</h1>
+      <PaymentSettledNotice state={data?.order.state} messages={SETTLED_MESSAGES} />
       {isLoading ? <Loading /> : null}
       {error ? <LoadError error={error} onRetry={() => void mutate()} /> : null}
       {data && id ? <OrderBody order={data.order} userId={id} /> : null}

@@ -21,6 +21,7 @@ interface SecondPurchase {
   code: 'already_purchased' | 'payment_pending' | 'sold_out' | 'not_on_sale';
   message: string;
   voucher_url?: string | null;
+  order_url?: string | null;
 }
 const REFUSALS = new Set(['already_purchased', 'payment_pending', 'sold_out', 'not_on_sale']);
 
@@ -32,17 +33,33 @@ const secondPurchaseOf = (error: unknown): SecondPurchase | null => {
 
 type Holding = Answer<'/api/me/holdings'>['holdings'][number];
 
-/** Known on load: the licence is held or being paid for (購入済み / お支払い待ち). */
-function HeldNotice({ holding, historyPath }: { holding: Holding; historyPath: string }) {
+const PENDING_TEXT = {
+  bank_transfer:
+    'このライセンスは銀行振込でのお支払いをお待ちしています。お振込先（お客さま専用口座）へ、期限までにお振り込みください。',
+  konbini: 'このライセンスはコンビニでのお支払いをお待ちしています。お支払い番号に沿って期限までにお支払いください。',
+  card: 'このライセンスはお支払いをお待ちしています。',
+} as const;
+
+/** Known on load: the licence is held or being paid for (購入済み / お支払い待ち, by konbini or bank transfer). */
+function HeldNotice({ holding, userId, historyPath }: { holding: Holding; userId: string; historyPath: string }) {
+  const transfer = holding.payment_method === 'bank_transfer';
   return (
     <div className="notice" role="status">
       <p>
-        <strong>{holding.state === 'purchased' ? '購入済み' : 'お支払い待ち'}</strong>
+        <strong>{holding.state === 'purchased' ? '購入済み' : transfer ? 'お支払い待ち（銀行振込）' : 'お支払い待ち'}</strong>
       </p>
       <p className="small">
         {holding.state === 'purchased'
           ? 'このライセンスはご購入済みのため、もう一度購入する必要はありません。'
-          : 'このライセンスはお支払いをお待ちしています。お支払い番号に沿って期限までにお支払いください。'}
+          : PENDING_TEXT[holding.payment_method ?? 'konbini']}
+        {holding.state === 'payment_pending' && holding.order_number ? (
+          <>
+            <Link to={`/users/${userId}/orders/${holding.order_number}`}>
+              {transfer ? 'ご注文の内容（お振込先）を見る' : 'ご注文の内容を見る'}
+            </Link>
+            ／
+          </>
+        ) : null}
         <Link to={historyPath}>購入履歴を見る</Link>
       </p>
     </div>
@@ -85,6 +102,11 @@ function SecondPurchaseNotice({ refused, historyPath }: { refused: SecondPurchas
               お支払い方法（払込票）を表示する
             </a>
             ／
+          </>
+        ) : null}
+        {refused.order_url ? (
+          <>
+            <Link to={refused.order_url}>ご注文の内容を見る</Link>／
           </>
         ) : null}
         <Link to={historyPath}>購入履歴を見る</Link>
@@ -137,7 +159,8 @@ export function ProcedurePage() {
             以下の内容をご確認のうえ、「お支払いへ進む」を押してください。決済代行会社（Stripe）のお支払いページに移動します。
           </p>
           <PurchaseSummary license={data.license} />
-          {holding ? <HeldNotice holding={holding} historyPath={historyPath} /> : <SaleStateNotice terms={data.license} />}
+          {holding ? <HeldNotice holding={holding} userId={me?.id ?? ''} historyPath={historyPath} /> : null}
+          {holding ? null : <SaleStateNotice terms={data.license} />}
           <CheckboxField
             label="新しいトレーニングやライセンスのご案内をメールで受け取る"
             name="distribution"
