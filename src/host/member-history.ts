@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { AppEnv, AppModule } from '../http/context.ts';
 import { permitSelfOr, requireUser, signedInUser } from '../http/guards.ts';
 import { operation, pathIds } from '../http/openapi.ts';
-import { konbiniOrdersOf, type MemberOrder, memberOrdersOf } from '../modules/checkout/index.ts';
+import { type MemberOrder, memberOrdersOf } from '../modules/checkout/index.ts';
 import { holdingsOf, type MemberSale, memberSalesByCheckout, SaleAnswer, salesOfUser } from '../modules/sales/index.ts';
 import { OrderAnswer, orderAnswer } from './member-orders.ts';
 

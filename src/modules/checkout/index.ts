@@ -23,10 +23,7 @@ export { checkoutAuditLabels } from './audit-labels.ts';
 export { bankTransferSweep } from './bank-transfer-mails.ts';
 export { checkoutDashboard } from './dashboard.ts';
 export { paymentsInboxFigures } from './figures.ts';
-export {
-  konbiniOrdersOf,
-  konbiniReminders,
-} from './konbini.ts';
+export { konbiniReminders } from './konbini.ts';
 export { type MemberOrder, memberOrderOf, memberOrdersOf } from './member-orders.ts';
 export { paymentOfCheckout } from './payment-method.ts';
 export { scheduleNightlyReconciliation } from './reconciliation.ts';

@@ -48,44 +48,6 @@ export function voucherView(checkout: KonbiniVoucher) {
   };
 }
 
-type KonbiniOrderState = 'awaiting_payment' | 'expired';
-const KONBINI_ORDER_LABEL: Record<KonbiniOrderState, string> = {
-  awaiting_payment: 'お支払い待ち',
-  expired: '期限切れ（お支払いはありません）',
-};
-
-export async function konbiniOrdersOf(orm: Orm, userId: string) {
-  const em = orm.em.fork() as Em;
-  const checkouts = await em.find(
-    CheckoutSession,
-    { userId, konbiniExpiresAt: { $ne: null }, state: { $in: ['awaiting_payment', 'payment_failed'] } },
-    { orderBy: { createdAt: 'desc', id: 'desc' } },
-  );
-  const names = new Map<number, string>();
-  for (const licenseId of new Set(checkouts.map((c) => c.licenseId))) {
-    names.set(licenseId, (await findLicenseForSale(em, licenseId))?.name ?? '');
-  }
-  const now = Date.now();
-  return checkouts.map((checkout) => {
-    // Stripe tells us of a lapse a little after the deadline: past it, the voucher is no use either way.
-    const lapsed = checkout.state === 'payment_failed' || (checkout.konbiniExpiresAt?.getTime() ?? 0) <= now;
-    const state: KonbiniOrderState = lapsed ? 'expired' : 'awaiting_payment';
-    return {
-      checkout_id: checkout.id,
-      order_number: checkout.orderNumber ?? null,
-      license_id: checkout.licenseId,
-      license_name: names.get(checkout.licenseId) ?? '',
-      amount: checkout.amount,
-      currency: checkout.currency,
-      ordered_at: checkout.createdAt.toISOString(),
-      state,
-      state_label: KONBINI_ORDER_LABEL[state],
-      voucher: lapsed ? null : voucherView(checkout),
-      expires_at: checkout.konbiniExpiresAt?.toISOString() ?? null,
-    };
-  });
-}
-
 export async function mailKonbiniVoucher(ctx: JobContext, eventId: string, checkoutId: string): Promise<JobResult> {
   const checkout = await ctx.em.findOne(CheckoutSession, { id: checkoutId });
   const voucher = checkout ? voucherView(checkout) : null;
