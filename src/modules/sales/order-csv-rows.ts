@@ -46,10 +46,6 @@ const SNAPSHOT = [
   's.buyer_affiliation_other',
 ] as const;
 
-/**
- * One keyset batch of `booking`'s rows, oldest payment first, with each sale's refunds joined (one
- * query: the lateral aggregate reads sale_refunds_sale_id_index once per sale of the batch).
- */
 /** What of the sale was refunded: in the period (each refund, the last date) and by the period's end. */
 function refundsOf(start: RawBuilder<string>, end: RawBuilder<string>) {
   return (eb: SalesEb) =>
@@ -74,6 +70,10 @@ function refundsOf(start: RawBuilder<string>, end: RawBuilder<string>) {
 const ifGone = <C extends (typeof SNAPSHOT)[number]>(eb: SalesEb, column: C) =>
   eb.case().when('s.user_id', 'is', null).then(eb.ref(column)).end();
 
+/**
+ * One keyset batch of `booking`'s rows, oldest payment first, with each sale's refunds joined (one
+ * query: the lateral aggregate reads sale_refunds_sale_id_index once per sale of the batch).
+ */
 function batch(em: Em, period: Period, booking: Booking, afterId: number | null): Promise<OrderRow[]> {
   const start = japanDayStart(period.from);
   const end = japanDayAfter(period.to);
