@@ -17,6 +17,10 @@
  * Start-up (issue 32 item 4, scripts/start-up.ts): exec to /readyz 200 of a web process and to a
  * worker's metrics port, the minimum of 3 starts each, ≤ 2.5 s; measured first, before any load.
  * BENCH_ONLY=start-up measures only these, on a database that is only migrated (no seeding).
+ *
+ * 受注CSV (issue 33 item 1, scripts/bench-order-csv.ts): a month of 100,000 sales downloaded from the
+ * web process, ≤ 5 s, with its memory growth; measured last, after the month is added to the database.
+ * BENCH_ONLY=order-csv seeds only the members, licences and that month, and measures only this.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
@@ -30,6 +34,7 @@ import { migrate } from '../src/db/orm.ts';
 import { openDatabase } from '../src/host/modules.ts';
 import { createOrPromoteAdmin } from '../src/modules/accounts/index.ts';
 import { totp } from '../tests/support/two-factor.ts';
+import { ORDER_MONTH, orderCsvFigures, seedOrderMonth } from './bench-order-csv.ts';
 import { measureFirstPage } from './first-page-js.ts';
 import { lighthouseScores } from './lighthouse.ts';
 import { startUpFigures } from './start-up.ts';
@@ -55,6 +60,8 @@ const ONLY_LEAN = process.env.BENCH_ONLY === 'lean';
 const ONLY_EXPORT = process.env.BENCH_ONLY === 'export';
 /** BENCH_ONLY=start-up: only the start-up times, on a migrated, empty database. */
 const ONLY_START_UP = process.env.BENCH_ONLY === 'start-up';
+/** BENCH_ONLY=order-csv: only the 受注CSV of a month (one web process; no million sales, no worker). */
+const ONLY_ORDER_CSV = process.env.BENCH_ONLY === 'order-csv';
 /** Interleaved rounds of the lean-request figures; each ratio is the median of the rounds' ratios. */
 const LEAN_ROUNDS = Number(process.env.BENCH_LEAN_ROUNDS ?? 9);
 /** Seconds of each lean-request run: short runs, many rounds, so a neighbour's burst of load touches few. */
@@ -203,6 +210,18 @@ async function seed() {
     `insert into licenses (name, description, price, created_at, updated_at)
      select 'ライセンス ' || g, '説明', 1000 + g, now(), now() from generate_series(1, ${SCALE.licences}) g`,
   );
+  if (ONLY_ORDER_CSV) {
+    await seedOrderMonth((text, params) => sql(url, text, params), SCALE.members);
+    await sql(url, 'vacuum analyze');
+    report({
+      kind: 'seed',
+      members: SCALE.members,
+      licences: SCALE.licences,
+      sales: ORDER_MONTH.sales,
+      seconds: +((performance.now() - t0) / 1000).toFixed(1),
+    });
+    return;
+  }
   await sql(
     url,
     `insert into sales (user_id, buyer_last_name, buyer_first_name, buyer_email, buyer_affiliation, buyer_affiliation_name,
@@ -527,12 +546,36 @@ async function main() {
   const leanBase = `http://127.0.0.1:${leanPort}`;
   const referenceBase = `http://127.0.0.1:${referencePort}`;
   // Start-up first, while nothing else of the bench runs.
-  const startUp = ONLY_LEAN || ONLY_EXPORT ? [] : await startUpFigures(env);
+  const startUp = ONLY_LEAN || ONLY_EXPORT || ONLY_ORDER_CSV ? [] : await startUpFigures(env);
   for (const figure of startUp) report({ kind: 'start-up', ...figure });
   const startUpVerdicts: Verdict[] = startUp.map(({ runs: _runs, cpuMs: _cpuMs, ...verdict }) => verdict);
   if (ONLY_START_UP) {
     printVerdicts(startUpVerdicts);
     process.exitCode = startUpVerdicts.every((v) => v.met) ? 0 : 1;
+    return;
+  }
+  if (ONLY_ORDER_CSV) {
+    const web = await start(
+      [
+        ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+        'src/main.ts',
+        'web',
+      ],
+      { ...env, PORT: String(webPort) },
+      `${base}/healthz`,
+    );
+    const { cookie } = await signInAdmin(base);
+    await seedOrderMonth((text, params) => sql(dbUrl.toString(), text, params), SCALE.members);
+    const verdicts = await orderCsvFigures(
+      base,
+      cookie,
+      web.pid as number,
+      report,
+      (text, params) => sql(dbUrl.toString(), text, params),
+      Number(process.env.BENCH_ORDER_CSV_RUNS ?? 2),
+    );
+    printVerdicts(verdicts);
+    process.exitCode = verdicts.every((v) => v.met) ? 0 : 1;
     return;
   }
   if (ONLY_EXPORT) {
@@ -597,7 +640,7 @@ async function main() {
     return;
   }
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}/web`] : [];
-  await start([...profile, 'src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `${base}/healthz`);
+  const web = await start([...profile, 'src/main.ts', 'web'], { ...env, PORT: String(webPort) }, `${base}/healthz`);
   // As `npm run start:worker` starts it (package.json): the heap limit keeps V8 collecting early.
   const worker = await start(['--max-old-space-size=512', '--max-semi-space-size=16', 'src/main.ts', 'worker'], env);
   await start(['scripts/hello.ts'], { PORT: String(helloPort) }, `http://127.0.0.1:${helloPort}/`);
@@ -634,6 +677,11 @@ async function main() {
   }
 
   const exportVerdicts = await exportFigures(base, auth, csrfCookie, worker);
+  // Last, so the month's sales touch no figure before it.
+  await seedOrderMonth((text, params) => sql(dbUrl.toString(), text, params), SCALE.members);
+  const orderCsvVerdicts = await orderCsvFigures(base, cookie, web.pid as number, report, (text, params) =>
+    sql(dbUrl.toString(), text, params),
+  );
 
   const verdicts: Verdict[] = [
     ...startUpVerdicts,
@@ -666,6 +714,7 @@ async function main() {
       met: best(`sales: deepest page (${deepest})`).p50 / Math.max(1, best('sales: first page').p50) <= TARGETS.deepVsFirst,
     },
     ...exportVerdicts,
+    ...orderCsvVerdicts,
   ];
   console.log('\n| figure | value | target | met |\n|---|---|---|---|');
   for (const v of verdicts) console.log(`| ${v.figure} | ${v.ratio} | ${v.target} | ${v.met ? 'yes' : 'NO'} |`);

@@ -38,12 +38,28 @@ export function unmappableIn(text: string): string[] {
   return found;
 }
 
+// A run of characters outside ASCII (UTF-16 units: a surrogate pair stays within its run).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is what is skipped
+const NON_ASCII_RUN = /[^\x00-\x7f]+/g;
+
+/**
+ * What CP932 cannot hold becomes 〓, each code point. ASCII is skipped by the regex engine, and each
+ * distinct run is checked once per call (a CSV batch repeats its names and labels): no character is
+ * kept beyond the call.
+ */
 export function replaceUnmappable(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII fast path
   if (/^[\x00-\x7f]*$/.test(text)) return text;
-  let out = '';
-  for (const char of toCp932Forms(text)) out += fitsCp932(char) ? char : GETA;
-  return out;
+  const checked = new Map<string, string>();
+  return toCp932Forms(text).replace(NON_ASCII_RUN, (run) => {
+    let out = checked.get(run);
+    if (out === undefined) {
+      out = '';
+      for (const char of run) out += fitsCp932(char) ? char : GETA;
+      checked.set(run, out);
+    }
+    return out;
+  });
 }
 
 export function downloadNames(licenseName: string | null, at: Date): { utf8: string; ascii: string } {

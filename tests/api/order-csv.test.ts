@@ -44,6 +44,22 @@ function parseCsv(text: string): string[][] {
 }
 
 const taxOf = (amount: number) => Math.floor((amount * 10) / 110);
+const sum = (rows: string[][], column: number) => rows.reduce((n, row) => n + Number(row[column]), 0);
+/** What a month-end reconciliation adds up: 売上 rows, 金額, 消費税, 返金額 and its tax. */
+const csvSums = (rows: string[][]) => ({
+  count: rows.filter((row) => row[17] === '売上').length,
+  amount: sum(rows, 8),
+  tax: sum(rows, 9),
+  refunded_amount: sum(rows, 14),
+  refunded_tax: sum(rows, 16),
+});
+const summarySums = (s: Record<string, number>) => ({
+  count: s.count,
+  amount: s.amount,
+  tax: s.tax,
+  refunded_amount: s.refunded_amount,
+  refunded_tax: s.refunded_tax,
+});
 
 beforeAll(async () => {
   t = await startTestRuntime();
@@ -92,10 +108,11 @@ async function ordersCsv(query: string) {
 }
 
 describe('GET /api/sales/orders.csv', () => {
-  it('one row per sale paid in the Japan period; its sums equal the summary across the month boundary', async () => {
+  it('one 売上 row per sale paid in the Japan period; its sums equal the summary in every month and across them', async () => {
     for (const [from, to] of [
       ['2026-11-01', '2026-11-30'],
       ['2026-10-01', '2026-10-31'],
+      ['2026-12-01', '2026-12-31'],
       ['2026-10-01', '2026-12-31'],
     ] as const) {
       const res = await ordersCsv(`?from=${from}&to=${to}`);
@@ -119,21 +136,13 @@ describe('GET /api/sales/orders.csv', () => {
         '返金日',
         '返金額',
         'Stripe の支払ID',
+        '返金のうち消費税',
+        '計上区分',
       ]);
       const summary = (await (await admin.get(`/api/sales/summary?from=${from}&to=${to}`)).json()).summary;
-      const sum = (column: number) => rows.reduce((n, row) => n + Number(row[column]), 0);
-      expect({ count: rows.length, amount: sum(8), tax: sum(9) }, `${from}..${to}`).toEqual({
-        count: summary.count,
-        amount: summary.amount,
-        tax: summary.tax,
-      });
+      expect(csvSums(rows), `${from}..${to}`).toEqual(summarySums(summary));
       // Every row's tax is the receipts' own rounding.
       for (const row of rows) expect(Number(row[9])).toBe(taxOf(Number(row[8])));
-      if (from === '2026-11-01') {
-        // Refunds in November were all of November's sales: the refund column adds up to the summary's.
-        expect(sum(14)).toBe(summary.refunded_amount);
-        expect(summary.refunded_amount).toBe(4_000 + 9_998);
-      }
     }
   });
 
@@ -158,14 +167,32 @@ describe('GET /api/sales/orders.csv', () => {
       '2026/11/03',
       '4000',
     ]);
-    expect(first[15]).toBe('pi_test_order_csv_1');
+    expect(first.slice(15)).toEqual(['pi_test_order_csv_1', '363', '売上']);
     // A sale whose member is gone: the purchase-time name; refunded whole.
     expect(second.slice(3, 6)).toEqual(['', '削除 済み', '']);
     expect(second.slice(11, 15)).toEqual(['クレジットカード', '返金済み', '2026/11/20', '9998']);
     expect(third.slice(12, 15)).toEqual(['出力待ち', '', '0']);
-    // December's file counts the rest of the first sale's refund only there: 返金済み by then.
+    // December's file has the rest of the first sale's refund as a 返金のみ row: 返金済み by then.
+    const december = parseCsv(await (await ordersCsv('?from=2026-12-01&to=2026-12-31')).text()).slice(1);
+    expect(december.map((row) => row[17])).toEqual(['売上', '返金のみ']);
+    expect(december[1]?.slice(8, 18)).toEqual([
+      '0',
+      '0',
+      '10%',
+      'コンビニ払い',
+      '返金済み',
+      '2026/12/02',
+      '7000',
+      'pi_test_order_csv_1',
+      '636',
+      '返金のみ',
+    ]);
+    // Over the three months it is one sale, its whole refund in its own row.
     const all = parseCsv(await (await ordersCsv('?from=2026-10-01&to=2026-12-31')).text()).slice(1);
-    expect(all.find((row) => row[15] === 'pi_test_order_csv_1')?.slice(12, 15)).toEqual(['返金済み', '2026/12/02', '11000']);
+    const whole = all.filter((row) => row[15] === 'pi_test_order_csv_1');
+    expect(whole.map((row) => row.slice(12, 18))).toEqual([
+      ['返金済み', '2026/12/02', '11000', 'pi_test_order_csv_1', '999', '売上'],
+    ]);
   });
 
   it('CP932 on request, audited, administrators only, bad periods refused in Japanese', async () => {

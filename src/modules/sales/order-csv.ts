@@ -1,17 +1,15 @@
 import iconv from 'iconv-lite';
-import { japanTimeText, db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
 import { CP932, contentDisposition, csvHeader, csvLines, replaceUnmappable } from '../../lib/csv.ts';
 import { jstStamp } from '../../lib/japan-time.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { receiptIssuer } from '../../site-settings.ts';
-import { combinedAffiliationName, currentBuyers } from '../accounts/index.ts';
+import { combinedAffiliationName } from '../accounts/index.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { PAYMENT_METHOD_LABEL, SALE_STATUS_LABEL, type SaleStatus } from './entities/sale.entity.ts';
+import { type Booking, type OrderBatch, type OrderRow, orderBatches } from './order-csv-rows.ts';
 import { includedTax } from './receipt-pdf.ts';
-import { refundsByPeriodEnd } from './refund-amounts.ts';
-import { salesFilter } from './sales-filter.ts';
 import type { Period } from './summary.ts';
 
 const COLUMNS = [
@@ -31,41 +29,23 @@ const COLUMNS = [
   '返金日',
   '返金額',
   'Stripe の支払ID',
+  '返金のうち消費税',
+  '計上区分',
 ] as const;
 
-const BATCH = 5_000;
+type Members = OrderBatch['members'];
 
-interface OrderRow {
-  id: number;
-  order_number: string | null;
-  ordered_at: string | null;
-  paid_at: string;
-  ordered: string | null;
-  paid: string;
-  user_id: string | null;
-  buyer_last_name: string;
-  buyer_first_name: string;
-  buyer_affiliation: number | null;
-  buyer_affiliation_name: string;
-  buyer_affiliation_other: string | null;
-  license_name: string;
-  amount: number;
-  payment_method: string;
-  status: number;
-  stripe_payment_intent_id: string | null;
-}
-
-type Refunds = Awaited<ReturnType<typeof refundsByPeriodEnd>>;
-type Members = Awaited<ReturnType<typeof currentBuyers>>;
+const BOOKING_LABEL: Record<Booking, string> = { sale: '売上', refund: '返金のみ' };
 
 /** 一部返金 and 返金済み say more than the fulfilment state; a sale that stands shows that state. */
-function stateLabel(row: OrderRow, refunded: number): string {
-  if (refunded >= row.amount) return '返金済み';
-  if (refunded > 0) return '一部返金';
+function stateLabel(row: OrderRow): string {
+  if (row.refunded_total >= row.amount) return '返金済み';
+  if (row.refunded_total > 0) return '一部返金';
   return SALE_STATUS_LABEL[row.status as SaleStatus] ?? '';
 }
 
-function cellsOf(row: OrderRow, members: Members, refunds: Refunds): string[] {
+/** A `refund` row's 金額 and 消費税 are 0: its sale was counted in the period it was paid. */
+function cellsOf(row: OrderRow, booking: Booking, members: Members): string[] {
   const member = row.user_id ? members.get(row.user_id) : undefined;
   // The member as they are now; the purchase-time copy only once the account is gone (decision 0038).
   const person = member ?? {
@@ -77,8 +57,9 @@ function cellsOf(row: OrderRow, members: Members, refunds: Refunds): string[] {
     affiliationName: row.buyer_affiliation_name,
     affiliationOther: row.buyer_affiliation_other,
   };
-  const refund = refunds.get(row.id);
-  const refunded = refund?.amount ?? 0;
+  const sold = booking === 'sale' ? row.amount : 0;
+  let refundedTax = 0;
+  for (const amount of row.refund_amounts ?? []) refundedTax += includedTax(amount);
   return [
     row.order_number ?? '',
     row.ordered ?? '',
@@ -88,24 +69,27 @@ function cellsOf(row: OrderRow, members: Members, refunds: Refunds): string[] {
     `${person.lastNameKana ?? ''} ${person.firstNameKana ?? ''}`.trim(),
     combinedAffiliationName(person.affiliation, person.affiliationName, person.affiliationOther),
     row.license_name,
-    String(row.amount),
-    String(includedTax(row.amount)),
+    String(sold),
+    String(includedTax(sold)),
     `${receiptIssuer.taxRatePercent}%`,
     PAYMENT_METHOD_LABEL[row.payment_method] ?? row.payment_method,
-    stateLabel(row, refunded),
-    refund ? refund.last.slice(0, 10) : '',
-    String(refunded),
+    stateLabel(row),
+    row.refund_day ?? '',
+    String(row.refunded),
     row.stripe_payment_intent_id ?? '',
+    String(refundedTax),
+    BOOKING_LABEL[booking],
   ];
 }
 
 const periodName = (period: Period) => `${period.from}_${period.to}`;
 
 /**
- * GET /api/sales/orders.csv: one row per sale paid in the period (Japan days), oldest first, with the
- * refunds made by the period's end — so a closed month's file does not change, like 売上集計's
- * figures (decision 0044). Audited before the first byte; read by a keyset walk of sales_paid_at_index
- * in batches of BATCH and streamed, memory flat however many rows.
+ * GET /api/sales/orders.csv: one 売上 row per sale paid in the period (Japan days), oldest first, then
+ * one 返金のみ row per sale paid earlier and refunded in it; every row's 返金額 is what was refunded in
+ * the period. So each column sums to 売上集計's figure and a closed month's file never changes
+ * (decision 0044). Audited before the first byte; batches of rows (order-csv-rows.ts) and their
+ * members, one query each, are streamed: memory flat however many rows.
  */
 export async function openOrderCsv(orm: Orm, actor: Actor, period: Period, encoding: 'utf-8' | 'shift_jis', log?: Logger) {
   await transact(orm.em as Em, async (tx) => {
@@ -122,52 +106,13 @@ export async function openOrderCsv(orm: Orm, actor: Actor, period: Period, encod
 
   async function* chunks(): AsyncGenerator<Buffer> {
     yield encode(csvHeader(COLUMNS, !cp932));
-    let after: { at: string; id: number } | null = null;
     let written = 0;
     const started = Date.now();
-    for (;;) {
-      const from = after;
-      const rows: OrderRow[] = await kysely(em)
-        .selectFrom('sales as s')
-        .select([
-          's.id',
-          's.order_number',
-          's.ordered_at',
-          's.paid_at',
-          's.user_id',
-          's.buyer_last_name',
-          's.buyer_first_name',
-          's.buyer_affiliation',
-          's.buyer_affiliation_name',
-          's.buyer_affiliation_other',
-          's.license_name',
-          's.amount',
-          's.payment_method',
-          's.status',
-          's.stripe_payment_intent_id',
-          (eb) => japanTimeText(eb.ref('s.ordered_at')).$castTo<string | null>().as('ordered'),
-          (eb) => japanTimeText(eb.ref('s.paid_at')).as('paid'),
-        ])
-        .where(salesFilter({ paidFrom: period.from, paidTo: period.to }))
-        .$if(from !== null, (q) =>
-          q.where((eb) => eb(eb.refTuple('s.paid_at', 's.id'), '>', eb.tuple(from?.at as string, from?.id as number))),
-        )
-        .orderBy('s.paid_at')
-        .orderBy('s.id')
-        .limit(BATCH)
-        .execute();
-      if (rows.length === 0) break;
-      const ids = rows.map((row) => row.id);
-      const members = await currentBuyers(
-        em,
-        rows.flatMap((row) => (row.user_id ? [row.user_id] : [])),
-      );
-      const refunds = await refundsByPeriodEnd(em, ids, period.to);
-      yield encode(csvLines(rows.map((row) => cellsOf(row, members, refunds))));
-      written += rows.length;
-      const last = rows[rows.length - 1] as OrderRow;
-      after = { at: last.paid_at, id: last.id };
-      if (rows.length < BATCH) break;
+    for (const booking of ['sale', 'refund'] as const) {
+      for await (const { rows, members } of orderBatches(em, period, booking)) {
+        yield encode(csvLines(rows.map((row) => cellsOf(row, booking, members))));
+        written += rows.length;
+      }
     }
     log?.info('order csv written', { rows: written, ms: Date.now() - started });
   }

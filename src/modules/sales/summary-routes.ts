@@ -29,5 +29,6 @@ export const summaryRoutes = new Hono<AppEnv>()
     const file = await openOrderCsv(c.var.deps.orm, actor, periodOf(query), query.encoding, c.var.log);
     c.header('Content-Type', file.contentType);
     c.header('Content-Disposition', file.disposition);
-    return c.body(Readable.toWeb(Readable.from(file.chunks)) as ReadableStream);
+    // Bytes, not objects: the stream holds about one batch ahead of the client, however many rows.
+    return c.body(Readable.toWeb(Readable.from(file.chunks, { objectMode: false })) as ReadableStream);
   });

@@ -335,7 +335,7 @@ export interface paths {
     get: operations["getApiSalesLicenseCounts"];
   };
   "/api/sales/orders.csv": {
-    /** 受注CSV（期間内に支払われた売上を1行ずつ） */
+    /** 受注CSV（期間内に支払われた売上と、期間内に返金した過去の注文を1行ずつ） */
     get: operations["getApiSalesOrdersCsv"];
   };
   "/api/sales/revert": {
@@ -5803,7 +5803,7 @@ export interface operations {
       };
     };
   };
-  /** 受注CSV（期間内に支払われた売上を1行ずつ） */
+  /** 受注CSV（期間内に支払われた売上と、期間内に返金した過去の注文を1行ずつ） */
   getApiSalesOrdersCsv: {
     responses: {
       /** @description CSV ファイル */

@@ -17,6 +17,6 @@ export const useSalesSummary = (period: { from: string; to: string }) =>
 export const summaryCsvUrl = (period: { from: string; to: string }, encoding: 'utf-8' | 'shift_jis') =>
   `/api/sales/summary.csv?${summaryQuery(period)}&encoding=${encoding}`;
 
-/** 受注CSV: one row per sale paid in the period; its sums are the summary's. */
+/** 受注CSV: a row per sale paid in the period and per earlier sale refunded in it; its sums are the summary's. */
 export const ordersCsvUrl = (period: { from: string; to: string }, encoding: 'utf-8' | 'shift_jis') =>
   `/api/sales/orders.csv?${summaryQuery(period)}&encoding=${encoding}`;

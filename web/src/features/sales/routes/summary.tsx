@@ -116,7 +116,7 @@ function SummaryCsv({ summary }: { summary: SalesSummary }) {
         <>
           <h3>受注CSV</h3>
           <p className="small">
-            期間内に支払われた注文を1件1行で出力します（注文番号、会員、金額と消費税、お支払い方法、返金）。金額の合計は上の集計と一致します。
+            期間内に支払われた注文を1件1行で出力します（注文番号、会員、金額と消費税、お支払い方法、返金）。それより前の注文を期間内に返金したときは、計上区分「返金のみ」（金額0円）の行でその返金額を出力します。金額・消費税・返金額の合計は上の集計と一致します。
           </p>
           <a className="button" href={ordersCsvUrl(summary, encoding)} download>
             受注CSVをダウンロード（{periodLabel(summary)}）
