@@ -145,6 +145,8 @@ const runId = { id: pathIds.uuid };
 export const checkoutDocs = {
   start: operation('post', {
     summary: 'Stripe Checkout を始める（支払いページの URL）',
+    description:
+      '409 の `code`: `sold_out`（満席）、`not_on_sale`（販売期間外）、`already_purchased`（購入済み）、`payment_pending`（お支払い待ちの注文あり）、`superseded`（同じライセンスの手続きが別の画面で始め直された）。同じライセンスの開いている手続きは Stripe で期限切れにしてから新しい手続きを作ります。その確認が Stripe からとれないときは 503（時間をおいて再試行）。',
     tags: PURCHASE,
     access: 'member',
     body: StartInput,
