@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import type { Em, Orm } from '../../db/orm.ts';
+import type { Em } from '../../db/orm.ts';
 import type { JobContext, JobResult } from '../../jobs/context.ts';
 import { japanDeadline } from '../../lib/japan-time.ts';
 import { orderMailLines } from '../../lib/order-page.ts';
