@@ -59,6 +59,14 @@ export function networkError(): ApiError {
   return new ApiError(0, offline ? OFFLINE_MESSAGE : NETWORK_MESSAGE);
 }
 
+let leaving = false;
+/** One page load for a screen whose several calls are all refused the same way (each would start its own). */
+function leaveFor(path: string) {
+  if (leaving || window.location.pathname === new URL(path, window.location.origin).pathname) return;
+  leaving = true;
+  window.location.assign(path);
+}
+
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function readCookie(name: string): string | undefined {
@@ -105,11 +113,11 @@ async function toError(res: Response): Promise<ApiError> {
         : 'リクエストを処理できませんでした。';
   // An administrator who has not enrolled in two-factor yet goes straight to enrolment.
   if (res.status === 403 && (body as { code?: string } | undefined)?.code === 'two_factor_enrollment_required') {
-    if (!window.location.pathname.startsWith('/account/security')) window.location.assign('/account/security?enrol=1');
+    if (!window.location.pathname.startsWith('/account/security')) leaveFor('/account/security?enrol=1');
   }
   // Staff outside ADMIN_ALLOWED_NETWORKS: one page saying so, instead of an error on every screen.
   if (res.status === 403 && (body as { code?: string } | undefined)?.code === 'admin_network_refused') {
-    if (window.location.pathname !== NETWORK_REFUSED_PAGE) window.location.assign(NETWORK_REFUSED_PAGE);
+    leaveFor(NETWORK_REFUSED_PAGE);
   }
   // A gateway's 502/504 (or any 5xx without our JSON) means the shop is down for now.
   const ours = typeof body?.message === 'string' && !(res.status === 502 || res.status === 504);
