@@ -10,7 +10,8 @@ export default defineConfig({
     // console.error or an unhandled rejection fails the test that caused it.
     setupFiles: ['tests/support/console-guard.ts'],
     pool: 'forks',
-    maxWorkers: 2,
+    // Three files at a time on two cores: most files wait on PostgreSQL, Redis, SMTP or Chromium, not the CPU.
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     fileParallelism: true,
