@@ -11,9 +11,13 @@ const original = console.error;
 let written: string[] = [];
 let rejected: unknown[] = [];
 
-process.on('unhandledRejection', (reason) => {
+// Files share a process (vitest.config.ts): the listener of the file before is replaced, not added to.
+const guard = globalThis as { shopRejectionListener?: (reason: unknown) => void };
+if (guard.shopRejectionListener) process.off('unhandledRejection', guard.shopRejectionListener);
+guard.shopRejectionListener = (reason) => {
   rejected.push(reason);
-});
+};
+process.on('unhandledRejection', guard.shopRejectionListener);
 
 beforeEach(() => {
   written = [];

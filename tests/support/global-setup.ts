@@ -5,7 +5,15 @@ import { openDatabase } from '../../src/host/modules.ts';
 import { databaseUrl, TEMPLATE_DB, TEST_PG_URL } from './env.ts';
 
 /** Builds one migrated template database; every test file clones it (CREATE DATABASE … TEMPLATE). */
-export default async function setup() {
+/** Each test project may call this; the template is built once per run (the projects share the process). */
+const once = globalThis as { shopTestTemplate?: Promise<void> };
+
+export default function setup() {
+  once.shopTestTemplate ??= buildTemplate();
+  return once.shopTestTemplate;
+}
+
+async function buildTemplate() {
   const admin = new Client({ connectionString: TEST_PG_URL });
   await admin.connect();
   try {
