@@ -6,11 +6,10 @@ import { AppError } from '../../http/errors.ts';
 import { japaneseDay, revision } from '../../legal-texts.ts';
 import { japanTime } from '../../lib/japan-time.ts';
 import { legalNoticeAudienceSize } from '../accounts/index.ts';
-import { type Actor, recordAudit } from '../audit/index.ts';
-import { Announcement } from './entities/announcement.entity.ts';
+import type { Actor } from '../audit/index.ts';
 import { composeLegalNotice, effectiveAtText, LEGAL_NOTICE_SUBJECT, legalNoticeBody } from './legal-notice-mail.ts';
 import type { LegalNoticeData } from './schemas.ts';
-import { legalNoticesOf } from './service.ts';
+import { legalNoticesOf, queueAnnouncement } from './service.ts';
 
 type Notice = Awaited<ReturnType<typeof legalNoticesOf>>[number];
 
@@ -85,26 +84,22 @@ export async function sendLegalNotice(orm: Orm, actor: Actor, input: LegalNotice
     const earlier = await legalNoticesOf(tx, revision.id);
     const refused = refusal(earlier);
     if (refused && (!input.resend || refused.details?.code === 'legal_notice_in_progress')) throw refused;
-    tx.create(Announcement, {
+    queueAnnouncement(
+      tx,
+      actor,
       id,
-      kind: 'legal_notice',
-      revision: revision.id,
-      subject: LEGAL_NOTICE_SUBJECT,
-      body: legalNoticeBody(appUrl),
-      licenseId: null,
-      state: 'queued',
-      batch: 0,
-      createdBy: actor.id,
-      createdByEmail: actor.email,
-      createdAt: new Date(),
-    });
-    recordAudit(tx, actor, {
-      action: 'announcement.legal_notice',
-      targetType: 'announcement',
-      targetId: id,
-      after: { subject: LEGAL_NOTICE_SUBJECT, revision: revision.id, resend: earlier.length > 0 },
-    });
-    recordEvent(tx, 'AnnouncementRequested', { announcementId: id });
+      {
+        kind: 'legal_notice',
+        revision: revision.id,
+        subject: LEGAL_NOTICE_SUBJECT,
+        body: legalNoticeBody(appUrl),
+        licenseId: null,
+      },
+      {
+        action: 'announcement.legal_notice',
+        after: { subject: LEGAL_NOTICE_SUBJECT, revision: revision.id, resend: earlier.length > 0 },
+      },
+    );
   });
   return id;
 }

@@ -48,26 +48,39 @@ export async function createAnnouncement(orm: Orm, actor: Actor, input: Announce
   const license = await licenseOf(orm.em.fork() as Em, input.license_id);
   const id = randomUUID();
   await transact(orm.em as Em, async (tx) => {
-    tx.create(Announcement, {
+    queueAnnouncement(
+      tx,
+      actor,
       id,
-      subject: input.subject,
-      body: input.body,
-      licenseId: license?.id ?? null,
-      state: 'queued',
-      batch: 0,
-      createdBy: actor.id,
-      createdByEmail: actor.email,
-      createdAt: new Date(),
-    });
-    recordAudit(tx, actor, {
-      action: 'announcement.create',
-      targetType: 'announcement',
-      targetId: id,
-      after: { subject: input.subject, license_id: license?.id ?? null, body_length: input.body.length },
-    });
-    recordEvent(tx, 'AnnouncementRequested', { announcementId: id });
+      { subject: input.subject, body: input.body, licenseId: license?.id ?? null },
+      {
+        action: 'announcement.create',
+        after: { subject: input.subject, license_id: license?.id ?? null, body_length: input.body.length },
+      },
+    );
   });
   return id;
+}
+
+/** One announcement queued in the caller's transaction, audited, with the event that starts its send. */
+export function queueAnnouncement(
+  tx: Em,
+  actor: Actor,
+  id: string,
+  mail: { subject: string; body: string; licenseId: number | null; kind?: 'legal_notice'; revision?: string },
+  audit: { action: string; after: Record<string, unknown> },
+) {
+  tx.create(Announcement, {
+    id,
+    ...mail,
+    state: 'queued',
+    batch: 0,
+    createdBy: actor.id,
+    createdByEmail: actor.email,
+    createdAt: new Date(),
+  });
+  recordAudit(tx, actor, { ...audit, targetType: 'announcement', targetId: id });
+  recordEvent(tx, 'AnnouncementRequested', { announcementId: id });
 }
 
 /** Stops further mails at once: the one being sent finishes, the rest are never claimed. */
