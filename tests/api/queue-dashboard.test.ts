@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.ts';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { aMember } from '../support/factories.ts';
@@ -144,7 +144,17 @@ describe('the dashboard an administrator gets', () => {
 
   it('refuses every destructive call, even same-origin, and leaves the jobs alone', async () => {
     const mail = t.runtime.deps.queues.mail;
-    // The administrator's two-factor notice may be waiting too (no worker runs here).
+    // The sign-in notices of beforeAll may be waiting too (no worker runs here): count them once the
+    // relay has published every outbox event, so none lands in the queue between the two counts.
+    await vi.waitFor(
+      async () => {
+        const [row] = await t.runtime.deps.orm.em
+          .fork()
+          .execute<{ n: number }[]>('select count(*)::int as n from outbox_events where published_at is null');
+        expect(row?.n).toBe(0);
+      },
+      { timeout: 15_000, interval: 100 },
+    );
     const before = (await mail.getJobCounts('waiting')).waiting ?? 0;
     await mail.add('kept', { note: 'must survive' }, { jobId: 'kept-job' });
     const writes: [string, string, unknown?][] = [
