@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonb, db as kyselyOf, millisecondsAgo, now } from '../../src/db/kysely.ts';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
-import { aMember } from '../support/factories.ts';
+import { aLicense, aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { buyThroughStripe, type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
@@ -243,20 +243,26 @@ describe('administrator sign-ins in the audit log', () => {
 
 describe('GET /api/audit-logs/export.csv', () => {
   it('is the filtered log as a UTF-8 CSV with BOM, in the screen’s words, formula-safe, and audited itself', async () => {
-    // An entry whose cells would start a formula in Excel.
+    // Entries whose cells would start a formula in Excel: an id, and a licence's name as the screen shows it.
+    const formulaLicense = await aLicense(shop.runtime.deps.orm, { name: '=1+1 講習' });
+    const entry = (actor: string, targetId: string) => ({
+      id: randomUUID(),
+      actor_id: null,
+      actor_email: actor,
+      action: 'license.update',
+      target_type: 'license',
+      target_id: targetId,
+      before: jsonb({ price: 1000 }),
+      after: jsonb({ price: 2000 }),
+      created_at: now(),
+    });
     await kyselyOf(db())
       .insertInto('audit_logs')
-      .values({
-        id: randomUUID(),
-        actor_id: null,
-        actor_email: '+evil@example.jp',
-        action: 'license.update',
-        target_type: 'license',
-        target_id: '=HYPERLINK("http://x")',
-        before: jsonb({ price: 1000 }),
-        after: jsonb({ price: 2000 }),
-        created_at: now(),
-      })
+      .values([
+        entry('+evil@example.jp', '=HYPERLINK("http://x")'),
+        entry('named@example.jp', String(licenseId)),
+        entry('named@example.jp', String(formulaLicense)),
+      ])
       .execute();
     const res = await admin.get('/api/audit-logs/export.csv?action=license.update');
     expect(res.status, await res.clone().text()).toBe(200);
@@ -270,11 +276,14 @@ describe('GET /api/audit-logs/export.csv', () => {
     const bytes = Buffer.from(await res.arrayBuffer());
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const lines = bytes.subarray(3).toString('utf8').split('\r\n');
-    expect(lines[0]).toBe('日時（日本時間）,操作者,操作,対象の種類,対象のID,変更内容,対象の売上（件）');
+    expect(lines[0]).toBe('日時（日本時間）,操作者,操作,対象の種類,対象のID,対象の名前,変更内容,対象の売上（件）');
     const planted = lines.find((line) => line.includes('HYPERLINK')) as string;
+    // A record the shop no longer knows is named by its id, as on the screen.
     expect(planted).toMatch(
-      /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2},'\+evil@example\.jp,ライセンスの編集,ライセンス,"'=HYPERLINK\(""http:\/\/x""\)","価格: ¥1,000 → ¥2,000",$/,
+      /^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2},'\+evil@example\.jp,ライセンスの編集,ライセンス,"'=HYPERLINK\(""http:\/\/x""\)","'=HYPERLINK\(""http:\/\/x""\)","価格: ¥1,000 → ¥2,000",$/,
     );
+    expect(lines).toContainEqual(expect.stringContaining(`,ライセンス,${licenseId},ACLS 講習ライセンス,"価格: `));
+    expect(lines).toContainEqual(expect.stringContaining(`,ライセンス,${formulaLicense},'=1+1 講習,"価格: `));
     // Only the entries the filter finds.
     expect(
       lines
@@ -309,11 +318,28 @@ describe('GET /api/audit-logs/export.csv', () => {
     const bytes = Buffer.from(await res.arrayBuffer());
     expect(bytes[0]).not.toBe(0xef);
     const lines = iconv.decode(bytes, 'cp932').split('\r\n').filter(Boolean);
-    expect(lines[0]).toBe('日時（日本時間）,操作者,操作,対象の種類,対象のID,変更内容,対象の売上（件）');
+    expect(lines[0]).toBe('日時（日本時間）,操作者,操作,対象の種類,対象のID,対象の名前,変更内容,対象の売上（件）');
     expect(lines).toHaveLength(2_501);
     expect(new Set(lines.slice(1).map((line) => line.split(',')[4])).size).toBe(2_500);
     expect(lines[1]).toContain(',u0,');
     expect(lines.at(-1)).toContain(',u2499,');
+
+    // The name column in CP932 too: what it cannot hold (𠮷) becomes 〓.
+    const member = await aMember(shop.runtime.deps.orm, { lastName: '𠮷田', firstName: '花子' });
+    await kyselyOf(db())
+      .insertInto('audit_logs')
+      .values({
+        id: randomUUID(),
+        actor_email: 'cp932@example.jp',
+        action: 'user.update',
+        target_type: 'user',
+        target_id: member.id,
+        created_at: now(),
+      })
+      .execute();
+    const named = await admin.get('/api/audit-logs/export.csv?actor=cp932@&encoding=shift_jis');
+    const namedLines = iconv.decode(Buffer.from(await named.arrayBuffer()), 'cp932').split('\r\n');
+    expect(namedLines[1]?.split(',').slice(3, 6)).toEqual(['ユーザー', member.id, `〓田 花子（${member.email}）`]);
   });
 
   it('refuses members (403), strangers (401), bad filters (422) and too many exports (429)', async () => {

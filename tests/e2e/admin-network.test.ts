@@ -1,9 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
-import { aMember, anAdmin } from '../support/factories.ts';
+import { aMember } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
-import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
+import { anEnrolledAdmin, signInWithTwoFactor } from '../support/two-factor-browser.ts';
 
 /**
  * ADMIN_ALLOWED_NETWORKS in Chromium: the browser reaches the shop from 127.0.0.1, outside the one
@@ -17,8 +17,7 @@ let member: Awaited<ReturnType<typeof aMember>>;
 
 beforeAll(async () => {
   app = await startTestServer({ env: { ADMIN_ALLOWED_NETWORKS: '192.0.2.0/24' } });
-  admin = await anAdmin(app.runtime.deps.orm, { password: 'kumo-umi-sora-42' });
-  await enrolAdmin(app.app, admin);
+  admin = await anEnrolledAdmin(app, { email: 'network-admin@example.jp', password: 'kumo-umi-sora-42' });
   member = await aMember(app.runtime.deps.orm, { lastName: '佐藤', firstName: '美咲', password: 'hana-tori-kaze-77' });
   browser = await launchBrowser();
 }, 90_000);
@@ -26,14 +25,6 @@ afterAll(async () => {
   await browser?.close();
   await app?.stop();
 });
-
-async function signIn(page: Page, account: { email: string; password: string }) {
-  await page.goto(`${app.baseUrl}/login`);
-  await page.getByLabel('メールアドレス').fill(account.email);
-  await page.getByLabel('パスワード').fill(account.password);
-  await page.getByRole('button', { name: 'ログインする' }).click();
-  await passTwoFactor(page, account.email, account.password);
-}
 
 /** The refusal page, waited for by what it shows: the redirect is a page load of its own, not the one asked for. */
 async function refusedPage(page: Page) {
@@ -43,7 +34,7 @@ async function refusedPage(page: Page) {
 
 it('an administrator outside the allowed networks gets a clear Japanese page on every admin screen', async () => {
   const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
-  await signIn(page, admin);
+  await signInWithTwoFactor(page, app.baseUrl, admin);
   await refusedPage(page);
   const heading = page.getByRole('heading', { level: 1 });
   expect(await heading.textContent()).toBe('このネットワークからは管理画面を使えません');
@@ -63,8 +54,7 @@ it('an administrator outside the allowed networks gets a clear Japanese page on 
 
 it('a member from the same address is not concerned', async () => {
   const page = await browser.newPage();
-  await signIn(page, member);
-  await page.waitForURL(`**/users/${member.id}`);
+  await signInWithTwoFactor(page, app.baseUrl, member, `**/users/${member.id}`);
   await page.getByRole('heading', { name: '購入履歴' }).waitFor();
   expect(page.url()).not.toContain('network-refused');
   expect(await page.getByText('このネットワークからは管理画面を使えません').count()).toBe(0);

@@ -1,23 +1,22 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { confirmInDialog } from '../support/confirm-dialog.ts';
 import { aMember } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { freshCode, secretOf } from '../support/two-factor.ts';
-import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
+import { anEnrolledAdmin, signInWithTwoFactor } from '../support/two-factor-browser.ts';
 
 let app: Awaited<ReturnType<typeof startTestServer>>;
 let browser: Browser;
 let smtp: TestSmtp;
+const ADMIN = { email: 'users-admin@example.jp', password: 'users-admin-pass' };
 
 beforeAll(async () => {
   smtp = await startSmtp();
   app = await startTestServer({ smtpUrl: smtp.url });
-  await createOrPromoteAdmin(app.runtime.deps.orm, { email: 'users-admin@example.jp', password: 'users-admin-pass' });
-  await enrolAdmin(app.app, { email: 'users-admin@example.jp', password: 'users-admin-pass' });
+  await anEnrolledAdmin(app, ADMIN);
   for (const [email, last, first, affiliation] of [
     ['kobayashi@example.jp', '小林', '一郎', 1],
     ['kato@example.jp', '加藤', '二郎', 3],
@@ -42,19 +41,9 @@ afterAll(async () => {
 
 const accessible = async (page: Page, name: string) => expect(await axeViolations(page), name).toEqual([]);
 
-async function signInAsAdministrator(page: Page) {
-  await page.goto(`${app.baseUrl}/login`);
-  await page.getByLabel('メールアドレス').fill('users-admin@example.jp');
-  await page.getByLabel('パスワード').fill('users-admin-pass');
-  const signingInAs = await page.getByLabel('メールアドレス').inputValue();
-  await page.getByRole('button', { name: 'ログインする' }).click();
-  await passTwoFactor(page, signingInAs);
-  await page.waitForURL('**/admin');
-}
-
 it('an administrator searches, edits, resets a password and deletes a user', async () => {
   const page = await browser.newPage();
-  await signInAsAdministrator(page);
+  await signInWithTwoFactor(page, app.baseUrl, ADMIN, '**/admin');
   await page.getByRole('link', { name: 'ユーザー一覧' }).click();
   await page.waitForURL('**/admin/users');
   await page.getByRole('link', { name: '小林 一郎' }).waitFor();
@@ -109,7 +98,7 @@ it('an administrator resends a verification mail, sees it refused and retried in
   await smtp.waitFor(smtp.to(email));
 
   const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
-  await signInAsAdministrator(page);
+  await signInWithTwoFactor(page, app.baseUrl, ADMIN, '**/admin');
   await page.goto(`${app.baseUrl}/admin/users/${member.id}`);
   const mails = page.getByRole('region', { name: 'メール送信履歴' });
   const history = page.getByRole('region', { name: '操作履歴' });
@@ -178,7 +167,7 @@ it('an edit saved over a newer version is refused and offers the latest', async 
     affiliationName: '北署',
   });
   const page = await browser.newPage();
-  await signInAsAdministrator(page);
+  await signInWithTwoFactor(page, app.baseUrl, ADMIN, '**/admin');
   await page.goto(`${app.baseUrl}/admin/users/${member.id}/edit`);
   await page.getByLabel('所属名').fill('南署');
   await page.getByRole('button', { name: '確認画面へ進む' }).click();
@@ -205,18 +194,16 @@ it('an edit saved over a newer version is refused and offers the latest', async 
 });
 
 it('an administrator changing their own e-mail confirms it with the password and a code', async () => {
-  const self = { email: 'self-admin@example.jp', password: 'self-admin-pass' };
-  const { user } = await createOrPromoteAdmin(app.runtime.deps.orm, { ...self, lastName: '管理', firstName: '自身' });
-  await enrolAdmin(app.app, self);
+  const self = await anEnrolledAdmin(app, {
+    email: 'self-admin@example.jp',
+    password: 'self-admin-pass',
+    lastName: '管理',
+    firstName: '自身',
+  });
   const page = await browser.newPage();
-  await page.goto(`${app.baseUrl}/login`);
-  await page.getByLabel('メールアドレス').fill(self.email);
-  await page.getByLabel('パスワード').fill(self.password);
-  await page.getByRole('button', { name: 'ログインする' }).click();
-  await passTwoFactor(page, self.email);
-  await page.waitForURL('**/admin');
+  await signInWithTwoFactor(page, app.baseUrl, self, '**/admin');
 
-  await page.goto(`${app.baseUrl}/admin/users/${user.id}/edit`);
+  await page.goto(`${app.baseUrl}/admin/users/${self.id}/edit`);
   await page.getByLabel('メールアドレス', { exact: true }).fill('self-admin-moved@example.jp');
   await page.getByLabel('メールアドレス（確認）').fill('self-admin-moved@example.jp');
   // An administrator made by admin:create has no affiliation yet.
@@ -232,7 +219,7 @@ it('an administrator changing their own e-mail confirms it with the password and
   await page.getByLabel('確認コード（認証アプリの6桁）').fill(await freshCode(secretOf(self.email) ?? ''));
   await page.getByRole('button', { name: '保存する' }).click();
   await page.getByText('メールアドレスはすぐに変更され', { exact: false }).waitFor();
-  const saved = await app.runtime.deps.orm.em.fork().execute('select email from users where id = ?', [user.id]);
+  const saved = await app.runtime.deps.orm.em.fork().execute('select email from users where id = ?', [self.id]);
   expect(saved[0]?.email).toBe('self-admin-moved@example.jp');
   await page.close();
 });

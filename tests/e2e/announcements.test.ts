@@ -1,13 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { site } from '../../src/site-settings.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { confirmInDialog } from '../support/confirm-dialog.ts';
 import { aLicense, aMember } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
-import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
+import { anEnrolledAdmin, signInWithTwoFactor } from '../support/two-factor-browser.ts';
 
 let app: Awaited<ReturnType<typeof startTestServer>>;
 let browser: Browser;
@@ -17,8 +16,7 @@ const ADMIN = { email: 'news-admin@example.jp', password: 'news-admin-pass' };
 beforeAll(async () => {
   smtp = await startSmtp();
   app = await startTestServer({ smtpUrl: smtp.url });
-  await createOrPromoteAdmin(app.runtime.deps.orm, ADMIN);
-  await enrolAdmin(app.app, ADMIN);
+  await anEnrolledAdmin(app, ADMIN);
   await aLicense(app.runtime.deps.orm, { name: '外傷初期対応トレーニングライセンス' });
   browser = await launchBrowser();
 }, 90_000);
@@ -30,19 +28,10 @@ afterAll(async () => {
 
 const accessible = async (page: Page, name: string) => expect(await axeViolations(page), name).toEqual([]);
 
-async function signIn(page: Page) {
-  await page.goto(`${app.baseUrl}/login`);
-  await page.getByLabel('メールアドレス').fill(ADMIN.email);
-  await page.getByLabel('パスワード').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'ログインする' }).click();
-  await passTwoFactor(page, ADMIN.email);
-  await page.waitForURL('**/admin');
-}
-
 it('お知らせ配信 at 375 px: from the side menu, preview, a test to oneself, send with progress; the unsubscribe page without JavaScript', async () => {
   const member = await aMember(app.runtime.deps.orm, { email: 'reader@example.jp' });
   const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
-  await signIn(page);
+  await signInWithTwoFactor(page, app.baseUrl, ADMIN, '**/admin');
   await page.locator('ul.menu').getByRole('link', { name: 'お知らせ配信' }).click();
   await page.waitForURL('**/admin/announcements');
   expect(await page.title()).toBe(`お知らせ配信｜${site.shopName}`);

@@ -1,13 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { site } from '../../src/site-settings.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { confirmInDialog } from '../support/confirm-dialog.ts';
 import { aMember } from '../support/factories.ts';
 import { startTestServer } from '../support/server.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
-import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
+import { anEnrolledAdmin, signInWithTwoFactor } from '../support/two-factor-browser.ts';
 
 let app: Awaited<ReturnType<typeof startTestServer>>;
 let browser: Browser;
@@ -18,8 +17,7 @@ const SUBJECT = `【${site.shopName}】利用規約・プライバシーポリ�
 beforeAll(async () => {
   smtp = await startSmtp();
   app = await startTestServer({ smtpUrl: smtp.url });
-  await createOrPromoteAdmin(app.runtime.deps.orm, ADMIN);
-  await enrolAdmin(app.app, ADMIN);
+  await anEnrolledAdmin(app, ADMIN);
   browser = await launchBrowser();
 }, 90_000);
 afterAll(async () => {
@@ -30,20 +28,11 @@ afterAll(async () => {
 
 const accessible = async (page: Page, name: string) => expect(await axeViolations(page), name).toEqual([]);
 
-async function signIn(page: Page) {
-  await page.goto(`${app.baseUrl}/login`);
-  await page.getByLabel('メールアドレス').fill(ADMIN.email);
-  await page.getByLabel('パスワード').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'ログインする' }).click();
-  await passTwoFactor(page, ADMIN.email);
-  await page.waitForURL('**/admin');
-}
-
 it('改定のお知らせ at 375 px: the text, a test to oneself, the send with its record, and a second send that asks first', async () => {
   // A member who declined announcements still gets the notice.
   const member = await aMember(app.runtime.deps.orm, { email: 'no-news@example.jp', distribution: false });
   const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
-  await signIn(page);
+  await signInWithTwoFactor(page, app.baseUrl, ADMIN, '**/admin');
   await page.goto(`${app.baseUrl}/admin/announcements`);
   const panel = page.getByRole('region', { name: '利用規約・プライバシーポリシー改定のお知らせ' });
   await panel.getByText('この改定のお知らせはまだ送信していません。').waitFor();

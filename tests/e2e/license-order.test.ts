@@ -118,10 +118,17 @@ describe('the audit screen’s CSV', () => {
     const bytes = readFileSync((await download.path()) as string);
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const lines = bytes.subarray(3).toString('utf8').split('\r\n').filter(Boolean);
-    expect(lines[0]).toBe('日時（日本時間）,操作者,操作,対象の種類,対象のID,変更内容,対象の売上（件）');
+    expect(lines[0]).toBe('日時（日本時間）,操作者,操作,対象の種類,対象のID,対象の名前,変更内容,対象の売上（件）');
     // PALS moved twice, BLS and ACLS once each: one entry per licence whose place changed.
     expect(lines.slice(1).every((line) => line.includes('ライセンスの表示順の変更'))).toBe(true);
     expect(lines.length - 1).toBe(4);
+    // Each licence by the name the screen shows, beside its id.
+    expect(
+      lines
+        .slice(1)
+        .map((line) => line.split(',')[5])
+        .sort(),
+    ).toEqual(['ACLS 二次救命', 'BLS 基礎', 'PALS 小児', 'PALS 小児']);
 
     await page.goto(`${app.baseUrl}/admin/audit?action=audit.export`);
     await page.locator('tbody tr', { hasText: '操作履歴のCSV出力' }).first().waitFor();

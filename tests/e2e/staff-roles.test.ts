@@ -7,7 +7,7 @@ import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { aLicense, aMember, anAdmin, aSale } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startTestServer } from '../support/server.ts';
-import { enrolAdmin, passTwoFactor } from '../support/two-factor-browser.ts';
+import { enrolAdmin, signInWithTwoFactor } from '../support/two-factor-browser.ts';
 
 /**
  * 運用担当 and 閲覧のみ walk every admin screen: each control is there only when the role may call its
@@ -102,15 +102,6 @@ afterAll(async () => {
   await app?.stop();
 });
 
-async function signIn(page: Page, account: { email: string; password: string }) {
-  await page.goto(`${app.baseUrl}/login`);
-  await page.getByLabel('メールアドレス').fill(account.email);
-  await page.getByLabel('パスワード').fill(account.password);
-  await page.getByRole('button', { name: 'ログインする' }).click();
-  await passTwoFactor(page, account.email, account.password);
-  await page.waitForURL('**/admin');
-}
-
 type Control = [role: 'button' | 'link' | 'checkbox' | 'cell' | 'textbox', name: string | RegExp];
 
 /** A screen: where, what shows it has loaded, and which controls a role finds (present) or not (absent). */
@@ -199,7 +190,7 @@ const readOnlyForStaff: Record<string, Screen> = {
 
 it('運用担当 (operator) runs sales, payments, mails and exports, and sees no member, role or licence change', async () => {
   const page = await browser.newPage();
-  await signIn(page, staff.operator);
+  await signInWithTwoFactor(page, app.baseUrl, staff.operator, '**/admin');
   await walk(page, {
     menu: {
       path: () => '/admin',
@@ -262,7 +253,7 @@ it('運用担当 (operator) runs sales, payments, mails and exports, and sees no
 
 it('閲覧のみ (viewer) reads every admin screen with no button it may not use', async () => {
   const page = await browser.newPage({ viewport: { width: 375, height: 800 } });
-  await signIn(page, staff.viewer);
+  await signInWithTwoFactor(page, app.baseUrl, staff.viewer, '**/admin');
   await walk(page, {
     menu: {
       path: () => '/admin',

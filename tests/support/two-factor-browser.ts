@@ -1,11 +1,41 @@
 import type { Page } from 'playwright-core';
+import type { Orm } from '../../src/db/orm.ts';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { TestClient } from './http-client.ts';
 import { freshCode, rememberSecret, secondFactor, secretOf } from './two-factor.ts';
 
+interface Account {
+  email: string;
+  password: string;
+}
+
 /** Enrols an administrator through the API (the secret is remembered for the code step of later sign-ins). */
-export async function enrolAdmin(app: unknown, admin: { email: string; password: string }): Promise<void> {
+export async function enrolAdmin(app: unknown, admin: Account): Promise<void> {
   const res = await new TestClient(app, '10.250.0.1').login(admin.email, admin.password);
   if (res.status !== 200) throw new Error(`enrolAdmin: ${res.status} ${await res.text()}`);
+}
+
+/** An administrator with two-factor enrolled, ready for signInWithTwoFactor; returns the account with its id. */
+export async function anEnrolledAdmin<A extends Account & { lastName?: string; firstName?: string }>(
+  server: { app: unknown; runtime: { deps: { orm: Orm } } },
+  account: A,
+): Promise<A & { id: string }> {
+  const { user } = await createOrPromoteAdmin(server.runtime.deps.orm, account);
+  await enrolAdmin(server.app, account);
+  return { ...account, id: user.id };
+}
+
+/**
+ * Signs in on the browser's sign-in page and answers the two-factor step (passTwoFactor); then waits
+ * for `landing` (a URL pattern) when given. A member, asked for no code, just signs in.
+ */
+export async function signInWithTwoFactor(page: Page, baseUrl: string, account: Account, landing?: string): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('メールアドレス').fill(account.email);
+  await page.getByLabel('パスワード').fill(account.password);
+  await page.getByRole('button', { name: 'ログインする' }).click();
+  await passTwoFactor(page, account.email, account.password);
+  if (landing) await page.waitForURL(landing);
 }
 
 /**

@@ -16,8 +16,9 @@ import {
   recordAudit,
   saleIdsOf,
 } from './service.ts';
+import { targetNames } from './target-names.ts';
 
-const COLUMNS = ['日時（日本時間）', '操作者', '操作', '対象の種類', '対象のID', '変更内容', '対象の売上（件）'];
+const COLUMNS = ['日時（日本時間）', '操作者', '操作', '対象の種類', '対象のID', '対象の名前', '変更内容', '対象の売上（件）'];
 const BATCH = 1_000;
 
 /** One entry as a CSV record, in the screen's words: what changed reads 「項目: 前 → 後」. */
@@ -35,6 +36,7 @@ function record(entry: ReturnType<typeof auditLogDto>): string[] {
     entry.action_label,
     entry.target_label,
     entry.target_id,
+    entry.target_name,
     changes.join(' ／ '),
     entry.sales ? String(entry.sales.count) : '',
   ];
@@ -50,8 +52,8 @@ const filtersOf = (query: AuditExportQuery) =>
 
 /**
  * GET /api/audit-logs/export.csv: every entry the screen's filters find, newest first, as the screen
- * words them — UTF-8 with a BOM, or CP932 (characters it lacks become 〓) — formula cells neutralised
- * (csvLines). The export is itself audited (audit.export) before the first byte. Entries are read in
+ * words them (the target by its id and by the name the screen shows) — UTF-8 with a BOM, or CP932
+ * (characters it lacks become 〓) — formula cells neutralised (csvLines). The export is itself audited (audit.export) before the first byte. Entries are read in
  * batches by a keyset walk of the (created_at, id) index and streamed, however many there are.
  */
 export async function auditLogExport(orm: Orm, actor: Actor, query: AuditExportQuery, words: AuditVocabulary) {
@@ -92,7 +94,8 @@ export async function auditLogExport(orm: Orm, actor: Actor, query: AuditExportQ
         .limit(BATCH)
         .execute();
       if (rows.length === 0) return;
-      yield encode(csvLines(rows.map((row) => record(auditLogDto(words, row)))));
+      const targets = await targetNames(em, words, rows);
+      yield encode(csvLines(rows.map((row, i) => record(auditLogDto(words, row, { target: targets[i] })))));
       const last = rows[rows.length - 1] as AuditRow;
       after = { at: last.created_at, id: last.id };
       if (rows.length < BATCH) return;

@@ -59,7 +59,7 @@ function salesOf(row: AuditRow, names: ReadonlyMap<string, string> | undefined) 
   return { count, first_ids: first, first_names: firstNames, more: count > first.length };
 }
 
-/** What an entry's records are called (target-names.ts); without them the CSV's ids. */
+/** What an entry's records are called (target-names.ts); without them the ids. */
 interface EntryNames {
   target?: string;
   sales?: ReadonlyMap<string, string>;
