@@ -298,6 +298,8 @@ describe('shop_payments_flagged', () => {
 
     const first = await reconcileNow(admin);
     expect(await open()).toBe(1);
+    // 運用状況 shows the figure the alert reads.
+    expect((await (await admin.get('/api/operations')).json()).operations.payments_flagged).toEqual({ open: 1 });
     // The next run finds it again while the first is still on the admin menu: still one payment.
     const second = await reconcileNow(admin);
     expect(await open()).toBe(1);
@@ -351,6 +353,7 @@ describe('GET /api/operations', () => {
           operations.mail?.failed === sample(text, 'shop_mail_deliveries{state="failed"}') &&
           operations.outbox?.backlog === sample(text, 'shop_outbox_backlog') &&
           operations.payments_inbox?.failed === sample(text, 'shop_payments_inbox_events{state="failed"}') &&
+          operations.payments_flagged?.open === sample(text, 'shop_payments_flagged{state="open"}') &&
           operations.workers?.fresh === 1
         );
       },
