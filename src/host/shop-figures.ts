@@ -4,15 +4,15 @@ import { outboxFigures } from '../events/outbox.ts';
 import type { Queues } from '../events/queues.ts';
 import { sweeperRunKey } from '../events/sweeper.ts';
 import type { FigureSources, PostgresFigures, RedisFigures } from '../lib/metrics.ts';
-import { paymentsInboxFigures } from '../modules/checkout/index.ts';
+import { flaggedPaymentFigures, paymentsInboxFigures } from '../modules/checkout/index.ts';
 import { recentWorkers } from '../modules/health/index.ts';
 import { mailFigures } from '../modules/mail/index.ts';
 import { exportFigures } from '../modules/sales/index.ts';
 
 /**
  * The shop's backlog as one operator sees it, whichever process is asked: queue depths from Redis,
- * everything that must survive Redis losing its data (outbox, payments inbox, mail, exports) from
- * PostgreSQL, read apart so that a Redis outage leaves the PostgreSQL figures in the scrape.
+ * everything that must survive Redis losing its data (outbox, payments inbox, flagged payments, mail,
+ * exports) from PostgreSQL, read apart so that a Redis outage leaves the PostgreSQL figures in the scrape.
  */
 export function shopFigureSources(orm: Orm, redis: Redis, queues: Queues): FigureSources {
   return { postgres: () => postgresFigures(orm), redis: () => redisFigures(redis, queues) };
@@ -20,13 +20,14 @@ export function shopFigureSources(orm: Orm, redis: Redis, queues: Queues): Figur
 
 async function postgresFigures(orm: Orm): Promise<PostgresFigures> {
   const em = orm.em.fork() as Em;
-  const [outbox, paymentsInbox, mail, exports] = await Promise.all([
+  const [outbox, paymentsInbox, flaggedPayments, mail, exports] = await Promise.all([
     outboxFigures(em),
     paymentsInboxFigures(em),
+    flaggedPaymentFigures(em),
     mailFigures(em),
     exportFigures(em),
   ]);
-  return { outbox, paymentsInbox, mail, exports };
+  return { outbox, paymentsInbox, flaggedPayments, mail, exports };
 }
 
 async function redisFigures(redis: Redis, queues: Queues): Promise<RedisFigures> {

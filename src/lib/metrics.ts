@@ -46,6 +46,8 @@ export function countJobsOf(queues: readonly string[]): void {
 export interface PostgresFigures {
   outbox: { backlog: number; oldestAgeSeconds: number };
   paymentsInbox: { unprocessed: number; failed: number };
+  /** Payments reconciliation flagged that no administrator has marked 確認済み yet. */
+  flaggedPayments: { open: number };
   mail: { failed: number; retrying: number; pending: number; stuck: number };
   exports: { queued: number; running: number; retrying: number; failed: number; runningOn: string[] };
 }
@@ -164,6 +166,13 @@ shopGauge('shop_payments_inbox_events', 'Stripe events received and not processe
   g.set({ state: 'unprocessed' }, f.paymentsInbox.unprocessed);
   g.set({ state: 'failed' }, f.paymentsInbox.failed);
 });
+shopGauge(
+  'shop_payments_flagged',
+  'Payments reconciliation found different from the sales, by state (open: not yet acknowledged by an administrator)',
+  ['state'],
+  'postgres',
+  (g, f) => g.set({ state: 'open' }, f.flaggedPayments.open),
+);
 shopGauge(
   'shop_mail_deliveries',
   'E-mails not sent, by state (failed: for good, until resent)',

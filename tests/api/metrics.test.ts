@@ -1,19 +1,21 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.ts';
+import { shopFigureSources } from '../../src/host/shop-figures.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { forgetShopFigures } from '../../src/lib/metrics.ts';
+import { forgetShopFigures, shopFiguresFrom } from '../../src/lib/metrics.ts';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
-import { aMember } from '../support/factories.ts';
+import { aLicense, aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { freePort } from '../support/ports.ts';
-import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 const TOKEN = 'metrics-token-for-the-test-0123';
 let smtp: TestSmtp;
-let t: TestRuntime;
+/** With the Stripe emulator: reconciliation compares its payments with the sales. */
+let t: ShopWithStripe;
 let workerPort: number;
 /** Every log line the runtime wrote, parsed. */
 const lines: Record<string, unknown>[] = [];
@@ -27,8 +29,9 @@ beforeAll(async () => {
       done();
     },
   });
-  t = await startTestRuntime({
-    mode: 'all',
+  t = await startShopWithStripe({
+    // No SPA: these tests read the API and the metrics pages only (no web build needed).
+    webRoot: undefined,
     smtpUrl: smtp.url,
     env: { METRICS_TOKEN: TOKEN, WORKER_METRICS_PORT: String(workerPort), INSTANCE_ID: 'metrics-test-1' },
     log: createLogger('info', { instance: 'metrics-test-1', mode: 'all' }, sink),
@@ -93,6 +96,7 @@ describe('GET /metrics', () => {
       'shop_outbox_backlog',
       'shop_outbox_oldest_unpublished_age_seconds',
       'shop_payments_inbox_events',
+      'shop_payments_flagged',
       'shop_mail_deliveries',
       'shop_exports',
       'shop_sweeper_last_run_timestamp_seconds',
@@ -262,6 +266,78 @@ describe('GET /metrics', () => {
   });
 });
 
+describe('shop_payments_flagged', () => {
+  const open = async () => sample(await metrics(), 'shop_payments_flagged{state="open"}');
+  async function reconcileNow(admin: TestClient) {
+    const res = await admin.post('/api/payments/reconciliations', { days: 1 });
+    expect(res.status, await res.clone().text()).toBe(202);
+    const id = (await res.json()).reconciliation.id as string;
+    await eventually(
+      async () => (await (await admin.get(`/api/payments/reconciliations/${id}`)).json()).reconciliation.state === 'done',
+      20_000,
+      'the reconciliation run',
+    );
+    return id;
+  }
+
+  it('a payment reconciliation found without a sale counts once until an administrator marks it 確認済み', async () => {
+    const { orm } = t.runtime.deps;
+    const admin = new TestClient(t.app, '10.61.0.8');
+    await admin.login('metrics-admin@example.jp', 'metrics-admin-pass-123');
+    expect(await open()).toBe(0);
+    // Paid at Stripe, its webhook lost: money taken, no sale.
+    const buyer = await aMember(orm, { email: `flagged-${Date.now()}@example.jp`, lastName: '照合', firstName: '花子' });
+    const member = new TestClient(t.app, '10.61.0.9');
+    expect((await member.login(buyer.email, buyer.password)).status).toBe(200);
+    const started = await member.post('/api/licenses/stripe', { licenseId: await aLicense(orm), distribution: true });
+    expect(started.status, await started.clone().text()).toBe(200);
+    const sessionId = new URL((await started.json()).url).pathname.split('/').pop() as string;
+    t.emulator.hold();
+    t.emulator.pay(sessionId);
+    await t.emulator.release([]);
+
+    const first = await reconcileNow(admin);
+    expect(await open()).toBe(1);
+    // 運用状況 shows the figure the alert reads.
+    expect((await (await admin.get('/api/operations')).json()).operations.payments_flagged).toEqual({ open: 1 });
+    // The next run finds it again while the first is still on the admin menu: still one payment.
+    const second = await reconcileNow(admin);
+    expect(await open()).toBe(1);
+    // The first run marked 確認済み as a whole: the second still lists the payment.
+    expect((await admin.post(`/api/payments/reconciliations/${first}/acknowledge`, {})).status).toBe(200);
+    expect(await open()).toBe(1);
+    const { findings } = await (await admin.get(`/api/payments/reconciliations/${second}`)).json();
+    const finding = findings.find((f: { stripe_session_id: string }) => f.stripe_session_id === sessionId);
+    expect(finding).toMatchObject({ kind: 'paid_without_sale', acknowledged_at: null });
+    const ack = await admin.post(`/api/payments/findings/${finding.id}/acknowledge`, { note: 'Stripe で返金しました' });
+    expect(ack.status, await ack.clone().text()).toBe(200);
+    expect((await ack.json()).run_acknowledged).toBe(true);
+    expect(await open()).toBe(0);
+    expect((await (await admin.get('/api/payments/reconciliations?unacknowledged=true')).json()).total).toBe(0);
+  });
+
+  it('is absent, never 0, while PostgreSQL cannot be read, as every figure read from it', async () => {
+    const { orm, redis, queues } = t.runtime.deps;
+    shopFiguresFrom({
+      ...shopFigureSources(orm, redis, queues),
+      postgres: () => Promise.reject(new Error('connection refused')),
+    });
+    try {
+      const text = await metrics();
+      expect(sample(text, 'shop_metrics_source_up{source="postgres"}')).toBe(0);
+      expect(sample(text, 'shop_metrics_source_up{source="redis"}')).toBe(1);
+      for (const family of ['shop_payments_flagged', 'shop_payments_inbox_events', 'shop_mail_deliveries', 'shop_exports']) {
+        expect(text, family).not.toMatch(new RegExp(`^${family}\\{`, 'm'));
+      }
+      expect(sample(text, 'shop_outbox_backlog')).toBeUndefined();
+      expect(sample(text, 'shop_workers_fresh')).toBe(1);
+    } finally {
+      shopFiguresFrom(shopFigureSources(orm, redis, queues));
+    }
+    expect(await open()).toBe(0);
+  });
+});
+
 describe('GET /api/operations', () => {
   it('gives administrators the figures the gauges give; members 403, strangers 401', async () => {
     const admin = new TestClient(t.app, '10.61.0.5');
@@ -277,6 +353,7 @@ describe('GET /api/operations', () => {
           operations.mail?.failed === sample(text, 'shop_mail_deliveries{state="failed"}') &&
           operations.outbox?.backlog === sample(text, 'shop_outbox_backlog') &&
           operations.payments_inbox?.failed === sample(text, 'shop_payments_inbox_events{state="failed"}') &&
+          operations.payments_flagged?.open === sample(text, 'shop_payments_flagged{state="open"}') &&
           operations.workers?.fresh === 1
         );
       },

@@ -222,7 +222,7 @@ describe('the queue dashboard in Chromium', () => {
     await context.close();
   });
 
-  it('links to 運用状況, which shows the metrics’ figures (failed mail, outbox, payments inbox) at 375 px, axe-clean', async () => {
+  it('links to 運用状況, which shows the metrics’ figures (failed mail, outbox, payments inbox and flagged payments) at 375 px, axe-clean', async () => {
     const context = await browser.newContext();
     const page = await signIn(context, ADMIN);
     const problems = await watchForProblems(page);
@@ -248,7 +248,9 @@ describe('the queue dashboard in Chromium', () => {
         .getAttribute('href'),
     ).toBe('/admin/mails');
     await page.getByRole('region', { name: '送り出し待ちのイベント' }).waitFor();
-    await page.getByRole('region', { name: '決済の受信箱' }).getByText('未処理の通知').waitFor();
+    const payments = page.getByRole('region', { name: '決済の受信箱と照合' });
+    await payments.getByText('未処理の通知').waitFor();
+    await payments.getByText('照合で見つかった未確認の差異').waitFor();
     // The broken job above failed in the mail queue: the queue figures say so.
     await page.getByRole('region', { name: 'ジョブキュー' }).getByText('失敗 1件').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);

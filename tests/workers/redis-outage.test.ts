@@ -125,6 +125,7 @@ it('keeps requests working while Redis is down and delivers the waiting e-mail o
   expect(sample(during, 'shop_outbox_backlog')).toBeGreaterThan(0);
   expect(sample(during, 'shop_outbox_oldest_unpublished_age_seconds')).toBeGreaterThanOrEqual(0);
   expect(sample(during, 'shop_mail_deliveries{state="failed"}')).toBe(0);
+  expect(sample(during, 'shop_payments_flagged{state="open"}')).toBe(0);
   for (const series of ['shop_workers_fresh', 'shop_sweeper_last_run_timestamp_seconds', 'shop_sweeper_last_run_redriven_jobs']) {
     expect(sample(during, series)).toBeUndefined();
   }

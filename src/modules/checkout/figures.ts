@@ -13,3 +13,27 @@ export async function paymentsInboxFigures(em: Em): Promise<{ unprocessed: numbe
     .executeTakeFirst();
   return { unprocessed: row?.unprocessed ?? 0, failed: row?.failed ?? 0 };
 }
+
+/**
+ * Payments reconciliation found different from the sales (paid without a sale — a lost webhook, a
+ * duplicate or over-capacity payment to refund —, a sale without a payment, an amount or a refund that
+ * differs) that an administrator still has to look at: a difference not marked 確認済み, of a run the
+ * admin menu still lists (told by mail, not marked 確認済み as a whole; `needsAttention` in
+ * reconciliation-runs.ts — a run with findings is done with findings > 0). A payment several nightly
+ * runs found again counts once: it is one refund or replay to make.
+ */
+export async function flaggedPaymentFigures(em: Em): Promise<{ open: number }> {
+  const row = await kysely(em)
+    .selectFrom('payment_findings as f')
+    .innerJoin('reconciliation_runs as r', 'r.id', 'f.run_id')
+    .select((eb) =>
+      eb
+        .cast<number>(eb.fn.count(eb.fn.coalesce('f.stripe_session_id', eb.cast<string>('f.id', 'text'))).distinct(), 'integer')
+        .as('open'),
+    )
+    .where('f.acknowledged_at', 'is', null)
+    .where('r.acknowledged_at', 'is', null)
+    .where('r.notified', 'is not', null)
+    .executeTakeFirst();
+  return { open: row?.open ?? 0 };
+}

@@ -22,7 +22,7 @@ import { checkoutRoutes, WEBHOOK_PATH } from './routes.ts';
 export { checkoutAuditLabels } from './audit-labels.ts';
 export { bankTransferSweep } from './bank-transfer-mails.ts';
 export { checkoutDashboard } from './dashboard.ts';
-export { paymentsInboxFigures } from './figures.ts';
+export { flaggedPaymentFigures, paymentsInboxFigures } from './figures.ts';
 export { konbiniReminders } from './konbini.ts';
 export { type MemberOrder, memberOrderOf, memberOrdersOf } from './member-orders.ts';
 export { paymentOfCheckout } from './payment-method.ts';

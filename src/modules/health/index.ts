@@ -95,7 +95,7 @@ const healthRoutes = new Hono<AppEnv>()
 
 const counts = (...names: string[]) => v.object(Object.fromEntries(names.map((name) => [name, v.number()])));
 const operationsDoc = operation('get', {
-  summary: '運用の状況（キュー、アウトボックス、メール、エクスポート）',
+  summary: '運用の状況（キュー、アウトボックス、決済、メール、エクスポート）',
   tags: ['運用'],
   access: 'admin',
   permission: 'operations:read',
@@ -107,6 +107,8 @@ const operationsDoc = operation('get', {
         queues: v.nullable(v.record(v.string(), counts('waiting', 'active', 'delayed', 'failed'))),
         outbox: counts('backlog', 'oldest_age_seconds'),
         payments_inbox: counts('unprocessed', 'failed'),
+        /** Payments reconciliation found different from the sales, not yet marked 確認済み (shop_payments_flagged). */
+        payments_flagged: counts('open'),
         mail: counts('failed', 'retrying', 'pending', 'stuck'),
         exports: v.object({ ...counts('queued', 'running', 'retrying', 'failed').entries, running_on: v.array(v.string()) }),
         sweeper: v.nullable(v.object({ last_run_at: v.nullable(v.pipe(v.string(), v.isoTimestamp())), redriven: v.number() })),
@@ -125,6 +127,7 @@ const healthApi = new Hono<AppEnv>().get('/operations', operationsDoc, permit('o
       queues: r?.queues ?? null,
       outbox: { backlog: f.outbox.backlog, oldest_age_seconds: f.outbox.oldestAgeSeconds },
       payments_inbox: f.paymentsInbox,
+      payments_flagged: f.flaggedPayments,
       mail: f.mail,
       exports: {
         queued: f.exports.queued,

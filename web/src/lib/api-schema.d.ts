@@ -248,7 +248,7 @@ export interface paths {
     get: operations["getApiOpenapiJson"];
   };
   "/api/operations": {
-    /** 運用の状況（キュー、アウトボックス、メール、エクスポート） */
+    /** 運用の状況（キュー、アウトボックス、決済、メール、エクスポート） */
     get: operations["getApiOperations"];
   };
   "/api/payments/events": {
@@ -4207,7 +4207,7 @@ export interface operations {
       };
     };
   };
-  /** 運用の状況（キュー、アウトボックス、メール、エクスポート） */
+  /** 運用の状況（キュー、アウトボックス、決済、メール、エクスポート） */
   getApiOperations: {
     responses: {
       /** @description 成功しました。 */
@@ -4231,6 +4231,9 @@ export interface operations {
               outbox: {
                 backlog: number;
                 oldest_age_seconds: number;
+              };
+              payments_flagged: {
+                open: number;
               };
               payments_inbox: {
                 failed: number;

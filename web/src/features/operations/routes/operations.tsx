@@ -87,13 +87,19 @@ function rows(o: Operations): Section[] {
       ],
     },
     {
-      heading: '決済の受信箱',
+      heading: '決済の受信箱と照合',
       items: [
         { label: '未処理の通知', value: `${o.payments_inbox.unprocessed}件`, to: '/admin/payments' },
         {
           label: '処理に失敗した通知',
           value: `${o.payments_inbox.failed}件`,
           attention: o.payments_inbox.failed > 0,
+          to: '/admin/payments',
+        },
+        {
+          label: '照合で見つかった未確認の差異',
+          value: `${o.payments_flagged.open}件`,
+          attention: o.payments_flagged.open > 0,
           to: '/admin/payments',
         },
       ],
