@@ -94,7 +94,10 @@ describe('POST /api/sales/{id}/resend-purchase-mail', () => {
     const mails = await eventually(
       async () => {
         const sale = (await (await admin.get(`/api/sales/${saleId}`)).json()).sale;
-        return sale.mails.find((m: { kind: string }) => m.kind === 'receipt-resend') ?? null;
+        // Received by the SMTP server a moment before the worker records it as sent.
+        return (
+          sale.mails.find((m: { kind: string; status: string }) => m.kind === 'receipt-resend' && m.status === 'sent') ?? null
+        );
       },
       15_000,
       'the resent mail in the order’s mails',
