@@ -17,29 +17,34 @@ const NO_ACCOUNT = 'ご注文のお振込先が見つからないため、この
  */
 export const adminInvoices = {
   name: 'admin-invoices',
-  api: new Hono<AppEnv>().get('/invoices/:number/pdf', issuedDocumentDocs.invoicePdf, permit('sales:read'), async (c) => {
-    const { orm } = c.var.deps;
-    const invoice = await findInvoice(orm, c.req.param('number').toUpperCase());
-    if (!invoice) throw new AppError('not_found', INVOICE_NOT_FOUND);
-    const order = await invoiceOrderFacts(orm, invoice.order_number);
-    if (!order?.bank) throw new AppError('conflict', NO_ACCOUNT);
-    const number = invoice.invoice_number;
-    const pdf = await renderInvoicePdf({
-      invoiceNumber: number,
-      orderNumber: invoice.order_number,
-      addressee: invoice.addressee,
-      licenseName: invoice.license_name,
-      amount: invoice.amount,
-      orderedAt: order.orderedAt,
-      dueAt: new Date(invoice.due_at),
-      issuedAt: new Date(invoice.issued_at),
-      bank: invoiceBank(order.bank),
-    });
-    await recordDocumentRead(orm, signedInUser(c), { kind: 'invoice', number, addressee: invoice.addressee });
-    return c.body(new Uint8Array(pdf), 200, {
-      'Content-Type': 'application/pdf',
-      'Content-Disposition': contentDisposition({ utf8: `御請求書_${number}.pdf`, ascii: `invoice_${number}.pdf` }),
-    });
-  }),
+  api: new Hono<AppEnv>().get(
+    '/invoices/:number{[0-9A-Za-z-]+}/pdf',
+    issuedDocumentDocs.invoicePdf,
+    permit('sales:read'),
+    async (c) => {
+      const { orm } = c.var.deps;
+      const invoice = await findInvoice(orm, c.req.param('number').toUpperCase());
+      if (!invoice) throw new AppError('not_found', INVOICE_NOT_FOUND);
+      const order = await invoiceOrderFacts(orm, invoice.order_number);
+      if (!order?.bank) throw new AppError('conflict', NO_ACCOUNT);
+      const number = invoice.invoice_number;
+      const pdf = await renderInvoicePdf({
+        invoiceNumber: number,
+        orderNumber: invoice.order_number,
+        addressee: invoice.addressee,
+        licenseName: invoice.license_name,
+        amount: invoice.amount,
+        orderedAt: order.orderedAt,
+        dueAt: new Date(invoice.due_at),
+        issuedAt: new Date(invoice.issued_at),
+        bank: invoiceBank(order.bank),
+      });
+      await recordDocumentRead(orm, signedInUser(c), { kind: 'invoice', number, addressee: invoice.addressee });
+      return c.body(new Uint8Array(pdf), 200, {
+        'Content-Type': 'application/pdf',
+        'Content-Disposition': contentDisposition({ utf8: `御請求書_${number}.pdf`, ascii: `invoice_${number}.pdf` }),
+      });
+    },
+  ),
   entities: [],
 } satisfies AppModule;

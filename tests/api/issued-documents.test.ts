@@ -135,6 +135,9 @@ describe('GET /api/quotations', () => {
     const blank = await pdfText(await admin.get(`/api/quotations/${older.number}/pdf`));
     expect(blank).toContain(`見積番号 ${older.number}`);
     expect(blank).not.toContain('旧式の宛名');
+    // Not a number at all (a NUL PostgreSQL would refuse): no such page, never a 500.
+    expect((await admin.get('/api/quotations/QT%00/pdf')).status).toBe(404);
+    expect((await admin.get('/api/invoices/%E2%80%AE/pdf')).status).toBe(404);
     const unknown = await admin.get('/api/quotations/QT-0000-000000/pdf');
     expect(unknown.status).toBe(404);
     expect((await unknown.json()).message).toContain('見つかりませんでした');
@@ -166,13 +169,14 @@ describe('who may read them, and bad input', () => {
       ['/api/quotations', { per_page: '101' }, 'per_page'],
       ['/api/invoices', { page: 'x' }, 'page'],
       ['/api/invoices', { q: 'あ'.repeat(255) }, 'q'],
+      ['/api/quotations', { q: 'QT\u0000' }, 'q'],
     ];
     for (const [path, query, field] of cases) {
       const res = await admin.get(`${path}?${new URLSearchParams(query)}`);
       expect(res.status, `${path} ${JSON.stringify(query)}`).toBe(422);
       const body = await res.json();
       expect(body.message).toBe('不正な値が入力されました。');
-      expect(body.errors[field][0]).toMatch(/正しくありません|254文字以内/);
+      expect(body.errors[field][0]).toMatch(/正しくありません|254文字以内|使用できない文字/);
     }
   });
 });

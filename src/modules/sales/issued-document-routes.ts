@@ -23,7 +23,7 @@ export const issuedDocumentRoutes = new Hono<AppEnv>()
     const query = queryInput(c, DocumentListQuery);
     return c.json(await listInvoices(c.var.deps.orm, query.q, query.page, query.per_page, c.var.deps.changes));
   })
-  .get('/quotations/:number/pdf', issuedDocumentDocs.quotationPdf, permit('sales:read'), async (c) => {
+  .get('/quotations/:number{[0-9A-Za-z-]+}/pdf', issuedDocumentDocs.quotationPdf, permit('sales:read'), async (c) => {
     const { orm } = c.var.deps;
     const quotation = await findQuotation(orm, c.req.param('number').toUpperCase());
     if (!quotation) throw new AppError('not_found', QUOTATION_NOT_FOUND);
