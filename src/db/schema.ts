@@ -291,6 +291,7 @@ export interface PaymentFindings {
 }
 
 export interface Quotations {
+  addressee: string | null;
   amount: number;
   expires_at: Timestamp;
   id: Generated<number>;

@@ -101,6 +101,17 @@ const invoiceDoc = operation('get', {
   errors: [404, 409],
 });
 
+/** The transfer account as a 御請求書 prints it. */
+export const invoiceBank = (bank: NonNullable<MemberOrder['bank_transfer']>) => ({
+  bankName: bank.bank_name,
+  bankCode: bank.bank_code,
+  branchName: bank.branch_name,
+  branchCode: bank.branch_code,
+  accountTypeLabel: bank.account_type_label,
+  accountNumber: bank.account_number,
+  accountHolderName: bank.account_holder_name,
+});
+
 async function findOrder(c: { var: AppEnv['Variables']; req: { param: (name: string) => string } }) {
   const { orm } = c.var.deps;
   const userId = c.req.param('id');
@@ -155,15 +166,7 @@ export const memberOrders = {
         orderedAt: new Date(order.ordered_at),
         dueAt: new Date(bank.expires_at),
         issuedAt,
-        bank: {
-          bankName: bank.bank_name,
-          bankCode: bank.bank_code,
-          branchName: bank.branch_name,
-          branchCode: bank.branch_code,
-          accountTypeLabel: bank.account_type_label,
-          accountNumber: bank.account_number,
-          accountHolderName: bank.account_holder_name,
-        },
+        bank: invoiceBank(bank),
       });
       c.var.log.info('invoice issued', { invoiceNumber: number, orderNumber: order.order_number, by: userId });
       return c.body(new Uint8Array(pdf), 200, {

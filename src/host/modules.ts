@@ -11,6 +11,7 @@ import { health } from '../modules/health/index.ts';
 import { licenseAuditLabels, licenses } from '../modules/licenses/index.ts';
 import { mail, mailAuditLabels } from '../modules/mail/index.ts';
 import { saleAuditLabels, sales } from '../modules/sales/index.ts';
+import { adminInvoices } from './admin-invoices.ts';
 import { dashboard } from './dashboard.ts';
 import { memberHistory } from './member-history.ts';
 import { memberOrders } from './member-orders.ts';
@@ -42,6 +43,7 @@ export const appModules: readonly AppModule[] = [
   health,
   memberHistory,
   memberOrders,
+  adminInvoices,
   dashboard,
   orderDetail,
 ];

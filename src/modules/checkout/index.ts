@@ -24,7 +24,7 @@ export { bankTransferSweep } from './bank-transfer-mails.ts';
 export { checkoutDashboard } from './dashboard.ts';
 export { flaggedPaymentFigures, paymentsInboxFigures } from './figures.ts';
 export { konbiniReminders } from './konbini.ts';
-export { type MemberOrder, memberOrderOf, memberOrdersOf } from './member-orders.ts';
+export { invoiceOrderFacts, type MemberOrder, memberOrderOf, memberOrdersOf } from './member-orders.ts';
 export { paymentOfCheckout } from './payment-method.ts';
 export { scheduleNightlyReconciliation } from './reconciliation.ts';
 export { BankTransferAnswer, KonbiniVoucherAnswer } from './responses.ts';

@@ -81,3 +81,14 @@ export async function memberOrderOf(orm: Orm, userId: string, orderNumber: strin
   const names = await licenseNames(em, [checkout.licenseId]);
   return orderView(checkout, names.get(checkout.licenseId) ?? '');
 }
+
+/**
+ * What a 御請求書 prints from its order: when it was ordered and the transfer account, whatever the
+ * order's state now (an administrator draws an issued invoice again after the transfer too). Null: no
+ * such order.
+ */
+export async function invoiceOrderFacts(orm: Orm, orderNumber: string) {
+  const checkout = await (orm.em.fork() as Em).findOne(CheckoutSession, { orderNumber });
+  if (!checkout) return null;
+  return { orderedAt: checkout.createdAt, bank: bankTransferView(checkout) };
+}

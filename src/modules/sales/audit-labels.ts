@@ -43,8 +43,17 @@ export const saleAuditLabels = {
     'sale.receipt.copy.mail': '領収書の控えのメール送付（管理者）',
     'sale.refund': '返金の依頼（Stripe へ）',
     'sale.refund.failed': '返金の依頼の取り下げ（Stripe が受け付けず）',
+    'quotation.download': '御見積書の再ダウンロード（管理者）',
+    'invoice.download': '御請求書の再ダウンロード（管理者）',
   },
-  targets: { sale: '売上', sales: '売上', export: 'CSV出力', sales_summary: '売上集計' },
+  targets: {
+    sale: '売上',
+    sales: '売上',
+    export: 'CSV出力',
+    sales_summary: '売上集計',
+    quotation: '御見積書',
+    invoice: '御請求書',
+  },
   fields: {
     status: '状態',
     sale_ids: '対象の売上',

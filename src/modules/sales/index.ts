@@ -30,6 +30,8 @@ export { EXPORT_INTERRUPTED, markExportFailed, sweepExports } from './export/swe
 export { exportFigures } from './export-figures.ts';
 export { renderInvoicePdf } from './invoice-pdf.ts';
 export { issueInvoice } from './invoice-record.ts';
+export { issuedDocumentDocs } from './issued-document-docs.ts';
+export { findInvoice, recordDocumentRead } from './issued-documents.ts';
 export { type MemberSale, memberSalesByCheckout, salesOfUser } from './member-history.ts';
 export { newOrderNumber, ORDER_ALPHABET, ORDER_NUMBER_PATTERN } from './order-number.ts';
 export {

@@ -44,6 +44,7 @@ async function issueQuotation(orm: Orm, user: SessionUser, licenseId: number, ad
         license_id: license.id,
         license_name: license.name,
         amount: license.price,
+        addressee,
         issued_at: issuedAt.toISOString(),
         expires_at: expiresAt.toISOString(),
       })

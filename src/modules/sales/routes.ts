@@ -4,6 +4,7 @@ import { permit, signedInUser } from '../../http/guards.ts';
 import { jsonInput, queryInput } from '../../http/validate.ts';
 import { SALE_STATUS_LABEL, SALE_STATUSES } from './entities/sale.entity.ts';
 import { exportRoutes } from './export-routes.ts';
+import { issuedDocumentRoutes } from './issued-document-routes.ts';
 import { licenseCountRoutes } from './license-counts.ts';
 import { saleNoteRoutes } from './notes.ts';
 import { quotationRoutes } from './quotation.ts';
@@ -67,6 +68,7 @@ export const salesRoutes = new Hono<AppEnv>()
   .route('/', exportRoutes)
   .route('/', receiptRoutes)
   .route('/', quotationRoutes)
+  .route('/', issuedDocumentRoutes)
   .route('/', refundRoutes)
   .route('/', saleNoteRoutes)
   .route('/', resendRoutes);

@@ -27,6 +27,7 @@ export const ADMIN_NAV: readonly AdminNavItem[] = [
   { label: 'ライセンス一覧', to: '/admin/licenses', group: 'ライセンスと売上', permission: 'licenses:read' },
   { label: 'ライセンス発行', to: '/admin/licenses/issue', group: 'ライセンスと売上', permission: 'sales:read' },
   { label: '売上集計', to: '/admin/sales/summary', group: 'ライセンスと売上', permission: 'sales:read' },
+  { label: '見積書・請求書', to: '/admin/documents', group: 'ライセンスと売上', permission: 'sales:read' },
   { label: '決済の受信箱と照合', to: '/admin/payments', group: '決済', permission: 'payments:read' },
   { label: 'コンビニ払いのお支払い待ち', to: '/admin/payments/konbini', group: '決済', permission: 'payments:read' },
   { label: '操作履歴', to: '/admin/audit', group: '記録と運用', permission: 'audit:read' },

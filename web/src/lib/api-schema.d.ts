@@ -113,6 +113,14 @@ export interface paths {
      */
     post: operations["postApiForgotPassword"];
   };
+  "/api/invoices": {
+    /** 発行された御請求書の一覧（新しい順、請求書番号・注文番号の前方一致か会員の氏名・メールアドレスで検索） */
+    get: operations["getApiInvoices"];
+  };
+  "/api/invoices/{number}/pdf": {
+    /** 発行済みの御請求書の PDF をもう一度（管理者、操作履歴に記録、ダウンロード回数には数えない） */
+    get: operations["getApiInvoicesByNumberPdf"];
+  };
   "/api/licenses": {
     /** ライセンスの一覧 */
     get: operations["getApiLicenses"];
@@ -284,6 +292,14 @@ export interface paths {
   "/api/payments/reconciliations/{id}/acknowledge": {
     /** 照合を確認済みにする */
     post: operations["postApiPaymentsReconciliationsByIdAcknowledge"];
+  };
+  "/api/quotations": {
+    /** 発行された御見積書の一覧（新しい順、見積番号の前方一致か会員の氏名・メールアドレスで検索） */
+    get: operations["getApiQuotations"];
+  };
+  "/api/quotations/{number}/pdf": {
+    /** 発行済みの御見積書の PDF をもう一度（管理者、操作履歴に記録） */
+    get: operations["getApiQuotationsByNumberPdf"];
   };
   "/api/reset-password": {
     /** パスワードを再設定する */
@@ -558,6 +574,26 @@ export interface components {
       total_rows: number | null;
       worker_instance: string | null;
     };
+    Invoice: {
+      addressee: string;
+      amount: number;
+      downloads: number;
+      /** Format: date-time */
+      due_at: string;
+      invoice_number: string;
+      /** Format: date-time */
+      issued_at: string;
+      /** Format: date-time */
+      last_downloaded_at: string;
+      license_name: string;
+      order_number: string;
+      user: {
+        email: string;
+        first_name: string;
+        last_name: string;
+      } | null;
+      user_id: string | null;
+    };
     KonbiniVoucher: {
       /** Format: date-time */
       expires_at: string;
@@ -682,6 +718,23 @@ export interface components {
       stripe_session_id: string | null;
       type: string;
       type_label: string;
+    };
+    Quotation: {
+      addressee: string | null;
+      amount: number;
+      /** Format: date-time */
+      expires_at: string;
+      /** Format: date-time */
+      issued_at: string;
+      license_id: number;
+      license_name: string;
+      quotation_number: string;
+      user: {
+        email: string;
+        first_name: string;
+        last_name: string;
+      } | null;
+      user_id: string | null;
     };
     Receipt: {
       addressee: string | null;
@@ -2134,6 +2187,101 @@ export interface operations {
       };
       /** @description 試行回数が多すぎます（Retry-After 秒後に再試行できます）。 */
       429: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 発行された御請求書の一覧（新しい順、請求書番号・注文番号の前方一致か会員の氏名・メールアドレスで検索） */
+  getApiInvoices: {
+    parameters: {
+      query?: {
+        q?: string;
+        page?: string;
+        per_page?: string;
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            invoices: components["schemas"]["Invoice"][];
+            members_capped: boolean;
+            page: number;
+            per_page: number;
+            total: number;
+            total_capped: boolean;
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 発行済みの御請求書の PDF をもう一度（管理者、操作履歴に記録、ダウンロード回数には数えない） */
+  getApiInvoicesByNumberPdf: {
+    parameters: {
+      path: {
+        number: string;
+      };
+    };
+    responses: {
+      /** @description 御請求書の PDF */
+      200: {
+        content: {
+          "application/pdf": string;
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 他の操作と競合しました（code で理由を示すことがあります）。 */
+      409: {
         content: {
           "application/json": components["schemas"]["Error"];
         };
@@ -4866,6 +5014,95 @@ export interface operations {
       422: {
         content: {
           "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 発行された御見積書の一覧（新しい順、見積番号の前方一致か会員の氏名・メールアドレスで検索） */
+  getApiQuotations: {
+    parameters: {
+      query?: {
+        q?: string;
+        page?: string;
+        per_page?: string;
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            members_capped: boolean;
+            page: number;
+            per_page: number;
+            quotations: components["schemas"]["Quotation"][];
+            total: number;
+            total_capped: boolean;
+          };
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /** 発行済みの御見積書の PDF をもう一度（管理者、操作履歴に記録） */
+  getApiQuotationsByNumberPdf: {
+    parameters: {
+      path: {
+        number: string;
+      };
+    };
+    responses: {
+      /** @description 御見積書の PDF */
+      200: {
+        content: {
+          "application/pdf": string;
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */

@@ -128,6 +128,14 @@ export const adminRoutes: RouteObject[] = [
         ),
       },
       {
+        path: 'documents',
+        handle: meta('administrator', false, '見積書・請求書'),
+        lazy: later(
+          () => import('../../features/admin/routes/documents'),
+          (m) => <m.DocumentsPage />,
+        ),
+      },
+      {
         path: 'sales/:id',
         handle: meta('administrator', false, '注文の詳細'),
         lazy: later(

@@ -20,8 +20,11 @@ function labelTableCells(root: ParentNode) {
   }
 }
 
-/** Keeps the names on the cells while the page below `selector` changes. */
-export function useTableLabels(selector = '#main') {
+/**
+ * Keeps the names on the cells while the page below `selector` changes. The app's root by default, not
+ * #main: <main> is drawn anew when the side menu comes or goes (管理メニュー → a screen).
+ */
+export function useTableLabels(selector = '.app') {
   useEffect(() => {
     const root = document.querySelector(selector);
     if (!root) return;
