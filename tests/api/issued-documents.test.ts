@@ -108,6 +108,9 @@ describe('GET /api/quotations', () => {
     expect(await numbers(`ＱＴ－${a.number.slice(3)}`)).toEqual([a.number]);
     expect(await numbers(first.email)).toEqual([b.number, a.number]);
     expect(await numbers('消防 一郎')).toEqual([b.number, a.number]);
+    // Who phones is often the organisation: the words of the printed 宛名.
+    expect(await numbers('△△病院')).toEqual([b.number]);
+    expect(await numbers('市消防局')).toEqual([c.number, a.number]);
     expect(await numbers('QT-0000-000000')).toEqual([]);
     // Pages of the one page/per_page rule.
     const second1 = await list('/api/quotations', { per_page: '2', page: '2' });
@@ -221,7 +224,7 @@ describe('GET /api/invoices', () => {
       downloads: 2,
     });
     expect(found.invoices[0].due_at).toEqual(expect.any(String));
-    for (const q of [number, number.toLowerCase().replaceAll('-', ''), orderNumber.slice(0, 9), buyer.email]) {
+    for (const q of [number, number.toLowerCase().replaceAll('-', ''), orderNumber.slice(0, 9), buyer.email, '〇〇消防局']) {
       expect(
         (await list('/api/invoices', { q })).invoices.map((i: { invoice_number: string }) => i.invoice_number),
         q,

@@ -67,7 +67,7 @@ it('見積書・請求書 at 375 px: an administrator finds a quotation by the n
 
   // The second quotation, typed as heard: lower case, no hyphens.
   const wanted = numbers[1] as string;
-  await page.getByLabel('見積番号・会員の氏名・メールアドレス').fill(wanted.replaceAll('-', '').toLowerCase());
+  await page.getByLabel('見積番号・宛名・会員の氏名・メールアドレス').fill(wanted.replaceAll('-', '').toLowerCase());
   await page.getByRole('button', { name: '検索する' }).click();
   await page.getByText('全1件').waitFor();
   const rows = page.locator('table.table tbody tr');
@@ -101,7 +101,7 @@ it('見積書・請求書 at 375 px: an administrator finds a quotation by the n
   expect(stdout.replace(/\s+/g, ' ')).toContain(`見積番号 ${wanted}`);
 
   // No match, then the invoices' tab (none issued yet), then a list that fails to load.
-  await page.getByLabel('見積番号・会員の氏名・メールアドレス').fill('QT-0000-000000');
+  await page.getByLabel('見積番号・宛名・会員の氏名・メールアドレス').fill('QT-0000-000000');
   await page.getByRole('button', { name: '検索する' }).click();
   await page.getByText('条件に合う御見積書はありません。').waitFor();
   await page.getByRole('navigation', { name: '表示する書類' }).getByRole('link', { name: '御請求書' }).click();

@@ -1,4 +1,5 @@
-import { type Expression, type SqlBool, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { containsPattern } from '../../db/like.ts';
 import type { Em } from '../../db/orm.ts';
 import { membersMatching } from '../accounts/index.ts';
 
@@ -13,6 +14,8 @@ export interface DocumentSearch {
   exact?: string;
   members?: string[];
   membersCapped?: boolean;
+  /** The same words in the printed 宛名 (`〇〇消防局`): who phones is often the organisation. */
+  addressee?: string;
 }
 
 const compact = (text: string) =>
@@ -46,7 +49,7 @@ function invoiceNumberSearch(text: string): DocumentSearch | null {
   return nth ? { exact: `INV-${order}-${nth}` } : { prefix: order };
 }
 
-/** `q` as a number of that kind, else as a member search (at most MEMBER_MATCH_CAP members). */
+/** `q` as a number of that kind, else as a member (at most MEMBER_MATCH_CAP) or 宛名 search. */
 export async function resolveDocumentSearch(
   em: Em,
   q: string | undefined,
@@ -56,9 +59,19 @@ export async function resolveDocumentSearch(
   const number = kind === 'quotation' ? numberPrefix(q, 'QT') : invoiceNumberSearch(q);
   if (number !== null) return typeof number === 'string' ? { prefix: number } : number;
   const found = await membersMatching(em, q);
-  return { members: found.ids, membersCapped: found.capped };
+  return { members: found.ids, membersCapped: found.capped, addressee: q.trim() };
 }
 
 /** `ref` is one of the members' ids: one parameter however many. */
-export const oneOfMembers = (ref: Expression<string | null>, ids: readonly string[]) =>
+const oneOfMembers = (ref: Expression<string | null>, ids: readonly string[]) =>
   sql<SqlBool>`${ref} = any(string_to_array(${ids.join(',')}, ','))`;
+
+/** A member search: the document is one of theirs, or its 宛名 contains the words (pg_trgm index). */
+export const byMemberOrAddressee = (
+  eb: ExpressionBuilder<{ d: { user_id: string | null; addressee: string | null } }, 'd'>,
+  search: DocumentSearch,
+) =>
+  eb.or([
+    oneOfMembers(eb.ref('d.user_id'), search.members ?? []),
+    ...(search.addressee ? [eb('d.addressee', 'ilike', containsPattern(search.addressee))] : []),
+  ]);

@@ -6,7 +6,7 @@ const DOCUMENTS = ['見積書・請求書'];
 const nullableText = v.nullable(v.string());
 const Member = v.nullable(v.object({ first_name: v.string(), last_name: v.string(), email: v.string() }));
 
-/** The back office's search of issued documents: a number (from its start) or a member's name or e-mail. */
+/** The back office's search of issued documents: a number (from its start), a member's name or e-mail, or the 宛名's words. */
 export const DocumentListQuery = v.object({
   q: v.optional(
     v.pipe(v.string('検索語が正しくありません。'), v.trim(), v.maxLength(254, '検索語は254文字以内で入力してください。')),

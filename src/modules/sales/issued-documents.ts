@@ -6,7 +6,7 @@ import { transact } from '../../events/outbox.ts';
 import type { SessionUser } from '../../http/context.ts';
 import { currentBuyers } from '../accounts/index.ts';
 import { recordAudit } from '../audit/index.ts';
-import { type DocumentSearch, oneOfMembers, resolveDocumentSearch } from './document-search.ts';
+import { byMemberOrAddressee, type DocumentSearch, resolveDocumentSearch } from './document-search.ts';
 
 const iso = (at: string | Date) => new Date(at).toISOString();
 
@@ -31,14 +31,14 @@ const pageAnswer = (n: number, search: DocumentSearch, page: number, perPage: nu
   per_page: perPage,
 });
 
-/** 御見積書 issued, newest first: by number (from its start) or by member (name, e-mail). */
+/** 御見積書 issued, newest first: by number (from its start), by member (name, e-mail) or by 宛名. */
 export async function listQuotations(orm: Orm, q: string | undefined, page: number, perPage: number, changes?: ChangeFeed) {
   const em = orm.em.fork() as Em;
   const search = await resolveDocumentSearch(em, q, 'quotation');
   const found = kysely(em)
     .selectFrom('quotations as d')
     .$if(search.prefix !== undefined, (qb) => qb.where('d.quotation_number', 'like', prefixPattern(search.prefix ?? '')))
-    .$if(search.members !== undefined, (qb) => qb.where((eb) => oneOfMembers(eb.ref('d.user_id'), search.members ?? [])));
+    .$if(search.members !== undefined, (qb) => qb.where((eb) => byMemberOrAddressee(eb, search)));
   const counted = await kysely(em)
     .selectFrom(
       found
@@ -68,7 +68,7 @@ export async function listQuotations(orm: Orm, q: string | undefined, page: numb
   return { quotations: await withMembers(em, quotations, changes), ...pageAnswer(counted?.n ?? 0, search, page, perPage) };
 }
 
-/** 御請求書 issued, newest first: by 請求書番号 or 注文番号 (from its start) or by member. */
+/** 御請求書 issued, newest first: by 請求書番号 or 注文番号 (from its start), by member or by 宛名. */
 export async function listInvoices(orm: Orm, q: string | undefined, page: number, perPage: number, changes?: ChangeFeed) {
   const em = orm.em.fork() as Em;
   const search = await resolveDocumentSearch(em, q, 'invoice');
@@ -76,7 +76,7 @@ export async function listInvoices(orm: Orm, q: string | undefined, page: number
     .selectFrom('invoices as d')
     .$if(Boolean(search.prefix), (qb) => qb.where('d.order_number', 'like', prefixPattern(search.prefix ?? '')))
     .$if(search.exact !== undefined, (qb) => qb.where('d.invoice_number', '=', search.exact ?? ''))
-    .$if(search.members !== undefined, (qb) => qb.where((eb) => oneOfMembers(eb.ref('d.user_id'), search.members ?? [])));
+    .$if(search.members !== undefined, (qb) => qb.where((eb) => byMemberOrAddressee(eb, search)));
   const counted = await kysely(em)
     .selectFrom(
       found

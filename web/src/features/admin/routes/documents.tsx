@@ -17,8 +17,8 @@ interface Kind {
 }
 
 const KINDS: Record<DocumentKind, Kind> = {
-  quotation: { kind: 'quotation', label: '御見積書', search: '見積番号・会員の氏名・メールアドレス' },
-  invoice: { kind: 'invoice', label: '御請求書', search: '請求書番号・注文番号・会員の氏名・メールアドレス' },
+  quotation: { kind: 'quotation', label: '御見積書', search: '見積番号・宛名・会員の氏名・メールアドレス' },
+  invoice: { kind: 'invoice', label: '御請求書', search: '請求書番号・注文番号・宛名・会員の氏名・メールアドレス' },
 };
 
 interface ResultsProps {
@@ -124,7 +124,7 @@ export function DocumentsPage() {
     <section className="card">
       <h1>見積書・請求書</h1>
       <p className="lead">
-        会員が発行した御見積書・御請求書です。番号（先頭から一部でも、ハイフンなしでも）や会員の氏名・メールアドレスで探せます。日時は日本時間です。
+        会員が発行した御見積書・御請求書です。番号（先頭から一部でも、ハイフンなしでも）、宛名（「〇〇消防局」など）、会員の氏名・メールアドレスで探せます。日時は日本時間です。
       </p>
       <nav aria-label="表示する書類" className="toolbar" style={{ display: 'flex', flexWrap: 'wrap', gap: '8px 16px' }}>
         {Object.values(KINDS).map((k) => (
