@@ -95,6 +95,11 @@ async function reconcileNow() {
     'the reconciliation run',
   );
 }
+/** The refund offered on the payment's inbox row (its completed event), and on none of its other events. */
+const inboxRefunds = async (sessionId: string) =>
+  ((await (await admin.get(`/api/payments/events?session=${sessionId}`)).json()).events as { refund: { state: string } | null }[])
+    .map((e) => e.refund?.state ?? null)
+    .filter(Boolean);
 const flaggedOpen = async () => (await (await admin.get('/api/operations')).json()).operations.payments_flagged.open as number;
 const refundsOf = (paymentIntent: string) =>
   [...shop.emulator.refunds.values()].filter((r) => r.payment_intent === paymentIntent);
@@ -108,6 +113,7 @@ describe('refunding a flagged payment from the shop', () => {
     const finding = before.findings.find((f) => f.stripe_session_id === sessionId);
     expect(finding?.refund).toMatchObject({ state: 'refundable', amount: 11000, currency: 'jpy' });
     expect(await flaggedOpen()).toBe(1);
+    expect(await inboxRefunds(sessionId)).toEqual(['refundable']);
 
     // A viewer may not refund; bad input is a 422 in Japanese.
     const refused = await refund(viewer, sessionId);
@@ -145,6 +151,7 @@ describe('refunding a flagged payment from the shop', () => {
     expect(resolved.acknowledgement_note).toBe('返金済み（¥11,000、税込）');
     expect(await flaggedOpen()).toBe(0);
     expect((await (await admin.get('/api/payments/reconciliations?unacknowledged=true')).json()).total).toBe(0);
+    expect(await inboxRefunds(sessionId)).toEqual(['refunded']);
 
     const mail = await smtp.waitFor((m) => smtp.to(buyer.email)(m) && (m.text ?? '').includes('重複してお支払い'));
     expect(mail.subject).toContain('返金のお知らせ');

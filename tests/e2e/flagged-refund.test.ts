@@ -52,7 +52,12 @@ it('an administrator refunds a payment made twice from its reconciliation findin
   await page.goto(`${shop.baseUrl}/admin/payments`);
   await page.getByRole('button', { name: '今すぐ照合' }).click();
   await page.getByText('支払い済みなのに売上がない').waitFor({ timeout: 20_000 });
-  await page.getByRole('button', { name: /^この支払いを返金/ }).click();
+  // Offered on the payment's inbox row and on its difference: refunded from the difference.
+  await expect.poll(() => page.getByRole('button', { name: /^この支払いを返金/ }).count()).toBe(2);
+  await page
+    .locator('.finding')
+    .getByRole('button', { name: /^この支払いを返金/ })
+    .click();
 
   const dialog = page.getByRole('dialog', { name: '支払いの返金の確認' });
   await dialog.waitFor();
@@ -66,7 +71,12 @@ it('an administrator refunds a payment made twice from its reconciliation findin
   await dialog.getByRole('button', { name: '返金する' }).click();
   await dialog.waitFor({ state: 'hidden' });
   await page.getByText('¥11,000（税込）を返金しました。').waitFor();
-  await page.getByText('返金済み', { exact: true }).first().waitFor();
+  await page.locator('.finding').getByText('返金済み', { exact: true }).waitFor();
+  await page
+    .locator('tr', { hasText: '購入済みのライセンスへの重複した支払い' })
+    .getByText('返金済み', { exact: true })
+    .waitFor();
+  expect(await page.getByRole('button', { name: /^この支払いを返金/ }).count()).toBe(0);
 
   const paymentIntent = String(shop.emulator.sessions.get(sessionId)?.payment_intent);
   const refunds = [...shop.emulator.refunds.values()].filter((r) => r.payment_intent === paymentIntent);

@@ -47,6 +47,20 @@ export const BankTransferAnswer = v.pipe(
 );
 
 /** One Stripe event of the payments inbox. */
+/** A payment kept without a sale (held already, full, hidden): its refund from the shop. */
+const FlaggedRefund = v.object({
+  state: v.picklist(['refundable', 'requested', 'refunded']),
+  amount: v.number(),
+  currency: v.string(),
+  order_number: nullableText,
+  flag_reason: v.string(),
+  requested_at: nullableTime,
+  requested_by: nullableText,
+  reason: nullableText,
+  refunded_at: nullableTime,
+  refunded_amount: v.number(),
+});
+
 const InboxEvent = v.pipe(
   v.object({
     id: v.string(),
@@ -67,6 +81,8 @@ const InboxEvent = v.pipe(
     buyer: v.nullable(v.object({ user_id: v.string(), name: v.string(), email: v.string() })),
     buyer_deleted: v.boolean(),
     sale_id: nullableNumber,
+    /** On the event of a payment kept without a sale: its refund (「この支払いを返金」). */
+    refund: v.nullable(FlaggedRefund),
   }),
   v.metadata({ ref: 'PaymentEvent' }),
 );
@@ -100,20 +116,6 @@ const Run = v.pipe(
 );
 
 const acknowledgement = { acknowledged_at: nullableTime, acknowledged_by: nullableText, acknowledgement_note: nullableText };
-
-/** A payment kept without a sale (held already, full, hidden): its refund from the shop. */
-const FlaggedRefund = v.object({
-  state: v.picklist(['refundable', 'requested', 'refunded']),
-  amount: v.number(),
-  currency: v.string(),
-  order_number: nullableText,
-  flag_reason: v.string(),
-  requested_at: nullableTime,
-  requested_by: nullableText,
-  reason: nullableText,
-  refunded_at: nullableTime,
-  refunded_amount: v.number(),
-});
 
 const Finding = v.object({
   id: v.string(),

@@ -683,6 +683,19 @@ export interface components {
       processed_at: string | null;
       /** Format: date-time */
       received_at: string;
+      refund: ({
+        amount: number;
+        currency: string;
+        flag_reason: string;
+        order_number: string | null;
+        reason: string | null;
+        refunded_amount: number;
+        refunded_at: string | null;
+        requested_at: string | null;
+        requested_by: string | null;
+        /** @enum {string} */
+        state: "refundable" | "requested" | "refunded";
+      }) | null;
       sale_id: number | null;
       /** @enum {string} */
       state: "received" | "processed" | "failed";
@@ -4371,6 +4384,19 @@ export interface operations {
               processed_at: string | null;
               /** Format: date-time */
               received_at: string;
+              refund: ({
+                amount: number;
+                currency: string;
+                flag_reason: string;
+                order_number: string | null;
+                reason: string | null;
+                refunded_amount: number;
+                refunded_at: string | null;
+                requested_at: string | null;
+                requested_by: string | null;
+                /** @enum {string} */
+                state: "refundable" | "requested" | "refunded";
+              }) | null;
               sale_id: number | null;
               /** @enum {string} */
               state: "received" | "processed" | "failed";

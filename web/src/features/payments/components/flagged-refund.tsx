@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { useSWRConfig } from 'swr';
 import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { formatPrice } from '../../../lib/format';
@@ -32,6 +33,37 @@ function RefundState({ refund }: { refund: Refund }) {
   return null;
 }
 
+/** 返金の理由 (required, 200 characters), its message tied to it. */
+function ReasonField({ reason, message, onReason }: { reason: string; message?: string; onReason: (reason: string) => void }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <div className="field-label">
+        <label htmlFor={id}>返金の理由</label>
+        <span className="required" aria-hidden="true">
+          必須
+        </span>
+      </div>
+      <textarea
+        id={id}
+        name="reason"
+        rows={3}
+        maxLength={200}
+        required
+        value={reason}
+        aria-invalid={message ? true : undefined}
+        aria-describedby={message ? `${id}-message` : undefined}
+        onChange={(event) => onReason(event.currentTarget.value)}
+      />
+      {message ? (
+        <p id={`${id}-message`} className="field-message">
+          {message}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 /**
  * 「この支払いを返金」 on a payment kept without a sale (購入済み・満席・非公開): the whole amount,
  * refunded at Stripe after a confirmation with the amount and a required reason. A role that may not
@@ -43,7 +75,7 @@ export function FlaggedRefund({ sessionId, refund, onChanged }: { sessionId: str
   const [reason, setReason] = useState('');
   const [notice, setNotice] = useState('');
   const { busy, message, errors, run } = useFormSubmit(REASON_FIELDS);
-  const reasonId = useId();
+  const { mutate } = useSWRConfig();
   const confirm = () => {
     void run(async () => {
       const answer = await refundFlaggedPayment(sessionId, { reason });
@@ -51,6 +83,8 @@ export function FlaggedRefund({ sessionId, refund, onChanged }: { sessionId: str
       setReason('');
       setNotice(answer.message);
       onChanged();
+      // The same payment on the inbox row and the finding, and the runs' open counts, are read again.
+      void mutate((key) => typeof key === 'string' && key.startsWith('/api/payments/'));
     });
   };
   return (
@@ -86,30 +120,7 @@ export function FlaggedRefund({ sessionId, refund, onChanged }: { sessionId: str
           </p>
           <p className="small">売上にしなかった理由：{refund.flag_reason}</p>
           <p className="small">返金すると、会員に返金額を記した返金のお知らせメールが届きます。</p>
-          <div className="field">
-            <div className="field-label">
-              <label htmlFor={reasonId}>返金の理由</label>
-              <span className="required" aria-hidden="true">
-                必須
-              </span>
-            </div>
-            <textarea
-              id={reasonId}
-              name="reason"
-              rows={3}
-              maxLength={200}
-              required
-              value={reason}
-              aria-invalid={errors.reason ? true : undefined}
-              aria-describedby={errors.reason ? `${reasonId}-message` : undefined}
-              onChange={(event) => setReason(event.currentTarget.value)}
-            />
-            {errors.reason ? (
-              <p id={`${reasonId}-message`} className="field-message">
-                {errors.reason}
-              </p>
-            ) : null}
-          </div>
+          <ReasonField reason={reason} message={errors.reason} onReason={setReason} />
           <FormAlert message={message} errors={errors} fields={['reason']} />
         </ConfirmDialog>
       ) : null}
