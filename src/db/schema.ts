@@ -115,7 +115,13 @@ export interface CheckoutSessions {
   license_id: number;
   order_number: string | null;
   payment_intent_id: string | null;
+  refund_reason: string | null;
+  refund_requested_at: Timestamp | null;
+  refund_requested_by: string | null;
+  refunded_amount: Generated<number>;
+  refunded_at: Timestamp | null;
   state: Generated<string>;
+  stripe_refund_id: string | null;
   stripe_session_id: string | null;
   updated_at: Timestamp;
   user_id: string | null;

@@ -49,6 +49,8 @@ export const eventPayloads = {
   }),
   // amountRefunded: the charge's refunded total so far (absent in older events: the whole amount).
   PaymentRefunded: v.object({ checkoutId: id, refundedAt: v.string(), amountRefunded: v.optional(v.number()) }),
+  /** A payment kept without a sale (held already, full, hidden) was refunded in full: the member is told. */
+  FlaggedPaymentRefunded: v.object({ checkoutId: id, amount: v.number() }),
   KonbiniVoucherIssued: v.object({ checkoutId: id }),
   KonbiniPaymentReminderDue: v.object({ checkoutId: id }),
   KonbiniPaymentLapsed: v.object({ checkoutId: id }),
@@ -118,6 +120,7 @@ export const eventRoutes = {
   StripeEventReceived: ['payments'],
   CheckoutPaid: ['payments'],
   PaymentRefunded: ['payments'],
+  FlaggedPaymentRefunded: ['mail'],
   KonbiniVoucherIssued: ['mail'],
   KonbiniPaymentReminderDue: ['mail'],
   KonbiniPaymentLapsed: ['mail'],

@@ -31,6 +31,7 @@ export const eventLabels: Record<EventName, string> = {
   StripeEventReceived: 'Stripe からの通知の処理',
   CheckoutPaid: '決済の完了',
   PaymentRefunded: '返金の反映',
+  FlaggedPaymentRefunded: '売上にしなかった支払いの返金のお知らせ',
   KonbiniVoucherIssued: 'コンビニ払込票の発行',
   KonbiniPaymentReminderDue: 'コンビニ支払期限の前日のお知らせ',
   KonbiniPaymentLapsed: 'コンビニ支払期限切れ',

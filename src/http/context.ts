@@ -17,6 +17,8 @@ export interface RefundPaymentRequest {
   metadata: Record<string, string>;
   /** Yen; absent: whatever remains. */
   amount?: number;
+  /** Stripe's reason, shown in its dashboard (a payment made twice: `duplicate`). */
+  reason?: 'duplicate' | 'requested_by_customer';
 }
 
 /** `unreachable` (network, outage) is worth asking again; `refused` is not. */

@@ -38,6 +38,7 @@ describe('docs/events.md', () => {
       'BankTransferInstructionsIssued',
       'BankTransferLapsed',
       'CheckoutPaid',
+      'FlaggedPaymentRefunded',
       'KonbiniPaymentLapsed',
       'KonbiniVoucherIssued',
       'PaymentRefunded',

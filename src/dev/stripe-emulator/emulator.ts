@@ -57,6 +57,8 @@ function bankTransferOffered(session: Obj): boolean {
   );
 }
 
+const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'];
+
 const error = (status: number, type: string, message: string, extra: Obj = {}) =>
   Response.json({ error: { type, message, ...extra } }, { status });
 
@@ -297,6 +299,7 @@ export function createStripeEmulator(options: EmulatorOptions) {
     paymentIntentId: string,
     amount?: number,
     metadata: Obj = {},
+    reason: string | null = null,
   ): { refund: Obj } | { status: number; code: string; message: string } {
     const pi = paymentIntents.get(paymentIntentId);
     const charge = pi ? charges.get(String(pi.latest_charge)) : undefined;
@@ -331,6 +334,7 @@ export function createStripeEmulator(options: EmulatorOptions) {
       payment_intent: pi.id,
       currency: charge.currency,
       metadata,
+      reason,
       status: 'succeeded',
       created: now(),
     };
@@ -554,7 +558,13 @@ export function createStripeEmulator(options: EmulatorOptions) {
     if (!intent)
       return error(400, 'invalid_request_error', 'Missing required param: payment_intent.', { param: 'payment_intent' });
     const amount = params.amount === undefined ? undefined : Number(params.amount);
-    const result = createRefund(intent, amount, (params.metadata as Obj | undefined) ?? {});
+    const reason = params.reason === undefined ? null : String(params.reason);
+    // Stripe takes only these reasons (a refund made in its dashboard may say none).
+    if (reason !== null && !REFUND_REASONS.includes(reason))
+      return error(400, 'invalid_request_error', `Invalid reason: must be one of ${REFUND_REASONS.join(', ')}`, {
+        param: 'reason',
+      });
+    const result = createRefund(intent, amount, (params.metadata as Obj | undefined) ?? {}, reason);
     if (!('refund' in result)) return error(result.status, 'invalid_request_error', result.message, { code: result.code });
     if (key) idempotency.set(`refunds:${key}`, { body: raw, response: result.refund });
     return c.json(result.refund);
@@ -650,6 +660,11 @@ export function createStripeEmulator(options: EmulatorOptions) {
       return c.json({ error: 'no pending bank transfer' }, 409);
     // The transfer credits the customer's balance, which Stripe applies to the payment at once.
     return c.json({ event: settleKonbini(session, result === 'paid').id });
+  });
+  // A refund made in Stripe's dashboard: the whole charge, no reason, no idempotency key.
+  app.post('/_emulator/payment_intents/:id/refund', (c) => {
+    const result = createRefund(c.req.param('id'));
+    return 'refund' in result ? c.json(result.refund) : c.json({ error: result.message, code: result.code }, 409);
   });
   app.post('/_emulator/events/:id/redeliver', async (c) => {
     const event = events.find((e) => e.id === c.req.param('id'));

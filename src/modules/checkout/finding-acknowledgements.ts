@@ -28,6 +28,27 @@ export async function openFindingCounts(em: Em, runIds: readonly string[]): Prom
 }
 
 /**
+ * A run (locked by the caller) whose findings are all 確認済み now is 確認済み too: it leaves the admin
+ * menu. True when this call closed it.
+ */
+export async function closeRunWhenDone(tx: Em, runId: string, by: string, at: Date): Promise<boolean> {
+  const open = await kysely(tx)
+    .selectFrom('payment_findings')
+    .select((eb) => countAll(eb).as('n'))
+    .where('run_id', '=', runId)
+    .where('acknowledged_at', 'is', null)
+    .executeTakeFirst();
+  const run = await tx.findOneOrFail(ReconciliationRun, { id: runId });
+  const closes = (open?.n ?? 0) === 0 && !run.acknowledgedAt && run.notified === 'findings';
+  if (closes) {
+    run.acknowledgedAt = at;
+    run.acknowledgedBy = by;
+    run.acknowledgementNote = 'すべての差異を確認済み';
+  }
+  return closes;
+}
+
+/**
  * 確認済み on one difference, with what the administrator did about it (the note is required: a
  * difference is money). Audited. When it was the run's last open one, the run is 確認済み too and
  * leaves the admin menu (the `unacknowledged` filter). Marking a finding twice keeps the first mark.
@@ -56,19 +77,7 @@ export async function acknowledgeFinding(orm: Orm, actor: Actor, findingId: stri
     finding.acknowledgedBy = actor.email;
     finding.acknowledgementNote = note;
     await tx.flush();
-    const open = await kysely(tx)
-      .selectFrom('payment_findings')
-      .select((eb) => countAll(eb).as('n'))
-      .where('run_id', '=', row.run_id)
-      .where('acknowledged_at', 'is', null)
-      .executeTakeFirst();
-    const run = await tx.findOneOrFail(ReconciliationRun, { id: row.run_id });
-    const closesRun = (open?.n ?? 0) === 0 && !run.acknowledgedAt && run.notified === 'findings';
-    if (closesRun) {
-      run.acknowledgedAt = now;
-      run.acknowledgedBy = actor.email;
-      run.acknowledgementNote = 'すべての差異を確認済み';
-    }
+    const closesRun = await closeRunWhenDone(tx, row.run_id, actor.email, now);
     recordAudit(tx, actor, {
       action: 'payment_finding.acknowledge',
       targetType: 'payment_finding',

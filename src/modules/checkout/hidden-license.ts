@@ -7,7 +7,7 @@ import type { Logger } from '../../lib/logger.ts';
  * A licence hidden (非公開) while members stood on its payment page: those Checkout Sessions are
  * expired at Stripe (`checkout.sessions.expire`), so nobody pays for what is no longer sold. A
  * payment that arrives anyway (a session created in the same instant, a konbini voucher already
- * issued) is flagged, not made a sale (HIDDEN_LICENSE_FLAG in stripe-events.ts,
+ * issued) is flagged, not made a sale (HIDDEN_LICENSE_FLAG in paid-guard.ts,
  * docs/decisions/0029-asvs-hardening.md).
  */
 export async function expireCheckoutsOfHiddenLicense(

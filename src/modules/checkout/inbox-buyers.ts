@@ -2,6 +2,7 @@ import type Stripe from 'stripe';
 import type { Em } from '../../db/orm.ts';
 import { currentBuyers } from '../accounts/index.ts';
 import { CheckoutSession } from './entities/checkout-session.entity.ts';
+import { flaggedRefundView } from './flagged-refund-record.ts';
 
 /** Who paid and how much, on a payments-inbox row: from our Checkout Session (this module's own table). */
 export interface InboxPayment {
@@ -10,6 +11,7 @@ export interface InboxPayment {
   /** The member now (accounts module); null when the account has since been deleted. */
   buyer: { user_id: string; name: string; email: string } | null;
   buyer_deleted: boolean;
+  refund: ReturnType<typeof flaggedRefundView>;
 }
 
 /**
@@ -19,11 +21,7 @@ export interface InboxPayment {
  */
 export async function inboxPayments(em: Em, stripeSessionIds: readonly string[]): Promise<Map<string, InboxPayment>> {
   if (stripeSessionIds.length === 0) return new Map();
-  const checkouts = await em.find(
-    CheckoutSession,
-    { stripeSessionId: { $in: [...stripeSessionIds] } },
-    { fields: ['stripeSessionId', 'amount', 'currency', 'userId'] },
-  );
+  const checkouts = await em.find(CheckoutSession, { stripeSessionId: { $in: [...stripeSessionIds] } });
   const buyers = await currentBuyers(em, [...new Set(checkouts.flatMap((c) => (c.userId ? [c.userId] : [])))]);
   const payments = new Map<string, InboxPayment>();
   for (const checkout of checkouts) {
@@ -33,6 +31,7 @@ export async function inboxPayments(em: Em, stripeSessionIds: readonly string[])
       currency: checkout.currency,
       buyer: buyer ? { user_id: buyer.id, name: `${buyer.lastName} ${buyer.firstName}`, email: buyer.email } : null,
       buyer_deleted: !buyer,
+      refund: flaggedRefundView(checkout),
     });
   }
   return payments;

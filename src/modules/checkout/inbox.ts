@@ -73,6 +73,8 @@ function view(
     buyer_deleted: payment?.buyer_deleted ?? false,
     // That sale (the row links to its order detail).
     sale_id: (row.stripeSessionId && saleIds.get(row.stripeSessionId)) || null,
+    // The payment's own event (not its later ones) offers its refund.
+    refund: (row.outcome?.startsWith('flagged') && payment?.refund) || null,
   };
 }
 export type InboxEventView = ReturnType<typeof view>;

@@ -2,6 +2,7 @@
 import type { AppModule } from '../../http/context.ts';
 import { CheckoutCustomer, CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
+import { onFlaggedPaymentRefunded } from './flagged-refund-record.ts';
 import {
   onBankTransferInstructionsIssued,
   onBankTransferLapsed,
@@ -41,6 +42,7 @@ export const checkout = {
     UserDeleted: onUserDeleted,
     ReconciliationRequested: onReconciliationRequested,
     ReconciliationFlagged: onReconciliationFlagged,
+    FlaggedPaymentRefunded: onFlaggedPaymentRefunded,
     KonbiniVoucherIssued: onKonbiniVoucherIssued,
     KonbiniPaymentReminderDue: onKonbiniPaymentReminderDue,
     KonbiniPaymentLapsed: onKonbiniPaymentLapsed,

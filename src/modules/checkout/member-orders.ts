@@ -4,19 +4,18 @@ import { licenseNames } from '../licenses/index.ts';
 import { bankTransferView } from './bank-transfer.ts';
 import { CheckoutSession } from './entities/checkout-session.entity.ts';
 import { voucherView } from './konbini.ts';
-import { DUPLICATE_PAYMENT_FLAG, OVER_CAPACITY_FLAG } from './paid-guard.ts';
+import { REFUND_FLAGS } from './paid-guard.ts';
 import { methodOf, PAYMENT_METHOD_LABEL } from './payment-method.ts';
-import { HIDDEN_LICENSE_FLAG } from './stripe-events.ts';
 
-type MemberOrderState = 'paid' | 'awaiting_payment' | 'expired' | 'refund_due';
+type MemberOrderState = 'paid' | 'awaiting_payment' | 'expired' | 'refund_due' | 'refunded';
 const STATE_LABEL: Record<MemberOrderState, string> = {
   paid: 'お支払い済み',
   awaiting_payment: 'お支払い待ち',
   expired: '期限切れ（お支払いはありません）',
   // Paid, but for a licence held already, full or hidden: shown to the member, not made a sale.
   refund_due: 'お支払い済み・返金予定（購入済み・満席などのため）',
+  refunded: 'お支払い済み・返金済み（購入済み・満席などのため）',
 };
-const REFUND_FLAGS = [HIDDEN_LICENSE_FLAG, DUPLICATE_PAYMENT_FLAG, OVER_CAPACITY_FLAG];
 const AWAITING_LABEL = { konbini: 'お支払い待ち', bank_transfer: 'お振込待ち', card: 'お支払い待ち' } as const;
 
 /** An order is a paid checkout (a sale, or a payment kept for a refund), or one that waited for a konbini payment or a bank transfer (paid or not). */
@@ -35,7 +34,9 @@ function orderView(checkout: CheckoutSession, licenseName: string) {
   const deadline = checkout.konbiniExpiresAt ?? checkout.bankTransferExpiresAt ?? null;
   const state: MemberOrderState =
     checkout.state === 'flagged'
-      ? 'refund_due'
+      ? checkout.refundedAt
+        ? 'refunded'
+        : 'refund_due'
       : checkout.state === 'complete'
         ? 'paid'
         : checkout.state === 'awaiting_payment' && (deadline?.getTime() ?? 0) > Date.now()

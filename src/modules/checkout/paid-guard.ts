@@ -10,6 +10,14 @@ import { seatsTaken } from './service.ts';
 /** Flag reasons of payments kept for a refund, not made sales (the inbox and reconciliation say so). */
 export const DUPLICATE_PAYMENT_FLAG = '購入済みのライセンスへの重複した支払い';
 export const OVER_CAPACITY_FLAG = '満席のライセンスへの支払い';
+/** The flag reason of a payment for a licence hidden meanwhile (made no sale; reconciliation names it). */
+export const HIDDEN_LICENSE_FLAG = '非公開のライセンスへの支払い';
+/** Flags of payments the shop keeps for a refund (an amount mismatch is not one: it is looked into first). */
+export const REFUND_FLAGS = [HIDDEN_LICENSE_FLAG, DUPLICATE_PAYMENT_FLAG, OVER_CAPACITY_FLAG] as const;
+
+/** A paid checkout flagged for a refund: no sale, the money still to give back (or given back). */
+export const keptForRefund = (checkout: Pick<CheckoutSession, 'state' | 'flagReason'>) =>
+  checkout.state === 'flagged' && REFUND_FLAGS.some((flag) => checkout.flagReason?.startsWith(flag));
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

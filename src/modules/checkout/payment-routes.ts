@@ -6,6 +6,7 @@ import { permit, signedInUser } from '../../http/guards.ts';
 import { jsonInput, queryInput } from '../../http/validate.ts';
 import { workersAlive } from '../health/index.ts';
 import { acknowledgeFinding, FINDING_NOT_FOUND } from './finding-acknowledgements.ts';
+import { FLAGGED_PAYMENT_NOT_FOUND, refundFlaggedPayment } from './flagged-refund.ts';
 import { listStripeEvents, replayStripeEvent, STRIPE_EVENT_NOT_FOUND, stripeEventDetail } from './inbox.ts';
 import { RUN_NOT_FOUND } from './reconciliation.ts';
 import {
@@ -15,7 +16,17 @@ import {
   requestReconciliation,
 } from './reconciliation-runs.ts';
 import { paymentDocs } from './responses.ts';
-import { AcknowledgeInput, EventId, EventsQuery, FindingAcknowledgeInput, ReconcileInput, RunId, RunsQuery } from './schemas.ts';
+import {
+  AcknowledgeInput,
+  EventId,
+  EventsQuery,
+  FindingAcknowledgeInput,
+  FlaggedRefundInput,
+  ReconcileInput,
+  RunId,
+  RunsQuery,
+  SessionId,
+} from './schemas.ts';
 
 /** The payments inbox and reconciliation (administrators). */
 export const paymentRoutes = new Hono<AppEnv>()
@@ -70,6 +81,15 @@ export const paymentRoutes = new Hono<AppEnv>()
     const input = await jsonInput(c, FindingAcknowledgeInput);
     const user = signedInUser(c);
     return c.json(await acknowledgeFinding(c.var.deps.orm, { id: user.id, email: user.email }, id, input.note));
+  })
+  // Refunding money is the sales refund's permission (operators and administrators, not viewers).
+  .post('/payments/sessions/:id/refund', paymentDocs.refundFlagged, permit('sales:refund'), async (c) => {
+    const id = c.req.param('id');
+    if (!v.is(SessionId, id)) throw new AppError('not_found', FLAGGED_PAYMENT_NOT_FOUND);
+    const input = await jsonInput(c, FlaggedRefundInput);
+    const user = signedInUser(c);
+    const { orm, payments } = c.var.deps;
+    return c.json(await refundFlaggedPayment({ orm, payments, log: c.var.log }, { id: user.id, email: user.email }, id, input));
   })
   .post('/payments/reconciliations', paymentDocs.reconcile, permit('payments:update'), async (c) => {
     const input = await jsonInput(c, ReconcileInput);

@@ -8,6 +8,7 @@ import { type Actor, recordAudit } from '../audit/index.ts';
 import { salePaymentsOfIds } from '../sales/index.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
 import { findingAcknowledgement, openFindingCounts } from './finding-acknowledgements.ts';
+import { flaggedRefundViews } from './flagged-refund-record.ts';
 import { FINDING_LABELS, type FindingKind, RUN_NOT_FOUND, RUN_STATE_LABELS } from './reconciliation.ts';
 
 /**
@@ -135,6 +136,8 @@ export async function reconciliationDetail(orm: Orm, id: string) {
   const findings = await em.find(PaymentFinding, { runId: id }, { orderBy: { kind: 'asc', createdAt: 'asc' } });
   const saleIds = findings.flatMap((finding) => (finding.saleId ? [finding.saleId] : []));
   const sales = new Map((await salePaymentsOfIds(em, saleIds)).map((sale) => [sale.id, sale]));
+  const unsold = findings.flatMap((f) => (f.kind === 'paid_without_sale' && f.stripeSessionId ? [f.stripeSessionId] : []));
+  const refunds = await flaggedRefundViews(em, unsold);
   return {
     reconciliation: runView(run, findings.filter((finding) => !finding.acknowledgedAt).length),
     findings: findings.map((finding) => {
@@ -156,6 +159,7 @@ export async function reconciliationDetail(orm: Orm, id: string) {
         our_currency: finding.ourCurrency ?? null,
         detail: finding.detail,
         ...findingAcknowledgement(finding),
+        refund: (finding.kind === 'paid_without_sale' && refunds.get(finding.stripeSessionId ?? '')) || null,
       };
     }),
   };

@@ -11,8 +11,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { type SalePayment, salePaymentsOfPaymentIntents, salePaymentsOfSessions, salePaymentsSince } from '../sales/index.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
-import { DUPLICATE_PAYMENT_FLAG, OVER_CAPACITY_FLAG } from './paid-guard.ts';
-import { HIDDEN_LICENSE_FLAG } from './stripe-events.ts';
+import { DUPLICATE_PAYMENT_FLAG, HIDDEN_LICENSE_FLAG, OVER_CAPACITY_FLAG } from './paid-guard.ts';
 
 const REFUND_FLAGS = [DUPLICATE_PAYMENT_FLAG, OVER_CAPACITY_FLAG];
 
@@ -192,8 +191,9 @@ async function compare(em: Em, stripe: Stripe, days: number) {
 
   for (const session of paid.values()) {
     const sale = salesOfPaid.get(session.id);
-    if (!sale) findings.push(await paidWithoutSale(em, session));
-    else if (sale.amount !== session.amount_total || sale.currency !== session.currency) findings.push(mismatch(session, sale));
+    if (!sale) {
+      if (!(await refundedInFull(stripe, session))) findings.push(await paidWithoutSale(em, session));
+    } else if (sale.amount !== session.amount_total || sale.currency !== session.currency) findings.push(mismatch(session, sale));
   }
 
   // Sales of the window whose session was not among the paid ones: ask Stripe about each (a konbini
@@ -251,6 +251,16 @@ async function compare(em: Em, stripe: Stripe, days: number) {
     });
   }
   return { findings, sessionsChecked, salesChecked: recent.length, refundsChecked };
+}
+
+/** A paid session without a sale whose charge Stripe refunded in full is no difference: nothing is owed. */
+async function refundedInFull(stripe: Stripe, session: Stripe.Checkout.Session): Promise<boolean> {
+  const paymentIntentId =
+    typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? null);
+  if (!paymentIntentId) return false;
+  const intent = await stripe.paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge'] });
+  const charge = typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
+  return Boolean(charge && charge.amount > 0 && charge.amount_refunded >= charge.amount);
 }
 
 function mismatch(session: Stripe.Checkout.Session, sale: SalePayment): FindingInput {

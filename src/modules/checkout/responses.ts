@@ -4,6 +4,7 @@ import {
   AcknowledgeInput,
   EventsQuery,
   FindingAcknowledgeInput,
+  FlaggedRefundInput,
   PendingQuery,
   ReconcileInput,
   RunsQuery,
@@ -46,6 +47,20 @@ export const BankTransferAnswer = v.pipe(
 );
 
 /** One Stripe event of the payments inbox. */
+/** A payment kept without a sale (held already, full, hidden): its refund from the shop. */
+const FlaggedRefund = v.object({
+  state: v.picklist(['refundable', 'requested', 'refunded']),
+  amount: v.number(),
+  currency: v.string(),
+  order_number: nullableText,
+  flag_reason: v.string(),
+  requested_at: nullableTime,
+  requested_by: nullableText,
+  reason: nullableText,
+  refunded_at: nullableTime,
+  refunded_amount: v.number(),
+});
+
 const InboxEvent = v.pipe(
   v.object({
     id: v.string(),
@@ -66,6 +81,8 @@ const InboxEvent = v.pipe(
     buyer: v.nullable(v.object({ user_id: v.string(), name: v.string(), email: v.string() })),
     buyer_deleted: v.boolean(),
     sale_id: nullableNumber,
+    /** On the event of a payment kept without a sale: its refund (「この支払いを返金」). */
+    refund: v.nullable(FlaggedRefund),
   }),
   v.metadata({ ref: 'PaymentEvent' }),
 );
@@ -117,6 +134,8 @@ const Finding = v.object({
   our_currency: nullableText,
   detail: v.string(),
   ...acknowledgement,
+  /** The payment's refund when it was kept for one (支払い済みなのに売上がない), else null. */
+  refund: v.nullable(FlaggedRefund),
 });
 
 const KonbiniPayment = v.object({
@@ -141,6 +160,7 @@ const PAYMENTS = ['決済'];
 const PURCHASE = ['購入'];
 const eventId = { id: v.pipe(v.string(), v.regex(/^evt_[A-Za-z0-9_]{1,250}$/)) };
 const runId = { id: pathIds.uuid };
+const sessionId = { id: v.pipe(v.string(), v.regex(/^cs_[A-Za-z0-9_]{1,250}$/)) };
 
 export const checkoutDocs = {
   start: operation('post', {
@@ -249,6 +269,23 @@ export const paymentDocs = {
       }),
     },
     errors: [409],
+  }),
+  refundFlagged: operation('post', {
+    summary: '売上にしなかった支払い（購入済み・満席・非公開）を返金する',
+    description:
+      'Checkout Session の支払い全額を Stripe で返金します（冪等: 二度目の依頼でも返金は一度）。409 の `code`: `became_sale`（売上になった）、`already_refunded`（返金済み）、`not_refundable`、`no_payment_intent`、`stripe_refused`。Stripe に接続できないときは 503。',
+    tags: PAYMENTS,
+    access: 'admin',
+    permission: 'sales:refund',
+    path: sessionId,
+    body: FlaggedRefundInput,
+    answers: {
+      200: v.object({
+        payment: v.object({ stripe_session_id: v.string(), ...FlaggedRefund.entries }),
+        message: v.string(),
+      }),
+    },
+    errors: [404, 409, 503],
   }),
   reconcile: operation('post', {
     summary: '照合を実行する',

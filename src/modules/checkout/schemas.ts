@@ -73,6 +73,17 @@ export const FindingAcknowledgeInput = v.object({
     v.maxLength(500, 'メモは500文字以内で入力してください。'),
   ),
 });
+/** POST /api/payments/sessions/{id}/refund: why (1..200 characters, audited); the amount is the whole payment. */
+export const FlaggedRefundInput = v.object({
+  reason: v.pipe(
+    v.string('返金の理由を入力してください。'),
+    printable('返金の理由', { multiline: true }),
+    v.trim(),
+    v.minLength(1, '返金の理由を入力してください。'),
+    v.check((text: string) => [...text].length <= 200, '返金の理由は200文字以内で入力してください。'),
+  ),
+});
+export const SessionId = v.pipe(v.string(), v.regex(/^cs_[A-Za-z0-9_]{1,250}$/));
 export const EventId = v.pipe(v.string(), v.regex(/^evt_[A-Za-z0-9_]{1,250}$/));
 export const RunId = v.pipe(v.string(), v.uuid());
 

@@ -11,14 +11,13 @@ import { findLicenseForSale } from '../licenses/index.ts';
 import { bankTransferOf } from './bank-transfer.ts';
 import type { BankTransferAccount } from './entities/checkout-session.entity.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
+import { markFlaggedRefunded, STRIPE_DASHBOARD } from './flagged-refund-record.ts';
 import { type KonbiniVoucher, konbiniVoucherOf } from './konbini.ts';
-import { lockPurchaseOf, paymentRefusal } from './paid-guard.ts';
+import { HIDDEN_LICENSE_FLAG, keptForRefund, lockPurchaseOf, paymentRefusal } from './paid-guard.ts';
 import { methodOf } from './payment-method.ts';
 
 type SessionObject = Stripe.Checkout.Session;
 
-/** The flag reason of a payment for a licence hidden meanwhile (made no sale; reconciliation names it). */
-export const HIDDEN_LICENSE_FLAG = '非公開のライセンスへの支払い';
 type Ctx = { em: Em; stripe: Stripe; log: Logger; bankTransferDays: number };
 
 const sessionIdOf = (event: Stripe.Event): string | null =>
@@ -115,6 +114,8 @@ interface Reading {
   session: SessionObject | null;
   refundOf: string | null;
   amountRefunded: number | null;
+  /** The charge is refunded in full (Stripe's `charge.refunded`). */
+  fullyRefunded: boolean;
   paid: boolean;
   receiptUrl: string | null;
   voucher: KonbiniVoucher | null;
@@ -126,11 +127,13 @@ async function readEvent(ctx: Ctx, eventId: string, event: Stripe.Event): Promis
   let session: SessionObject | null = null;
   let refundOf: string | null = null;
   let amountRefunded: number | null = null;
+  let fullyRefunded = false;
   if (event.type.startsWith('checkout.session.')) session = event.data.object as SessionObject;
   if (event.type === 'charge.refunded') {
     const charge = event.data.object as Stripe.Charge;
     refundOf = typeof charge.payment_intent === 'string' ? charge.payment_intent : (charge.payment_intent?.id ?? null);
     amountRefunded = charge.amount_refunded ?? null;
+    fullyRefunded = charge.refunded === true;
     if (refundOf) {
       // The refund may arrive before we processed the payment: find the session through Stripe.
       const known = await ctx.em.findOne(CheckoutSession, { paymentIntentId: refundOf });
@@ -158,6 +161,7 @@ async function readEvent(ctx: Ctx, eventId: string, event: Stripe.Event): Promis
     session,
     refundOf,
     amountRefunded,
+    fullyRefunded,
     paid,
     receiptUrl,
     voucher,
@@ -186,8 +190,13 @@ async function reconcile(ctx: Ctx, eventId: string, options: { replay?: boolean 
       ? await applySession(tx, ctx.log, reading, session)
       : { result: 'ignored', checkout: null };
     if (refundOf) {
-      checkout ??= await tx.findOne(CheckoutSession, { paymentIntentId: refundOf });
-      if (checkout && checkout.state !== 'flagged') {
+      checkout ??= await tx.findOne(CheckoutSession, { paymentIntentId: refundOf }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (checkout && keptForRefund(checkout)) {
+        // A payment kept without a sale, refunded in full (the shop's button, or Stripe's dashboard).
+        const by = checkout.refundRequestedBy ?? STRIPE_DASHBOARD;
+        if (reading.fullyRefunded && (await markFlaggedRefunded(tx, checkout, { at: new Date(event.created * 1000), by })))
+          result = 'refunded';
+      } else if (checkout && checkout.state !== 'flagged') {
         recordEvent(tx, 'PaymentRefunded', {
           checkoutId: checkout.id,
           refundedAt: new Date(event.created * 1000).toISOString(),
@@ -246,6 +255,8 @@ async function applySession(
   }
   checkout.stripeSessionId ??= session.id;
   checkout.paymentIntentId ??= paymentIntentOf(session);
+  // A flagged payment being refunded, or refunded, never becomes a sale (a replay after the licence is back on sale).
+  if (paid && (checkout.refundRequestedAt || checkout.refundedAt)) return { result: 'ignored', checkout };
   if (paid && checkout.state !== 'complete') return { result: await applyPayment(tx, log, reading, checkout), checkout };
   if (event.type === 'checkout.session.completed' && !paid && awaitPayment(tx, checkout, reading)) {
     return { result: 'awaiting payment', checkout };

@@ -63,6 +63,7 @@ async function refundPayment(stripe: Stripe, request: RefundPaymentRequest): Pro
         payment_intent: request.paymentIntentId,
         metadata: request.metadata,
         ...(request.amount === undefined ? {} : { amount: request.amount }),
+        ...(request.reason === undefined ? {} : { reason: request.reason }),
       },
       { idempotencyKey: request.idempotencyKey },
     );

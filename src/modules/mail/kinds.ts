@@ -21,6 +21,7 @@ const MAIL_KINDS = {
   'receipt-resend': 'ご購入のお礼（再送）',
   'license-registered': 'ライセンス登録完了のお知らせ',
   'refund-notice': '返金のお知らせ',
+  'flagged-refund-notice': '返金のお知らせ（購入済み・満席などで売上にしなかった支払い）',
   'konbini-voucher': 'コンビニ払いのお支払い番号のご案内',
   'konbini-reminder': 'コンビニ払いのお支払い期限のお知らせ（前日）',
   'konbini-lapsed': 'コンビニ払いの支払期限切れのお知らせ',

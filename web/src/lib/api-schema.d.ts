@@ -293,6 +293,13 @@ export interface paths {
     /** 照合を確認済みにする */
     post: operations["postApiPaymentsReconciliationsByIdAcknowledge"];
   };
+  "/api/payments/sessions/{id}/refund": {
+    /**
+     * 売上にしなかった支払い（購入済み・満席・非公開）を返金する
+     * @description Checkout Session の支払い全額を Stripe で返金します（冪等: 二度目の依頼でも返金は一度）。409 の `code`: `became_sale`（売上になった）、`already_refunded`（返金済み）、`not_refundable`、`no_payment_intent`、`stripe_refused`。Stripe に接続できないときは 503。
+     */
+    post: operations["postApiPaymentsSessionsByIdRefund"];
+  };
   "/api/quotations": {
     /** 発行された御見積書の一覧（新しい順、見積番号の前方一致か会員の氏名・メールアドレスで検索） */
     get: operations["getApiQuotations"];
@@ -712,6 +719,19 @@ export interface components {
       processed_at: string | null;
       /** Format: date-time */
       received_at: string;
+      refund: ({
+        amount: number;
+        currency: string;
+        flag_reason: string;
+        order_number: string | null;
+        reason: string | null;
+        refunded_amount: number;
+        refunded_at: string | null;
+        requested_at: string | null;
+        requested_by: string | null;
+        /** @enum {string} */
+        state: "refundable" | "requested" | "refunded";
+      }) | null;
       sale_id: number | null;
       /** @enum {string} */
       state: "received" | "processed" | "failed";
@@ -4512,6 +4532,19 @@ export interface operations {
               processed_at: string | null;
               /** Format: date-time */
               received_at: string;
+              refund: ({
+                amount: number;
+                currency: string;
+                flag_reason: string;
+                order_number: string | null;
+                reason: string | null;
+                refunded_amount: number;
+                refunded_at: string | null;
+                requested_at: string | null;
+                requested_by: string | null;
+                /** @enum {string} */
+                state: "refundable" | "requested" | "refunded";
+              }) | null;
               sale_id: number | null;
               /** @enum {string} */
               state: "received" | "processed" | "failed";
@@ -4905,6 +4938,19 @@ export interface operations {
                 our_amount: number | null;
                 our_currency: string | null;
                 payment_intent_id: string | null;
+                refund: ({
+                  amount: number;
+                  currency: string;
+                  flag_reason: string;
+                  order_number: string | null;
+                  reason: string | null;
+                  refunded_amount: number;
+                  refunded_at: string | null;
+                  requested_at: string | null;
+                  requested_by: string | null;
+                  /** @enum {string} */
+                  state: "refundable" | "requested" | "refunded";
+                }) | null;
                 sale_buyer_email: string | null;
                 sale_id: number | null;
                 sale_order_number: string | null;
@@ -4965,6 +5011,102 @@ export interface operations {
           "application/json": {
             message: string;
             reconciliation: components["schemas"]["Reconciliation"];
+          };
+        };
+      };
+      /** @description 本文の形式が正しくありません（JSON でない、入れ子が深すぎるなど）。 */
+      400: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ログインしていません。 */
+      401: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 権限がありません（code: forbidden_for_role ＝ 役割にない操作、two_factor_enrollment_required ＝ 二段階認証が未登録、admin_network_refused ＝ 許可されていない接続元）。 */
+      403: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 見つかりません。 */
+      404: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 他の操作と競合しました（code で理由を示すことがあります）。 */
+      409: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 送信されたデータが大きすぎます。 */
+      413: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description CSRF トークンが一致しません。 */
+      419: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description 入力内容に誤りがあります。 */
+      422: {
+        content: {
+          "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+        };
+      };
+      /** @description 一時的に利用できません（データベースの停止、停止処理中など）。 */
+      503: {
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  /**
+   * 売上にしなかった支払い（購入済み・満席・非公開）を返金する
+   * @description Checkout Session の支払い全額を Stripe で返金します（冪等: 二度目の依頼でも返金は一度）。409 の `code`: `became_sale`（売上になった）、`already_refunded`（返金済み）、`not_refundable`、`no_payment_intent`、`stripe_refused`。Stripe に接続できないときは 503。
+   */
+  postApiPaymentsSessionsByIdRefund: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description 成功しました。 */
+      200: {
+        content: {
+          "application/json": {
+            message: string;
+            payment: {
+              amount: number;
+              currency: string;
+              flag_reason: string;
+              order_number: string | null;
+              reason: string | null;
+              refunded_amount: number;
+              refunded_at: string | null;
+              requested_at: string | null;
+              requested_by: string | null;
+              /** @enum {string} */
+              state: "refundable" | "requested" | "refunded";
+              stripe_session_id: string;
+            };
           };
         };
       };

@@ -71,6 +71,13 @@ const CheckoutSessionSchema = defineEntity({
     bankTransfer: p.json<BankTransferAccount>().fieldName('bank_transfer').nullable(),
     bankTransferExpiresAt: p.datetime().fieldName('bank_transfer_expires_at').nullable(),
     bankTransferRemindedAt: p.datetime().fieldName('bank_transfer_reminded_at').nullable(),
+    // A flagged payment (held already, full, hidden) refunded from the back office or Stripe's dashboard.
+    refundRequestedAt: p.datetime().fieldName('refund_requested_at').nullable(),
+    refundRequestedBy: p.string().length(254).fieldName('refund_requested_by').nullable(),
+    refundReason: p.string().length(200).fieldName('refund_reason').nullable(),
+    refundedAt: p.datetime().fieldName('refunded_at').nullable(),
+    refundedAmount: p.integer().fieldName('refunded_amount').default(0),
+    stripeRefundId: p.string().length(255).fieldName('stripe_refund_id').nullable(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -53,3 +53,9 @@ export const acknowledgeFinding = (id: string, body: RequestBody<'/api/payments/
     method: 'POST',
     body,
   });
+/** この支払いを返金: a payment kept without a sale, refunded in full at Stripe. */
+export const refundFlaggedPayment = (sessionId: string, body: RequestBody<'/api/payments/sessions/{id}/refund', 'post'>) =>
+  api<Answer<'/api/payments/sessions/{id}/refund', 'post'>>(`/api/payments/sessions/${sessionId}/refund`, {
+    method: 'POST',
+    body,
+  });

@@ -7,6 +7,7 @@ import { formatDateTime } from '../../../lib/japan-time';
 import { useCan } from '../../../lib/permissions';
 import { useFormSubmit } from '../../../lib/use-form-submit';
 import { acknowledgeFinding, type Finding, useReconciliation } from '../api';
+import { FlaggedRefund } from './flagged-refund';
 import { money } from './money';
 
 /** One run's findings, each with where to look and its 確認済み. */
@@ -62,6 +63,9 @@ function FindingItem({ finding, onChanged }: { finding: Finding; onChanged: () =
           </Link>
         ) : null}
       </p>
+      {finding.refund && finding.stripe_session_id ? (
+        <FlaggedRefund sessionId={finding.stripe_session_id} refund={finding.refund} onChanged={onChanged} />
+      ) : null}
       <FindingAcknowledgement finding={finding} onChanged={onChanged} />
     </li>
   );

@@ -90,7 +90,12 @@ export function InboxSection() {
         onPage={setPage}
       >
         {(events) => (
-          <InboxTable events={events} busy={replay.busy} onReplay={canReplay ? (event) => void replay.rerun(event) : undefined} />
+          <InboxTable
+            events={events}
+            busy={replay.busy}
+            onReplay={canReplay ? (event) => void replay.rerun(event) : undefined}
+            onChanged={() => void mutate()}
+          />
         )}
       </PagedTable>
       {replay.dialog}

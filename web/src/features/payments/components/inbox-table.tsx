@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import { formatDateTime } from '../../../lib/japan-time';
 import type { InboxEvent } from '../api';
+import { FlaggedRefund } from './flagged-refund';
 import { money } from './money';
 
 const STATE_LABEL: Record<InboxEvent['state'], string> = { received: '未処理', processed: '処理済み', failed: '失敗' };
@@ -28,9 +29,11 @@ function InboxRow({
   event,
   busy,
   onReplay,
+  onChanged,
 }: {
   event: InboxEvent;
   busy: boolean;
+  onChanged: () => void;
   /** Absent for a role that may not replay (payments:update): no column. */
   onReplay?: (event: InboxEvent) => void;
 }) {
@@ -59,6 +62,9 @@ function InboxRow({
         ) : (
           (event.outcome_label ?? '処理待ち')
         )}
+        {event.refund && event.stripe_session_id ? (
+          <FlaggedRefund sessionId={event.stripe_session_id} refund={event.refund} onChanged={onChanged} />
+        ) : null}
       </td>
       <td>{event.attempts}回</td>
       {onReplay ? (
@@ -83,9 +89,12 @@ export function InboxTable({
   events,
   busy,
   onReplay,
+  onChanged,
 }: {
   events: InboxEvent[];
   busy: boolean;
+  /** A flagged payment was refunded from its row: the list is read again. */
+  onChanged: () => void;
   onReplay?: (event: InboxEvent) => void;
 }) {
   return (
@@ -109,7 +118,7 @@ export function InboxTable({
         </thead>
         <tbody>
           {events.map((event) => (
-            <InboxRow key={event.id} event={event} busy={busy} onReplay={onReplay} />
+            <InboxRow key={event.id} event={event} busy={busy} onReplay={onReplay} onChanged={onChanged} />
           ))}
         </tbody>
       </table>

@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
+import { aMember } from '../support/factories.ts';
+import { TestClient } from '../support/http-client.ts';
+import { startSmtp, type TestSmtp } from '../support/smtp.ts';
+import { buyThroughStripe, type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { eventually } from '../support/wait.ts';
+
+// 「この支払いを返金」: a payment kept without a sale (paid twice for a licence held) refunded from the
+// shop through the real SDK and the emulator; the reconciliation then no longer reports it, and the
+// flagged gauge and admin menu count it as resolved (docs/decisions/0015).
+
+let smtp: TestSmtp;
+let shop: ShopWithStripe;
+let admin: TestClient;
+let viewer: TestClient;
+let operator: TestClient;
+let licenseId: number;
+let seq = 0;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  shop = await startShopWithStripe({ smtpUrl: smtp.url });
+  await createOrPromoteAdmin(shop.runtime.deps.orm, { email: 'flag-refund-admin@example.jp', password: 'admin-pass-123' });
+  admin = new TestClient(shop.app, '10.71.0.1');
+  expect((await admin.login('flag-refund-admin@example.jp', 'admin-pass-123')).status).toBe(200);
+  const res = await admin.post('/api/licenses/create', { name: '二重払い返金講習', description: '', price: 11000 });
+  expect(res.status, await res.clone().text()).toBe(201);
+  licenseId = (await res.json()).license.id;
+  [viewer, operator] = [await staff('viewer'), await staff('operator')];
+}, 60_000);
+afterAll(async () => {
+  await shop?.stop();
+  await smtp?.close();
+});
+
+async function staff(role: 'viewer' | 'operator') {
+  const { id, email, password } = await aMember(shop.runtime.deps.orm);
+  expect((await admin.put(`/api/users/${id}/role`, { role })).status).toBe(200);
+  const client = new TestClient(shop.app, `10.71.1.${++seq}`);
+  expect((await client.login(email, password)).status).toBe(200);
+  return client;
+}
+
+async function member() {
+  const { id, email, password } = await aMember(shop.runtime.deps.orm, { lastName: '重複', firstName: `花子${++seq}` });
+  const client = new TestClient(shop.app, `10.71.2.${seq}`);
+  expect((await client.login(email, password)).status).toBe(200);
+  return { id, email, client };
+}
+
+const query = <T>(text: string, params: unknown[]) => shop.runtime.deps.orm.em.fork().execute<T[]>(text, params);
+
+/**
+ * A member pays a licence they already hold, from a tab opened before their purchase (the second
+ * session belongs to them, as a checkout started before this shop expired older sessions): flagged.
+ */
+async function paidTwice() {
+  const buyer = await member();
+  await buyThroughStripe(shop, buyer.client, licenseId);
+  const other = await member();
+  const started = await other.client.post('/api/licenses/stripe', { licenseId, distribution: true });
+  expect(started.status, await started.clone().text()).toBe(200);
+  const sessionId = new URL((await started.json()).url).pathname.split('/').pop() as string;
+  await query('update checkout_sessions set user_id = ? where stripe_session_id = ?', [buyer.id, sessionId]);
+  shop.emulator.pay(sessionId);
+  await eventually(
+    async () =>
+      (await query<{ state: string }>('select state from checkout_sessions where stripe_session_id = ?', [sessionId]))[0]
+        ?.state === 'flagged',
+    15_000,
+    'the flag',
+  );
+  const paymentIntent = String(shop.emulator.sessions.get(sessionId)?.payment_intent);
+  return { buyer, sessionId, paymentIntent };
+}
+
+interface Finding {
+  id: string;
+  stripe_session_id: string | null;
+  acknowledged_at: string | null;
+  acknowledgement_note: string | null;
+  refund: { state: string; amount: number } | null;
+}
+async function reconcileNow() {
+  const res = await admin.post('/api/payments/reconciliations', { days: 1 });
+  expect(res.status, await res.clone().text()).toBe(202);
+  const id = (await res.json()).reconciliation.id as string;
+  return eventually(
+    async () => {
+      const body = await (await admin.get(`/api/payments/reconciliations/${id}`)).json();
+      return body.reconciliation.state === 'done' ? { id, findings: body.findings as Finding[] } : null;
+    },
+    20_000,
+    'the reconciliation run',
+  );
+}
+/** The refund offered on the payment's inbox row (its completed event), and on none of its other events. */
+const inboxRefunds = async (sessionId: string) =>
+  ((await (await admin.get(`/api/payments/events?session=${sessionId}`)).json()).events as { refund: { state: string } | null }[])
+    .map((e) => e.refund?.state ?? null)
+    .filter(Boolean);
+const flaggedOpen = async () => (await (await admin.get('/api/operations')).json()).operations.payments_flagged.open as number;
+const refundsOf = (paymentIntent: string) =>
+  [...shop.emulator.refunds.values()].filter((r) => r.payment_intent === paymentIntent);
+const refund = (client: TestClient, sessionId: string, reason = '購入済みのライセンスへの重複した支払いのため') =>
+  client.post(`/api/payments/sessions/${sessionId}/refund`, { reason });
+
+describe('refunding a flagged payment from the shop', () => {
+  it('refunds it once at Stripe, tells the member, and the next reconciliation finds nothing', async () => {
+    const { buyer, sessionId, paymentIntent } = await paidTwice();
+    const before = await reconcileNow();
+    const finding = before.findings.find((f) => f.stripe_session_id === sessionId);
+    expect(finding?.refund).toMatchObject({ state: 'refundable', amount: 11000, currency: 'jpy' });
+    expect(await flaggedOpen()).toBe(1);
+    expect(await inboxRefunds(sessionId)).toEqual(['refundable']);
+
+    // A viewer may not refund; bad input is a 422 in Japanese.
+    const refused = await refund(viewer, sessionId);
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).code).toBe('forbidden_for_role');
+    const empty = await refund(admin, sessionId, '   ');
+    expect(empty.status).toBe(422);
+    expect(JSON.stringify(await empty.json())).toContain('返金の理由を入力してください。');
+    expect(refundsOf(paymentIntent)).toHaveLength(0);
+
+    // A double click: two requests at once refund once.
+    const answers = await Promise.all([refund(operator, sessionId), refund(operator, sessionId)]);
+    const statuses = answers.map((res) => res.status).sort();
+    expect(statuses[0]).toBe(200);
+    expect([200, 409]).toContain(statuses[1]);
+    const refunds = refundsOf(paymentIntent);
+    expect(refunds).toHaveLength(1);
+    expect(refunds[0]).toMatchObject({ amount: 11000, currency: 'jpy', reason: 'duplicate', status: 'succeeded' });
+    const charge = await fetch(`${shop.stripeUrl}/_emulator/events`).then((r) => r.json());
+    expect(
+      charge.events.filter(
+        (e: { type: string; object: { payment_intent: string } }) =>
+          e.type === 'charge.refunded' && e.object.payment_intent === paymentIntent,
+      ),
+    ).toHaveLength(1);
+
+    // Once refunded: 409, and the difference is resolved for the gauge and the admin menu.
+    const again = await refund(admin, sessionId);
+    expect(again.status).toBe(409);
+    expect((await again.json()).message).toBe('この支払いは返金済みです。');
+    const resolved = (await (await admin.get(`/api/payments/reconciliations/${before.id}`)).json()).findings.find(
+      (f: Finding) => f.stripe_session_id === sessionId,
+    ) as Finding;
+    expect(resolved.refund).toMatchObject({ state: 'refunded', amount: 11000 });
+    expect(resolved.acknowledgement_note).toBe('返金済み（¥11,000、税込）');
+    expect(await flaggedOpen()).toBe(0);
+    expect((await (await admin.get('/api/payments/reconciliations?unacknowledged=true')).json()).total).toBe(0);
+    expect(await inboxRefunds(sessionId)).toEqual(['refunded']);
+
+    const mail = await smtp.waitFor((m) => smtp.to(buyer.email)(m) && (m.text ?? '').includes('重複してお支払い'));
+    expect(mail.subject).toContain('返金のお知らせ');
+    expect(mail.text).toContain('返金額：¥11,000（税込）');
+    expect(mail.headers.has('list-unsubscribe')).toBe(false);
+    const audits = await query<{ n: number }>(
+      "select count(*)::int as n from audit_logs where action = 'payment.refund' and target_id = ?",
+      [sessionId],
+    );
+    expect(audits[0]?.n).toBe(1);
+
+    // The next nightly (here: manual) run reports nothing for it; the gauge stays 0.
+    const after = await reconcileNow();
+    expect(after.findings).toEqual([]);
+    expect(await flaggedOpen()).toBe(0);
+    // A replay of its payment event never makes it a sale.
+    const [event] = await query<{ id: string }>(
+      "select id from stripe_events where stripe_session_id = ? and type = 'checkout.session.completed'",
+      [sessionId],
+    );
+    expect((await admin.post(`/api/payments/events/${event?.id}/replay`)).status).toBe(200);
+    expect(
+      (await query<{ n: number }>('select count(*)::int as n from sales where stripe_session_id = ?', [sessionId]))[0]?.n,
+    ).toBe(0);
+  });
+
+  it('a refund made in Stripe’s dashboard resolves it too (charge.refunded)', async () => {
+    const { buyer, sessionId, paymentIntent } = await paidTwice();
+    await reconcileNow();
+    expect(await flaggedOpen()).toBe(1);
+    expect((await fetch(`${shop.stripeUrl}/_emulator/payment_intents/${paymentIntent}/refund`, { method: 'POST' })).status).toBe(
+      200,
+    );
+    await eventually(async () => (await flaggedOpen()) === 0, 15_000, 'the difference resolved');
+    await smtp.waitFor((m) => smtp.to(buyer.email)(m) && (m.text ?? '').includes('重複してお支払い'));
+    expect((await refund(admin, sessionId)).status).toBe(409);
+    expect((await reconcileNow()).findings).toEqual([]);
+  });
+
+  it('refuses a payment that is a sale (409) and an unknown session (404)', async () => {
+    const buyer = await member();
+    const { sessionId, paymentIntent } = await buyThroughStripe(shop, buyer.client, licenseId);
+    const res = await refund(admin, sessionId);
+    expect(res.status).toBe(409);
+    expect((await res.json()).message).toContain('売上になっています');
+    expect(refundsOf(paymentIntent)).toHaveLength(0);
+    expect((await refund(admin, 'cs_test_nothing_here')).status).toBe(404);
+    expect((await refund(admin, 'not-a-session')).status).toBe(404);
+  });
+});
