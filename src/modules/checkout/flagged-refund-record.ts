@@ -1,4 +1,3 @@
-// A flagged payment refunded in full (the shop's button or Stripe's dashboard): recorded once, its differences resolved, the member told.
 import { db as kysely } from '../../db/kysely.ts';
 import type { Em } from '../../db/orm.ts';
 import { recordEvent } from '../../events/outbox.ts';
@@ -16,10 +15,7 @@ export const STRIPE_DASHBOARD = 'Stripe（ダッシュボードでの返金）';
 
 const yen = (amount: number) => `¥${amount.toLocaleString('ja-JP')}`;
 
-/**
- * The checkout (locked by the caller) is refunded: once (the webhook after the button, or the other way
- * round, returns false); its open 支払い済みなのに売上がない differences are marked 確認済み.
- */
+/** Records the refund once (false the second time) and marks its open differences 確認済み; the caller holds the lock. */
 export async function markFlaggedRefunded(
   tx: Em,
   checkout: CheckoutSession,

@@ -1,4 +1,3 @@
-// 「この支払いを返金」: an administrator refunds, from the shop, a payment kept without a sale.
 import { LockMode } from '@mikro-orm/core';
 import type * as v from 'valibot';
 import { now as dbNow, db as kysely } from '../../db/kysely.ts';
@@ -58,11 +57,7 @@ async function decide(tx: Em, actor: Actor, sessionId: string, reason: string, a
   return { checkout, paymentIntent, again: false };
 }
 
-/**
- * Refunds a flagged payment in full: decided under the checkout's lock (a sale or refunded → 409),
- * committed, asked of Stripe, then recorded (markFlaggedRefunded; its charge.refunded does the same,
- * whichever comes first). Stripe unreachable → 503, refusing → 409; either way the request is withdrawn.
- */
+/** Decided under the checkout's lock, asked of Stripe after the commit, recorded by whichever of this or charge.refunded comes first. */
 export async function refundFlaggedPayment(
   deps: { orm: Orm; payments: PaymentsPort; log: Logger },
   actor: Actor,
