@@ -78,6 +78,8 @@ const urlOf = (route: Route, userId = memberId) =>
     .replace(/:id\{\[0-9a-f-\]\+\}/g, '00000000-0000-4000-8000-000000000000')
     .replace(/:id\{\[0-9a-fA-F-\]\+\}/g, userId)
     .replace(/:token/g, 'x'.repeat(43))
+    // Any other pattern without inner braces (`:number{[0-9A-Za-z-]+}`): a word it takes.
+    .replace(/:[a-z]+\{[^{}/]*\}/gi, 'x')
     .replace(/:[a-z]+/gi, 'x');
 
 const unsafe = (route: Route) => !['GET', 'HEAD', 'OPTIONS'].includes(route.method);
