@@ -25,6 +25,8 @@ export interface RefundPaymentRequest {
 export type RefundPaymentOutcome =
   | { outcome: 'requested'; refundId: string; status: string | null }
   | { outcome: 'already_refunded' }
+  /** The same idempotency key is being answered (another click, another administrator): it stands. */
+  | { outcome: 'in_progress' }
   | { outcome: 'refused' | 'unavailable'; code: string | null; message: string };
 
 /** A port: this layer names no module type (the checkout module implements it). */

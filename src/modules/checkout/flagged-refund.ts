@@ -20,10 +20,11 @@ const NOT_KEPT =
 const NO_PAYMENT_INTENT =
   'この支払いには Stripe の支払い（PaymentIntent）の記録がないため、ショップから返金できません。Stripe のダッシュボードで返金してください。';
 const STRIPE_UNAVAILABLE = '決済サービスに接続できませんでした。時間をおいて再度お試しください。';
+const REFUND_IN_PROGRESS = 'この支払いの返金を処理しています。しばらくしてから画面を更新してください。';
 const STRIPE_REFUSED = 'Stripe が返金を受け付けませんでした。Stripe のダッシュボードで支払いの状態を確認してください。';
 
-/** One key per payment: a double click, a retry or two administrators at once refund it once at Stripe. */
-const refundKey = (checkoutId: string) => `refund-flagged-payment-${checkoutId}`;
+/** One key per request (double clicks share it); a withdrawn one's errors, replayed by Stripe for 24 h, stay with it. */
+const refundKey = (checkoutId: string, requestedAt: Date) => `refund-flagged-payment-${checkoutId}-${requestedAt.getTime()}`;
 
 /** Under the checkout's row lock: may it be refunded from here, and record that it is being refunded (audited). */
 async function decide(tx: Em, actor: Actor, sessionId: string, reason: string, at: Date) {
@@ -69,10 +70,12 @@ export async function refundFlaggedPayment(
   const { checkout } = decided;
   const asked = await deps.payments.refundPayment({
     paymentIntentId: decided.paymentIntent,
-    idempotencyKey: refundKey(checkout.id),
+    idempotencyKey: refundKey(checkout.id, checkout.refundRequestedAt ?? at),
     metadata: { checkout_id: checkout.id, order_number: checkout.orderNumber ?? '', kind: 'flagged_payment' },
     ...(checkout.flagReason?.startsWith(DUPLICATE_PAYMENT_FLAG) ? { reason: 'duplicate' as const } : {}),
   });
+  if (asked.outcome === 'in_progress')
+    throw new AppError('conflict', REFUND_IN_PROGRESS, { details: { code: 'refund_in_progress' } });
   if (asked.outcome === 'refused' || asked.outcome === 'unavailable') {
     deps.log.warn('flagged payment refund: Stripe did not take it', { sessionId, code: asked.code, err: asked.message });
     if (!decided.again) await withdraw(deps.orm, actor, sessionId, at, asked.outcome);

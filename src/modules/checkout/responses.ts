@@ -46,7 +46,6 @@ export const BankTransferAnswer = v.pipe(
   v.metadata({ ref: 'BankTransfer' }),
 );
 
-/** One Stripe event of the payments inbox. */
 /** A payment kept without a sale (held already, full, hidden): its refund from the shop. */
 const FlaggedRefund = v.object({
   state: v.picklist(['refundable', 'requested', 'refunded']),
@@ -61,6 +60,7 @@ const FlaggedRefund = v.object({
   refunded_amount: v.number(),
 });
 
+/** One Stripe event of the payments inbox. */
 const InboxEvent = v.pipe(
   v.object({
     id: v.string(),
@@ -273,7 +273,7 @@ export const paymentDocs = {
   refundFlagged: operation('post', {
     summary: '売上にしなかった支払い（購入済み・満席・非公開）を返金する',
     description:
-      'Checkout Session の支払い全額を Stripe で返金します（冪等: 二度目の依頼でも返金は一度）。409 の `code`: `became_sale`（売上になった）、`already_refunded`（返金済み）、`not_refundable`、`no_payment_intent`、`stripe_refused`。Stripe に接続できないときは 503。',
+      'Checkout Session の支払い全額を Stripe で返金します（冪等: 二度目の依頼でも返金は一度）。409 の `code`: `became_sale`（売上になった）、`already_refunded`（返金済み）、`not_refundable`、`no_payment_intent`、`stripe_refused`、`refund_in_progress`（同じ依頼を Stripe が処理中）。Stripe に接続できないときは 503。',
     tags: PAYMENTS,
     access: 'admin',
     permission: 'sales:refund',

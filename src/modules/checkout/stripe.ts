@@ -71,6 +71,7 @@ async function refundPayment(stripe: Stripe, request: RefundPaymentRequest): Pro
   } catch (error) {
     const code = (error as { code?: string }).code ?? null;
     const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof Stripe.errors.StripeIdempotencyError) return { outcome: 'in_progress' };
     if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) return { outcome: 'unavailable', code, message };
     return code === 'charge_already_refunded' ? { outcome: 'already_refunded' } : { outcome: 'refused', code, message };
   }

@@ -68,15 +68,12 @@ const NO_PAYMENT_INTENT =
 const CONFIRM_EXPORTED =
   'この売上は研修管理システム向けに出力済みです。返金する場合は、研修管理システムからの登録の取り消しを連絡することを確認してください。';
 const STRIPE_UNAVAILABLE = '決済サービスに接続できませんでした。時間をおいて再度お試しください。';
+const REFUND_IN_PROGRESS = 'この返金を処理しています。しばらくしてから画面を更新してください。';
 const STRIPE_REFUSED =
   'Stripe が返金を受け付けませんでした。この支払いは返金できない状態の可能性があります。Stripe のダッシュボードで支払いの状態を確認してください。';
 
-/**
- * One refund, one idempotency key: asking twice (a double click, a retry) refunds once. The first
- * refund of a sale keeps the key full refunds always had.
- */
-const refundKey = (saleId: number, refundId: number, first: boolean) =>
-  first ? `refund-sale-${saleId}` : `refund-sale-${saleId}-${refundId}`;
+/** One refund row, one key: asked twice it refunds once; a withdrawn row takes Stripe's replayed errors with it. */
+const refundKey = (saleId: number, refundId: number) => `refund-sale-${saleId}-${refundId}`;
 
 const overRemaining = (remaining: number) =>
   `返金額は、まだ返金していない¥${remaining.toLocaleString('ja-JP')}以内で入力してください。`;
@@ -99,7 +96,7 @@ async function decideRefund(tx: Em, actor: Actor, saleId: number, input: RefundR
   const remaining = sale.amount - sale.refundedAmount - pending.reduce((n, row) => n + row.amount, 0);
   const orderNumber = sale.orderNumber ?? null;
   const again = sameRequest(pending, input, remaining);
-  if (again) return { paymentIntent, orderNumber, again: true, refund: again, first: refunds[0] === again, whole: false };
+  if (again) return { paymentIntent, orderNumber, again: true, refund: again, whole: false };
   const amount = input.amount ?? remaining;
   if (amount > remaining || remaining <= 0) {
     throw validationError({ amount: [overRemaining(Math.max(remaining, 0))] }, overRemaining(Math.max(remaining, 0)));
@@ -138,7 +135,7 @@ async function decideRefund(tx: Em, actor: Actor, saleId: number, input: RefundR
       payment_intent: paymentIntent,
     },
   });
-  return { paymentIntent, orderNumber, again: false, refund, first: refunds.length === 0, whole };
+  return { paymentIntent, orderNumber, again: false, refund, whole };
 }
 
 /**
@@ -162,7 +159,7 @@ async function requestRefund(
 
   const asked = await deps.payments.refundPayment({
     paymentIntentId: decided.paymentIntent,
-    idempotencyKey: refundKey(saleId, decided.refund.id, decided.first),
+    idempotencyKey: refundKey(saleId, decided.refund.id),
     metadata: { sale_id: String(saleId), order_number: decided.orderNumber ?? '', refund_id: String(decided.refund.id) },
     amount: decided.refund.amount,
   });
@@ -180,6 +177,8 @@ async function requestRefund(
       by: actor.id,
       again: decided.again,
     });
+  } else if (asked.outcome === 'in_progress') {
+    throw new AppError('conflict', REFUND_IN_PROGRESS, { details: { code: 'refund_in_progress' } });
   } else if (asked.outcome === 'already_refunded') {
     // Refunded at Stripe already (its dashboard, or an earlier request): its webhook records it here.
     deps.log.warn('refund: already refunded at Stripe', { saleId });
