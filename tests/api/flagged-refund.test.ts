@@ -191,6 +191,32 @@ describe('refunding a flagged payment from the shop', () => {
     expect((await reconcileNow()).findings).toEqual([]);
   });
 
+  it('a dashboard refund whose charge.refunded never came is recorded by the next reconciliation, the member told once', async () => {
+    const { buyer, sessionId, paymentIntent } = await paidTwice();
+    await reconcileNow();
+    expect(await flaggedOpen()).toBe(1);
+    shop.emulator.hold();
+    expect((await fetch(`${shop.stripeUrl}/_emulator/payment_intents/${paymentIntent}/refund`, { method: 'POST' })).status).toBe(
+      200,
+    );
+    await shop.emulator.release([]);
+    expect((await reconcileNow()).findings).toEqual([]);
+    expect(await flaggedOpen()).toBe(0);
+    const [row] = await query<{ refunded_at: string | null; refunded_amount: number }>(
+      'select refunded_at, refunded_amount from checkout_sessions where stripe_session_id = ?',
+      [sessionId],
+    );
+    expect(row).toMatchObject({ refunded_at: expect.anything(), refunded_amount: 11000 });
+    await smtp.waitFor((m) => smtp.to(buyer.email)(m) && (m.text ?? '').includes('重複してお支払い'));
+    // Another run finds it refunded again: recorded once, one 返金のお知らせ.
+    expect((await reconcileNow()).findings).toEqual([]);
+    const [told] = await query<{ n: number }>(
+      "select count(*)::int as n from outbox_events where name = 'FlaggedPaymentRefunded' and payload->>'checkoutId' = (select id::text from checkout_sessions where stripe_session_id = ?)",
+      [sessionId],
+    );
+    expect(told?.n).toBe(1);
+  });
+
   it('refuses a payment that is a sale (409) and an unknown session (404)', async () => {
     const buyer = await member();
     const { sessionId, paymentIntent } = await buyThroughStripe(shop, buyer.client, licenseId);

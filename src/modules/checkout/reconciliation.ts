@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
 import type { Queue } from 'bullmq';
 import { sql } from 'kysely';
 import type Stripe from 'stripe';
@@ -11,6 +12,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { type SalePayment, salePaymentsOfPaymentIntents, salePaymentsOfSessions, salePaymentsSince } from '../sales/index.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
+import { markFlaggedRefunded, STRIPE_DASHBOARD } from './flagged-refund-record.ts';
 import { DUPLICATE_PAYMENT_FLAG, HIDDEN_LICENSE_FLAG, OVER_CAPACITY_FLAG } from './paid-guard.ts';
 
 const REFUND_FLAGS = [DUPLICATE_PAYMENT_FLAG, OVER_CAPACITY_FLAG];
@@ -88,24 +90,7 @@ export async function runReconciliation(
   let result: Awaited<ReturnType<typeof compare>>;
   try {
     result = await compare(em, ctx.stripe, days);
-    await transact(em, async (tx) => {
-      await tx.nativeDelete(PaymentFinding, { runId: id });
-      for (const finding of result.findings)
-        tx.create(PaymentFinding, { id: randomUUID(), runId: id, createdAt: new Date(), ...finding });
-      await tx.nativeUpdate(
-        ReconciliationRun,
-        { id },
-        {
-          state: 'done',
-          finishedAt: new Date(),
-          sessionsChecked: result.sessionsChecked,
-          salesChecked: result.salesChecked,
-          refundsChecked: result.refundsChecked,
-          findings: result.findings.length,
-        },
-      );
-      if (result.findings.length > 0) await flagRun(tx, id, 'findings');
-    });
+    await transact(em, (tx) => recordResult(tx, id, result));
   } catch (error) {
     const message = String(error instanceof Error ? error.message : error).slice(0, 2_000);
     ctx.log.error('payment reconciliation failed', { runId: id, days, error: message });
@@ -189,10 +174,12 @@ async function compare(em: Em, stripe: Stripe, days: number) {
   }
   const salesOfPaid = new Map((await salePaymentsOfSessions(em, [...paid.keys()])).map((sale) => [sale.stripeSessionId, sale]));
 
+  const refundedWithoutSale: string[] = [];
   for (const session of paid.values()) {
     const sale = salesOfPaid.get(session.id);
     if (!sale) {
-      if (!(await refundedInFull(stripe, session))) findings.push(await paidWithoutSale(em, session));
+      if (await refundedInFull(stripe, session)) refundedWithoutSale.push(session.id);
+      else findings.push(await paidWithoutSale(em, session));
     } else if (sale.amount !== session.amount_total || sale.currency !== session.currency) findings.push(mismatch(session, sale));
   }
 
@@ -250,7 +237,36 @@ async function compare(em: Em, stripe: Stripe, days: number) {
       detail: `Stripe では ${yen(refund.amount, refund.currency)} が返金済みですが、${saleName(sale)} は返金になっていません。`,
     });
   }
-  return { findings, sessionsChecked, salesChecked: recent.length, refundsChecked };
+  return { findings, refundedWithoutSale, sessionsChecked, salesChecked: recent.length, refundsChecked };
+}
+
+/** The run's findings in place of any earlier attempt's, its figures, and the refunds it saw at Stripe. */
+async function recordResult(tx: Em, id: string, result: Awaited<ReturnType<typeof compare>>): Promise<void> {
+  await tx.nativeDelete(PaymentFinding, { runId: id });
+  for (const finding of result.findings)
+    tx.create(PaymentFinding, { id: randomUUID(), runId: id, createdAt: new Date(), ...finding });
+  await tx.nativeUpdate(
+    ReconciliationRun,
+    { id },
+    {
+      state: 'done',
+      finishedAt: new Date(),
+      sessionsChecked: result.sessionsChecked,
+      salesChecked: result.salesChecked,
+      refundsChecked: result.refundsChecked,
+      findings: result.findings.length,
+    },
+  );
+  if (result.findings.length > 0) await flagRun(tx, id, 'findings');
+  await recordRefundsSeen(tx, result.refundedWithoutSale);
+}
+
+/** A kept payment refunded at Stripe whose charge.refunded never came: recorded now, the member told. */
+async function recordRefundsSeen(tx: Em, sessionIds: string[]): Promise<void> {
+  for (const stripeSessionId of sessionIds) {
+    const checkout = await tx.findOne(CheckoutSession, { stripeSessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (checkout) await markFlaggedRefunded(tx, checkout, { at: new Date(), by: checkout.refundRequestedBy ?? STRIPE_DASHBOARD });
+  }
 }
 
 /** A paid session without a sale whose charge Stripe refunded in full is no difference: nothing is owed. */
