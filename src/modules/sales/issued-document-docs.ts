@@ -55,7 +55,7 @@ const numberPath = (what: string) => ({ number: v.pipe(v.string(), v.maxLength(4
 
 export const issuedDocumentDocs = {
   quotations: operation('get', {
-    summary: '発行された御見積書の一覧（新しい順、見積番号の前方一致か会員の氏名・メールアドレスで検索）',
+    summary: '発行された御見積書の一覧（新しい順、見積番号の前方一致、宛名、会員の氏名・メールアドレスで検索）',
     tags: DOCUMENTS,
     access: 'admin',
     permission: 'sales:read',
@@ -63,7 +63,7 @@ export const issuedDocumentDocs = {
     answers: { 200: v.object({ quotations: v.array(QuotationAnswer), ...listEntries }) },
   }),
   invoices: operation('get', {
-    summary: '発行された御請求書の一覧（新しい順、請求書番号・注文番号の前方一致か会員の氏名・メールアドレスで検索）',
+    summary: '発行された御請求書の一覧（新しい順、請求書番号・注文番号の前方一致、宛名、会員の氏名・メールアドレスで検索）',
     tags: DOCUMENTS,
     access: 'admin',
     permission: 'sales:read',

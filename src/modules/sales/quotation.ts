@@ -70,7 +70,8 @@ export const quotationRoutes = new Hono<AppEnv>().get(
       c.var.deps.orm,
       user,
       Number(raw),
-      `${input.addressee} ${input.honorific}`,
+      // No 宛名 typed: the honorific alone, as printed (no leading space in the record or the search).
+      `${input.addressee} ${input.honorific}`.trim(),
     );
     c.var.log.info('quotation issued', { quotationNumber, licenseId: Number(raw), by: user.id });
     return c.body(new Uint8Array(pdf), 200, {

@@ -114,7 +114,7 @@ export interface paths {
     post: operations["postApiForgotPassword"];
   };
   "/api/invoices": {
-    /** 発行された御請求書の一覧（新しい順、請求書番号・注文番号の前方一致か会員の氏名・メールアドレスで検索） */
+    /** 発行された御請求書の一覧（新しい順、請求書番号・注文番号の前方一致、宛名、会員の氏名・メールアドレスで検索） */
     get: operations["getApiInvoices"];
   };
   "/api/invoices/{number}/pdf": {
@@ -296,12 +296,12 @@ export interface paths {
   "/api/payments/sessions/{id}/refund": {
     /**
      * 売上にしなかった支払い（購入済み・満席・非公開）を返金する
-     * @description Checkout Session の支払い全額を Stripe で返金します（冪等: 二度目の依頼でも返金は一度）。409 の `code`: `became_sale`（売上になった）、`already_refunded`（返金済み）、`not_refundable`、`no_payment_intent`、`stripe_refused`。Stripe に接続できないときは 503。
+     * @description Checkout Session の支払い全額を Stripe で返金します（冪等: 二度目の依頼でも返金は一度）。409 の `code`: `became_sale`（売上になった）、`already_refunded`（返金済み）、`not_refundable`、`no_payment_intent`、`stripe_refused`、`refund_in_progress`（同じ依頼を Stripe が処理中）。Stripe に接続できないときは 503。
      */
     post: operations["postApiPaymentsSessionsByIdRefund"];
   };
   "/api/quotations": {
-    /** 発行された御見積書の一覧（新しい順、見積番号の前方一致か会員の氏名・メールアドレスで検索） */
+    /** 発行された御見積書の一覧（新しい順、見積番号の前方一致、宛名、会員の氏名・メールアドレスで検索） */
     get: operations["getApiQuotations"];
   };
   "/api/quotations/{number}/pdf": {
@@ -2219,7 +2219,7 @@ export interface operations {
       };
     };
   };
-  /** 発行された御請求書の一覧（新しい順、請求書番号・注文番号の前方一致か会員の氏名・メールアドレスで検索） */
+  /** 発行された御請求書の一覧（新しい順、請求書番号・注文番号の前方一致、宛名、会員の氏名・メールアドレスで検索） */
   getApiInvoices: {
     parameters: {
       query?: {
@@ -5072,7 +5072,7 @@ export interface operations {
   };
   /**
    * 売上にしなかった支払い（購入済み・満席・非公開）を返金する
-   * @description Checkout Session の支払い全額を Stripe で返金します（冪等: 二度目の依頼でも返金は一度）。409 の `code`: `became_sale`（売上になった）、`already_refunded`（返金済み）、`not_refundable`、`no_payment_intent`、`stripe_refused`。Stripe に接続できないときは 503。
+   * @description Checkout Session の支払い全額を Stripe で返金します（冪等: 二度目の依頼でも返金は一度）。409 の `code`: `became_sale`（売上になった）、`already_refunded`（返金済み）、`not_refundable`、`no_payment_intent`、`stripe_refused`、`refund_in_progress`（同じ依頼を Stripe が処理中）。Stripe に接続できないときは 503。
    */
   postApiPaymentsSessionsByIdRefund: {
     parameters: {
@@ -5166,7 +5166,7 @@ export interface operations {
       };
     };
   };
-  /** 発行された御見積書の一覧（新しい順、見積番号の前方一致か会員の氏名・メールアドレスで検索） */
+  /** 発行された御見積書の一覧（新しい順、見積番号の前方一致、宛名、会員の氏名・メールアドレスで検索） */
   getApiQuotations: {
     parameters: {
       query?: {

@@ -1,4 +1,4 @@
-import { type FormEvent, type ReactNode, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { FormAlert } from '../../../components/ui/form-alert';
 import { PagedTable, pageOf } from '../../../components/ui/paged-table';
@@ -106,6 +106,8 @@ export function DocumentsPage() {
   const kind: DocumentKind = params.get('kind') === 'invoice' ? 'invoice' : 'quotation';
   const q = params.get('q') ?? '';
   const [typed, setTyped] = useState(q);
+  // Back and forward change the search in the address: the field follows it.
+  useEffect(() => setTyped(q), [q]);
   const download = useFormSubmit();
   const search = (event: FormEvent) => {
     event.preventDefault();
