@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { axeViolations, launchBrowser } from '../support/browser.ts';
 import { aMember } from '../support/factories.ts';
@@ -103,10 +103,15 @@ it('the administrators’ list shows フリガナ, orders by 五十音, finds ka
 
   await page.getByLabel('並び順').selectOption('kana');
   await page.waitForURL(/sort=kana/);
-  await page.getByRole('link', { name: '安倍 二郎' }).waitFor();
-  const names = await page.locator('tbody tr td:first-child a').allTextContents();
-  const members = names.filter((name) => ['渡邊 一郎', '安倍 二郎', '髙橋 三郎', '秋山 四郎', '山田 太郎'].includes(name));
-  expect(members).toEqual(['安倍 二郎', '髙橋 三郎', '山田 太郎', '渡邊 一郎', '秋山 四郎']);
+  // The earlier order's rows (and a moment of loading) may still show: wait for the 五十音 order itself.
+  await vi.waitFor(
+    async () => {
+      const names = await page.locator('tbody tr td:first-child a').allTextContents();
+      const members = names.filter((name) => ['渡邊 一郎', '安倍 二郎', '髙橋 三郎', '秋山 四郎', '山田 太郎'].includes(name));
+      expect(members).toEqual(['安倍 二郎', '髙橋 三郎', '山田 太郎', '渡邊 一郎', '秋山 四郎']);
+    },
+    { timeout: 15_000, interval: 100 },
+  );
 
   await page.getByLabel('氏名・フリガナ（一部）').fill('たかはし');
   await page.getByRole('button', { name: '検索する' }).click();
