@@ -15,9 +15,12 @@ export class Migration20261128170100_issued_documents_indexes extends OnlineMigr
     // A number typed from its start (`like 'QT-2611%'`), whatever the database's collation.
     await this.addIndexConcurrently('quotations_number_prefix_index', 'on "quotations" ("quotation_number" text_pattern_ops)');
     await this.addIndexConcurrently('invoices_order_number_prefix_index', 'on "invoices" ("order_number" text_pattern_ops)');
-    // The 宛名 searched by its words (`ilike '%消防局%'`).
-    await this.addIndexConcurrently('quotations_addressee_trgm_index', 'on "quotations" using gin ("addressee" gin_trgm_ops)');
-    await this.addIndexConcurrently('invoices_addressee_trgm_index', 'on "invoices" using gin ("addressee" gin_trgm_ops)');
+    // The 宛名 searched by its words in any width (`normalize(…, NFKC) ilike '%消防局%'`).
+    await this.addIndexConcurrently(
+      'quotations_addressee_trgm_index',
+      'on "quotations" using gin ((normalize("addressee", NFKC)) gin_trgm_ops)',
+    );
+    await this.addIndexConcurrently('invoices_addressee_trgm_index', 'on "invoices" using gin ((normalize("addressee", NFKC)) gin_trgm_ops)');
   }
 
   override down(): void | Promise<void> {

@@ -116,6 +116,9 @@ describe('GET /api/quotations', () => {
     const second1 = await list('/api/quotations', { per_page: '2', page: '2' });
     expect(second1).toMatchObject({ total: 3, page: 2, per_page: 2 });
     expect(second1.quotations.map((q: { quotation_number: string }) => q.quotation_number)).toEqual([a.number]);
+    // A 宛名 typed in full width is found in half width, and the other way round.
+    const wide = await quote(second, 'ＡＢＣ広域消防組合');
+    expect(await numbers('abc広域')).toEqual([wide.number]);
   });
 
   it('gives the same 御見積書 again to an administrator, audited; one issued before the 宛名 was kept prints none', async () => {

@@ -73,5 +73,8 @@ export const byMemberOrAddressee = (
 ) =>
   eb.or([
     oneOfMembers(eb.ref('d.user_id'), search.members ?? []),
-    ...(search.addressee ? [eb('d.addressee', 'ilike', containsPattern(search.addressee))] : []),
+    // Any width either side (`１２３` finds `123`), through the index on the same normalize().
+    ...(search.addressee
+      ? [eb(sql<string>`normalize(${eb.ref('d.addressee')}, NFKC)`, 'ilike', containsPattern(search.addressee.normalize('NFKC')))]
+      : []),
   ]);
