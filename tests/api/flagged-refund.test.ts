@@ -29,8 +29,11 @@ beforeAll(async () => {
   licenseId = (await res.json()).license.id;
   [viewer, operator] = [await staff('viewer'), await staff('operator')];
 }, 60_000);
-// A test stopped midway must not leave Stripe failing for the next.
-afterEach(() => shop?.emulator.fail('refunds', null));
+// A test stopped midway must not leave Stripe failing, or holding its events, for the next.
+afterEach(async () => {
+  shop?.emulator.fail('refunds', null);
+  await shop?.emulator.release();
+});
 afterAll(async () => {
   await shop?.stop();
   await smtp?.close();
@@ -341,6 +344,45 @@ describe('refunding a flagged payment from the shop', () => {
     expect(mail.text).toContain('返金額：¥5,500（税込）');
     expect(mail.text).not.toContain('重複してお支払い');
     expect(smtp.messages.filter((m) => smtp.to(prompt.email)(m) && (m.subject ?? '').includes('返金'))).toHaveLength(0);
+  });
+
+  it('a payment for a licence hidden meanwhile is refunded, the member told once why (販売終了)', async () => {
+    const created = await admin.post('/api/licenses/create', { name: '非公開返金講習', description: '', price: 7700 });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const hiddenId = (await created.json()).license.id as number;
+    const buyer = await member();
+    const started = await buyer.client.post('/api/licenses/stripe', { licenseId: hiddenId, distribution: true });
+    expect(started.status, await started.clone().text()).toBe(200);
+    const sessionId = new URL((await started.json()).url).pathname.split('/').pop() as string;
+    // Paid at Stripe, its webhook still on the way, when an administrator hides the licence.
+    shop.emulator.hold();
+    shop.emulator.pay(sessionId);
+    expect((await admin.put(`/api/licenses/${hiddenId}/published`, { published: false })).status).toBe(200);
+    await shop.emulator.release();
+    const flagged = await eventually(
+      async () =>
+        (
+          await query<{ state: string; flag_reason: string }>(
+            "select state, flag_reason from checkout_sessions where stripe_session_id = ? and state = 'flagged'",
+            [sessionId],
+          )
+        )[0],
+      15_000,
+      'the flag',
+    );
+    expect(flagged.flag_reason).toMatch(/^非公開のライセンスへの支払い/);
+    const paymentIntent = String(shop.emulator.sessions.get(sessionId)?.payment_intent);
+
+    const res = await refund(admin, sessionId, '販売終了のため');
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(refundsOf(paymentIntent)).toHaveLength(1);
+    expect(refundsOf(paymentIntent)[0]).toMatchObject({ amount: 7700, status: 'succeeded', reason: null });
+    const mail = await toldOnce(buyer.email, sessionId, paymentIntent);
+    expect(mail.text).toContain(
+      'お支払いの時点でライセンスの販売が終了していたため、ご購入をお受けできませんでした。お支払いいただいた代金を全額返金しました。',
+    );
+    expect(mail.text).toContain('ライセンス：非公開返金講習');
+    expect(mail.text).toContain('返金額：¥7,700（税込）');
   });
 
   it('refuses a payment that is a sale (409) and an unknown session (404)', async () => {
