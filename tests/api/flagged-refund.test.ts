@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
@@ -29,6 +29,11 @@ beforeAll(async () => {
   licenseId = (await res.json()).license.id;
   [viewer, operator] = [await staff('viewer'), await staff('operator')];
 }, 60_000);
+// A test stopped midway must not leave Stripe failing, or holding its events, for the next.
+afterEach(async () => {
+  shop?.emulator.fail('refunds', null);
+  await shop?.emulator.release();
+});
 afterAll(async () => {
   await shop?.stop();
   await smtp?.close();
@@ -105,6 +110,54 @@ const refundsOf = (paymentIntent: string) =>
   [...shop.emulator.refunds.values()].filter((r) => r.payment_intent === paymentIntent);
 const refund = (client: TestClient, sessionId: string, reason = '購入済みのライセンスへの重複した支払いのため') =>
   client.post(`/api/payments/sessions/${sessionId}/refund`, { reason });
+
+/** Stripe refusing a refund (a 4xx it remembers for the key) and failing on its side (a 500 it remembers too). */
+const REFUSED = {
+  status: 400,
+  type: 'invalid_request_error',
+  code: 'charge_disputed',
+  message: 'Charge ch_test has been charged back; cannot issue a refund.',
+};
+const OUTAGE = { status: 500, type: 'api_error', message: 'An unknown error occurred.' };
+
+const auditCount = async (action: string, sessionId: string) =>
+  (
+    await query<{ n: number }>('select count(*)::int as n from audit_logs where action = ? and target_id = ?', [
+      action,
+      sessionId,
+    ])
+  )[0]?.n;
+
+/**
+ * Once its charge.refunded is handled too (the other way a refund is recorded), the member has been
+ * told exactly once: one FlaggedPaymentRefunded, one delivery, one 返金のお知らせ received.
+ */
+async function toldOnce(email: string, sessionId: string, paymentIntent: string) {
+  await eventually(
+    async () =>
+      (
+        await query<{ processed_at: string | null }>(
+          "select processed_at from stripe_events where type = 'charge.refunded' and payload->'data'->'object'->>'payment_intent' = ?",
+          [paymentIntent],
+        )
+      )[0]?.processed_at,
+    15_000,
+    'charge.refunded handled',
+  );
+  const mail = await smtp.waitFor((m) => smtp.to(email)(m) && (m.subject ?? '').includes('返金のお知らせ'));
+  const [events] = await query<{ n: number }>(
+    "select count(*)::int as n from outbox_events where name = 'FlaggedPaymentRefunded' and payload->>'checkoutId' = (select id::text from checkout_sessions where stripe_session_id = ?)",
+    [sessionId],
+  );
+  expect(events?.n).toBe(1);
+  const [deliveries] = await query<{ n: number }>(
+    "select count(*)::int as n from mail_deliveries where recipient = ? and template = 'flagged-refund-notice'",
+    [email],
+  );
+  expect(deliveries?.n).toBe(1);
+  expect(smtp.messages.filter((m) => smtp.to(email)(m) && (m.subject ?? '').includes('返金のお知らせ'))).toHaveLength(1);
+  return mail;
+}
 
 describe('refunding a flagged payment from the shop', () => {
   it('refunds it once at Stripe, tells the member, and the next reconciliation finds nothing', async () => {
@@ -215,6 +268,121 @@ describe('refunding a flagged payment from the shop', () => {
       [sessionId],
     );
     expect(told?.n).toBe(1);
+  });
+
+  it('Stripe refusing it (409) or failing (503) withdraws the request; pressed again, it refunds once with a new key', async () => {
+    const { buyer, sessionId, paymentIntent } = await paidTwice();
+    const requested = async () =>
+      (
+        await query<{ refund_requested_at: string | null }>(
+          'select refund_requested_at from checkout_sessions where stripe_session_id = ?',
+          [sessionId],
+        )
+      )[0]?.refund_requested_at;
+
+    shop.emulator.fail('refunds', REFUSED);
+    const refused = await refund(admin, sessionId);
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).code).toBe('stripe_refused');
+    expect(await requested()).toBeNull();
+    expect(await auditCount('payment.refund.failed', sessionId)).toBe(1);
+
+    shop.emulator.fail('refunds', OUTAGE);
+    const unavailable = await refund(admin, sessionId);
+    expect(unavailable.status).toBe(503);
+    expect((await unavailable.json()).message).toBe('決済サービスに接続できませんでした。時間をおいて再度お試しください。');
+    expect(await requested()).toBeNull();
+    expect(await auditCount('payment.refund.failed', sessionId)).toBe(2);
+    expect(refundsOf(paymentIntent)).toHaveLength(0);
+
+    // The cause gone, the emulator still replays each withdrawn key's error as Stripe does: only a new key refunds.
+    shop.emulator.fail('refunds', null);
+    const done = await refund(admin, sessionId);
+    expect(done.status, await done.clone().text()).toBe(200);
+    expect(refundsOf(paymentIntent)).toHaveLength(1);
+    expect(refundsOf(paymentIntent)[0]).toMatchObject({ amount: 11000, status: 'succeeded' });
+    expect(await auditCount('payment.refund', sessionId)).toBe(3);
+    const mail = await toldOnce(buyer.email, sessionId, paymentIntent);
+    expect(mail.text).toContain('重複してお支払い');
+    expect((await refund(admin, sessionId)).status).toBe(409);
+    expect(refundsOf(paymentIntent)).toHaveLength(1);
+  });
+
+  it('a payment for a licence full by then is refunded, the member told once why (定員)', async () => {
+    const created = await admin.post('/api/licenses/create', { name: '満席返金講習', description: '', price: 5500, capacity: 1 });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const fullId = (await created.json()).license.id as number;
+    const [late, prompt] = [await member(), await member()];
+    const started = await late.client.post('/api/licenses/stripe', { licenseId: fullId, distribution: true });
+    expect(started.status, await started.clone().text()).toBe(200);
+    const sessionId = new URL((await started.json()).url).pathname.split('/').pop() as string;
+    // Its hold ran out while Stripe still took the payment; the seat went to another member.
+    await query("update checkout_sessions set hold_until = now() - interval '1 minute' where stripe_session_id = ?", [sessionId]);
+    await buyThroughStripe(shop, prompt.client, fullId);
+    shop.emulator.pay(sessionId);
+    await eventually(
+      async () =>
+        (await query<{ state: string }>('select state from checkout_sessions where stripe_session_id = ?', [sessionId]))[0]
+          ?.state === 'flagged',
+      15_000,
+      'the flag',
+    );
+    const paymentIntent = String(shop.emulator.sessions.get(sessionId)?.payment_intent);
+
+    const res = await refund(admin, sessionId, '満席のため');
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(refundsOf(paymentIntent)).toHaveLength(1);
+    expect(refundsOf(paymentIntent)[0]).toMatchObject({ amount: 5500, status: 'succeeded' });
+    // Not a duplicate: Stripe is given no reason.
+    expect(refundsOf(paymentIntent)[0]?.reason).toBeNull();
+    const mail = await toldOnce(late.email, sessionId, paymentIntent);
+    expect(mail.subject).toContain('返金のお知らせ');
+    expect(mail.text).toContain(
+      'お支払いの時点でライセンスが定員に達していたため、ご購入をお受けできませんでした。お支払いいただいた代金を全額返金しました。',
+    );
+    expect(mail.text).toContain('ライセンス：満席返金講習');
+    expect(mail.text).toContain('返金額：¥5,500（税込）');
+    expect(mail.text).not.toContain('重複してお支払い');
+    expect(smtp.messages.filter((m) => smtp.to(prompt.email)(m) && (m.subject ?? '').includes('返金'))).toHaveLength(0);
+  });
+
+  it('a payment for a licence hidden meanwhile is refunded, the member told once why (販売終了)', async () => {
+    const created = await admin.post('/api/licenses/create', { name: '非公開返金講習', description: '', price: 7700 });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const hiddenId = (await created.json()).license.id as number;
+    const buyer = await member();
+    const started = await buyer.client.post('/api/licenses/stripe', { licenseId: hiddenId, distribution: true });
+    expect(started.status, await started.clone().text()).toBe(200);
+    const sessionId = new URL((await started.json()).url).pathname.split('/').pop() as string;
+    // Paid at Stripe, its webhook still on the way, when an administrator hides the licence.
+    shop.emulator.hold();
+    shop.emulator.pay(sessionId);
+    expect((await admin.put(`/api/licenses/${hiddenId}/published`, { published: false })).status).toBe(200);
+    await shop.emulator.release();
+    const flagged = await eventually(
+      async () =>
+        (
+          await query<{ state: string; flag_reason: string }>(
+            "select state, flag_reason from checkout_sessions where stripe_session_id = ? and state = 'flagged'",
+            [sessionId],
+          )
+        )[0],
+      15_000,
+      'the flag',
+    );
+    expect(flagged.flag_reason).toMatch(/^非公開のライセンスへの支払い/);
+    const paymentIntent = String(shop.emulator.sessions.get(sessionId)?.payment_intent);
+
+    const res = await refund(admin, sessionId, '販売終了のため');
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(refundsOf(paymentIntent)).toHaveLength(1);
+    expect(refundsOf(paymentIntent)[0]).toMatchObject({ amount: 7700, status: 'succeeded', reason: null });
+    const mail = await toldOnce(buyer.email, sessionId, paymentIntent);
+    expect(mail.text).toContain(
+      'お支払いの時点でライセンスの販売が終了していたため、ご購入をお受けできませんでした。お支払いいただいた代金を全額返金しました。',
+    );
+    expect(mail.text).toContain('ライセンス：非公開返金講習');
+    expect(mail.text).toContain('返金額：¥7,700（税込）');
   });
 
   it('refuses a payment that is a sale (409) and an unknown session (404)', async () => {

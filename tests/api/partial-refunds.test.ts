@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { aMember } from '../support/factories.ts';
@@ -29,6 +29,8 @@ beforeAll(async () => {
   admin = new TestClient(shop.app, '10.45.9.9');
   expect((await admin.login(ADMIN_EMAIL, 'admin-pass-123')).status).toBe(200);
 }, 60_000);
+// A test stopped midway must not leave Stripe failing for the next.
+afterEach(() => shop?.emulator.fail('refunds', null));
 afterAll(async () => {
   await shop?.stop();
   await smtp?.close();
@@ -54,6 +56,8 @@ const detail = async (saleId: number) => {
   expect(res.status, await res.clone().text()).toBe(200);
   return (await res.json()).sale;
 };
+
+const query = <T>(text: string, params: unknown[]) => shop.runtime.deps.orm.em.fork().execute<T[]>(text, params);
 
 const refundsOf = (paymentIntent: string) =>
   [...shop.emulator.refunds.values()].filter((r) => r.payment_intent === paymentIntent).map((r) => r.amount);
@@ -129,6 +133,60 @@ describe('partial refunds: POST /api/sales/{id}/refund { amount }', () => {
     expect(summary.refunded_amount).toBeGreaterThanOrEqual(3000);
     const audit = await (await admin.get(`/api/audit-logs?action=sale.refund&target_type=sale&target_id=${saleId}`)).json();
     expect(audit.audit_logs).toHaveLength(3);
+  });
+
+  it('the first refund Stripe refuses (409) or fails (503) is withdrawn; asked again it refunds once, told once', async () => {
+    const buyer = await member();
+    const { saleId, paymentIntent } = await buy(buyer);
+    const failedAudits = async () =>
+      (await (await admin.get(`/api/audit-logs?action=sale.refund.failed&target_id=${saleId}`)).json()).audit_logs.length;
+
+    shop.emulator.fail('refunds', {
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'charge_disputed',
+      message: 'Charge ch_test has been charged back; cannot issue a refund.',
+    });
+    const refused = await admin.post(`/api/sales/${saleId}/refund`, { reason: '受講取りやめ' });
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).code).toBe('stripe_refused');
+    expect((await detail(saleId)).refund).toMatchObject({ state: 'none', requested_at: null, refunds: [] });
+    expect(await failedAudits()).toBe(1);
+
+    shop.emulator.fail('refunds', { status: 500, type: 'api_error', message: 'An unknown error occurred.' });
+    const unavailable = await admin.post(`/api/sales/${saleId}/refund`, { reason: '受講取りやめ' });
+    expect(unavailable.status).toBe(503);
+    expect((await unavailable.json()).message).toBe('決済サービスに接続できませんでした。時間をおいて再度お試しください。');
+    expect((await detail(saleId)).refund).toMatchObject({ state: 'none', requested_at: null, refunds: [] });
+    expect(await failedAudits()).toBe(2);
+    expect(refundsOf(paymentIntent)).toEqual([]);
+
+    // Stripe keeps each withdrawn key's error for 24 h (the emulator too): the next request has its own key.
+    shop.emulator.fail('refunds', null);
+    const done = await admin.post(`/api/sales/${saleId}/refund`, { reason: '受講取りやめ' });
+    expect(done.status, await done.clone().text()).toBe(200);
+    expect(refundsOf(paymentIntent)).toEqual([3000]);
+    await eventually(async () => (await detail(saleId)).refund.state === 'refunded', 15_000, 'the refund confirmed');
+    await eventually(
+      async () =>
+        (
+          await query<{ processed_at: string | null }>(
+            "select processed_at from stripe_events where type = 'charge.refunded' and payload->'data'->'object'->>'payment_intent' = ?",
+            [paymentIntent],
+          )
+        )[0]?.processed_at,
+      15_000,
+      'charge.refunded handled',
+    );
+    const mail = await smtp.waitFor((m) => smtp.to(buyer.email)(m) && (m.subject ?? '').includes('返金のお知らせ'));
+    expect(mail.text).toContain('返金額：¥3,000（税込）');
+    const [deliveries] = await query<{ n: number }>(
+      "select count(*)::int as n from mail_deliveries where recipient = ? and template = 'refund-notice'",
+      [buyer.email],
+    );
+    expect(deliveries?.n).toBe(1);
+    expect(smtp.messages.filter((m) => smtp.to(buyer.email)(m) && (m.subject ?? '').includes('返金のお知らせ'))).toHaveLength(1);
+    expect((await detail(saleId)).refund.refunds).toHaveLength(1);
   });
 
   it('a member mid-refund sees 一部返金 in their history', async () => {

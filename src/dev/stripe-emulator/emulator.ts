@@ -59,8 +59,25 @@ function bankTransferOffered(session: Obj): boolean {
 
 const REFUND_REASONS = ['duplicate', 'fraudulent', 'requested_by_customer'];
 
+const errorBody = (type: string, message: string, extra: Obj = {}) => ({ error: { type, message, ...extra } });
 const error = (status: number, type: string, message: string, extra: Obj = {}) =>
-  Response.json({ error: { type, message, ...extra } }, { status });
+  Response.json(errorBody(type, message, extra), { status });
+
+/** An error a test makes Stripe answer (a refusal, a 5xx) until it is cleared. */
+export interface InjectedFailure {
+  status: number;
+  type: string;
+  message: string;
+  code?: string;
+}
+type FailingEndpoint = 'refunds' | 'checkout.sessions' | 'customers';
+
+interface Remembered {
+  endpoint: string;
+  body: string;
+  status: number;
+  json: unknown;
+}
 
 export function eventJson(event: Pick<StripeEventRecord, 'id' | 'type' | 'created' | 'object'>) {
   return {
@@ -113,7 +130,38 @@ export function createStripeEmulator(options: EmulatorOptions) {
   const paymentIntents = new Map<string, Obj>();
   const charges = new Map<string, Obj>();
   const refunds = new Map<string, Obj>();
-  const idempotency = new Map<string, { body: string; response: Obj }>();
+  const idempotency = new Map<string, Remembered>();
+  const failures = new Map<FailingEndpoint, InjectedFailure>();
+
+  /** As Stripe's (docs.stripe.com/api/idempotent_requests): a key replays its first answer, errors and 500s too; not validation failures. */
+  function replayed(endpoint: string, key: string | undefined, raw: string): Response | undefined {
+    const seen = key ? idempotency.get(key) : undefined;
+    if (!seen) return undefined;
+    if (seen.endpoint !== endpoint)
+      return error(
+        400,
+        'idempotency_error',
+        `Keys for idempotent requests can only be used for the same endpoint they were first used for ('${seen.endpoint}').`,
+      );
+    if (seen.body !== raw)
+      return error(
+        400,
+        'idempotency_error',
+        'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+      );
+    return Response.json(seen.json, { status: seen.status, headers: { 'idempotent-replayed': 'true' } });
+  }
+  // Stored before anything is awaited, so a second request with the key replays the first and never runs twice.
+  function remember(endpoint: string, key: string | undefined, raw: string, status: number, json: unknown): Response {
+    if (key) idempotency.set(key, { endpoint, body: raw, status, json });
+    return Response.json(json, { status });
+  }
+  function rememberFailure(endpoint: string, key: string | undefined, raw: string, failing: FailingEndpoint) {
+    const failure = failures.get(failing);
+    if (!failure) return undefined;
+    const body = errorBody(failure.type, failure.message, failure.code ? { code: failure.code } : {});
+    return remember(endpoint, key, raw, failure.status, body);
+  }
   const events: StripeEventRecord[] = [];
   const held: StripeEventRecord[] = [];
   let holding = false;
@@ -369,17 +417,10 @@ export function createStripeEmulator(options: EmulatorOptions) {
   app.post('/v1/checkout/sessions', async (c) => {
     const raw = await c.req.text();
     const key = c.req.header('idempotency-key');
-    if (key) {
-      const seen = idempotency.get(key);
-      if (seen && seen.body !== raw) {
-        return error(
-          400,
-          'idempotency_error',
-          'Keys for idempotent requests can only be used with the same parameters they were first used with.',
-        );
-      }
-      if (seen) return c.json(seen.response);
-    }
+    const replay = replayed('/v1/checkout/sessions', key, raw);
+    if (replay) return replay;
+    const failure = rememberFailure('/v1/checkout/sessions', key, raw, 'checkout.sessions');
+    if (failure) return failure;
     const params = parseStripeForm(raw) as Obj;
     const items = (params.line_items as Obj[] | undefined) ?? [];
     const item = items[0] as
@@ -456,9 +497,7 @@ export function createStripeEmulator(options: EmulatorOptions) {
       url: `${options.publicUrl}/c/pay/${sessionId}#${randomBytes(24).toString('base64url')}`,
     };
     sessions.set(sessionId, session);
-    const response = publicSession(session);
-    if (key) idempotency.set(key, { body: raw, response });
-    return c.json(response);
+    return remember('/v1/checkout/sessions', key, raw, 200, publicSession(session));
   });
 
   app.get('/v1/checkout/sessions', (c) => {
@@ -491,8 +530,10 @@ export function createStripeEmulator(options: EmulatorOptions) {
   app.post('/v1/customers', async (c) => {
     const raw = await c.req.text();
     const key = c.req.header('idempotency-key');
-    const seen = key ? idempotency.get(`customers:${key}`) : undefined;
-    if (seen) return c.json(seen.response);
+    const replay = replayed('/v1/customers', key, raw);
+    if (replay) return replay;
+    const failure = rememberFailure('/v1/customers', key, raw, 'customers');
+    if (failure) return failure;
     const params = parseStripeForm(raw) as Obj;
     const customer = {
       id: id('cus'),
@@ -505,8 +546,7 @@ export function createStripeEmulator(options: EmulatorOptions) {
       livemode: false,
     };
     customers.set(customer.id, customer);
-    if (key) idempotency.set(`customers:${key}`, { body: raw, response: customer });
-    return c.json(customer);
+    return remember('/v1/customers', key, raw, 200, customer);
   });
   app.get('/v1/customers/:id', (c) => {
     const customer = customers.get(c.req.param('id'));
@@ -544,15 +584,8 @@ export function createStripeEmulator(options: EmulatorOptions) {
   app.post('/v1/refunds', async (c) => {
     const raw = await c.req.text();
     const key = c.req.header('idempotency-key');
-    const seen = key ? idempotency.get(`refunds:${key}`) : undefined;
-    if (seen && seen.body !== raw) {
-      return error(
-        400,
-        'idempotency_error',
-        'Keys for idempotent requests can only be used with the same parameters they were first used with.',
-      );
-    }
-    if (seen) return c.json(seen.response);
+    const replay = replayed('/v1/refunds', key, raw);
+    if (replay) return replay;
     const params = parseStripeForm(raw) as Obj;
     const intent = typeof params.payment_intent === 'string' ? params.payment_intent : '';
     if (!intent)
@@ -564,10 +597,12 @@ export function createStripeEmulator(options: EmulatorOptions) {
       return error(400, 'invalid_request_error', `Invalid reason: must be one of ${REFUND_REASONS.join(', ')}`, {
         param: 'reason',
       });
+    const failure = rememberFailure('/v1/refunds', key, raw, 'refunds');
+    if (failure) return failure;
     const result = createRefund(intent, amount, (params.metadata as Obj | undefined) ?? {}, reason);
-    if (!('refund' in result)) return error(result.status, 'invalid_request_error', result.message, { code: result.code });
-    if (key) idempotency.set(`refunds:${key}`, { body: raw, response: result.refund });
-    return c.json(result.refund);
+    if ('refund' in result) return remember('/v1/refunds', key, raw, 200, result.refund);
+    const refused = errorBody('invalid_request_error', result.message, { code: result.code });
+    return remember('/v1/refunds', key, raw, result.status, refused);
   });
 
   app.get('/v1/refunds', (c) => {
@@ -689,6 +724,11 @@ export function createStripeEmulator(options: EmulatorOptions) {
     expire: (sessionId: string) => expire(sessions.get(sessionId) as Session),
     refund,
     refunds,
+    /** Makes an endpoint answer `failure` (a refusal, a 5xx) until called with null; answers are remembered per key as Stripe's. */
+    fail: (endpoint: FailingEndpoint, failure: InjectedFailure | null) => {
+      if (failure) failures.set(endpoint, failure);
+      else failures.delete(endpoint);
+    },
     patchSession: (sessionId: string, patch: Obj) => Object.assign(sessions.get(sessionId) as Session, patch),
     /** Holds events instead of delivering them, so a test can deliver them in any order, or twice. */
     hold: () => {
