@@ -155,6 +155,22 @@ describe('銀行振込 through Stripe Checkout', () => {
     expect((await stripe.checkout.sessions.retrieve(second)).customer).toBe(customer);
   });
 
+  it('a Customer Stripe failed to create is tried afresh on the next checkout, not its error again', async () => {
+    const buyer = await member();
+    shop.emulator.fail('customers', { status: 500, type: 'api_error', message: 'An unknown error occurred.' });
+    try {
+      const refused = await buyer.client.post('/api/licenses/stripe', { licenseId, distribution: true });
+      expect(refused.status, await refused.clone().text()).toBe(503);
+    } finally {
+      shop.emulator.fail('customers', null);
+    }
+    const again = await buyer.client.post('/api/licenses/stripe', { licenseId, distribution: true });
+    expect(again.status, await again.clone().text()).toBe(200);
+    const sessionId = new URL((await again.json()).url).pathname.split('/').pop() as string;
+    expect(String((await stripe.checkout.sessions.retrieve(sessionId)).customer)).toMatch(/^cus_/);
+    expect(await count('select count(*)::int as n from checkout_customers where user_id = ?', [buyer.id])).toBe(1);
+  });
+
   it('waits as お振込待ち with the virtual account on the thanks page, history and a mail; paid twice → one sale, same number', async () => {
     const buyer = await member();
     const { sessionId, pending } = await transferOrder(buyer);

@@ -4,8 +4,9 @@ import type { Em } from '../../db/orm.ts';
 
 /**
  * The member's Stripe Customer (customer_balance needs one: Stripe gives the customer a virtual
- * account and keeps over- or under-payments as its balance), created once and kept. The idempotency
- * key makes two requests at once get the same customer from Stripe.
+ * account and keeps over- or under-payments as its balance), created once and kept: the first saved
+ * wins. No key of ours (stripe-node sets one for its retries): Stripe would replay a failed create's
+ * error for that key's 24 h, and two first checkouts at once cost only an unused Customer.
  */
 export async function stripeCustomerOf(em: Em, stripe: Stripe, buyer: { id: string; email: string }): Promise<string> {
   const db = kysely(em);
@@ -15,10 +16,7 @@ export async function stripeCustomerOf(em: Em, stripe: Stripe, buyer: { id: stri
     .where('user_id', '=', buyer.id)
     .executeTakeFirst();
   if (known) return known.stripe_customer_id;
-  const customer = await stripe.customers.create(
-    { email: buyer.email, metadata: { userId: buyer.id } },
-    { idempotencyKey: `customer-${buyer.id}` },
-  );
+  const customer = await stripe.customers.create({ email: buyer.email, metadata: { userId: buyer.id } });
   await db
     .insertInto('checkout_customers')
     .values({ user_id: buyer.id, stripe_customer_id: customer.id, created_at: now() })
