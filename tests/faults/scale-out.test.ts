@@ -517,9 +517,15 @@ it('two web hosts and a worker on separate disks, behind HAProxy, through PgBoun
       const left = Object.entries(jobs).filter(
         ([name, c]) => (c.active ?? 0) + (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.failed ?? 0) + (delayed[name] ?? 0) > 0,
       );
-      return left.length === 0;
+      if (left.length === 0) return true;
+      // Said when it times out: which queue holds what, and why its failed jobs failed.
+      const reasons = await onQueues(async (queue) =>
+        (await queue.getFailed(0, 4)).map((job) => `${job.name}: ${job.failedReason}`),
+      );
+      throw new Error(JSON.stringify({ left: Object.fromEntries(left), delayed, reasons }));
     },
-    60_000,
+    // A job whose lock was lost with the old Redis primary waits for the stalled-job check (JOB_LOCK_SECONDS, 30 s) first.
+    180_000,
     'every queue drained, no failed job',
   );
   const [outbox] = await sql<{ n: number }>('select count(*)::int as n from outbox_events where published_at is null');
