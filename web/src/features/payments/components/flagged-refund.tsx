@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import { useSWRConfig } from 'swr';
+import { RefundReasonField } from '../../../components/refund-reason';
 import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import { formatPrice } from '../../../lib/format';
@@ -33,37 +34,6 @@ function RefundState({ refund }: { refund: Refund }) {
   return null;
 }
 
-/** 返金の理由 (required, 200 characters), its message tied to it. */
-function ReasonField({ reason, message, onReason }: { reason: string; message?: string; onReason: (reason: string) => void }) {
-  const id = useId();
-  return (
-    <div className="field">
-      <div className="field-label">
-        <label htmlFor={id}>返金の理由</label>
-        <span className="required" aria-hidden="true">
-          必須
-        </span>
-      </div>
-      <textarea
-        id={id}
-        name="reason"
-        rows={3}
-        maxLength={200}
-        required
-        value={reason}
-        aria-invalid={message ? true : undefined}
-        aria-describedby={message ? `${id}-message` : undefined}
-        onChange={(event) => onReason(event.currentTarget.value)}
-      />
-      {message ? (
-        <p id={`${id}-message`} className="field-message">
-          {message}
-        </p>
-      ) : null}
-    </div>
-  );
-}
-
 /**
  * 「この支払いを返金」 on a payment kept without a sale (購入済み・満席・非公開): the whole amount,
  * refunded at Stripe after a confirmation with the amount and a required reason. A role that may not
@@ -73,6 +43,7 @@ export function FlaggedRefund({ sessionId, refund, onChanged }: { sessionId: str
   const canRefund = useCan()('sales:refund');
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
+  const reasonId = useId();
   const [notice, setNotice] = useState('');
   const { busy, message, errors, run } = useFormSubmit(REASON_FIELDS);
   const { mutate } = useSWRConfig();
@@ -120,7 +91,7 @@ export function FlaggedRefund({ sessionId, refund, onChanged }: { sessionId: str
           </p>
           <p className="small">売上にしなかった理由：{refund.flag_reason}</p>
           <p className="small">返金すると、会員に返金額を記した返金のお知らせメールが届きます。</p>
-          <ReasonField reason={reason} message={errors.reason} onReason={setReason} />
+          <RefundReasonField id={reasonId} reason={reason} message={errors.reason} onReason={setReason} />
           <FormAlert message={message} errors={errors} fields={['reason']} />
         </ConfirmDialog>
       ) : null}

@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { RefundReasonField } from '../../../components/refund-reason';
 import { ConfirmDialog } from '../../../components/ui/confirm-dialog';
 import { FormAlert, Notice } from '../../../components/ui/form-alert';
 import type { FieldErrors } from '../../../lib/api';
@@ -48,46 +49,6 @@ function RefundStatus({ sale }: { sale: OrderDetail }) {
         </p>
       ) : null}
     </>
-  );
-}
-
-/** 返金の理由 (required, 200 characters), its message tied to it. */
-function RefundReason({
-  id,
-  reason,
-  message,
-  onReason,
-}: {
-  id: string;
-  reason: string;
-  message: string | undefined;
-  onReason: (reason: string) => void;
-}) {
-  return (
-    <div className="field">
-      <div className="field-label">
-        <label htmlFor={id}>返金の理由</label>
-        <span className="required" aria-hidden="true">
-          必須
-        </span>
-      </div>
-      <textarea
-        id={id}
-        name="reason"
-        rows={3}
-        maxLength={200}
-        required
-        value={reason}
-        aria-invalid={message ? true : undefined}
-        aria-describedby={message ? `${id}-message` : undefined}
-        onChange={(event) => onReason(event.currentTarget.value)}
-      />
-      {message ? (
-        <p id={`${id}-message`} className="field-message">
-          {message}
-        </p>
-      ) : null}
-    </div>
   );
 }
 
@@ -153,7 +114,7 @@ function RefundDialog({
           </p>
         </div>
       ) : null}
-      <RefundReason id={reasonId} reason={reason} message={errors.reason} onReason={onReason} />
+      <RefundReasonField id={reasonId} reason={reason} message={errors.reason} onReason={onReason} />
       {sale.exported ? (
         <div className="field checkbox-field">
           <input
