@@ -1,5 +1,5 @@
 import type { SqlEntityManager } from '@mikro-orm/postgresql';
-import { type Expression, type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { DB, Json } from './schema.ts';
 
 export type { DB } from './schema.ts';
@@ -18,6 +18,15 @@ export const japanTimeText = (column: Expression<unknown>, format = 'YYYY/MM/DD 
 
 /** PostgreSQL's bigint would arrive as text. */
 export const countAll = <D, TB extends keyof D>(eb: ExpressionBuilder<D, TB>) => eb.cast<number>(eb.fn.countAll(), 'integer');
+
+/** A list's total, counted no further than `cap + 1` (the list then says 「…件以上」): `rows` selects anything. */
+export async function countUpTo<D, TB extends keyof D, O>(db: Db, rows: SelectQueryBuilder<D, TB, O>, cap: number) {
+  const row = await db
+    .selectFrom(rows.limit(cap + 1).as('capped'))
+    .select((eb) => countAll(eb).as('n'))
+    .executeTakeFirst();
+  return row?.n ?? 0;
+}
 
 export const millisecondsAgo = (ms: number) => sql<string>`now() - (${ms} * interval '1 millisecond')`;
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
-import { countAll, type DB, japanDayAfter, japanDayStart, jsonb, db as kysely } from '../../db/kysely.ts';
+import { countUpTo, type DB, japanDayAfter, japanDayStart, jsonb, db as kysely } from '../../db/kysely.ts';
 import { COUNT_CAP, containsPattern } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import type { Json } from '../../db/schema.ts';
@@ -105,17 +105,14 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: Audit
   const actors = query.actor ? await distinctValues(em, 'actor_email', query.actor) : null;
   if (actors?.length === 0) return { audit_logs: [], total: 0, total_capped: false, ...paging };
   const filter = auditFilter(query, actors);
-  const count = await kysely(em)
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('audit_logs as a')
-        .select((s) => s.lit(1).as('one'))
-        .where(filter)
-        .limit(COUNT_CAP + 1)
-        .as('capped'),
-    )
-    .select((eb) => countAll(eb).as('n'))
-    .executeTakeFirst();
+  const count = await countUpTo(
+    kysely(em),
+    kysely(em)
+      .selectFrom('audit_logs as a')
+      .select((s) => s.lit(1).as('one'))
+      .where(filter),
+    COUNT_CAP,
+  );
   // The page's ids first (an index walk however deep the page); a big move's `sale_ids` stay in PostgreSQL.
   const rows: AuditRow[] = await kysely(em)
     .with('page', (qb) =>
@@ -150,7 +147,7 @@ export async function listAuditLogs(orm: Orm, query: AuditLogQuery, words: Audit
     .orderBy('page.created_at', 'desc')
     .orderBy('page.id', 'desc')
     .execute();
-  const n = count?.n ?? 0;
+  const n = count;
   const targets = await targetNames(em, words, rows);
   const sales = await listedSaleNames(em, words, rows);
   return {

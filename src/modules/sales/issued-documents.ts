@@ -1,5 +1,5 @@
 import type { ChangeFeed } from '../../db/changes.ts';
-import { countAll, db as kysely } from '../../db/kysely.ts';
+import { countUpTo, db as kysely } from '../../db/kysely.ts';
 import { COUNT_CAP, prefixPattern } from '../../db/like.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { transact } from '../../events/outbox.ts';
@@ -39,15 +39,7 @@ export async function listQuotations(orm: Orm, q: string | undefined, page: numb
     .selectFrom('quotations as d')
     .$if(search.prefix !== undefined, (qb) => qb.where('d.quotation_number', 'like', prefixPattern(search.prefix ?? '')))
     .$if(search.members !== undefined, (qb) => qb.where((eb) => byMemberOrAddressee(eb, search)));
-  const counted = await kysely(em)
-    .selectFrom(
-      found
-        .select('d.id')
-        .limit(COUNT_CAP + 1)
-        .as('capped'),
-    )
-    .select((eb) => countAll(eb).as('n'))
-    .executeTakeFirst();
+  const counted = await countUpTo(kysely(em), found.select('d.id'), COUNT_CAP);
   const rows = await found
     .select([
       'd.quotation_number',
@@ -65,7 +57,7 @@ export async function listQuotations(orm: Orm, q: string | undefined, page: numb
     .offset((page - 1) * perPage)
     .execute();
   const quotations = rows.map((row) => ({ ...row, issued_at: iso(row.issued_at), expires_at: iso(row.expires_at) }));
-  return { quotations: await withMembers(em, quotations, changes), ...pageAnswer(counted?.n ?? 0, search, page, perPage) };
+  return { quotations: await withMembers(em, quotations, changes), ...pageAnswer(counted, search, page, perPage) };
 }
 
 /** 御請求書 issued, newest first: by 請求書番号 or 注文番号 (from its start), by member or by 宛名. */
@@ -77,15 +69,7 @@ export async function listInvoices(orm: Orm, q: string | undefined, page: number
     .$if(Boolean(search.prefix), (qb) => qb.where('d.order_number', 'like', prefixPattern(search.prefix ?? '')))
     .$if(search.exact !== undefined, (qb) => qb.where('d.invoice_number', '=', search.exact ?? ''))
     .$if(search.members !== undefined, (qb) => qb.where((eb) => byMemberOrAddressee(eb, search)));
-  const counted = await kysely(em)
-    .selectFrom(
-      found
-        .select('d.id')
-        .limit(COUNT_CAP + 1)
-        .as('capped'),
-    )
-    .select((eb) => countAll(eb).as('n'))
-    .executeTakeFirst();
+  const counted = await countUpTo(kysely(em), found.select('d.id'), COUNT_CAP);
   const rows = await found
     .select([
       'd.invoice_number',
@@ -110,7 +94,7 @@ export async function listInvoices(orm: Orm, q: string | undefined, page: number
     due_at: iso(row.due_at),
     last_downloaded_at: iso(row.last_downloaded_at),
   }));
-  return { invoices: await withMembers(em, invoices, changes), ...pageAnswer(counted?.n ?? 0, search, page, perPage) };
+  return { invoices: await withMembers(em, invoices, changes), ...pageAnswer(counted, search, page, perPage) };
 }
 
 /** One recorded 御見積書 by its exact number. */
