@@ -3,7 +3,7 @@ import { createOrPromoteAdmin } from '../../src/modules/accounts/index.ts';
 import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
-import { buyThroughStripe, type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { buyThroughStripe, chargeRefundedHandled, type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 // 「この支払いを返金」: a payment kept without a sale (paid twice for a licence held) refunded from the
@@ -56,6 +56,22 @@ async function member() {
 
 const query = <T>(text: string, params: unknown[]) => shop.runtime.deps.orm.em.fork().execute<T[]>(text, params);
 
+/** Waits for a paid session to be kept without a sale (flagged): its PaymentIntent and why. */
+async function keptWithoutSale(sessionId: string) {
+  const row = await eventually(
+    async () =>
+      (
+        await query<{ flag_reason: string }>(
+          "select flag_reason from checkout_sessions where stripe_session_id = ? and state = 'flagged'",
+          [sessionId],
+        )
+      )[0],
+    15_000,
+    'the flag',
+  );
+  return { paymentIntent: String(shop.emulator.sessions.get(sessionId)?.payment_intent), flagReason: row.flag_reason };
+}
+
 /**
  * A member pays a licence they already hold, from a tab opened before their purchase (the second
  * session belongs to them, as a checkout started before this shop expired older sessions): flagged.
@@ -69,14 +85,7 @@ async function paidTwice() {
   const sessionId = new URL((await started.json()).url).pathname.split('/').pop() as string;
   await query('update checkout_sessions set user_id = ? where stripe_session_id = ?', [buyer.id, sessionId]);
   shop.emulator.pay(sessionId);
-  await eventually(
-    async () =>
-      (await query<{ state: string }>('select state from checkout_sessions where stripe_session_id = ?', [sessionId]))[0]
-        ?.state === 'flagged',
-    15_000,
-    'the flag',
-  );
-  const paymentIntent = String(shop.emulator.sessions.get(sessionId)?.payment_intent);
+  const { paymentIntent } = await keptWithoutSale(sessionId);
   return { buyer, sessionId, paymentIntent };
 }
 
@@ -133,17 +142,7 @@ const auditCount = async (action: string, sessionId: string) =>
  * told exactly once: one FlaggedPaymentRefunded, one delivery, one 返金のお知らせ received.
  */
 async function toldOnce(email: string, sessionId: string, paymentIntent: string) {
-  await eventually(
-    async () =>
-      (
-        await query<{ processed_at: string | null }>(
-          "select processed_at from stripe_events where type = 'charge.refunded' and payload->'data'->'object'->>'payment_intent' = ?",
-          [paymentIntent],
-        )
-      )[0]?.processed_at,
-    15_000,
-    'charge.refunded handled',
-  );
+  await chargeRefundedHandled(shop, paymentIntent);
   const mail = await smtp.waitFor((m) => smtp.to(email)(m) && (m.subject ?? '').includes('返金のお知らせ'));
   const [events] = await query<{ n: number }>(
     "select count(*)::int as n from outbox_events where name = 'FlaggedPaymentRefunded' and payload->>'checkoutId' = (select id::text from checkout_sessions where stripe_session_id = ?)",
@@ -320,14 +319,7 @@ describe('refunding a flagged payment from the shop', () => {
     await query("update checkout_sessions set hold_until = now() - interval '1 minute' where stripe_session_id = ?", [sessionId]);
     await buyThroughStripe(shop, prompt.client, fullId);
     shop.emulator.pay(sessionId);
-    await eventually(
-      async () =>
-        (await query<{ state: string }>('select state from checkout_sessions where stripe_session_id = ?', [sessionId]))[0]
-          ?.state === 'flagged',
-      15_000,
-      'the flag',
-    );
-    const paymentIntent = String(shop.emulator.sessions.get(sessionId)?.payment_intent);
+    const { paymentIntent } = await keptWithoutSale(sessionId);
 
     const res = await refund(admin, sessionId, '満席のため');
     expect(res.status, await res.clone().text()).toBe(200);
@@ -359,19 +351,8 @@ describe('refunding a flagged payment from the shop', () => {
     shop.emulator.pay(sessionId);
     expect((await admin.put(`/api/licenses/${hiddenId}/published`, { published: false })).status).toBe(200);
     await shop.emulator.release();
-    const flagged = await eventually(
-      async () =>
-        (
-          await query<{ state: string; flag_reason: string }>(
-            "select state, flag_reason from checkout_sessions where stripe_session_id = ? and state = 'flagged'",
-            [sessionId],
-          )
-        )[0],
-      15_000,
-      'the flag',
-    );
-    expect(flagged.flag_reason).toMatch(/^非公開のライセンスへの支払い/);
-    const paymentIntent = String(shop.emulator.sessions.get(sessionId)?.payment_intent);
+    const { paymentIntent, flagReason } = await keptWithoutSale(sessionId);
+    expect(flagReason).toMatch(/^非公開のライセンスへの支払い/);
 
     const res = await refund(admin, sessionId, '販売終了のため');
     expect(res.status, await res.clone().text()).toBe(200);

@@ -4,7 +4,7 @@ import { createLicense } from '../../src/modules/licenses/index.ts';
 import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
-import { buyThroughStripe, type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
+import { buyThroughStripe, chargeRefundedHandled, type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 let smtp: TestSmtp;
@@ -167,17 +167,7 @@ describe('partial refunds: POST /api/sales/{id}/refund { amount }', () => {
     expect(done.status, await done.clone().text()).toBe(200);
     expect(refundsOf(paymentIntent)).toEqual([3000]);
     await eventually(async () => (await detail(saleId)).refund.state === 'refunded', 15_000, 'the refund confirmed');
-    await eventually(
-      async () =>
-        (
-          await query<{ processed_at: string | null }>(
-            "select processed_at from stripe_events where type = 'charge.refunded' and payload->'data'->'object'->>'payment_intent' = ?",
-            [paymentIntent],
-          )
-        )[0]?.processed_at,
-      15_000,
-      'charge.refunded handled',
-    );
+    await chargeRefundedHandled(shop, paymentIntent);
     const mail = await smtp.waitFor((m) => smtp.to(buyer.email)(m) && (m.subject ?? '').includes('返金のお知らせ'));
     expect(mail.text).toContain('返金額：¥3,000（税込）');
     const [deliveries] = await query<{ n: number }>(

@@ -82,3 +82,20 @@ interface CheckoutStatus {
   order_number: string | null;
   konbini: object | null;
 }
+
+/** Waits until the shop has handled Stripe's charge.refunded for this payment (the refund recorded, the mail queued). */
+export function chargeRefundedHandled(shop: ShopWithStripe, paymentIntent: string) {
+  return eventually(
+    async () =>
+      (
+        await shop.runtime.deps.orm.em
+          .fork()
+          .execute<{ processed_at: string | null }[]>(
+            "select processed_at from stripe_events where type = 'charge.refunded' and payload->'data'->'object'->>'payment_intent' = ?",
+            [paymentIntent],
+          )
+      )[0]?.processed_at,
+    15_000,
+    'charge.refunded handled',
+  );
+}
