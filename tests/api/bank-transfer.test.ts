@@ -1,8 +1,3 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Sweeper } from '../../src/events/sweeper.ts';
@@ -12,6 +7,7 @@ import { bankTransferSweep } from '../../src/modules/checkout/index.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
+import { pdfText } from '../support/pdf.ts';
 import { settled } from '../support/settle.ts';
 import { startSmtp, type TestSmtp } from '../support/smtp.ts';
 import { type ShopWithStripe, startShopWithStripe, TEST_STRIPE_KEY } from '../support/stripe.ts';
@@ -315,16 +311,6 @@ describe('銀行振込 through Stripe Checkout', () => {
     expect((await statusOf(buyer, sessionId)).state).toBe('payment_failed');
   });
 });
-
-const run = promisify(execFile);
-async function pdfText(res: Response): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'invoice-'));
-  const file = join(dir, 'invoice.pdf');
-  await writeFile(file, Buffer.from(await res.arrayBuffer()));
-  const { stdout } = await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-']);
-  await rm(dir, { recursive: true, force: true });
-  return stdout.replace(/\s+/g, ' ');
-}
 
 describe('the member’s order page and 御請求書', () => {
   it('shows the order with 消費税, the account and Stripe’s reconciling note; the invoice PDF reads back; paid it shows the sale', async () => {

@@ -1,28 +1,21 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db as kyselyOf } from '../../src/db/kysely.ts';
 import type { Em } from '../../src/db/orm.ts';
 import { createLicense } from '../../src/modules/licenses/index.ts';
 import { aMember, anAdmin } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
+import { pdfText } from '../support/pdf.ts';
 import { type ShopWithStripe, startShopWithStripe } from '../support/stripe.ts';
 import { eventually } from '../support/wait.ts';
 
 // 見積書・請求書 in the back office: the lists, their search, who may read them, and the same PDF again.
 
-const run = promisify(execFile);
 let shop: ShopWithStripe;
 let admin: TestClient;
 let licenseId: number;
-let scratch: string;
 let seq = 0;
 
 beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'issued-documents-'));
   shop = await startShopWithStripe();
   licenseId = (
     await createLicense(
@@ -39,7 +32,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await shop?.stop();
-  await rm(scratch, { recursive: true, force: true });
 });
 
 async function member(lastName = '見積', firstName = `花子${++seq}`) {
@@ -57,15 +49,6 @@ async function quote(buyer: Member, addressee = '〇〇市消防局 警防課') 
   );
   expect(res.status).toBe(200);
   return { number: res.headers.get('x-quotation-number') as string, text: await pdfText(res) };
-}
-
-async function pdfText(res: Response): Promise<string> {
-  expect(res.status, res.status === 200 ? '' : await res.clone().text()).toBe(200);
-  expect(res.headers.get('content-type')).toBe('application/pdf');
-  const file = join(scratch, `d${++seq}.pdf`);
-  await writeFile(file, Buffer.from(await res.arrayBuffer()));
-  const { stdout } = await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-']);
-  return stdout.replace(/\s+/g, ' ');
 }
 
 const list = async (path: string, query: Record<string, string> = {}) => {

@@ -1,28 +1,19 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aLicense, aMember } from '../support/factories.ts';
 import { TestClient } from '../support/http-client.ts';
+import { pdfText } from '../support/pdf.ts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime.ts';
-
-const run = promisify(execFile);
 
 let t: TestRuntime;
 let licenseId: number;
-let scratch: string;
 let seq = 0;
 
 beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), 'quotation-test-'));
   t = await startTestRuntime();
   licenseId = await aLicense(t.runtime.deps.orm, { name: 'ACLS プロバイダー講習ライセンス', price: 33_000 });
 }, 60_000);
 afterAll(async () => {
   await t?.stop();
-  await rm(scratch, { recursive: true, force: true });
 });
 
 async function member() {
@@ -34,15 +25,6 @@ async function member() {
 
 const quotation = (client: TestClient, query: Record<string, string>, id = licenseId) =>
   client.get(`/api/licenses/${id}/quotation?${new URLSearchParams(query)}`);
-
-async function pdfText(res: Response): Promise<string> {
-  expect(res.status, res.status === 200 ? '' : await res.clone().text()).toBe(200);
-  expect(res.headers.get('content-type')).toBe('application/pdf');
-  const file = join(scratch, `q${++seq}.pdf`);
-  await writeFile(file, Buffer.from(await res.arrayBuffer()));
-  const { stdout } = await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-']);
-  return stdout.replace(/\s+/g, ' ');
-}
 
 /** 2026年12月28日 for an instant, in Japan time. */
 const japanDate = (at: Date) =>
