@@ -4,6 +4,7 @@ import type { Em } from '../../db/orm.ts';
 import type { JobContext, JobResult } from '../../jobs/context.ts';
 import { japanDeadline } from '../../lib/japan-time.ts';
 import { orderMailLines } from '../../lib/order-page.ts';
+import { yen } from '../../lib/yen.ts';
 import { findBuyer } from '../accounts/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
 import { renderMail, sendOnce } from '../mail/index.ts';
@@ -43,7 +44,7 @@ export async function mailBankTransfer(ctx: JobContext, eventId: string, checkou
   const deadline = japanDeadline(new Date(view.expires_at));
   const details =
     kind === 'bank-transfer-lapsed'
-      ? [`金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`, `お振込期限：${deadline}（日本時間）`]
+      ? [`金額：${yen(checkout.amount)}（税込）`, `お振込期限：${deadline}（日本時間）`]
       : [...bankTransferLines(view, deadline), RECONCILED_BY_STRIPE];
   const result = await sendOnce(
     ctx,

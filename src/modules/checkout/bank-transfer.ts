@@ -1,4 +1,5 @@
 import type Stripe from 'stripe';
+import { yen } from '../../lib/yen.ts';
 import type { CheckoutSession } from './entities/checkout-session.entity.ts';
 
 type BankTransferAccount = NonNullable<CheckoutSession['bankTransfer']>;
@@ -49,7 +50,7 @@ export type BankTransferView = NonNullable<ReturnType<typeof bankTransferView>>;
 /** The lines of a mail that tell where and how much to transfer. */
 export function bankTransferLines(view: BankTransferView, deadline: string): string[] {
   return [
-    `お振込金額：¥${view.amount.toLocaleString('ja-JP')}（税込）`,
+    `お振込金額：${yen(view.amount)}（税込）`,
     `お振込期限：${deadline}（日本時間）`,
     `銀行：${view.bank_name}（${view.bank_code}）`,
     `支店：${view.branch_name}（${view.branch_code}）`,

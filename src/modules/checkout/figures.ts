@@ -15,12 +15,8 @@ export async function paymentsInboxFigures(em: Em): Promise<{ unprocessed: numbe
 }
 
 /**
- * Payments reconciliation found different from the sales (paid without a sale — a lost webhook, a
- * duplicate or over-capacity payment to refund —, a sale without a payment, an amount or a refund that
- * differs) that an administrator still has to look at: a difference not marked 確認済み, of a run the
- * admin menu still lists (told by mail, not marked 確認済み as a whole; `needsAttention` in
- * reconciliation-runs.ts — a run with findings is done with findings > 0). A payment several nightly
- * runs found again counts once: it is one refund or replay to make.
+ * Reconciliation's differences no one marked 確認済み, on runs the admin menu lists (NEEDS_ATTENTION in
+ * reconciliation-runs.ts); a payment several runs found again counts once: it is one refund to make.
  */
 export async function flaggedPaymentFigures(em: Em): Promise<{ open: number }> {
   const row = await kysely(em)

@@ -3,6 +3,7 @@ import type { Em } from '../../db/orm.ts';
 import { recordEvent } from '../../events/outbox.ts';
 import type { EventHandler } from '../../jobs/context.ts';
 import { orderMailLines } from '../../lib/order-page.ts';
+import { yen } from '../../lib/yen.ts';
 import { findBuyer } from '../accounts/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
 import { japanTime, renderMail, sendOnce } from '../mail/index.ts';
@@ -12,8 +13,6 @@ import { DUPLICATE_PAYMENT_FLAG, keptForRefund, OVER_CAPACITY_FLAG } from './pai
 
 /** Who resolved a refund made in Stripe's dashboard (no administrator of ours asked for it). */
 export const STRIPE_DASHBOARD = 'Stripe（ダッシュボードでの返金）';
-
-const yen = (amount: number) => `¥${amount.toLocaleString('ja-JP')}`;
 
 /** Records the refund once (false the second time) and marks its open differences 確認済み; the caller holds the lock. */
 export async function markFlaggedRefunded(

@@ -6,6 +6,7 @@ import { transact } from '../../events/outbox.ts';
 import type { PaymentsPort } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { yen } from '../../lib/yen.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { CheckoutSession } from './entities/checkout-session.entity.ts';
 import { flaggedRefundView, markFlaggedRefunded } from './flagged-refund-record.ts';
@@ -103,7 +104,7 @@ export async function refundFlaggedPayment(
   return {
     payment: { stripe_session_id: sessionId, ...(payment as NonNullable<typeof payment>) },
     message: after.refundedAt
-      ? `¥${after.refundedAmount.toLocaleString('ja-JP')}（税込）を返金しました。会員に返金のお知らせメールを送ります。`
+      ? `${yen(after.refundedAmount)}（税込）を返金しました。会員に返金のお知らせメールを送ります。`
       : '返金を Stripe に依頼しました。Stripe から返金の完了が届くと「返金済み」になります。',
   };
 }

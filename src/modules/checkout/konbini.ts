@@ -3,6 +3,7 @@ import type { Em } from '../../db/orm.ts';
 import type { JobContext, JobResult } from '../../jobs/context.ts';
 import { japanDeadline } from '../../lib/japan-time.ts';
 import { orderMailLines } from '../../lib/order-page.ts';
+import { yen } from '../../lib/yen.ts';
 import { findBuyer } from '../accounts/index.ts';
 import { findLicenseForSale } from '../licenses/index.ts';
 import { renderMail, sendOnce } from '../mail/index.ts';
@@ -94,7 +95,7 @@ function paymentLines(
 ): string[] {
   return [
     `ライセンス：${licenseName}`,
-    `金額：¥${amount.toLocaleString('ja-JP')}（税込）`,
+    `金額：${yen(amount)}（税込）`,
     `お支払い期限：${japanDeadline(new Date(voucher.expires_at))}（日本時間）`,
     ...voucher.stores.map(
       (store) =>
@@ -167,7 +168,7 @@ export async function mailKonbiniLapsed(ctx: JobContext, eventId: string, checko
           'お申し込みいただいたライセンスのコンビニ払いは、お支払い期限までにお支払いが確認できなかったため、お申し込みを取り消しました。お支払い番号は使用できなくなりました。',
           ...orderMailLines(ctx.env.appUrl, checkout),
           `ライセンス：${license?.name ?? ''}`,
-          `金額：¥${checkout.amount.toLocaleString('ja-JP')}（税込）`,
+          `金額：${yen(checkout.amount)}（税込）`,
           ...(checkout.konbiniExpiresAt ? [`お支払い期限：${japanDeadline(checkout.konbiniExpiresAt)}（日本時間）`] : []),
           'ご購入を希望される場合は、お手数ですが下のボタンからもう一度お手続きください。',
         ],

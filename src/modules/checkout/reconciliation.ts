@@ -9,6 +9,7 @@ import type { EventPayload } from '../../events/contracts.ts';
 import { recordEvent, transact } from '../../events/outbox.ts';
 import { JAPAN_TIME_ZONE, japanDay } from '../../lib/japan-time.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { yen } from '../../lib/yen.ts';
 import { type SalePayment, salePaymentsOfPaymentIntents, salePaymentsOfSessions, salePaymentsSince } from '../sales/index.ts';
 import { CheckoutSession, StripeEvent } from './entities/checkout-session.entity.ts';
 import { PaymentFinding, ReconciliationRun } from './entities/reconciliation.entity.ts';
@@ -154,8 +155,8 @@ type FindingInput = Omit<
 /** How an administrator finds the sale: its order number (older sales have none: the id, said to be one). */
 const saleName = (sale: SalePayment) => (sale.orderNumber ? `注文番号 ${sale.orderNumber}` : `売上ID ${sale.id}`);
 
-const yen = (amount: number | null | undefined, currency: string | null | undefined) =>
-  currency === 'jpy' ? `¥${Number(amount ?? 0).toLocaleString('ja-JP')}` : `${amount ?? '—'} ${currency ?? ''}`.trim();
+const money = (amount: number | null | undefined, currency: string | null | undefined) =>
+  currency === 'jpy' ? yen(Number(amount ?? 0)) : `${amount ?? '—'} ${currency ?? ''}`.trim();
 
 /**
  * Stripe's side through the real SDK's list calls (auto-paginated): Checkout Sessions created in the
@@ -234,7 +235,7 @@ async function compare(em: Em, stripe: Stripe, days: number) {
       stripeCurrency: refund.currency,
       ourAmount: sale.amount,
       ourCurrency: sale.currency,
-      detail: `Stripe では ${yen(refund.amount, refund.currency)} が返金済みですが、${saleName(sale)} は返金になっていません。`,
+      detail: `Stripe では ${money(refund.amount, refund.currency)} が返金済みですが、${saleName(sale)} は返金になっていません。`,
     });
   }
   return { findings, refundedWithoutSale, sessionsChecked, salesChecked: recent.length, refundsChecked };
@@ -290,14 +291,14 @@ function mismatch(session: Stripe.Checkout.Session, sale: SalePayment): FindingI
     stripeCurrency: session.currency,
     ourAmount: sale.amount,
     ourCurrency: sale.currency,
-    detail: `Stripe の支払いは ${yen(session.amount_total, session.currency)}、${saleName(sale)} は ${yen(sale.amount, sale.currency)} です。`,
+    detail: `Stripe の支払いは ${money(session.amount_total, session.currency)}、${saleName(sale)} は ${money(sale.amount, sale.currency)} です。`,
   };
 }
 
 async function paidWithoutSale(em: Em, session: Stripe.Checkout.Session): Promise<FindingInput> {
   const eventId = await latestEventId(em, { sessionId: session.id });
   const checkout = await em.findOne(CheckoutSession, { stripeSessionId: session.id });
-  const reasons = [`Stripe で ${yen(session.amount_total, session.currency)} の支払いが完了していますが、売上がありません。`];
+  const reasons = [`Stripe で ${money(session.amount_total, session.currency)} の支払いが完了していますが、売上がありません。`];
   if (checkout?.state === 'flagged' && checkout.flagReason?.startsWith(HIDDEN_LICENSE_FLAG)) {
     reasons.push(`${checkout.flagReason}のため保留しています。返金するか、ライセンスを公開に戻して再実行してください。`);
   } else if (checkout?.state === 'flagged' && REFUND_FLAGS.some((flag) => checkout.flagReason?.startsWith(flag))) {

@@ -1,3 +1,4 @@
+import { yen } from '../../lib/yen.ts';
 import type { AuditLabels } from '../audit/index.ts';
 import { licenseNames } from './audit-names.ts';
 
@@ -13,7 +14,7 @@ export const licenseAuditLabels = {
   fields: { description: '説明', price: '価格', published: '公開', pictures: '画像', position: '表示順' },
   fieldsByTarget: { license: { name: 'ライセンス名' } },
   values: {
-    price: (v, text) => (typeof v === 'number' ? `¥${v.toLocaleString('ja-JP')}` : text.plain(v)),
+    price: (v, text) => (typeof v === 'number' ? yen(v) : text.plain(v)),
     published: (v) => (v ? '公開' : '非公開'),
     position: (v, text) => (typeof v === 'number' ? `${v.toLocaleString('ja-JP')}番目` : text.plain(v)),
     pictures: (v, text) => (Array.isArray(v) ? `${v.length}枚${v.length ? `（${text.list(v)}）` : ''}` : text.plain(v)),

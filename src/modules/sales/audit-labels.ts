@@ -1,3 +1,4 @@
+import { yen } from '../../lib/yen.ts';
 import type { AuditLabels } from '../audit/index.ts';
 import { exportNames, movedSaleNames, saleNames } from './audit-names.ts';
 import { SALE_STATUS_LABEL } from './entities/sale.entity.ts';
@@ -20,8 +21,7 @@ const FILTER_FIELDS: Record<string, string> = {
 const status = (value: unknown, plain: (value: unknown) => string) =>
   (SALE_STATUS_LABEL as Record<string, string>)[String(value)] ?? plain(value);
 
-const yen = (v: unknown, text: { plain: (value: unknown) => string }) =>
-  typeof v === 'number' ? `¥${v.toLocaleString('ja-JP')}` : text.plain(v);
+const yenLabel = (v: unknown, text: { plain: (value: unknown) => string }) => (typeof v === 'number' ? yen(v) : text.plain(v));
 
 /** How the audit log names what administrators do to sales (the host hands these to the audit module). */
 export const saleAuditLabels = {
@@ -87,9 +87,9 @@ export const saleAuditLabels = {
     encoding: { 'utf-8': 'UTF-8', shift_jis: 'Shift_JIS（CP932）' },
     refund_state: { none: 'なし', requested: '返金手続き中', partially_refunded: '一部返金', refunded: '返金済み' },
     stripe: { refused: '返金を受け付けませんでした', unavailable: '接続できませんでした' },
-    amount: yen,
-    refund_amount: yen,
-    refunded_amount: yen,
+    amount: yenLabel,
+    refund_amount: yenLabel,
+    refunded_amount: yenLabel,
     sale_ids: (v, text) => {
       if (!Array.isArray(v)) return text.plain(v);
       // Internal ids, said to be so (the screens show order numbers).

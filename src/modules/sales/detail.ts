@@ -1,6 +1,7 @@
 import { db as kysely } from '../../db/kysely.ts';
 import type { Em, Orm } from '../../db/orm.ts';
 import { AppError } from '../../http/errors.ts';
+import { yen } from '../../lib/yen.ts';
 import { AFFILIATIONS, findBuyer } from '../accounts/index.ts';
 import { auditEntriesOfSale, type SaleAuditEntry } from '../audit/index.ts';
 import { mailsAbout } from '../mail/index.ts';
@@ -46,7 +47,7 @@ async function confirmedRefunds(em: Em, saleId: number): Promise<HistoryItem[]> 
   return rows.map((refund) => ({
     at: new Date(refund.refunded_at).toISOString(),
     kind: 'refunded',
-    label: `返金の確定（Stripe からの通知）：¥${refund.amount.toLocaleString('ja-JP')}`,
+    label: `返金の確定（Stripe からの通知）：${yen(refund.amount)}`,
     from_status: null,
     to_status: null,
     actor_email: null,

@@ -1,5 +1,6 @@
 import { japanDate, japanDeadline } from '../../lib/japan-time.ts';
 import { pdfDocumentClass, pdfFonts } from '../../lib/pdf-fonts.ts';
+import { yen } from '../../lib/yen.ts';
 import { receiptIssuer } from '../../site-settings.ts';
 import { includedTax } from './receipt-pdf.ts';
 
@@ -26,8 +27,6 @@ export interface InvoiceContent {
     accountHolderName: string;
   };
 }
-
-const yen = (n: number) => `¥${n.toLocaleString('ja-JP')}`;
 
 /**
  * 御請求書 as an A4 PDF: a 適格請求書 (the issuer's 登録番号, the amount per tax rate and its 消費税),

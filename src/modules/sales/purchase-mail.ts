@@ -1,5 +1,6 @@
 import type { JobContext } from '../../jobs/context.ts';
 import { orderMailLines } from '../../lib/order-page.ts';
+import { yen } from '../../lib/yen.ts';
 import { japanTime, renderMail } from '../mail/index.ts';
 import { PAYMENT_METHOD_LABEL, type Sale } from './entities/sale.entity.ts';
 
@@ -21,7 +22,7 @@ export function purchaseMail(ctx: JobContext, sale: Sale, to: string, resent = f
         ...(resent ? ['ご依頼により、ご購入時のお知らせをあらためてお送りします。'] : []),
         'ライセンスのご購入ありがとうございます。お支払いを確認しました。',
         `ライセンス：${sale.licenseName}`,
-        `金額：¥${sale.amount.toLocaleString('ja-JP')}（税込）`,
+        `金額：${yen(sale.amount)}（税込）`,
         ...(PAYMENT_METHOD_LABEL[sale.paymentMethod] ? [`お支払い方法：${PAYMENT_METHOD_LABEL[sale.paymentMethod]}`] : []),
         `お支払い日時：${japanTime(sale.paidAt)}`,
         ...orderMailLines(ctx.env.appUrl, sale),

@@ -1,7 +1,8 @@
 import { japanDate } from '../../lib/japan-time.ts';
 import { pdfDocumentClass, pdfFonts } from '../../lib/pdf-fonts.ts';
+import { yen } from '../../lib/yen.ts';
 import { receiptIssuer } from '../../site-settings.ts';
-import { includedTax, yen } from './receipt-pdf.ts';
+import { includedTax } from './receipt-pdf.ts';
 
 export interface QuotationContent {
   quotationNumber: string;

@@ -1,5 +1,6 @@
 import { japanDate } from '../../lib/japan-time.ts';
 import { pdfDocumentClass, pdfFonts } from '../../lib/pdf-fonts.ts';
+import { yen } from '../../lib/yen.ts';
 import { QUALIFIED_INVOICE_NUMBER, receiptIssuer } from '../../site-settings.ts';
 import { PAYMENT_METHOD_LABEL } from './entities/sale.entity.ts';
 
@@ -44,8 +45,6 @@ export const receiptNumber = (saleId: number) => `R-${String(saleId).padStart(8,
 /** Stripe names a bank transfer's charge `customer_balance`. */
 const paymentMethodLabel = (type: string | null) =>
   type ? (PAYMENT_METHOD_LABEL[type === 'customer_balance' ? 'bank_transfer' : type] ?? null) : null;
-
-export const yen = (n: number) => `¥${n.toLocaleString('ja-JP')}`;
 
 const INK = '#1a1a1a';
 const MUTED = '#555555';

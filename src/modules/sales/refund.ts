@@ -11,6 +11,7 @@ import { permit, signedInUser } from '../../http/guards.ts';
 import { NUMERIC_ID } from '../../http/path-ids.ts';
 import { jsonInput } from '../../http/validate.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { yen } from '../../lib/yen.ts';
 import { type Actor, recordAudit } from '../audit/index.ts';
 import { SaleRefund } from './entities/refund.entity.ts';
 import { Sale, SaleStatus } from './entities/sale.entity.ts';
@@ -75,8 +76,7 @@ const STRIPE_REFUSED =
 /** One refund row, one key: asked twice it refunds once; a withdrawn row takes Stripe's replayed errors with it. */
 const refundKey = (saleId: number, refundId: number) => `refund-sale-${saleId}-${refundId}`;
 
-const overRemaining = (remaining: number) =>
-  `返金額は、まだ返金していない¥${remaining.toLocaleString('ja-JP')}以内で入力してください。`;
+const overRemaining = (remaining: number) => `返金額は、まだ返金していない${yen(remaining)}以内で入力してください。`;
 
 /** A refund asked again while Stripe has not confirmed it: the same amount (or none, nothing left) and reason. */
 const sameRequest = (pending: SaleRefund[], input: RefundRequest, remaining: number) =>
@@ -199,7 +199,7 @@ async function requestRefund(
     message:
       refund.state === 'refunded'
         ? '返金が完了しました。'
-        : `¥${decided.refund.amount.toLocaleString('ja-JP')}の返金を Stripe に依頼しました。Stripe から返金の完了が届くまで「返金手続き中」と表示されます。`,
+        : `${yen(decided.refund.amount)}の返金を Stripe に依頼しました。Stripe から返金の完了が届くまで「返金手続き中」と表示されます。`,
   };
 }
 

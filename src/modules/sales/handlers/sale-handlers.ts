@@ -1,5 +1,6 @@
 import type { EventHandler, JobContext, JobResult } from '../../../jobs/context.ts';
 import { orderMailLines } from '../../../lib/order-page.ts';
+import { yen } from '../../../lib/yen.ts';
 import { findBuyer } from '../../accounts/index.ts';
 import { japanTime, renderMail, sendOnce } from '../../mail/index.ts';
 import { Sale, SaleStatus } from '../entities/sale.entity.ts';
@@ -60,12 +61,8 @@ export const onSaleRefunded: EventHandler<'SaleRefunded'> = async (ctx, event) =
           whole ? 'ご購入いただいたライセンスの代金を返金しました。' : 'ご購入いただいたライセンスの代金の一部を返金しました。',
           ...orderMailLines(ctx.env.appUrl, sale),
           `ライセンス：${sale.licenseName}`,
-          `返金額：¥${amount.toLocaleString('ja-JP')}（税込）`,
-          ...(whole
-            ? []
-            : [
-                `お支払い額：¥${sale.amount.toLocaleString('ja-JP')}（税込）／返金済みの合計：¥${sale.refundedAmount.toLocaleString('ja-JP')}`,
-              ]),
+          `返金額：${yen(amount)}（税込）`,
+          ...(whole ? [] : [`お支払い額：${yen(sale.amount)}（税込）／返金済みの合計：${yen(sale.refundedAmount)}`]),
           `返金日時：${japanTime(sale.refundedAt ?? event.occurredAt)}`,
           'クレジットカードでお支払いの場合、ご利用明細に返金が反映されるまで、カード会社により数日から1か月ほどかかることがあります。コンビニでお支払いの場合は、返金の受け取り方法のご案内が別途届きます。',
           whole
